@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+
+/// @title Job escrow of the agent work marketplace
+/// @notice A poster deposits a job's budget in one ERC-20 (USDC) under the job's 32-byte
+/// `escrowJobId`; the marketplace's operator later releases it to the agent (less the fee) or
+/// refunds it to the payer. One deposit per job id, settled exactly once.
+///
+/// @dev Recipients that the token refuses. USDC can blacklist an address, and then every
+/// transfer to it reverts. If release/refund simply reverted, the job's funds would stay stuck
+/// until the operator picked another destination, and a blacklisted fee recipient would block
+/// every release. So settlement never depends on a recipient being accepted: each payout is
+/// attempted with a non-bubbling transfer and, when the token refuses it, the amount is credited
+/// to `claimable[recipient]` (event `Credited`) while the job still settles normally. The owner
+/// of that address later calls `claim(to)` to move the credit to any address the token accepts.
+/// Nothing is ever locked for good, the job's state stays a single source of truth for the
+/// service, and the operator needs no discretionary "send it elsewhere" power over user funds.
+contract Escrow is ReentrancyGuard {
+    using SafeERC20 for IERC20;
+
+    enum State {
+        None,
+        Funded,
+        Released,
+        Refunded
+    }
+
+    /// @dev payer (20 bytes) + state (1) + settledBlock (8) share one slot.
+    struct Job {
+        address payer;
+        State state;
+        /// Block in which the job was released or refunded, so off-chain code can fetch the
+        /// settlement event with a one-block log query instead of scanning the chain.
+        uint64 settledBlock;
+        uint256 amount;
+    }
+
+    /// Caps the fee so a deployment cannot take more than 10% of a budget.
+    uint16 public constant MAX_FEE_BPS = 1_000;
+    uint256 private constant BPS_DENOMINATOR = 10_000;
+
+    IERC20 public immutable token;
+    address public immutable operator;
+    address public immutable feeRecipient;
+    /// Fee in basis points: 500 = 5%, so a 0.20 budget releases 0.19 and keeps 0.01.
+    uint16 public immutable feeBps;
+
+    mapping(bytes32 jobId => Job) private _jobs;
+    /// Payouts the token refused, claimable by the address they were meant for.
+    mapping(address account => uint256) public claimable;
+    uint256 public totalClaimable;
+
+    event Deposited(bytes32 indexed jobId, address indexed payer, uint256 amount);
+    /// `amount` is what `to` receives (the deposit less `fee`); amount + fee = the deposit.
+    event Released(bytes32 indexed jobId, address indexed to, uint256 amount, uint256 fee);
+    event Refunded(bytes32 indexed jobId, address indexed to, uint256 amount);
+    /// A payout for `jobId` that the token refused, now claimable by `account`.
+    event Credited(bytes32 indexed jobId, address indexed account, uint256 amount);
+    event Claimed(address indexed account, address indexed to, uint256 amount);
+
+    error NotOperator(address caller);
+    error ZeroAddress();
+    error ZeroJobId();
+    error ZeroAmount();
+    error FeeTooHigh(uint256 feeBps);
+    error AlreadyDeposited(bytes32 jobId);
+    error NotFunded(bytes32 jobId, State state);
+    error InvalidRecipient(address to);
+    error AmountMismatch(uint256 expected, uint256 received);
+    error NothingToClaim(address account);
+    error InsufficientGas();
+
+    modifier onlyOperator() {
+        if (msg.sender != operator) revert NotOperator(msg.sender);
+        _;
+    }
+
+    constructor(IERC20 token_, address operator_, address feeRecipient_, uint16 feeBps_) {
+        if (address(token_) == address(0) || operator_ == address(0) || feeRecipient_ == address(0)) {
+            revert ZeroAddress();
+        }
+        if (feeBps_ > MAX_FEE_BPS) revert FeeTooHigh(feeBps_);
+        token = token_;
+        operator = operator_;
+        feeRecipient = feeRecipient_;
+        feeBps = feeBps_;
+    }
+
+    /// @notice Pulls `amount` from the caller (after an ERC-20 approve) into the job's escrow.
+    function deposit(bytes32 jobId, uint256 amount) external nonReentrant {
+        _deposit(jobId, amount);
+    }
+
+    /// @notice Approves through an EIP-2612 permit signed by the caller, then deposits.
+    function depositWithPermit(bytes32 jobId, uint256 amount, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
+        external
+        nonReentrant
+    {
+        // Anyone can submit a signed permit first (front-running it from the mempool), which
+        // would make this call's permit revert although the allowance is in place. So a failed
+        // permit is tolerated; the pull below still fails if the allowance does not cover it.
+        try IERC20Permit(address(token)).permit(msg.sender, address(this), amount, deadline, v, r, s) {} catch {}
+        _deposit(jobId, amount);
+    }
+
+    /// @notice Pays the job's deposit less the fee to `to`, and the fee to the fee recipient.
+    function release(bytes32 jobId, address to) external onlyOperator nonReentrant {
+        if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
+        uint256 amount = _settle(jobId, State.Released);
+        uint256 fee = (amount * feeBps) / BPS_DENOMINATOR;
+        uint256 net = amount - fee;
+        _pay(jobId, to, net);
+        if (fee > 0) _pay(jobId, feeRecipient, fee);
+        emit Released(jobId, to, net, fee);
+    }
+
+    /// @notice Returns the whole deposit to its payer (no fee).
+    function refund(bytes32 jobId) external onlyOperator nonReentrant {
+        address payer = _jobs[jobId].payer;
+        uint256 amount = _settle(jobId, State.Refunded);
+        _pay(jobId, payer, amount);
+        emit Refunded(jobId, payer, amount);
+    }
+
+    /// @notice Sends the caller's claimable credit (payouts the token refused) to `to`.
+    function claim(address to) external nonReentrant {
+        if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
+        uint256 amount = claimable[msg.sender];
+        if (amount == 0) revert NothingToClaim(msg.sender);
+        claimable[msg.sender] = 0;
+        totalClaimable -= amount;
+        // Reverts (and so keeps the credit) if the token refuses `to` as well.
+        token.safeTransfer(to, amount);
+        emit Claimed(msg.sender, to, amount);
+    }
+
+    /// @notice A job's escrow: its payer, deposited amount, state, and the settlement block
+    /// (0 while not released or refunded).
+    function getEscrow(bytes32 jobId)
+        external
+        view
+        returns (address payer, uint256 amount, State state, uint64 settledBlock)
+    {
+        Job storage job = _jobs[jobId];
+        return (job.payer, job.amount, job.state, job.settledBlock);
+    }
+
+    function _deposit(bytes32 jobId, uint256 amount) private {
+        if (jobId == bytes32(0)) revert ZeroJobId();
+        if (amount == 0) revert ZeroAmount();
+        Job storage job = _jobs[jobId];
+        if (job.state != State.None) revert AlreadyDeposited(jobId);
+        // Effects before the external call (checks-effects-interactions, on top of the guard).
+        job.payer = msg.sender;
+        job.state = State.Funded;
+        job.amount = amount;
+
+        uint256 before = token.balanceOf(address(this));
+        token.safeTransferFrom(msg.sender, address(this), amount);
+        // The recorded amount must be what arrived, or releases would pay out other jobs' money
+        // (a fee-on-transfer or otherwise odd token).
+        uint256 received = token.balanceOf(address(this)) - before;
+        if (received != amount) revert AmountMismatch(amount, received);
+
+        emit Deposited(jobId, msg.sender, amount);
+    }
+
+    /// Moves a funded job to its final state before any token moves, so a second release or
+    /// refund (sequential or reentrant) finds it settled and reverts.
+    function _settle(bytes32 jobId, State next) private returns (uint256 amount) {
+        Job storage job = _jobs[jobId];
+        if (job.state != State.Funded) revert NotFunded(jobId, job.state);
+        job.state = next;
+        job.settledBlock = uint64(block.number);
+        return job.amount;
+    }
+
+    function _pay(bytes32 jobId, address to, uint256 amount) private {
+        uint256 gasBefore = gasleft();
+        if (token.trySafeTransfer(to, amount)) return;
+        // By the 63/64 rule, a transfer that ran out of gas leaves at most 1/64 of what we had.
+        // Treat that as the sender's too-low gas limit and revert, so that a gas limit (or a gas
+        // estimate) can never push a payout that the token would accept into the claimable path.
+        if (gasleft() <= gasBefore / 63) revert InsufficientGas();
+        claimable[to] += amount;
+        totalClaimable += amount;
+        emit Credited(jobId, to, amount);
+    }
+}

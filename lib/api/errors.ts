@@ -1,0 +1,39 @@
+import type { ApiErrorBody } from "./schemas/errors";
+
+/** A non-2xx answer from the service, with its envelope. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly body: ApiErrorBody;
+  readonly retryAfterSeconds: number | null;
+
+  constructor(status: number, body: ApiErrorBody, retryAfterSeconds: number | null = null) {
+    super(Array.isArray(body.message) ? body.message.join("; ") : body.message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = body.code;
+    this.body = body;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** The messages as a list, for forms that show each one. */
+  get messages(): string[] {
+    return Array.isArray(this.body.message) ? this.body.message : [this.body.message];
+  }
+}
+
+/** The service answered something that does not match the contract: a bug on one side. */
+export class ApiContractError extends Error {
+  constructor(message: string, readonly details: unknown) {
+    super(message);
+    this.name = "ApiContractError";
+  }
+}
+
+/** The service could not be reached (after retries, for reads). */
+export class ApiNetworkError extends Error {
+  constructor(message: string, readonly cause?: unknown) {
+    super(message);
+    this.name = "ApiNetworkError";
+  }
+}

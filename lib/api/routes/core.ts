@@ -1,0 +1,188 @@
+import { z } from "zod";
+import { defineRoute } from "../contract";
+import { IdParams, dataEnvelope, listEnvelope } from "../schemas/common";
+import {
+  Agent,
+  AgentIdParams,
+  AgentSignupRequest,
+  AgentSignupResponse,
+  ListAgentJobsQuery,
+  ReferralCode,
+  UpdateAgentRequest,
+} from "../schemas/agents";
+import { CreateJobRequest, Job, ListJobsQuery, RegisterEscrowRequest } from "../schemas/jobs";
+import {
+  AgentBidParams,
+  AgentBidRow,
+  Bid,
+  JobBidParams,
+  ListAgentBidsQuery,
+  ListJobBidsQuery,
+  PlaceBidRequest,
+} from "../schemas/bids";
+import {
+  ChainInfo,
+  ClaimAgentParams,
+  Me,
+  OutboxResponse,
+  SiweNonceResponse,
+  SiweVerifyRequest,
+  SiweVerifyResponse,
+  User,
+} from "../schemas/auth";
+
+const JobIdParams = z.strictObject({ id: IdParams.shape.id });
+
+// ── Agents ──────────────────────────────────────────────────────────────────────────────────────
+export const agentRoutes = {
+  signUpAgent: defineRoute({
+    method: "POST", path: "/v1/agent-signups", tag: "Agents", auth: "none", budget: "write", status: 201,
+    summary: "Register an agent; the API key is returned once",
+    description: "The key is stored only as a hash. A claim link is mailed to ownerEmail; the owner's claim adds forum:write and wallet:withdraw to the key. A new agent is PENDING_PROOF until its first heartbeat.",
+    body: AgentSignupRequest, response: AgentSignupResponse,
+  }),
+  heartbeat: defineRoute({
+    method: "POST", path: "/v1/agents/heartbeat", tag: "Agents", auth: "required", budget: "write",
+    summary: "Activate the calling agent (PENDING_PROOF → ACTIVE) and record liveness",
+    response: dataEnvelope(Agent),
+  }),
+  getMyAgent: defineRoute({
+    method: "GET", path: "/v1/agents/me", tag: "Agents", auth: "required", budget: "read",
+    summary: "The calling agent's own record", response: dataEnvelope(Agent),
+  }),
+  listMyAgents: defineRoute({
+    method: "GET", path: "/v1/me/agents", tag: "Agents", auth: "required", budget: "read",
+    summary: "Agents owned by the signed-in human", response: z.object({ data: z.array(Agent) }),
+  }),
+  getAgent: defineRoute({
+    method: "GET", path: "/v1/agents/:id", tag: "Agents", auth: "optional", budget: "read",
+    summary: "An agent's public record", params: AgentIdParams, response: dataEnvelope(Agent),
+  }),
+  updateAgent: defineRoute({
+    method: "PATCH", path: "/v1/agents/:id", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Set maxActiveJobs (0 pauses new assignments, null removes the cap) or the wallet",
+    params: AgentIdParams, body: UpdateAgentRequest, response: dataEnvelope(Agent),
+    errors: [{ status: 403, when: "the caller is neither the agent nor its owner" }],
+  }),
+  listAgentBids: defineRoute({
+    method: "GET", path: "/v1/agents/:id/bids", tag: "Bids", auth: "required", scope: "jobs:read", budget: "read",
+    summary: "The agent's bid inbox: each bid with its job's status and funded flag",
+    description: "An agent key reads only its own agent's bids, even when another agent has the same owner; the owner's session reads any of its agents.",
+    params: AgentIdParams, query: ListAgentBidsQuery, response: listEnvelope(AgentBidRow),
+  }),
+  withdrawBid: defineRoute({
+    method: "POST", path: "/v1/agents/:id/bids/:bidId/withdraw", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Withdraw a pending bid; the record stays and no new bid may be placed",
+    params: AgentBidParams, response: dataEnvelope(Bid),
+  }),
+  listAgentJobs: defineRoute({
+    method: "GET", path: "/v1/agents/:id/jobs", tag: "Jobs", auth: "required", scope: "jobs:read", budget: "read",
+    summary: "The agent's assigned work (active and past), not its bid inbox",
+    params: AgentIdParams, query: ListAgentJobsQuery, response: listEnvelope(Job),
+  }),
+  getReferralCode: defineRoute({
+    method: "GET", path: "/v1/referrals/my-code", tag: "Referrals", auth: "required", budget: "read",
+    summary: "Your referral code (agents send it as referralCode at signup) and share link",
+    response: dataEnvelope(ReferralCode),
+  }),
+  claimAgent: defineRoute({
+    method: "POST", path: "/v1/agent-claims/:token", tag: "Agents", auth: "required", budget: "write",
+    summary: "A signed-in human claims an agent from the mailed link and becomes its owner",
+    params: ClaimAgentParams, response: dataEnvelope(Agent),
+  }),
+};
+
+// ── Jobs ────────────────────────────────────────────────────────────────────────────────────────
+export const jobRoutes = {
+  listJobs: defineRoute({
+    method: "GET", path: "/v1/jobs", tag: "Jobs", auth: "optional", budget: "read",
+    summary: "The job board, newest first, by keyset cursor",
+    query: ListJobsQuery, response: listEnvelope(Job),
+  }),
+  getJob: defineRoute({
+    method: "GET", path: "/v1/jobs/:id", tag: "Jobs", auth: "required", budget: "read",
+    summary: "Job detail with proof-check fields (authenticated)", params: JobIdParams, response: dataEnvelope(Job),
+  }),
+  getPublicJob: defineRoute({
+    method: "GET", path: "/v1/jobs/:id/public", tag: "Jobs", auth: "none", budget: "read",
+    summary: "Anonymous job detail", params: JobIdParams, response: dataEnvelope(Job),
+  }),
+  createJob: defineRoute({
+    method: "POST", path: "/v1/jobs", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write", status: 201,
+    summary: "Post a job (templateId custom-v1); it starts OPEN and unfunded",
+    body: CreateJobRequest, response: dataEnvelope(Job),
+  }),
+  registerEscrow: defineRoute({
+    method: "PATCH", path: "/v1/jobs/:id/escrow", tag: "Escrow", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Register the on-chain deposit transaction that funds the job",
+    description: "Body {txHash}. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations, and no other job registered it.",
+    params: JobIdParams, body: RegisterEscrowRequest, response: dataEnvelope(Job),
+  }),
+  cancelJob: defineRoute({
+    method: "POST", path: "/v1/jobs/:id/cancel", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Cancel an OPEN job (the poster); a funded escrow is refunded",
+    params: JobIdParams, response: dataEnvelope(Job),
+  }),
+};
+
+// ── Bids ────────────────────────────────────────────────────────────────────────────────────────
+export const bidRoutes = {
+  placeBid: defineRoute({
+    method: "POST", path: "/v1/jobs/:id/bids", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write", status: 201,
+    summary: "Bid on an OPEN job in participationMode BID (one bid per agent per job, forever)",
+    params: JobIdParams, body: PlaceBidRequest, response: dataEnvelope(Bid),
+    errors: [
+      { status: 409, code: "BID_ALREADY_PLACED", when: "the agent already has a bid on this job, in any status" },
+      { status: 409, code: "JOB_NOT_OPEN", when: "the job is CANCELLED, COMPLETED or assigned" },
+      { status: 409, code: "AGENT_NOT_ACTIVE", when: "the agent has not sent its first heartbeat" },
+      { status: 409, code: "BID_AMOUNT_MISMATCH", when: "the job is funded and proposedUsdc differs from the locked gross budget" },
+    ],
+  }),
+  listJobBids: defineRoute({
+    method: "GET", path: "/v1/jobs/:jobId/bids", tag: "Bids", auth: "required", scope: "jobs:read", budget: "read",
+    summary: "Bids on a job (poster only; a bidder gets 403)",
+    params: z.strictObject({ jobId: IdParams.shape.id }), query: ListJobBidsQuery, response: listEnvelope(Bid),
+  }),
+  acceptBid: defineRoute({
+    method: "POST", path: "/v1/jobs/:jobId/bids/:bidId/accept", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Accept a bid: assigns the job; the agent's maxActiveJobs is checked atomically",
+    params: JobBidParams, response: z.object({ data: z.object({ job: Job, bid: Bid }) }),
+    errors: [{ status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" }],
+  }),
+  rejectBid: defineRoute({
+    method: "POST", path: "/v1/jobs/:jobId/bids/:bidId/reject", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Reject a pending bid (poster only)", params: JobBidParams, response: dataEnvelope(Bid),
+  }),
+};
+
+// ── Sign-in, claims, chain, development mail ────────────────────────────────────────────────────
+export const authRoutes = {
+  createSiweNonce: defineRoute({
+    method: "POST", path: "/v1/auth/siwe/nonce", tag: "Auth", auth: "none", budget: "write",
+    summary: "A single-use Sign-In with Ethereum nonce (expires in 5 minutes)", response: SiweNonceResponse,
+  }),
+  verifySiwe: defineRoute({
+    method: "POST", path: "/v1/auth/siwe/verify", tag: "Auth", auth: "none", budget: "write",
+    summary: "Verify an EIP-4361 message and signature; returns a session token",
+    body: SiweVerifyRequest, response: SiweVerifyResponse,
+  }),
+  endSession: defineRoute({
+    method: "DELETE", path: "/v1/auth/session", tag: "Auth", auth: "required", budget: "write",
+    summary: "End the human session", response: z.object({ data: z.object({ ended: z.boolean() }) }),
+  }),
+  getMe: defineRoute({
+    method: "GET", path: "/v1/me", tag: "Auth", auth: "required", budget: "read",
+    summary: "Who the credential belongs to", response: Me,
+  }),
+  getChain: defineRoute({
+    method: "GET", path: "/v1/chain", tag: "Escrow", auth: "none", budget: "read",
+    summary: "Where to pay: chain, token, escrow contract, fee and confirmations", response: ChainInfo,
+  }),
+  listOutbox: defineRoute({
+    method: "GET", path: "/v1/dev/outbox", tag: "Development", auth: "none", budget: "read",
+    summary: "Mail kept by the built-in service when no SMTP is configured (loopback clients or an explicit development setting only)",
+    response: OutboxResponse,
+  }),
+};
+
+export { User };

@@ -1,0 +1,13 @@
+import { agentRoutes, authRoutes, bidRoutes, jobRoutes } from "./core";
+
+// Every route of /v1, by name. The client gets one method per entry; the service implements
+// each; the OpenAPI document lists them all. A domain adds its group here.
+export const routes = {
+  ...agentRoutes,
+  ...jobRoutes,
+  ...bidRoutes,
+  ...authRoutes,
+};
+
+export type Routes = typeof routes;
+export type RouteName = keyof Routes;

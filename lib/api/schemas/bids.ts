@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
+import { JobStatus } from "./jobs";
+
+export const BID_STATUSES = ["PENDING", "ACCEPTED", "REJECTED", "WITHDRAWN", "EXPIRED"] as const;
+export const BidStatus = z.enum(BID_STATUSES);
+export type BidStatus = z.infer<typeof BidStatus>;
+
+export const Bid = z.object({
+  id: Uuid,
+  jobId: Uuid,
+  agentId: z.string(),
+  proposedUsdc: DecimalString,
+  coverLetter: z.string().nullable(),
+  status: BidStatus,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  agent: z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable(), maxActiveJobs: z.number().int().nullable() }).optional(),
+});
+export type Bid = z.infer<typeof Bid>;
+
+/** A row of an agent's bid inbox: the bid with its job's status and funded flag. */
+export const AgentBidRow = Bid.extend({
+  jobStatus: JobStatus,
+  funded: z.boolean(),
+  job: z.object({ id: Uuid, title: z.string(), budgetUsdc: DecimalString, status: JobStatus, funded: z.boolean() }),
+});
+export type AgentBidRow = z.infer<typeof AgentBidRow>;
+
+// The bid request changed: proposerUsdc and etaHours are rejected ("should not exist") by the
+// strict object; agentId and proposedUsdc are required.
+export const PlaceBidRequest = z.strictObject({
+  agentId: z.string().min(1).max(100),
+  proposedUsdc: DecimalString,
+  coverLetter: z.string().max(5000).optional(),
+});
+export type PlaceBidRequest = z.input<typeof PlaceBidRequest>;
+
+export const JobBidParams = z.strictObject({ jobId: Uuid, bidId: Uuid });
+export const AgentBidParams = z.strictObject({ id: z.string().min(1).max(100), bidId: Uuid });
+
+export const ListAgentBidsQuery = z.strictObject({
+  status: BidStatus.optional(),
+  limit: intParam(1, 100).optional(),
+  cursor: Cursor.optional(),
+});
+
+export const ListJobBidsQuery = z.strictObject({
+  status: BidStatus.optional(),
+  limit: intParam(1, 100).optional(),
+  cursor: Cursor.optional(),
+});

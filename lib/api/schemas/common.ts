@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+// Building blocks shared by every resource schema. Query-string parameters accept both their
+// typed form (what the client passes) and the string form (what arrives over HTTP).
+
+export const Uuid = z.uuid();
+export const Timestamp = z.iso.datetime({ offset: true });
+export const NullableTimestamp = Timestamp.nullable();
+
+/** A USDC amount as a decimal string with at most 6 decimals, e.g. "12.5". */
+export const DecimalString = z
+  .string()
+  .regex(/^(0|[1-9]\d{0,11})(\.\d{1,6})?$/, { message: "must be a decimal string with at most 6 decimals" });
+
+export const PositiveDecimalString = DecimalString.refine((v) => Number(v) > 0, {
+  message: "must be greater than 0",
+});
+
+export const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be an EVM address (0x followed by 40 hex digits)" });
+export const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: "must be a transaction hash (0x followed by 64 hex digits)" });
+
+export function intParam(min: number, max: number) {
+  return z
+    .union([z.number(), z.string().regex(/^-?\d+$/, { message: "must be an integer" }).transform(Number)])
+    .pipe(z.number().int().min(min, { message: `must not be less than ${min}` }).max(max, { message: `must not be greater than ${max}` }));
+}
+
+export const BooleanParam = z.union([
+  z.boolean(),
+  z.enum(["true", "false"], { message: "must be true or false" }).transform((v) => v === "true"),
+]);
+
+/** Opaque keyset cursor; the service decodes and validates it. */
+export const Cursor = z.string().min(1).max(512);
+
+export const ListMeta = z.object({
+  nextCursor: z.string().nullable(),
+  hasMore: z.boolean(),
+  limit: z.number().int(),
+  publicDetailRoute: z.string().optional(),
+});
+export type ListMeta = z.infer<typeof ListMeta>;
+
+export function dataEnvelope<T extends z.ZodType>(schema: T) {
+  return z.object({ data: schema });
+}
+
+export function listEnvelope<T extends z.ZodType>(schema: T) {
+  return z.object({ data: z.array(schema), meta: ListMeta });
+}
+
+export const IdParams = z.strictObject({ id: Uuid });

@@ -1,0 +1,64 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { z } from "zod";
+
+// The record the local deploy script leaves in `${DATA_DIR}/chain.json`, read back by
+// loadChainConfig when the environment names no addresses. It holds anvil's well-known test
+// keys only (never a real key): the local stack needs them to release escrow and pay rewards.
+
+export const EvmAddressSchema = z
+  .string()
+  .refine((v) => isAddress(v, { strict: false }), "must be a 0x-prefixed 20-byte address")
+  .transform((v) => getAddress(v));
+
+export const PrivateKeySchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
+  .transform((v) => v.toLowerCase() as Hex);
+
+export const LocalAccountSchema = z.object({ address: EvmAddressSchema, privateKey: PrivateKeySchema });
+export type LocalAccount = { address: Address; privateKey: Hex };
+
+export const LocalDeploymentSchema = z.object({
+  network: z.literal("local"),
+  chainId: z.number().int().positive(),
+  rpcUrl: z.url(),
+  tokenAddress: EvmAddressSchema,
+  escrowAddress: EvmAddressSchema,
+  feeBps: z.number().int().min(0).max(10_000),
+  operator: LocalAccountSchema,
+  feeRecipient: EvmAddressSchema,
+  /** A wallet apart from the users' accounts that pays forum rewards on the local chain. */
+  rewards: LocalAccountSchema,
+  deployBlock: z.number().int().nonnegative(),
+  deployedAt: z.string(),
+  /** anvil's ten default accounts (from its public test mnemonic), each minted demo USDC. */
+  accounts: z.array(LocalAccountSchema),
+});
+
+export type LocalDeployment = z.output<typeof LocalDeploymentSchema>;
+
+export function deploymentPath(dataDir: string): string {
+  return path.join(dataDir, "chain.json");
+}
+
+export function readDeployment(dataDir: string): LocalDeployment | null {
+  const file = deploymentPath(dataDir);
+  if (!existsSync(file)) return null;
+  const parsed = LocalDeploymentSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) {
+    throw new Error(`${file} is not a valid local deployment: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  }
+  return parsed.data;
+}
+
+export function writeDeployment(dataDir: string, deployment: LocalDeployment): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = deploymentPath(dataDir);
+  // Write then rename, so a reader (the app starting in parallel) never sees half a file.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(deployment, null, 2)}\n`);
+  renameSync(tmp, file);
+  return file;
+}

@@ -1,0 +1,30 @@
+import { routes } from "@/lib/api/routes";
+import type { ServiceRouter } from "../http/router";
+import { signUpAgent } from "./sign-up-agent";
+import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
+import { getAgentRowOrThrow, presentAgent } from "./present-agent";
+import { forbidden } from "../http/errors";
+
+export function registerAgentRoutes(router: ServiceRouter) {
+  // POST /v1/agent-signups
+  router.implement(routes.signUpAgent, ({ ctx, body, siteUrl }) => signUpAgent(ctx, body, siteUrl));
+  // POST /v1/agents/heartbeat
+  router.implement(routes.heartbeat, ({ ctx, actor }) => recordHeartbeat(ctx, actor));
+  // GET /v1/agents/me
+  router.implement(routes.getMyAgent, async ({ ctx, actor }) => {
+    if (actor.kind !== "AGENT") throw forbidden("GET /v1/agents/me is for agent keys; humans list their agents at /v1/me/agents");
+    return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, actor.agentId), actor) };
+  });
+  // GET /v1/me/agents
+  router.implement(routes.listMyAgents, ({ ctx, actor }) => listOwnedAgents(ctx, actor));
+  // GET /v1/agents/:id
+  router.implement(routes.getAgent, async ({ ctx, actor, params }) => ({
+    data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, params.id), actor),
+  }));
+  // PATCH /v1/agents/:id
+  router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
+  // POST /v1/agent-claims/:token
+  router.implement(routes.claimAgent, ({ ctx, actor, params }) => claimAgent(ctx, actor, params.token));
+  // GET /v1/referrals/my-code
+  router.implement(routes.getReferralCode, ({ ctx, actor, siteUrl }) => referralCodeOf(ctx, actor, siteUrl));
+}

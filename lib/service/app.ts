@@ -1,0 +1,21 @@
+import { buildOpenApiDocument } from "@/lib/api/openapi";
+import type { ServiceContext } from "./context";
+import { ServiceRouter, type ServiceApp } from "./http/router";
+import { registerAgentRoutes } from "./agents/routes";
+import { registerJobRoutes } from "./jobs/routes";
+import { registerBidRoutes } from "./bids/routes";
+import { registerAuthRoutes } from "./auth/routes";
+
+/** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
+export function createServiceApp(ctx: ServiceContext): ServiceApp {
+  const router = new ServiceRouter(ctx);
+  registerAgentRoutes(router);
+  registerJobRoutes(router);
+  registerBidRoutes(router);
+  registerAuthRoutes(router);
+
+  let openapi: unknown;
+  // GET /v1/openapi.json
+  router.app.get("/v1/openapi.json", (c) => c.json((openapi ??= buildOpenApiDocument())));
+  return router.app;
+}

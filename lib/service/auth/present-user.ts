@@ -1,0 +1,19 @@
+import type { ServiceContext } from "../context";
+import { notFound } from "../http/errors";
+
+export async function presentUser(ctx: ServiceContext, userId: string) {
+  const row = await ctx.db
+    .selectFrom("users")
+    .innerJoin("principals", "principals.id", "users.id")
+    .select(["users.id", "users.address", "users.payout_address", "users.created_at", "principals.display_name"])
+    .where("users.id", "=", userId)
+    .executeTakeFirst();
+  if (!row) throw notFound("user");
+  return {
+    id: row.id,
+    address: row.address,
+    displayName: row.display_name,
+    payoutAddress: row.payout_address,
+    createdAt: row.created_at.toISOString(),
+  };
+}

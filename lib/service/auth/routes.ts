@@ -1,0 +1,50 @@
+import { routes } from "@/lib/api/routes";
+import type { ServiceRouter } from "../http/router";
+import { HttpError, forbidden } from "../http/errors";
+import { isLoopback } from "../http/router";
+import { createNonce, endSession, verifySiwe } from "./siwe";
+import { presentUser } from "./present-user";
+
+export function registerAuthRoutes(router: ServiceRouter) {
+  // POST /v1/auth/siwe/nonce
+  router.implement(routes.createSiweNonce, ({ ctx }) => createNonce(ctx));
+  // POST /v1/auth/siwe/verify
+  router.implement(routes.verifySiwe, ({ ctx, body, siteUrl }) => verifySiwe(ctx, body, siteUrl));
+  // DELETE /v1/auth/session
+  router.implement(routes.endSession, ({ ctx, actor, request }) => {
+    if (actor.kind !== "USER") throw forbidden("only a human session can be ended; agent keys stay valid");
+    const token = request.headers.get("authorization")!.replace(/^Bearer\s+/i, "");
+    return endSession(ctx, token);
+  });
+  // GET /v1/me
+  router.implement(routes.getMe, async ({ ctx, actor }) =>
+    actor.kind === "USER"
+      ? { data: { kind: "USER" as const, user: await presentUser(ctx, actor.userId), scopes: actor.scopes } }
+      : { data: { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes } },
+  );
+  // GET /v1/chain
+  router.implement(routes.getChain, async ({ ctx }) => {
+    const chain = ctx.config.chain;
+    if (!chain) throw new HttpError(503, "no payment chain is configured for this deployment", "CHAIN_UNAVAILABLE");
+    return {
+      data: {
+        chainId: chain.chainId,
+        tokenSymbol: chain.tokenSymbol,
+        tokenAddress: chain.tokenAddress,
+        tokenDecimals: chain.tokenDecimals,
+        escrowAddress: chain.escrowAddress,
+        feeBps: chain.feeBps,
+        confirmations: chain.confirmations,
+        explorerUrl: chain.explorerUrl,
+        // Only a local chain's RPC is worth telling: public chains have their own providers.
+        ...(chain.network === "local" ? { rpcUrl: chain.rpcUrl } : {}),
+      },
+    };
+  });
+  // GET /v1/dev/outbox: claim links are credentials, so only loopback clients or an explicit setting.
+  router.implement(routes.listOutbox, async ({ ctx, clientIp }) => {
+    if (!ctx.config.devOutbox && !isLoopback(clientIp)) throw forbidden("the development outbox answers loopback clients only");
+    const rows = await ctx.db.selectFrom("mail_outbox").selectAll().orderBy("created_at", "desc").limit(100).execute();
+    return { data: rows.map((r) => ({ to: r.to_address, subject: r.subject, text: r.text, createdAt: r.created_at.toISOString() })) };
+  });
+}

@@ -1,0 +1,51 @@
+import { parseUnits } from "viem";
+import type { z } from "zod";
+import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { conflict, forbidden, notFound } from "../http/errors";
+import { isUniqueViolation } from "../db/errors";
+import { presentBid } from "./present-bid";
+import { assertBidAllowedByJobRules } from "./bid-rules";
+
+const usdcUnits = (value: string) => parseUnits(value, 6);
+
+/**
+ * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
+ * give exactly one bid and a withdrawn, rejected or expired bid still blocks a second one.
+ */
+export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof PlaceBidRequest>) {
+  // The bidder is the caller's own agent; the body may only name it, never someone else's.
+  const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", input.agentId).executeTakeFirst();
+  const ownsAgent = agent && (actor.kind === "AGENT" ? actor.agentId === agent.id : agent.owner_user_id === actor.userId);
+  if (!agent || !ownsAgent) throw forbidden("agentId must be your own agent");
+
+  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
+  if (!job) throw notFound("job");
+
+  const existing = await ctx.db.selectFrom("bids").select(["id", "status"]).where("job_id", "=", jobId).where("agent_id", "=", agent.id).executeTakeFirst();
+  if (existing) {
+    throw conflict("BID_ALREADY_PLACED", `agent ${agent.id} already has a bid on this job (status ${existing.status}); one bid per agent per job`, { existingBidId: existing.id });
+  }
+  if (job.status !== "OPEN") throw conflict("JOB_NOT_OPEN", `the job is ${job.status} and takes no bids`);
+  if (agent.status !== "ACTIVE") throw conflict("AGENT_NOT_ACTIVE", "the agent is PENDING_PROOF; send POST /v1/agents/heartbeat to activate it before bidding");
+  if (job.poster_id === agent.principal_id) throw conflict("OWN_JOB", "an agent cannot bid on its own job");
+  await assertBidAllowedByJobRules(ctx, job, agent);
+  if (job.escrow_tx_hash !== null && usdcUnits(input.proposedUsdc) !== usdcUnits(job.budget_usdc)) {
+    throw conflict("BID_AMOUNT_MISMATCH", `the job is funded: proposedUsdc must equal the locked gross budget ${Number(job.budget_usdc)}`);
+  }
+
+  try {
+    const row = await ctx.db
+      .insertInto("bids")
+      .values({ job_id: jobId, agent_id: agent.id, proposed_usdc: input.proposedUsdc, cover_letter: input.coverLetter ?? null, status: "PENDING" })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { data: presentBid(row) };
+  } catch (error) {
+    if (isUniqueViolation(error, "bids_one_per_agent_per_job")) {
+      throw conflict("BID_ALREADY_PLACED", `agent ${agent.id} already has a bid on this job; one bid per agent per job`);
+    }
+    throw error;
+  }
+}

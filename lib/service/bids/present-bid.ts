@@ -1,0 +1,18 @@
+import type { z } from "zod";
+import type { Bid } from "@/lib/api/schemas/bids";
+import type { BidRow } from "../db/schema";
+import { normaliseDecimal } from "../jobs/present-job";
+
+export function presentBid(row: BidRow, agent?: { id: string; name: string; vertical: string | null; max_active_jobs: number | null }): z.input<typeof Bid> {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    agentId: row.agent_id,
+    proposedUsdc: normaliseDecimal(row.proposed_usdc),
+    coverLetter: row.cover_letter,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    ...(agent ? { agent: { id: agent.id, name: agent.name, vertical: agent.vertical, maxActiveJobs: agent.max_active_jobs } } : {}),
+  };
+}

@@ -1,0 +1,45 @@
+import type { ChainConfig } from "@/lib/chain/config";
+
+export interface RateBudgets {
+  publicReadsPerMinute: number;
+  authReadsPerMinute: number;
+  writesPerMinute: number;
+}
+
+export const DEFAULT_RATE_BUDGETS: RateBudgets = {
+  publicReadsPerMinute: 60,
+  authReadsPerMinute: 120,
+  writesPerMinute: 30,
+};
+
+/** Settings of the built-in service, assembled from the environment by the app or by a test. */
+export interface ServiceConfig {
+  /** Public site URL (claim links, SIWE domain); null: the origin the request came to. */
+  siteUrl: string | null;
+  rateBudgets: RateBudgets;
+  /** Answer /v1/dev/outbox to any client (otherwise loopback clients only). */
+  devOutbox: boolean;
+  /** Believe X-Forwarded-For for the client address. */
+  trustProxy: boolean;
+  probeAllowLoopback: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
+  sessionTtlHours: number;
+  /** Where to pay; null when no chain is configured (job creation then fails with 503). */
+  chain: ChainConfig | null;
+}
+
+export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
+  return {
+    siteUrl: null,
+    rateBudgets: DEFAULT_RATE_BUDGETS,
+    devOutbox: false,
+    trustProxy: false,
+    probeAllowLoopback: false,
+    smtpUrl: null,
+    mailFrom: "Agent Work Marketplace <no-reply@localhost>",
+    sessionTtlHours: 24 * 7,
+    chain: null,
+    ...overrides,
+  };
+}

@@ -1,0 +1,196 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+// Row types of the database, one interface per table. A domain that adds tables declares them in
+// its own `lib/service/<domain>/tables.ts` and they are joined into `Database` below.
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Json<T = unknown> = ColumnType<T, string, string>;
+
+export interface PrincipalsTable {
+  id: Generated<string>;
+  kind: "USER" | "AGENT";
+  display_name: string;
+  avatar_url: string | null;
+  created_at: CreatedAt;
+}
+
+export interface UsersTable {
+  id: string;
+  address: string;
+  payout_address: string | null;
+  created_at: CreatedAt;
+}
+
+export interface SiweNoncesTable {
+  nonce: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface UserSessionsTable {
+  id: Generated<string>;
+  token_hash: string;
+  user_id: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface AgentsTable {
+  id: string;
+  principal_id: string;
+  name: string;
+  vertical: string | null;
+  description: string | null;
+  status: "PENDING_PROOF" | "ACTIVE";
+  verified_at: Timestamp | null;
+  verification_method: string | null;
+  max_active_jobs: number | null;
+  owner_email: string;
+  owner_user_id: string | null;
+  referral_code: string;
+  referred_by_agent_id: string | null;
+  wallet_address: string | null;
+  skills: Generated<string[]>;
+  created_at: CreatedAt;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  agent_id: string;
+  key_hash: string;
+  key_prefix: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface AgentClaimsTable {
+  token_hash: string;
+  agent_id: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  claimed_at: Timestamp | null;
+  claimed_by_user_id: string | null;
+}
+
+export type JobStatus = "OPEN" | "IN_PROGRESS" | "REVIEW" | "DISPUTED" | "COMPLETED" | "CANCELLED";
+export type ParticipationMode = "BOUNTY" | "BID" | "AUTOMATIC_FORUM_REWARD";
+
+export interface JobsTable {
+  id: Generated<string>;
+  poster_id: string;
+  parent_job_id: string | null;
+  allow_subcontracting: Generated<boolean>;
+  source_forum_thread_id: string | null;
+  source_forum_reply_id: string | null;
+  agent_id: string | null;
+  status: JobStatus;
+  purpose: Generated<"MARKETPLACE" | "PLATFORM_REFERRAL">;
+  participation_mode: ParticipationMode;
+  claim_window_minutes: number | null;
+  claimed_at: Timestamp | null;
+  claim_expires_at: Timestamp | null;
+  template_id: string;
+  title: string;
+  description: string;
+  budget_usdc: string;
+  input_data: Json<Record<string, unknown>>;
+  output_data: Json<Record<string, unknown>> | null;
+  proof_hash: string | null;
+  deadline_at: Timestamp | null;
+  submitted_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  auto_approved: Generated<boolean>;
+  escrow_job_id: string;
+  escrow_tx_hash: string | null;
+  escrow_payer: string | null;
+  funded_at: Timestamp | null;
+  release_tx_hash: string | null;
+  refund_tx_hash: string | null;
+  chain_id: number;
+  token_symbol: string;
+  token_address: string;
+  payment_provider: string;
+  payment_status: string | null;
+  acceptance_criteria: Json<Array<{ id: string; check: unknown; description: string }>>;
+  required_pack_id: string | null;
+  required_skills: Generated<string[]>;
+  preferred_skills: Generated<string[]>;
+  is_publicly_shareable: Generated<boolean>;
+  share_count: Generated<number>;
+  last_shared_at: Timestamp | null;
+  forum_reward_campaign_id: string | null;
+  proof_checked_at: Timestamp | null;
+  proof_check_status: string | null;
+  proof_check_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Timestamp>;
+}
+
+export type BidStatus = "PENDING" | "ACCEPTED" | "REJECTED" | "WITHDRAWN" | "EXPIRED";
+
+export interface BidsTable {
+  id: Generated<string>;
+  job_id: string;
+  agent_id: string;
+  proposed_usdc: string;
+  cover_letter: string | null;
+  status: BidStatus;
+  created_at: CreatedAt;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface RateLimitCountersTable {
+  bucket: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export interface IdempotencyKeysTable {
+  identity: string;
+  scope: string;
+  key: string;
+  request_hash: string;
+  response_status: number | null;
+  response_body: Json | null;
+  created_at: CreatedAt;
+}
+
+export interface MailOutboxTable {
+  id: Generated<string>;
+  to_address: string;
+  subject: string;
+  text: string;
+  created_at: CreatedAt;
+  sent_at: Timestamp | null;
+  error: string | null;
+}
+
+export interface CoreTables {
+  principals: PrincipalsTable;
+  users: UsersTable;
+  siwe_nonces: SiweNoncesTable;
+  user_sessions: UserSessionsTable;
+  agents: AgentsTable;
+  api_keys: ApiKeysTable;
+  agent_claims: AgentClaimsTable;
+  jobs: JobsTable;
+  bids: BidsTable;
+  rate_limit_counters: RateLimitCountersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  mail_outbox: MailOutboxTable;
+}
+
+// Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
+export interface Database extends CoreTables {}
+
+export type JobRow = Selectable<JobsTable>;
+export type NewJob = Insertable<JobsTable>;
+export type JobUpdate = Updateable<JobsTable>;
+export type AgentRow = Selectable<AgentsTable>;
+export type BidRow = Selectable<BidsTable>;

@@ -1,0 +1,40 @@
+import { HTTP_ERROR_NAMES, type ApiErrorBody } from "@/lib/api/schemas/errors";
+
+/**
+ * The one error type of the service. Domain code throws it; the router turns it into the
+ * envelope of DESIGN.md. Anything else that escapes is a bug and answers 500.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly messages: string | string[],
+    readonly code?: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(Array.isArray(messages) ? messages.join("; ") : messages);
+    this.name = "HttpError";
+  }
+
+  toBody(): ApiErrorBody {
+    return {
+      statusCode: this.status,
+      error: HTTP_ERROR_NAMES[this.status] ?? "Error",
+      message: this.messages,
+      ...(this.code ? { code: this.code } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export const badRequest = (messages: string | string[], code = "VALIDATION_FAILED") => new HttpError(400, messages, code);
+export const unauthorized = (message = "a valid API key or session is required", code = "UNAUTHENTICATED") => new HttpError(401, message, code);
+export const forbidden = (message: string, code = "FORBIDDEN") => new HttpError(403, message, code);
+export const notFound = (what: string) => new HttpError(404, `${what} not found`, "NOT_FOUND");
+export const conflict = (code: string, message: string, extra: Record<string, unknown> = {}) => new HttpError(409, message, code, extra);
+export const tooManyRequests = (retryAfterSeconds: number, message = "rate limit exceeded; retry after the number of seconds in Retry-After") =>
+  new HttpError(429, message, "RATE_LIMITED", { retryAfter: retryAfterSeconds }, { "retry-after": String(retryAfterSeconds) });
+
+export function internalErrorBody(): ApiErrorBody {
+  return { statusCode: 500, error: "Internal Server Error", message: "internal server error", code: "INTERNAL_ERROR" };
+}

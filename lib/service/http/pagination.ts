@@ -1,0 +1,50 @@
+import { badRequest } from "./errors";
+
+/**
+ * Keyset cursors: the sort key of the last row of a page, base64url-encoded. A deep page costs the
+ * same as the first, unlike OFFSET. The content is opaque to clients; anything that does not decode
+ * to the expected shape is a 400, never a 500.
+ */
+export interface KeysetPosition {
+  /** ISO timestamp or number of the sort column. */
+  k: string | number;
+  id: string;
+}
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(JSON.stringify([position.k, position.id]), "utf8").toString("base64url");
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Decodes a cursor; `idPattern` is what row ids of this list look like (UUIDs by default). */
+export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUID): KeysetPosition | null {
+  if (cursor === undefined) return null;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("alphabet");
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (!Array.isArray(value) || value.length !== 2) throw new Error("shape");
+    const [k, id] = value;
+    if ((typeof k !== "string" && typeof k !== "number") || typeof id !== "string" || !idPattern.test(id)) throw new Error("types");
+    if (typeof k === "string" && Number.isNaN(Date.parse(k))) throw new Error("timestamp");
+    return { k, id };
+  } catch {
+    throw badRequest(["cursor is malformed; pass back the nextCursor of the previous page unchanged"]);
+  }
+}
+
+/** Fetch limit + 1 rows; this trims the extra one and builds the meta. */
+export function pageOf<Row>(rows: Row[], limit: number, positionOf: (row: Row) => KeysetPosition, publicDetailRoute?: string) {
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    meta: {
+      nextCursor: hasMore && last ? encodeCursor(positionOf(last)) : null,
+      hasMore,
+      limit,
+      ...(publicDetailRoute ? { publicDetailRoute } : {}),
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { Hono, type Context } from "hono";
+import type { RouteDef, RouteOutput, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
+import type { ServiceContext } from "../context";
+import { resolveActor, requireScope, type Actor } from "../auth/actor";
+import { HttpError, badRequest, internalErrorBody, unauthorized } from "./errors";
+import { parseOrThrow } from "./validation";
+import { consumeBudget } from "./rate-limit";
+import { withIdempotency } from "./idempotency";
+
+export interface ServiceBindings {
+  /** The caller's address, stamped by the server in front of the service (never by the client). */
+  clientIp: string;
+}
+
+export type ServiceApp = Hono<{ Bindings: ServiceBindings }>;
+
+export interface HandlerArgs<D extends RouteDef> {
+  ctx: ServiceContext;
+  actor: D["auth"] extends "required" ? Actor : Actor | null;
+  params: ParsedParams<D>;
+  query: ParsedQuery<D>;
+  body: ParsedBody<D>;
+  request: Request;
+  clientIp: string;
+  /** The public site URL: configured, or the origin this request came to. */
+  siteUrl: string;
+}
+
+export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<RouteOutput<D>>;
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * Binds route definitions of lib/api to domain functions. Every request passes the same gate in the
+ * same order: credential, budget, scope, validation, idempotency; then the handler; then the
+ * response is parsed with the route's schema before it leaves, so a database shape never leaks.
+ */
+export class ServiceRouter {
+  readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
+
+  constructor(readonly ctx: ServiceContext) {
+    this.app.onError((error, c) => errorResponse(error, c));
+    this.app.notFound((c) =>
+      c.json(new HttpError(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`, "NOT_FOUND").toBody(), 404),
+    );
+  }
+
+  implement<D extends RouteDef>(route: D, handler: Handler<D>): void {
+    const method = route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+    this.app[method](route.path, async (c) => {
+      const ctx = this.ctx;
+      const clientIp = c.env?.clientIp ?? "unknown";
+      const actor = await resolveActor(ctx, c.req.header("authorization") ?? null);
+
+      await this.consumeRateBudget(route, actor, clientIp);
+      if (route.auth === "required" && !actor) throw unauthorized();
+      if (route.scope && actor) requireScope(actor, route.scope);
+
+      const params = route.params ? parseOrThrow(route.params, c.req.param(), "path") : {};
+      const query = route.query ? parseOrThrow(route.query, singleValues(new URL(c.req.url).searchParams), "query") : {};
+      const body = route.body ? parseOrThrow(route.body, await readJsonBody(c.req.raw), "body") : undefined;
+
+      const args = {
+        ctx,
+        actor,
+        params,
+        query,
+        body,
+        request: c.req.raw,
+        clientIp,
+        siteUrl: ctx.config.siteUrl ?? new URL(c.req.url).origin,
+      } as unknown as HandlerArgs<D>;
+
+      const run = async () => {
+        const output = await handler(args);
+        const parsed = route.response.safeParse(output);
+        if (!parsed.success) {
+          console.error(`[service] ${route.method} ${route.path}: response does not match its schema`, parsed.error.issues);
+          throw new Error("response does not match its schema");
+        }
+        return { status: route.status ?? 200, body: parsed.data };
+      };
+
+      const key = c.req.header("idempotency-key");
+      if (route.idempotencyKey === "required" && !key) throw badRequest(["Idempotency-Key header should not be empty"]);
+      const result =
+        route.idempotencyKey && key
+          ? await withIdempotency(
+              ctx,
+              { identity: actor?.identityKey ?? `ip:${clientIp}`, scope: `${route.method} ${route.path}`, key, payload: { params, body } },
+              run,
+            )
+          : await run();
+      return c.json(result.body as object, result.status as 200);
+    });
+  }
+
+  private async consumeRateBudget(route: RouteDef, actor: Actor | null, clientIp: string) {
+    const budgets = this.ctx.config.rateBudgets;
+    if (route.budget === "read") {
+      if (actor) await consumeBudget(this.ctx, `read:${actor.identityKey}`, budgets.authReadsPerMinute, 60);
+      else await consumeBudget(this.ctx, `read:ip:${clientIp}`, budgets.publicReadsPerMinute, 60);
+    } else {
+      await consumeBudget(this.ctx, `write:${actor ? actor.identityKey : `ip:${clientIp}`}`, budgets.writesPerMinute, 60);
+    }
+  }
+}
+
+function singleValues(search: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of search) out[key] = value;
+  return out;
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw new HttpError(413, "the request body is larger than 256 KiB");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest(["body must be valid JSON"]);
+  }
+}
+
+function errorResponse(error: unknown, c: Context) {
+  if (error instanceof HttpError) {
+    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+    return c.json(error.toBody(), error.status as 400);
+  }
+  console.error("[service] unhandled error", error);
+  return c.json(internalErrorBody(), 500);
+}
+
+export function isLoopback(ip: string): boolean {
+  return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
+}

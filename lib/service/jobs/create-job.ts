@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import type { CreateJobRequest } from "@/lib/api/schemas/jobs";
+import type { ServiceContext } from "../context";
+import { requireChain } from "../context";
+import type { Actor } from "../auth/actor";
+import { HttpError, conflict, forbidden, notFound } from "../http/errors";
+import { getJobRowOrThrow, presentJob } from "./present-job";
+
+const DEFAULT_PROOF_HOLD_HOURS = 168;
+const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
+
+export async function createJob(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateJobRequest>) {
+  const chain = requireChain(ctx);
+  const mode = input.participationMode ?? input.inputData.participationMode ?? "BID";
+  if (input.participationMode && input.inputData.participationMode && input.participationMode !== input.inputData.participationMode) {
+    throw new HttpError(400, ["participationMode and inputData.participationMode disagree"], "VALIDATION_FAILED");
+  }
+
+  // A child job may only be posted by the agent working on a parent that allows subcontracting.
+  if (input.parentJobId) {
+    const parent = await ctx.db.selectFrom("jobs").select(["id", "allow_subcontracting", "agent_id", "status"]).where("id", "=", input.parentJobId).executeTakeFirst();
+    if (!parent) throw notFound("parent job");
+    if (!parent.allow_subcontracting) throw conflict("SUBCONTRACTING_NOT_ALLOWED", "the parent job does not allow subcontracting");
+    if (actor.kind !== "AGENT" || actor.agentId !== parent.agent_id) throw forbidden("only the agent assigned to the parent job may subcontract it");
+    if (parent.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", "subcontracting needs the parent job to be in progress");
+  }
+
+  const criteria = input.acceptanceCriteria.map((criterion, index) => {
+    const c = typeof criterion === "string" ? { description: criterion } : criterion;
+    return { id: `ac-${index + 1}`, check: c.check ?? { type: "manual" as const }, description: c.description };
+  });
+  const inputData = {
+    budgetType: input.inputData.budgetType,
+    proofHoldHours: input.inputData.proofHoldHours ?? DEFAULT_PROOF_HOLD_HOURS,
+    participationMode: mode,
+    generalDescription: input.description,
+    acceptanceCriteria: criteria.map((c) => ({ description: c.description })),
+    ...(input.inputData.proofContentMarker ? { proofContentMarker: input.inputData.proofContentMarker } : {}),
+  };
+
+  const inserted = await ctx.db
+    .insertInto("jobs")
+    .values({
+      poster_id: actor.principalId,
+      parent_job_id: input.parentJobId ?? null,
+      allow_subcontracting: input.allowSubcontracting ?? false,
+      source_forum_thread_id: input.sourceForumThreadId ?? null,
+      source_forum_reply_id: input.sourceForumReplyId ?? null,
+      agent_id: null,
+      status: "OPEN",
+      participation_mode: mode,
+      claim_window_minutes: mode === "BOUNTY" ? (input.claimWindowMinutes ?? DEFAULT_CLAIM_WINDOW_MINUTES) : null,
+      claimed_at: null,
+      claim_expires_at: null,
+      template_id: input.templateId,
+      title: input.title,
+      description: input.description,
+      budget_usdc: input.budget,
+      input_data: JSON.stringify(inputData),
+      output_data: null,
+      proof_hash: null,
+      deadline_at: input.deadlineAt ?? null,
+      submitted_at: null,
+      completed_at: null,
+      // A random 32-byte id names the job in the escrow contract; it reveals nothing about the job.
+      escrow_job_id: `0x${randomBytes(32).toString("hex")}`,
+      escrow_tx_hash: null,
+      escrow_payer: null,
+      funded_at: null,
+      release_tx_hash: null,
+      refund_tx_hash: null,
+      chain_id: chain.chainId,
+      token_symbol: chain.tokenSymbol,
+      token_address: chain.tokenAddress,
+      payment_provider: "ON_CHAIN_USDC",
+      payment_status: null,
+      acceptance_criteria: JSON.stringify(criteria),
+      required_pack_id: input.requiredPackId ?? null,
+      required_skills: input.requiredSkills ?? [],
+      preferred_skills: input.preferredSkills ?? [],
+      is_publicly_shareable: input.isPubliclyShareable ?? true,
+      last_shared_at: null,
+      forum_reward_campaign_id: null,
+      proof_checked_at: null,
+      proof_check_status: null,
+      proof_check_reason: null,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+
+  return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), { detail: true }) };
+}

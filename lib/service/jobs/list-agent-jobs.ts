@@ -1,0 +1,26 @@
+import { sql } from "kysely";
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { decodeCursor, pageOf } from "../http/pagination";
+import { getAgentRowOrThrow, canManageAgent } from "../agents/present-agent";
+import { forbidden } from "../http/errors";
+import { presentJob, selectJobs } from "./present-job";
+
+/** The agent's assigned work, active and past, for its own key or its owner. */
+export async function listAgentJobs(
+  ctx: ServiceContext,
+  actor: Actor,
+  agentId: string,
+  query: { status?: string; limit?: number; cursor?: string },
+) {
+  const agent = await getAgentRowOrThrow(ctx, agentId);
+  if (!canManageAgent(actor, agent)) throw forbidden("an agent's assigned work is visible to its own key and its owner only");
+  const limit = query.limit ?? 20;
+  const after = decodeCursor(query.cursor);
+  let q = selectJobs(ctx.db).where("jobs.agent_id", "=", agentId);
+  if (query.status) q = q.where("jobs.status", "=", query.status as never);
+  if (after) q = q.where(sql<boolean>`(jobs.created_at, jobs.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  const rows = await q.orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(limit + 1).execute();
+  const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
+  return { data: page.rows.map((row) => presentJob(row, { detail: true })), meta: page.meta };
+}

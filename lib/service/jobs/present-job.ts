@@ -1,0 +1,115 @@
+import { hexToBytes } from "viem";
+import type { z } from "zod";
+import type { Job } from "@/lib/api/schemas/jobs";
+import type { Db } from "../db/connection";
+import type { JobRow } from "../db/schema";
+import type { ServiceContext } from "../context";
+import { notFound } from "../http/errors";
+
+export type JobDto = z.input<typeof Job>;
+
+/** Jobs with their poster and assigned agent, the shape every job read starts from. */
+export function selectJobs(db: Db) {
+  return db
+    .selectFrom("jobs")
+    .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
+    .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
+    .selectAll("jobs")
+    .select([
+      "poster.display_name as poster_display_name",
+      "poster.avatar_url as poster_avatar_url",
+      "agent.name as agent_name",
+      "agent.vertical as agent_vertical",
+    ]);
+}
+
+export type JobWithRelations = JobRow & {
+  poster_display_name: string;
+  poster_avatar_url: string | null;
+  agent_name: string | null;
+  agent_vertical: string | null;
+};
+
+export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {
+  const row = await selectJobs(ctx.db).where("jobs.id", "=", id).executeTakeFirst();
+  if (!row) throw notFound("job");
+  return row;
+}
+
+/** The interface's wire shape of a 32-byte id: {"0": byte, …, "31": byte}. */
+export function escrowJobIdWire(hex: string): Record<string, number> {
+  return Object.fromEntries(Array.from(hexToBytes(hex as `0x${string}`), (byte, index) => [String(index), byte]));
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** Decimal string without trailing zeros ("12.500000" → "12.5"). */
+export function normaliseDecimal(value: string): string {
+  return value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value;
+}
+
+export interface PresentJobOptions {
+  /** The authenticated detail adds the proof-check fields. */
+  detail?: boolean;
+  forumRewardSlot?: { campaignId: string; status: string } | null;
+}
+
+export function presentJob(row: JobWithRelations, options: PresentJobOptions = {}): JobDto {
+  const dto: JobDto = {
+    id: row.id,
+    posterId: row.poster_id,
+    parentJobId: row.parent_job_id,
+    allowSubcontracting: row.allow_subcontracting,
+    sourceForumThreadId: row.source_forum_thread_id,
+    sourceForumReplyId: row.source_forum_reply_id,
+    agentId: row.agent_id,
+    status: row.status,
+    purpose: row.purpose,
+    participationMode: row.participation_mode,
+    claimWindowMinutes: row.claim_window_minutes,
+    claimedAt: iso(row.claimed_at),
+    claimExpiresAt: iso(row.claim_expires_at),
+    templateId: row.template_id,
+    title: row.title,
+    description: row.description,
+    budgetUsdc: normaliseDecimal(row.budget_usdc),
+    inputData: row.input_data as JobDto["inputData"],
+    outputData: (row.output_data as JobDto["outputData"]) ?? null,
+    proofHash: row.proof_hash,
+    deadlineAt: iso(row.deadline_at),
+    submittedAt: iso(row.submitted_at),
+    completedAt: iso(row.completed_at),
+    autoApproved: row.auto_approved,
+    escrowTxHash: row.escrow_tx_hash,
+    escrowJobId: escrowJobIdWire(row.escrow_job_id),
+    chainId: row.chain_id,
+    tokenSymbol: row.token_symbol,
+    tokenAddress: row.token_address,
+    paymentProvider: row.payment_provider,
+    paymentStatus: row.payment_status,
+    stripePaymentIntentId: null,
+    stripeChargeId: null,
+    cardCapturedAt: null,
+    acceptanceCriteria: row.acceptance_criteria as JobDto["acceptanceCriteria"],
+    requiredPackId: row.required_pack_id,
+    requiredSkills: row.required_skills,
+    preferredSkills: row.preferred_skills,
+    isPubliclyShareable: row.is_publicly_shareable,
+    shareCount: row.share_count,
+    lastSharedAt: iso(row.last_shared_at),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    poster: { id: row.poster_id, displayName: row.poster_display_name, avatarUrl: row.poster_avatar_url },
+    agent: row.agent_id ? { id: row.agent_id, name: row.agent_name ?? row.agent_id, vertical: row.agent_vertical } : null,
+    forumRewardSlot: options.forumRewardSlot ?? null,
+    funded: row.escrow_tx_hash !== null,
+    releaseTxHash: row.release_tx_hash,
+    refundTxHash: row.refund_tx_hash,
+  };
+  if (options.detail) {
+    dto.proofCheckedAt = iso(row.proof_checked_at);
+    dto.proofCheckStatus = row.proof_check_status;
+    dto.proofCheckReason = row.proof_check_reason;
+  }
+  return dto;
+}

@@ -1,0 +1,26 @@
+import { routes } from "@/lib/api/routes";
+import type { ServiceRouter } from "../http/router";
+import { createJob } from "./create-job";
+import { listJobs } from "./list-jobs";
+import { cancelJob } from "./cancel-job";
+import { getJobRowOrThrow, presentJob } from "./present-job";
+import { listAgentJobs } from "./list-agent-jobs";
+
+export function registerJobRoutes(router: ServiceRouter) {
+  // GET /v1/jobs
+  router.implement(routes.listJobs, ({ ctx, query }) => listJobs(ctx, query));
+  // POST /v1/jobs
+  router.implement(routes.createJob, ({ ctx, actor, body }) => createJob(ctx, actor, body));
+  // GET /v1/jobs/:id (authenticated: adds the proof-check fields)
+  router.implement(routes.getJob, async ({ ctx, params }) => ({
+    data: presentJob(await getJobRowOrThrow(ctx, params.id), { detail: true }),
+  }));
+  // GET /v1/jobs/:id/public
+  router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowOrThrow(ctx, params.id)) }));
+  // POST /v1/jobs/:id/cancel
+  router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
+  // GET /v1/agents/:id/jobs
+  router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) => listAgentJobs(ctx, actor, params.id, query));
+}
+
+

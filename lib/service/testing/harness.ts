@@ -1,0 +1,186 @@
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { createApiClient, type ApiClient } from "@/lib/api/client";
+import type { ChainConfig } from "@/lib/chain/config";
+import { createServiceApp } from "../app";
+import { defaultServiceConfig, type ServiceConfig } from "../config";
+import type { ServiceContext } from "../context";
+import { openDatabase, type Db } from "../db/connection";
+
+/**
+ * A real HTTP server around the real service for tests: requests go over loopback through the same
+ * router, validation, auth and database as production. Each test worker shares one database (PGlite
+ * in memory, or TEST_DATABASE_URL) and isolates tests by data: every test makes its own agents,
+ * users and jobs.
+ */
+
+/** A chain configuration for suites that never touch the chain (escrow suites start anvil). */
+export const OFFLINE_CHAIN: ChainConfig = {
+  network: "local",
+  chainId: 31337,
+  rpcUrl: "http://127.0.0.1:9",
+  tokenAddress: "0x1111111111111111111111111111111111111111",
+  tokenSymbol: "USDC",
+  tokenDecimals: 6,
+  escrowAddress: "0x2222222222222222222222222222222222222222",
+  feeBps: 500,
+  confirmations: 1,
+  explorerUrl: null,
+  operatorPrivateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcb2f17c2a6f1c55f0b2",
+} as unknown as ChainConfig;
+
+export interface TestService {
+  baseUrl: string;
+  ctx: ServiceContext;
+  db: Db;
+  /** A typed client that plays its own client address, so IP budgets of tests do not collide. */
+  client(token?: string): ApiClient;
+  /** Raw HTTP, for asserting status codes, headers and envelopes exactly. */
+  http(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string }): Promise<{ status: number; headers: Headers; json: any }>;
+  stop(): Promise<void>;
+}
+
+let sharedDb: Promise<Db> | undefined;
+
+function database(): Promise<Db> {
+  sharedDb ??= openDatabase(process.env.TEST_DATABASE_URL ? { databaseUrl: process.env.TEST_DATABASE_URL, maxConnections: 30 } : { dataDir: "memory://" });
+  return sharedDb;
+}
+
+let ipCounter = 0;
+/** A fresh loopback address per simulated client (127.0.0.0/8 is all loopback). */
+export function newClientIp(): string {
+  ipCounter += 1;
+  const pid = process.pid % 250;
+  return `127.${pid + 1}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
+}
+
+export async function startTestService(overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
+  const db = await database();
+  const config = defaultServiceConfig({ trustProxy: true, chain: OFFLINE_CHAIN, ...overrides });
+  const ctx: ServiceContext = { db, config, now: () => new Date() };
+  const app = createServiceApp(ctx);
+
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve(
+      {
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: (request, env: { incoming: { socket: { remoteAddress?: string } } }) => {
+          const forwarded = request.headers.get("x-forwarded-for");
+          const clientIp = config.trustProxy && forwarded ? forwarded.split(",")[0]!.trim() : (env.incoming.socket.remoteAddress ?? "unknown");
+          return app.fetch(request, { clientIp });
+        },
+      },
+      () => resolve(s),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  return {
+    baseUrl,
+    ctx,
+    db,
+    client(token?: string) {
+      const ip = newClientIp();
+      return createApiClient({ baseUrl, token, headers: { "x-forwarded-for": ip }, baseDelayMs: 10, maxDelayMs: 50 });
+    },
+    async http(method, path, options = {}) {
+      const headers: Record<string, string> = { "x-forwarded-for": options.ip ?? newClientIp(), ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        headers["content-type"] = "application/json";
+        body = JSON.stringify(options.body);
+      }
+      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+      const text = await response.text();
+      let json: unknown = null;
+      try {
+        json = text ? JSON.parse(text) : null;
+      } catch {
+        json = text;
+      }
+      return { status: response.status, headers: response.headers, json };
+    },
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+// ── Actors ─────────────────────────────────────────────────────────────────────────────────────
+
+let emailCounter = 0;
+
+export interface TestAgent {
+  id: string;
+  apiKey: string;
+  client: ApiClient;
+}
+
+/** Signs up an agent over HTTP; `active` sends its first heartbeat. */
+export async function newAgent(service: TestService, options: { active?: boolean; name?: string; ownerEmail?: string; referralCode?: string; walletAddress?: string } = {}): Promise<TestAgent> {
+  emailCounter += 1;
+  const signup = await service.client().signUpAgent({
+    body: {
+      ownerEmail: options.ownerEmail ?? `owner-${process.pid}-${Date.now()}-${emailCounter}@example.test`,
+      name: options.name ?? `Test Agent ${emailCounter}`,
+      vertical: "RESEARCH",
+      ...(options.referralCode ? { referralCode: options.referralCode } : {}),
+      ...(options.walletAddress ? { walletAddress: options.walletAddress } : {}),
+    },
+  });
+  const client = service.client(signup.data.apiKey);
+  if (options.active ?? true) await client.heartbeat({});
+  return { id: signup.data.agent.id, apiKey: signup.data.apiKey, client };
+}
+
+export interface TestUser {
+  id: string;
+  address: `0x${string}`;
+  token: string;
+  client: ApiClient;
+}
+
+/** Signs in a human with SIWE, signing with a key (an anvil test key by default: index picks it). */
+export async function newUser(service: TestService, privateKey?: `0x${string}`): Promise<TestUser> {
+  const key = privateKey ?? (`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`);
+  const account = privateKeyToAccount(key);
+  const anonymous = service.client();
+  const { data } = await anonymous.createSiweNonce({});
+  const url = new URL(service.ctx.config.siteUrl ?? service.baseUrl);
+  const message = createSiweMessage({
+    address: account.address,
+    chainId: service.ctx.config.chain?.chainId ?? 31337,
+    domain: url.host,
+    nonce: data.nonce,
+    uri: url.origin,
+    version: "1",
+    statement: "Sign in to the Agent Work Marketplace",
+  });
+  const signature = await account.signMessage({ message });
+  const verified = await anonymous.verifySiwe({ body: { message, signature } });
+  return { id: verified.data.user.id, address: account.address, token: verified.data.token, client: service.client(verified.data.token) };
+}
+
+/** The claim link mailed to ownerEmail, read from the outbox. */
+export async function claimLinkFor(service: TestService, ownerEmail: string): Promise<string> {
+  const row = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", ownerEmail).orderBy("created_at", "desc").executeTakeFirstOrThrow();
+  const match = /\/claim\/(\S+)/.exec(row.text);
+  if (!match) throw new Error("no claim link in the mail");
+  return match[1]!;
+}
+
+export function jobInput(overrides: Record<string, unknown> = {}) {
+  return {
+    templateId: "custom-v1" as const,
+    title: "Collect 50 B2B leads in fintech",
+    description: "Find 50 decision makers at European fintech companies with verified emails.",
+    acceptanceCriteria: ["A CSV with 50 rows", "Each row has a verified email"],
+    inputData: { budgetType: "bid" as const },
+    budget: "40",
+    ...overrides,
+  };
+}
