@@ -36,24 +36,20 @@ export interface RouteDef<
   errors?: Array<{ status: number; code?: string; when: string }>;
 }
 
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-  def: RouteDef<P, Q, B, R>,
-): RouteDef<P, Q, B, R> {
+/** `const` keeps the literal shape (auth "required", which schemas are present) for the types below. */
+export function defineRoute<const D extends RouteDef>(def: D): D {
   return def;
 }
 
-type Input<S> = S extends z.ZodType ? z.input<S> : never;
-type Output<S> = S extends z.ZodType ? z.output<S> : never;
-
-export type RouteInput<D extends RouteDef> = (D["params"] extends z.ZodType ? { params: Input<D["params"]> } : { params?: undefined }) &
-  (D["query"] extends z.ZodType ? { query?: Input<D["query"]> } : { query?: undefined }) &
-  (D["body"] extends z.ZodType ? { body: Input<D["body"]> } : { body?: undefined }) & {
+export type RouteInput<D extends RouteDef> = (D extends { params: infer S extends z.ZodType } ? { params: z.input<S> } : { params?: undefined }) &
+  (D extends { query: infer S extends z.ZodType } ? { query?: z.input<S> } : { query?: undefined }) &
+  (D extends { body: infer S extends z.ZodType } ? { body: z.input<S> } : { body?: undefined }) & {
     idempotencyKey?: string;
     signal?: AbortSignal;
   };
 
-export type RouteOutput<D extends RouteDef> = Output<D["response"]>;
+export type RouteOutput<D extends RouteDef> = z.output<D["response"]>;
 
-export type ParsedParams<D extends RouteDef> = D["params"] extends z.ZodType ? Output<D["params"]> : Record<string, never>;
-export type ParsedQuery<D extends RouteDef> = D["query"] extends z.ZodType ? Output<D["query"]> : Record<string, never>;
-export type ParsedBody<D extends RouteDef> = D["body"] extends z.ZodType ? Output<D["body"]> : undefined;
+export type ParsedParams<D extends RouteDef> = D extends { params: infer S extends z.ZodType } ? z.output<S> : Record<string, never>;
+export type ParsedQuery<D extends RouteDef> = D extends { query: infer S extends z.ZodType } ? z.output<S> : Record<string, never>;
+export type ParsedBody<D extends RouteDef> = D extends { body: infer S extends z.ZodType } ? z.output<S> : undefined;

@@ -3,9 +3,12 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "
 // Row types of the database, one interface per table. A domain that adds tables declares them in
 // its own `lib/service/<domain>/tables.ts` and they are joined into `Database` below.
 
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Json<T = unknown> = ColumnType<T, string, string>;
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+export type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+export type Json<T = unknown> = ColumnType<T, string, string>;
+export type NullableJson<T = unknown> = ColumnType<T | null, string | null | undefined, string | null>;
 
 export interface PrincipalsTable {
   id: Generated<string>;
@@ -26,7 +29,7 @@ export interface SiweNoncesTable {
   nonce: string;
   created_at: CreatedAt;
   expires_at: Timestamp;
-  used_at: Timestamp | null;
+  used_at: NullableTimestamp;
 }
 
 export interface UserSessionsTable {
@@ -35,7 +38,7 @@ export interface UserSessionsTable {
   user_id: string;
   created_at: CreatedAt;
   expires_at: Timestamp;
-  revoked_at: Timestamp | null;
+  revoked_at: NullableTimestamp;
 }
 
 export interface AgentsTable {
@@ -45,7 +48,7 @@ export interface AgentsTable {
   vertical: string | null;
   description: string | null;
   status: "PENDING_PROOF" | "ACTIVE";
-  verified_at: Timestamp | null;
+  verified_at: NullableTimestamp;
   verification_method: string | null;
   max_active_jobs: number | null;
   owner_email: string;
@@ -55,7 +58,7 @@ export interface AgentsTable {
   wallet_address: string | null;
   skills: Generated<string[]>;
   created_at: CreatedAt;
-  updated_at: Generated<Timestamp>;
+  updated_at: UpdatedAt;
 }
 
 export interface ApiKeysTable {
@@ -65,8 +68,8 @@ export interface ApiKeysTable {
   key_prefix: string;
   scopes: string[];
   created_at: CreatedAt;
-  last_used_at: Timestamp | null;
-  revoked_at: Timestamp | null;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
 }
 
 export interface AgentClaimsTable {
@@ -74,7 +77,7 @@ export interface AgentClaimsTable {
   agent_id: string;
   created_at: CreatedAt;
   expires_at: Timestamp;
-  claimed_at: Timestamp | null;
+  claimed_at: NullableTimestamp;
   claimed_by_user_id: string | null;
 }
 
@@ -93,23 +96,23 @@ export interface JobsTable {
   purpose: Generated<"MARKETPLACE" | "PLATFORM_REFERRAL">;
   participation_mode: ParticipationMode;
   claim_window_minutes: number | null;
-  claimed_at: Timestamp | null;
-  claim_expires_at: Timestamp | null;
+  claimed_at: NullableTimestamp;
+  claim_expires_at: NullableTimestamp;
   template_id: string;
   title: string;
   description: string;
   budget_usdc: string;
   input_data: Json<Record<string, unknown>>;
-  output_data: Json<Record<string, unknown>> | null;
+  output_data: NullableJson<Record<string, unknown>>;
   proof_hash: string | null;
-  deadline_at: Timestamp | null;
-  submitted_at: Timestamp | null;
-  completed_at: Timestamp | null;
+  deadline_at: NullableTimestamp;
+  submitted_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
   auto_approved: Generated<boolean>;
   escrow_job_id: string;
   escrow_tx_hash: string | null;
   escrow_payer: string | null;
-  funded_at: Timestamp | null;
+  funded_at: NullableTimestamp;
   release_tx_hash: string | null;
   refund_tx_hash: string | null;
   chain_id: number;
@@ -123,13 +126,13 @@ export interface JobsTable {
   preferred_skills: Generated<string[]>;
   is_publicly_shareable: Generated<boolean>;
   share_count: Generated<number>;
-  last_shared_at: Timestamp | null;
+  last_shared_at: NullableTimestamp;
   forum_reward_campaign_id: string | null;
-  proof_checked_at: Timestamp | null;
+  proof_checked_at: NullableTimestamp;
   proof_check_status: string | null;
   proof_check_reason: string | null;
   created_at: CreatedAt;
-  updated_at: Generated<Timestamp>;
+  updated_at: UpdatedAt;
 }
 
 export type BidStatus = "PENDING" | "ACCEPTED" | "REJECTED" | "WITHDRAWN" | "EXPIRED";
@@ -142,7 +145,7 @@ export interface BidsTable {
   cover_letter: string | null;
   status: BidStatus;
   created_at: CreatedAt;
-  updated_at: Generated<Timestamp>;
+  updated_at: UpdatedAt;
 }
 
 export interface RateLimitCountersTable {
@@ -157,7 +160,7 @@ export interface IdempotencyKeysTable {
   key: string;
   request_hash: string;
   response_status: number | null;
-  response_body: Json | null;
+  response_body: NullableJson;
   created_at: CreatedAt;
 }
 
@@ -167,7 +170,7 @@ export interface MailOutboxTable {
   subject: string;
   text: string;
   created_at: CreatedAt;
-  sent_at: Timestamp | null;
+  sent_at: NullableTimestamp;
   error: string | null;
 }
 

@@ -16,7 +16,7 @@ export type ServiceApp = Hono<{ Bindings: ServiceBindings }>;
 
 export interface HandlerArgs<D extends RouteDef> {
   ctx: ServiceContext;
-  actor: D["auth"] extends "required" ? Actor : Actor | null;
+  actor: D extends { auth: "required" } ? Actor : Actor | null;
   params: ParsedParams<D>;
   query: ParsedQuery<D>;
   body: ParsedBody<D>;

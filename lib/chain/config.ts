@@ -1,0 +1,160 @@
+import type { Address, Hex } from "viem";
+import { z } from "zod";
+import { NETWORK_INFO, NETWORKS, type Network } from "./chains";
+import { EvmAddressSchema, PrivateKeySchema, deploymentPath, readDeployment } from "./deployment";
+
+/** Where and how the marketplace pays: one chain, one token (USDC), one escrow contract. */
+export interface ChainConfig {
+  network: Network;
+  chainId: number;
+  rpcUrl: string;
+  tokenAddress: Address;
+  tokenSymbol: "USDC";
+  tokenDecimals: 6;
+  escrowAddress: Address;
+  /** Escrow fee in basis points (500 = 5%); must equal the deployed contract's feeBps. */
+  feeBps: number;
+  /** Blocks a deposit needs (its own included) before it counts. */
+  confirmations: number;
+  explorerUrl: string | null;
+  /** Signs release and refund; the contract's operator. */
+  operatorPrivateKey: Hex;
+  /** Pays forum rewards and referrals in USDC; unset: rewards cannot be paid. */
+  rewardsPrivateKey?: Hex;
+}
+
+export class ChainConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChainConfigError";
+  }
+}
+
+const optionalInt = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a non-negative integer")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional();
+
+const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+const EnvSchema = z.object({
+  CHAIN: z.preprocess(blankToUndefined, z.enum(NETWORKS).default("local")),
+  CHAIN_ID: z.preprocess(blankToUndefined, optionalInt(1, 2 ** 53 - 1)),
+  RPC_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^(https?|wss?)$/ }).optional()),
+  ANVIL_PORT: z.preprocess(blankToUndefined, optionalInt(1, 65535)),
+  ESCROW_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
+  TOKEN_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
+  OPERATOR_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
+  REWARDS_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
+  CHAIN_CONFIRMATIONS: z.preprocess(blankToUndefined, optionalInt(1, 1000)),
+  FEE_BPS: z.preprocess(blankToUndefined, optionalInt(0, 1000)),
+  EXPLORER_URL: z.preprocess(blankToUndefined, z.url().optional()),
+  DATA_DIR: z.preprocess(blankToUndefined, z.string().default(".data")),
+});
+
+const DEFAULT_FEE_BPS = 500;
+
+/**
+ * Reads the chain settings from the environment.
+ *
+ * CHAIN: local (default) | base | base-sepolia. RPC_URL (local default
+ * http://127.0.0.1:${ANVIL_PORT||8545}), ESCROW_ADDRESS, TOKEN_ADDRESS (Base: Circle's USDC),
+ * OPERATOR_PRIVATE_KEY, REWARDS_PRIVATE_KEY, CHAIN_CONFIRMATIONS (1 local, 3 Base), FEE_BPS (500),
+ * CHAIN_ID (local only, default 31337), EXPLORER_URL. For the local chain, whatever the
+ * environment leaves out comes from `${DATA_DIR||.data}/chain.json`, which the deploy script
+ * writes (including its RPC URL when neither RPC_URL nor ANVIL_PORT is set, so an app started
+ * without them finds the chain the dev stack started).
+ */
+export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): ChainConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ChainConfigError(`invalid chain settings: ${problems}`);
+  }
+  const e = parsed.data;
+  const info = NETWORK_INFO[e.CHAIN];
+
+  if (e.CHAIN === "local") {
+    const needsFile = !e.ESCROW_ADDRESS || !e.TOKEN_ADDRESS;
+    const deployment = readDeployment(e.DATA_DIR);
+    if (needsFile && !deployment) {
+      throw new ChainConfigError(
+        `no local deployment: set ESCROW_ADDRESS and TOKEN_ADDRESS, or start the local chain and run ` +
+          `\`npx tsx scripts/chain/deploy.ts\` (it writes ${deploymentPath(e.DATA_DIR)})`,
+      );
+    }
+    const chainId = e.CHAIN_ID ?? deployment?.chainId ?? info.chainId;
+    if (deployment && needsFile && deployment.chainId !== chainId) {
+      throw new ChainConfigError(`CHAIN_ID ${chainId} differs from the deployment's chain id ${deployment.chainId} in ${deploymentPath(e.DATA_DIR)}`);
+    }
+    const rpcUrl =
+      e.RPC_URL ??
+      (e.ANVIL_PORT !== undefined ? `http://127.0.0.1:${e.ANVIL_PORT}` : (deployment?.rpcUrl ?? "http://127.0.0.1:8545"));
+    const operatorPrivateKey = e.OPERATOR_PRIVATE_KEY ?? deployment?.operator.privateKey;
+    if (!operatorPrivateKey) throw new ChainConfigError("OPERATOR_PRIVATE_KEY is required (no local deployment file names one)");
+    return {
+      network: "local",
+      chainId,
+      rpcUrl,
+      tokenAddress: (e.TOKEN_ADDRESS ?? deployment?.tokenAddress) as Address,
+      tokenSymbol: "USDC",
+      tokenDecimals: 6,
+      escrowAddress: (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
+      feeBps: e.FEE_BPS ?? deployment?.feeBps ?? DEFAULT_FEE_BPS,
+      confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
+      explorerUrl: e.EXPLORER_URL ?? null,
+      operatorPrivateKey,
+      rewardsPrivateKey: e.REWARDS_PRIVATE_KEY ?? deployment?.rewards.privateKey,
+    };
+  }
+
+  // Public networks: nothing is guessed except what is public knowledge (chain id, USDC, explorer).
+  if (e.CHAIN_ID !== undefined && e.CHAIN_ID !== info.chainId) {
+    throw new ChainConfigError(`CHAIN_ID ${e.CHAIN_ID} does not match CHAIN=${e.CHAIN} (${info.chainId})`);
+  }
+  const missing = [!e.ESCROW_ADDRESS && "ESCROW_ADDRESS", !e.OPERATOR_PRIVATE_KEY && "OPERATOR_PRIVATE_KEY"].filter(Boolean);
+  if (missing.length > 0) throw new ChainConfigError(`CHAIN=${e.CHAIN} needs ${missing.join(" and ")}`);
+  return {
+    network: e.CHAIN,
+    chainId: info.chainId,
+    rpcUrl: e.RPC_URL ?? (info.defaultRpcUrl as string),
+    tokenAddress: e.TOKEN_ADDRESS ?? (info.usdcAddress as Address),
+    tokenSymbol: "USDC",
+    tokenDecimals: 6,
+    escrowAddress: e.ESCROW_ADDRESS as Address,
+    feeBps: e.FEE_BPS ?? DEFAULT_FEE_BPS,
+    confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
+    explorerUrl: e.EXPLORER_URL ?? info.explorerUrl,
+    operatorPrivateKey: e.OPERATOR_PRIVATE_KEY as Hex,
+    rewardsPrivateKey: e.REWARDS_PRIVATE_KEY,
+  };
+}
+
+/** What GET /v1/chain may show: no keys; the RPC URL only for the local chain. */
+export function publicChainInfo(config: ChainConfig): {
+  chainId: number;
+  tokenSymbol: "USDC";
+  tokenAddress: Address;
+  tokenDecimals: 6;
+  escrowAddress: Address;
+  feeBps: number;
+  confirmations: number;
+  explorerUrl: string | null;
+  rpcUrl?: string;
+} {
+  return {
+    chainId: config.chainId,
+    tokenSymbol: config.tokenSymbol,
+    tokenAddress: config.tokenAddress,
+    tokenDecimals: config.tokenDecimals,
+    escrowAddress: config.escrowAddress,
+    feeBps: config.feeBps,
+    confirmations: config.confirmations,
+    explorerUrl: config.explorerUrl,
+    ...(config.network === "local" ? { rpcUrl: config.rpcUrl } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import "server-only";
+import path from "node:path";
+import { getEnv, siteUrl } from "@/lib/env";
+import { loadChainConfig } from "@/lib/chain/config";
+import { createServiceApp } from "./app";
+import { defaultServiceConfig, DEFAULT_RATE_BUDGETS, type ServiceConfig } from "./config";
+import type { ServiceContext } from "./context";
+import { openDatabase } from "./db/connection";
+import type { ServiceApp } from "./http/router";
+import { startWorkers } from "./workers";
+
+interface ServiceInstance {
+  app: ServiceApp;
+  ctx: ServiceContext;
+}
+
+// One service per process, kept on globalThis so that Next's module reloading in development does
+// not open a second PGlite on the same directory.
+const globalForService = globalThis as unknown as { __awmService?: Promise<ServiceInstance> };
+
+function configFromEnv(): ServiceConfig {
+  const env = getEnv();
+  let chain: ServiceConfig["chain"] = null;
+  try {
+    chain = loadChainConfig(process.env);
+  } catch (error) {
+    console.warn(`[service] no payment chain configured: ${(error as Error).message}`);
+  }
+  const scale = env.RATE_LIMIT_SCALE;
+  return defaultServiceConfig({
+    siteUrl: env.SITE_URL ?? siteUrl(env),
+    rateBudgets: {
+      publicReadsPerMinute: DEFAULT_RATE_BUDGETS.publicReadsPerMinute * scale,
+      authReadsPerMinute: DEFAULT_RATE_BUDGETS.authReadsPerMinute * scale,
+      writesPerMinute: DEFAULT_RATE_BUDGETS.writesPerMinute * scale,
+    },
+    devOutbox: env.DEV_OUTBOX,
+    trustProxy: env.TRUST_PROXY,
+    probeAllowLoopback: env.PROBE_ALLOW_LOOPBACK,
+    smtpUrl: env.SMTP_URL ?? null,
+    mailFrom: env.MAIL_FROM,
+    chain,
+  });
+}
+
+export function getService(): Promise<ServiceInstance> {
+  globalForService.__awmService ??= (async () => {
+    const env = getEnv();
+    const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: path.resolve(env.DATA_DIR) });
+    const ctx: ServiceContext = { db, config: configFromEnv(), now: () => new Date() };
+    if (env.WORKERS === "on") startWorkers(ctx);
+    return { app: createServiceApp(ctx), ctx };
+  })();
+  return globalForService.__awmService;
+}
+
+/** The caller's address: stamped by scripts/server.mjs from the socket (X-Forwarded-For only when trusted). */
+export function clientIpOf(request: Request): string {
+  return request.headers.get("x-awm-client-ip") ?? "unknown";
+}

@@ -1,0 +1,34 @@
+import type { ServiceContext } from "./context";
+
+export interface Worker {
+  name: string;
+  /** How often to run, in milliseconds. */
+  everyMs: number;
+  run(ctx: ServiceContext): Promise<void>;
+}
+
+/**
+ * Background work of the service (proof rechecks, payouts, claim lapses). Each domain adds its
+ * worker here. Work is claimed in the database (SKIP LOCKED), so running workers in several app
+ * instances at once is safe.
+ */
+export const workers: Worker[] = [];
+
+export function startWorkers(ctx: ServiceContext): () => void {
+  const timers = workers.map((worker) => {
+    let running = false;
+    const tick = async () => {
+      if (running) return;
+      running = true;
+      try {
+        await worker.run(ctx);
+      } catch (error) {
+        console.error(`[worker ${worker.name}]`, error);
+      } finally {
+        running = false;
+      }
+    };
+    return setInterval(tick, worker.everyMs);
+  });
+  return () => timers.forEach(clearInterval);
+}

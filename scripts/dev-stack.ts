@@ -1,0 +1,58 @@
+// The whole local marketplace from one command (called by `npm start`): anvil with the test USDC
+// and the escrow deployed, the app (dashboard + built-in /v1 service) built and served, and demo
+// data on first start. Every port is configurable: PORT (app), ANVIL_PORT (chain).
+import path from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { buildApp, startAppServer, startLocalChain } from "./stack";
+import { seedDemoData } from "./seed";
+
+const port = Number(process.env.PORT || 3000);
+const anvilPort = Number(process.env.ANVIL_PORT || 8545);
+const dataDir = path.resolve(process.env.DATA_DIR || ".data");
+const distDir = process.env.NEXT_DIST_DIR || ".next";
+const siteUrl = process.env.SITE_URL || `http://localhost:${port}`;
+
+async function main() {
+  const useLocalChain = (process.env.CHAIN ?? "local") === "local" && !process.env.RPC_URL;
+  const chain = useLocalChain ? await startLocalChain({ port: anvilPort, dataDir, persist: true }) : null;
+  if (chain) console.log(`[stack] anvil on ${chain.rpcUrl}; contracts in ${path.join(dataDir, "chain.json")}`);
+
+  buildApp(distDir);
+  const server = await startAppServer({
+    port,
+    distDir,
+    env: {
+      DATA_DIR: dataDir,
+      SITE_URL: siteUrl,
+      ...(chain ? { RPC_URL: chain.rpcUrl, ANVIL_PORT: String(anvilPort) } : {}),
+      // The local stack's deliverables are often served from this machine.
+      PROBE_ALLOW_LOOPBACK: process.env.PROBE_ALLOW_LOOPBACK ?? "1",
+    },
+  });
+
+  const marker = path.join(dataDir, "seeded");
+  if (!existsSync(marker) && process.env.SEED !== "0") {
+    console.log("[stack] adding demo data…");
+    await seedDemoData({ baseUrl: server.url, siteUrl, dataDir });
+    writeFileSync(marker, new Date().toISOString());
+  }
+
+  console.log(`\n  Agent Work Marketplace is running: ${siteUrl}\n  API: ${siteUrl}/v1 (OpenAPI at ${siteUrl}/v1/openapi.json)\n  Mail outbox (claim links): ${siteUrl}/dev/outbox\n`);
+
+  const shutdown = async () => {
+    await server.stop();
+    await chain?.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+  server.process.on("exit", async (code) => {
+    await chain?.stop();
+    process.exit(code ?? 1);
+  });
+}
+
+main().catch((error) => {
+  console.error("[stack] failed:", error);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+// The stack for the browser tests: a fresh anvil and a fresh database on free ports, and the app
+// built into its own directory so that a running `npm start` is never disturbed.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildApp, freePort, startAppServer, startLocalChain } from "./stack";
+
+export interface E2EStack {
+  baseUrl: string;
+  rpcUrl: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startE2EStack(): Promise<E2EStack> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "awm-e2e-"));
+  const anvilPort = await freePort();
+  const chain = await startLocalChain({ port: anvilPort, dataDir, persist: false });
+  const distDir = process.env.E2E_DIST_DIR || ".next-e2e";
+  buildApp(distDir);
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = await startAppServer({
+    port,
+    distDir,
+    quiet: !process.env.E2E_VERBOSE,
+    env: {
+      DATA_DIR: dataDir,
+      SITE_URL: baseUrl,
+      RPC_URL: chain.rpcUrl,
+      PROBE_ALLOW_LOOPBACK: "1",
+      // Tests play many clients from one machine; the server believes X-Forwarded-For from them.
+      TRUST_PROXY: "1",
+    },
+  });
+  return {
+    baseUrl,
+    rpcUrl: chain.rpcUrl,
+    dataDir,
+    async stop() {
+      await server.stop();
+      await chain.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

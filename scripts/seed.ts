@@ -1,0 +1,72 @@
+// Demo data for a fresh local stack, created through the public API like any client would: a
+// signed-in owner (anvil account 1), claimed agents, jobs in several states, bids.
+import { privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { createApiClient, type ApiClient } from "@/lib/api";
+
+// anvil's well-known development keys (public, funded only on the local chain).
+export const DEMO_KEYS = {
+  poster: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  owner: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+} as const;
+
+async function signIn(baseUrl: string, siteUrl: string, key: `0x${string}`, chainId: number): Promise<ApiClient> {
+  const anonymous = createApiClient({ baseUrl });
+  const account = privateKeyToAccount(key);
+  const { data } = await anonymous.createSiweNonce({});
+  const site = new URL(siteUrl);
+  const message = createSiweMessage({ address: account.address, chainId, domain: site.host, nonce: data.nonce, uri: site.origin, version: "1", statement: "Sign in to the Agent Work Marketplace" });
+  const verified = await anonymous.verifySiwe({ body: { message, signature: await account.signMessage({ message }) } });
+  return createApiClient({ baseUrl, token: verified.data.token });
+}
+
+export async function seedDemoData(options: { baseUrl: string; siteUrl: string; dataDir: string }) {
+  const { baseUrl, siteUrl } = options;
+  const anonymous = createApiClient({ baseUrl });
+  const chain = await anonymous.getChain({}).catch(() => null);
+  const chainId = chain?.data.chainId ?? 31337;
+  const poster = await signIn(baseUrl, siteUrl, DEMO_KEYS.poster, chainId);
+  const owner = await signIn(baseUrl, siteUrl, DEMO_KEYS.owner, chainId);
+
+  const agents: Array<{ id: string; client: ApiClient }> = [];
+  for (const [name, vertical] of [["Lead Hunter", "LEAD_GEN"], ["Deep Researcher", "RESEARCH"], ["Data Wrangler", "RESEARCH"]] as const) {
+    const signup = await anonymous.signUpAgent({ body: { ownerEmail: "owner@demo.local", name, vertical, walletAddress: privateKeyToAccount(DEMO_KEYS.owner).address } });
+    const client = createApiClient({ baseUrl, token: signup.data.apiKey });
+    await client.heartbeat({});
+    agents.push({ id: signup.data.agent.id, client });
+  }
+  // The owner claims every demo agent from the outbox link, as a person would from their mail.
+  const outbox = await anonymous.listOutbox({});
+  for (const mail of outbox.data) {
+    const token = /\/claim\/(\S+)/.exec(mail.text)?.[1];
+    if (token) await owner.claimAgent({ params: { token } }).catch(() => undefined);
+  }
+
+  const jobs = [
+    { title: "Collect 50 B2B leads in European fintech", budget: "40", description: "Find 50 decision makers (VP or above) at European fintech companies with verified work emails and LinkedIn URLs." },
+    { title: "Summarise 20 papers on agent tool use", budget: "25", description: "Read 20 recent papers on LLM agents calling tools and write a two-page summary with a comparison table." },
+    { title: "Benchmark three vector databases", budget: "60", description: "Compare three open-source vector databases on 1M embeddings: ingest time, p99 query latency, recall@10. Publish the scripts." },
+    { title: "Translate our API docs to Spanish", budget: "30", description: "Translate the 12 pages of our REST API reference into Spanish, keeping code samples intact, as Markdown files." },
+  ];
+  const created = [];
+  for (const job of jobs) {
+    const res = await poster.createJob({
+      body: {
+        templateId: "custom-v1",
+        title: job.title,
+        description: job.description,
+        acceptanceCriteria: ["Deliverable is reachable at a public URL", "Matches the description"],
+        inputData: { budgetType: "bid", proofHoldHours: 168 },
+        budget: job.budget,
+      },
+    });
+    created.push(res.data);
+  }
+  // Bids from the agents on the first two jobs.
+  for (const [i, agent] of agents.entries()) {
+    for (const job of created.slice(0, 2)) {
+      await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: job.budgetUsdc, coverLetter: `Agent ${i + 1}: I have done this kind of work before and can deliver within two days.` } }).catch(() => undefined);
+    }
+  }
+  console.log(`[seed] ${agents.length} agents, ${created.length} jobs`);
+}

@@ -1,0 +1,111 @@
+// Pieces of the local stack, shared by `npm start` (scripts/dev-stack.ts) and the browser tests
+// (scripts/e2e-stack.ts): the chain, the build, the server.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { startAnvil } from "./chain/anvil";
+import { deployLocalStack } from "./chain/deploy";
+import { readDeployment } from "@/lib/chain/deployment";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForHttp(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+      lastError = new Error(`status ${response.status}`);
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+export interface LocalChain {
+  rpcUrl: string;
+  stop(): Promise<void> | void;
+}
+
+/**
+ * Starts anvil and makes sure the test USDC and escrow are deployed there, writing
+ * `${dataDir}/chain.json` (read by lib/chain/config.ts). With a state file the chain survives
+ * restarts, so that jobs funded before a restart stay funded on chain.
+ */
+export async function startLocalChain(options: { port: number; dataDir: string; persist: boolean }): Promise<LocalChain> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const anvil = await startAnvil({
+    port: options.port,
+    ...(options.persist ? { stateFile: path.resolve(options.dataDir, "anvil-state.json") } : {}),
+  });
+  const existing = readDeployment(options.dataDir);
+  let deployed = false;
+  if (existing) {
+    const code = await rpc(anvil.rpcUrl, "eth_getCode", [existing.escrowAddress, "latest"]).catch(() => "0x");
+    deployed = typeof code === "string" && code.length > 2;
+  }
+  if (!deployed) await deployLocalStack({ rpcUrl: anvil.rpcUrl, dataDir: options.dataDir });
+  return anvil;
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const json = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (json.error) throw new Error(json.error.message);
+  return json.result;
+}
+
+/** `next build` into distDir (skipped when a build exists and SKIP_BUILD=1). */
+export function buildApp(distDir: string, env: NodeJS.ProcessEnv = {}): void {
+  if (process.env.SKIP_BUILD === "1" && existsSync(path.join(distDir, "BUILD_ID"))) return;
+  console.log(`[stack] building the app into ${distDir}…`);
+  const result = spawnSync(process.execPath, [require_resolve_next(), "build"], {
+    stdio: "inherit",
+    env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (result.status !== 0) throw new Error("next build failed");
+}
+
+function require_resolve_next(): string {
+  return path.resolve("node_modules/next/dist/bin/next");
+}
+
+export interface AppServer {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startAppServer(options: { port: number; distDir: string; env: NodeJS.ProcessEnv; quiet?: boolean }): Promise<AppServer> {
+  const child = spawn(process.execPath, ["scripts/server.mjs"], {
+    stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit",
+    env: { ...process.env, ...options.env, PORT: String(options.port), NEXT_DIST_DIR: options.distDir, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  await waitForHttp(`${url}/v1/openapi.json`);
+  return {
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      }),
+  };
+}

@@ -1,0 +1,25 @@
+// `npm test`: every test. The service suite runs on PGlite, and also on PostgreSQL when
+// TEST_DATABASE_URL is set (CI sets it; the concurrency tests need it); then the browser tests run
+// in Debian's Chromium against the real local stack.
+import { spawnSync } from "node:child_process";
+
+function step(name, command, args, env = {}) {
+  console.log(`\n=== ${name} ===`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  console.log(`=== ${name}: ${result.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`);
+  return result.status === 0;
+}
+
+const only = process.argv[2];
+let ok = true;
+if (!only || only === "unit") {
+  ok = step("vitest (PGlite)", "npx", ["vitest", "run"], { TEST_DATABASE_URL: "" }) && ok;
+  if (process.env.TEST_DATABASE_URL) {
+    ok = step("vitest (PostgreSQL)", "npx", ["vitest", "run", "lib/service"]) && ok;
+  }
+}
+if (!only || only === "e2e") {
+  ok = step("playwright (Chromium)", "npx", ["playwright", "test"]) && ok;
+}
+process.exit(ok ? 0 : 1);
