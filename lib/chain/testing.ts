@@ -4,8 +4,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  type Account,
+  type Chain,
+  type PublicClient,
+  type TestClient,
+  type Transport,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { startAnvil, type AnvilHandle } from "../../scripts/chain/anvil";
 import { deployLocalStack } from "../../scripts/chain/deploy";
+import { localChain } from "./chains";
 import { loadChainConfig, type ChainConfig } from "./config";
 import type { LocalAccount, LocalDeployment } from "./deployment";
 
@@ -18,6 +32,11 @@ export interface TestChain {
   /** Where chain.json was written (DATA_DIR for code that calls loadChainConfig itself). */
   dataDir: string;
   anvil: AnvilHandle;
+  publicClient: PublicClient<Transport, Chain>;
+  /** anvil's cheat codes: mine, snapshot/revert, automine, setBalance. */
+  testClient: TestClient<"anvil", Transport, Chain>;
+  /** A wallet client signing with accounts[index]. */
+  wallet(index: number): WalletClient<Transport, Chain, Account>;
   stop(): Promise<void>;
 }
 
@@ -33,6 +52,9 @@ export async function startTestChain(options: { chainId?: number; feeBps?: numbe
       RPC_URL: anvil.rpcUrl,
       CHAIN_CONFIRMATIONS: options.confirmations ? String(options.confirmations) : undefined,
     });
+    const chain = localChain(config.chainId, anvil.rpcUrl);
+    const transport = http(anvil.rpcUrl);
+    const wallets = new Map<number, WalletClient<Transport, Chain, Account>>();
     return {
       config,
       rpcUrl: anvil.rpcUrl,
@@ -40,6 +62,18 @@ export async function startTestChain(options: { chainId?: number; feeBps?: numbe
       deployment,
       dataDir,
       anvil,
+      publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
+      testClient: createTestClient({ chain, mode: "anvil", transport }),
+      wallet(index) {
+        let w = wallets.get(index);
+        if (!w) {
+          const account = deployment.accounts[index];
+          if (!account) throw new Error(`no test account ${index}`);
+          w = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain, transport, pollingInterval: 50 });
+          wallets.set(index, w);
+        }
+        return w;
+      },
       stop: async () => {
         await anvil.stop();
         rmSync(dataDir, { recursive: true, force: true });
