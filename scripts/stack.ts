@@ -5,8 +5,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { startAnvil } from "./chain/anvil";
-import { deployLocalStack } from "./chain/deploy";
-import { readDeployment } from "@/lib/chain/deployment";
+import { ensureLocalStack } from "./chain/deploy";
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,23 +49,10 @@ export async function startLocalChain(options: { port: number; dataDir: string; 
   mkdirSync(options.dataDir, { recursive: true });
   const anvil = await startAnvil({
     port: options.port,
-    ...(options.persist ? { stateFile: path.resolve(options.dataDir, "anvil-state.json") } : {}),
+    ...(options.persist ? { statePath: path.resolve(options.dataDir, "anvil-state.json") } : {}),
   });
-  const existing = readDeployment(options.dataDir);
-  let deployed = false;
-  if (existing) {
-    const code = await rpc(anvil.rpcUrl, "eth_getCode", [existing.escrowAddress, "latest"]).catch(() => "0x");
-    deployed = typeof code === "string" && code.length > 2;
-  }
-  if (!deployed) await deployLocalStack({ rpcUrl: anvil.rpcUrl, dataDir: options.dataDir });
+  await ensureLocalStack({ rpcUrl: anvil.rpcUrl, dataDir: options.dataDir });
   return anvil;
-}
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  const json = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (json.error) throw new Error(json.error.message);
-  return json.result;
 }
 
 /** `next build` into distDir (skipped when a build exists and SKIP_BUILD=1). */

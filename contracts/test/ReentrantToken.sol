@@ -10,6 +10,9 @@ import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 /// the outer call still completes.
 /// @dev It can also act as the escrow's operator through `forward`, so a reentrant
 /// `release`/`refund` passes the operator check and only the reentrancy defences stop it.
+/// With `gasToBurn` set, every balance change first burns that much gas: a transfer that works
+/// with enough gas but runs out under a tight gas limit (the escrow must not mistake that for
+/// a refusing recipient).
 contract ReentrantToken is ERC20 {
     address public target;
     bytes public payload;
@@ -17,6 +20,7 @@ contract ReentrantToken is ERC20 {
     bool public reentryAttempted;
     bool public reentrySucceeded;
     bytes public reentryResult;
+    uint256 public gasToBurn;
 
     constructor() ERC20("Reentrant", "REENT") {}
 
@@ -33,6 +37,10 @@ contract ReentrantToken is ERC20 {
         delete reentryResult;
     }
 
+    function setGasToBurn(uint256 gasToBurn_) external {
+        gasToBurn = gasToBurn_;
+    }
+
     /// Calls `target_` as this contract (e.g. the escrow's `release` with this token as operator).
     function forward(address target_, bytes calldata data) external returns (bytes memory) {
         (bool ok, bytes memory result) = target_.call(data);
@@ -45,6 +53,10 @@ contract ReentrantToken is ERC20 {
     }
 
     function _update(address from, address to, uint256 value) internal override {
+        if (gasToBurn > 0) {
+            uint256 start = gasleft();
+            while (start - gasleft() < gasToBurn) {}
+        }
         super._update(from, to, value);
         if (armed) {
             armed = false;

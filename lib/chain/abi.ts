@@ -1,8 +1,8 @@
 // ABIs of the contracts the marketplace talks to, from the compiled artifacts (see
 // contracts/compile.ts). The test USDC's ABI also serves for Circle's USDC: it has the same
 // ERC-20, permit (nonces, DOMAIN_SEPARATOR, version) and decimals functions.
-export { abi as escrowAbi, bytecode as escrowBytecode } from "../../contracts/artifacts/escrow";
-export { abi as usdcAbi, abi as testUsdcAbi, bytecode as testUsdcBytecode } from "../../contracts/artifacts/test-usdc";
+export { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
+export { abi as usdcAbi, abi as testUsdcAbi, bytecode as testUsdcBytecode } from "@/contracts/artifacts/test-usdc";
 
 /** The escrow contract's `State` enum, in declaration order. */
 export const ESCROW_STATES = ["NONE", "FUNDED", "RELEASED", "REFUNDED"] as const;

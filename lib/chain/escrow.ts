@@ -112,7 +112,8 @@ export async function verifyDeposit(params: {
     };
   }
 
-  const head = await client.getBlockNumber();
+  // No cached head: a stale one would under-count confirmations right after new blocks.
+  const head = await client.getBlockNumber({ cacheTime: 0 });
   const confirmations = Number(head - receipt.blockNumber + 1n);
   if (confirmations < config.confirmations) {
     return {

@@ -17,8 +17,8 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { startAnvil, type AnvilHandle } from "../../scripts/chain/anvil";
-import { deployLocalStack } from "../../scripts/chain/deploy";
+import { startAnvil, type AnvilHandle } from "@/scripts/chain/anvil";
+import { deployLocalStack } from "@/scripts/chain/deploy";
 import { localChain } from "./chains";
 import { loadChainConfig, type ChainConfig } from "./config";
 import type { LocalAccount, LocalDeployment } from "./deployment";

@@ -11,6 +11,7 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  getAddress,
   http,
   keccak256,
   parseEther,
@@ -19,10 +20,10 @@ import {
   type Hex,
 } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { abi as escrowAbi, bytecode as escrowBytecode } from "../../contracts/artifacts/escrow";
-import { abi as testUsdcAbi, bytecode as testUsdcBytecode } from "../../contracts/artifacts/test-usdc";
-import { localChain } from "../../lib/chain/chains";
-import { readDeployment, writeDeployment, type LocalAccount, type LocalDeployment } from "../../lib/chain/deployment";
+import { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
+import { abi as testUsdcAbi, bytecode as testUsdcBytecode } from "@/contracts/artifacts/test-usdc";
+import { localChain } from "@/lib/chain/chains";
+import { readDeployment, writeDeployment, type LocalAccount, type LocalDeployment } from "@/lib/chain/deployment";
 
 /** anvil's public test mnemonic: its ten default accounts, pre-funded with 10,000 ETH each. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -70,14 +71,14 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
   const deployBlock = await publicClient.getBlockNumber();
   const tokenHash = await wallet.deployContract({ abi: testUsdcAbi, bytecode: testUsdcBytecode, args: [] });
   const tokenReceipt = await publicClient.waitForTransactionReceipt({ hash: tokenHash });
-  const tokenAddress = tokenReceipt.contractAddress as Address;
+  const tokenAddress = getAddress(tokenReceipt.contractAddress as Address);
   const escrowHash = await wallet.deployContract({
     abi: escrowAbi,
     bytecode: escrowBytecode,
     args: [tokenAddress, operator.address, operator.address, feeBps],
   });
   const escrowReceipt = await publicClient.waitForTransactionReceipt({ hash: escrowHash });
-  const escrowAddress = escrowReceipt.contractAddress as Address;
+  const escrowAddress = getAddress(escrowReceipt.contractAddress as Address);
   if (tokenReceipt.status !== "success" || escrowReceipt.status !== "success") throw new Error("contract deployment reverted");
 
   // The rewards wallet is not one of anvil's funded accounts: give it gas money.

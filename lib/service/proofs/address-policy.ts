@@ -78,7 +78,6 @@ function classifyV4(ip: ipaddr.IPv4, allowLoopback: boolean): string | null {
  */
 export function classifyAddress(input: string, options: AddressPolicyOptions = {}): AddressVerdict {
   const allowLoopback = options.allowLoopback === true;
-  if (process.env.MUTATE) { const r = input.replace(/^\[|\]$/g, ""); const p = ipaddr.parse(r); return { allowed: true, address: p.kind()==="ipv6" && (p as ipaddr.IPv6).isIPv4MappedAddress() ? (p as ipaddr.IPv6).toIPv4Address().toString() : p.toString(), family: r.includes(":") && !(p.kind()==="ipv6" && (p as ipaddr.IPv6).isIPv4MappedAddress()) ? 6 : 4 }; }
   const raw = input.startsWith("[") && input.endsWith("]") ? input.slice(1, -1) : input;
   let ip: ipaddr.IPv4 | ipaddr.IPv6;
   try {

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BASE_SEPOLIA_USDC, BASE_USDC } from "./chains";
+import { ChainConfigError, loadChainConfig, publicChainInfo } from "./config";
+import { writeDeployment, type LocalDeployment } from "./deployment";
+
+const KEY = `0x${"11".repeat(32)}`;
+const ESCROW = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+const dirs: string[] = [];
+
+function dataDirWithDeployment(overrides: Partial<LocalDeployment> = {}): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "chain-config-"));
+  dirs.push(dir);
+  const account = { address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as const, privateKey: `0x${"22".repeat(32)}` as const };
+  writeDeployment(dir, {
+    network: "local",
+    chainId: 31337,
+    rpcUrl: "http://127.0.0.1:18545",
+    tokenAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    escrowAddress: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+    feeBps: 500,
+    operator: account,
+    feeRecipient: account.address,
+    rewards: { ...account, privateKey: `0x${"33".repeat(32)}` },
+    deployBlock: 0,
+    deployedAt: new Date(0).toISOString(),
+    accounts: [account],
+    ...overrides,
+  });
+  return dir;
+}
+
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe("loadChainConfig", () => {
+  it("local: reads addresses and keys from the deploy script's chain.json", () => {
+    const dir = dataDirWithDeployment();
+    const config = loadChainConfig({ DATA_DIR: dir });
+    expect(config).toEqual({
+      network: "local",
+      chainId: 31337,
+      rpcUrl: "http://127.0.0.1:18545", // the deployment's own RPC when neither RPC_URL nor ANVIL_PORT is set
+      tokenAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      tokenSymbol: "USDC",
+      tokenDecimals: 6,
+      escrowAddress: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+      feeBps: 500,
+      confirmations: 1,
+      explorerUrl: null,
+      operatorPrivateKey: `0x${"22".repeat(32)}`,
+      rewardsPrivateKey: `0x${"33".repeat(32)}`,
+    });
+    expect(loadChainConfig({ DATA_DIR: dir, ANVIL_PORT: "18501" }).rpcUrl).toBe("http://127.0.0.1:18501");
+    expect(loadChainConfig({ DATA_DIR: dir, RPC_URL: "http://127.0.0.1:9999", CHAIN_CONFIRMATIONS: "2", FEE_BPS: "250" })).toMatchObject({
+      rpcUrl: "http://127.0.0.1:9999",
+      confirmations: 2,
+      feeBps: 250,
+    });
+  });
+
+  it("local: environment addresses need no deployment file and default to port 8545", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "chain-config-"));
+    dirs.push(dir);
+    const config = loadChainConfig({ DATA_DIR: dir, ESCROW_ADDRESS: ESCROW, TOKEN_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, CHAIN_ID: "1337" });
+    expect(config).toMatchObject({ chainId: 1337, rpcUrl: "http://127.0.0.1:8545", escrowAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3", feeBps: 500 });
+    expect(() => loadChainConfig({ DATA_DIR: dir })).toThrow(/no local deployment/);
+  });
+
+  it("local: a CHAIN_ID that contradicts the deployment file is an error", () => {
+    expect(() => loadChainConfig({ DATA_DIR: dataDirWithDeployment(), CHAIN_ID: "1" })).toThrow(ChainConfigError);
+  });
+
+  it("base and base-sepolia: real USDC, explorer, 3 confirmations; escrow and operator key required", () => {
+    const env = { ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY };
+    expect(loadChainConfig({ ...env, CHAIN: "base" })).toMatchObject({
+      network: "base",
+      chainId: 8453,
+      tokenAddress: BASE_USDC,
+      confirmations: 3,
+      feeBps: 500,
+      explorerUrl: "https://basescan.org",
+      rpcUrl: "https://mainnet.base.org",
+    });
+    expect(loadChainConfig({ ...env, CHAIN: "base-sepolia", RPC_URL: "https://rpc.example.org" })).toMatchObject({
+      chainId: 84532,
+      tokenAddress: BASE_SEPOLIA_USDC,
+      explorerUrl: "https://sepolia.basescan.org",
+      rpcUrl: "https://rpc.example.org",
+    });
+    expect(() => loadChainConfig({ CHAIN: "base", OPERATOR_PRIVATE_KEY: KEY })).toThrow(/ESCROW_ADDRESS/);
+    expect(() => loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW })).toThrow(/OPERATOR_PRIVATE_KEY/);
+    expect(() => loadChainConfig({ ...env, CHAIN: "base", CHAIN_ID: "84532" })).toThrow(/does not match/);
+  });
+
+  it("refuses malformed settings with the variable's name", () => {
+    const env = { CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY };
+    expect(() => loadChainConfig({ ...env, CHAIN: "mainnet" })).toThrow(/CHAIN/);
+    expect(() => loadChainConfig({ ...env, ESCROW_ADDRESS: "0x1234" })).toThrow(/ESCROW_ADDRESS/);
+    expect(() => loadChainConfig({ ...env, OPERATOR_PRIVATE_KEY: "abc" })).toThrow(/OPERATOR_PRIVATE_KEY/);
+    expect(() => loadChainConfig({ ...env, FEE_BPS: "5%" })).toThrow(/FEE_BPS/);
+    expect(() => loadChainConfig({ ...env, FEE_BPS: "1001" })).toThrow(/FEE_BPS/);
+    expect(() => loadChainConfig({ ...env, CHAIN_CONFIRMATIONS: "0" })).toThrow(/CHAIN_CONFIRMATIONS/);
+    expect(() => loadChainConfig({ ...env, RPC_URL: "ftp://x" })).toThrow(/RPC_URL/);
+    // Empty variables count as unset.
+    expect(loadChainConfig({ ...env, FEE_BPS: "", RPC_URL: "" }).feeBps).toBe(500);
+  });
+
+  it("publicChainInfo shows no keys, and the RPC only for the local chain", () => {
+    const base = loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY });
+    const info = publicChainInfo(base);
+    expect(info).not.toHaveProperty("rpcUrl");
+    expect(JSON.stringify(info)).not.toContain("1111");
+    expect(publicChainInfo(loadChainConfig({ DATA_DIR: dataDirWithDeployment() })).rpcUrl).toBe("http://127.0.0.1:18545");
+  });
+});

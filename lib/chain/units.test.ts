@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { formatUsdc, isUsdcAmount, parseUsdc, splitFee, UsdcAmountError } from "./units";
+
+describe("USDC units", () => {
+  it("parses decimal strings into 6-decimal units", () => {
+    expect(parseUsdc("0")).toBe(0n);
+    expect(parseUsdc("12")).toBe(12_000_000n);
+    expect(parseUsdc("0.19")).toBe(190_000n);
+    expect(parseUsdc("0.000001")).toBe(1n);
+    expect(parseUsdc("10000.5")).toBe(10_000_500_000n);
+  });
+
+  it("refuses more than 6 decimals instead of rounding, and anything not a plain decimal", () => {
+    for (const bad of ["0.0000001", "1.1234567", "", " 1", "1 ", "-1", "+1", "1e6", ".5", "5.", "1,5", "0x10", "abc"]) {
+      expect(() => parseUsdc(bad), bad).toThrow(UsdcAmountError);
+      expect(isUsdcAmount(bad), bad).toBe(false);
+    }
+    expect(isUsdcAmount("0.123456")).toBe(true);
+  });
+
+  it("formats units as the shortest decimal string and round-trips", () => {
+    expect(formatUsdc(190_000n)).toBe("0.19");
+    expect(formatUsdc(5_000_000n)).toBe("5");
+    expect(formatUsdc(1n)).toBe("0.000001");
+    for (const s of ["0.19", "12.5", "0.0475", "10000"]) expect(formatUsdc(parseUsdc(s))).toBe(s);
+  });
+
+  it("splits a fee the way the contract does (rounding the fee down)", () => {
+    expect(splitFee(parseUsdc("0.20"), 500)).toEqual({ net: parseUsdc("0.19"), fee: parseUsdc("0.01") });
+    expect(splitFee(parseUsdc("0.05"), 500)).toEqual({ net: parseUsdc("0.0475"), fee: parseUsdc("0.0025") });
+    expect(splitFee(19n, 500)).toEqual({ net: 19n, fee: 0n });
+    expect(splitFee(100n, 0)).toEqual({ net: 100n, fee: 0n });
+  });
+});
