@@ -74,13 +74,13 @@ export function disallowedHostReason(url: URL, allowLoopback: boolean): string |
   if (isIpLiteralHost(url.hostname)) {
     // The local stack has no DNS of its own; only there may a loopback literal stand in.
     if (allowLoopback && isLoopbackLiteral(url.hostname)) return null;
-    return `${url.hostname} is a raw IP address; deliverables must use a domain name`;
+    return `the URL uses the raw IP address ${url.hostname}; deliverables must use a domain name`;
   }
   const hit = matchDisallowedHost(url);
   if (!hit) return null;
   return hit.rule === "TUNNEL"
-    ? `${url.hostname} is a temporary tunnel (${hit.domain}) that stops working when it is closed; host the deliverable somewhere permanent`
-    : `${url.hostname} is a short-retention paste or file-drop service (${hit.domain}) whose content expires; host the deliverable somewhere permanent`;
+    ? `the host ${url.hostname} is a temporary tunnel (${hit.domain}) that stops working when it is closed; host the deliverable somewhere permanent`
+    : `the host ${url.hostname} is a short-retention paste or file-drop service (${hit.domain}) whose content expires; host the deliverable somewhere permanent`;
 }
 
 function fromFailure(failure: SafeFetchFailure): Pick<ProbeResult, "status" | "reason"> {

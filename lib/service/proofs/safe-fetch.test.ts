@@ -36,6 +36,10 @@ beforeAll(async () => {
       }
       case "/never":
         return; // accepts, never answers
+      case "/stall":
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write("the beginning, and then nothing");
+        return;
       case "/big":
         res.writeHead(200, { "content-type": "text/plain" }).end("a".repeat(1024 * 1024));
         return;
@@ -341,6 +345,50 @@ describe("inconclusive outcomes", () => {
     const result = await safeFetch("http://origin.example/never", options);
     expect(result).toMatchObject({ ok: false, kind: "INCONCLUSIVE", code: "TIMEOUT" });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("times out a body that stalls after the headers", async () => {
+    const { options } = opts({ timeoutMs: 300 });
+    expect(await safeFetch("http://origin.example/stall", options)).toMatchObject({
+      ok: false,
+      kind: "INCONCLUSIVE",
+      code: "TIMEOUT",
+    });
+  });
+
+  it("times out a connection whose TLS handshake never completes", async () => {
+    const silent = await startTrap();
+    try {
+      const { options } = opts({ connectTimeoutMs: 200, dial: guardDial({ port: silent.port }, trap) });
+      const result = await safeFetch("https://origin.example/", options);
+      expect(result).toMatchObject({ ok: false, kind: "INCONCLUSIVE", code: "TIMEOUT" });
+      if (!result.ok) expect(result.reason).toBe("could not connect to origin.example within 0.2 s");
+      expect(silent.hits()).toBe(1);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("stops when the caller cancels", async () => {
+    const controller = new AbortController();
+    const { options } = opts({ signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect(await safeFetch("http://origin.example/never", options)).toMatchObject({
+      ok: false,
+      kind: "INCONCLUSIVE",
+      code: "ABORTED",
+    });
+  });
+
+  it("names the hop when a redirect target cannot be reached", async () => {
+    const { options } = opts();
+    const result = await safeFetch(`http://origin.example/redirect?to=${encodeURIComponent("http://gone.example/")}`, options);
+    expect(result).toMatchObject({
+      ok: false,
+      kind: "INCONCLUSIVE",
+      code: "DNS",
+      reason: "the redirect to http://gone.example/ could not be followed: could not resolve gone.example",
+    });
   });
 
   it("reports DNS failure", async () => {

@@ -457,6 +457,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
 
   const redirects: string[] = [];
   let current = input;
+  // Reasons name the redirect hop, so that a poster can see which link in the chain failed.
   const fail = (kind: SafeFetchFailure["kind"], code: SafeFetchFailureCode, reason: string): SafeFetchFailure => ({
     ok: false,
     kind,
@@ -471,22 +472,20 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
     redirects: [...redirects],
   });
   const failInconclusive = (err: unknown, where: string): SafeFetchFailure => {
-    const reason = signal.aborted ? signal.reason : err;
-    const failure = describeNetworkError(reason, where);
-    return {
-      ok: false,
-      kind: "INCONCLUSIVE",
-      code: failure.code,
-      reason: failure.message,
-      url: current,
-      redirects: [...redirects],
-    };
+    const failure = describeNetworkError(signal.aborted ? signal.reason : err, where);
+    return fail("INCONCLUSIVE", failure.code, failure.message);
   };
 
   try {
     for (;;) {
       const hop = checkUrlShape(current, opts);
       if (!hop.ok) return fail("BLOCKED", hop.code, hop.reason);
+      // A literal address is judged before the caller's rule, so that a private address is
+      // reported as such; a name is judged by the caller's rule before it costs a lookup.
+      if (hop.literal !== null) {
+        const verdict = classifyAddress(hop.literal, opts);
+        if (!verdict.allowed) return fail("BLOCKED", "ADDRESS", verdict.reason);
+      }
       const callerReason = opts.checkUrl?.(hop.url) ?? null;
       if (callerReason) return fail("BLOCKED", "CALLER_POLICY", callerReason);
 
