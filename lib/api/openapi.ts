@@ -43,9 +43,10 @@ function operation(name: string, route: RouteDef) {
     "429": { ...errorResponse, description: "Rate budget exceeded; Retry-After gives the wait in seconds" },
   };
   if (route.auth === "required") responses["401"] = errorResponse;
-  for (const e of route.errors ?? []) {
-    responses[String(e.status)] = { ...errorResponse, description: `${e.code ? `${e.code}: ` : ""}${e.when}` };
-  }
+  // Several rules may answer the same status: list them all under it.
+  const byStatus = new Map<number, string[]>();
+  for (const e of route.errors ?? []) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), `${e.code ? `${e.code}: ` : ""}${e.when}`]);
+  for (const [status, lines] of byStatus) responses[String(status)] = { ...errorResponse, description: lines.join("; ") };
   return {
     operationId: name,
     summary: route.summary,
