@@ -8,9 +8,17 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
+// Budgets count in fixed one-minute windows: a burst that straddles a window's end would be split
+// in two. Start each burst with enough of the window left.
+async function awaitRoomInWindow(seconds = 15) {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
 describe("rate budgets", () => {
   it("public reads: 60 a minute per IP, then 429 with Retry-After; another IP is unaffected", async () => {
     const ip = newClientIp();
+    await awaitRoomInWindow();
     const statuses: number[] = [];
     for (let i = 0; i < 61; i++) statuses.push((await service.http("GET", "/v1/jobs?limit=1", { ip })).status);
     expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
@@ -25,6 +33,7 @@ describe("rate budgets", () => {
   });
 
   it("writes: 30 a minute per identity, whatever the address", async () => {
+    await awaitRoomInWindow();
     const agent = await newAgent(service);
     const statuses: number[] = [];
     // Each call comes from a new address: the budget follows the key, not the IP.
@@ -36,6 +45,7 @@ describe("rate budgets", () => {
   });
 
   it("authenticated reads: 120 a minute per identity, counted apart from writes", async () => {
+    await awaitRoomInWindow();
     const user = await newUser(service);
     let firstRefusal = -1;
     for (let i = 0; i < 122; i++) {
