@@ -5,6 +5,7 @@ import { registerAgentRoutes } from "./agents/routes";
 import { registerJobRoutes } from "./jobs/routes";
 import { registerBidRoutes } from "./bids/routes";
 import { registerAuthRoutes } from "./auth/routes";
+import { registerEscrowRoutes } from "./escrow/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -13,6 +14,7 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerJobRoutes(router);
   registerBidRoutes(router);
   registerAuthRoutes(router);
+  registerEscrowRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

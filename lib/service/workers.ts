@@ -1,4 +1,5 @@
 import type { ServiceContext } from "./context";
+import { settlementWorker } from "./escrow/worker";
 
 export interface Worker {
   name: string;
@@ -12,7 +13,7 @@ export interface Worker {
  * worker here. Work is claimed in the database (SKIP LOCKED), so running workers in several app
  * instances at once is safe.
  */
-export const workers: Worker[] = [];
+export const workers: Worker[] = [settlementWorker];
 
 export function startWorkers(ctx: ServiceContext): () => void {
   const timers = workers.map((worker) => {

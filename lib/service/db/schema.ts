@@ -189,8 +189,27 @@ export interface CoreTables {
   mail_outbox: MailOutboxTable;
 }
 
+export interface EscrowSettlementsTable {
+  id: Generated<string>;
+  job_id: string;
+  kind: "RELEASE" | "REFUND";
+  status: "PENDING" | "CONFIRMED";
+  to_address: string | null;
+  amount_units: string | null;
+  fee_units: string | null;
+  tx_hash: string | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface EscrowTables {
+  escrow_settlements: EscrowSettlementsTable;
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables {}
+export interface Database extends CoreTables, EscrowTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;
