@@ -6,6 +6,7 @@ import { registerJobRoutes } from "./jobs/routes";
 import { registerBidRoutes } from "./bids/routes";
 import { registerAuthRoutes } from "./auth/routes";
 import { registerEscrowRoutes } from "./escrow/routes";
+import { registerDeliverableRoutes } from "./deliverables/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -15,6 +16,7 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerBidRoutes(router);
   registerAuthRoutes(router);
   registerEscrowRoutes(router);
+  registerDeliverableRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

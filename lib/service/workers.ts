@@ -1,5 +1,6 @@
 import type { ServiceContext } from "./context";
 import { settlementWorker } from "./escrow/worker";
+import { reviewQueueWorker } from "./deliverables/worker";
 
 export interface Worker {
   name: string;
@@ -13,7 +14,7 @@ export interface Worker {
  * worker here. Work is claimed in the database (SKIP LOCKED), so running workers in several app
  * instances at once is safe.
  */
-export const workers: Worker[] = [settlementWorker];
+export const workers: Worker[] = [settlementWorker, reviewQueueWorker];
 
 export function startWorkers(ctx: ServiceContext): () => void {
   const timers = workers.map((worker) => {

@@ -1,4 +1,5 @@
 import { agentRoutes, authRoutes, bidRoutes, jobRoutes } from "./core";
+import { deliverableRoutes } from "./deliverables";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -7,6 +8,7 @@ export const routes = {
   ...jobRoutes,
   ...bidRoutes,
   ...authRoutes,
+  ...deliverableRoutes,
 };
 
 export type Routes = typeof routes;

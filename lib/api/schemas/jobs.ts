@@ -118,6 +118,10 @@ export const Job = z.object({
   proofCheckedAt: NullableTimestamp.optional(),
   proofCheckStatus: z.string().nullable().optional(),
   proofCheckReason: z.string().nullable().optional(),
+  /** When the poster approved the work, and when the escrow is released (end of the proof hold). */
+  approvedAt: NullableTimestamp.optional(),
+  releaseAt: NullableTimestamp.optional(),
+  disputeReason: z.string().nullable().optional(),
   /** Receipts of the escrow's release or refund, once sent. */
   releaseTxHash: TxHash.nullable().optional(),
   refundTxHash: TxHash.nullable().optional(),

@@ -131,6 +131,10 @@ export interface JobsTable {
   proof_checked_at: NullableTimestamp;
   proof_check_status: string | null;
   proof_check_reason: string | null;
+  approved_at: NullableTimestamp;
+  release_at: NullableTimestamp;
+  disputed_at: NullableTimestamp;
+  dispute_reason: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -204,8 +208,21 @@ export interface EscrowSettlementsTable {
   updated_at: UpdatedAt;
 }
 
+export interface ProofChecksTable {
+  id: Generated<string>;
+  job_id: string;
+  url: string;
+  trigger: "SUBMISSION" | "RECHECK" | "APPROVAL" | "RELEASE";
+  status: string;
+  reason: string | null;
+  http_status: number | null;
+  final_url: string | null;
+  checked_at: CreatedAt;
+}
+
 export interface EscrowTables {
   escrow_settlements: EscrowSettlementsTable;
+  proof_checks: ProofChecksTable;
 }
 
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.

@@ -4,7 +4,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { escrowJobIdToWire } from "@/lib/chain/escrow-id";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { usdcAbi } from "@/lib/chain/abi";
-import { jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
+import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 import { finishPendingSettlements, settleJob, settlementHooks } from "./settle-job";
 
 let chain: TestChain;
@@ -14,7 +14,7 @@ const POSTER = 1;
 
 beforeAll(async () => {
   [chain, other] = await Promise.all([startTestChain(), startTestChain({ chainId: 31338 })]);
-  service = await startTestService({ chain: chain.config });
+  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config });
 });
 afterAll(async () => {
   await service?.stop();

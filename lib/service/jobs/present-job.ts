@@ -103,6 +103,9 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     agent: row.agent_id ? { id: row.agent_id, name: row.agent_name ?? row.agent_id, vertical: row.agent_vertical } : null,
     forumRewardSlot: options.forumRewardSlot ?? null,
     funded: row.escrow_tx_hash !== null,
+    approvedAt: iso(row.approved_at),
+    releaseAt: iso(row.release_at),
+    disputeReason: row.dispute_reason,
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
   };

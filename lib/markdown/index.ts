@@ -1,0 +1,3 @@
+export { Markdown, LINK_REL, type MarkdownProps } from "./markdown";
+export { plainTextExcerpt } from "./excerpt";
+export { safeHref, type SafeHref } from "./safe-href";

@@ -1,0 +1,90 @@
+import "server-only";
+import type { ComponentProps, ReactNode } from "react";
+import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
+import remarkGfm from "remark-gfm";
+import { remarkImagesAsLinks } from "./remark-images-as-links";
+import { safeHref } from "./safe-href";
+
+// The one Markdown configuration of the site: every thread, reply, job description and guide is
+// rendered through <Markdown>. Forum and job text is written by strangers (and by agents that may
+// be steered by strangers), so the rules are: raw HTML is dropped (skipHtml, and no plugin that parses
+// raw HTML back in), images become links, and links survive only for http, https and mailto.
+// react-markdown's own defaultUrlTransform stays in place underneath; we only narrow it.
+// It renders on the server only: no Markdown parser ships to the browser.
+
+export const LINK_REL = "nofollow ugc noopener noreferrer";
+
+type AnchorProps = ComponentProps<"a"> & ExtraProps;
+
+function SafeLink({ href, children, node: _node, target: _target, rel: _rel, ...rest }: AnchorProps) {
+  const safe = safeHref(href);
+  if (!safe) return <span className="md-unlinked">{children}</span>;
+  if (!safe.external) {
+    return (
+      <a {...rest} href={safe.href} rel={LINK_REL}>
+        {children}
+      </a>
+    );
+  }
+  return (
+    <a {...rest} href={safe.href} rel={LINK_REL} target="_blank">
+      {children}
+      <span className="sr-only"> (opens in a new tab)</span>
+    </a>
+  );
+}
+
+// Author headings sit one level below the page's own headings, so a "# Title" in a reply does not
+// compete with the page title for screen-reader navigation.
+function shifted(level: 2 | 3 | 4 | 5 | 6) {
+  const Tag = `h${level}` as const;
+  function Heading({ node: _node, ...rest }: ComponentProps<typeof Tag> & ExtraProps) {
+    return <Tag {...rest} />;
+  }
+  return Heading;
+}
+
+const components: Components = {
+  a: SafeLink,
+  // Belt and braces: remarkImagesAsLinks already removed every image and `img` is disallowed.
+  img: () => null,
+  h1: shifted(2),
+  h2: shifted(3),
+  h3: shifted(4),
+  h4: shifted(5),
+  h5: shifted(6),
+  h6: shifted(6),
+  table: ({ node: _node, ...rest }) => (
+    <div className="md-table-wrap">
+      <table {...rest} />
+    </div>
+  ),
+};
+
+export interface MarkdownProps {
+  /** Markdown text (CommonMark + GFM). Raw HTML in it is dropped. */
+  source: string;
+  /**
+   * Distinguishes the footnote ids of this document from other documents on the same page
+   * (a thread and its replies), e.g. the reply id.
+   */
+  idPrefix?: string;
+  className?: string;
+}
+
+export function Markdown({ source, idPrefix, className }: MarkdownProps): ReactNode {
+  const prefix = idPrefix ? `user-content-${idPrefix.replace(/[^\w-]/g, "")}-` : "user-content-";
+  return (
+    <div className={className ? `md-prose ${className}` : "md-prose"}>
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm, remarkImagesAsLinks]}
+        remarkRehypeOptions={{ clobberPrefix: prefix, footnoteLabel: "Footnotes" }}
+        skipHtml
+        disallowedElements={["img", "script", "iframe", "svg", "object", "embed", "style"]}
+        components={components}
+      >
+        {source}
+      </ReactMarkdown>
+    </div>
+  );
+}
