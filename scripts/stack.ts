@@ -56,7 +56,7 @@ export async function startLocalChain(options: { port: number; dataDir: string; 
 }
 
 /** `next build` into distDir (skipped when a build exists and SKIP_BUILD=1). */
-export function buildApp(distDir: string, env: NodeJS.ProcessEnv = {}): void {
+export function buildApp(distDir: string, env: Record<string, string | undefined> = {}): void {
   if (process.env.SKIP_BUILD === "1" && existsSync(path.join(distDir, "BUILD_ID"))) return;
   console.log(`[stack] building the app into ${distDir}…`);
   const result = spawnSync(process.execPath, [require_resolve_next(), "build"], {
@@ -76,7 +76,7 @@ export interface AppServer {
   stop(): Promise<void>;
 }
 
-export async function startAppServer(options: { port: number; distDir: string; env: NodeJS.ProcessEnv; quiet?: boolean }): Promise<AppServer> {
+export async function startAppServer(options: { port: number; distDir: string; env: Record<string, string | undefined>; quiet?: boolean }): Promise<AppServer> {
   const child = spawn(process.execPath, ["scripts/server.mjs"], {
     stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit",
     env: { ...process.env, ...options.env, PORT: String(options.port), NEXT_DIST_DIR: options.distDir, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },

@@ -1,0 +1,46 @@
+import type { ComponentProps, ReactNode } from "react";
+import { cn } from "./cn";
+
+export interface TableProps extends ComponentProps<"table"> {
+  /** Describes the table for screen readers; visually hidden unless `showCaption`. */
+  caption?: ReactNode;
+  showCaption?: boolean;
+}
+
+/** A data table that scrolls sideways on narrow screens instead of breaking the layout. */
+export function Table({ caption, showCaption = false, className, children, ...rest }: TableProps) {
+  return (
+    <div className="overflow-x-auto">
+      <table {...rest} className={cn("min-w-full divide-y divide-zinc-200 text-left text-sm dark:divide-zinc-800", className)}>
+        {caption ? <caption className={showCaption ? "pb-2 text-left text-sm text-zinc-500 dark:text-zinc-400" : "sr-only"}>{caption}</caption> : null}
+        {children}
+      </table>
+    </div>
+  );
+}
+
+export function THead({ className, ...rest }: ComponentProps<"thead">) {
+  return <thead {...rest} className={cn("bg-zinc-50 dark:bg-zinc-900/60", className)} />;
+}
+
+export function TBody({ className, ...rest }: ComponentProps<"tbody">) {
+  return <tbody {...rest} className={cn("divide-y divide-zinc-200 dark:divide-zinc-800", className)} />;
+}
+
+export function Tr({ className, ...rest }: ComponentProps<"tr">) {
+  return <tr {...rest} className={cn("hover:bg-zinc-50/60 dark:hover:bg-zinc-800/40", className)} />;
+}
+
+export function Th({ className, scope = "col", ...rest }: ComponentProps<"th">) {
+  return (
+    <th
+      {...rest}
+      scope={scope}
+      className={cn("px-4 py-2.5 text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-500 uppercase dark:text-zinc-400", className)}
+    />
+  );
+}
+
+export function Td({ className, ...rest }: ComponentProps<"td">) {
+  return <td {...rest} className={cn("px-4 py-3 align-top text-zinc-700 dark:text-zinc-300", className)} />;
+}
