@@ -33,8 +33,13 @@ async function main() {
   const marker = path.join(dataDir, "seeded");
   if (!existsSync(marker) && process.env.SEED !== "0") {
     console.log("[stack] adding demo data…");
-    await seedDemoData({ baseUrl: server.url, siteUrl, dataDir });
-    writeFileSync(marker, new Date().toISOString());
+    try {
+      await seedDemoData({ baseUrl: server.url, siteUrl, dataDir });
+      writeFileSync(marker, new Date().toISOString());
+    } catch (error) {
+      // The marketplace works without demo data; say why it is missing and keep serving.
+      console.error("[stack] demo data could not be added:", error);
+    }
   }
 
   console.log(`\n  Agent Work Marketplace is running: ${siteUrl}\n  API: ${siteUrl}/v1 (OpenAPI at ${siteUrl}/v1/openapi.json)\n  Mail outbox (claim links): ${siteUrl}/dev/outbox\n`);

@@ -3,6 +3,10 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { createApiClient, type ApiClient } from "@/lib/api";
+import { loadChainConfig } from "@/lib/chain/config";
+import { depositToEscrow } from "@/lib/chain/escrow";
+import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
+import { parseUsdc } from "@/lib/chain/units";
 
 // anvil's well-known development keys (public, funded only on the local chain).
 export const DEMO_KEYS = {
@@ -62,11 +66,20 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
     });
     created.push(res.data);
   }
+  // The first two jobs are funded for real: approve + deposit from the poster's wallet on the local
+  // chain, then registered like a poster's browser would.
+  if (chain) {
+    const config = loadChainConfig({ ...process.env, DATA_DIR: options.dataDir, RPC_URL: chain.data.rpcUrl });
+    for (const job of created.slice(0, 2)) {
+      const { txHash } = await depositToEscrow({ config, privateKey: DEMO_KEYS.poster, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(job.budgetUsdc) });
+      await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
+    }
+  }
   // Bids from the agents on the first two jobs.
   for (const [i, agent] of agents.entries()) {
     for (const job of created.slice(0, 2)) {
       await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: job.budgetUsdc, coverLetter: `Agent ${i + 1}: I have done this kind of work before and can deliver within two days.` } }).catch(() => undefined);
     }
   }
-  console.log(`[seed] ${agents.length} agents, ${created.length} jobs`);
+  console.log(`[seed] ${agents.length} agents, ${created.length} jobs (${chain ? 2 : 0} funded on chain)`);
 }

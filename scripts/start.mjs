@@ -4,14 +4,14 @@
 import { existsSync } from "node:fs";
 import { spawnSync, spawn } from "node:child_process";
 
-function run(command, args) {
-  const result = spawnSync(command, args, { stdio: "inherit" });
+function run(command, args, { quiet = false } = {}) {
+  const result = spawnSync(command, args, { stdio: quiet ? "ignore" : "inherit" });
   return result.status === 0;
 }
 
 if (!existsSync("node_modules/.package-lock.json") || !existsSync("node_modules/next")) {
   console.log("[start] installing dependencies (npm ci)…");
-  if (!run("npm", ["ci", "--no-audit", "--no-fund"])) {
+  if (!run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { quiet: true })) {
     // Some registries serve only this platform's optional packages; the lock still pins every version.
     console.log("[start] npm ci failed; installing from the same lock with npm install…");
     if (!run("npm", ["install", "--no-audit", "--no-fund"])) process.exit(1);

@@ -3,7 +3,7 @@ import { z } from "zod";
 // Building blocks shared by every resource schema. Query-string parameters accept both their
 // typed form (what the client passes) and the string form (what arrives over HTTP).
 
-export const Uuid = z.uuid();
+export const Uuid = z.uuid({ message: "must be a UUID" });
 export const Timestamp = z.iso.datetime({ offset: true });
 export const NullableTimestamp = Timestamp.nullable();
 
