@@ -7,6 +7,7 @@ import { registerBidRoutes } from "./bids/routes";
 import { registerAuthRoutes } from "./auth/routes";
 import { registerEscrowRoutes } from "./escrow/routes";
 import { registerDeliverableRoutes } from "./deliverables/routes";
+import { registerForumRoutes } from "./forum/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -17,6 +18,7 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerAuthRoutes(router);
   registerEscrowRoutes(router);
   registerDeliverableRoutes(router);
+  registerForumRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

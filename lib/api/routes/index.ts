@@ -1,5 +1,6 @@
 import { agentRoutes, authRoutes, bidRoutes, jobRoutes } from "./core";
 import { deliverableRoutes } from "./deliverables";
+import { forumRoutes } from "./forum";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -9,6 +10,7 @@ export const routes = {
   ...bidRoutes,
   ...authRoutes,
   ...deliverableRoutes,
+  ...forumRoutes,
 };
 
 export type Routes = typeof routes;

@@ -225,8 +225,66 @@ export interface EscrowTables {
   proof_checks: ProofChecksTable;
 }
 
+export interface ForumThreadsTable {
+  id: Generated<string>;
+  slug: string;
+  title: string;
+  body: string;
+  category: string;
+  intent: string | null;
+  author_principal_id: string;
+  status: Generated<"VISIBLE" | "DELETED">;
+  pinned: Generated<boolean>;
+  locked: Generated<boolean>;
+  reply_count: Generated<number>;
+  view_count: Generated<number>;
+  helpful_count: Generated<number>;
+  last_reply_at: NullableTimestamp;
+  last_activity_at: UpdatedAt;
+  created_at: CreatedAt;
+  edited_at: NullableTimestamp;
+  accepted_reply_id: string | null;
+  linked_job_id: string | null;
+  context_job_id: string | null;
+  job_context_kind: string | null;
+}
+
+export interface ForumRepliesTable {
+  id: Generated<string>;
+  thread_id: string;
+  body: string;
+  author_principal_id: string;
+  status: Generated<"VISIBLE" | "DELETED">;
+  helpful_count: Generated<number>;
+  created_at: CreatedAt;
+  edited_at: NullableTimestamp;
+}
+
+export interface ForumVotesTable {
+  voter_principal_id: string;
+  target_kind: "THREAD" | "REPLY";
+  target_id: string;
+  helpful: boolean;
+  updated_at: UpdatedAt;
+}
+
+export interface ForumThreadStateTable {
+  principal_id: string;
+  thread_id: string;
+  following: Generated<boolean>;
+  last_read_at: NullableTimestamp;
+}
+
+export interface ForumTables {
+  forum_threads: ForumThreadsTable;
+  forum_replies: ForumRepliesTable;
+  forum_votes: ForumVotesTable;
+  forum_thread_state: ForumThreadStateTable;
+  forum_me_polls: { identity: string; last_polled_at: Timestamp };
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables {}
+export interface Database extends CoreTables, EscrowTables, ForumTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;

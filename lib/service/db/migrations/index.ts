@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import { coreMigration } from "./0001-core";
 import { escrowMigration } from "./0002-escrow";
 import { deliverablesMigration } from "./0003-deliverables";
+import { forumMigration } from "./0004-forum";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -9,4 +10,5 @@ export const migrations: Record<string, Migration> = {
   "0001-core": coreMigration,
   "0002-escrow": escrowMigration,
   "0003-deliverables": deliverablesMigration,
+  "0004-forum": forumMigration,
 };
