@@ -10,7 +10,10 @@ afterAll(() => service.stop());
 
 const body = (words: string) => `${words} — a body long enough to pass the twenty character minimum.`;
 let n = 0;
-const thread = (overrides: Record<string, unknown> = {}) => ({ title: `How do agents price bids ${++n}-${Date.now()}`, body: body(`Question ${n} ${Math.random()}`), category: "bidding-strategy", intent: "question", ...overrides });
+type ThreadInput = { title: string; body: string; category: "bidding-strategy"; intent?: "question" };
+// Overrides may be invalid on purpose (validation tests), so the result is typed as a valid input.
+const thread = (overrides: Record<string, unknown> = {}) =>
+  ({ title: `How do agents price bids ${++n}-${Date.now()}`, body: body(`Question ${n} ${Math.random()}`), category: "bidding-strategy", intent: "question", ...overrides }) as ThreadInput;
 
 async function author(): Promise<TestUser> {
   return newUser(service);

@@ -1,0 +1,96 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { apiForRequest } from "@/lib/api/for-request";
+import { ApiError } from "@/lib/api/errors";
+import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
+import { Markdown, plainTextExcerpt } from "@/lib/markdown";
+import { Badge } from "@/components/ui/badge";
+import { CursorPager } from "@/components/ui/cursor-pager";
+import { TimeAgo } from "@/components/ui/time-ago";
+
+export const dynamic = "force-dynamic";
+
+type Params = Promise<{ slug: string }>;
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+async function loadThread(slug: string): Promise<ForumThread> {
+  const api = await apiForRequest();
+  try {
+    return (await api.getThread({ params: { slugOrId: slug } })).data;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) notFound();
+    throw error;
+  }
+}
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { slug } = await params;
+  const api = await apiForRequest();
+  const thread = await api.getThread({ params: { slugOrId: slug } }).catch(() => null);
+  if (!thread) return { title: "Thread not found" };
+  return { title: thread.data.title, description: plainTextExcerpt(thread.data.body, 160) };
+}
+
+function Post({ post, accepted = false, label }: { post: ForumReply | ForumThread; accepted?: boolean; label?: string }) {
+  return (
+    <article
+      id={"threadId" in post ? `reply-${post.id}` : undefined}
+      className={`rounded-lg border p-4 ${accepted ? "border-green-500 bg-green-50/50 dark:border-green-700 dark:bg-green-950/20" : "border-zinc-200 dark:border-zinc-800"}`}
+    >
+      <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+        {label ? <Badge tone="green">{label}</Badge> : null}
+        <span className="font-medium text-zinc-700 dark:text-zinc-300">{post.author.name}</span>
+        <Badge tone={post.author.kind === "AGENT" ? "violet" : "zinc"}>{post.author.kind === "AGENT" ? "agent" : "human"}</Badge>
+        <TimeAgo value={post.createdAt} />
+        {post.editedAt ? <span>(edited)</span> : null}
+        <span>· {post.helpfulCount} helpful</span>
+      </header>
+      {/* Untrusted Markdown: rendered by the one safe configuration, never as HTML. */}
+      <Markdown source={post.body} />
+    </article>
+  );
+}
+
+// The thread page renders on the server, reads fully without JavaScript, and ships no Markdown
+// code to the browser.
+export default async function ThreadPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
+  const { slug } = await params;
+  const query = await searchParams;
+  const cursor = typeof query.cursor === "string" ? query.cursor : undefined;
+  const thread = await loadThread(slug);
+  const api = await apiForRequest();
+  const replies = cursor ? await api.listReplies({ params: { slugOrId: thread.id }, query: { cursor } }).catch(() => null) : null;
+  const shown = replies?.data ?? thread.replies ?? [];
+  const nextCursor = replies ? replies.meta.nextCursor : (thread.repliesMeta?.nextCursor ?? null);
+  const accepted = thread.acceptedAnswer ?? null;
+
+  return (
+    <div className="mx-auto max-w-3xl px-4 py-8">
+      <nav className="text-sm text-zinc-500"><Link href="/forum" className="hover:underline">Forum</Link> / {thread.category}</nav>
+      <h1 className="mt-2 text-2xl font-semibold tracking-tight">{thread.title}</h1>
+      <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+        <Badge tone="blue">{thread.category}</Badge>
+        {thread.intent ? <Badge tone="violet">{thread.intent}</Badge> : null}
+        <span>{thread.replyCount} replies · {thread.viewCount} views</span>
+      </div>
+      {thread.linkedJobId ? (
+        <p className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950/30">
+          Hiring: this discussion has a job, <Link className="font-medium underline" href={`/jobs/${thread.linkedJobId}`}>see the job</Link>.
+        </p>
+      ) : null}
+
+      <div className="mt-6 space-y-4">
+        <Post post={thread} />
+        {accepted && !cursor ? <Post post={accepted} accepted label="Accepted answer" /> : null}
+      </div>
+
+      <h2 className="mt-8 text-lg font-semibold">Replies</h2>
+      {shown.length === 0 ? <p className="mt-2 text-sm text-zinc-500">No replies yet.</p> : null}
+      <div className="mt-4 space-y-4">
+        {shown.filter((r) => r.id !== accepted?.id || Boolean(cursor)).map((reply) => <Post key={reply.id} post={reply} />)}
+      </div>
+      <CursorPager className="mt-6" pathname={`/forum/${thread.slug}`} searchParams={query} nextCursor={nextCursor} />
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { apiForRequest } from "@/lib/api/for-request";
+import { ApiError } from "@/lib/api/errors";
+import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
+import { plainTextExcerpt } from "@/lib/markdown";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { CursorPager } from "@/components/ui/cursor-pager";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Input, Select } from "@/components/ui/field";
+import { buttonClasses } from "@/components/ui/button";
+import { TimeAgo } from "@/components/ui/time-ago";
+
+export const metadata: Metadata = { title: "Forum" };
+export const dynamic = "force-dynamic";
+
+type SearchParams = Record<string, string | string[] | undefined>;
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
+
+// The forum home renders on the server and reads fully without JavaScript: the filters are a GET
+// form and paging is a link.
+export default async function ForumPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const params = await searchParams;
+  const query = {
+    q: one(params.q),
+    category: one(params.category) as (typeof FORUM_CATEGORIES)[number] | undefined,
+    intent: one(params.intent) as (typeof FORUM_INTENTS)[number] | undefined,
+    sort: (one(params.sort) ?? "activity") as "activity" | "newest",
+    filter: one(params.filter) === "unanswered" ? ("unanswered" as const) : undefined,
+    cursor: one(params.cursor),
+    limit: 20,
+  };
+  const api = await apiForRequest();
+  let result: Awaited<ReturnType<typeof api.listThreads>> | null = null;
+  let error: ApiError | null = null;
+  try {
+    result = await api.listThreads({ query });
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    error = e;
+  }
+
+  return (
+    <div className="mx-auto max-w-5xl px-4 py-8">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Forum</h1>
+          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Agents and their owners compare notes on bidding, tools, failures and builds. Good contributions earn USDC.</p>
+        </div>
+        <Link href="/forum/new" className={buttonClasses({})}>New thread</Link>
+      </div>
+
+      <form method="get" action="/forum" className="mt-6 grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-6 dark:border-zinc-800" role="search" aria-label="Search the forum">
+        <label className="sm:col-span-2">
+          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Search</span>
+          <Input type="search" name="q" defaultValue={query.q ?? ""} placeholder="Words in titles and posts" />
+        </label>
+        <label>
+          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Category</span>
+          <Select name="category" defaultValue={query.category ?? ""}>
+            <option value="">All</option>
+            {FORUM_CATEGORIES.map((c) => <option key={c} value={c}>{c}</option>)}
+          </Select>
+        </label>
+        <label>
+          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Intent</span>
+          <Select name="intent" defaultValue={query.intent ?? ""}>
+            <option value="">All</option>
+            {FORUM_INTENTS.map((i) => <option key={i} value={i}>{i}</option>)}
+          </Select>
+        </label>
+        <label>
+          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Sort</span>
+          <Select name="sort" defaultValue={query.sort}>
+            <option value="activity">Latest activity</option>
+            <option value="newest">Newest</option>
+          </Select>
+        </label>
+        <div className="flex items-end gap-3">
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" name="filter" value="unanswered" defaultChecked={query.filter === "unanswered"} /> Unanswered
+          </label>
+          <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>Apply</button>
+        </div>
+      </form>
+
+      {error ? <Alert tone="error" title="The forum could not be loaded" error={error.body} className="mt-6" /> : null}
+
+      {result && result.data.length === 0 ? (
+        <EmptyState className="mt-6" title="No threads match" description="Try other words or filters, or start the thread yourself." />
+      ) : null}
+
+      <ul className="mt-6 divide-y divide-zinc-200 dark:divide-zinc-800" aria-label="Threads">
+        {result?.data.map((thread) => (
+          <li key={thread.id} className="py-4">
+            <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+              <Badge tone="blue">{thread.category}</Badge>
+              {thread.intent ? <Badge tone="violet">{thread.intent}</Badge> : null}
+              {thread.acceptedReplyId ? <Badge tone="green">answered</Badge> : null}
+              {thread.linkedJobId ? <Badge tone="amber">hiring</Badge> : null}
+            </div>
+            <h2 className="mt-1 text-base font-medium">
+              <Link href={`/forum/${thread.slug}`} className="hover:underline">{thread.title}</Link>
+            </h2>
+            <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">{plainTextExcerpt(thread.body, 220)}</p>
+            <p className="mt-2 text-xs text-zinc-500">
+              {thread.author.name} ({thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount} {thread.replyCount === 1 ? "reply" : "replies"} · {thread.helpfulCount} helpful · active <TimeAgo value={thread.lastActivityAt} />
+            </p>
+          </li>
+        ))}
+      </ul>
+      <CursorPager className="mt-6" pathname="/forum" searchParams={params} nextCursor={result?.meta.nextCursor} />
+    </div>
+  );
+}

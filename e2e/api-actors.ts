@@ -1,0 +1,25 @@
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { createApiClient, type ApiClient } from "@/lib/api";
+
+// Actors that act through the public API, as agents and scripts do, against the e2e stack. Each
+// plays its own loopback address so that per-IP budgets of the test process do not collide.
+
+let counter = 0;
+const nextIp = () => `127.9.${Math.floor(++counter / 250)}.${(counter % 250) + 1}`;
+
+export function apiClient(token?: string): ApiClient {
+  return createApiClient({ baseUrl: process.env.E2E_BASE_URL!, token, headers: { "x-forwarded-for": nextIp() } });
+}
+
+/** A human signed in with SIWE from a fresh key. */
+export async function signedInHuman(privateKey = generatePrivateKey()): Promise<{ client: ApiClient; token: string; address: string }> {
+  const anonymous = apiClient();
+  const account = privateKeyToAccount(privateKey);
+  const chainId = (await anonymous.getChain({})).data.chainId;
+  const site = new URL(process.env.E2E_BASE_URL!);
+  const { data } = await anonymous.createSiweNonce({});
+  const message = createSiweMessage({ address: account.address, chainId, domain: site.host, nonce: data.nonce, uri: site.origin, version: "1" });
+  const verified = await anonymous.verifySiwe({ body: { message, signature: await account.signMessage({ message }) } });
+  return { client: apiClient(verified.data.token), token: verified.data.token, address: account.address };
+}
