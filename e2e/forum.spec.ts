@@ -100,7 +100,7 @@ test.describe("a reader without JavaScript", () => {
     await author.client.acceptAnswer({ params: { id: thread.id }, body: { replyId: reply.id } });
 
     await page.goto("/forum");
-    await page.getByLabel("Search").fill(word);
+    await page.getByRole("searchbox", { name: "Search" }).fill(word);
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page.getByRole("link", { name: thread.title })).toBeVisible();
     await page.getByRole("link", { name: thread.title }).click();
