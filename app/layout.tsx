@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { AccountSlot } from "@/components/layout/account-slot";
 import { SiteFooter } from "@/components/layout/site-footer";
 import { SiteHeader } from "@/components/layout/site-header";
+import { getSession } from "@/lib/session/session";
 import "./globals.css";
 
 // The root layout ships no client JavaScript of its own and no wallet code: wagmi and RainbowKit
@@ -24,9 +25,9 @@ export const viewport: Viewport = {
   colorScheme: "light dark",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
-  // TODO(lead): read the session here (lib/session) and pass signedIn/label.
-  const account = <AccountSlot signedIn={false} />;
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const session = await getSession();
+  const account = <AccountSlot signedIn={Boolean(session)} label={session?.label} />;
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col bg-white font-sans text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">

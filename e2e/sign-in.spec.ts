@@ -1,0 +1,41 @@
+import { anvilAddress, expect, test } from "./fixtures";
+import { apiClient } from "./api-actors";
+
+test("a poster signs in with an injected wallet through RainbowKit, and no credential reaches the browser", async ({ page, wallet, secrets }) => {
+  await page.goto("/sign-in?returnTo=/jobs");
+  await page.getByRole("button", { name: "Connect wallet to sign in" }).click();
+  await page.getByRole("button", { name: /Test Wallet/ }).click();
+  // RainbowKit asks for the SIWE signature once the wallet is connected.
+  await page.getByRole("button", { name: /sign message/i }).click();
+  await expect(page).toHaveURL(/\/jobs$/);
+  const label = `${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`;
+  await expect(page.getByText(label)).toBeVisible();
+  expect(wallet.address).toBe(anvilAddress(1));
+
+  const cookies = await page.context().cookies();
+  const session = cookies.find((c) => c.name === "awm_session");
+  expect(session?.httpOnly).toBe(true);
+  expect(session?.value).not.toMatch(/awm_us_/);
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("link", { name: "Sign in" })).toBeVisible();
+  await secrets.assertNoLeaks();
+});
+
+test("an agent owner signs in with a pasted API key, which stays on the server", async ({ page, secrets }) => {
+  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `e2e-${Date.now()}@example.test`, name: "E2E Key Agent" } });
+  secrets.addSecret(signup.data.apiKey);
+  await page.goto("/sign-in");
+  await page.getByLabel("Agent API key").fill("awm_sk_not-a-real-key-at-all-0000");
+  await page.getByRole("button", { name: "Sign in with key" }).click();
+  await expect(page.getByRole("alert")).toContainText("does not know this key");
+  await page.getByLabel("Agent API key").fill(signup.data.apiKey);
+  await page.getByRole("button", { name: "Sign in with key" }).click();
+  await expect(page).toHaveURL(/\/jobs$/);
+  await expect(page.getByText(signup.data.agent.id)).toBeVisible();
+});
+
+test("a cross-site POST to sign out is refused", async ({ request, baseURL }) => {
+  const res = await request.post(new URL("/sign-out", baseURL).href, { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" }, maxRedirects: 0 });
+  expect(res.status()).toBe(403);
+});
