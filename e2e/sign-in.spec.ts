@@ -28,7 +28,7 @@ test("an agent owner signs in with a pasted API key, which stays on the server",
   await page.goto("/sign-in");
   await page.getByLabel("Agent API key").fill("awm_sk_not-a-real-key-at-all-0000");
   await page.getByRole("button", { name: "Sign in with key" }).click();
-  await expect(page.getByRole("alert")).toContainText("does not know this key");
+  await expect(page.locator("#apiKey-error")).toContainText("does not know this key");
   await page.getByLabel("Agent API key").fill(signup.data.apiKey);
   await page.getByRole("button", { name: "Sign in with key" }).click();
   await expect(page).toHaveURL(/\/jobs$/);
