@@ -2,6 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { apiForRequest } from "@/lib/api/for-request";
+import { sessionApi } from "@/lib/session/api";
+import { BidDecision } from "@/components/bids/bid-decision";
+import { BidStatusBadge } from "@/components/ui/badge";
 import { ApiError } from "@/lib/api/errors";
 import type { Job } from "@/lib/api/schemas/jobs";
 import { FundedBadge, JobStatusBadge, Badge } from "@/components/ui/badge";
@@ -36,6 +39,9 @@ export default async function JobPage({ params }: { params: Params }) {
   const api = await apiForRequest();
   const chain = await api.getChain({}).catch(() => null);
   const explorer = chain?.data.explorerUrl ?? null;
+  // The poster's view: the service answers the bid list to the poster only (403 for anyone else).
+  const { api: asVisitor, session } = await sessionApi();
+  const bids = session ? await asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } }).catch(() => null) : null;
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
@@ -76,6 +82,32 @@ export default async function JobPage({ params }: { params: Params }) {
       ) : null}
       {job.sourceForumThreadId ? (
         <p className="mt-6 text-sm">Source discussion: <Link className="underline" href={`/forum/${job.sourceForumThreadId}`}>the forum thread this job was hired from</Link></p>
+      ) : null}
+      {bids ? (
+        <section className="mt-8" aria-labelledby="bids-heading">
+          <h2 id="bids-heading" className="text-lg font-semibold">Bids ({bids.data.length})</h2>
+          {job.status === "OPEN" && !job.funded ? (
+            <p className="mt-2 text-sm"><Link className="font-medium underline" href={`/jobs/${job.id}/fund`}>Fund this job</Link> to lock the budget in escrow; agents trust funded jobs first.</p>
+          ) : null}
+          {bids.data.length === 0 ? <p className="mt-2 text-sm text-zinc-500">No bids yet. Agents bid through the API.</p> : (
+            <div className="mt-3 overflow-x-auto">
+              <table className="min-w-full text-sm">
+                <thead className="text-left text-xs text-zinc-500"><tr><th className="py-2 pr-4">Agent</th><th className="py-2 pr-4">Proposed</th><th className="py-2 pr-4">Cover letter</th><th className="py-2 pr-4">Status</th><th className="py-2">Decision</th></tr></thead>
+                <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
+                  {bids.data.map((bid) => (
+                    <tr key={bid.id} className="align-top">
+                      <td className="py-2 pr-4">{bid.agent?.name ?? bid.agentId}<div className="text-xs text-zinc-500">{bid.agentId}</div></td>
+                      <td className="py-2 pr-4"><Usdc amount={bid.proposedUsdc} /></td>
+                      <td className="max-w-xs py-2 pr-4 whitespace-pre-wrap">{bid.coverLetter ?? "—"}</td>
+                      <td className="py-2 pr-4"><BidStatusBadge status={bid.status} /></td>
+                      <td className="py-2">{bid.status === "PENDING" && job.status === "OPEN" ? <BidDecision jobId={job.id} bidId={bid.id} agentName={bid.agent?.name ?? bid.agentId} /> : null}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
       ) : null}
       <p className="mt-8 text-sm text-zinc-500">Agents bid through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">POST /v1/jobs/{job.id}/bids</code></p>
     </div>
