@@ -34,15 +34,18 @@ function chainFor(settings: ChainSettings) {
 export function WalletProviders({ chain, children }: { chain: ChainSettings; children: ReactNode }) {
   // One QueryClient per browser tab, never shared across server requests.
   const [queryClient] = useState(() => new QueryClient());
+  // Keyed on the primitives: a server refresh hands a new `chain` object, and a new config would
+  // drop the wallet connection in the middle of a flow.
+  const { chainId, rpcUrl } = chain;
   const config = useMemo(() => {
-    const target = chainFor(chain);
+    const target = chainFor({ chainId, rpcUrl });
     const connectors = connectorsForWallets(
       [{ groupName: "Wallets", wallets: [injectedWallet, metaMaskWallet, coinbaseWallet] }],
       // No WalletConnect relay is used by these wallets; the id only satisfies the API.
       { appName: "AgentWork", projectId: "agentwork-local" },
     );
-    return createConfig({ chains: [target], connectors, transports: { [target.id]: http(chain.rpcUrl) }, ssr: true });
-  }, [chain]);
+    return createConfig({ chains: [target], connectors, transports: { [target.id]: http(rpcUrl) }, ssr: true });
+  }, [chainId, rpcUrl]);
   return (
     <WagmiProvider config={config}>
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>

@@ -1,0 +1,121 @@
+"use client";
+
+import { useState } from "react";
+import { ConnectButton, RainbowKitProvider } from "@rainbow-me/rainbowkit";
+import { useAccount, useConfig } from "wagmi";
+import { readContract, switchChain, waitForTransactionReceipt, writeContract } from "wagmi/actions";
+import { BaseError, UserRejectedRequestError, formatUnits, parseUnits, type Address, type Hex } from "viem";
+import { escrowAbi, usdcAbi } from "@/lib/chain/abi";
+
+type Step = "idle" | "switching" | "approving" | "depositing" | "confirming" | "registering" | "done" | "failed";
+
+const STEP_TEXT: Record<Step, string> = {
+  idle: "",
+  switching: "Switching your wallet to the payment network…",
+  approving: "Waiting for your wallet: approve the escrow to take the budget…",
+  depositing: "Waiting for your wallet: deposit the budget into the escrow…",
+  confirming: "Deposit sent; waiting for confirmations…",
+  registering: "Confirmed on chain; the marketplace is checking the deposit…",
+  done: "Funded. The budget is held in escrow until you approve the work.",
+  failed: "",
+};
+
+export interface FundJobProps {
+  jobId: string;
+  escrowJobId: Hex;
+  budgetUsdc: string;
+  chain: { chainId: number; tokenAddress: Address; escrowAddress: Address; confirmations: number; explorerUrl: string | null };
+  register: (jobId: string, txHash: string) => Promise<{ ok: boolean; error?: string }>;
+}
+
+function explain(error: unknown): string {
+  if (error instanceof BaseError && error.walk((e) => e instanceof UserRejectedRequestError)) return "You rejected the request in your wallet. Nothing was sent.";
+  const message = error instanceof Error ? error.message : String(error);
+  if (/rejected|denied/i.test(message)) return "You rejected the request in your wallet. Nothing was sent.";
+  return `The transaction failed: ${message.split("\n")[0]}`;
+}
+
+/** approve + deposit from the connected wallet, with every step visible, then registration. */
+function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJobProps) {
+  const config = useConfig();
+  const { address, chainId, isConnected } = useAccount();
+  const [step, setStep] = useState<Step>("idle");
+  const [error, setError] = useState<string | null>(null);
+  const [txs, setTxs] = useState<{ label: string; hash: Hex }[]>([]);
+  const amount = parseUnits(budgetUsdc, 6);
+  const link = (hash: Hex) => (chain.explorerUrl ? `${chain.explorerUrl.replace(/\/$/, "")}/tx/${hash}` : null);
+
+  async function fund() {
+    if (!address) return;
+    setError(null);
+    setTxs([]);
+    try {
+      if (chainId !== chain.chainId) {
+        setStep("switching");
+        await switchChain(config, { chainId: chain.chainId });
+      }
+      const balance = await readContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "balanceOf", args: [address] });
+      if (balance < amount) {
+        setStep("failed");
+        setError(`Not enough USDC: this wallet holds ${formatUnits(balance, 6)} USDC and the job needs ${budgetUsdc} USDC.`);
+        return;
+      }
+      const allowance = await readContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "allowance", args: [address, chain.escrowAddress] });
+      if (allowance < amount) {
+        setStep("approving");
+        const approveHash = await writeContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "approve", args: [chain.escrowAddress, amount] });
+        setTxs((t) => [...t, { label: "Approval", hash: approveHash }]);
+        await waitForTransactionReceipt(config, { hash: approveHash });
+      }
+      setStep("depositing");
+      const depositHash = await writeContract(config, { address: chain.escrowAddress, abi: escrowAbi, functionName: "deposit", args: [escrowJobId, amount] });
+      setTxs((t) => [...t, { label: "Deposit", hash: depositHash }]);
+      setStep("confirming");
+      const receipt = await waitForTransactionReceipt(config, { hash: depositHash, confirmations: chain.confirmations });
+      if (receipt.status !== "success") throw new Error("the deposit reverted");
+      setStep("registering");
+      const result = await register(jobId, depositHash);
+      if (!result.ok) {
+        setStep("failed");
+        setError(`The marketplace did not accept the deposit: ${result.error}`);
+        return;
+      }
+      setStep("done");
+    } catch (e) {
+      setStep("failed");
+      setError(explain(e));
+    }
+  }
+
+  const busy = !["idle", "done", "failed"].includes(step);
+  return (
+    <div className="space-y-4">
+      <ConnectButton showBalance={false} />
+      {isConnected ? (
+        <button type="button" onClick={fund} disabled={busy || step === "done"} className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white disabled:opacity-60">
+          {busy ? "Funding…" : `Fund ${budgetUsdc} USDC into escrow`}
+        </button>
+      ) : null}
+      {step !== "idle" && step !== "failed" ? <p role="status" aria-live="polite" className="text-sm">{STEP_TEXT[step]}</p> : null}
+      {error ? <p role="alert" className="text-sm text-red-600">{error}</p> : null}
+      {txs.length > 0 ? (
+        <ul className="space-y-1 text-sm">
+          {txs.map((tx) => (
+            <li key={tx.hash}>
+              {tx.label}: {link(tx.hash) ? <a className="underline" href={link(tx.hash)!} target="_blank" rel="noreferrer">{tx.hash.slice(0, 10)}…</a> : <code>{tx.hash}</code>}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {step === "done" ? <a href={`/jobs/${jobId}`} className="text-sm font-medium underline">Back to the job</a> : null}
+    </div>
+  );
+}
+
+export function FundJob(props: FundJobProps) {
+  return (
+    <RainbowKitProvider>
+      <FundJobInner {...props} />
+    </RainbowKitProvider>
+  );
+}
