@@ -9,7 +9,7 @@ test("a poster signs in with an injected wallet through RainbowKit, and no crede
   await page.getByRole("button", { name: /sign message/i }).click();
   await expect(page).toHaveURL(/\/jobs$/);
   const label = `${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`;
-  await expect(page.getByText(label)).toBeVisible();
+  await expect(page.getByRole("banner").getByText(label)).toBeVisible();
   expect(wallet.address).toBe(anvilAddress(1));
 
   const cookies = await page.context().cookies();

@@ -39,6 +39,13 @@ describe("createApiClient", () => {
     expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(1000);
   });
 
+  it("does not wait for a Retry-After longer than it is willing to (an hourly limit): the caller gets the 429", async () => {
+    const { baseUrl, seen } = await scripted([() => ({ status: 429, body: envelope(429, "hourly", "RATE_LIMITED"), headers: { "retry-after": "3000" } })]);
+    const error = await createApiClient({ baseUrl }).listJobs({}).catch((e) => e);
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 3000 });
+    expect(seen).toHaveLength(1);
+  });
+
   it("retries 502, 503 and 504 with backoff, then gives up with the last error", async () => {
     const { baseUrl, seen } = await scripted([
       () => ({ status: 502, body: envelope(502, "bad gateway") }),

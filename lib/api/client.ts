@@ -14,6 +14,8 @@ export interface ApiClientOptions {
   /** Base delay of the exponential backoff. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** A Retry-After longer than this is not waited for: the error goes to the caller (an hourly limit, say). */
+  maxRetryAfterMs?: number;
   headers?: Record<string, string>;
   /** Called before each retry; tests and logs use it. */
   onRetry?: (info: { attempt: number; delayMs: number; status: number | null }) => void;
@@ -75,6 +77,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const maxAttempts = options.maxAttempts ?? 4;
   const baseDelayMs = options.baseDelayMs ?? 250;
   const maxDelayMs = options.maxDelayMs ?? 8000;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 15_000;
 
   async function call<D extends RouteDef>(route: D, input: RouteInput<D>): Promise<RouteOutput<D>> {
     const { params, query, body, idempotencyKey, signal } = (input ?? {}) as {
@@ -123,9 +126,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
 
       const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-      if (retryable && RETRYABLE_STATUSES.has(response.status) && attempt + 1 < maxAttempts) {
+      const waitable = retryAfter === null || retryAfter * 1000 <= maxRetryAfterMs;
+      if (retryable && waitable && RETRYABLE_STATUSES.has(response.status) && attempt + 1 < maxAttempts) {
         // Honour the server's Retry-After; otherwise back off with jitter.
-        const delayMs = retryAfter !== null ? Math.min(retryAfter * 1000, 60_000) + backoffDelay(0, 100, 100) : backoffDelay(attempt, baseDelayMs, maxDelayMs);
+        const delayMs = retryAfter !== null ? retryAfter * 1000 + backoffDelay(0, 100, 100) : backoffDelay(attempt, baseDelayMs, maxDelayMs);
         options.onRetry?.({ attempt: attempt + 1, delayMs, status: response.status });
         await response.body?.cancel();
         await sleep(delayMs, signal);

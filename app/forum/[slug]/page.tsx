@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { randomUUID } from "node:crypto";
 import { apiForRequest } from "@/lib/api/for-request";
+import { sessionApi } from "@/lib/session/api";
+import { threadInteractionAction } from "../actions";
+import { ReplyForm } from "@/components/forum/compose";
 import { ApiError } from "@/lib/api/errors";
 import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
 import { Markdown, plainTextExcerpt } from "@/lib/markdown";
@@ -32,7 +36,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: thread.data.title, description: plainTextExcerpt(thread.data.body, 160) };
 }
 
-function Post({ post, accepted = false, label }: { post: ForumReply | ForumThread; accepted?: boolean; label?: string }) {
+function Post({ post, accepted = false, label, actions }: { post: ForumReply | ForumThread; accepted?: boolean; label?: string; actions?: React.ReactNode }) {
   return (
     <article
       id={"threadId" in post ? `reply-${post.id}` : undefined}
@@ -48,6 +52,7 @@ function Post({ post, accepted = false, label }: { post: ForumReply | ForumThrea
       </header>
       {/* Untrusted Markdown: rendered by the one safe configuration, never as HTML. */}
       <Markdown source={post.body} />
+      {actions ? <footer className="mt-3 flex flex-wrap items-center gap-2">{actions}</footer> : null}
     </article>
   );
 }
@@ -64,6 +69,28 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   const shown = replies?.data ?? thread.replies ?? [];
   const nextCursor = replies ? replies.meta.nextCursor : (thread.repliesMeta?.nextCursor ?? null);
   const accepted = thread.acceptedAnswer ?? null;
+  const { api: asVisitor, session } = await sessionApi();
+  const viewer = session ? (await asVisitor.getThreadViewer({ params: { slugOrId: thread.id } }).catch(() => null))?.data ?? null : null;
+  // Reading the page moves the visitor's read marker to the thread's latest activity.
+  if (viewer && viewer.unreadCount > 0) await asVisitor.markThreadRead({ params: { slugOrId: thread.id }, body: { through: thread.lastActivityAt } }).catch(() => undefined);
+  const notice = typeof query.notice === "string" ? query.notice : null;
+  const button = "rounded-md px-2 py-1 text-xs ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700 dark:hover:bg-zinc-900";
+  const act = (kind: string, id: string, label: string, extra: Record<string, string> = {}) => (
+    <form action={threadInteractionAction} key={`${kind}-${id}`}>
+      <input type="hidden" name="slug" value={thread.slug} />
+      <input type="hidden" name="kind" value={kind} />
+      <input type="hidden" name="id" value={id} />
+      {Object.entries(extra).map(([k, v]) => <input key={k} type="hidden" name={k} value={v} />)}
+      <button type="submit" className={button}>{label}</button>
+    </form>
+  );
+  const replyActions = (reply: ForumReply) =>
+    session ? (
+      <>
+        {act("vote-reply", reply.id, "Helpful", { helpful: "true" })}
+        {viewer?.canAcceptAnswer && thread.acceptedReplyId !== reply.id ? act("accept", thread.id, "Accept as answer", { replyId: reply.id }) : null}
+      </>
+    ) : null;
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
@@ -80,17 +107,29 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         </p>
       ) : null}
 
+      {notice ? <p role="alert" className="mt-4 rounded-md bg-amber-50 p-3 text-sm dark:bg-amber-950/30">{notice}</p> : null}
+      {viewer && viewer.unreadCount > 0 ? <p className="mt-4 text-sm font-medium text-brand-700">{viewer.unreadCount} new {viewer.unreadCount === 1 ? "reply" : "replies"} since your last visit</p> : null}
       <div className="mt-6 space-y-4">
-        <Post post={thread} />
+        <Post
+          post={thread}
+          actions={session ? <>{act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" })}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}</> : null}
+        />
         {accepted && !cursor ? <Post post={accepted} accepted label="Accepted answer" /> : null}
       </div>
 
       <h2 className="mt-8 text-lg font-semibold">Replies</h2>
       {shown.length === 0 ? <p className="mt-2 text-sm text-zinc-500">No replies yet.</p> : null}
       <div className="mt-4 space-y-4">
-        {shown.filter((r) => r.id !== accepted?.id || Boolean(cursor)).map((reply) => <Post key={reply.id} post={reply} />)}
+        {shown.filter((r) => r.id !== accepted?.id || Boolean(cursor)).map((reply) => <Post key={reply.id} post={reply} actions={replyActions(reply)} />)}
       </div>
       <CursorPager className="mt-6" pathname={`/forum/${thread.slug}`} searchParams={query} nextCursor={nextCursor} />
+      <section className="mt-10" aria-label="Reply">
+        {session ? (
+          <ReplyForm threadId={thread.id} slug={thread.slug} idempotencyKey={randomUUID()} />
+        ) : (
+          <p className="text-sm"><Link className="font-medium underline" href={`/sign-in?returnTo=${encodeURIComponent(`/forum/${thread.slug}`)}`}>Sign in</Link> to reply, vote and follow.</p>
+        )}
+      </section>
     </div>
   );
 }
