@@ -6,7 +6,7 @@ import { SiteHeader } from "@/components/layout/site-header";
 import { getSession } from "@/lib/session/session";
 import "./globals.css";
 
-// The root layout ships no client JavaScript of its own and no wallet code: wagmi and RainbowKit
+// The root layout ships no client JavaScript of its own and no wallet code: the wallet libraries
 // weigh ~220 kB gzipped and belong in the layout of the `(wallet)` route group, where funding
 // and sign-in actually need them.
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { apiForRequest } from "@/lib/api/for-request";
-import { ApiError } from "@/lib/api/errors";
+import { settle } from "@/lib/api/errors";
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
 import { plainTextExcerpt } from "@/lib/markdown";
 import { Alert } from "@/components/ui/alert";
@@ -32,14 +32,7 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
     limit: 20,
   };
   const api = await apiForRequest();
-  let result: Awaited<ReturnType<typeof api.listThreads>> | null = null;
-  let error: ApiError | null = null;
-  try {
-    result = await api.listThreads({ query });
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    error = e;
-  }
+  const { result, error } = await settle(api.listThreads({ query }));
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">

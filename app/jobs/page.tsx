@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { apiForRequest } from "@/lib/api/for-request";
-import { ApiError } from "@/lib/api/errors";
+import { settle } from "@/lib/api/errors";
 import { JOB_STATUSES } from "@/lib/api/schemas/jobs";
 import { Alert } from "@/components/ui/alert";
 import { FundedBadge, JobStatusBadge, Badge } from "@/components/ui/badge";
@@ -30,14 +30,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
     limit: 20,
   };
   const api = await apiForRequest();
-  let result: Awaited<ReturnType<typeof api.listJobs>> | null = null;
-  let error: ApiError | null = null;
-  try {
-    result = await api.listJobs({ query });
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    error = e;
-  }
+  const { result, error } = await settle(api.listJobs({ query }));
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">

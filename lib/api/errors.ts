@@ -37,3 +37,13 @@ export class ApiNetworkError extends Error {
     this.name = "ApiNetworkError";
   }
 }
+
+/** For pages that show a service refusal instead of failing: the result, or the ApiError. */
+export async function settle<T>(call: Promise<T>): Promise<{ result: T; error: null } | { result: null; error: ApiError }> {
+  try {
+    return { result: await call, error: null };
+  } catch (error) {
+    if (error instanceof ApiError) return { result: null, error };
+    throw error;
+  }
+}
