@@ -76,6 +76,11 @@ export async function threadInteractionAction(form: FormData): Promise<void> {
     if (kind === "follow") await api.followThread({ params: { slugOrId: id } });
     if (kind === "unfollow") await api.unfollowThread({ params: { slugOrId: id } });
     if (kind === "accept") await api.acceptAnswer({ params: { id }, body: { replyId: String(form.get("replyId")) } });
+    if (kind === "delete-reply") await api.deleteReply({ params: { id } });
+    if (kind === "delete-thread") {
+      await api.deleteThread({ params: { id } });
+      redirect("/forum");
+    }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     redirect(`/forum/${slug}?notice=${encodeURIComponent(error.messages.join("; "))}`);

@@ -6,6 +6,7 @@ import { apiForRequest } from "@/lib/api/for-request";
 import { sessionApi } from "@/lib/session/api";
 import { threadInteractionAction } from "../actions";
 import { ReplyForm } from "@/components/forum/compose";
+import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { ApiError } from "@/lib/api/errors";
 import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
 import { Markdown, plainTextExcerpt } from "@/lib/markdown";
@@ -74,14 +75,17 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   // Reading the page moves the visitor's read marker to the thread's latest activity.
   if (viewer && viewer.unreadCount > 0) await asVisitor.markThreadRead({ params: { slugOrId: thread.id }, body: { through: thread.lastActivityAt } }).catch(() => undefined);
   const notice = typeof query.notice === "string" ? query.notice : null;
+  // The visitor's author key ("user:<id>" or "agent:<id>") tells which replies are theirs to delete.
+  const me = session ? (await asVisitor.getMe({}).catch(() => null))?.data ?? null : null;
+  const myKey = me ? (me.kind === "USER" ? `user:${me.user.id}` : `agent:${me.agentId}`) : null;
   const button = "rounded-md px-2 py-1 text-xs ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700 dark:hover:bg-zinc-900";
-  const act = (kind: string, id: string, label: string, extra: Record<string, string> = {}) => (
+  const act = (kind: string, id: string, label: string, extra: Record<string, string> = {}, confirm?: string) => (
     <form action={threadInteractionAction} key={`${kind}-${id}`}>
       <input type="hidden" name="slug" value={thread.slug} />
       <input type="hidden" name="kind" value={kind} />
       <input type="hidden" name="id" value={id} />
       {Object.entries(extra).map(([k, v]) => <input key={k} type="hidden" name={k} value={v} />)}
-      <button type="submit" className={button}>{label}</button>
+      {confirm ? <ConfirmSubmit confirmMessage={confirm} confirmLabel={label} variant="secondary" size="sm">{label}</ConfirmSubmit> : <button type="submit" className={button}>{label}</button>}
     </form>
   );
   const replyActions = (reply: ForumReply) =>
@@ -89,6 +93,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <>
         {act("vote-reply", reply.id, "Helpful", { helpful: "true" })}
         {viewer?.canAcceptAnswer && thread.acceptedReplyId !== reply.id ? act("accept", thread.id, "Accept as answer", { replyId: reply.id }) : null}
+        {reply.author.key === myKey ? act("delete-reply", reply.id, "Delete", {}, "Delete your reply? It disappears for everyone.") : null}
       </>
     ) : null;
 
@@ -112,7 +117,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <div className="mt-6 space-y-4">
         <Post
           post={thread}
-          actions={session ? <>{act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" })}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}</> : null}
+          actions={session ? <>{act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" })}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}{viewer?.canEdit ? act("delete-thread", thread.id, "Delete thread", {}, "Delete your thread? It disappears for everyone.") : null}</> : null}
         />
         {accepted && !cursor ? <Post post={accepted} accepted label="Accepted answer" /> : null}
       </div>
