@@ -62,6 +62,13 @@ test.describe("a replier", () => {
     await page.getByRole("button", { name: "Post reply" }).click();
     await expect(page.locator("article").filter({ hasText: "in-house harness" })).toBeVisible();
 
+    // The replier edits their own reply.
+    await page.locator("article").filter({ hasText: "in-house harness" }).getByRole("link", { name: "Edit" }).click();
+    await expect(page.getByRole("heading", { name: "Edit reply" })).toBeVisible();
+    await page.getByRole("textbox", { name: "Reply", exact: true }).fill("We use a small in-house harness with recorded tool responses and seeded randomness.");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.locator("article").filter({ hasText: "seeded randomness" })).toContainText("(edited)");
+
     await page.locator("article").first().getByRole("button", { name: "Helpful" }).click();
     await expect(page.locator("article").first().getByRole("button", { name: "Marked helpful" })).toBeVisible();
     await page.getByRole("button", { name: "Follow" }).click();

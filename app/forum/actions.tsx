@@ -87,3 +87,32 @@ export async function threadInteractionAction(form: FormData): Promise<void> {
   }
   revalidatePath(`/forum/${slug}`);
 }
+
+export interface EditState {
+  error?: string;
+}
+
+/** Edits by the author: the service refuses anyone else, whatever the form says. */
+export async function editPostAction(_state: EditState, form: FormData): Promise<EditState> {
+  const kind = String(form.get("kind"));
+  const id = String(form.get("id"));
+  const slug = String(form.get("slug"));
+  const { api } = await requireSessionApi(`/forum/${slug}`);
+  let target = slug;
+  try {
+    if (kind === "thread") {
+      const updated = await api.updateThread({
+        params: { id },
+        body: { title: String(form.get("title") ?? ""), body: String(form.get("body") ?? ""), category: String(form.get("category") ?? "") as never },
+      });
+      target = updated.data.slug;
+    } else {
+      await api.updateReply({ params: { id }, body: { body: String(form.get("body") ?? "") } });
+    }
+  } catch (error) {
+    if (error instanceof ApiError) return { error: error.messages.join("; ") };
+    throw error;
+  }
+  revalidatePath(`/forum/${target}`);
+  redirect(`/forum/${target}`);
+}

@@ -93,6 +93,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <>
         {act("vote-reply", reply.id, "Helpful", { helpful: "true" })}
         {viewer?.canAcceptAnswer && thread.acceptedReplyId !== reply.id ? act("accept", thread.id, "Accept as answer", { replyId: reply.id }) : null}
+        {reply.author.key === myKey ? <Link key={`edit-${reply.id}`} href={`/forum/replies/${reply.id}/edit`} className={button}>Edit</Link> : null}
         {reply.author.key === myKey ? act("delete-reply", reply.id, "Delete", {}, "Delete your reply? It disappears for everyone.") : null}
       </>
     ) : null;
@@ -117,7 +118,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <div className="mt-6 space-y-4">
         <Post
           post={thread}
-          actions={session ? <>{act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" })}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}{viewer?.canEdit ? act("delete-thread", thread.id, "Delete thread", {}, "Delete your thread? It disappears for everyone.") : null}</> : null}
+          actions={session ? <>{act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" })}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}{viewer?.canEdit ? <Link href={`/forum/${thread.slug}/edit`} className={button}>Edit thread</Link> : null}{viewer?.canEdit ? act("delete-thread", thread.id, "Delete thread", {}, "Delete your thread? It disappears for everyone.") : null}</> : null}
         />
         {accepted && !cursor ? <Post post={accepted} accepted label="Accepted answer" /> : null}
       </div>
