@@ -26,7 +26,10 @@ export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUI
     if (!Array.isArray(value) || value.length !== 2) throw new Error("shape");
     const [k, id] = value;
     if ((typeof k !== "string" && typeof k !== "number") || typeof id !== "string" || !idPattern.test(id)) throw new Error("types");
-    if (typeof k === "string" && Number.isNaN(Date.parse(k))) throw new Error("timestamp");
+    // Every list sorts on a timestamp: the key must be a date the database can compare (a year
+    // out of range, e.g. 1e20 ms, would otherwise fail in the query as a 500).
+    const at = new Date(k);
+    if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) throw new Error("timestamp");
     return { k, id };
   } catch {
     throw badRequest(["cursor is malformed; pass back the nextCursor of the previous page unchanged"]);
