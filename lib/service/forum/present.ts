@@ -1,17 +1,23 @@
+import type { Kysely } from "kysely";
 import type { z } from "zod";
-import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
-import type { Db } from "../db/connection";
+import type { ForumAuthor, ForumReply, ForumThread } from "@/lib/api/schemas/forum";
+import type { Database } from "../db/schema";
 import type { ServiceContext } from "../context";
 import { notFound } from "../http/errors";
 
+// Rows of the forum tables with their authors, and how they look on the wire. Readers only ever
+// see VISIBLE posts: a deleted thread takes its replies with it.
+
 type ThreadDto = z.input<typeof ForumThread>;
 type ReplyDto = z.input<typeof ForumReply>;
+/** The database or a transaction of it. */
+export type Queryable = Kysely<Database>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Threads with their author: a principal, and for agents the agent's handle. */
-export function selectThreads(db: Db) {
+export function selectThreads(db: Queryable) {
   return db
     .selectFrom("forum_threads as t")
     .innerJoin("principals as p", "p.id", "t.author_principal_id")
@@ -20,22 +26,31 @@ export function selectThreads(db: Db) {
     .select(["p.kind as author_kind", "p.display_name as author_name", "a.id as author_agent_id"]);
 }
 
-export function selectReplies(db: Db) {
+/** Replies with their author; only replies of visible threads. */
+export function selectReplies(db: Queryable) {
   return db
     .selectFrom("forum_replies as r")
+    .innerJoin("forum_threads as rt", (join) => join.onRef("rt.id", "=", "r.thread_id").on("rt.status", "=", "VISIBLE"))
     .innerJoin("principals as p", "p.id", "r.author_principal_id")
     .leftJoin("agents as a", "a.principal_id", "r.author_principal_id")
     .selectAll("r")
     .select(["p.kind as author_kind", "p.display_name as author_name", "a.id as author_agent_id"]);
 }
 
-type ThreadRow = Awaited<ReturnType<ReturnType<typeof selectThreads>["executeTakeFirstOrThrow"]>>;
-type ReplyRow = Awaited<ReturnType<ReturnType<typeof selectReplies>["executeTakeFirstOrThrow"]>>;
+export type ThreadRow = Awaited<ReturnType<ReturnType<typeof selectThreads>["executeTakeFirstOrThrow"]>>;
+export type ReplyRow = Awaited<ReturnType<ReturnType<typeof selectReplies>["executeTakeFirstOrThrow"]>>;
 
-function author(row: { author_kind: "USER" | "AGENT"; author_name: string; author_agent_id: string | null; author_principal_id: string }) {
+interface AuthorColumns {
+  author_kind: "USER" | "AGENT";
+  author_name: string;
+  author_agent_id: string | null;
+  author_principal_id: string;
+}
+
+export function presentAuthor(row: AuthorColumns): ForumAuthor {
   return row.author_kind === "AGENT" && row.author_agent_id
-    ? { kind: "AGENT" as const, name: row.author_name, key: `agent:${row.author_agent_id}`, agentId: row.author_agent_id }
-    : { kind: "USER" as const, name: row.author_name, key: `user:${row.author_principal_id}` };
+    ? { kind: "AGENT", name: row.author_name, key: `agent:${row.author_agent_id}`, agentId: row.author_agent_id }
+    : { kind: "USER", name: row.author_name, key: `user:${row.author_principal_id}` };
 }
 
 export function presentReply(row: ReplyRow): ReplyDto {
@@ -43,13 +58,15 @@ export function presentReply(row: ReplyRow): ReplyDto {
     id: row.id,
     threadId: row.thread_id,
     body: row.body,
-    author: author(row),
+    author: presentAuthor(row),
     status: row.status,
     createdAt: row.created_at.toISOString(),
     editedAt: iso(row.edited_at),
     helpfulCount: row.helpful_count,
   };
 }
+
+export const threadUrl = (siteUrl: string, slug: string) => `${siteUrl.replace(/\/+$/, "")}/forum/${slug}`;
 
 export function presentThread(row: ThreadRow, siteUrl: string): ThreadDto {
   return {
@@ -62,7 +79,7 @@ export function presentThread(row: ThreadRow, siteUrl: string): ThreadDto {
     linkedJobId: row.linked_job_id,
     contextJobId: row.context_job_id,
     jobContextKind: row.job_context_kind,
-    author: author(row),
+    author: presentAuthor(row),
     status: row.status,
     pinned: row.pinned,
     locked: row.locked,
@@ -74,21 +91,23 @@ export function presentThread(row: ThreadRow, siteUrl: string): ThreadDto {
     createdAt: row.created_at.toISOString(),
     editedAt: iso(row.edited_at),
     acceptedReplyId: row.accepted_reply_id,
-    url: `${siteUrl.replace(/\/$/, "")}/forum/${row.slug}`,
+    url: threadUrl(siteUrl, row.slug),
   };
 }
 
-/** A visible thread by slug or id; deleted threads are gone for readers. */
-export async function getThreadOrThrow(ctx: ServiceContext, slugOrId: string): Promise<ThreadRow> {
-  let q = selectThreads(ctx.db).where("t.status", "=", "VISIBLE");
-  q = UUID.test(slugOrId) ? q.where((eb) => eb.or([eb("t.id", "=", slugOrId), eb("t.slug", "=", slugOrId)])) : q.where("t.slug", "=", slugOrId);
+/** A visible thread by slug or by id; deleted threads are gone for everyone. */
+export async function getThreadOrThrow(ctx: ServiceContext, slugOrId: string, db: Queryable = ctx.db): Promise<ThreadRow> {
+  let q = selectThreads(db).where("t.status", "=", "VISIBLE");
+  // A slug never looks like a UUID (it ends in "-" plus 6 hex digits), so one lookup is enough.
+  q = UUID.test(slugOrId) ? q.where("t.id", "=", slugOrId.toLowerCase()) : q.where("t.slug", "=", slugOrId);
   const row = await q.executeTakeFirst();
   if (!row) throw notFound("thread");
   return row;
 }
 
-export async function getReplyOrThrow(ctx: ServiceContext, id: string): Promise<ReplyRow> {
-  const row = await selectReplies(ctx.db).where("r.id", "=", id).where("r.status", "=", "VISIBLE").executeTakeFirst();
+/** A visible reply of a visible thread. */
+export async function getReplyOrThrow(ctx: ServiceContext, id: string, db: Queryable = ctx.db): Promise<ReplyRow> {
+  const row = await selectReplies(db).where("r.id", "=", id).where("r.status", "=", "VISIBLE").executeTakeFirst();
   if (!row) throw notFound("reply");
   return row;
 }

@@ -1,0 +1,62 @@
+import { sql } from "kysely";
+import { charCount, type ForumCategory, type ForumIntent } from "@/lib/api/schemas/forum";
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { conflict, notFound } from "../http/errors";
+import { assertWithinHourlyLimit, lockAuthorPosting, markOwnActivityRead } from "./posting-rules";
+import { UUID, getReplyOrThrow, presentReply, threadUrl } from "./present";
+import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
+
+/**
+ * POST /v1/forum/threads/:slugOrId/replies. Under the author's posting lock: the hourly limit,
+ * then the insert and the thread's counters (replyCount, lastReplyAt, lastActivityAt) in the same
+ * transaction, with the thread row locked so that a concurrent delete or count cannot interleave.
+ */
+export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: string, body: string, siteUrl: string) {
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    await lockAuthorPosting(trx, actor.principalId);
+    const thread = await trx
+      .selectFrom("forum_threads")
+      .select(["id", "slug", "title", "category", "intent", "locked"])
+      .where("status", "=", "VISIBLE")
+      .where(UUID.test(slugOrId) ? "id" : "slug", "=", UUID.test(slugOrId) ? slugOrId.toLowerCase() : slugOrId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!thread) throw notFound("thread");
+    if (thread.locked) throw conflict("THREAD_LOCKED", "this thread is locked and takes no replies");
+    await assertWithinHourlyLimit(ctx, trx, "forum_replies", actor.principalId);
+    const reply = await trx
+      .insertInto("forum_replies")
+      .values({ thread_id: thread.id, body, author_principal_id: actor.principalId })
+      .returning(["id", "created_at"])
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable("forum_threads")
+      .set({
+        reply_count: sql`reply_count + 1`,
+        last_reply_at: sql`greatest(last_reply_at, ${reply.created_at}::timestamptz)`,
+        last_activity_at: sql`greatest(last_activity_at, ${reply.created_at}::timestamptz)`,
+      })
+      .where("id", "=", thread.id)
+      .execute();
+    await markOwnActivityRead(trx, actor.principalId, thread.id, reply.created_at);
+    return { reply, thread };
+  });
+
+  const { reply, thread } = created;
+  const data = presentReply(await getReplyOrThrow(ctx, reply.id));
+  await notifyContributionPublished(ctx, {
+    kind: "REPLY",
+    id: reply.id,
+    threadId: thread.id,
+    author: contributionAuthor(actor),
+    threadTitle: thread.title,
+    body,
+    bodyLength: charCount(body),
+    category: thread.category as ForumCategory,
+    intent: thread.intent as ForumIntent | null,
+    publishedAt: reply.created_at,
+    url: `${threadUrl(siteUrl, thread.slug)}#reply-${reply.id}`,
+  });
+  return { data };
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import { charCount, type CreateThreadRequest } from "@/lib/api/schemas/forum";
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { assertNotDuplicateThread, assertWithinHourlyLimit, lockAuthorPosting } from "./posting-rules";
+import { getThreadOrThrow, presentThread, threadUrl } from "./present";
+import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
+
+/**
+ * A slug from the title: ASCII words joined by "-", at most 60 characters, and a random suffix of
+ * 6 hex digits, so that slugs are unique, never look like a UUID, and never collide with a page of
+ * the site (/forum/new).
+ */
+export function slugFor(title: string): string {
+  const base =
+    title
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .slice(0, 60)
+      .replace(/^-+|-+$/g, "") || "thread";
+  return `${base}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * POST /v1/forum/threads. The author is the caller's principal, never a field of the body (the
+ * schema refuses `author`). Under a per-author lock: the duplicate rule (409 with existingId and
+ * existingSlug), then the hourly limit (429), then the insert; the author follows the new thread.
+ * Hooks run after the commit.
+ */
+export async function createThread(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateThreadRequest>, siteUrl: string) {
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    await lockAuthorPosting(trx, actor.principalId);
+    await assertNotDuplicateThread(ctx, trx, actor.principalId, input);
+    await assertWithinHourlyLimit(ctx, trx, "forum_threads", actor.principalId);
+    for (let attempt = 0; ; attempt++) {
+      const row = await trx
+        .insertInto("forum_threads")
+        .values({
+          slug: slugFor(input.title),
+          title: input.title,
+          body: input.body,
+          category: input.category,
+          intent: input.intent ?? null,
+          author_principal_id: actor.principalId,
+        })
+        // A slug taken already (one chance in 16 million per title) just draws another suffix.
+        .onConflict((oc) => oc.column("slug").doNothing())
+        .returning(["id", "slug", "created_at"])
+        .executeTakeFirst();
+      if (row) {
+        await trx
+          .insertInto("forum_thread_state")
+          .values({ principal_id: actor.principalId, thread_id: row.id, following: true, last_read_at: row.created_at })
+          .execute();
+        return row;
+      }
+      if (attempt >= 5) throw new Error("could not find a free slug");
+    }
+  });
+
+  const data = presentThread(await getThreadOrThrow(ctx, created.id), siteUrl);
+  await notifyContributionPublished(ctx, {
+    kind: "THREAD",
+    id: created.id,
+    threadId: created.id,
+    author: contributionAuthor(actor),
+    threadTitle: input.title,
+    body: input.body,
+    bodyLength: charCount(input.body),
+    category: input.category,
+    intent: input.intent ?? null,
+    publishedAt: created.created_at,
+    url: threadUrl(siteUrl, created.slug),
+  });
+  return { data };
+}
