@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "@/lib/api/schemas/agents";
-import { claimLinkFor, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
+import { newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 
 let service: TestService;
 beforeAll(async () => {
@@ -8,154 +9,219 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
+type Res = Awaited<ReturnType<TestService["http"]>>;
+const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" };
+
+/** The error envelope of DESIGN.md: {statusCode, error, message, code}; returns the messages as a list. */
+function expectError(res: Res, status: number, code: string): string[] {
+  expect(res.status, JSON.stringify(res.json)).toBe(status);
+  expect(res.json).toMatchObject({ statusCode: status, error: ERROR_NAMES[status], code });
+  if (code === "VALIDATION_FAILED") expect(Array.isArray(res.json.message)).toBe(true);
+  const messages: unknown[] = Array.isArray(res.json.message) ? res.json.message : [res.json.message];
+  expect(messages.length).toBeGreaterThan(0);
+  for (const m of messages) expect(typeof m).toBe("string");
+  return messages as string[];
+}
+
 const email = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+const signup = (body: unknown) => service.http("POST", "/v1/agent-signups", { body });
+
+/** The claim token from the link mailed to `to`, read from the development outbox over HTTP. */
+async function claimTokenFromOutbox(to: string): Promise<string> {
+  const outbox = await service.http("GET", "/v1/dev/outbox");
+  expect(outbox.status).toBe(200);
+  const mail = (outbox.json.data as Array<{ to: string; subject: string; text: string }>).find((m) => m.to === to);
+  expect(mail, `a mail to ${to}`).toBeDefined();
+  const match = /(\S+)\/claim\/(\S+)/.exec(mail!.text);
+  expect(match, "a claim link in the mail").not.toBeNull();
+  expect(match![1]).toBe(service.baseUrl);
+  return match![2]!;
+}
+
+/** Two agents with different keys, both claimed by one signed-in human. */
+async function siblings() {
+  const owner = await newUser(service);
+  const emails = [email("sib-a"), email("sib-b")];
+  const a = await newAgent(service, { ownerEmail: emails[0] });
+  const b = await newAgent(service, { ownerEmail: emails[1] });
+  for (const to of emails) {
+    expect((await service.http("POST", `/v1/agent-claims/${await claimTokenFromOutbox(to)}`, { token: owner.token })).status).toBe(200);
+  }
+  return { owner, a, b };
+}
 
 describe("POST /v1/agent-signups", () => {
-  it("returns the key once, nested under data, and stores only its hash", async () => {
-    const res = await service.http("POST", "/v1/agent-signups", { body: { ownerEmail: email("a"), name: "Signup Test" } });
+  it("returns the key once under data.apiKey; PENDING_PROOF with jobs:read and jobs:write; only a SHA-256 hash is stored", async () => {
+    const res = await signup({ ownerEmail: email("a"), name: "Signup Test", vertical: "RESEARCH" });
     expect(res.status).toBe(201);
     const key: string = res.json.data.apiKey;
-    expect(key).toMatch(/^awm_sk_/);
-    expect(res.json.data.agent.status).toBe("PENDING_PROOF");
+    expect(typeof key).toBe("string");
+    expect(key.length).toBeGreaterThanOrEqual(32);
+    const agent = Agent.parse(res.json.data.agent);
+    expect(agent).toMatchObject({ status: "PENDING_PROOF", verifiedAt: null, verificationMethod: null, maxActiveJobs: null, name: "Signup Test", vertical: "RESEARCH" });
     expect(res.json.data.scopes).toEqual(["jobs:read", "jobs:write"]);
-    Agent.parse(res.json.data.agent);
 
+    // The key works, and no later read shows it again.
     const me = await service.http("GET", "/v1/agents/me", { token: key });
     expect(me.status).toBe(200);
+    expect(me.json.data.id).toBe(agent.id);
     expect(JSON.stringify(me.json)).not.toContain(key);
+    const pub = await service.http("GET", `/v1/agents/${agent.id}`);
+    expect(pub.status).toBe(200);
+    expect(JSON.stringify(pub.json)).not.toContain(key);
 
-    const stored = await service.db.selectFrom("api_keys").selectAll().where("agent_id", "=", res.json.data.agent.id).execute();
+    const stored = await service.db.selectFrom("api_keys").selectAll().where("agent_id", "=", agent.id).execute();
     expect(stored).toHaveLength(1);
-    expect(stored[0]!.key_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.stringify(stored)).not.toContain(key.slice(7));
+    expect(stored[0]!.key_hash).toBe(createHash("sha256").update(key).digest("hex"));
+    const secretPart = key.slice(12); // past any readable prefix
+    for (const row of stored) expect(JSON.stringify(row)).not.toContain(secretPart);
   });
 
-  it("refuses unknown fields and a bad email with the validation envelope", async () => {
-    const extra = await service.http("POST", "/v1/agent-signups", { body: { ownerEmail: email("b"), isAdmin: true } });
-    expect(extra.status).toBe(400);
-    expect(extra.json).toMatchObject({ statusCode: 400, error: "Bad Request", code: "VALIDATION_FAILED" });
-    expect(extra.json.message).toContain("property isAdmin should not exist");
-
-    const bad = await service.http("POST", "/v1/agent-signups", { body: { ownerEmail: "not-an-email" } });
-    expect(bad.status).toBe(400);
-    expect(bad.json.message.join(" ")).toMatch(/ownerEmail/);
-
-    const missing = await service.http("POST", "/v1/agent-signups", { body: {} });
-    expect(missing.status).toBe(400);
-    expect(missing.json.message).toContain("ownerEmail should not be empty");
+  it("refuses unknown fields, a missing or bad email with the validation envelope, and stores nothing", async () => {
+    const to = email("b");
+    const extra = await signup({ ownerEmail: to, isAdmin: true });
+    expect(expectError(extra, 400, "VALIDATION_FAILED")).toContain("property isAdmin should not exist");
+    const bad = await signup({ ownerEmail: "not-an-email" });
+    expect(expectError(bad, 400, "VALIDATION_FAILED").join(" ")).toMatch(/ownerEmail/);
+    const missing = await signup({});
+    expect(expectError(missing, 400, "VALIDATION_FAILED")).toContain("ownerEmail should not be empty");
+    const rows = await service.db.selectFrom("agents").select("id").where("owner_email", "=", to).execute();
+    expect(rows).toHaveLength(0);
   });
 
-  it("accepts a known referralCode and refuses an unknown one", async () => {
+  it("links a known referralCode to the referrer and refuses an unknown one", async () => {
     const referrer = await newAgent(service);
     const code = (await referrer.client.getReferralCode({})).data.code;
-    const ok = await service.http("POST", "/v1/agent-signups", { body: { ownerEmail: email("r"), referralCode: code } });
+    const ok = await signup({ ownerEmail: email("r"), referralCode: code });
     expect(ok.status).toBe(201);
     const row = await service.db.selectFrom("agents").select("referred_by_agent_id").where("id", "=", ok.json.data.agent.id).executeTakeFirstOrThrow();
     expect(row.referred_by_agent_id).toBe(referrer.id);
 
-    const unknown = await service.http("POST", "/v1/agent-signups", { body: { ownerEmail: email("r2"), referralCode: "NOSUCHCODE" } });
-    expect(unknown.status).toBe(400);
+    const to = email("r2");
+    const unknown = await signup({ ownerEmail: to, referralCode: "NOSUCHCODE" });
+    expect(expectError(unknown, 400, "VALIDATION_FAILED").join(" ")).toMatch(/referralCode/);
+    expect(await service.db.selectFrom("agents").select("id").where("owner_email", "=", to).execute()).toHaveLength(0);
   });
 });
 
-describe("POST /v1/agents/heartbeat", () => {
-  it("activates a PENDING_PROOF agent with heartbeat_activation", async () => {
+describe("POST /v1/agents/heartbeat and GET /v1/agents/me", () => {
+  it("the first heartbeat moves PENDING_PROOF to ACTIVE with verifiedAt and heartbeat_activation", async () => {
     const agent = await newAgent(service, { active: false });
-    const before = await agent.client.getMyAgent({});
-    expect(before.data).toMatchObject({ status: "PENDING_PROOF", verifiedAt: null, verificationMethod: null });
+    const before = await service.http("GET", "/v1/agents/me", { token: agent.apiKey });
+    expect(before.status).toBe(200);
+    expect(before.json.data).toMatchObject({ id: agent.id, status: "PENDING_PROOF", verifiedAt: null, verificationMethod: null });
     const res = await service.http("POST", "/v1/agents/heartbeat", { token: agent.apiKey });
     expect(res.status).toBe(200);
-    expect(res.json.data.status).toBe("ACTIVE");
-    expect(res.json.data.verificationMethod).toBe("heartbeat_activation");
-    expect(Date.parse(res.json.data.verifiedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(res.json.data).toMatchObject({ id: agent.id, status: "ACTIVE", verificationMethod: "heartbeat_activation" });
+    expect(Math.abs(Date.parse(res.json.data.verifiedAt) - Date.now())).toBeLessThan(60_000);
+    const after = await service.http("GET", "/v1/agents/me", { token: agent.apiKey });
+    expect(after.json.data).toMatchObject({ status: "ACTIVE", verificationMethod: "heartbeat_activation", verifiedAt: res.json.data.verifiedAt });
+    Agent.parse(after.json.data);
   });
 
-  it("needs an agent key", async () => {
-    expect((await service.http("POST", "/v1/agents/heartbeat")).status).toBe(401);
+  it("need an agent key: none is 401, a human session is 403", async () => {
+    expectError(await service.http("POST", "/v1/agents/heartbeat"), 401, "UNAUTHENTICATED");
+    expectError(await service.http("GET", "/v1/agents/me"), 401, "UNAUTHENTICATED");
     const user = await newUser(service);
-    expect((await service.http("POST", "/v1/agents/heartbeat", { token: user.token })).status).toBe(403);
+    expectError(await service.http("POST", "/v1/agents/heartbeat", { token: user.token }), 403, "FORBIDDEN");
+    expectError(await service.http("GET", "/v1/agents/me", { token: user.token }), 403, "FORBIDDEN");
   });
 });
 
 describe("PATCH /v1/agents/:id (maxActiveJobs)", () => {
-  it("takes an integer ≥ 0 or null", async () => {
+  it("takes 0, 3 and null; refuses -1, 1.5 and \"2\" and keeps the last good value", async () => {
     const agent = await newAgent(service);
     for (const value of [0, 3, null]) {
       const res = await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: value } });
       expect(res.status).toBe(200);
       expect(res.json.data.maxActiveJobs).toBe(value);
+      expect((await agent.client.getMyAgent({})).data.maxActiveJobs).toBe(value);
     }
     for (const value of [-1, 1.5, "2"]) {
       const res = await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: value } });
-      expect(res.status).toBe(400);
-      expect(res.json.code).toBe("VALIDATION_FAILED");
+      expect(expectError(res, 400, "VALIDATION_FAILED").join(" ")).toMatch(/maxActiveJobs/);
     }
+    expect((await agent.client.getMyAgent({})).data.maxActiveJobs).toBeNull();
+    const extra = await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: 1, status: "ACTIVE" } });
+    expect(expectError(extra, 400, "VALIDATION_FAILED")).toContain("property status should not exist");
   });
 
-  it("is refused to another agent, even one of the same owner, and allowed to the owner", async () => {
-    const owner = await newUser(service);
-    const ownerEmail = email("owner");
-    const a = await newAgent(service, { ownerEmail });
-    const b = await newAgent(service, { ownerEmail });
-    for (const agent of [a, b]) {
-      const token = await claimLinkFor(service, ownerEmail).catch(() => null);
-      expect(token).not.toBeNull();
-      void agent;
-    }
-    // Claim both from their own mails.
-    const mails = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", ownerEmail).execute();
-    for (const mail of mails) {
-      const token = /\/claim\/(\S+)/.exec(mail.text)![1]!;
-      expect((await service.http("POST", `/v1/agent-claims/${token}`, { token: owner.token })).status).toBe(200);
-    }
-    const sibling = await service.http("PATCH", `/v1/agents/${a.id}`, { token: b.apiKey, body: { maxActiveJobs: 1 } });
-    expect(sibling.status).toBe(403);
+  it("is refused to another agent, even one of the same owner (403), and allowed to the owner's session", async () => {
+    const { owner, a, b } = await siblings();
+    expectError(await service.http("PATCH", `/v1/agents/${a.id}`, { token: b.apiKey, body: { maxActiveJobs: 1 } }), 403, "FORBIDDEN");
+    const stranger = await newAgent(service);
+    expectError(await service.http("PATCH", `/v1/agents/${a.id}`, { token: stranger.apiKey, body: { maxActiveJobs: 1 } }), 403, "FORBIDDEN");
+    const otherHuman = await newUser(service);
+    expectError(await service.http("PATCH", `/v1/agents/${a.id}`, { token: otherHuman.token, body: { maxActiveJobs: 1 } }), 403, "FORBIDDEN");
+    expect((await a.client.getMyAgent({})).data.maxActiveJobs).toBeNull();
+
     const byOwner = await service.http("PATCH", `/v1/agents/${a.id}`, { token: owner.token, body: { maxActiveJobs: 1 } });
     expect(byOwner.status).toBe(200);
     expect(byOwner.json.data.maxActiveJobs).toBe(1);
+    expect((await a.client.getMyAgent({})).data.maxActiveJobs).toBe(1);
+  });
+
+  it("401 without a credential, 404 for an unknown agent", async () => {
+    const agent = await newAgent(service);
+    expectError(await service.http("PATCH", `/v1/agents/${agent.id}`, { body: { maxActiveJobs: 1 } }), 401, "UNAUTHENTICATED");
+    expectError(await service.http("PATCH", "/v1/agents/no-such-agent-000", { token: agent.apiKey, body: { maxActiveJobs: 1 } }), 404, "NOT_FOUND");
   });
 });
 
 describe("owner claim", () => {
-  it("makes the signed-in human the owner and adds forum:write and wallet:withdraw, once", async () => {
-    const ownerEmail = email("claim");
-    const agent = await newAgent(service, { ownerEmail });
-    const token = await claimLinkFor(service, ownerEmail);
+  it("the development outbox answers loopback clients and refuses a remote one", async () => {
+    const to = email("outbox");
+    await newAgent(service, { ownerEmail: to, name: "Outbox Agent" });
+    const local = await service.http("GET", "/v1/dev/outbox", { ip: "127.0.0.1" });
+    expect(local.status).toBe(200);
+    const mail = local.json.data.find((m: { to: string }) => m.to === to);
+    expect(mail).toMatchObject({ to, subject: expect.stringContaining("Outbox Agent") });
+    expect(Date.parse(mail.createdAt)).not.toBeNaN();
+    const remote = await service.http("GET", "/v1/dev/outbox", { ip: "203.0.113.7" });
+    expectError(remote, 403, "FORBIDDEN");
+    expect(JSON.stringify(remote.json)).not.toContain("/claim/");
+  });
+
+  it("a signed-in human claims from the mailed link: the key gains forum:write and wallet:withdraw; the link works once", async () => {
+    const to = email("claim");
+    const agent = await newAgent(service, { ownerEmail: to });
+    const token = await claimTokenFromOutbox(to);
     const user = await newUser(service);
 
-    const byAgent = await service.http("POST", `/v1/agent-claims/${token}`, { token: agent.apiKey });
-    expect(byAgent.status).toBe(403);
+    // Before the claim: the key lacks forum:write (a forum write is refused on scope before validation).
+    expectError(await service.http("POST", "/v1/forum/threads", { token: agent.apiKey, body: {} }), 403, "MISSING_SCOPE");
+
+    expectError(await service.http("POST", `/v1/agent-claims/${token}`, { token: agent.apiKey }), 403, "FORBIDDEN");
+    expectError(await service.http("POST", `/v1/agent-claims/${token}`), 401, "UNAUTHENTICATED");
 
     const res = await service.http("POST", `/v1/agent-claims/${token}`, { token: user.token });
     expect(res.status).toBe(200);
-    expect(res.json.data.claimed).toBe(true);
-    const me = await agent.client.getMyAgent({});
-    expect(me.data.scopes).toEqual(expect.arrayContaining(["jobs:read", "jobs:write", "forum:write", "wallet:withdraw"]));
-    const owned = await user.client.listMyAgents({});
-    expect(owned.data.map((a) => a.id)).toContain(agent.id);
+    expect(res.json.data).toMatchObject({ id: agent.id, claimed: true });
 
-    const again = await service.http("POST", `/v1/agent-claims/${token}`, { token: user.token });
-    expect(again.status).toBe(409);
-    const unknown = await service.http("POST", `/v1/agent-claims/awm_cl_${"x".repeat(43)}`, { token: user.token });
-    expect(unknown.status).toBe(404);
-  });
+    const me = await service.http("GET", "/v1/me", { token: agent.apiKey });
+    expect([...me.json.data.scopes].sort()).toEqual(["forum:write", "jobs:read", "jobs:write", "wallet:withdraw"]);
+    expect((await agent.client.getMyAgent({})).data.scopes).toEqual(expect.arrayContaining(["forum:write", "wallet:withdraw"]));
+    // Now the scope gate lets it through to validation.
+    expectError(await service.http("POST", "/v1/forum/threads", { token: agent.apiKey, body: {} }), 400, "VALIDATION_FAILED");
+    expect((await user.client.listMyAgents({})).data.map((a) => a.id)).toContain(agent.id);
 
-  it("the development outbox answers loopback clients only", async () => {
-    const local = await service.http("GET", "/v1/dev/outbox");
-    expect(local.status).toBe(200);
-    expect(Array.isArray(local.json.data)).toBe(true);
-    const remote = await service.http("GET", "/v1/dev/outbox", { ip: "203.0.113.7" });
-    expect(remote.status).toBe(403);
+    expectError(await service.http("POST", `/v1/agent-claims/${token}`, { token: user.token }), 409, "CLAIM_USED");
+    const other = await newUser(service);
+    expectError(await service.http("POST", `/v1/agent-claims/${token}`, { token: other.token }), 409, "CLAIM_USED");
+    expect((await other.client.listMyAgents({})).data).toHaveLength(0);
+    expectError(await service.http("POST", `/v1/agent-claims/awm_cl_${"x".repeat(43)}`, { token: user.token }), 404, "NOT_FOUND");
   });
 });
 
 describe("GET /v1/referrals/my-code", () => {
-  it("gives the agent's code and a share link", async () => {
+  it("gives the agent's code and a share link; 401 without a credential", async () => {
     const agent = await newAgent(service);
     const res = await service.http("GET", "/v1/referrals/my-code", { token: agent.apiKey });
     expect(res.status).toBe(200);
-    expect(res.json.data.code).toMatch(/^[A-Z2-9]{8}$/);
+    expect(res.json.data.code).toMatch(/^[A-Z0-9]{6,}$/);
+    expect(res.json.data.shareUrl).toMatch(/^https?:\/\//);
     expect(res.json.data.shareUrl).toContain(res.json.data.code);
-    expect((await service.http("GET", "/v1/referrals/my-code")).status).toBe(401);
+    expect((await service.http("GET", "/v1/referrals/my-code", { token: agent.apiKey })).json.data.code).toBe(res.json.data.code);
+    expectError(await service.http("GET", "/v1/referrals/my-code"), 401, "UNAUTHENTICATED");
   });
 });

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimLinkFor, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
+import { AgentBidRow, Bid } from "@/lib/api/schemas/bids";
+import { claimLinkFor, jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService } from "../testing/harness";
 
 let service: TestService;
 beforeAll(async () => {
@@ -7,215 +9,357 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
+type Res = Awaited<ReturnType<TestService["http"]>>;
+const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" };
+
+function expectError(res: Res, status: number, code: string): string[] {
+  expect(res.status, JSON.stringify(res.json)).toBe(status);
+  expect(res.json).toMatchObject({ statusCode: status, error: ERROR_NAMES[status], code });
+  if (code === "VALIDATION_FAILED") expect(Array.isArray(res.json.message)).toBe(true);
+  const messages: unknown[] = Array.isArray(res.json.message) ? res.json.message : [res.json.message];
+  expect(messages.length).toBeGreaterThan(0);
+  for (const m of messages) expect(typeof m).toBe("string");
+  return messages as string[];
+}
+
 async function openJob(budget = "40") {
   const poster = await newUser(service);
   const job = (await poster.client.createJob({ body: jobInput({ budget }) })).data;
   return { poster, job };
 }
 
-const bidPath = (jobId: string) => `/v1/jobs/${jobId}/bids`;
+const bid = (jobId: string, agent: TestAgent, body: Record<string, unknown> = {}) =>
+  service.http("POST", `/v1/jobs/${jobId}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40", ...body } });
+const bidRows = (jobId: string) => service.db.selectFrom("bids").selectAll().where("job_id", "=", jobId).execute();
+const jobDetail = async (jobId: string, token: string) => (await service.http("GET", `/v1/jobs/${jobId}`, { token })).json.data;
 
-describe("POST /v1/jobs/:id/bids validation", () => {
-  it("rejects proposerUsdc and etaHours as properties that should not exist", async () => {
+describe("POST /v1/jobs/:id/bids: the request", () => {
+  it("proposerUsdc and etaHours are refused: \"property … should not exist\"", async () => {
     const { job } = await openJob();
     const agent = await newAgent(service);
-    const res = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40", proposerUsdc: "40", etaHours: 4 } });
-    expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ statusCode: 400, error: "Bad Request" });
-    expect(res.json.message).toEqual(expect.arrayContaining(["property proposerUsdc should not exist", "property etaHours should not exist"]));
-  });
-
-  it("requires agentId and a decimal-string proposedUsdc", async () => {
-    const { job } = await openJob();
-    const agent = await newAgent(service);
-    const noAgent = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { proposedUsdc: "40" } });
-    expect(noAgent.status).toBe(400);
-    expect(noAgent.json.message).toContain("agentId should not be empty");
-    for (const proposedUsdc of [40, "12.1234567", "abc", "-1"]) {
-      const res = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc } });
-      expect(res.status, String(proposedUsdc)).toBe(400);
+    for (const field of ["proposerUsdc", "etaHours"]) {
+      const res = await bid(job.id, agent, { [field]: field === "etaHours" ? 4 : "40" });
+      expect(expectError(res, 400, "VALIDATION_FAILED")).toContain(`property ${field} should not exist`);
     }
-    const rows = await service.db.selectFrom("bids").selectAll().where("job_id", "=", job.id).execute();
-    expect(rows).toHaveLength(0);
+    const both = await bid(job.id, agent, { proposerUsdc: "40", etaHours: 4 });
+    expect(expectError(both, 400, "VALIDATION_FAILED")).toEqual(expect.arrayContaining(["property proposerUsdc should not exist", "property etaHours should not exist"]));
+    expect(await bidRows(job.id)).toHaveLength(0);
   });
 
-  it("refuses someone else's agentId (identity comes from the key)", async () => {
+  it("agentId is required and proposedUsdc must be a decimal string", async () => {
+    const { job } = await openJob();
+    const agent = await newAgent(service);
+    const noAgent = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { proposedUsdc: "40" } });
+    expect(expectError(noAgent, 400, "VALIDATION_FAILED")).toContain("agentId should not be empty");
+    const noAmount = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id } });
+    expect(expectError(noAmount, 400, "VALIDATION_FAILED")).toContain("proposedUsdc should not be empty");
+    for (const proposedUsdc of [12, "12.1234567", "abc", "-1", "1e3", ""]) {
+      const res = await bid(job.id, agent, { proposedUsdc });
+      expect(expectError(res, 400, "VALIDATION_FAILED").join(" "), JSON.stringify(proposedUsdc)).toMatch(/proposedUsdc/);
+    }
+    expect(await bidRows(job.id)).toHaveLength(0);
+    // Six decimals are fine, and the coverLetter is kept.
+    const ok = await bid(job.id, agent, { proposedUsdc: "12.123456", coverLetter: "hello" });
+    expect(ok.status).toBe(201);
+    expect(ok.json.data).toMatchObject({ proposedUsdc: "12.123456", coverLetter: "hello" });
+  });
+
+  it("agentId of someone else's agent is 403 and places nothing", async () => {
     const { job } = await openJob();
     const me = await newAgent(service);
     const other = await newAgent(service);
-    const res = await service.http("POST", bidPath(job.id), { token: me.apiKey, body: { agentId: other.id, proposedUsdc: "40" } });
-    expect(res.status).toBe(403);
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: me.apiKey, body: { agentId: other.id, proposedUsdc: "40" } }), 403, "FORBIDDEN");
+    const human = await newUser(service);
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: human.token, body: { agentId: other.id, proposedUsdc: "40" } }), 403, "FORBIDDEN");
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids`, { body: { agentId: other.id, proposedUsdc: "40" } }), 401, "UNAUTHENTICATED");
+    expect(await bidRows(job.id)).toHaveLength(0);
+  });
+
+  it("a bid on an unknown job is 404; a malformed job id is 400", async () => {
+    const agent = await newAgent(service);
+    expectError(await bid("4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11", agent), 404, "NOT_FOUND");
+    expectError(await bid("not-a-job", agent), 400, "VALIDATION_FAILED");
   });
 });
 
-describe("bid rules", () => {
-  it("one bid per agent per job, also after WITHDRAWN, REJECTED or EXPIRED", async () => {
-    const { poster, job } = await openJob();
+describe("POST /v1/jobs/:id/bids: the rules", () => {
+  it("the first bid is PENDING; a second by the same agent is 409 BID_ALREADY_PLACED", async () => {
+    const { job } = await openJob();
     const agent = await newAgent(service);
-    const first = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40", coverLetter: "hello" } });
+    const first = await bid(job.id, agent, { coverLetter: "hello" });
     expect(first.status).toBe(201);
+    Bid.parse(first.json.data);
     expect(first.json.data).toMatchObject({ status: "PENDING", agentId: agent.id, jobId: job.id, proposedUsdc: "40", coverLetter: "hello" });
-    const second = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "35" } });
-    expect(second.status).toBe(409);
-    expect(second.json.code).toBe("BID_ALREADY_PLACED");
+    expectError(await bid(job.id, agent, { proposedUsdc: "35" }), 409, "BID_ALREADY_PLACED");
+    const rows = await bidRows(job.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.proposed_usdc).toMatch(/^40(\.0+)?$/);
+  });
 
+  it("stays refused after the first bid was WITHDRAWN, REJECTED or EXPIRED (cancelled job)", async () => {
     // WITHDRAWN
-    await agent.client.withdrawBid({ params: { id: agent.id, bidId: first.json.data.id } });
-    const afterWithdraw = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "30" } });
-    expect(afterWithdraw.json.code).toBe("BID_ALREADY_PLACED");
+    const w = await openJob();
+    const withdrawer = await newAgent(service);
+    const wBid = (await bid(w.job.id, withdrawer)).json.data;
+    expect((await service.http("POST", `/v1/agents/${withdrawer.id}/bids/${wBid.id}/withdraw`, { token: withdrawer.apiKey })).json.data.status).toBe("WITHDRAWN");
+    expectError(await bid(w.job.id, withdrawer, { proposedUsdc: "30" }), 409, "BID_ALREADY_PLACED");
 
     // REJECTED
-    const other = await newAgent(service);
-    const otherBid = (await other.client.placeBid({ params: { id: job.id }, body: { agentId: other.id, proposedUsdc: "40" } })).data;
-    await poster.client.rejectBid({ params: { jobId: job.id, bidId: otherBid.id } });
-    const afterReject = await service.http("POST", bidPath(job.id), { token: other.apiKey, body: { agentId: other.id, proposedUsdc: "40" } });
-    expect(afterReject.status).toBe(409);
-    expect(afterReject.json.code).toBe("BID_ALREADY_PLACED");
+    const r = await openJob();
+    const rejected = await newAgent(service);
+    const rBid = (await bid(r.job.id, rejected)).json.data;
+    expect((await service.http("POST", `/v1/jobs/${r.job.id}/bids/${rBid.id}/reject`, { token: r.poster.token })).json.data.status).toBe("REJECTED");
+    expectError(await bid(r.job.id, rejected), 409, "BID_ALREADY_PLACED");
 
-    // EXPIRED (the job was cancelled)
-    const second2 = await openJob();
-    const third = await newAgent(service);
-    await third.client.placeBid({ params: { id: second2.job.id }, body: { agentId: third.id, proposedUsdc: "40" } });
-    await second2.poster.client.cancelJob({ params: { id: second2.job.id } });
-    const afterExpire = await service.http("POST", bidPath(second2.job.id), { token: third.apiKey, body: { agentId: third.id, proposedUsdc: "40" } });
-    expect(afterExpire.json.code).toBe("BID_ALREADY_PLACED");
-    const rows = await service.db.selectFrom("bids").selectAll().where("job_id", "=", job.id).where("agent_id", "=", agent.id).execute();
-    expect(rows).toHaveLength(1);
+    // EXPIRED: the job was cancelled (the repeat says BID_ALREADY_PLACED, the more specific answer)
+    const e = await openJob();
+    const expired = await newAgent(service);
+    const eBid = (await bid(e.job.id, expired)).json.data;
+    await e.poster.client.cancelJob({ params: { id: e.job.id } });
+    expect((await expired.client.listAgentBids({ params: { id: expired.id } })).data.find((b) => b.id === eBid.id)?.status).toBe("EXPIRED");
+    expectError(await bid(e.job.id, expired), 409, "BID_ALREADY_PLACED");
+
+    for (const { job } of [w, r, e]) expect(await bidRows(job.id)).toHaveLength(1);
   });
 
-  it("is refused on CANCELLED and COMPLETED jobs and before heartbeat activation", async () => {
+  it("a CANCELLED or COMPLETED job takes no bid (409)", async () => {
+    const agent = await newAgent(service);
     const cancelled = await openJob();
     await cancelled.poster.client.cancelJob({ params: { id: cancelled.job.id } });
-    const agent = await newAgent(service);
-    const onCancelled = await service.http("POST", bidPath(cancelled.job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
-    expect(onCancelled.status).toBe(409);
-    expect(onCancelled.json.code).toBe("JOB_NOT_OPEN");
+    expectError(await bid(cancelled.job.id, agent), 409, "JOB_NOT_OPEN");
 
     const completed = await openJob();
-    await service.db.updateTable("jobs").set({ status: "COMPLETED" }).where("id", "=", completed.job.id).execute();
-    const onCompleted = await service.http("POST", bidPath(completed.job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
-    expect(onCompleted.status).toBe(409);
-
-    const open = await openJob();
-    const pending = await newAgent(service, { active: false });
-    const early = await service.http("POST", bidPath(open.job.id), { token: pending.apiKey, body: { agentId: pending.id, proposedUsdc: "40" } });
-    expect(early.status).toBe(409);
-    expect(early.json.code).toBe("AGENT_NOT_ACTIVE");
+    await service.db.updateTable("jobs").set({ status: "COMPLETED", completed_at: new Date() }).where("id", "=", completed.job.id).execute();
+    expectError(await bid(completed.job.id, agent), 409, "JOB_NOT_OPEN");
+    expect(await bidRows(cancelled.job.id)).toHaveLength(0);
+    expect(await bidRows(completed.job.id)).toHaveLength(0);
   });
 
-  it("an agent cannot bid on its own job", async () => {
+  it("an agent before its first heartbeat gets 409 AGENT_NOT_ACTIVE; after it, the bid goes in", async () => {
+    const { job } = await openJob();
+    const pending = await newAgent(service, { active: false });
+    expect(expectError(await bid(job.id, pending), 409, "AGENT_NOT_ACTIVE").join(" ")).toMatch(/heartbeat/);
+    expect(await bidRows(job.id)).toHaveLength(0);
+    await pending.client.heartbeat({});
+    expect((await bid(job.id, pending)).status).toBe(201);
+  });
+
+  it("an agent cannot bid on its own job (409)", async () => {
     const agent = await newAgent(service);
     const job = (await agent.client.createJob({ body: jobInput() })).data;
-    const res = await service.http("POST", bidPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
-    expect(res.status).toBe(409);
-    expect(res.json.code).toBe("OWN_JOB");
+    expectError(await bid(job.id, agent), 409, "OWN_JOB");
+    expect(await bidRows(job.id)).toHaveLength(0);
+  });
+
+  it("on a funded job proposedUsdc must equal the locked gross budget", async () => {
+    const { job } = await openJob("40");
+    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` }).where("id", "=", job.id).execute();
+    const a = await newAgent(service);
+    expectError(await bid(job.id, a, { proposedUsdc: "39.99" }), 409, "BID_AMOUNT_MISMATCH");
+    const b = await newAgent(service);
+    expect((await bid(job.id, b, { proposedUsdc: "40.000000" })).status).toBe(201);
   });
 });
 
 describe("the poster's side", () => {
-  it("only the poster reads a job's bids (a bidder gets 403, anonymous 401)", async () => {
+  it("GET /v1/jobs/:jobId/bids is the poster's: a bidder 403, anonymous 401", async () => {
     const { poster, job } = await openJob();
     const agent = await newAgent(service);
-    await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40", coverLetter: "pick me" } });
-    expect((await service.http("GET", bidPath(job.id), { token: agent.apiKey })).status).toBe(403);
-    expect((await service.http("GET", bidPath(job.id))).status).toBe(401);
-    const res = await poster.client.listJobBids({ params: { jobId: job.id } });
-    expect(res.data).toHaveLength(1);
-    expect(res.data[0]).toMatchObject({ agentId: agent.id, proposedUsdc: "40", coverLetter: "pick me", status: "PENDING" });
+    await bid(job.id, agent, { coverLetter: "pick me" });
+    expectError(await service.http("GET", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey }), 403, "FORBIDDEN");
+    expectError(await service.http("GET", `/v1/jobs/${job.id}/bids`, { token: (await newUser(service)).token }), 403, "FORBIDDEN");
+    expectError(await service.http("GET", `/v1/jobs/${job.id}/bids`), 401, "UNAUTHENTICATED");
+    const res = await service.http("GET", `/v1/jobs/${job.id}/bids`, { token: poster.token });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toHaveLength(1);
+    Bid.parse(res.json.data[0]);
+    expect(res.json.data[0]).toMatchObject({ agentId: agent.id, proposedUsdc: "40", coverLetter: "pick me", status: "PENDING" });
+    expect(res.json.meta).toMatchObject({ nextCursor: null, hasMore: false });
   });
 
-  it("accept assigns the job, answers the other bids, and only the poster may do it", async () => {
+  it("accept assigns the job (IN_PROGRESS, agentId, claimedAt), the bid is ACCEPTED and the other pending bids REJECTED", async () => {
     const { poster, job } = await openJob();
     const a = await newAgent(service);
     const b = await newAgent(service);
-    const bidA = (await a.client.placeBid({ params: { id: job.id }, body: { agentId: a.id, proposedUsdc: "40" } })).data;
-    const bidB = (await b.client.placeBid({ params: { id: job.id }, body: { agentId: b.id, proposedUsdc: "38" } })).data;
-    expect((await service.http("POST", `/v1/jobs/${job.id}/bids/${bidA.id}/accept`, { token: a.apiKey })).status).toBe(403);
-    const res = await poster.client.acceptBid({ params: { jobId: job.id, bidId: bidA.id } });
-    expect(res.data.job).toMatchObject({ status: "IN_PROGRESS", agentId: a.id });
-    expect(res.data.job.claimedAt).not.toBeNull();
-    expect(res.data.bid.status).toBe("ACCEPTED");
-    const bRows = await b.client.listAgentBids({ params: { id: b.id } });
-    expect(bRows.data.find((r) => r.id === bidB.id)?.status).toBe("REJECTED");
-    const again = await service.http("POST", `/v1/jobs/${job.id}/bids/${bidB.id}/accept`, { token: poster.token });
-    expect(again.status).toBe(409);
+    const c = await newAgent(service);
+    const bidA = (await bid(job.id, a)).json.data;
+    const bidB = (await bid(job.id, b, { proposedUsdc: "38" })).json.data;
+    const bidC = (await bid(job.id, c)).json.data;
+    await service.http("POST", `/v1/agents/${c.id}/bids/${bidC.id}/withdraw`, { token: c.apiKey });
+
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${bidA.id}/accept`, { token: a.apiKey }), 403, "FORBIDDEN");
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${bidA.id}/accept`, { token: (await newUser(service)).token }), 403, "FORBIDDEN");
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${bidA.id}/accept`), 401, "UNAUTHENTICATED");
+    expect((await jobDetail(job.id, poster.token)).status).toBe("OPEN");
+
+    const res = await service.http("POST", `/v1/jobs/${job.id}/bids/${bidA.id}/accept`, { token: poster.token });
+    expect(res.status).toBe(200);
+    expect(res.json.data.job).toMatchObject({ id: job.id, status: "IN_PROGRESS", agentId: a.id, agent: { id: a.id } });
+    expect(Math.abs(Date.parse(res.json.data.job.claimedAt) - Date.now())).toBeLessThan(60_000);
+    expect(res.json.data.bid).toMatchObject({ id: bidA.id, status: "ACCEPTED" });
+
+    const detail = await jobDetail(job.id, a.apiKey);
+    expect(detail).toMatchObject({ status: "IN_PROGRESS", agentId: a.id, claimedAt: res.json.data.job.claimedAt });
+    const statuses = Object.fromEntries((await poster.client.listJobBids({ params: { jobId: job.id } })).data.map((x) => [x.id, x.status]));
+    expect(statuses).toEqual({ [bidA.id]: "ACCEPTED", [bidB.id]: "REJECTED", [bidC.id]: "WITHDRAWN" });
+    expect((await a.client.getMyAgent({})).data.activeJobs).toBe(1);
+
+    // The job is taken: no second acceptance, and no new bids.
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${bidB.id}/accept`, { token: poster.token }), 409, "JOB_NOT_OPEN");
+    expectError(await bid(job.id, await newAgent(service)), 409, "JOB_NOT_OPEN");
   });
 
-  it("maxActiveJobs 0 pauses the agent and 1 allows one assignment at a time; null removes the cap", async () => {
-    const agent = await newAgent(service);
-    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: 0 } });
-    const first = await openJob();
-    const bid1 = (await agent.client.placeBid({ params: { id: first.job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
-    const paused = await service.http("POST", `/v1/jobs/${first.job.id}/bids/${bid1.id}/accept`, { token: first.poster.token });
-    expect(paused.status).toBe(409);
-    expect(paused.json.code).toBe("AGENT_AT_CAPACITY");
-    expect(paused.json.message).toMatch(/paused|maxActiveJobs/);
-    const unchanged = await service.client().getPublicJob({ params: { id: first.job.id } });
-    expect(unchanged.data.status).toBe("OPEN");
-
-    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: 1 } });
-    expect((await service.http("POST", `/v1/jobs/${first.job.id}/bids/${bid1.id}/accept`, { token: first.poster.token })).status).toBe(200);
-    const second = await openJob();
-    const bid2 = (await agent.client.placeBid({ params: { id: second.job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
-    const full = await service.http("POST", `/v1/jobs/${second.job.id}/bids/${bid2.id}/accept`, { token: second.poster.token });
-    expect(full.status).toBe(409);
-    expect(full.json.message).toContain("maxActiveJobs");
-
-    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: null } });
-    expect((await service.http("POST", `/v1/jobs/${second.job.id}/bids/${bid2.id}/accept`, { token: second.poster.token })).status).toBe(200);
-    expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(2);
-  });
-
-  it("reject and withdraw only move PENDING bids", async () => {
+  it("accepting a bid that is not PENDING is 409 BID_NOT_PENDING; an unknown bid is 404", async () => {
     const { poster, job } = await openJob();
     const agent = await newAgent(service);
-    const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
-    expect((await service.http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/reject`, { token: agent.apiKey })).status).toBe(403);
+    const withdrawn = (await bid(job.id, agent)).json.data;
+    await service.http("POST", `/v1/agents/${agent.id}/bids/${withdrawn.id}/withdraw`, { token: agent.apiKey });
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${withdrawn.id}/accept`, { token: poster.token }), 409, "BID_NOT_PENDING");
+    const other = await newAgent(service);
+    const rejected = (await bid(job.id, other)).json.data;
+    await poster.client.rejectBid({ params: { jobId: job.id, bidId: rejected.id } });
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${rejected.id}/accept`, { token: poster.token }), 409, "BID_NOT_PENDING");
+    expect((await jobDetail(job.id, poster.token)).status).toBe("OPEN");
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11/accept`, { token: poster.token }), 404, "NOT_FOUND");
+  });
+
+  it("maxActiveJobs: 0 pauses the agent, 1 allows one assignment at a time, null removes the cap", async () => {
+    const agent = await newAgent(service);
+    const jobs = [await openJob(), await openJob(), await openJob()];
+    const bids: Array<{ id: string }> = [];
+    for (const { job } of jobs) bids.push((await bid(job.id, agent)).json.data);
+    const accept = (i: number) => service.http("POST", `/v1/jobs/${jobs[i]!.job.id}/bids/${bids[i]!.id}/accept`, { token: jobs[i]!.poster.token });
+
+    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: 0 } });
+    expect(expectError(await accept(0), 409, "AGENT_AT_CAPACITY").join(" ")).toMatch(/paused/);
+    expect((await jobDetail(jobs[0]!.job.id, agent.apiKey)).status).toBe("OPEN");
+    expect((await agent.client.listAgentBids({ params: { id: agent.id } })).data.every((b) => b.status === "PENDING")).toBe(true);
+
+    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: 1 } });
+    expect((await accept(0)).status).toBe(200);
+    expect(expectError(await accept(1), 409, "AGENT_AT_CAPACITY").join(" ")).toMatch(/limit/);
+    expect((await jobDetail(jobs[1]!.job.id, agent.apiKey)).status).toBe("OPEN");
+
+    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: null } });
+    expect((await accept(1)).status).toBe(200);
+    expect((await accept(2)).status).toBe(200);
+    expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(3);
+
+    // Lowering the cap under the current load refuses new work but keeps the jobs it has.
+    await agent.client.updateAgent({ params: { id: agent.id }, body: { maxActiveJobs: 2 } });
+    const extra = await openJob();
+    const extraBid = (await bid(extra.job.id, agent)).json.data;
+    expectError(await service.http("POST", `/v1/jobs/${extra.job.id}/bids/${extraBid.id}/accept`, { token: extra.poster.token }), 409, "AGENT_AT_CAPACITY");
+  });
+
+  it("reject: poster only (403), PENDING → REJECTED, then 409; withdraw: the agent or its owner (403 otherwise), then 409", async () => {
+    const { poster, job } = await openJob();
+    const agent = await newAgent(service);
+    const theBid = (await bid(job.id, agent)).json.data;
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${theBid.id}/reject`, { token: agent.apiKey }), 403, "FORBIDDEN");
     const stranger = await newAgent(service);
-    expect((await service.http("POST", `/v1/agents/${agent.id}/bids/${bid.id}/withdraw`, { token: stranger.apiKey })).status).toBe(403);
-    expect((await poster.client.rejectBid({ params: { jobId: job.id, bidId: bid.id } })).data.status).toBe("REJECTED");
-    const withdraw = await service.http("POST", `/v1/agents/${agent.id}/bids/${bid.id}/withdraw`, { token: agent.apiKey });
-    expect(withdraw.status).toBe(409);
-    expect(withdraw.json.code).toBe("BID_NOT_PENDING");
+    expectError(await service.http("POST", `/v1/agents/${agent.id}/bids/${theBid.id}/withdraw`, { token: stranger.apiKey }), 403, "FORBIDDEN");
+    expectError(await service.http("POST", `/v1/agents/${agent.id}/bids/${theBid.id}/withdraw`, { token: poster.token }), 403, "FORBIDDEN");
+    const rejected = await service.http("POST", `/v1/jobs/${job.id}/bids/${theBid.id}/reject`, { token: poster.token });
+    expect(rejected.status).toBe(200);
+    expect(rejected.json.data).toMatchObject({ id: theBid.id, status: "REJECTED" });
+    expectError(await service.http("POST", `/v1/jobs/${job.id}/bids/${theBid.id}/reject`, { token: poster.token }), 409, "BID_NOT_PENDING");
+    expectError(await service.http("POST", `/v1/agents/${agent.id}/bids/${theBid.id}/withdraw`, { token: agent.apiKey }), 409, "BID_NOT_PENDING");
+
+    // The owner's session may withdraw for its agent.
+    const ownerEmail = `withdraw-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+    const owned = await newAgent(service, { ownerEmail });
+    const owner = await newUser(service);
+    await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
+    const second = await openJob();
+    const ownedBid = (await bid(second.job.id, owned)).json.data;
+    const byOwner = await service.http("POST", `/v1/agents/${owned.id}/bids/${ownedBid.id}/withdraw`, { token: owner.token });
+    expect(byOwner.status).toBe(200);
+    expect(byOwner.json.data.status).toBe("WITHDRAWN");
+    expect(await bidRows(second.job.id)).toHaveLength(1);
   });
 });
 
 describe("GET /v1/agents/:id/bids", () => {
-  it("reads only the key's own agent (not a sibling of the same owner); the owner reads any of theirs", async () => {
-    const ownerEmail = `sib-${Date.now()}@example.test`;
+  async function siblings() {
     const owner = await newUser(service);
-    const a = await newAgent(service, { ownerEmail });
-    const b = await newAgent(service, { ownerEmail });
-    const mails = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", ownerEmail).execute();
-    for (const mail of mails) await owner.client.claimAgent({ params: { token: /\/claim\/(\S+)/.exec(mail.text)![1]! } });
-    void claimLinkFor;
+    const emails = [0, 1].map((i) => `sib${i}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`);
+    const a = await newAgent(service, { ownerEmail: emails[0] });
+    const b = await newAgent(service, { ownerEmail: emails[1] });
+    for (const to of emails) await owner.client.claimAgent({ params: { token: await claimLinkFor(service, to) } });
+    return { owner, a, b };
+  }
 
+  it("an agent key reads only its own agent, not a sibling of the same owner (403); the owner's session reads both", async () => {
+    const { owner, a, b } = await siblings();
     const { job } = await openJob();
-    await a.client.placeBid({ params: { id: job.id }, body: { agentId: a.id, proposedUsdc: "40" } });
-    expect((await service.http("GET", `/v1/agents/${a.id}/bids`, { token: b.apiKey })).status).toBe(403);
-    expect((await service.http("GET", `/v1/agents/${a.id}/bids`)).status).toBe(401);
+    await bid(job.id, a);
+    expectError(await service.http("GET", `/v1/agents/${a.id}/bids`, { token: b.apiKey }), 403, "FORBIDDEN");
+    expectError(await service.http("GET", `/v1/agents/${b.id}/bids`, { token: a.apiKey }), 403, "FORBIDDEN");
+    expectError(await service.http("GET", `/v1/agents/${a.id}/bids`), 401, "UNAUTHENTICATED");
+    expectError(await service.http("GET", `/v1/agents/${a.id}/bids`, { token: (await newUser(service)).token }), 403, "FORBIDDEN");
+    expectError(await service.http("GET", "/v1/agents/no-such-agent-000/bids", { token: a.apiKey }), 404, "NOT_FOUND");
+
     const own = await service.http("GET", `/v1/agents/${a.id}/bids`, { token: a.apiKey });
     expect(own.status).toBe(200);
-    expect(own.json.data[0]).toMatchObject({ status: "PENDING", jobStatus: "OPEN", funded: false, jobId: job.id });
+    expect(own.json.data).toHaveLength(1);
     const byOwner = await service.http("GET", `/v1/agents/${a.id}/bids`, { token: owner.token });
     expect(byOwner.status).toBe(200);
+    expect(byOwner.json.data.map((r: { id: string }) => r.id)).toEqual(own.json.data.map((r: { id: string }) => r.id));
+    expect((await service.http("GET", `/v1/agents/${b.id}/bids`, { token: owner.token })).status).toBe(200);
+
+    // The agent's own key needs jobs:read.
+    await service.db.updateTable("api_keys").set({ scopes: ["jobs:write"] }).where("agent_id", "=", a.id).execute();
+    expectError(await service.http("GET", `/v1/agents/${a.id}/bids`, { token: a.apiKey }), 403, "MISSING_SCOPE");
   });
 
-  it("filters by status and pages by cursor", async () => {
+  it("rows carry the bid status, the job status and the funded flag; status filters; the cursor pages", async () => {
     const agent = await newAgent(service);
-    const bidIds: string[] = [];
+    const made: Array<{ jobId: string; bidId: string; poster: Awaited<ReturnType<typeof newUser>> }> = [];
     for (let i = 0; i < 5; i++) {
-      const { job } = await openJob();
-      bidIds.push((await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data.id);
+      const { poster, job } = await openJob();
+      made.push({ jobId: job.id, bidId: (await bid(job.id, agent)).json.data.id, poster });
     }
-    await agent.client.withdrawBid({ params: { id: agent.id, bidId: bidIds[0]! } });
-    const withdrawn = await agent.client.listAgentBids({ params: { id: agent.id }, query: { status: "WITHDRAWN" } });
-    expect(withdrawn.data.map((b) => b.id)).toEqual([bidIds[0]]);
-    const page1 = await agent.client.listAgentBids({ params: { id: agent.id }, query: { limit: 3 } });
-    expect(page1.data).toHaveLength(3);
-    const page2 = await agent.client.listAgentBids({ params: { id: agent.id }, query: { limit: 3, cursor: page1.meta.nextCursor! } });
-    expect(page2.data).toHaveLength(2);
-    expect(page2.meta.nextCursor).toBeNull();
-    expect(new Set([...page1.data, ...page2.data].map((b) => b.id))).toEqual(new Set(bidIds));
+    // 0: withdrawn; 1: accepted (job IN_PROGRESS); 2: job funded; 3: job cancelled (bid EXPIRED); 4: pending.
+    await service.http("POST", `/v1/agents/${agent.id}/bids/${made[0]!.bidId}/withdraw`, { token: agent.apiKey });
+    await made[1]!.poster.client.acceptBid({ params: { jobId: made[1]!.jobId, bidId: made[1]!.bidId } });
+    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` }).where("id", "=", made[2]!.jobId).execute();
+    await made[3]!.poster.client.cancelJob({ params: { id: made[3]!.jobId } });
+
+    const res = await service.http("GET", `/v1/agents/${agent.id}/bids`, { token: agent.apiKey });
+    expect(res.status).toBe(200);
+    const byBid = new Map((res.json.data as Array<Record<string, any>>).map((row) => [row.id, row]));
+    for (const row of byBid.values()) AgentBidRow.parse(row);
+    const view = (i: number) => {
+      const row = byBid.get(made[i]!.bidId)!;
+      return { status: row.status, jobStatus: row.jobStatus, funded: row.funded, jobId: row.jobId };
+    };
+    expect(view(0)).toEqual({ status: "WITHDRAWN", jobStatus: "OPEN", funded: false, jobId: made[0]!.jobId });
+    expect(view(1)).toEqual({ status: "ACCEPTED", jobStatus: "IN_PROGRESS", funded: false, jobId: made[1]!.jobId });
+    expect(view(2)).toEqual({ status: "PENDING", jobStatus: "OPEN", funded: true, jobId: made[2]!.jobId });
+    expect(view(3)).toEqual({ status: "EXPIRED", jobStatus: "CANCELLED", funded: false, jobId: made[3]!.jobId });
+    expect(view(4)).toEqual({ status: "PENDING", jobStatus: "OPEN", funded: false, jobId: made[4]!.jobId });
+
+    const only = async (status: string) =>
+      ((await service.http("GET", `/v1/agents/${agent.id}/bids?status=${status}`, { token: agent.apiKey })).json.data as Array<{ id: string }>).map((r) => r.id).sort();
+    expect(await only("WITHDRAWN")).toEqual([made[0]!.bidId]);
+    expect(await only("ACCEPTED")).toEqual([made[1]!.bidId]);
+    expect(await only("EXPIRED")).toEqual([made[3]!.bidId]);
+    expect(await only("PENDING")).toEqual([made[2]!.bidId, made[4]!.bidId].sort());
+    expect(await only("REJECTED")).toEqual([]);
+    expectError(await service.http("GET", `/v1/agents/${agent.id}/bids?status=LOST`, { token: agent.apiKey }), 400, "VALIDATION_FAILED");
+
+    const page1 = await service.http("GET", `/v1/agents/${agent.id}/bids?limit=3`, { token: agent.apiKey });
+    expect(page1.json.data).toHaveLength(3);
+    expect(page1.json.meta).toMatchObject({ hasMore: true, limit: 3, nextCursor: expect.any(String) });
+    const page2 = await service.http("GET", `/v1/agents/${agent.id}/bids?limit=3&cursor=${page1.json.meta.nextCursor}`, { token: agent.apiKey });
+    expect(page2.json.data).toHaveLength(2);
+    expect(page2.json.meta).toMatchObject({ hasMore: false, nextCursor: null });
+    const ids = [...page1.json.data, ...page2.json.data].map((r: { id: string }) => r.id);
+    expect(new Set(ids).size).toBe(5);
+    expect(new Set(ids)).toEqual(new Set(made.map((m) => m.bidId)));
+    // Newest first.
+    expect(ids[0]).toBe(made[4]!.bidId);
+    expectError(await service.http("GET", `/v1/agents/${agent.id}/bids?cursor=abc`, { token: agent.apiKey }), 400, "VALIDATION_FAILED");
   });
 });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "@/lib/api/routes";
-import { newAgent, newClientIp, newUser, startTestService, type TestService } from "../testing/harness";
+import type { RouteDef } from "@/lib/api/contract";
+import { jobInput, newAgent, newClientIp, newUser, startTestService, type TestService } from "../testing/harness";
 
 let service: TestService;
 beforeAll(async () => {
@@ -8,88 +9,208 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-// Budgets count in fixed one-minute windows: a burst that straddles a window's end would be split
-// in two. Start each burst with enough of the window left.
-async function awaitRoomInWindow(seconds = 15) {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+type Res = Awaited<ReturnType<TestService["http"]>>;
+
+/**
+ * Budgets count in fixed one-minute windows of the service clock. Put the clock half a second into
+ * a new window (it keeps running in real time), so that a burst is never split across two windows
+ * and no test waits for the wall clock.
+ */
+function startOfFreshWindow() {
+  const offset = 60_000 - (Date.now() % 60_000) + 500;
+  service.ctx.now = () => new Date(Date.now() + offset);
+}
+afterEach(() => {
+  service.ctx.now = () => new Date();
+});
+
+function expectRateLimited(res: Res) {
+  expect(res.status).toBe(429);
+  expect(res.json).toMatchObject({ statusCode: 429, error: "Too Many Requests", code: "RATE_LIMITED" });
+  expect(typeof res.json.message).toBe("string");
+  const header = res.headers.get("retry-after");
+  expect(header).toMatch(/^\d+$/);
+  const seconds = Number(header);
+  expect(seconds).toBeGreaterThanOrEqual(1);
+  expect(seconds).toBeLessThanOrEqual(60);
+  return seconds;
 }
 
 describe("rate budgets", () => {
-  it("public reads: 60 a minute per IP, then 429 with Retry-After; another IP is unaffected", async () => {
+  it("public reads: 60 a minute per IP, the 61st is 429 with Retry-After; another IP is unaffected", async () => {
+    startOfFreshWindow();
     const ip = newClientIp();
-    await awaitRoomInWindow();
     const statuses: number[] = [];
-    for (let i = 0; i < 61; i++) statuses.push((await service.http("GET", "/v1/jobs?limit=1", { ip })).status);
-    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
+    for (let i = 0; i < 60; i++) statuses.push((await service.http("GET", "/v1/jobs?limit=1", { ip })).status);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
     const limited = await service.http("GET", "/v1/jobs?limit=1", { ip });
-    expect(limited.status).toBe(429);
-    expect(limited.json).toMatchObject({ statusCode: 429, error: "Too Many Requests", code: "RATE_LIMITED" });
-    const retryAfter = Number(limited.headers.get("retry-after"));
-    expect(Number.isInteger(retryAfter)).toBe(true);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    expectRateLimited(limited);
+    // Any public read route shares the IP's budget.
+    expectRateLimited(await service.http("GET", "/v1/jobs/4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11/public", { ip }));
     expect((await service.http("GET", "/v1/jobs?limit=1", { ip: newClientIp() })).status).toBe(200);
+    // A credential from the same address reads on its own identity's budget.
+    const agent = await newAgent(service);
+    expect((await service.http("GET", "/v1/jobs?limit=1", { ip, token: agent.apiKey })).status).toBe(200);
+    // The budget comes back in the next window.
+    const later = service.ctx.now().getTime() + 60_000;
+    service.ctx.now = () => new Date(later);
+    expect((await service.http("GET", "/v1/jobs?limit=1", { ip })).status).toBe(200);
   });
 
-  it("writes: 30 a minute per identity, whatever the address", async () => {
-    await awaitRoomInWindow();
-    const agent = await newAgent(service);
+  it("writes: 30 a minute per identity from any address; the 31st is 429; reads and other identities are unaffected", async () => {
+    startOfFreshWindow();
+    const agent = await newAgent(service, { active: false }); // signup counts against the anonymous IP, not the agent
     const statuses: number[] = [];
     // Each call comes from a new address: the budget follows the key, not the IP.
-    for (let i = 0; i < 31; i++) statuses.push((await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: i } })).status);
-    // The signup and heartbeat of newAgent count too (heartbeat is a write by the agent).
-    const firstRefusal = statuses.indexOf(429);
-    expect(firstRefusal).toBeGreaterThan(25);
-    expect(statuses.slice(firstRefusal).every((s) => s === 429)).toBe(true);
+    for (let i = 0; i < 30; i++) statuses.push((await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: i } })).status);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const limited = await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: 99 } });
+    expectRateLimited(limited);
+    expectRateLimited(await service.http("POST", "/v1/jobs", { token: agent.apiKey, body: jobInput() }));
+    // The refused write changed nothing.
+    const me = await service.http("GET", "/v1/agents/me", { token: agent.apiKey });
+    expect(me.status).toBe(200);
+    expect(me.json.data.maxActiveJobs).toBe(29);
+    const other = await newAgent(service, { active: false });
+    expect((await service.http("PATCH", `/v1/agents/${other.id}`, { token: other.apiKey, body: { maxActiveJobs: 1 } })).status).toBe(200);
   });
 
-  it("authenticated reads: 120 a minute per identity, counted apart from writes", async () => {
-    await awaitRoomInWindow();
+  it("anonymous writes count per IP", async () => {
+    startOfFreshWindow();
+    const ip = newClientIp();
+    for (let i = 0; i < 30; i++) expect((await service.http("POST", "/v1/auth/siwe/nonce", { ip })).status).toBe(200);
+    expectRateLimited(await service.http("POST", "/v1/auth/siwe/nonce", { ip }));
+    expect((await service.http("POST", "/v1/auth/siwe/nonce", { ip: newClientIp() })).status).toBe(200);
+  });
+
+  it("authenticated reads: 120 a minute per identity (more than the public 60), the 121st is 429", async () => {
+    startOfFreshWindow();
     const user = await newUser(service);
-    let firstRefusal = -1;
-    for (let i = 0; i < 122; i++) {
-      const res = await service.http("GET", "/v1/me", { token: user.token });
-      if (res.status === 429 && firstRefusal < 0) firstRefusal = i;
-    }
-    expect(firstRefusal).toBe(120);
+    const statuses: number[] = [];
+    for (let i = 0; i < 120; i++) statuses.push((await service.http("GET", "/v1/me", { token: user.token })).status);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expectRateLimited(await service.http("GET", "/v1/me", { token: user.token }));
+    // Writes have their own budget.
+    expect((await service.http("POST", "/v1/jobs", { token: user.token, body: jobInput() })).status).toBe(201);
   });
 });
 
 describe("errors", () => {
-  it("an unknown route is a 404 in the envelope; invalid JSON is a 400", async () => {
-    const missing = await service.http("GET", "/v1/nope");
-    expect(missing.status).toBe(404);
-    expect(missing.json).toMatchObject({ statusCode: 404, error: "Not Found" });
+  it("an unknown route is a 404 in the envelope", async () => {
+    for (const [method, path] of [["GET", "/v1/nope"], ["DELETE", "/v1/jobs"], ["POST", "/v1/agents/me/nothing"]] as const) {
+      const res = await service.http(method, path);
+      expect(res.status, path).toBe(404);
+      expect(res.json).toEqual({ statusCode: 404, error: "Not Found", message: expect.any(String), code: "NOT_FOUND" });
+    }
+  });
+
+  it("an invalid JSON body, or one that is not an object, is a 400 and changes nothing", async () => {
     const agent = await newAgent(service);
     const bad = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: "{not json", headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(400);
-    expect(bad.json.message).toEqual(["body must be valid JSON"]);
+    expect(bad.json).toEqual({ statusCode: 400, error: "Bad Request", message: ["body must be valid JSON"], code: "VALIDATION_FAILED" });
+    for (const raw of ["null", "[]", "\"job\"", "42"]) {
+      const res = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: raw, headers: { "content-type": "application/json" } });
+      expect(res.status, raw).toBe(400);
+      expect(res.json).toMatchObject({ statusCode: 400, error: "Bad Request", code: "VALIDATION_FAILED" });
+    }
+    const listed = await service.http("GET", `/v1/jobs?limit=100`);
+    const principal = await service.db.selectFrom("agents").select("principal_id").where("id", "=", agent.id).executeTakeFirstOrThrow();
+    expect(listed.json.data.filter((j: { posterId: string }) => j.posterId === principal.principal_id)).toHaveLength(0);
   });
 
-  it("a malformed Authorization header is a 401, not a 500", async () => {
-    const res = await service.http("GET", "/v1/agents/me", { headers: { authorization: "Basic abc" } });
-    expect(res.status).toBe(401);
+  it("an unknown query parameter is refused like an unknown body field", async () => {
+    const res = await service.http("GET", "/v1/jobs?sort=price");
+    expect(res.status).toBe(400);
+    expect(res.json.message).toContain("property sort should not exist");
   });
 });
 
 describe("GET /v1/openapi.json", () => {
-  it("documents every route of the contract and the decisions the interface leaves open", async () => {
+  let doc: any;
+  beforeAll(async () => {
     const res = await service.http("GET", "/v1/openapi.json");
     expect(res.status).toBe(200);
-    expect(res.json.openapi).toMatch(/^3\./);
-    const operations = new Set<string>();
-    for (const [path, methods] of Object.entries(res.json.paths as Record<string, Record<string, unknown>>)) {
-      for (const method of Object.keys(methods)) operations.add(`${method.toUpperCase()} ${path}`);
+    doc = res.json;
+  });
+
+  it("is a well-formed OpenAPI 3 document", () => {
+    expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/);
+    expect(typeof doc.info.title).toBe("string");
+    expect(typeof doc.info.version).toBe("string");
+    const operationIds = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      expect(path.startsWith("/v1/"), path).toBe(true);
+      expect(path, "no :param left in a path").not.toMatch(/:/);
+      for (const [method, op] of Object.entries(item)) {
+        expect(["get", "put", "post", "delete", "patch"], `${method} ${path}`).toContain(method);
+        expect(typeof op.operationId).toBe("string");
+        expect(operationIds.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
+        operationIds.add(op.operationId);
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => /^2\d\d$/.test(s)), `${method} ${path} has a success response`).toBe(true);
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          expect(status).toMatch(/^[1-5]\d\d$/);
+          expect(typeof response.description).toBe("string");
+        }
+        // Every {param} of the path is declared as a required path parameter, and no other.
+        const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+        const declared = (op.parameters ?? []).filter((p: any) => p.in === "path");
+        expect(declared.map((p: any) => p.name).sort(), `${method} ${path}`).toEqual(inPath);
+        for (const p of declared) expect(p.required).toBe(true);
+        for (const p of op.parameters ?? []) expect(["path", "query", "header", "cookie"]).toContain(p.in);
+        if (op.requestBody) expect(op.requestBody.content["application/json"].schema).toBeTypeOf("object");
+        for (const requirement of op.security ?? []) {
+          for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(scheme);
+        }
+      }
     }
-    for (const route of Object.values(routes)) {
-      expect(operations).toContain(`${route.method} ${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`);
+    // Every $ref points inside the document.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
+    for (const ref of refs) {
+      expect(ref.startsWith("#/")).toBe(true);
+      const target = ref.slice(2).split("/").reduce((node: any, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+      expect(target, ref).toBeDefined();
     }
-    const description: string = res.json.info.description;
-    expect(description).toMatch(/statusCode/);
+  });
+
+  it("lists exactly the routes of lib/api/routes, by method, path and name", () => {
+    const documented = new Map<string, string>();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) documented.set(`${method.toUpperCase()} ${path}`, op.operationId);
+    }
+    documented.delete("GET /v1/openapi.json");
+    const expected = new Map(
+      (Object.entries(routes) as Array<[string, RouteDef]>).map(([name, route]) => [`${route.method} ${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`, name]),
+    );
+    expect([...documented.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [key, name] of expected) expect(documented.get(key), key).toBe(name);
+  });
+
+  it("documents the decisions: the error envelope, the escrow txHash body, the job life", () => {
+    const description: string = doc.info.description;
+    for (const word of ["statusCode", "error", "message", "code"]) expect(description).toContain(word);
+    // The error envelope is the schema of the error responses.
+    const bid = doc.paths["/v1/jobs/{id}/bids"].post;
+    const envelope = bid.responses["400"].content["application/json"].schema;
+    expect(Object.keys(envelope.properties)).toEqual(expect.arrayContaining(["statusCode", "error", "message", "code"]));
+    expect(envelope.required).toEqual(expect.arrayContaining(["statusCode", "error", "message"]));
+    expect(bid.responses["409"].description).toContain("BID_ALREADY_PLACED");
+    expect(bid.responses["429"].description).toMatch(/Retry-After/);
+
+    // PATCH /v1/jobs/:id/escrow takes {txHash}.
     expect(description).toMatch(/txHash/);
-    expect(description).toMatch(/REVIEW/);
-    const bid = res.json.paths["/v1/jobs/{id}/bids"].post;
-    expect(JSON.stringify(bid.responses["409"] ?? bid.responses)).toContain("BID_ALREADY_PLACED");
+    const escrowBody = doc.paths["/v1/jobs/{id}/escrow"].patch.requestBody.content["application/json"].schema;
+    expect(escrowBody.properties).toHaveProperty("txHash");
+    expect(escrowBody.required).toEqual(["txHash"]);
+
+    // The job life: OPEN → IN_PROGRESS → REVIEW → COMPLETED, DISPUTED, CANCELLED, by these routes.
+    expect(description).toMatch(/OPEN → IN_PROGRESS/);
+    for (const word of ["REVIEW", "COMPLETED", "DISPUTED", "CANCELLED", "maxActiveJobs"]) expect(description).toContain(word);
+    for (const path of ["/v1/jobs/{id}/submit", "/v1/jobs/{id}/approve", "/v1/jobs/{id}/dispute", "/v1/jobs/{id}/cancel"]) {
+      expect(doc.paths[path]?.post, path).toBeDefined();
+      expect(description).toContain(path.replace("{id}", ":id"));
+    }
+    expect(doc.paths["/v1/jobs/{jobId}/bids/{bidId}/accept"].post.responses["409"].description).toContain("AGENT_AT_CAPACITY");
   });
 });
