@@ -1,6 +1,7 @@
 import type { ServiceContext } from "./context";
 import { settlementWorker } from "./escrow/worker";
-import { reviewQueueWorker } from "./deliverables/worker";
+import { proofRecheckWorker, reviewReleaseWorker } from "./deliverables/worker";
+import { claimLapseWorker } from "./job-modes/worker";
 
 export interface Worker {
   name: string;
@@ -14,7 +15,7 @@ export interface Worker {
  * worker here. Work is claimed in the database (SKIP LOCKED), so running workers in several app
  * instances at once is safe.
  */
-export const workers: Worker[] = [settlementWorker, reviewQueueWorker];
+export const workers: Worker[] = [settlementWorker, proofRecheckWorker, reviewReleaseWorker, claimLapseWorker];
 
 export function startWorkers(ctx: ServiceContext): () => void {
   const timers = workers.map((worker) => {

@@ -4,68 +4,142 @@ import type { Actor } from "../auth/actor";
 import type { JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
-import { settleJob } from "../escrow/settle-job";
-import { checkDeliverable } from "./check-deliverable";
+import { completeSettlement, recordSettlement, type SettlementRow } from "../escrow/settle-job";
+import { criteriaBlockApproval, evaluateCriteria } from "../job-modes/evaluate-criteria";
+import { checkDeliverable, deliverableUrlOf, proofFailureExtra } from "./check-deliverable";
 
 const HOUR = 3600_000;
 
+/** The end of the proof hold: submittedAt + inputData.proofHoldHours. */
 export function releaseTimeOf(job: Pick<JobRow, "submitted_at" | "input_data">): Date {
   const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
-  return new Date((job.submitted_at ?? new Date(0)).getTime() + hold * HOUR);
+  return new Date((job.submitted_at ?? new Date(0)).getTime() + (Number.isFinite(hold) ? hold : 0) * HOUR);
 }
 
-async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promise<Address> {
-  const agent = agentId ? await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", agentId).executeTakeFirst() : undefined;
-  if (!agent?.wallet_address) {
-    throw conflict("AGENT_WALLET_MISSING", "the agent has no wallet to be paid to; it must set walletAddress with PATCH /v1/agents/:id");
+const WALLET_MISSING = "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
+
+async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promise<Address | null> {
+  if (!agentId) return null;
+  const agent = await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", agentId).executeTakeFirst();
+  return (agent?.wallet_address as Address | null | undefined) ?? null;
+}
+
+async function holdRelease(ctx: ServiceContext, jobId: string, reason: string) {
+  await ctx.db.updateTable("jobs").set({ release_held_reason: reason.slice(0, 1000) }).where("id", "=", jobId).where("status", "=", "REVIEW").execute();
+}
+
+export type ReleaseOutcome = "NOT_DUE" | "HELD" | "PENDING" | "RELEASED";
+
+/**
+ * Releases an approved job whose proof hold has passed: a fresh check of the deliverable (trigger
+ * RELEASE), then the settlement to the agent's wallet. A failing check, a missing wallet or a
+ * chain failure holds the money and says why on the job (releaseHeldReason, and the proof-check
+ * fields); the review worker tries again on a later round, the settlement worker finishes a
+ * release that was sent.
+ */
+export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Promise<ReleaseOutcome> {
+  const now = ctx.now();
+  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
+  if (!job || job.status !== "REVIEW" || !job.approved_at || !job.release_at || job.release_at.getTime() > now.getTime()) return "NOT_DUE";
+
+  // A release already recorded (maybe sent) is finished, never checked again: the money may be on its way.
+  const recorded = await ctx.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirst();
+  if (recorded) return recorded.kind === "RELEASE" ? finishRelease(ctx, jobId, recorded) : "NOT_DUE";
+
+  const url = deliverableUrlOf(job);
+  if (!url) {
+    await holdRelease(ctx, jobId, "the job has no deliverable URL to check at release");
+    return "HELD";
   }
-  return agent.wallet_address as Address;
+  const probe = await checkDeliverable(ctx, job, url, "RELEASE");
+  if (probe.status !== "LIVE") {
+    await holdRelease(ctx, jobId, `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The escrow stays held; the release is tried again on the next round.`);
+    return "HELD";
+  }
+  const wallet = await agentWalletOf(ctx, job.agent_id);
+  if (!wallet) {
+    await holdRelease(ctx, jobId, WALLET_MISSING);
+    return "HELD";
+  }
+
+  const settlement = await ctx.db.transaction().execute(async (trx) => {
+    // Lock order: job first. A dispute takes the same lock and refuses once a settlement exists.
+    const locked = await trx.selectFrom("jobs").select(["status", "approved_at"]).where("id", "=", jobId).forUpdate().executeTakeFirstOrThrow();
+    if (locked.status !== "REVIEW" || !locked.approved_at) return null;
+    return recordSettlement(trx, jobId, "RELEASE", wallet);
+  });
+  if (!settlement) return "NOT_DUE";
+  return finishRelease(ctx, jobId, settlement);
+}
+
+async function finishRelease(ctx: ServiceContext, jobId: string, settlement: SettlementRow): Promise<ReleaseOutcome> {
+  const done = settlement.status === "PENDING" ? await completeSettlement(ctx, settlement.id) : settlement;
+  if (done.status === "CONFIRMED") return "RELEASED";
+  await holdRelease(
+    ctx,
+    jobId,
+    done.status === "FAILED"
+      ? `the release cannot be sent: ${done.last_error ?? "the escrow refused it"}; an operator has to look at it`
+      : `the release transaction is pending${done.last_error ? ` (${done.last_error})` : ""}; it is retried automatically`,
+  );
+  return "PENDING";
 }
 
 /**
- * Releases an approved job whose hold has passed, after a fresh check at release time. A failing
- * check holds the money and records why on the job (both sides see it); the release worker tries
- * again on its next round.
+ * Approves a job in REVIEW: a fresh probe (trigger APPROVAL), then the acceptance criteria; then
+ * approvedAt and releaseAt (end of the proof hold). When the hold has passed, the escrow is
+ * released at once (after a fresh check at release); otherwise the review worker releases it when
+ * releaseAt comes. Used by the poster's route and by the auto-approval of the review worker.
  */
-export async function releaseIfDue(ctx: ServiceContext, jobId: string, options: { alreadyChecked?: boolean } = {}): Promise<boolean> {
-  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
-  if (job.status !== "REVIEW" || !job.approved_at || !job.release_at || job.release_at.getTime() > ctx.now().getTime()) return false;
-  if (!options.alreadyChecked) {
-    const url = (job.output_data as { url?: string } | null)?.url;
-    if (!url) return false;
-    const probe = await checkDeliverable(ctx, job, url, "RELEASE");
-    if (probe.status !== "LIVE") return false;
-  }
-  await settleJob(ctx, jobId, "RELEASE", await agentWalletOf(ctx, job.agent_id));
-  return true;
-}
-
-export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: string, options: { automatic?: boolean } = {}) {
+export async function approveReviewedJob(ctx: ServiceContext, jobId: string, options: { automatic?: boolean } = {}) {
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
   if (!job) throw notFound("job");
-  if (!options.automatic && job.poster_id !== actor.principalId) throw forbidden("only the poster may approve this job");
-  if (job.status !== "REVIEW") throw conflict("INVALID_STATE", `a ${job.status} job cannot be approved`);
-  if (job.approved_at) return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
-  await agentWalletOf(ctx, job.agent_id);
+  if (job.status !== "REVIEW") throw conflict("INVALID_STATE", `a ${job.status} job cannot be approved; only a job in REVIEW can`);
+  if (job.approved_at) {
+    // Approved before: a repeated call (or a release that waits) retries a release that is due.
+    if (job.release_at && job.release_at.getTime() <= ctx.now().getTime()) await releaseApprovedJob(ctx, jobId);
+    return;
+  }
+  if (!(await agentWalletOf(ctx, job.agent_id))) throw conflict("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
 
-  const url = (job.output_data as { url?: string } | null)?.url ?? "";
+  const url = deliverableUrlOf(job);
+  if (!url) throw conflict("INVALID_STATE", "the job has no submitted deliverable URL");
   const probe = await checkDeliverable(ctx, job, url, "APPROVAL");
   if (probe.status !== "LIVE") {
-    throw conflict("PROOF_CHECK_FAILED", `the deliverable failed its fresh check, so the escrow stays held: ${probe.reason ?? probe.status}`, {
-      proofCheckStatus: probe.status,
-      proofCheckReason: probe.reason,
+    throw conflict("PROOF_CHECK_FAILED", `the deliverable failed its fresh check (${probe.status}), so the escrow stays held: ${probe.reason ?? "not live"}`, proofFailureExtra(probe));
+  }
+
+  await evaluateCriteria(ctx, job, { deliverableUrl: url });
+  const gate = await criteriaBlockApproval(ctx, jobId);
+  if (gate.blocked) {
+    throw conflict("CRITERIA_NOT_MET", `acceptance criteria are not met: ${gate.failing.map((f) => `${f.description} (${f.detail ?? f.status})`).join("; ")}`, {
+      failing: gate.failing,
     });
   }
+
+  const releaseAt = releaseTimeOf(job);
   const now = ctx.now();
-  await ctx.db
+  const approved = await ctx.db
     .updateTable("jobs")
-    .set({ approved_at: now, release_at: releaseTimeOf(job), auto_approved: Boolean(options.automatic), updated_at: now })
+    .set({ approved_at: now, release_at: releaseAt, auto_approved: Boolean(options.automatic), release_held_reason: null, updated_at: now })
     .where("id", "=", jobId)
+    .where("status", "=", "REVIEW")
     .where("approved_at", "is", null)
-    .execute();
-  // The approval's own probe is the fresh check at release when the hold has already passed.
-  await releaseIfDue(ctx, jobId, { alreadyChecked: true }).catch((error) => {
-    console.error(`[approve] release of ${jobId} will be retried: ${(error as Error).message}`);
-  });
+    .returning("id")
+    .executeTakeFirst();
+  if (!approved) {
+    const current = await ctx.db.selectFrom("jobs").select(["status", "approved_at"]).where("id", "=", jobId).executeTakeFirstOrThrow();
+    if (current.status !== "REVIEW") throw conflict("INVALID_STATE", `the job became ${current.status} while it was being approved`);
+    return; // approved meanwhile by another request
+  }
+  if (releaseAt.getTime() <= now.getTime()) await releaseApprovedJob(ctx, jobId);
+}
+
+/** POST /v1/jobs/:id/approve (the poster). */
+export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: string) {
+  const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
+  if (!job) throw notFound("job");
+  if (job.poster_id !== actor.principalId) throw forbidden("only the poster may approve this job");
+  await approveReviewedJob(ctx, jobId);
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
 }

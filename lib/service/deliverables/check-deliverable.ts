@@ -7,28 +7,69 @@ export type ProofTrigger = "SUBMISSION" | "RECHECK" | "APPROVAL" | "RELEASE";
 /** Test seam: tests may answer DNS for made-up public names; production uses the system resolver. */
 export const proberOptions: { resolve?: (hostname: string) => Promise<string[]>; timeoutMs?: number } = {};
 
+export interface CheckOptions {
+  /** The time to record (default ctx.now()). */
+  now?: Date;
+  /**
+   * Copy the result onto the job's proofChecked* fields (default true). A failed submission
+   * leaves the job as it was: only the history row records it.
+   */
+  updateJob?: boolean;
+}
+
+export function deliverableUrlOf(job: Pick<JobRow, "output_data">): string | null {
+  const url = (job.output_data as { url?: unknown } | null)?.url;
+  return typeof url === "string" && url.length > 0 ? url : null;
+}
+
 /**
- * Probes a deliverable and records the result: a history row, and the job's proofChecked* fields.
- * An inconclusive probe is recorded as such and never counts as proof.
+ * Probes a deliverable (the job's proofContentMarker required) and records the result: always a
+ * proof_checks history row; and, unless told otherwise, the job's proofCheckedAt, proofCheckStatus
+ * and proofCheckReason while the job is in review or dispute. An inconclusive probe (UNREACHABLE)
+ * is recorded as such and never counts as proof.
  */
-export async function checkDeliverable(ctx: ServiceContext, job: Pick<JobRow, "id" | "input_data">, url: string, trigger: ProofTrigger): Promise<ProbeResult> {
+export async function checkDeliverable(
+  ctx: ServiceContext,
+  job: Pick<JobRow, "id" | "input_data">,
+  url: string,
+  trigger: ProofTrigger,
+  options: CheckOptions = {},
+): Promise<ProbeResult> {
   const marker = (job.input_data as { proofContentMarker?: string }).proofContentMarker ?? null;
   const result = await probeDeliverable(url, {
     marker,
     allowLoopback: ctx.config.probeAllowLoopback,
     ...(proberOptions.resolve ? { resolve: proberOptions.resolve } : {}),
     ...(proberOptions.timeoutMs ? { timeoutMs: proberOptions.timeoutMs } : {}),
-    now: ctx.now,
+    now: options.now ? () => options.now! : ctx.now,
   });
-  const checkedAt = ctx.now();
+  const checkedAt = options.now ?? ctx.now();
   await ctx.db
     .insertInto("proof_checks")
-    .values({ job_id: job.id, url, trigger, status: result.status, reason: result.reason, http_status: result.httpStatus, final_url: result.finalUrl, checked_at: checkedAt })
+    .values({
+      job_id: job.id,
+      url,
+      trigger,
+      status: result.status,
+      reason: result.reason,
+      http_status: result.httpStatus,
+      final_url: result.finalUrl,
+      content_sha256: result.contentSha256,
+      checked_at: checkedAt,
+    })
     .execute();
-  await ctx.db
-    .updateTable("jobs")
-    .set({ proof_checked_at: checkedAt, proof_check_status: result.status, proof_check_reason: result.reason })
-    .where("id", "=", job.id)
-    .execute();
+  if (options.updateJob ?? true) {
+    await ctx.db
+      .updateTable("jobs")
+      .set({ proof_checked_at: checkedAt, proof_check_status: result.status, proof_check_reason: result.reason })
+      .where("id", "=", job.id)
+      .where("status", "in", ["REVIEW", "DISPUTED"])
+      .execute();
+  }
   return result;
+}
+
+/** The refusal body fields of a failed check (409/422 PROOF_CHECK_FAILED). */
+export function proofFailureExtra(probe: ProbeResult): Record<string, unknown> {
+  return { proofCheckStatus: probe.status, proofCheckReason: probe.reason, proofCheckHttpStatus: probe.httpStatus, proofCheckFinalUrl: probe.finalUrl };
 }

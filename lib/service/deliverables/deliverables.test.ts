@@ -1,25 +1,45 @@
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { depositToEscrow, erc20BalanceOf } from "@/lib/chain/escrow";
-import { parseUsdc } from "@/lib/chain/units";
+import { depositToEscrow, erc20BalanceOf, getEscrow, releaseEscrow } from "@/lib/chain/escrow";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
-import { runProofRecheckRound, runReleaseAndTimeouts } from "./review-queue";
+import { parseUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { SETTLEMENT_LEASE_MS, finishPendingSettlements, settleJob, settlementHooks } from "../escrow/settle-job";
+import {
+  GENEROUS_BUDGETS,
+  claimLinkFor,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestAgent,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
+import { REVIEW_RETRY_MS, runProofRecheckRound, runReleaseAndTimeouts } from "./review-queue";
+
+const HOUR = 3600_000;
+const MARKER = "proof-marker-7f3a";
+const page = (body: string, title = "Leads") => `<html><head><title>${title}</title></head><body>${body}</body></html>`;
+const GOOD = page(`<h1>50 fintech leads</h1><p>${MARKER}</p><table><tr><td>Ada</td></tr></table>`);
+const LOGIN = page('<form action="/session"><input name="user"><input type="password" name="p"><button>Sign in</button></form>', "Sign in");
 
 let chain: TestChain;
 let service: TestService;
 let site: http.Server;
 let siteUrl: string;
 const hits = new Map<string, number>();
-const pages: Record<string, { status?: number; body: string }> = {
-  "/good": { body: "<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><p>proof-marker-7f3a</p></body></html>" },
-  "/no-marker": { body: "<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1></body></html>" },
-  "/login": { body: '<html><head><title>Sign in</title></head><body><form><input type="password" name="p"></form></body></html>' },
-  "/soft-404": { body: "<html><head><title>Page not found</title></head><body><h1>404</h1></body></html>" },
-};
-const toggle = { body: pages["/good"]!.body };
+/** Pages of the deliverable site by path; tests change them to make a deliverable go bad. */
+const pages = new Map<string, { status?: number; body: string }>([
+  ["/good", { body: GOOD }],
+  ["/no-marker", { body: page("<h1>50 fintech leads</h1><p>no marker here</p>") }],
+  ["/login", { body: LOGIN }],
+  ["/soft-404", { body: page("<h1>404</h1><p>This page could not be found.</p>", "Page not found") }],
+  ["/server-error", { status: 500, body: "oops" }],
+]);
 
 beforeAll(async () => {
   chain = await startTestChain();
@@ -27,181 +47,388 @@ beforeAll(async () => {
   site = http.createServer((req, res) => {
     const path = req.url ?? "/";
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    const page = path === "/toggle" ? toggle : path.startsWith("/q/") ? { body: `<html><body><p>queue ${path} proof-marker-7f3a</p></body></html>` } : pages[path];
-    res.writeHead(page ? (page as { status?: number }).status ?? 200 : 404, { "content-type": "text/html" });
-    res.end(page?.body ?? "not found");
+    const found = path.startsWith("/q/") ? { body: page(`<p>queue ${path} ${MARKER}</p>`) } : pages.get(path);
+    res.writeHead(found ? (found.status ?? 200) : 404, { "content-type": found ? "text/html; charset=utf-8" : "text/plain" });
+    res.end(found?.body ?? "not found");
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  settlementHooks.afterSend = undefined;
   site?.close();
   await service?.stop();
   await chain?.stop();
 });
 
-const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}`;
+const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
 const AGENT_WALLET = () => chain.accounts[6]!.address;
+const PAYER = 1;
+let pageCounter = 0;
 
-async function assignedJob(options: { funded?: boolean; hold?: number; marker?: string } = {}) {
-  const poster = await newUser(service, chain.accounts[1]!.privateKey);
+/** A fresh page of the deliverable site (its own path), good until a test changes it. */
+function newPage(body = GOOD): { url: string; set(body: string, status?: number): void } {
+  const path = `/p/${++pageCounter}`;
+  pages.set(path, { body });
+  return { url: `${siteUrl}${path}`, set: (b, status) => pages.set(path, { body: b, status }) };
+}
+
+interface Assigned {
+  poster: TestUser;
+  agent: TestAgent;
+  job: { id: string; escrowJobId: Record<string, number> };
+}
+
+async function assignedJob(options: { funded?: boolean; hold?: number; marker?: string; wallet?: string | null; ownerEmail?: string; criteria?: unknown[] } = {}): Promise<Assigned> {
+  const poster = await newUser(service, chain.accounts[PAYER]!.privateKey);
   const job = (
     await poster.client.createJob({
-      body: jobInput({ budget: "40", inputData: { budgetType: "bid", proofHoldHours: options.hold ?? 0, ...(options.marker ? { proofContentMarker: options.marker } : {}) } }),
+      body: jobInput({
+        budget: "40",
+        inputData: { budgetType: "bid", proofHoldHours: options.hold ?? 0, ...(options.marker ? { proofContentMarker: options.marker } : {}) },
+        ...(options.criteria ? { acceptanceCriteria: options.criteria } : {}),
+      }),
     })
   ).data;
   if (options.funded ?? true) {
-    const { txHash } = await depositToEscrow({ config: chain.config, privateKey: chain.accounts[1]!.privateKey, escrowJobId: hexOf(job.escrowJobId), amount: parseUsdc("40") });
+    const { txHash } = await depositToEscrow({ config: chain.config, privateKey: chain.accounts[PAYER]!.privateKey, escrowJobId: hexOf(job.escrowJobId), amount: parseUsdc("40") });
     await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
   }
-  const agent = await newAgent(service, { walletAddress: AGENT_WALLET() });
+  const wallet = options.wallet === undefined ? AGENT_WALLET() : options.wallet;
+  const agent = await newAgent(service, { ...(wallet ? { walletAddress: wallet } : {}), ...(options.ownerEmail ? { ownerEmail: options.ownerEmail } : {}) });
   const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
   await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.id } });
   return { poster, agent, job };
 }
 
+async function submittedJob(options: Parameters<typeof assignedJob>[0] & { body?: string } = {}) {
+  const assigned = await assignedJob(options);
+  const deliverable = newPage(options.body);
+  const res = await submit(assigned.job.id, assigned.agent.apiKey, deliverable.url);
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return { ...assigned, deliverable };
+}
+
 const submit = (jobId: string, token: string, url: string) => service.http("POST", `/v1/jobs/${jobId}/submit`, { token, body: { outputData: { url } } });
+const approve = (jobId: string, token: string) => service.http("POST", `/v1/jobs/${jobId}/approve`, { token });
+const detailOf = async (a: Assigned) => (await a.poster.client.getJob({ params: { id: a.job.id } })).data;
+const walletBalance = () => erc20BalanceOf({ config: chain.config, address: AGENT_WALLET() });
+/** The service's context with the clock moved by `ms`: what the workers would see then. */
+const later = (ms: number): ServiceContext => ({ ...service.ctx, now: () => new Date(Date.now() + ms) });
 
 describe("POST /v1/jobs/:id/submit", () => {
-  it("an unfunded job answers JOB_NOT_FUNDED; only the assigned agent submits", async () => {
-    const { agent, job } = await assignedJob({ funded: false });
-    const res = await submit(job.id, agent.apiKey, `${siteUrl}/good`);
+  it("only the assigned agent (or its owner's session) submits; an unfunded job answers JOB_NOT_FUNDED", async () => {
+    const unfunded = await assignedJob({ funded: false });
+    const res = await submit(unfunded.job.id, unfunded.agent.apiKey, `${siteUrl}/good`);
     expect(res.status).toBe(409);
     expect(res.json.code).toBe("JOB_NOT_FUNDED");
-    const funded = await assignedJob();
+
+    const ownerEmail = `owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+    const funded = await assignedJob({ ownerEmail });
     const stranger = await newAgent(service);
     expect((await submit(funded.job.id, stranger.apiKey, `${siteUrl}/good`)).status).toBe(403);
+    expect((await submit(funded.job.id, funded.poster.token, `${siteUrl}/good`)).status).toBe(403);
+    const owner = await newUser(service);
+    await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
+    const byOwner = await submit(funded.job.id, owner.token, newPage().url);
+    expect(byOwner.status).toBe(200);
+    expect(byOwner.json.data.status).toBe("REVIEW");
+    const again = await submit(funded.job.id, funded.agent.apiKey, `${siteUrl}/good`);
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe("INVALID_STATE");
   });
 
-  it("a login page, an error page behind 200 and a missing marker fail with the reason; the job stays IN_PROGRESS", async () => {
-    const { agent, poster, job } = await assignedJob({ marker: "proof-marker-7f3a" });
+  it("the body is {outputData: {url}} with an http(s) URL", async () => {
+    const { agent, job } = await assignedJob();
+    const post = (body: unknown) => service.http("POST", `/v1/jobs/${job.id}/submit`, { token: agent.apiKey, body });
+    expect((await post({ outputData: { url: "ftp://example.com/x" } })).status).toBe(400);
+    expect((await post({ outputData: { url: `${siteUrl}/good`, note: "x" } })).status).toBe(400);
+    expect((await post({ url: `${siteUrl}/good` })).status).toBe(400);
+  });
+
+  it("a login page, an error page behind 200, a 500 and a missing marker are refused with the reason; the job is unchanged and the history kept", async () => {
+    const { agent, poster, job } = await assignedJob({ marker: MARKER });
     const login = await submit(job.id, agent.apiKey, `${siteUrl}/login`);
     expect(login.status).toBe(422);
-    expect(login.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "LOGIN_REQUIRED" });
-    const soft404 = await submit(job.id, agent.apiKey, `${siteUrl}/soft-404`);
-    expect(soft404.json.proofCheckStatus).toBe("ERROR_PAGE");
+    expect(login.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "LOGIN_REQUIRED", proofCheckHttpStatus: 200 });
+    expect(login.json.proofCheckReason).toMatch(/login/i);
+    expect((await submit(job.id, agent.apiKey, `${siteUrl}/soft-404`)).json.proofCheckStatus).toBe("ERROR_PAGE");
+    expect((await submit(job.id, agent.apiKey, `${siteUrl}/server-error`)).json.proofCheckStatus).toBe("HTTP_ERROR");
     const noMarker = await submit(job.id, agent.apiKey, `${siteUrl}/no-marker`);
-    expect(noMarker.json.proofCheckStatus).toBe("MARKER_MISSING");
-    expect(noMarker.json.message).toMatch(/marker/i);
+    expect(noMarker.status).toBe(422);
+    expect(noMarker.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "MARKER_MISSING" });
+    expect(noMarker.json.message).toMatch(/proof content marker does not appear/);
+
     const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
-    expect(detail).toMatchObject({ status: "IN_PROGRESS", proofCheckStatus: "MARKER_MISSING" });
-    expect(detail.proofCheckReason).toMatch(/marker/i);
-    const history = await poster.client.listProofChecks({ params: { id: job.id } });
-    expect(history.data.map((c) => c.status)).toEqual(["MARKER_MISSING", "ERROR_PAGE", "LOGIN_REQUIRED"]);
+    expect(detail).toMatchObject({ status: "IN_PROGRESS", outputData: null, submittedAt: null, proofCheckStatus: null, proofCheckedAt: null, proofHash: null });
+    const history = await agent.client.listProofChecks({ params: { id: job.id } });
+    expect(history.data.map((c) => [c.trigger, c.status])).toEqual([
+      ["SUBMISSION", "MARKER_MISSING"],
+      ["SUBMISSION", "HTTP_ERROR"],
+      ["SUBMISSION", "ERROR_PAGE"],
+      ["SUBMISSION", "LOGIN_REQUIRED"],
+    ]);
+    expect(history.data[3]).toMatchObject({ url: `${siteUrl}/login`, httpStatus: 200, contentSha256: null });
   });
 
-  it("a live deliverable moves the job to REVIEW with submittedAt", async () => {
-    const { agent, job } = await assignedJob({ marker: "proof-marker-7f3a" });
-    const res = await submit(job.id, agent.apiKey, `${siteUrl}/good`);
+  it("a LIVE deliverable moves the job to REVIEW with submittedAt, the proof fields and the content hash", async () => {
+    const { agent, job } = await assignedJob({ marker: MARKER });
+    const deliverable = newPage();
+    const res = await submit(job.id, agent.apiKey, deliverable.url);
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ status: "REVIEW", outputData: { url: `${siteUrl}/good` }, proofCheckStatus: "LIVE" });
-    expect(res.json.data.submittedAt).not.toBeNull();
+    const sha = createHash("sha256").update(GOOD, "utf8").digest("hex");
+    expect(res.json.data).toMatchObject({ status: "REVIEW", outputData: { url: deliverable.url }, proofCheckStatus: "LIVE", proofCheckReason: null, proofHash: sha });
+    expect(Date.parse(res.json.data.submittedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(res.json.data.proofCheckedAt).not.toBeNull();
+    const history = await agent.client.listProofChecks({ params: { id: job.id } });
+    expect(history.data[0]).toMatchObject({ trigger: "SUBMISSION", status: "LIVE", contentSha256: sha, finalUrl: deliverable.url });
   });
 });
 
-describe("approval and release", () => {
-  it("approval with no hold releases the budget less the fee to the agent's wallet", async () => {
-    const { agent, poster, job } = await assignedJob();
-    await submit(job.id, agent.apiKey, `${siteUrl}/good`);
-    expect((await service.http("POST", `/v1/jobs/${job.id}/approve`, { token: agent.apiKey })).status).toBe(403);
-    const before = await erc20BalanceOf({ config: chain.config, address: AGENT_WALLET() });
-    const res = await poster.client.approveJob({ params: { id: job.id } });
-    expect(res.data.status).toBe("COMPLETED");
+describe("GET /v1/jobs/:id/proof-checks", () => {
+  it("is for the poster and the assigned agent, newest first, by cursor", async () => {
+    const { agent, poster, job, deliverable } = await submittedJob();
+    await runProofRecheckRound(later(16 * 60_000), { only: [job.id] });
+    await runProofRecheckRound(later(32 * 60_000), { only: [job.id] });
+    const first = await poster.client.listProofChecks({ params: { id: job.id }, query: { limit: 2 } });
+    expect(first.data.map((c) => c.trigger)).toEqual(["RECHECK", "RECHECK"]);
+    expect(first.meta.hasMore).toBe(true);
+    const rest = await poster.client.listProofChecks({ params: { id: job.id }, query: { limit: 2, cursor: first.meta.nextCursor! } });
+    expect(rest.data.map((c) => c.trigger)).toEqual(["SUBMISSION"]);
+    expect(rest.meta.nextCursor).toBeNull();
+    expect(rest.data[0]!.url).toBe(deliverable.url);
+    expect((await agent.client.listProofChecks({ params: { id: job.id } })).data).toHaveLength(3);
+    const stranger = await newUser(service);
+    expect((await service.http("GET", `/v1/jobs/${job.id}/proof-checks`, { token: stranger.token })).status).toBe(403);
+    expect((await service.http("GET", `/v1/jobs/${job.id}/proof-checks`)).status).toBe(401);
+  });
+});
+
+describe("the review queue", () => {
+  it("rechecks a job in review once 15 minutes have passed, and records a deliverable that went bad", async () => {
+    const a = await submittedJob();
+    expect(await runProofRecheckRound(later(10 * 60_000), { only: [a.job.id] })).toBe(0);
+    a.deliverable.set("gone", 404);
+    expect(await runProofRecheckRound(later(16 * 60_000), { only: [a.job.id] })).toBe(1);
+    expect(await runProofRecheckRound(later(20 * 60_000), { only: [a.job.id] })).toBe(0);
+    const detail = await detailOf(a);
+    expect(detail).toMatchObject({ status: "REVIEW", proofCheckStatus: "HTTP_ERROR" });
+    expect(detail.proofCheckReason).toMatch(/404/);
+  });
+});
+
+describe("POST /v1/jobs/:id/approve", () => {
+  it("with no hold: a fresh check, then the agent's wallet gets the budget less 5% and the job is COMPLETED", async () => {
+    const a = await submittedJob();
+    expect((await approve(a.job.id, a.agent.apiKey)).status).toBe(403);
+    const before = await walletBalance();
+    const res = await a.poster.client.approveJob({ params: { id: a.job.id } });
+    expect(res.data).toMatchObject({ status: "COMPLETED", autoApproved: false, releaseHeldReason: null });
     expect(res.data.completedAt).not.toBeNull();
-    expect(res.data.releaseTxHash).toMatch(/^0x/);
-    const after = await erc20BalanceOf({ config: chain.config, address: AGENT_WALLET() });
-    expect(after - before).toBe(parseUsdc("38"));
+    expect(res.data.approvedAt).not.toBeNull();
+    expect(res.data.releaseTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await walletBalance()) - before).toBe((parseUsdc("40") * 95n) / 100n);
+    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId) })).state).toBe("RELEASED");
+    const checks = await a.poster.client.listProofChecks({ params: { id: a.job.id } });
+    expect(checks.data.map((c) => c.trigger)).toEqual(["RELEASE", "APPROVAL", "SUBMISSION"]);
+
+    const again = await approve(a.job.id, a.poster.token);
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe("INVALID_STATE");
+    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.poster.token, body: { reason: "changed my mind after all" } })).status).toBe(409);
+    expect(await walletBalance()).toBe(before + (parseUsdc("40") * 95n) / 100n);
   });
 
-  it("a deliverable that turned into a login page is refused at approval and the money stays held", async () => {
-    const { agent, poster, job } = await assignedJob();
-    toggle.body = pages["/good"]!.body;
-    await submit(job.id, agent.apiKey, `${siteUrl}/toggle`);
-    toggle.body = pages["/login"]!.body;
-    const res = await service.http("POST", `/v1/jobs/${job.id}/approve`, { token: poster.token });
+  it("refuses while the agent has no wallet (AGENT_WALLET_MISSING) and works once the agent sets one", async () => {
+    const a = await submittedJob({ wallet: null });
+    const res = await approve(a.job.id, a.poster.token);
     expect(res.status).toBe(409);
-    expect(res.json.code).toBe("PROOF_CHECK_FAILED");
-    const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
-    expect(detail).toMatchObject({ status: "REVIEW", proofCheckStatus: "LOGIN_REQUIRED", releaseTxHash: null });
-    toggle.body = pages["/good"]!.body;
+    expect(res.json.code).toBe("AGENT_WALLET_MISSING");
+    expect(res.json.message).toMatch(/walletAddress.*PATCH \/v1\/agents\/:id/);
+    expect((await detailOf(a)).approvedAt).toBeNull();
+    await a.agent.client.updateAgent({ params: { id: a.agent.id }, body: { walletAddress: AGENT_WALLET() } });
+    const before = await walletBalance();
+    expect((await a.poster.client.approveJob({ params: { id: a.job.id } })).data.status).toBe("COMPLETED");
+    expect((await walletBalance()) - before).toBe(parseUsdc("38"));
   });
 
-  it("with a proof hold, approval schedules the release, which happens after the hold and a fresh check", async () => {
-    const { agent, poster, job } = await assignedJob({ hold: 24 });
-    await submit(job.id, agent.apiKey, `${siteUrl}/good`);
-    const approved = await poster.client.approveJob({ params: { id: job.id } });
-    expect(approved.data.status).toBe("REVIEW");
-    expect(Date.parse(approved.data.releaseAt!)).toBeGreaterThan(Date.now() + 23 * 3600_000);
-    await runReleaseAndTimeouts(service.ctx);
-    expect((await poster.client.getJob({ params: { id: job.id } })).data.status).toBe("REVIEW");
+  it("a deliverable that turned into a login page is refused at approval; the money stays held", async () => {
+    const a = await submittedJob();
+    a.deliverable.set(LOGIN);
+    const res = await approve(a.job.id, a.poster.token);
+    expect(res.status).toBe(409);
+    expect(res.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "LOGIN_REQUIRED" });
+    expect(res.json.message).toMatch(/login/i);
+    const detail = await detailOf(a);
+    expect(detail).toMatchObject({ status: "REVIEW", proofCheckStatus: "LOGIN_REQUIRED", approvedAt: null, releaseTxHash: null });
+    expect(detail.proofCheckReason).toMatch(/login/i);
+    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId) })).state).toBe("FUNDED");
+  });
 
-    const realNow = service.ctx.now;
-    service.ctx.now = () => new Date(Date.now() + 25 * 3600_000);
-    try {
-      await runReleaseAndTimeouts(service.ctx);
-    } finally {
-      service.ctx.now = realNow;
-    }
-    const done = (await poster.client.getJob({ params: { id: job.id } })).data;
+  it("acceptance criteria with a failing machine check block approval (CRITERIA_NOT_MET)", async () => {
+    const a = await submittedJob({
+      criteria: [
+        { description: "The deliverable answers 200", check: { type: "http_status", equals: 200 } },
+        { description: "The API health page answers 200", check: { type: "http_status", url: `${siteUrl}/health-missing`, equals: 200 } },
+      ],
+    });
+    const res = await approve(a.job.id, a.poster.token);
+    expect(res.status).toBe(409);
+    expect(res.json.code).toBe("CRITERIA_NOT_MET");
+    expect(res.json.failing).toHaveLength(1);
+    expect(res.json.failing[0]).toMatchObject({ description: "The API health page answers 200", status: "FAIL" });
+    expect((await detailOf(a)).approvedAt).toBeNull();
+  });
+
+  it("with a proof hold: approval sets releaseAt; the worker releases after the hold and a fresh check, and holds the money while the check fails", async () => {
+    const a = await submittedJob({ hold: 24 });
+    const approved = (await a.poster.client.approveJob({ params: { id: a.job.id } })).data;
+    expect(approved.status).toBe("REVIEW");
+    expect(approved.approvedAt).not.toBeNull();
+    expect(Date.parse(approved.releaseAt!)).toBe(Date.parse(approved.submittedAt!) + 24 * HOUR);
+    expect(await runReleaseAndTimeouts(service.ctx, { only: [a.job.id] })).toMatchObject({ released: 0, held: 0 });
+    expect((await detailOf(a)).status).toBe("REVIEW");
+
+    // At the end of the hold the deliverable needs a login: the money stays, the reason is on the job.
+    a.deliverable.set(LOGIN);
+    const before = await walletBalance();
+    expect(await runReleaseAndTimeouts(later(25 * HOUR), { only: [a.job.id] })).toMatchObject({ released: 0, held: 1 });
+    const held = await detailOf(a);
+    expect(held).toMatchObject({ status: "REVIEW", proofCheckStatus: "LOGIN_REQUIRED", releaseTxHash: null });
+    expect(held.releaseHeldReason).toMatch(/check at release failed \(LOGIN_REQUIRED\)/);
+    expect(await walletBalance()).toBe(before);
+
+    // Fixed: the next round (after the retry interval) releases.
+    a.deliverable.set(GOOD);
+    expect(await runReleaseAndTimeouts(later(25 * HOUR + REVIEW_RETRY_MS / 2), { only: [a.job.id] })).toMatchObject({ released: 0 });
+    expect(await runReleaseAndTimeouts(later(25 * HOUR + REVIEW_RETRY_MS + 1000), { only: [a.job.id] })).toMatchObject({ released: 1 });
+    const done = await detailOf(a);
+    expect(done).toMatchObject({ status: "COMPLETED", proofCheckStatus: "LIVE", releaseHeldReason: null });
+    expect(done.releaseTxHash).toMatch(/^0x/);
+    expect((await walletBalance()) - before).toBe(parseUsdc("38"));
+    const checks = await a.poster.client.listProofChecks({ params: { id: a.job.id } });
+    expect(checks.data.map((c) => `${c.trigger}:${c.status}`)).toEqual(["RELEASE:LIVE", "RELEASE:LOGIN_REQUIRED", "APPROVAL:LIVE", "SUBMISSION:LIVE"]);
+  });
+
+  it("a release interrupted after sending (a crash before recording) is finished by the settlement worker; nothing moves twice", async () => {
+    const a = await submittedJob();
+    const before = await walletBalance();
+    settlementHooks.afterSend = () => {
+      settlementHooks.afterSend = undefined;
+      throw new Error("simulated crash after sending the release");
+    };
+    expect((await approve(a.job.id, a.poster.token)).status).toBe(500);
+    const paid = await walletBalance();
+    expect(paid - before).toBe(parseUsdc("38"));
+    const pending = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", a.job.id).executeTakeFirstOrThrow();
+    expect(pending).toMatchObject({ kind: "RELEASE", status: "PENDING", tx_hash: null });
+    expect(pending.to_address?.toLowerCase()).toBe(AGENT_WALLET().toLowerCase());
+    expect((await detailOf(a)).status).toBe("REVIEW");
+    // The money is on its way: the job can no longer be disputed.
+    const dispute = await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.poster.token, body: { reason: "trying to claw it back" } });
+    expect(dispute.status).toBe(409);
+    expect(dispute.json.code).toBe("SETTLEMENT_IN_PROGRESS");
+
+    expect(await finishPendingSettlements(later(SETTLEMENT_LEASE_MS + 1000), { only: [a.job.id] })).toMatchObject({ confirmed: 1 });
+    const done = await detailOf(a);
     expect(done.status).toBe("COMPLETED");
-    const checks = await poster.client.listProofChecks({ params: { id: job.id } });
-    expect(checks.data[0]!.trigger).toBe("RELEASE");
+    const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", a.job.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "CONFIRMED", tx_hash: done.releaseTxHash, amount_units: "38000000", fee_units: "2000000" });
+
+    // A second release or refund moves nothing.
+    expect((await settleJob(service.ctx, a.job.id, "RELEASE", AGENT_WALLET())).tx_hash).toBe(done.releaseTxHash);
+    await expect(settleJob(service.ctx, a.job.id, "REFUND")).rejects.toMatchObject({ code: "SETTLEMENT_CONFLICT" });
+    expect((await releaseEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), to: AGENT_WALLET() })).alreadySettled).toBe(true);
+    expect(await walletBalance()).toBe(paid);
+    expect((await approve(a.job.id, a.poster.token)).status).toBe(409);
+  });
+});
+
+describe("timeouts", () => {
+  it("a poster who never acts: LIVE work is approved automatically 72 hours after the hold and paid", async () => {
+    const a = await submittedJob({ hold: 1 });
+    expect(await runReleaseAndTimeouts(later(72 * HOUR), { only: [a.job.id] })).toMatchObject({ autoApproved: 0 });
+    const before = await walletBalance();
+    expect(await runReleaseAndTimeouts(later(73 * HOUR + 60_000), { only: [a.job.id] })).toMatchObject({ autoApproved: 1 });
+    const done = await detailOf(a);
+    expect(done).toMatchObject({ status: "COMPLETED", autoApproved: true });
+    expect((await walletBalance()) - before).toBe(parseUsdc("38"));
   });
 
-  it("disputes: poster or agent, from IN_PROGRESS or REVIEW; an unresolved dispute is refunded after 14 days", async () => {
-    const { agent, poster, job } = await assignedJob();
+  it("work whose last check failed is not approved automatically", async () => {
+    const a = await submittedJob();
+    a.deliverable.set("gone", 404);
+    await runProofRecheckRound(later(20 * 60_000), { only: [a.job.id] });
+    expect(await runReleaseAndTimeouts(later(100 * HOUR), { only: [a.job.id] })).toMatchObject({ autoApproved: 0 });
+    expect(await detailOf(a)).toMatchObject({ status: "REVIEW", autoApproved: false, approvedAt: null });
+  });
+
+  it("disputes: the poster or the agent, from IN_PROGRESS or REVIEW; still counted as active; refunded to the payer after 14 days", async () => {
+    const a = await assignedJob();
     const stranger = await newAgent(service);
-    expect((await service.http("POST", `/v1/jobs/${job.id}/dispute`, { token: stranger.apiKey, body: { reason: "not my job at all" } })).status).toBe(403);
-    const res = await agent.client.disputeJob({ params: { id: job.id }, body: { reason: "the poster changed the scope" } });
-    expect(res.data.status).toBe("DISPUTED");
-    expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(1);
-    const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
-    const realNow = service.ctx.now;
-    service.ctx.now = () => new Date(Date.now() + 15 * 24 * 3600_000);
-    try {
-      await runReleaseAndTimeouts(service.ctx);
-    } finally {
-      service.ctx.now = realNow;
-    }
-    const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
+    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: stranger.apiKey, body: { reason: "not my job at all" } })).status).toBe(403);
+    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.agent.apiKey, body: { reason: "short" } })).status).toBe(400);
+    const res = await a.agent.client.disputeJob({ params: { id: a.job.id }, body: { reason: "the poster changed the scope" } });
+    expect(res.data).toMatchObject({ status: "DISPUTED", disputeReason: "the poster changed the scope" });
+    expect((await a.agent.client.getMyAgent({})).data.activeJobs).toBe(1);
+    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.poster.token, body: { reason: "and I dispute it too" } })).json.code).toBe("INVALID_STATE");
+    expect((await approve(a.job.id, a.poster.token)).json.code).toBe("INVALID_STATE");
+    expect((await service.http("POST", `/v1/jobs/${a.job.id}/cancel`, { token: a.poster.token })).json.code).toBe("INVALID_STATE");
+
+    const payer = chain.accounts[PAYER]!.address;
+    const before = await erc20BalanceOf({ config: chain.config, address: payer });
+    expect(await runReleaseAndTimeouts(later(13 * 24 * HOUR), { only: [a.job.id] })).toMatchObject({ refunded: 0 });
+    expect(await runReleaseAndTimeouts(later(15 * 24 * HOUR), { only: [a.job.id] })).toMatchObject({ refunded: 1 });
+    const detail = await detailOf(a);
     expect(detail.status).toBe("CANCELLED");
     expect(detail.refundTxHash).toMatch(/^0x/);
-    expect((await erc20BalanceOf({ config: chain.config, address: poster.address })) - before).toBe(parseUsdc("40"));
+    expect((await erc20BalanceOf({ config: chain.config, address: payer })) - before).toBe(parseUsdc("40"));
+    expect((await a.agent.client.getMyAgent({})).data.activeJobs).toBe(0);
+
+    const b = await submittedJob();
+    const byPoster = await b.poster.client.disputeJob({ params: { id: b.job.id }, body: { reason: "the leads are made up" } });
+    expect(byPoster.data.status).toBe("DISPUTED");
   });
 });
 
 describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("the review queue on PostgreSQL", () => {
-  it("two workers at once check each of 100 jobs in review exactly once per round", async () => {
+  it("two workers running rounds at once check each of 100 due jobs exactly once", async () => {
     const poster = await newUser(service);
-    const tag = Math.random().toString(36).slice(2, 8);
-    await sql`
+    const tag = Math.random().toString(36).slice(2, 10);
+    const inserted = await sql<{ id: string }>`
       insert into jobs (poster_id, status, participation_mode, template_id, title, description, budget_usdc, input_data, output_data,
-                        escrow_job_id, escrow_tx_hash, chain_id, token_symbol, token_address, payment_provider, submitted_at, proof_checked_at)
+                        escrow_job_id, escrow_tx_hash, chain_id, token_symbol, token_address, payment_provider, submitted_at, proof_checked_at, proof_check_status)
       select ${poster.id}::uuid, 'REVIEW', 'BID', 'custom-v1', 'Queue job ' || g, 'queue test', 10,
-             '{"budgetType":"bid","proofHoldHours":168,"participationMode":"BID","generalDescription":"q","acceptanceCriteria":[]}'::jsonb,
-             jsonb_build_object('url', ${siteUrl} || '/q/' || ${tag} || '-' || g),
-             '0x' || md5(${tag} || g) || md5(g || ${tag}), '0x' || md5('tx' || ${tag} || g) || md5(${tag} || 'tx' || g),
-             31337, 'USDC', '0x1111111111111111111111111111111111111111', 'ON_CHAIN_USDC', now(), now() - interval '1 hour'
-      from generate_series(1, 100) g`.execute(service.db);
-    // Only these 100 are due: everything else in review was checked recently.
-    await sql`update jobs set proof_checked_at = now() where status = 'REVIEW' and title not like 'Queue job %'`.execute(service.db);
+             jsonb_build_object('budgetType', 'bid', 'proofHoldHours', 168, 'participationMode', 'BID', 'generalDescription', 'q', 'acceptanceCriteria', '[]'::jsonb, 'proofContentMarker', ${MARKER}::text),
+             jsonb_build_object('url', ${siteUrl}::text || '/q/' || ${tag}::text || '-' || g),
+             '0x' || md5(${tag}::text || g) || md5(g || ${tag}::text), '0x' || md5('tx' || ${tag}::text || g) || md5(${tag}::text || 'tx' || g),
+             31337, 'USDC', '0x1111111111111111111111111111111111111111', 'ON_CHAIN_USDC', now() - interval '2 hours', now() - interval '1 hour', 'LIVE'
+      from generate_series(1, 100) g
+      returning id`.execute(service.db);
+    const ids = inserted.rows.map((r) => r.id);
+    expect(ids).toHaveLength(100);
 
     const worker = async () => {
       let total = 0;
       for (;;) {
-        const n = await runProofRecheckRound(service.ctx, { batchSize: 20 });
-        total += n;
+        const n = await runProofRecheckRound(service.ctx, { batchSize: 20, only: ids });
         if (n === 0) return total;
+        total += n;
       }
     };
     const [a, b] = await Promise.all([worker(), worker()]);
     expect(a + b).toBe(100);
     expect(a).toBeGreaterThan(0);
     expect(b).toBeGreaterThan(0);
+
     const paths = [...hits.entries()].filter(([path]) => path.startsWith(`/q/${tag}-`));
     expect(paths).toHaveLength(100);
     expect(paths.every(([, count]) => count === 1)).toBe(true);
-    const rows = await sql<{ n: number }>`select count(*)::int as n from proof_checks pc join jobs j on j.id = pc.job_id where j.title like 'Queue job %' and pc.url like ${`%/q/${tag}-%`}`.execute(service.db);
-    expect(rows.rows[0]!.n).toBe(100);
+    const rows = await sql<{ n: number; jobs: number }>`
+      select count(*)::int as n, count(distinct job_id)::int as jobs from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK' and status = 'LIVE'`.execute(service.db);
+    expect(rows.rows[0]).toEqual({ n: 100, jobs: 100 });
+
+    await sql`delete from proof_checks where job_id = any(${ids}::uuid[])`.execute(service.db);
+    await sql`delete from jobs where id = any(${ids}::uuid[])`.execute(service.db);
   });
 });

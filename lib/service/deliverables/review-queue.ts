@@ -1,75 +1,189 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { ServiceContext } from "../context";
-import { settleJob } from "../escrow/settle-job";
-import { approveJob, releaseIfDue } from "./approve-job";
-import { checkDeliverable } from "./check-deliverable";
+import type { JobsTable } from "../db/schema";
+import { HttpError } from "../http/errors";
+import { completeSettlement, recordSettlement } from "../escrow/settle-job";
+import { approveReviewedJob, releaseApprovedJob } from "./approve-job";
+import { checkDeliverable, deliverableUrlOf } from "./check-deliverable";
 
 export const RECHECK_INTERVAL_MS = 15 * 60_000;
 export const RECHECK_BATCH = 20;
-/** A poster who does not act is taken to accept LIVE work this long after the hold ends. */
-export const AUTO_APPROVE_AFTER_HOLD_MS = 72 * 3600_000;
-/** A dispute nobody resolves is refunded to the poster after this long. */
-export const DISPUTE_TIMEOUT_MS = 14 * 24 * 3600_000;
+/** Probes of one recheck batch run this many at a time. */
+const RECHECK_PARALLELISM = 5;
+/** A release or dispute timeout that could not be finished is tried again after this (the next round). */
+export const REVIEW_RETRY_MS = 60_000;
+/** An automatic approval that was refused (criteria not met, no agent wallet) is tried again after this. */
+const AUTO_APPROVE_RETRY_MS = RECHECK_INTERVAL_MS;
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+
+export interface RecheckOptions {
+  /** Jobs claimed per round (default 20). */
+  batchSize?: number;
+  /** The clock of this round (default ctx.now()). */
+  now?: Date;
+  /** Only these jobs: for tests on a database other suites share (without it a round takes any due job). */
+  only?: string[];
+}
+
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
 
 /**
- * One round of the review queue: claims up to `batchSize` jobs in REVIEW not checked for 15
- * minutes, with FOR UPDATE SKIP LOCKED, and stamps them in the same transaction, so that several
- * workers (on several instances) share the work and no job is checked twice in a round.
+ * One round of the review queue (interface: "rechecks artifacts every 15 minutes in batches of
+ * 20"). In one transaction it claims up to `batchSize` jobs in REVIEW whose last check is older
+ * than 15 minutes (`select … for update skip locked limit n`) and stamps their proof_checked_at,
+ * then commits; then it probes each and records the result (trigger RECHECK). Workers on several
+ * instances share the queue: a job claimed by one is locked or already stamped for the others, so
+ * each due job is checked once per interval. Returns how many jobs it claimed.
  */
-export async function runProofRecheckRound(ctx: ServiceContext, options: { batchSize?: number } = {}): Promise<number> {
-  const dueBefore = new Date(ctx.now().getTime() - RECHECK_INTERVAL_MS);
+export async function runProofRecheckRound(ctx: ServiceContext, options: RecheckOptions = {}): Promise<number> {
+  const now = options.now ?? ctx.now();
+  const dueBefore = new Date(now.getTime() - RECHECK_INTERVAL_MS);
   const claimed = await ctx.db.transaction().execute(async (trx) => {
-    const rows = await trx
+    let q = trx
       .selectFrom("jobs")
       .select(["id", "input_data", "output_data"])
       .where("status", "=", "REVIEW")
-      .where((eb) => eb.or([eb("proof_checked_at", "is", null), eb("proof_checked_at", "<=", dueBefore)]))
-      .orderBy("proof_checked_at")
+      .where((eb) => eb.or([eb("proof_checked_at", "is", null), eb("proof_checked_at", "<=", dueBefore)]));
+    if (options.only) q = options.only.length > 0 ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
+      .orderBy(sql`proof_checked_at asc nulls first`)
       .limit(options.batchSize ?? RECHECK_BATCH)
       .forUpdate()
       .skipLocked()
       .execute();
     if (rows.length > 0) {
-      await trx.updateTable("jobs").set({ proof_checked_at: ctx.now() }).where("id", "in", rows.map((r) => r.id)).execute();
+      await trx.updateTable("jobs").set({ proof_checked_at: now }).where("id", "in", rows.map((r) => r.id)).execute();
     }
     return rows;
   });
-  for (const job of claimed) {
-    const url = (job.output_data as { url?: string } | null)?.url;
-    if (url) await checkDeliverable(ctx, job, url, "RECHECK");
-  }
+  await eachLimited(claimed, RECHECK_PARALLELISM, async (job) => {
+    const url = deliverableUrlOf(job);
+    if (!url) return;
+    try {
+      await checkDeliverable(ctx, job, url, "RECHECK", options.now ? { now: options.now } : {});
+    } catch (error) {
+      console.error(`[proof-recheck] ${job.id}: ${(error as Error).message}`);
+    }
+  });
   return claimed.length;
 }
 
-/** Releases approved jobs whose hold has passed, and applies the timeouts of the money states. */
-export async function runReleaseAndTimeouts(ctx: ServiceContext): Promise<void> {
+export interface ReviewRoundOptions {
+  /** Jobs per kind of work per round (default 20). */
+  batchSize?: number;
+  /**
+   * Only these jobs. For tests that move the clock on a database other suites share: without it
+   * a round acts on every due job.
+   */
+  only?: string[];
+}
+
+export interface ReviewRound {
+  released: number;
+  held: number;
+  autoApproved: number;
+  refunded: number;
+}
+
+type JobRowSel = Selectable<JobsTable>;
+
+/**
+ * Claims due jobs for one kind of review work, like the recheck queue: FOR UPDATE SKIP LOCKED and
+ * a stamp (review_attempted_at) in the same transaction, so instances share the work and a job
+ * that could not be finished waits `retryMs` before it is tried again.
+ */
+async function claimDue(
+  ctx: ServiceContext,
+  now: Date,
+  options: ReviewRoundOptions,
+  retryMs: number,
+  due: (q: ReturnType<typeof baseQuery>) => ReturnType<typeof baseQuery>,
+): Promise<JobRowSel[]> {
+  const retryBefore = new Date(now.getTime() - retryMs);
+  return ctx.db.transaction().execute(async (trx) => {
+    let q = due(baseQuery(trx)).where((eb) => eb.or([eb("review_attempted_at", "is", null), eb("review_attempted_at", "<=", retryBefore)]));
+    if (options.only) q = options.only.length > 0 ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q.orderBy(sql`review_attempted_at asc nulls first`).limit(options.batchSize ?? 20).forUpdate().skipLocked().execute();
+    if (rows.length > 0) await trx.updateTable("jobs").set({ review_attempted_at: now }).where("id", "in", rows.map((r) => r.id)).execute();
+    return rows;
+  });
+}
+
+function baseQuery(db: ServiceContext["db"]) {
+  return db.selectFrom("jobs").selectAll();
+}
+
+/**
+ * One round of the review worker, so that no money waits forever:
+ * - releases approved jobs whose proof hold has ended (releaseAt), after a fresh check at release;
+ *   a failing check holds the money, records the reason on the job and is retried next round;
+ * - approves automatically (autoApproved) a job in REVIEW the poster left alone for
+ *   ServiceConfig.reviewWindowHours (72 h) after its hold ended, when its deliverable is LIVE (the
+ *   approval runs its own fresh check and the acceptance criteria, then releases);
+ * - cancels a job DISPUTED for ServiceConfig.disputeTimeoutDays (14 days) and refunds its escrow to
+ *   the payer.
+ */
+export async function runReleaseAndTimeouts(ctx: ServiceContext, options: ReviewRoundOptions = {}): Promise<ReviewRound> {
   const now = ctx.now();
-  const due = await ctx.db.selectFrom("jobs").select("id").where("status", "=", "REVIEW").where("approved_at", "is not", null).where("release_at", "<=", now).limit(20).execute();
-  for (const job of due) await releaseIfDue(ctx, job.id).catch((e) => console.error(`[release] ${job.id}: ${(e as Error).message}`));
+  const round: ReviewRound = { released: 0, held: 0, autoApproved: 0, refunded: 0 };
 
-  const stale = await ctx.db
-    .selectFrom("jobs")
-    .select(["id", "poster_id"])
-    .where("status", "=", "REVIEW")
-    .where("approved_at", "is", null)
-    .where("proof_check_status", "=", "LIVE")
-    .where(sql<boolean>`submitted_at + make_interval(hours => coalesce((input_data->>'proofHoldHours')::int, 0)) + ${`${AUTO_APPROVE_AFTER_HOLD_MS / 1000} seconds`}::interval <= ${now}`)
-    .limit(20)
-    .execute();
+  const releases = await claimDue(ctx, now, options, REVIEW_RETRY_MS, (q) =>
+    q.where("status", "=", "REVIEW").where("approved_at", "is not", null).where("release_at", "<=", now),
+  );
+  for (const job of releases) {
+    try {
+      const outcome = await releaseApprovedJob(ctx, job.id);
+      if (outcome === "RELEASED") round.released += 1;
+      else if (outcome !== "NOT_DUE") round.held += 1;
+    } catch (error) {
+      round.held += 1;
+      console.error(`[review-release] ${job.id}: ${(error as Error).message}`);
+    }
+  }
+
+  const windowHours = ctx.config.reviewWindowHours;
+  const stale = await claimDue(ctx, now, options, AUTO_APPROVE_RETRY_MS, (q) =>
+    q
+      .where("status", "=", "REVIEW")
+      .where("approved_at", "is", null)
+      .where("proof_check_status", "=", "LIVE")
+      .where("submitted_at", "is not", null)
+      .where(
+        sql<boolean>`submitted_at + make_interval(hours => coalesce((input_data->>'proofHoldHours')::int, 0) + ${windowHours}::int) <= ${now}::timestamptz`,
+      ),
+  );
   for (const job of stale) {
-    const system = { kind: "USER" as const, userId: job.poster_id, principalId: job.poster_id, scopes: [], identityKey: "system" };
-    await approveJob(ctx, system, job.id, { automatic: true }).catch((e) => console.error(`[auto-approve] ${job.id}: ${(e as Error).message}`));
+    try {
+      await approveReviewedJob(ctx, job.id, { automatic: true });
+      round.autoApproved += 1;
+    } catch (error) {
+      const text = error instanceof HttpError ? `${error.code}: ${error.message}` : (error as Error).message;
+      console.error(`[review-auto-approve] ${job.id}: ${text}`);
+    }
   }
 
-  const disputes = await ctx.db
-    .selectFrom("jobs")
-    .select(["id", "escrow_tx_hash"])
-    .where("status", "=", "DISPUTED")
-    .where("disputed_at", "<=", new Date(now.getTime() - DISPUTE_TIMEOUT_MS))
-    .limit(20)
-    .execute();
+  const disputeCutoff = new Date(now.getTime() - ctx.config.disputeTimeoutDays * DAY);
+  const disputes = await claimDue(ctx, now, options, REVIEW_RETRY_MS, (q) => q.where("status", "=", "DISPUTED").where("disputed_at", "<=", disputeCutoff));
   for (const job of disputes) {
-    await ctx.db.updateTable("jobs").set({ status: "CANCELLED", updated_at: now }).where("id", "=", job.id).where("status", "=", "DISPUTED").execute();
-    if (job.escrow_tx_hash) await settleJob(ctx, job.id, "REFUND").catch((e) => console.error(`[dispute-timeout] ${job.id}: ${(e as Error).message}`));
+    try {
+      const settlement = await ctx.db.transaction().execute(async (trx) => {
+        const locked = await trx.selectFrom("jobs").select(["status", "escrow_tx_hash"]).where("id", "=", job.id).forUpdate().executeTakeFirstOrThrow();
+        if (locked.status !== "DISPUTED") return null;
+        await trx.updateTable("jobs").set({ status: "CANCELLED", updated_at: now }).where("id", "=", job.id).execute();
+        return locked.escrow_tx_hash ? recordSettlement(trx, job.id, "REFUND", null) : null;
+      });
+      if (settlement?.status === "PENDING") await completeSettlement(ctx, settlement.id);
+      round.refunded += 1;
+    } catch (error) {
+      console.error(`[review-dispute-timeout] ${job.id}: ${(error as Error).message}`);
+    }
   }
+  return round;
 }

@@ -30,7 +30,7 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
     return {
       data: page.rows.map((r) => ({
         id: r.id, jobId: r.job_id, url: r.url, trigger: r.trigger, status: r.status, reason: r.reason,
-        httpStatus: r.http_status, finalUrl: r.final_url, checkedAt: r.checked_at.toISOString(),
+        httpStatus: r.http_status, finalUrl: r.final_url, contentSha256: r.content_sha256, checkedAt: r.checked_at.toISOString(),
       })),
       meta: page.meta,
     };

@@ -2,38 +2,63 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError, conflict, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
-import { checkDeliverable } from "./check-deliverable";
+import { isClaimLapsed } from "../job-modes/claims";
+import { evaluateCriteria } from "../job-modes/evaluate-criteria";
+import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
 
 /** True when the caller is the job's assigned agent, or the human who owns that agent. */
 export async function isAssignedAgentOrOwner(ctx: ServiceContext, actor: Actor, agentId: string | null): Promise<boolean> {
   if (!agentId) return false;
   if (actor.kind === "AGENT") return actor.agentId === agentId;
   const agent = await ctx.db.selectFrom("agents").select("owner_user_id").where("id", "=", agentId).executeTakeFirst();
-  return agent?.owner_user_id === actor.userId;
+  return agent !== undefined && agent.owner_user_id !== null && agent.owner_user_id === actor.userId;
 }
 
+/**
+ * POST /v1/jobs/:id/submit. The assigned agent (or its owner's session) submits outputData.url for
+ * a funded IN_PROGRESS job. The URL is probed at once; only LIVE moves the job to REVIEW (with
+ * submittedAt, the proof-check fields and proofHash, the SHA-256 of the text the probe read). A
+ * failing probe refuses the submission with its status and reason and leaves the job as it was;
+ * the attempt stays in the proof-check history.
+ */
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
   if (!job) throw notFound("job");
-  if (!(await isAssignedAgentOrOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job may submit its deliverable");
-  if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow yet: work is submitted only against a funded job");
-  if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission`);
+  if (!(await isAssignedAgentOrOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job (or its owner) may submit its deliverable");
+  if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
+  if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
+  if (isClaimLapsed(job, ctx.now())) throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out before the submission; claim it again if it is still open");
 
-  const probe = await checkDeliverable(ctx, job, url, "SUBMISSION");
+  const probe = await checkDeliverable(ctx, job, url, "SUBMISSION", { updateJob: false });
   if (probe.status !== "LIVE") {
-    throw new HttpError(422, `the deliverable did not pass the proof check: ${probe.reason ?? probe.status}`, "PROOF_CHECK_FAILED", {
-      proofCheckStatus: probe.status,
-      proofCheckReason: probe.reason,
-    });
+    throw new HttpError(422, `the deliverable did not pass the proof check (${probe.status}): ${probe.reason ?? "not live"}`, "PROOF_CHECK_FAILED", proofFailureExtra(probe));
   }
+
   const now = ctx.now();
   const moved = await ctx.db
     .updateTable("jobs")
-    .set({ status: "REVIEW", output_data: JSON.stringify({ url }), submitted_at: now, updated_at: now })
+    .set({
+      status: "REVIEW",
+      output_data: JSON.stringify({ url }),
+      submitted_at: now,
+      proof_checked_at: new Date(probe.checkedAt),
+      proof_check_status: probe.status,
+      proof_check_reason: probe.reason,
+      proof_hash: probe.contentSha256,
+      release_held_reason: null,
+      updated_at: now,
+    })
     .where("id", "=", jobId)
     .where("status", "=", "IN_PROGRESS")
+    .where("agent_id", "=", job.agent_id)
     .returning("id")
     .executeTakeFirst();
-  if (!moved) throw conflict("INVALID_STATE", "the job changed while the deliverable was checked; reload it");
+  if (!moved) throw conflict("INVALID_STATE", "the job changed while the deliverable was being checked; reload it");
+
+  // Acceptance criteria with machine checks are evaluated against the submitted URL now, so the
+  // poster's review page shows them; they gate approval, not submission.
+  await evaluateCriteria(ctx, { ...job, output_data: { url } }, { deliverableUrl: url }).catch((error: unknown) => {
+    console.error(`[submit] criteria of ${jobId} not evaluated: ${(error as Error).message}`);
+  });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
 }

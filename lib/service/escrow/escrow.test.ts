@@ -1,51 +1,75 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20BalanceOf, depositToEscrow } from "@/lib/chain/escrow";
-import { parseUsdc } from "@/lib/chain/units";
+import type { Address } from "viem";
+import { abi as escrowArtifactAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
+import { escrowAbi, usdcAbi } from "@/lib/chain/abi";
+import { depositToEscrow, erc20BalanceOf, getEscrow, refundEscrow } from "@/lib/chain/escrow";
 import { escrowJobIdToWire } from "@/lib/chain/escrow-id";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
-import { usdcAbi } from "@/lib/chain/abi";
+import { parseUsdc } from "@/lib/chain/units";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
-import { finishPendingSettlements, settleJob, settlementHooks } from "./settle-job";
+import { finishPendingSettlements, SETTLEMENT_LEASE_MS, settleJob, settlementHooks } from "./settle-job";
 
 let chain: TestChain;
 let other: TestChain;
 let service: TestService;
+/** The same service with 3 confirmations required. */
+let strict: TestService;
+/** The same service pointed at the other chain's RPC (31338) while it takes payment on 31337. */
+let misrouted: TestService;
+/** The same service whose RPC does not answer. */
+let offline: TestService;
 const POSTER = 1;
 
 beforeAll(async () => {
   [chain, other] = await Promise.all([startTestChain(), startTestChain({ chainId: 31338 })]);
-  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config });
+  [service, strict, misrouted, offline] = await Promise.all([
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config }),
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, confirmations: 3 } }),
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: other.rpcUrl } }),
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: "http://127.0.0.1:9/" } }),
+  ]);
 });
 afterAll(async () => {
-  await service?.stop();
+  settlementHooks.afterSend = undefined;
+  await Promise.all([service?.stop(), strict?.stop(), misrouted?.stop(), offline?.stop()]);
   await Promise.all([chain?.stop(), other?.stop()]);
 });
 
-const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}`;
+const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
+const posterKey = () => chain.accounts[POSTER]!.privateKey;
 
 async function postJob(budget = "40"): Promise<{ poster: TestUser; job: { id: string; escrowJobId: Record<string, number> } }> {
-  const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
+  const poster = await newUser(service, posterKey());
   const job = (await poster.client.createJob({ body: jobInput({ budget }) })).data;
   return { poster, job };
 }
 
-async function deposit(escrowJobIdHex: string, amount: string, config = chain.config, key = chain.accounts[POSTER]!.privateKey) {
+async function deposit(escrowJobIdHex: string, amount: string, config = chain.config, key = posterKey()) {
   return (await depositToEscrow({ config, privateKey: key, escrowJobId: escrowJobIdHex, amount: parseUsdc(amount) })).txHash;
 }
 
 async function expectUnfunded(jobId: string) {
   const job = (await service.client().getPublicJob({ params: { id: jobId } })).data;
-  expect(job.funded).toBe(false);
-  expect(job.escrowTxHash).toBeNull();
+  expect(job).toMatchObject({ funded: false, escrowTxHash: null, status: "OPEN" });
 }
 
+/** A refusal: status, code, the chain's reason in the body, and the job left unfunded. */
+async function expectRefused(res: { status: number; json: any }, jobId: string, status: number, code: string, reason: RegExp) {
+  expect(res.status, JSON.stringify(res.json)).toBe(status);
+  expect(res.json.code).toBe(code);
+  expect(res.json.message).toMatch(reason);
+  await expectUnfunded(jobId);
+}
+
+const patchEscrow = (svc: TestService, jobId: string, token: string, txHash: string) =>
+  svc.http("PATCH", `/v1/jobs/${jobId}/escrow`, { token, body: { txHash } });
+
 describe("PATCH /v1/jobs/:id/escrow", () => {
-  it("a verified deposit funds the job; funded lists and bids follow it", async () => {
+  it("a verified deposit funds the job: funded lists follow it, bids must match the budget, a second registration is refused", async () => {
     const { poster, job } = await postJob("40");
-    expect(hexOf(job.escrowJobId)).toMatch(/^0x[0-9a-f]{64}$/);
     expect(escrowJobIdToWire(hexOf(job.escrowJobId))).toEqual(job.escrowJobId);
     const txHash = await deposit(hexOf(job.escrowJobId), "40");
-    const res = await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { txHash } });
+    const res = await patchEscrow(service, job.id, poster.token, txHash.toUpperCase().replace("0X", "0x"));
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ funded: true, escrowTxHash: txHash.toLowerCase(), status: "OPEN" });
 
@@ -60,111 +84,176 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
     expect(wrong.json.code).toBe("BID_AMOUNT_MISMATCH");
     const right = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40.0" } });
     expect(right.status).toBe(201);
+
+    // The same hash again (a retried request) answers the job; another hash is refused.
+    expect((await patchEscrow(service, job.id, poster.token, txHash)).status).toBe(200);
+    const another = await patchEscrow(service, job.id, poster.token, `0x${"cd".repeat(32)}`);
+    expect(another.status).toBe(409);
+    expect(another.json.code).toBe("ALREADY_FUNDED");
   });
 
-  it("refuses forged, wrong-amount, wrong-job, wrong-chain, no-event and reverted hashes and leaves the job unfunded", async () => {
+  it("refuses a forged hash, a reverted transaction and a plain token transfer", async () => {
     const { poster, job } = await postJob("25");
-    const patch = (txHash: string) => service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { txHash } });
+    await expectRefused(await patchEscrow(service, job.id, poster.token, `0x${"ab".repeat(32)}`), job.id, 422, "DEPOSIT_TX_NOT_FOUND", /no transaction/);
 
-    const forged = await patch(`0x${"ab".repeat(32)}`);
-    expect(forged.status).toBe(422);
-    expect(forged.json.code).toBe("DEPOSIT_TX_NOT_FOUND");
-
-    // A deposit for this job's id, one unit short of its budget.
-    const shortForThisJob = await patch(await deposit(hexOf(job.escrowJobId), "24.999999"));
-    expect(shortForThisJob.json.code).toBe("DEPOSIT_WRONG_AMOUNT");
-
-    const otherJob = await postJob("25");
-    const wrongJob = await patch(await deposit(hexOf(otherJob.job.escrowJobId), "25"));
-    expect(wrongJob.status).toBe(422);
-    expect(wrongJob.json.code).toBe("DEPOSIT_WRONG_JOB");
-
-    const wrongChain = await patch(await deposit(hexOf(job.escrowJobId), "25", other.config, other.accounts[POSTER]!.privateKey));
-    expect(wrongChain.status).toBe(422);
-    expect(["DEPOSIT_WRONG_CHAIN", "DEPOSIT_TX_NOT_FOUND"]).toContain(wrongChain.json.code);
-
-    // A plain token transfer to the escrow: a successful receipt without a Deposited event.
-    const wallet = chain.wallet(POSTER);
-    const transfer = await wallet.writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "transfer", args: [chain.config.escrowAddress, parseUsdc("25")] });
-    await chain.publicClient.waitForTransactionReceipt({ hash: transfer });
-    const noEvent = await patch(transfer);
-    expect(noEvent.status).toBe(422);
-    expect(noEvent.json.code).toBe("DEPOSIT_NO_DEPOSIT_EVENT");
-
-    // Reverted: a deposit for an id that is already funded reverts on chain (sent without simulation).
+    // Reverted: a second deposit for an escrow id that is already funded reverts on chain (sent without simulation).
     const funded = await postJob("5");
     await deposit(hexOf(funded.job.escrowJobId), "5");
-    await wallet.writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [chain.config.escrowAddress, parseUsdc("5")] });
-    const { escrowAbi } = await import("@/lib/chain/abi");
-    const revertedHash = await wallet.writeContract({ address: chain.config.escrowAddress, abi: escrowAbi, functionName: "deposit", args: [hexOf(funded.job.escrowJobId) as `0x${string}`, parseUsdc("5")], gas: 200_000n });
-    await chain.publicClient.waitForTransactionReceipt({ hash: revertedHash });
-    const reverted = await patch(revertedHash);
-    expect(reverted.status).toBe(422);
-    expect(reverted.json.code).toBe("DEPOSIT_TX_REVERTED");
+    const wallet = chain.wallet(POSTER);
+    const approve = await wallet.writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [chain.config.escrowAddress, parseUsdc("25")] });
+    await chain.publicClient.waitForTransactionReceipt({ hash: approve });
+    const revertedHash = await wallet.writeContract({ address: chain.config.escrowAddress, abi: escrowAbi, functionName: "deposit", args: [hexOf(funded.job.escrowJobId), parseUsdc("25")], gas: 200_000n });
+    expect((await chain.publicClient.waitForTransactionReceipt({ hash: revertedHash })).status).toBe("reverted");
+    await expectRefused(await patchEscrow(service, job.id, poster.token, revertedHash), job.id, 422, "DEPOSIT_TX_REVERTED", /reverted/);
 
-    await expectUnfunded(job.id);
+    const transfer = await wallet.writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "transfer", args: [chain.config.escrowAddress, parseUsdc("25")] });
+    await chain.publicClient.waitForTransactionReceipt({ hash: transfer });
+    await expectRefused(await patchEscrow(service, job.id, poster.token, transfer), job.id, 422, "DEPOSIT_NO_DEPOSIT_EVENT", /no Deposited event/);
   });
 
-  it("a hash that already funds a job cannot fund a second one", async () => {
+  it("refuses a deposit on another chain, and any deposit when the RPC serves another chain", async () => {
+    const { poster, job } = await postJob("25");
+    // The poster paid on chain 31338 (an escrow at the same address, same escrow id and amount).
+    const elsewhere = await deposit(hexOf(job.escrowJobId), "25", other.config, other.accounts[POSTER]!.privateKey);
+    await expectRefused(await patchEscrow(service, job.id, poster.token, elsewhere), job.id, 422, "DEPOSIT_TX_NOT_FOUND", /on chain 31337/);
+    // A deployment whose RPC is (by mistake or malice) the other chain's node accepts nothing.
+    await expectRefused(await patchEscrow(misrouted, job.id, poster.token, elsewhere), job.id, 422, "DEPOSIT_WRONG_CHAIN", /serves chain 31338/);
+  });
+
+  it("refuses a deposit into another escrow contract, for another job, or of another amount", async () => {
+    const { poster, job } = await postJob("25");
+    const deployHash = await chain.wallet(0).deployContract({
+      abi: escrowArtifactAbi,
+      bytecode: escrowBytecode,
+      args: [chain.config.tokenAddress, chain.accounts[0]!.address, chain.accounts[0]!.address, 500],
+    });
+    const impostor = (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress as Address;
+    const intoImpostor = await deposit(hexOf(job.escrowJobId), "25", { ...chain.config, escrowAddress: impostor });
+    await expectRefused(await patchEscrow(service, job.id, poster.token, intoImpostor), job.id, 422, "DEPOSIT_WRONG_CONTRACT", /not the escrow/);
+
+    const otherJob = await postJob("25");
+    const forOtherJob = await deposit(hexOf(otherJob.job.escrowJobId), "25");
+    await expectRefused(await patchEscrow(service, job.id, poster.token, forOtherJob), job.id, 422, "DEPOSIT_WRONG_JOB", /escrow job id/);
+
+    const short = await deposit(hexOf(job.escrowJobId), "24.999999");
+    await expectRefused(await patchEscrow(service, job.id, poster.token, short), job.id, 422, "DEPOSIT_WRONG_AMOUNT", /24999999 units.*25000000 units/);
+  });
+
+  it("a deposit without enough confirmations is refused (retryable) until blocks are mined", async () => {
+    const poster = await newUser(strict, posterKey());
+    const job = (await poster.client.createJob({ body: jobInput({ budget: "9" }) })).data;
+    const txHash = await deposit(hexOf(job.escrowJobId), "9");
+    const early = await patchEscrow(strict, job.id, poster.token, txHash);
+    expect(early.status).toBe(422);
+    expect(early.json).toMatchObject({ code: "DEPOSIT_NOT_CONFIRMED", retryable: true, confirmations: 1, requiredConfirmations: 3 });
+    expect(early.json.message).toMatch(/1 of 3 confirmations/);
+    await expectUnfunded(job.id);
+
+    await chain.testClient.mine({ blocks: 2 });
+    const later = await patchEscrow(strict, job.id, poster.token, txHash);
+    expect(later.status).toBe(200);
+    expect(later.json.data).toMatchObject({ funded: true, escrowTxHash: txHash.toLowerCase() });
+  });
+
+  it("a hash that funds one job cannot fund a second one (replay)", async () => {
     const first = await postJob("7");
     const txHash = await deposit(hexOf(first.job.escrowJobId), "7");
-    expect((await service.http("PATCH", `/v1/jobs/${first.job.id}/escrow`, { token: first.poster.token, body: { txHash } })).status).toBe(200);
+    expect((await patchEscrow(service, first.job.id, first.poster.token, txHash)).status).toBe(200);
     const second = await postJob("7");
-    const replay = await service.http("PATCH", `/v1/jobs/${second.job.id}/escrow`, { token: second.poster.token, body: { txHash } });
-    expect(replay.status).toBe(409);
-    expect(replay.json.code).toBe("TX_ALREADY_USED");
-    await expectUnfunded(second.job.id);
+    await expectRefused(await patchEscrow(service, second.job.id, second.poster.token, txHash), second.job.id, 409, "TX_ALREADY_USED", /already funds another job/);
   });
 
-  it("only the poster registers funding; the body must be a tx hash", async () => {
-    const { job } = await postJob("3");
+  it("refuses a deposit whose escrow was already refunded on chain", async () => {
+    const { poster, job } = await postJob("6");
+    const txHash = await deposit(hexOf(job.escrowJobId), "6");
+    await refundEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId) });
+    await expectRefused(await patchEscrow(service, job.id, poster.token, txHash), job.id, 422, "DEPOSIT_ESCROW_NOT_FUNDED", /refunded/);
+  });
+
+  it("only the poster registers funding of an OPEN job; the body must be {txHash}; an unreachable chain is a 503", async () => {
+    const { poster, job } = await postJob("3");
     const stranger = await newUser(service);
-    expect((await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: stranger.token, body: { txHash: `0x${"11".repeat(32)}` } })).status).toBe(403);
-    const bad = await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: stranger.token, body: { hash: "0x12" } });
+    expect((await patchEscrow(service, job.id, stranger.token, `0x${"11".repeat(32)}`)).status).toBe(403);
+    const bad = await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { hash: "0x12" } });
     expect(bad.status).toBe(400);
+    expect((await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { txHash: "0x12" } })).status).toBe(400);
+    const down = await patchEscrow(offline, job.id, poster.token, `0x${"12".repeat(32)}`);
+    expect(down.status).toBe(503);
+    expect(down.json.code).toBe("CHAIN_UNAVAILABLE");
+    await poster.client.cancelJob({ params: { id: job.id } });
+    const cancelled = await patchEscrow(service, job.id, poster.token, `0x${"13".repeat(32)}`);
+    expect(cancelled.status).toBe(409);
+    expect(cancelled.json.code).toBe("INVALID_STATE");
   });
 });
 
-describe("release and refund", () => {
-  it("cancelling a funded job refunds the deposit once, measured on chain", async () => {
+describe("refunds on cancellation, exactly once", () => {
+  it("cancelling a funded job refunds the payer, shows refundTxHash, and nothing moves twice", async () => {
     const { poster, job } = await postJob("12");
-    const txHash = await deposit(hexOf(job.escrowJobId), "12");
-    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
+    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "12") } });
     const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
     const res = await poster.client.cancelJob({ params: { id: job.id } });
-    expect(res.data.status).toBe("CANCELLED");
-    expect(res.data.refundTxHash).toMatch(/^0x/);
+    expect(res.data).toMatchObject({ status: "CANCELLED", funded: true });
+    expect(res.data.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     const after = await erc20BalanceOf({ config: chain.config, address: poster.address });
     expect(after - before).toBe(parseUsdc("12"));
+
     const again = await settleJob(service.ctx, job.id, "REFUND");
-    expect(again.tx_hash).toBe(res.data.refundTxHash);
+    expect(again).toMatchObject({ status: "CONFIRMED", tx_hash: res.data.refundTxHash, amount_units: "12000000" });
+    await expect(settleJob(service.ctx, job.id, "RELEASE", chain.accounts[5]!.address)).rejects.toMatchObject({ status: 409, code: "SETTLEMENT_CONFLICT" });
     expect(await erc20BalanceOf({ config: chain.config, address: poster.address })).toBe(after);
+    expect((await service.http("POST", `/v1/jobs/${job.id}/cancel`, { token: poster.token })).status).toBe(409);
   });
 
-  it("a release pays the agent's wallet the budget less the fee, exactly once, even when the process dies before recording it", async () => {
-    const { poster, job } = await postJob("40");
-    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "40") } });
-    const agentWallet = chain.accounts[5]!.address;
-    const before = await erc20BalanceOf({ config: chain.config, address: agentWallet });
-
+  it("a refund interrupted after sending (a crash before recording) is finished by the worker, once", async () => {
+    const { poster, job } = await postJob("11");
+    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "11") } });
+    const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
     settlementHooks.afterSend = () => {
       settlementHooks.afterSend = undefined;
-      throw new Error("simulated crash after sending the release");
+      throw new Error("simulated crash after sending the refund");
     };
-    await expect(settleJob(service.ctx, job.id, "RELEASE", agentWallet)).rejects.toThrow("simulated crash");
+    const res = await poster.client.cancelJob({ params: { id: job.id } });
+    expect(res.data).toMatchObject({ status: "CANCELLED", refundTxHash: null });
     const pending = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
-    expect(pending.status).toBe("PENDING");
-    const paid = await erc20BalanceOf({ config: chain.config, address: agentWallet });
-    expect(paid - before).toBe(parseUsdc("38"));
+    expect(pending).toMatchObject({ kind: "REFUND", status: "PENDING", attempts: 1, tx_hash: null });
+    const refunded = await erc20BalanceOf({ config: chain.config, address: poster.address });
+    expect(refunded - before).toBe(parseUsdc("11"));
 
-    await finishPendingSettlements(service.ctx, { olderThanMs: 0 });
-    const settled = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
-    expect(settled.status).toBe("CONFIRMED");
-    const detail = await poster.client.getJob({ params: { id: job.id } });
-    expect(detail.data.status).toBe("COMPLETED");
-    expect(detail.data.releaseTxHash).toBe(settled.tx_hash);
+    // While the crashed sender's lease runs, the worker leaves the row alone; after it, it finishes.
+    expect((await finishPendingSettlements(service.ctx, { only: [job.id] })).confirmed).toBe(0);
+    await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + SETTLEMENT_LEASE_MS + 1000), only: [job.id] });
+    const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
+    expect(detail.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "CONFIRMED", attempts: 2, tx_hash: detail.refundTxHash });
+    expect(await erc20BalanceOf({ config: chain.config, address: poster.address })).toBe(refunded);
+  });
 
-    await settleJob(service.ctx, job.id, "RELEASE", agentWallet);
-    expect(await erc20BalanceOf({ config: chain.config, address: agentWallet })).toBe(paid);
+  it("a cancellation never waits on the chain: with the RPC down the refund stays PENDING and the worker sends it later", async () => {
+    const { poster, job } = await postJob("4");
+    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "4") } });
+    const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
+    const res = await offline.client(poster.token).cancelJob({ params: { id: job.id } });
+    expect(res.data).toMatchObject({ status: "CANCELLED", refundTxHash: null });
+    const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe("PENDING");
+    expect(row.last_error).toBeTruthy();
+    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId) })).state).toBe("FUNDED");
+
+    await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + 60_000), only: [job.id] });
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.refundTxHash).toMatch(/^0x/);
+    expect((await erc20BalanceOf({ config: chain.config, address: poster.address })) - before).toBe(parseUsdc("4"));
+  });
+
+  it("a settlement the chain rules out (no deposit on chain) is FAILED, not retried", async () => {
+    const { job } = await postJob("2");
+    // A job the database believes funded while the escrow holds nothing.
+    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${"ee".repeat(31)}${Math.floor(Math.random() * 256).toString(16).padStart(2, "0")}` }).where("id", "=", job.id).execute();
+    const row = await settleJob(service.ctx, job.id, "REFUND");
+    expect(row.status).toBe("FAILED");
+    expect(row.last_error).toMatch(/no deposit/);
+    await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + 3600_000), only: [job.id] });
+    expect((await service.db.selectFrom("escrow_settlements").select(["status", "attempts"]).where("job_id", "=", job.id).executeTakeFirstOrThrow())).toEqual({ status: "FAILED", attempts: 1 });
   });
 });

@@ -1,108 +1,197 @@
-import { sql } from "kysely";
+import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address } from "viem";
+import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError, refundEscrow, releaseEscrow, type SettlementResult } from "@/lib/chain/escrow";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
-import type { EscrowSettlementsTable } from "../db/schema";
-import type { Selectable } from "kysely";
-
-export type SettlementKind = "RELEASE" | "REFUND";
-type SettlementRow = Selectable<EscrowSettlementsTable>;
-
-/** Test seam: lets a test make the recording step fail once, as a crash would. */
-export const settlementHooks: { afterSend?: (jobId: string, result: SettlementResult) => void | Promise<void> } = {};
+import type { Database, EscrowSettlementsTable } from "../db/schema";
+import { conflict } from "../http/errors";
 
 /**
- * Moves a funded job's escrow exactly once. The PENDING row is written before anything is sent;
- * the chain call is idempotent (a settled job returns its existing transaction); the receipt is
- * recorded afterwards. If the process dies between sending and recording, the settlement worker
- * repeats the call, gets the same transaction back, and records it: money moves once.
+ * Money leaves a job's escrow exactly once, as a RELEASE to the agent's wallet (budget less the
+ * contract's fee) or a REFUND of the whole deposit to its payer.
+ *
+ * 1. recordSettlement, in the caller's transaction with the job row locked: a PENDING row in
+ *    escrow_settlements. Its unique job_id makes a second attempt find the first row, and a
+ *    release and a refund of one job exclude each other.
+ * 2. completeSettlement: takes a lease on the row (one sender at a time, across instances), calls
+ *    releaseEscrow/refundEscrow, which are idempotent against the chain (an escrow already settled
+ *    returns its existing transaction instead of sending one), then records the receipt and
+ *    updates the job in one transaction (release: COMPLETED, completedAt, releaseTxHash; refund:
+ *    refundTxHash).
+ * 3. If the process dies between sending and recording, the row stays PENDING; when its lease has
+ *    run out the settlement worker repeats step 2, gets the same transaction back from the chain,
+ *    and records it. Money moves once.
  */
-export async function settleJob(ctx: ServiceContext, jobId: string, kind: SettlementKind, to?: Address): Promise<SettlementRow> {
-  await ctx.db
+
+export type SettlementKind = "RELEASE" | "REFUND";
+export type SettlementRow = Selectable<EscrowSettlementsTable>;
+type Trx = Transaction<Database>;
+
+/** How long a sender holds a row: more than the chain helpers wait for a receipt (180 s). */
+export const SETTLEMENT_LEASE_MS = 5 * 60_000;
+/** Retries after a chain failure back off from 10 s up to this. */
+const MAX_BACKOFF_MS = 10 * 60_000;
+
+/** Test seam: a hook that runs after the chain call and before the receipt is recorded (a test makes it throw, as a crash would). */
+export const settlementHooks: { afterSend?: (jobId: string, result: SettlementResult) => void | Promise<void> } = {};
+
+const KIND_TEXT: Record<SettlementKind, string> = { RELEASE: "released to the agent", REFUND: "refunded to the payer" };
+
+/**
+ * Records the intent to settle a job's escrow, once. Call it inside the transaction that changes
+ * the job (job row locked). A second call of the same kind returns the existing row; a call of
+ * the other kind is refused (409 SETTLEMENT_CONFLICT).
+ */
+export async function recordSettlement(trx: Trx, jobId: string, kind: SettlementKind, to: Address | null): Promise<SettlementRow> {
+  await trx
     .insertInto("escrow_settlements")
-    .values({ job_id: jobId, kind, status: "PENDING", to_address: to ?? null })
+    .values({ job_id: jobId, kind, status: "PENDING", to_address: to })
     .onConflict((oc) => oc.column("job_id").doNothing())
     .execute();
-  const row = await ctx.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirstOrThrow();
-  if (row.kind !== kind) throw new Error(`job ${jobId} is already being settled by ${row.kind}`);
-  if (row.status === "CONFIRMED") return row;
-  return sendAndRecord(ctx, row);
+  const row = await trx.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirstOrThrow();
+  if (row.kind !== kind) {
+    throw conflict("SETTLEMENT_CONFLICT", `the escrow of this job is already being ${KIND_TEXT[row.kind]}; it moves once`, { settlementKind: row.kind, settlementStatus: row.status });
+  }
+  return row;
 }
 
-async function sendAndRecord(ctx: ServiceContext, row: SettlementRow): Promise<SettlementRow> {
+/**
+ * Sends (or finds) a recorded settlement on the chain and records its receipt. Returns the row as
+ * it stands afterwards: CONFIRMED; PENDING when another sender holds the lease or the chain call
+ * failed (last_error says why; the worker retries with backoff); FAILED when the chain says it can
+ * never happen this way. Throws only when recording fails after the send (the worker then
+ * finishes it) or when no chain is configured.
+ */
+export async function completeSettlement(ctx: ServiceContext, settlementId: string, options: { now?: Date } = {}): Promise<SettlementRow> {
   const chain = requireChain(ctx);
-  const job = await ctx.db.selectFrom("jobs").select(["escrow_job_id"]).where("id", "=", row.job_id).executeTakeFirstOrThrow();
-  await ctx.db.updateTable("escrow_settlements").set({ attempts: sql`attempts + 1`, updated_at: ctx.now() }).where("id", "=", row.id).execute();
+  const now = options.now ?? ctx.now();
+  const claimed = await ctx.db
+    .updateTable("escrow_settlements")
+    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + SETTLEMENT_LEASE_MS), updated_at: now })
+    .where("id", "=", settlementId)
+    .where("status", "=", "PENDING")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) {
+    // Confirmed already, failed, or another sender holds it: report what is there.
+    return ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
+  }
+
+  const job = await ctx.db.selectFrom("jobs").select(["escrow_job_id"]).where("id", "=", claimed.job_id).executeTakeFirstOrThrow();
   let result: SettlementResult;
   try {
-    result = await settleOnChain(chain, job.escrow_job_id, row);
+    result = await settleOnChain(chain, job.escrow_job_id, claimed);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await ctx.db.updateTable("escrow_settlements").set({ last_error: message.slice(0, 500), updated_at: ctx.now() }).where("id", "=", row.id).execute();
-    throw error;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    // The chain's state rules this settlement out for good (no deposit, or it went the other way).
+    const final = error instanceof EscrowError && error.code !== "TX_FAILED";
+    const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
+    return ctx.db
+      .updateTable("escrow_settlements")
+      .set({
+        status: final ? "FAILED" : "PENDING",
+        last_error: message,
+        lease_until: final ? null : new Date(now.getTime() + backoff),
+        updated_at: now,
+      })
+      .where("id", "=", claimed.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   }
-  await settlementHooks.afterSend?.(row.job_id, result);
 
-  const now = ctx.now();
+  await settlementHooks.afterSend?.(claimed.job_id, result);
+
+  const recordedAt = options.now ?? ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
     const confirmed = await trx
       .updateTable("escrow_settlements")
-      .set({ status: "CONFIRMED", tx_hash: result.txHash, to_address: result.to, amount_units: result.amount.toString(), fee_units: result.fee.toString(), last_error: null, updated_at: now })
-      .where("id", "=", row.id)
+      .set({
+        status: "CONFIRMED",
+        tx_hash: result.txHash,
+        to_address: result.to,
+        amount_units: result.amount.toString(),
+        fee_units: result.fee.toString(),
+        last_error: result.heldForClaim > 0n ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim` : null,
+        lease_until: null,
+        updated_at: recordedAt,
+        confirmed_at: recordedAt,
+      })
+      .where("id", "=", claimed.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (row.kind === "RELEASE") {
-      await trx.updateTable("jobs").set({ release_tx_hash: result.txHash, status: "COMPLETED", completed_at: now, updated_at: now }).where("id", "=", row.job_id).execute();
+    if (claimed.kind === "RELEASE") {
+      await trx
+        .updateTable("jobs")
+        .set({ release_tx_hash: result.txHash, status: "COMPLETED", completed_at: recordedAt, release_held_reason: null, updated_at: recordedAt })
+        .where("id", "=", claimed.job_id)
+        .execute();
     } else {
-      await trx.updateTable("jobs").set({ refund_tx_hash: result.txHash, updated_at: now }).where("id", "=", row.job_id).execute();
+      await trx.updateTable("jobs").set({ refund_tx_hash: result.txHash, updated_at: recordedAt }).where("id", "=", claimed.job_id).execute();
     }
     return confirmed;
   });
 }
 
-async function settleOnChain(chain: Parameters<typeof releaseEscrow>[0]["config"], escrowJobId: string, row: SettlementRow): Promise<SettlementResult> {
-  const call = () =>
-    row.kind === "RELEASE"
-      ? releaseEscrow({ config: chain, escrowJobId, to: row.to_address as Address })
-      : refundEscrow({ config: chain, escrowJobId });
-  try {
-    return await call();
-  } catch (error) {
-    // Another instance settled it between our check and our send: asking again returns its receipt.
-    if (error instanceof EscrowError && (error.code === "ALREADY_RELEASED" || error.code === "ALREADY_REFUNDED")) return call();
-    throw error;
+function settleOnChain(chain: ChainConfig, escrowJobId: string, row: SettlementRow): Promise<SettlementResult> {
+  if (row.kind === "RELEASE") {
+    if (!row.to_address) throw new EscrowError("TX_FAILED", "the release has no recipient address");
+    return releaseEscrow({ config: chain, escrowJobId, to: row.to_address as Address });
   }
+  return refundEscrow({ config: chain, escrowJobId });
 }
 
-/** Finishes settlements left PENDING by a crash or a chain outage; several instances may run it. */
-export async function finishPendingSettlements(ctx: ServiceContext, options: { olderThanMs?: number } = {}): Promise<number> {
-  const cutoff = new Date(ctx.now().getTime() - (options.olderThanMs ?? 30_000));
-  const claimed = await ctx.db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom("escrow_settlements")
-      .selectAll()
-      .where("status", "=", "PENDING")
-      .where("updated_at", "<=", cutoff)
-      .orderBy("updated_at")
-      .limit(10)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    // Stamp them so another worker skips them until this round is over.
-    if (rows.length > 0) {
-      await trx.updateTable("escrow_settlements").set({ updated_at: ctx.now() }).where("id", "in", rows.map((r) => r.id)).execute();
-    }
-    return rows;
-  });
-  let done = 0;
-  for (const row of claimed) {
+/**
+ * Records and completes a settlement for a job whose state the caller has already changed (or
+ * repeats one): a second call returns the recorded row, CONFIRMED, without moving anything.
+ */
+export async function settleJob(ctx: ServiceContext, jobId: string, kind: SettlementKind, to?: Address): Promise<SettlementRow> {
+  const row = await ctx.db.transaction().execute((trx) => recordSettlement(trx, jobId, kind, to ?? null));
+  if (row.status !== "PENDING") return row;
+  return completeSettlement(ctx, row.id);
+}
+
+export interface SettlementRound {
+  confirmed: number;
+  pending: number;
+  failed: number;
+}
+
+/**
+ * One round of the settlement worker: finishes PENDING settlements whose lease has run out (a
+ * crash between sending and recording, a chain outage). Several instances may run it at once: the
+ * lease is taken with a conditional update, so each row has one sender.
+ */
+export async function finishPendingSettlements(
+  ctx: ServiceContext,
+  options: {
+    now?: Date;
+    limit?: number;
+    /** Only the settlements of these jobs: for tests that move the clock on a database other suites share. */
+    only?: string[];
+  } = {},
+): Promise<SettlementRound> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("escrow_settlements")
+    .select("id")
+    .where("status", "=", "PENDING")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+  const due = await q.orderBy("lease_until", "asc").limit(options.limit ?? 20).execute();
+  const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
+  for (const { id } of due) {
     try {
-      await sendAndRecord(ctx, row);
-      done += 1;
+      const row = await completeSettlement(ctx, id, options.now ? { now: options.now } : {});
+      if (row.status === "CONFIRMED") round.confirmed += 1;
+      else if (row.status === "FAILED") round.failed += 1;
+      else round.pending += 1;
+      if (row.status !== "CONFIRMED" && row.last_error) console.error(`[settlements] ${row.kind} of job ${row.job_id}: ${row.last_error}`);
     } catch (error) {
-      console.error(`[settlements] job ${row.job_id}: ${(error as Error).message}`);
+      round.pending += 1;
+      console.error(`[settlements] ${id}: ${(error as Error).message}`);
     }
   }
-  return done;
+  return round;
 }

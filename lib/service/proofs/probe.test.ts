@@ -147,6 +147,7 @@ describe("probeDeliverable", () => {
       finalUrl: "http://site.example/good",
       contentType: "text/html",
       checkedAt: "2025-06-01T12:00:00.000Z",
+      contentSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 

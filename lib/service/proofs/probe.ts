@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isIpLiteralHost, isLoopbackLiteral } from "./address-policy";
 import { loginUrlReason, matchDisallowedHost } from "./host-rules";
 import { errorPageReason, errorTextReason, isHtmlType, loginPageReason, summarizeHtml } from "./page-inspect";
@@ -49,6 +50,11 @@ export interface ProbeResult {
   contentType: string | null;
   /** ISO 8601 time of the check. */
   checkedAt: string;
+  /**
+   * SHA-256 (hex) of the text artifact as read (its first 256 KiB, decoded to text, hashed as
+   * UTF-8) when the probe found it LIVE; null otherwise and for binary artifacts, which are not read.
+   */
+  contentSha256: string | null;
 }
 
 export interface ProbeOptions extends Omit<SafeFetchOptions, "checkUrl" | "maxBodyBytes"> {
@@ -121,7 +127,7 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
   const done = (
     status: ProofStatus,
     reason: string | null,
-    extra: Partial<Pick<ProbeResult, "httpStatus" | "finalUrl" | "contentType">> = {},
+    extra: Partial<Pick<ProbeResult, "httpStatus" | "finalUrl" | "contentType" | "contentSha256">> = {},
   ): ProbeResult => ({
     status,
     reason,
@@ -129,6 +135,7 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
     finalUrl: extra.finalUrl ?? null,
     contentType: extra.contentType ?? null,
     checkedAt,
+    contentSha256: extra.contentSha256 ?? null,
   });
 
   // Refusals that need no network come first, so a refused URL never costs a connection.
@@ -183,5 +190,5 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
     const where = result.truncated ? "the first 256 KiB of the artifact" : "the artifact";
     return done("MARKER_MISSING", `The job's proof content marker does not appear in ${where}.`, meta);
   }
-  return done("LIVE", null, meta);
+  return done("LIVE", null, { ...meta, contentSha256: createHash("sha256").update(result.text, "utf8").digest("hex") });
 }
