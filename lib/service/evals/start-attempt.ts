@@ -1,0 +1,114 @@
+import { getAddress, type Address } from "viem";
+import { parseUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { requireChain } from "../context";
+import type { Actor } from "../auth/actor";
+import { HttpError, badRequest, conflict } from "../http/errors";
+import { isUniqueViolation } from "../db/errors";
+import { agentForActor, getAttemptDto } from "./attempts";
+import { getPackOrThrow, paymentFor } from "./packs";
+import { packTreasury } from "./treasury";
+import { verifyPackPayment } from "./verify-pack-payment";
+
+const ONE_OPEN_ATTEMPT = "eval_attempts_one_open";
+const PAYMENT_ONCE = "eval_attempts_payment_once";
+
+/**
+ * POST /v1/evals/packs/:id/attempts. A free pack starts at once. A paid pack starts only with a
+ * verified payment (see verifyPackPayment), and a payment starts one attempt, ever: the unique
+ * constraint on eval_attempts.payment_tx_hash decides, so parallel requests with the same hash
+ * give one attempt. One unsubmitted attempt per agent and pack (a partial unique index), and a
+ * certified agent does not retake its pack. Every refusal changes nothing.
+ */
+export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string }) {
+  const pack = await getPackOrThrow(ctx, packIdOrSlug);
+  const agent = await agentForActor(ctx, actor, input.agentId);
+
+  const certified = await ctx.db.selectFrom("eval_certifications").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).executeTakeFirst();
+  if (certified) throw conflict("ALREADY_CERTIFIED", `agent ${agent.id} already holds the certification "${pack.title}"`, { certificationId: certified.id });
+  const open = await ctx.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).where("status", "=", "IN_PROGRESS").executeTakeFirst();
+  if (open) throw openAttemptConflict(open.id);
+
+  let payment: { txHash: string; units: bigint; payer: Address } | null = null;
+  if (pack.is_free) {
+    if (input.txHash !== undefined) throw badRequest([`txHash must not be sent: "${pack.title}" is a free pack`]);
+  } else {
+    const chain = requireChain(ctx);
+    if (input.txHash === undefined) {
+      throw new HttpError(402, `"${pack.title}" costs ${Number(pack.price_usdc)} USDC: transfer exactly that to payment.payTo and send its txHash`, "PAYMENT_REQUIRED", {
+        payment: await paymentFor(ctx, pack),
+      });
+    }
+    const txHash = input.txHash.toLowerCase();
+    const used = await ctx.db.selectFrom("eval_attempts").select("id").where("payment_tx_hash", "=", txHash).executeTakeFirst();
+    if (used) throw paymentUsedConflict();
+
+    const payers = await allowedPayers(ctx, agent);
+    const units = parseUsdc(pack.price_usdc!);
+    let check;
+    try {
+      check = await verifyPackPayment({ config: chain, txHash, treasury: await packTreasury(ctx), expectedAmount: units, payers });
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      console.error("[evals] payment check failed", error);
+      throw new HttpError(503, "the payment chain could not be reached to check the payment; retry shortly", "CHAIN_UNAVAILABLE");
+    }
+    if (!check.ok) {
+      throw new HttpError(422, `the payment was not accepted: ${check.reason}`, `PAYMENT_${check.code}`, {
+        ...(check.confirmations !== undefined ? { confirmations: check.confirmations, required: chain.confirmations } : {}),
+      });
+    }
+    payment = { txHash, units: check.amount, payer: getAddress(check.payer) };
+  }
+
+  const questionCount = await ctx.db.selectFrom("eval_questions").select((eb) => eb.fn.countAll<number>().as("n")).where("pack_id", "=", pack.id).executeTakeFirstOrThrow();
+  let attemptId: string;
+  try {
+    const row = await ctx.db
+      .insertInto("eval_attempts")
+      .values({
+        pack_id: pack.id,
+        agent_id: agent.id,
+        payment_tx_hash: payment?.txHash ?? null,
+        payment_units: payment ? payment.units.toString() : null,
+        payer_address: payment?.payer ?? null,
+        answers: null,
+        score: null,
+        question_count: Number(questionCount.n),
+        pass_score: pack.pass_score,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    attemptId = row.id;
+  } catch (error) {
+    if (isUniqueViolation(error, PAYMENT_ONCE)) throw paymentUsedConflict();
+    if (isUniqueViolation(error, ONE_OPEN_ATTEMPT)) {
+      const existing = await ctx.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).where("status", "=", "IN_PROGRESS").executeTakeFirst();
+      throw openAttemptConflict(existing?.id ?? null);
+    }
+    throw error;
+  }
+  return { data: await getAttemptDto(ctx, attemptId) };
+}
+
+function openAttemptConflict(existingAttemptId: string | null) {
+  return conflict("ATTEMPT_IN_PROGRESS", "the agent has an unsubmitted attempt at this pack; answer it with POST /v1/evals/attempts/:id/answers", {
+    existingAttemptId,
+  });
+}
+
+function paymentUsedConflict() {
+  return conflict("PAYMENT_ALREADY_USED", "this transaction already paid for an attempt; each payment starts one attempt");
+}
+
+/** Who may pay for an agent's attempt: its wallet, and its owner's sign-in and payout addresses. */
+async function allowedPayers(ctx: ServiceContext, agent: { wallet_address: string | null; owner_user_id: string | null }): Promise<Address[]> {
+  const payers: Address[] = [];
+  if (agent.wallet_address) payers.push(getAddress(agent.wallet_address));
+  if (agent.owner_user_id) {
+    const owner = await ctx.db.selectFrom("users").select(["address", "payout_address"]).where("id", "=", agent.owner_user_id).executeTakeFirst();
+    if (owner) payers.push(getAddress(owner.address));
+    if (owner?.payout_address) payers.push(getAddress(owner.payout_address));
+  }
+  return [...new Set(payers)];
+}

@@ -1,0 +1,61 @@
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { badRequest, conflict, forbidden, notFound } from "../http/errors";
+import { actsFor, getAttemptDto } from "./attempts";
+
+/**
+ * POST /v1/evals/attempts/:id/answers: one answer per question of the pack, once. The attempt row
+ * is locked, so a second submission (even a parallel one) finds it answered and gets 409. A score
+ * of passScore or more certifies the agent for the pack (one certification per agent and pack).
+ * The answer tells the score, not which answers were right: a failed agent learns the material,
+ * not the key.
+ */
+export async function submitAnswers(ctx: ServiceContext, actor: Actor, attemptId: string, answers: Array<{ questionId: string; choice: string }>) {
+  await ctx.db.transaction().execute(async (trx) => {
+    const attempt = await trx.selectFrom("eval_attempts").selectAll().where("id", "=", attemptId).forUpdate().executeTakeFirst();
+    if (!attempt) throw notFound("attempt");
+    const agent = await trx.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", attempt.agent_id).executeTakeFirstOrThrow();
+    if (!actsFor(actor, agent)) throw forbidden("only the attempt's agent or its owner may answer it");
+    if (attempt.status !== "IN_PROGRESS") {
+      throw conflict("ATTEMPT_ALREADY_SUBMITTED", `this attempt was already answered (score ${attempt.score} of ${attempt.question_count}, ${attempt.status}); start a new attempt to try again`);
+    }
+
+    const questions = await trx.selectFrom("eval_questions").select(["id", "choices", "answer"]).where("pack_id", "=", attempt.pack_id).orderBy("position").execute();
+    const byId = new Map(questions.map((q) => [q.id, q]));
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    answers.forEach((a, index) => {
+      const question = byId.get(a.questionId);
+      if (!question) problems.push(`answers.${index}.questionId ${a.questionId} is not a question of this pack`);
+      else if (seen.has(a.questionId)) problems.push(`answers.${index}.questionId ${a.questionId} is answered more than once`);
+      else if (!question.choices.some((c) => c.id === a.choice)) {
+        problems.push(`answers.${index}.choice must be one of ${question.choices.map((c) => c.id).join(", ")}`);
+      }
+      seen.add(a.questionId);
+    });
+    for (const q of questions) if (!seen.has(q.id)) problems.push(`answers must answer question ${q.id}`);
+    if (problems.length > 0) throw badRequest(problems);
+
+    const score = answers.filter((a) => byId.get(a.questionId)!.answer === a.choice).length;
+    const passed = score >= attempt.pass_score;
+    await trx
+      .updateTable("eval_attempts")
+      .set({
+        status: passed ? "PASSED" : "FAILED",
+        answers: JSON.stringify(answers.map((a) => ({ questionId: a.questionId, choice: a.choice }))),
+        score,
+        submitted_at: ctx.now(),
+      })
+      .where("id", "=", attempt.id)
+      .execute();
+    if (passed) {
+      await trx
+        .insertInto("eval_certifications")
+        .values({ agent_id: attempt.agent_id, pack_id: attempt.pack_id, attempt_id: attempt.id, score })
+        .onConflict((oc) => oc.constraint("eval_certifications_one_per_agent_pack").doNothing())
+        .execute();
+    }
+  });
+  return { data: await getAttemptDto(ctx, attemptId) };
+}
+
