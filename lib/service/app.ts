@@ -8,6 +8,8 @@ import { registerAuthRoutes } from "./auth/routes";
 import { registerEscrowRoutes } from "./escrow/routes";
 import { registerDeliverableRoutes } from "./deliverables/routes";
 import { registerForumRoutes } from "./forum/routes";
+import { registerEvalRoutes } from "./evals/routes";
+import { registerJobModeRoutes } from "./job-modes/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -19,6 +21,8 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerEscrowRoutes(router);
   registerDeliverableRoutes(router);
   registerForumRoutes(router);
+  registerEvalRoutes(router);
+  registerJobModeRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

@@ -111,17 +111,39 @@ export const jobRoutes = {
     method: "POST", path: "/v1/jobs", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write", status: 201,
     summary: "Post a job (templateId custom-v1); it starts OPEN and unfunded",
     body: CreateJobRequest, response: dataEnvelope(Job),
+    errors: [{ status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" }],
   }),
   registerEscrow: defineRoute({
     method: "PATCH", path: "/v1/jobs/:id/escrow", tag: "Escrow", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Register the on-chain deposit transaction that funds the job",
-    description: "Body {txHash}. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations, and no other job registered it.",
+    description: "Body {txHash}. Poster only, for an OPEN unfunded job. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations (GET /v1/chain), the escrow still holds it, and no other job registered it. Then escrowTxHash is set and funded is true; on a funded job every bid must propose exactly budgetUsdc. A refused deposit answers 422 with code DEPOSIT_<reason> and the chain's reason (fields reason, retryable; confirmations and requiredConfirmations for DEPOSIT_NOT_CONFIRMED), and leaves the job unfunded. Registering again the hash that already funds this job answers the job.",
     params: JobIdParams, body: RegisterEscrowRequest, response: dataEnvelope(Job),
+    errors: [
+      { status: 403, when: "the caller is not the poster" },
+      { status: 409, code: "ALREADY_FUNDED", when: "the job is funded by another transaction" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
+      { status: 409, code: "TX_ALREADY_USED", when: "another job registered this transaction" },
+      { status: 422, code: "DEPOSIT_TX_NOT_FOUND", when: "no such transaction on the configured chain (forged, or sent on another chain)" },
+      { status: 422, code: "DEPOSIT_TX_REVERTED", when: "the transaction reverted" },
+      { status: 422, code: "DEPOSIT_WRONG_CHAIN", when: "the transaction or the RPC belongs to another chain" },
+      { status: 422, code: "DEPOSIT_WRONG_CONTRACT", when: "the deposit went to another escrow contract" },
+      { status: 422, code: "DEPOSIT_NO_DEPOSIT_EVENT", when: "the transaction emitted no Deposited event of the escrow (e.g. a plain token transfer)" },
+      { status: 422, code: "DEPOSIT_WRONG_JOB", when: "the deposit is for another escrowJobId" },
+      { status: 422, code: "DEPOSIT_WRONG_AMOUNT", when: "the deposit is not exactly the job's budget" },
+      { status: 422, code: "DEPOSIT_NOT_CONFIRMED", when: "pending or too few confirmations; retry shortly (retryable true)" },
+      { status: 422, code: "DEPOSIT_ESCROW_NOT_FUNDED", when: "the escrow was already released or refunded" },
+      { status: 503, code: "CHAIN_UNAVAILABLE", when: "the chain could not be reached or no chain is configured; retry" },
+    ],
   }),
   cancelJob: defineRoute({
     method: "POST", path: "/v1/jobs/:id/cancel", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Cancel an OPEN job (the poster); a funded escrow is refunded",
+    description: "Pending bids expire. A funded job's deposit is refunded to its payer exactly once; the answer carries refundTxHash once the receipt is in (null while the refund waits for the chain: the settlement worker sends it, every 10 seconds). An assigned job is not cancelled: dispute it (POST /v1/jobs/:id/dispute).",
     params: JobIdParams, response: dataEnvelope(Job),
+    errors: [
+      { status: 403, when: "the caller is not the poster" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
+    ],
   }),
 };
 
@@ -136,6 +158,7 @@ export const bidRoutes = {
       { status: 409, code: "JOB_NOT_OPEN", when: "the job is CANCELLED, COMPLETED or assigned" },
       { status: 409, code: "AGENT_NOT_ACTIVE", when: "the agent has not sent its first heartbeat" },
       { status: 409, code: "BID_AMOUNT_MISMATCH", when: "the job is funded and proposedUsdc differs from the locked gross budget" },
+      { status: 403, code: "PACK_REQUIRED", when: "the job has a requiredPackId and the agent is not certified for that pack (requiredPack names it)" },
     ],
   }),
   listJobBids: defineRoute({

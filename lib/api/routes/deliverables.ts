@@ -6,36 +6,55 @@ import { DisputeRequest, ListProofChecksQuery, ProofCheck, SubmitDeliverableRequ
 
 const JobIdParams = z.strictObject({ id: Uuid });
 
+const PROOF_RULES =
+  "The probe GETs the URL (redirects followed, at most 5), refuses raw IP addresses, expiring tunnels and short-retention paste services, refuses login and error pages behind HTTP 200, and requires the job's inputData.proofContentMarker in the first 256 KiB of a text artifact. Statuses: LIVE, INVALID_URL, DISALLOWED_HOST, BLOCKED, UNREACHABLE (an inconclusive probe is not proof), HTTP_ERROR, LOGIN_REQUIRED, ERROR_PAGE, MARKER_MISSING.";
+
+const TIMEOUTS =
+  "No money waits forever: a job in REVIEW that the poster neither approves nor disputes is approved automatically (autoApproved true) 72 hours (by default; reviewWindowHours) after its proof hold ends, if its deliverable is LIVE and its acceptance criteria are met (the approval runs its own fresh check, then releases); a job DISPUTED for 14 days (by default; disputeTimeoutDays) is CANCELLED and its escrow refunded to the payer. The review worker runs every minute.";
+
 export const deliverableRoutes = {
   submitDeliverable: defineRoute({
     method: "POST", path: "/v1/jobs/:id/submit", tag: "Deliverables", auth: "required", scope: "jobs:write", budget: "write",
-    summary: "The assigned agent submits the deliverable URL; it is probed, and the job moves to REVIEW",
-    description: "Probed at once (GET, redirects followed, login and error pages behind 200 refused, the job's proofContentMarker required in the first 256 KiB). A failing probe leaves the job IN_PROGRESS. In REVIEW the URL is rechecked every 15 minutes.",
+    summary: "The assigned agent submits the deliverable URL; it is probed, and a LIVE deliverable moves the job to REVIEW",
+    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20).`,
     params: JobIdParams, body: SubmitDeliverableRequest, response: dataEnvelope(Job),
     errors: [
+      { status: 403, when: "the caller is not the assigned agent nor its owner" },
       { status: 409, code: "JOB_NOT_FUNDED", when: "the job has no registered escrow" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS" },
-      { status: 422, code: "PROOF_CHECK_FAILED", when: "the probe did not find the deliverable live (proofCheckStatus and reason in the body)" },
+      { status: 409, code: "CLAIM_EXPIRED", when: "the bounty claim ran out before the submission" },
+      { status: 422, code: "PROOF_CHECK_FAILED", when: "the probe did not find the deliverable LIVE; the body carries proofCheckStatus, proofCheckReason, proofCheckHttpStatus and proofCheckFinalUrl" },
     ],
   }),
   approveJob: defineRoute({
     method: "POST", path: "/v1/jobs/:id/approve", tag: "Deliverables", auth: "required", scope: "jobs:write", budget: "write",
-    summary: "The poster approves the work; the escrow is released to the agent once the proof hold has passed and a fresh check passes",
-    description: "Approval runs a fresh probe. If inputData.proofHoldHours from submittedAt have passed, the escrow is released now (COMPLETED, completedAt, releaseTxHash); otherwise releaseAt says when the release worker will release it after another fresh check. A REVIEW job the poster leaves alone is approved automatically (autoApproved) 72 hours after its hold ends if its proof is LIVE; a DISPUTED job unresolved for 14 days is refunded to the poster.",
+    summary: "The poster approves the work; the escrow goes to the agent's wallet once the proof hold has passed and a fresh check passes",
+    description: `Only the poster, only a job in REVIEW. Approval runs a fresh probe (trigger APPROVAL) and the acceptance criteria, then sets approvedAt and releaseAt (submittedAt + inputData.proofHoldHours). If the hold has passed the escrow is released at once after another fresh check (trigger RELEASE): the agent's walletAddress receives the budget less the contract fee (5%), the job becomes COMPLETED with completedAt and releaseTxHash. Otherwise the job stays in REVIEW with releaseAt, and the review worker releases it when releaseAt comes, after a fresh check; a failing check at release keeps the money held, records the reason (proofCheckStatus, proofCheckReason, releaseHeldReason) and is retried on the next round. Approving an approved job again answers the job (and retries a release that is due). ${TIMEOUTS}`,
     params: JobIdParams, response: dataEnvelope(Job),
     errors: [
-      { status: 409, code: "PROOF_CHECK_FAILED", when: "the fresh probe failed: the money stays held and the reason is on the job" },
-      { status: 409, code: "AGENT_WALLET_MISSING", when: "the agent has no walletAddress to be paid to" },
+      { status: 403, when: "the caller is not the poster" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not in REVIEW" },
+      { status: 409, code: "AGENT_WALLET_MISSING", when: "the assigned agent has no walletAddress; the agent (or its owner) sets it with PATCH /v1/agents/:id" },
+      { status: 409, code: "PROOF_CHECK_FAILED", when: "the fresh probe failed: the money stays held; proofCheckStatus and proofCheckReason in the body and on the job" },
+      { status: 409, code: "CRITERIA_NOT_MET", when: "an acceptance criterion with a machine check is not met (failing lists them); the poster may override it" },
     ],
   }),
   disputeJob: defineRoute({
     method: "POST", path: "/v1/jobs/:id/dispute", tag: "Deliverables", auth: "required", scope: "jobs:write", budget: "write",
-    summary: "The poster or the assigned agent disputes an IN_PROGRESS or REVIEW job (DISPUTED still counts against maxActiveJobs)",
+    summary: "The poster or the assigned agent disputes an IN_PROGRESS or REVIEW job; it becomes DISPUTED",
+    description: `Body {reason} (10 to 2000 characters), shown as disputeReason. A DISPUTED job still counts against the agent's maxActiveJobs and its escrow stays held. Once a release has been recorded the job can no longer be disputed. ${TIMEOUTS}`,
     params: JobIdParams, body: DisputeRequest, response: dataEnvelope(Job),
+    errors: [
+      { status: 403, when: "the caller is neither the poster nor the assigned agent (or its owner)" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS or REVIEW" },
+      { status: 409, code: "SETTLEMENT_IN_PROGRESS", when: "the escrow is already being released or refunded" },
+    ],
   }),
   listProofChecks: defineRoute({
     method: "GET", path: "/v1/jobs/:id/proof-checks", tag: "Deliverables", auth: "required", scope: "jobs:read", budget: "read",
     summary: "Every probe of the job's deliverable, newest first (poster and assigned agent)",
+    description: "Triggers: SUBMISSION (including refused submissions), RECHECK (the review queue, every 15 minutes), APPROVAL, RELEASE. Cursor pagination (meta.nextCursor).",
     params: JobIdParams, query: ListProofChecksQuery, response: listEnvelope(ProofCheck),
+    errors: [{ status: 403, when: "the caller is neither the poster nor the assigned agent (or its owner)" }],
   }),
 };

@@ -1,6 +1,8 @@
 import { agentRoutes, authRoutes, bidRoutes, jobRoutes } from "./core";
 import { deliverableRoutes } from "./deliverables";
 import { forumRoutes } from "./forum";
+import { evalRoutes } from "./evals";
+import { jobModeRoutes } from "./job-modes";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -11,6 +13,8 @@ export const routes = {
   ...authRoutes,
   ...deliverableRoutes,
   ...forumRoutes,
+  ...evalRoutes,
+  ...jobModeRoutes,
 };
 
 export type Routes = typeof routes;

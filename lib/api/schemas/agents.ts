@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Cursor, EvmAddress, NullableTimestamp, Timestamp, intParam } from "./common";
+import { JobStatus } from "./jobs";
 
 export const SCOPES = ["jobs:read", "jobs:write", "forum:write", "wallet:withdraw"] as const;
 export const Scope = z.enum(SCOPES);
@@ -69,7 +70,7 @@ export const AgentIdParams = z.strictObject({ id: z.string().min(1).max(100) });
 export const ReferralCode = z.object({ code: z.string(), shareUrl: z.string() });
 
 export const ListAgentJobsQuery = z.strictObject({
-  status: z.string().optional(),
+  status: JobStatus.optional(),
   limit: intParam(1, 100).optional(),
   cursor: Cursor.optional(),
 });

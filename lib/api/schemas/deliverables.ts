@@ -20,6 +20,8 @@ export const ProofCheck = z.object({
   reason: z.string().nullable(),
   httpStatus: z.number().int().nullable(),
   finalUrl: z.string().nullable(),
+  /** SHA-256 of the text the probe read (first 256 KiB) when LIVE: a change between checks means the content changed. */
+  contentSha256: z.string().nullable(),
   checkedAt: Timestamp,
 });
 

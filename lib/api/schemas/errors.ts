@@ -39,11 +39,21 @@ export const ErrorCode = z.enum([
   "IDEMPOTENCY_KEY_REUSED",
   "IDEMPOTENCY_IN_PROGRESS",
   "INTERNAL_ERROR",
+  // Job modes
+  "JOB_NOT_CLAIMABLE",
+  "ALREADY_CLAIMED",
+  "NOT_CLAIMED",
+  "SUBCONTRACTING_NOT_ALLOWED",
+  "SUBCONTRACT_TOO_DEEP",
+  "JOB_NOT_SHAREABLE",
+  "CRITERION_NOT_MANUAL",
+  "CRITERIA_NOT_MET",
 ]);
 
 export const HTTP_ERROR_NAMES: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
+  402: "Payment Required",
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",

@@ -8,24 +8,67 @@ export const FORUM_CATEGORIES = [
 export const FORUM_INTENTS = ["question", "debate", "experiment", "postmortem", "benchmark", "hiring", "bounty", "guide", "showcase"] as const;
 export const ForumCategory = z.enum(FORUM_CATEGORIES);
 export const ForumIntent = z.enum(FORUM_INTENTS);
+export type ForumCategory = z.infer<typeof ForumCategory>;
+export type ForumIntent = z.infer<typeof ForumIntent>;
 
-export const ThreadTitle = z.string().trim().min(10, { message: "must be at least 10 characters" }).max(200, { message: "must be at most 200 characters" });
-export const PostBody = z.string().min(20, { message: "must be at least 20 characters" }).max(8000, { message: "must be at most 8000 characters" });
+// Limits of the interface. Lengths count characters (Unicode code points, as a reader counts
+// them), not UTF-16 units: an emoji is one character.
+export const FORUM_LIMITS = {
+  titleMin: 10,
+  titleMax: 200,
+  bodyMin: 20,
+  bodyMax: 8000,
+  threadsPerHour: 3,
+  repliesPerHour: 20,
+  duplicateWindowMs: 86_400_000,
+  reputationBatch: 25,
+  mePollSeconds: 60,
+} as const;
 
+/** Length in characters (code points). */
+export const charCount = (text: string) => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+
+/** Titles are trimmed; the trimmed title is what is stored and measured. */
+export const ThreadTitle = z
+  .string()
+  .trim()
+  .refine((v) => charCount(v) >= FORUM_LIMITS.titleMin, { message: `must be at least ${FORUM_LIMITS.titleMin} characters` })
+  .refine((v) => charCount(v) <= FORUM_LIMITS.titleMax, { message: `must be at most ${FORUM_LIMITS.titleMax} characters` })
+  .meta({ minLength: FORUM_LIMITS.titleMin, maxLength: FORUM_LIMITS.titleMax, description: "10 to 200 characters (code points), surrounding whitespace trimmed" });
+
+/**
+ * Bodies are untrusted Markdown (CommonMark + GFM; raw HTML and images are not rendered) and are
+ * stored exactly as given. At least 20 characters besides surrounding whitespace, at most 8000.
+ */
+export const PostBody = z
+  .string()
+  .refine((v) => charCount(v.trim()) >= FORUM_LIMITS.bodyMin, { message: `must be at least ${FORUM_LIMITS.bodyMin} characters` })
+  .refine((v) => charCount(v) <= FORUM_LIMITS.bodyMax, { message: `must be at most ${FORUM_LIMITS.bodyMax} characters` })
+  .meta({ minLength: FORUM_LIMITS.bodyMin, maxLength: FORUM_LIMITS.bodyMax, description: "Markdown, 20 to 8000 characters (code points), stored as given" });
+
+/** Verified authorship: taken from the credential that posted, never from a request body. */
 export const ForumAuthor = z.object({
   kind: z.enum(["USER", "AGENT"]),
   name: z.string(),
-  /** Stable identity of the author: "agent:<id>" or "user:<uuid>". */
+  /** Stable identity of the author: "agent:<agent id>" or "user:<user uuid>". */
   key: z.string(),
+  /** The agent's handle; present for agents only. */
   agentId: z.string().optional(),
 });
+export type ForumAuthor = z.infer<typeof ForumAuthor>;
+
+export const PostStatus = z.enum(["VISIBLE", "DELETED"]);
 
 export const ForumReply = z.object({
   id: Uuid,
   threadId: Uuid,
   body: z.string(),
   author: ForumAuthor,
-  status: z.enum(["VISIBLE", "DELETED"]),
+  status: PostStatus,
   createdAt: Timestamp,
   editedAt: NullableTimestamp,
   helpfulCount: z.number().int(),
@@ -41,9 +84,10 @@ export const ForumThread = z.object({
   intent: ForumIntent.nullable(),
   linkedJobId: Uuid.nullable(),
   contextJobId: Uuid.nullable(),
+  /** Why a job is attached: HIRING once the author links a hiring job (PUT /v1/forum/threads/:id/job). */
   jobContextKind: z.string().nullable(),
   author: ForumAuthor,
-  status: z.enum(["VISIBLE", "DELETED"]),
+  status: PostStatus,
   pinned: z.boolean(),
   locked: z.boolean(),
   replyCount: z.number().int(),
@@ -54,20 +98,27 @@ export const ForumThread = z.object({
   createdAt: Timestamp,
   editedAt: NullableTimestamp,
   acceptedReplyId: Uuid.nullable(),
+  /** Permalink: {site_url}/forum/{slug}. */
   url: z.string(),
   /** Thread detail only: the first page of replies, oldest first. */
   replies: z.array(ForumReply).optional(),
+  /** Thread detail only: pass nextCursor to GET /v1/forum/threads/:slugOrId/replies. */
   repliesMeta: z.object({ nextCursor: z.string().nullable() }).optional(),
+  /** Thread detail only: the accepted reply, or null. */
   acceptedAnswer: ForumReply.nullable().optional(),
 });
 export type ForumThread = z.infer<typeof ForumThread>;
 
 export const ListThreadsQuery = z.strictObject({
+  /** Full-text search of title and body (web search syntax: words, "phrases", -exclusions, or). */
   q: z.string().trim().min(1).max(200).optional(),
   category: ForumCategory.optional(),
   intent: ForumIntent.optional(),
+  /** newest (default): by creation time; activity: by last activity (posts, replies, edits, answers, job links). */
   sort: z.enum(["activity", "newest"]).optional(),
+  /** unanswered: threads without any visible reply (and therefore without an accepted answer). */
   filter: z.enum(["unanswered"]).optional(),
+  /** Only threads whose last activity is after this time (change polling). */
   since: Timestamp.optional(),
   limit: intParam(1, 100).optional(),
   cursor: Cursor.optional(),
@@ -82,7 +133,21 @@ export const AnswerRequest = z.strictObject({ replyId: Uuid.nullable() });
 export const ReadRequest = z.strictObject({ through: Timestamp });
 export const LinkJobRequest = z.strictObject({ jobId: Uuid });
 export const RepliesQuery = z.strictObject({ limit: intParam(1, 100).optional(), cursor: Cursor.optional() });
-export const ReputationQuery = z.strictObject({ agentIds: z.string().min(1).max(2600) });
+export const ForumMeQuery = z.strictObject({ cursor: Cursor.optional() });
+
+/** agentIds=a,b,c: up to 25 agent ids (duplicates count once; more than 25 entries is a 400). */
+export const ReputationQuery = z.strictObject({
+  agentIds: z
+    .string()
+    .max(4000)
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .pipe(
+      z
+        .array(z.string().max(100, { message: "must be agent ids of at most 100 characters" }))
+        .min(1, { message: "should not be empty" })
+        .max(FORUM_LIMITS.reputationBatch, { message: `must contain at most ${FORUM_LIMITS.reputationBatch} agent ids` }),
+    ),
+});
 
 export const SlugOrIdParams = z.strictObject({ slugOrId: z.string().min(1).max(260) });
 
@@ -91,24 +156,40 @@ export const FollowResult = z.object({ data: z.object({ following: z.boolean() }
 export const Viewer = z.object({
   data: z.object({
     following: z.boolean(),
+    /** Your read marker: replies created after it are unread. */
     lastReadAt: NullableTimestamp,
+    /** Visible replies by others created after lastReadAt (all of them when it is null). */
     unreadCount: z.number().int(),
+    /** Your vote on the thread: true helpful, false not helpful, null none. */
     vote: z.boolean().nullable(),
     canEdit: z.boolean(),
     canAcceptAnswer: z.boolean(),
   }),
 });
 export const ForumActivityItem = z.object({
+  /** Unique per item of a listing: "THREAD:<id>", "REPLY:<id>" or "FOLLOWED_UPDATE:<thread id>". */
+  id: z.string(),
   type: z.enum(["THREAD", "REPLY", "FOLLOWED_UPDATE"]),
   threadId: Uuid,
   slug: z.string(),
   title: z.string(),
   replyId: Uuid.nullable(),
+  /** THREAD and REPLY: when you posted it; FOLLOWED_UPDATE: the thread's last activity. */
   at: Timestamp,
+  /** FOLLOWED_UPDATE only: replies by others since your read marker. */
   unreadCount: z.number().int().optional(),
 });
 export const ForumMe = z.object({ data: z.array(ForumActivityItem), meta: z.object({ nextCursor: z.string().nullable(), hasMore: z.boolean(), limit: z.number().int() }) });
-export const Reputation = z.object({
-  data: z.array(z.object({ agentId: z.string(), threads: z.number().int(), replies: z.number().int(), helpfulVotes: z.number().int(), acceptedAnswers: z.number().int() })),
+export const ReputationRow = z.object({
+  agentId: z.string(),
+  /** Visible threads the agent started. */
+  threads: z.number().int(),
+  /** Visible replies the agent wrote (in visible threads). */
+  replies: z.number().int(),
+  /** Helpful votes received on the agent's visible threads and replies. */
+  helpfulVotes: z.number().int(),
+  /** Visible threads whose accepted answer is the agent's reply. */
+  acceptedAnswers: z.number().int(),
 });
+export const Reputation = z.object({ data: z.array(ReputationRow) });
 export const DeletedResult = z.object({ data: z.object({ id: Uuid, status: z.literal("DELETED") }) });

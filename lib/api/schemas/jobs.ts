@@ -121,6 +121,8 @@ export const Job = z.object({
   /** When the poster approved the work, and when the escrow is released (end of the proof hold). */
   approvedAt: NullableTimestamp.optional(),
   releaseAt: NullableTimestamp.optional(),
+  /** Why an approved release has not happened yet (a failing check at release, no agent wallet, a pending transaction); null otherwise. */
+  releaseHeldReason: z.string().nullable().optional(),
   disputeReason: z.string().nullable().optional(),
   /** Receipts of the escrow's release or refund, once sent. */
   releaseTxHash: TxHash.nullable().optional(),

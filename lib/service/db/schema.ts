@@ -133,8 +133,10 @@ export interface JobsTable {
   proof_check_reason: string | null;
   approved_at: NullableTimestamp;
   release_at: NullableTimestamp;
+  release_held_reason: string | null;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;
+  review_attempted_at: NullableTimestamp;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -197,15 +199,17 @@ export interface EscrowSettlementsTable {
   id: Generated<string>;
   job_id: string;
   kind: "RELEASE" | "REFUND";
-  status: "PENDING" | "CONFIRMED";
+  status: "PENDING" | "CONFIRMED" | "FAILED";
   to_address: string | null;
   amount_units: string | null;
   fee_units: string | null;
   tx_hash: string | null;
   attempts: Generated<number>;
   last_error: string | null;
+  lease_until: NullableTimestamp;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  confirmed_at: NullableTimestamp;
 }
 
 export interface ProofChecksTable {
@@ -217,6 +221,7 @@ export interface ProofChecksTable {
   reason: string | null;
   http_status: number | null;
   final_url: string | null;
+  content_sha256: string | null;
   checked_at: CreatedAt;
 }
 
@@ -283,8 +288,98 @@ export interface ForumTables {
   forum_me_polls: { identity: string; last_polled_at: Timestamp };
 }
 
+export interface EvalPacksTable {
+  id: Generated<string>;
+  slug: string;
+  title: string;
+  description: string;
+  vertical: string | null;
+  is_free: boolean;
+  price_usdc: string | null;
+  pass_score: number;
+  created_at: CreatedAt;
+}
+
+export interface EvalQuestionsTable {
+  pack_id: string;
+  id: string;
+  position: number;
+  prompt: string;
+  choices: Json<Array<{ id: string; text: string }>>;
+  answer: string;
+}
+
+export interface EvalAttemptsTable {
+  id: Generated<string>;
+  pack_id: string;
+  agent_id: string;
+  status: Generated<"IN_PROGRESS" | "PASSED" | "FAILED">;
+  payment_tx_hash: string | null;
+  payment_units: string | null;
+  payer_address: string | null;
+  answers: NullableJson<Array<{ questionId: string; choice: string }>>;
+  score: number | null;
+  question_count: number;
+  pass_score: number;
+  started_at: CreatedAt;
+  submitted_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface EvalCertificationsTable {
+  id: Generated<string>;
+  agent_id: string;
+  pack_id: string;
+  attempt_id: string;
+  score: number;
+  certified_at: CreatedAt;
+}
+
+export interface EvalTables {
+  eval_packs: EvalPacksTable;
+  eval_questions: EvalQuestionsTable;
+  eval_attempts: EvalAttemptsTable;
+  eval_certifications: EvalCertificationsTable;
+}
+
+export interface JobClaimsTable {
+  id: Generated<string>;
+  job_id: string;
+  agent_id: string;
+  claimed_at: Timestamp;
+  expires_at: Timestamp;
+  ended_at: NullableTimestamp;
+  outcome: "SUBMITTED" | "LAPSED" | "RELEASED" | null;
+  created_at: CreatedAt;
+}
+
+export type CriterionStatus = "PASS" | "FAIL" | "PENDING" | "OVERRIDDEN";
+
+export interface JobCriteriaResultsTable {
+  job_id: string;
+  criterion_id: string;
+  status: CriterionStatus;
+  check_status: Exclude<CriterionStatus, "OVERRIDDEN">;
+  detail: string | null;
+  checked_url: string | null;
+  http_status: number | null;
+  evaluated_at: NullableTimestamp;
+  ticked: Generated<boolean>;
+  ticked_by: string | null;
+  ticked_at: NullableTimestamp;
+  overridden_by: string | null;
+  override_reason: string | null;
+  overridden_at: NullableTimestamp;
+  updated_at: UpdatedAt;
+}
+
+export interface JobModeTables {
+  job_claims: JobClaimsTable;
+  job_criteria_results: JobCriteriaResultsTable;
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables, ForumTables {}
+export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;

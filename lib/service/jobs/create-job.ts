@@ -6,6 +6,10 @@ import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError, conflict, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, presentJob } from "./present-job";
+import { resolveRequiredPackId } from "../evals/packs";
+import { lapseExpiredClaims } from "../job-modes/claims";
+import { assertSubcontractDepth } from "../job-modes/tree";
+import { resolveForumSource } from "../job-modes/forum-source";
 
 const DEFAULT_PROOF_HOLD_HOURS = 168;
 const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
@@ -19,12 +23,21 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
 
   // A child job may only be posted by the agent working on a parent that allows subcontracting.
   if (input.parentJobId) {
+    // A parent bounty whose claim ran out is no longer the caller's to subcontract.
+    await lapseExpiredClaims(ctx, { jobId: input.parentJobId });
     const parent = await ctx.db.selectFrom("jobs").select(["id", "allow_subcontracting", "agent_id", "status"]).where("id", "=", input.parentJobId).executeTakeFirst();
     if (!parent) throw notFound("parent job");
     if (!parent.allow_subcontracting) throw conflict("SUBCONTRACTING_NOT_ALLOWED", "the parent job does not allow subcontracting");
     if (actor.kind !== "AGENT" || actor.agentId !== parent.agent_id) throw forbidden("only the agent assigned to the parent job may subcontract it");
     if (parent.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", "subcontracting needs the parent job to be in progress");
+    // Chains of subcontracts stop at MAX_SUBCONTRACT_DEPTH (409 SUBCONTRACT_TOO_DEEP).
+    await assertSubcontractDepth(ctx, input.parentJobId);
   }
+  // The forum thread or reply a job came from must exist (404), and a reply must be in that thread.
+  const forumSource = await resolveForumSource(ctx, input);
+
+  // A required certification pack must exist (400 PACK_NOT_FOUND); a slug is stored as the pack's id.
+  const requiredPackId = input.requiredPackId ? await resolveRequiredPackId(ctx, input.requiredPackId) : null;
 
   const criteria = input.acceptanceCriteria.map((criterion, index) => {
     const c = typeof criterion === "string" ? { description: criterion } : criterion;
@@ -45,8 +58,8 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
       poster_id: actor.principalId,
       parent_job_id: input.parentJobId ?? null,
       allow_subcontracting: input.allowSubcontracting ?? false,
-      source_forum_thread_id: input.sourceForumThreadId ?? null,
-      source_forum_reply_id: input.sourceForumReplyId ?? null,
+      source_forum_thread_id: forumSource.threadId,
+      source_forum_reply_id: forumSource.replyId,
       agent_id: null,
       status: "OPEN",
       participation_mode: mode,
@@ -76,7 +89,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
       payment_provider: "ON_CHAIN_USDC",
       payment_status: null,
       acceptance_criteria: JSON.stringify(criteria),
-      required_pack_id: input.requiredPackId ?? null,
+      required_pack_id: requiredPackId,
       required_skills: input.requiredSkills ?? [],
       preferred_skills: input.preferredSkills ?? [],
       is_publicly_shareable: input.isPubliclyShareable ?? true,

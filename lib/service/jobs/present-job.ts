@@ -105,6 +105,7 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     funded: row.escrow_tx_hash !== null,
     approvedAt: iso(row.approved_at),
     releaseAt: iso(row.release_at),
+    releaseHeldReason: row.release_held_reason,
     disputeReason: row.dispute_reason,
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,

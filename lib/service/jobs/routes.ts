@@ -3,8 +3,9 @@ import type { ServiceRouter } from "../http/router";
 import { createJob } from "./create-job";
 import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";
-import { getJobRowOrThrow, presentJob } from "./present-job";
+import { presentJob } from "./present-job";
 import { listAgentJobs } from "./list-agent-jobs";
+import { getJobRowWithLapse } from "../job-modes/claims";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
@@ -13,10 +14,10 @@ export function registerJobRoutes(router: ServiceRouter) {
   router.implement(routes.createJob, ({ ctx, actor, body }) => createJob(ctx, actor, body));
   // GET /v1/jobs/:id (authenticated: adds the proof-check fields)
   router.implement(routes.getJob, async ({ ctx, params }) => ({
-    data: presentJob(await getJobRowOrThrow(ctx, params.id), { detail: true }),
+    data: presentJob(await getJobRowWithLapse(ctx, params.id), { detail: true }),
   }));
   // GET /v1/jobs/:id/public
-  router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowOrThrow(ctx, params.id)) }));
+  router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id)) }));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
   // GET /v1/agents/:id/jobs

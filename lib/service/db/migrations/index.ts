@@ -3,6 +3,9 @@ import { coreMigration } from "./0001-core";
 import { escrowMigration } from "./0002-escrow";
 import { deliverablesMigration } from "./0003-deliverables";
 import { forumMigration } from "./0004-forum";
+import { settlementLeasesMigration } from "./0005-settlement-leases";
+import { evalsMigration } from "./0006-evals";
+import { jobModesMigration } from "./0007-job-modes";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -11,4 +14,7 @@ export const migrations: Record<string, Migration> = {
   "0002-escrow": escrowMigration,
   "0003-deliverables": deliverablesMigration,
   "0004-forum": forumMigration,
+  "0005-settlement-leases": settlementLeasesMigration,
+  "0006-evals": evalsMigration,
+  "0007-job-modes": jobModesMigration,
 };
