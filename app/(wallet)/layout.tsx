@@ -1,12 +1,23 @@
 import type { ReactNode } from "react";
+import { headers } from "next/headers";
+import { cookieToInitialState } from "wagmi";
 import { apiForRequest } from "@/lib/api/for-request";
+import { getWagmiConfig } from "@/lib/chain/wagmi";
 import { WalletProviders } from "@/components/wallet/wallet-providers";
 
-// Only the routes in this group (sign-in, funding) load wagmi, viem and RainbowKit.
+// Only the routes in this group (sign-in, funding) load wagmi, viem and RainbowKit: the root
+// layout never imports them, so the jobs board and job pages ship no wallet code.
 export const dynamic = "force-dynamic";
 
 export default async function WalletLayout({ children }: { children: ReactNode }) {
   const api = await apiForRequest();
-  const chain = await api.getChain({}).catch(() => null);
-  return <WalletProviders chain={{ chainId: chain?.data.chainId ?? 31337, rpcUrl: chain?.data.rpcUrl }}>{children}</WalletProviders>;
+  const chain = (await api.getChain({}).catch(() => null))?.data;
+  const settings = { chainId: chain?.chainId ?? 31337, rpcUrl: chain?.rpcUrl ?? null };
+  // The wallet's last connection, kept by wagmi's cookie storage, so the page renders "connected".
+  const initialState = cookieToInitialState(getWagmiConfig(settings), (await headers()).get("cookie"));
+  return (
+    <WalletProviders chain={settings} initialState={initialState}>
+      {children}
+    </WalletProviders>
+  );
 }

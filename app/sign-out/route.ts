@@ -1,14 +1,12 @@
-import { NextResponse } from "next/server";
-import { apiForRequest } from "@/lib/api/for-request";
 import { signOut } from "@/lib/session/session";
-import { isSameOriginRequest } from "@/lib/session/same-origin";
+import { crossSiteRefusal, isSameOriginRequest } from "@/lib/session/same-origin";
 
-// POST /sign-out: ends the service session too, so a copied cookie is worthless afterwards.
+// POST /sign-out: the header's sign-out form (works without JavaScript). Origin-checked: a
+// cross-site page must not be able to sign a visitor out (or in) behind their back.
 export async function POST(request: Request) {
-  if (!isSameOriginRequest(request)) {
-    return NextResponse.json({ statusCode: 403, error: "Forbidden", message: "cross-site request refused" }, { status: 403 });
-  }
-  const token = await signOut();
-  if (token?.startsWith("awm_us_")) await (await apiForRequest(token)).endSession({}).catch(() => undefined);
-  return NextResponse.redirect(new URL("/", request.url), 303);
+  if (!isSameOriginRequest(request)) return crossSiteRefusal();
+  await signOut();
+  // 303: the browser follows with a GET. A relative Location keeps the host the visitor used.
+  return new Response(null, { status: 303, headers: { location: "/" } });
 }
+

@@ -2,30 +2,57 @@
 
 import { useActionState } from "react";
 import { setMaxActiveJobsAction, type CapState } from "@/app/agents/actions";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/field";
 
+/**
+ * The maxActiveJobs editor: how many jobs the agent holds at once. 0 pauses new assignments
+ * (accepting its bids is refused), empty removes the cap. A plain form: works without JavaScript.
+ */
 export function MaxActiveJobsForm({ agentId, value }: { agentId: string; value: number | null }) {
   const [state, action, pending] = useActionState<CapState, FormData>(setMaxActiveJobsAction, {});
   const id = `cap-${agentId}`;
+  const describedBy = [`${id}-hint`, state.error ? `${id}-error` : null].filter(Boolean).join(" ");
+  const current = state.saved ? state.saved.maxActiveJobs : value;
   return (
-    <form action={action} className="flex flex-wrap items-end gap-2">
+    <form action={action} className="space-y-1.5">
       <input type="hidden" name="agentId" value={agentId} />
-      <div>
-        <label htmlFor={id} className="block text-xs font-medium">maxActiveJobs</label>
-        <input
-          id={id}
-          name="maxActiveJobs"
-          inputMode="numeric"
-          defaultValue={value ?? ""}
-          placeholder="no cap"
-          aria-describedby={`${id}-hint${state.error ? ` ${id}-error` : ""}`}
-          aria-invalid={Boolean(state.error)}
-          className="w-24 rounded-md px-2 py-1 text-sm ring-1 ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
-        />
+      <label htmlFor={id} className="block text-sm font-medium">
+        maxActiveJobs
+      </label>
+      <div className="flex items-center gap-2">
+        <div className="w-28">
+          <Input
+            id={id}
+            name="maxActiveJobs"
+            type="number"
+            min={0}
+            max={1000}
+            step={1}
+            inputMode="numeric"
+            defaultValue={current ?? ""}
+            placeholder="no cap"
+            aria-describedby={describedBy}
+            aria-invalid={state.error ? true : undefined}
+          />
+        </div>
+        <Button type="submit" variant="secondary" loading={pending} loadingLabel="Saving…">
+          Save
+        </Button>
       </div>
-      <button type="submit" disabled={pending} className="rounded-md bg-brand-600 px-3 py-1.5 text-xs font-medium text-white">Save</button>
-      <p id={`${id}-hint`} className="w-full text-xs text-zinc-500">0 pauses new assignments; empty removes the cap.</p>
-      {state.error ? <p id={`${id}-error`} role="alert" className="w-full text-xs text-red-600">{state.error}</p> : null}
-      {state.saved ? <p role="status" className="w-full text-xs text-green-700">Saved.</p> : null}
+      <p id={`${id}-hint`} className="max-w-64 text-xs text-zinc-500 dark:text-zinc-400">
+        Jobs it may hold at once. 0 pauses new assignments; empty removes the cap.
+      </p>
+      {state.error ? (
+        <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+          {state.error.join(" ")}
+        </p>
+      ) : null}
+      {state.saved ? (
+        <p role="status" className="text-xs font-medium text-emerald-700 dark:text-emerald-400">
+          {state.saved.maxActiveJobs === null ? "Saved: no cap." : state.saved.maxActiveJobs === 0 ? "Saved: paused." : `Saved: at most ${state.saved.maxActiveJobs} at once.`}
+        </p>
+      ) : null}
     </form>
   );
 }

@@ -1,27 +1,67 @@
 "use client";
 
-import { useActionState, type MouseEvent } from "react";
+import { useActionState } from "react";
 import { decideBidAction, type BidDecisionState } from "@/app/jobs/actions";
+import { ConfirmSubmit } from "@/components/ui/confirm-submit";
+import { formatUsdc } from "@/components/ui/usdc";
 
-/** Accept or reject, each behind a confirmation; a refusal (e.g. the agent at capacity) says why. */
-export function BidDecision({ jobId, bidId, agentName }: { jobId: string; bidId: string; agentName: string }) {
-  const [state, action, pending] = useActionState<BidDecisionState, FormData>(decideBidAction, {});
-  const confirm = (decision: string) => (event: MouseEvent<HTMLButtonElement>) => {
-    if (!window.confirm(`${decision === "accept" ? "Accept" : "Reject"} the bid of ${agentName}?`)) event.preventDefault();
-  };
+export interface BidDecisionProps {
+  jobId: string;
+  bidId: string;
+  agentName: string;
+  proposedUsdc: string;
+}
+
+/**
+ * Accept or reject a pending bid, each behind a confirmation dialog (without JavaScript the
+ * buttons submit directly). A refusal is said plainly; the capacity refusal names the agent's
+ * maxActiveJobs, the one thing its owner can change.
+ */
+export function BidDecision({ jobId, bidId, agentName, proposedUsdc }: BidDecisionProps) {
+  const [state, action] = useActionState<BidDecisionState, FormData>(decideBidAction, {});
+  const atCapacity = state.code === "AGENT_AT_CAPACITY";
+  const paused = atCapacity && state.details?.maxActiveJobs === 0;
   return (
-    <form action={action} className="flex flex-col gap-2">
+    <form action={action} className="flex min-w-44 flex-col gap-2">
       <input type="hidden" name="jobId" value={jobId} />
       <input type="hidden" name="bidId" value={bidId} />
       <div className="flex gap-2">
-        <button name="decision" value="accept" onClick={confirm("accept")} disabled={pending} className="rounded-md bg-brand-600 px-3 py-1 text-xs font-medium text-white">Accept</button>
-        <button name="decision" value="reject" onClick={confirm("reject")} disabled={pending} className="rounded-md px-3 py-1 text-xs ring-1 ring-zinc-300">Reject</button>
+        <ConfirmSubmit
+          name="decision"
+          value="accept"
+          size="sm"
+          pendingLabel="Saving…"
+          confirmTitle={`Accept the bid of ${agentName}?`}
+          confirmMessage={`${agentName} is assigned this job at ${formatUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.`}
+          confirmLabel="Accept bid"
+        >
+          Accept
+        </ConfirmSubmit>
+        <ConfirmSubmit
+          name="decision"
+          value="reject"
+          size="sm"
+          variant="secondary"
+          confirmTitle={`Reject the bid of ${agentName}?`}
+          confirmMessage="The agent is told its bid was rejected. It cannot bid on this job again."
+          confirmLabel="Reject bid"
+        >
+          Reject
+        </ConfirmSubmit>
       </div>
       {state.error ? (
-        <p role="alert" className="max-w-xs text-xs text-red-600">
-          {state.code === "AGENT_AT_CAPACITY" ? `${agentName} is at its maxActiveJobs limit and cannot take this job now. ` : ""}
-          {state.error}
-        </p>
+        <div role="alert" className="max-w-xs rounded-md border border-red-200 bg-red-50 p-2 text-xs text-red-800 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
+          {atCapacity ? (
+            <>
+              <p className="font-semibold">
+                {agentName} is at its maxActiveJobs limit{paused ? " (0: its owner has paused new assignments)" : state.details?.maxActiveJobs !== undefined ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)` : ""}.
+              </p>
+              <p className="mt-1">It cannot take this job now; the bid stays pending. Accept another bid, or try again once its owner raises the limit.</p>
+            </>
+          ) : (
+            state.error.map((m) => <p key={m}>{m}</p>)
+          )}
+        </div>
       ) : null}
     </form>
   );

@@ -1,60 +1,85 @@
 "use client";
 
-import { useActionState, type ReactNode } from "react";
+import { useActionState } from "react";
 import { createJobAction, type JobFormState } from "@/app/jobs/actions";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Field, Input, Textarea } from "@/components/ui/field";
+import { JOB_FORM_DEFAULTS } from "./job-form-schema";
 
-function Field({ name, label, hint, error, children }: { name: string; label: string; hint?: string; error?: string; children: ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={name} className="block text-sm font-medium">{label}</label>
-      {hint ? <p id={`${name}-hint`} className="text-xs text-zinc-500">{hint}</p> : null}
-      <div className="mt-1">{children}</div>
-      {error ? <p id={`${name}-error`} role="alert" className="mt-1 text-sm text-red-600">{error}</p> : null}
-    </div>
-  );
-}
-
-const inputClass = "block w-full rounded-lg px-3 py-2 text-sm ring-1 ring-zinc-300 aria-invalid:ring-red-500 dark:bg-zinc-900 dark:ring-zinc-700";
-
+/**
+ * "Post a job". A plain form posting to a server action: it works without JavaScript too. Every
+ * error sits under its field (aria-describedby, aria-invalid); a refusal of the service shows
+ * above the form. After a refusal the form comes back filled in as it was.
+ */
 export function JobForm() {
   const [state, action, pending] = useActionState<JobFormState, FormData>(createJobAction, {});
   const e = state.errors ?? {};
-  const v = state.values ?? {};
-  const describe = (name: string, hint = false) => [hint ? `${name}-hint` : "", e[name as keyof typeof e] ? `${name}-error` : ""].filter(Boolean).join(" ") || undefined;
+  const v = { ...JOB_FORM_DEFAULTS, ...state.values };
+  const invalid = Object.keys(e).length > 0;
   return (
-    <form action={action} className="space-y-5" noValidate>
-      {e.form ? <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 dark:bg-red-950/40 dark:text-red-300">{e.form}</p> : null}
-      <Field name="title" label="Title" error={e.title}>
-        <input id="title" name="title" defaultValue={v.title} required className={inputClass} aria-invalid={Boolean(e.title)} aria-describedby={describe("title")} />
+    <form action={action} className="space-y-6" noValidate aria-describedby={invalid ? "job-form-errors" : undefined}>
+      {e.form ? (
+        <Alert tone="error" title="The service did not accept the job">
+          <ul id="job-form-errors" className="list-disc pl-5">
+            {e.form.map((m) => (
+              <li key={m}>{m}</li>
+            ))}
+          </ul>
+        </Alert>
+      ) : invalid ? (
+        <p id="job-form-errors" role="alert" className="text-sm font-medium text-red-700 dark:text-red-400">
+          Some fields need a change; each one says why.
+        </p>
+      ) : null}
+
+      <Field name="title" id="title" label="Title" error={e.title} required>
+        {(p) => <Input {...p} defaultValue={v.title} maxLength={200} />}
       </Field>
-      <Field name="description" label="Description" error={e.description}>
-        <textarea id="description" name="description" rows={6} defaultValue={v.description} required className={inputClass} aria-invalid={Boolean(e.description)} aria-describedby={describe("description")} />
+      <Field name="description" id="description" label="Description" hint="What you need, for what, and anything an agent must know to do it." error={e.description} required>
+        {(p) => <Textarea {...p} rows={6} defaultValue={v.description} />}
       </Field>
-      <Field name="acceptanceCriteria" label="Acceptance criteria" hint="One per line: what the delivered work must satisfy." error={e.acceptanceCriteria}>
-        <textarea id="acceptanceCriteria" name="acceptanceCriteria" rows={4} defaultValue={v.acceptanceCriteria} className={inputClass} aria-invalid={Boolean(e.acceptanceCriteria)} aria-describedby={describe("acceptanceCriteria", true)} />
+      <Field
+        name="acceptanceCriteria"
+        id="acceptanceCriteria"
+        label="Acceptance criteria"
+        hint="One per line: what the delivered work must satisfy. Up to 20."
+        error={e.acceptanceCriteria}
+        required
+      >
+        {(p) => <Textarea {...p} rows={4} defaultValue={v.acceptanceCriteria} placeholder={"A table with 40 rows\nEach row links to its source"} />}
       </Field>
-      <div className="grid gap-5 sm:grid-cols-2">
-        <Field name="budget" label="Budget (USDC)" error={e.budget}>
-          <input id="budget" name="budget" inputMode="decimal" defaultValue={v.budget} required className={inputClass} aria-invalid={Boolean(e.budget)} aria-describedby={describe("budget")} />
+      <div className="grid gap-6 sm:grid-cols-2">
+        <Field name="budget" id="budget" label="Budget (USDC)" hint="The most you pay, e.g. 40 or 12.5." error={e.budget} required>
+          {(p) => <Input {...p} inputMode="decimal" autoComplete="off" defaultValue={v.budget} />}
         </Field>
-        <Field name="proofHoldHours" label="Proof hold (hours)" hint="How long the deliverable must stay live before the escrow pays." error={e.proofHoldHours}>
-          <input id="proofHoldHours" name="proofHoldHours" type="number" min={0} max={720} defaultValue={v.proofHoldHours ?? "168"} className={inputClass} aria-invalid={Boolean(e.proofHoldHours)} aria-describedby={describe("proofHoldHours", true)} />
+        <Field name="proofHoldHours" id="proofHoldHours" label="Proof hold (hours)" hint="How long the delivered work must stay live before the escrow pays (0–720)." error={e.proofHoldHours}>
+          {(p) => <Input {...p} type="number" min={0} max={720} step={1} defaultValue={v.proofHoldHours} />}
         </Field>
       </div>
-      <Field name="proofContentMarker" label="Proof content marker (optional)" hint="8 to 200 characters that must appear in the delivered page." error={e.proofContentMarker}>
-        <input id="proofContentMarker" name="proofContentMarker" defaultValue={v.proofContentMarker} className={inputClass} aria-invalid={Boolean(e.proofContentMarker)} aria-describedby={describe("proofContentMarker", true)} />
+      <Field
+        name="proofContentMarker"
+        id="proofContentMarker"
+        label="Proof content marker (optional)"
+        hint="8 to 200 characters that must appear in the delivered page, checked by the service."
+        error={e.proofContentMarker}
+      >
+        {(p) => <Input {...p} maxLength={200} defaultValue={v.proofContentMarker} />}
       </Field>
-      <div className="grid gap-5 sm:grid-cols-2">
-        <Field name="requiredSkills" label="Required skills" hint="Comma separated." error={e.requiredSkills}>
-          <input id="requiredSkills" name="requiredSkills" defaultValue={v.requiredSkills} className={inputClass} aria-describedby={describe("requiredSkills", true)} />
+      <div className="grid gap-6 sm:grid-cols-2">
+        <Field name="requiredSkills" id="requiredSkills" label="Required skills" hint="Comma separated, e.g. research, python." error={e.requiredSkills}>
+          {(p) => <Input {...p} defaultValue={v.requiredSkills} />}
         </Field>
-        <Field name="preferredSkills" label="Preferred skills" hint="Comma separated." error={e.preferredSkills}>
-          <input id="preferredSkills" name="preferredSkills" defaultValue={v.preferredSkills} className={inputClass} aria-describedby={describe("preferredSkills", true)} />
+        <Field name="preferredSkills" id="preferredSkills" label="Preferred skills" hint="Comma separated." error={e.preferredSkills}>
+          {(p) => <Input {...p} defaultValue={v.preferredSkills} />}
         </Field>
       </div>
-      <button type="submit" disabled={pending} className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white disabled:opacity-60">
-        {pending ? "Posting…" : "Post the job"}
-      </button>
+      <div className="flex flex-wrap items-center gap-3">
+        <Button type="submit" variant="primary" loading={pending} loadingLabel="Posting…">
+          Post the job
+        </Button>
+        <p className="text-xs text-zinc-500 dark:text-zinc-400">The job opens for bids at once, unfunded; you fund its escrow from its page.</p>
+      </div>
     </form>
   );
 }

@@ -1,30 +1,39 @@
 "use client";
 
 import { useMemo, useState } from "react";
-import { useRouter } from "next/navigation";
 import { createSiweMessage } from "viem/siwe";
-import { ConnectButton, RainbowKitAuthenticationProvider, RainbowKitProvider, createAuthenticationAdapter, type AuthenticationStatus } from "@rainbow-me/rainbowkit";
+import {
+  ConnectButton,
+  RainbowKitAuthenticationProvider,
+  RainbowKitProvider,
+  createAuthenticationAdapter,
+  type AuthenticationStatus,
+} from "@rainbow-me/rainbowkit";
+import { walletTheme } from "./wallet-providers";
 
 export interface SignInActions {
   createNonce: () => Promise<string>;
-  verify: (message: string, signature: string) => Promise<boolean>;
+  verify: (message: string, signature: string) => Promise<{ ok: true } | { ok: false; error: string }>;
   signOut: () => Promise<void>;
 }
 
 /**
  * Sign-In with Ethereum through RainbowKit's authentication adapter. The nonce comes from the
- * service; the signed message goes back to a server action that has the service verify it and seals
- * the resulting token into the session cookie. The page only learns "signed in: yes or no".
+ * service; the signed message goes back to a server action that has the service verify it and
+ * seals the resulting token into the httpOnly session cookie. This component only learns
+ * "signed in" (then leaves for `returnTo`) or the service's reason for refusing.
+ *
+ * The message names this page's host and origin (the service asserts them against its site URL)
+ * and the service's payment chain (`chainId`), whatever chain the wallet happens to be on.
  */
-export function SignInWithWallet({ actions, returnTo }: { actions: SignInActions; returnTo: string }) {
-  const router = useRouter();
+export function SignInWithWallet({ actions, returnTo, chainId }: { actions: SignInActions; returnTo: string; chainId: number }) {
   const [status, setStatus] = useState<AuthenticationStatus>("unauthenticated");
-  const [failed, setFailed] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const adapter = useMemo(
     () =>
       createAuthenticationAdapter<string>({
         getNonce: actions.createNonce,
-        createMessage: ({ nonce, address, chainId }) =>
+        createMessage: ({ nonce, address }) =>
           createSiweMessage({
             domain: window.location.host,
             uri: window.location.origin,
@@ -32,30 +41,43 @@ export function SignInWithWallet({ actions, returnTo }: { actions: SignInActions
             chainId,
             nonce,
             version: "1",
-            statement: "Sign in to AgentWork",
+            statement: "Sign in to AgentWork.",
+            issuedAt: new Date(),
           }),
         verify: async ({ message, signature }) => {
-          const ok = await actions.verify(message, signature);
-          setFailed(!ok);
-          if (ok) {
-            setStatus("authenticated");
-            router.push(returnTo);
-            router.refresh();
+          setError(null);
+          const result = await actions.verify(message, signature);
+          if (!result.ok) {
+            setError(result.error);
+            return false;
           }
-          return ok;
+          setStatus("authenticated");
+          // A full navigation: the next page (and its header) render with the new session, and
+          // the wallet code of this route group is left behind.
+          window.location.assign(returnTo);
+          return true;
         },
         signOut: async () => {
           await actions.signOut();
           setStatus("unauthenticated");
         },
       }),
-    [actions, returnTo, router],
+    [actions, returnTo, chainId],
   );
   return (
     <RainbowKitAuthenticationProvider adapter={adapter} status={status}>
-      <RainbowKitProvider>
-        <ConnectButton label="Connect wallet to sign in" showBalance={false} />
-        {failed ? <p role="alert" className="mt-3 text-sm text-red-600">The service refused the signature. Request a new message and sign again.</p> : null}
+      <RainbowKitProvider theme={walletTheme} initialChain={chainId} modalSize="compact">
+        <ConnectButton label="Connect wallet to sign in" showBalance={false} chainStatus="none" />
+        {status === "authenticated" ? (
+          <p role="status" className="mt-3 text-sm text-emerald-700 dark:text-emerald-400">
+            Signed in. Taking you back…
+          </p>
+        ) : null}
+        {error ? (
+          <p role="alert" className="mt-3 text-sm text-red-600 dark:text-red-400">
+            The service refused the signature: {error}. Sign the new message your wallet shows, or reconnect.
+          </p>
+        ) : null}
       </RainbowKitProvider>
     </RainbowKitAuthenticationProvider>
   );

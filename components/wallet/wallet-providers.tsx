@@ -3,51 +3,42 @@
 import "@rainbow-me/rainbowkit/styles.css";
 import { useMemo, useState, type ReactNode } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { WagmiProvider, createConfig, http } from "wagmi";
-import { defineChain } from "viem";
-import { base, baseSepolia } from "viem/chains";
-import { RainbowKitProvider, connectorsForWallets } from "@rainbow-me/rainbowkit";
-import { injectedWallet, metaMaskWallet, coinbaseWallet } from "@rainbow-me/rainbowkit/wallets";
+import { WagmiProvider, type State } from "wagmi";
+import { RainbowKitProvider, connectorsForWallets, darkTheme, lightTheme } from "@rainbow-me/rainbowkit";
+import { coinbaseWallet, injectedWallet, metaMaskWallet } from "@rainbow-me/rainbowkit/wallets";
+import { getWagmiConfig, type WalletChainSettings } from "@/lib/chain/wagmi";
 
-export interface ChainSettings {
-  chainId: number;
-  /** Only for the local chain: public chains use their providers. */
-  rpcUrl?: string;
-}
-
-function chainFor(settings: ChainSettings) {
-  if (settings.chainId === base.id) return base;
-  if (settings.chainId === baseSepolia.id) return baseSepolia;
-  return defineChain({
-    id: settings.chainId,
-    name: "Local chain",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [settings.rpcUrl ?? "http://127.0.0.1:8545"] } },
-  });
-}
+/** RainbowKit follows the system colour scheme, like the rest of the site. */
+export const walletTheme = {
+  lightMode: lightTheme({ accentColor: "#1f57cc", borderRadius: "medium", fontStack: "system" }),
+  darkMode: darkTheme({ accentColor: "#2f6fed", borderRadius: "medium", fontStack: "system" }),
+};
 
 /**
  * Wallet state for the routes that need a wallet (sign-in, funding), mounted by the (wallet)
  * route group's layout only: every other page ships none of this code. The chain comes from the
- * service's GET /v1/chain, so the wallet pays where the escrow lives.
+ * service's GET /v1/chain, so the wallet signs and pays where the escrow lives.
+ *
+ * Wallets: the browser's injected one (any EIP-1193 / EIP-6963 wallet, and the test wallet of the
+ * browser tests), MetaMask and Coinbase Wallet. WalletConnect needs a relay on the internet and a
+ * project id, so it is not offered.
  */
-export function WalletProviders({ chain, children }: { chain: ChainSettings; children: ReactNode }) {
+export function WalletProviders({ chain, initialState, children }: { chain: WalletChainSettings; initialState?: State; children: ReactNode }) {
   // One QueryClient per browser tab, never shared across server requests.
   const [queryClient] = useState(() => new QueryClient());
   // Keyed on the primitives: a server refresh hands a new `chain` object, and a new config would
   // drop the wallet connection in the middle of a flow.
   const { chainId, rpcUrl } = chain;
   const config = useMemo(() => {
-    const target = chainFor({ chainId, rpcUrl });
     const connectors = connectorsForWallets(
       [{ groupName: "Wallets", wallets: [injectedWallet, metaMaskWallet, coinbaseWallet] }],
       // No WalletConnect relay is used by these wallets; the id only satisfies the API.
       { appName: "AgentWork", projectId: "agentwork-local" },
     );
-    return createConfig({ chains: [target], connectors, transports: { [target.id]: http(rpcUrl) }, ssr: true });
+    return getWagmiConfig({ chainId, rpcUrl }, connectors);
   }, [chainId, rpcUrl]);
   return (
-    <WagmiProvider config={config}>
+    <WagmiProvider config={config} initialState={initialState}>
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
     </WagmiProvider>
   );

@@ -7,47 +7,66 @@ import { ApiError } from "@/lib/api/errors";
 import { signInWithToken, signOut } from "@/lib/session/session";
 import { safeReturnTo } from "@/lib/session/return-to";
 
-// Server actions of the sign-in page. Next checks their Origin against the host (CSRF); the
-// service token they receive is sealed into the session cookie and never returned to the browser.
+// Server actions of the sign-in page. Next 16 refuses a server action whose Origin is not this
+// host (CSRF, see lib/session/README.md); the credential they obtain is sealed into the session
+// cookie and never returned to the browser: the page learns only "signed in" or why not.
 
+/** RainbowKit's getNonce: a fresh single-use nonce from the service. */
 export async function createNonceAction(): Promise<string> {
   const api = await apiForRequest();
   return (await api.createSiweNonce({})).data.nonce;
 }
 
-export async function verifySignInAction(message: string, signature: string): Promise<boolean> {
+export type VerifyResult = { ok: true } | { ok: false; error: string };
+
+/** RainbowKit's verify: the service checks the EIP-4361 message and signature and issues a token. */
+export async function verifySignInAction(message: string, signature: string): Promise<VerifyResult> {
+  if (typeof message !== "string" || typeof signature !== "string" || message.length > 4000 || signature.length > 1000) {
+    return { ok: false, error: "That is not a sign-in message." };
+  }
   const api = await apiForRequest();
   try {
     const { data } = await api.verifySiwe({ body: { message, signature } });
     const address = data.user.address;
-    await signInWithToken({ token: data.token, kind: "USER", label: `${address.slice(0, 6)}…${address.slice(-4)}`, expiresAt: data.expiresAt });
-    return true;
+    await signInWithToken(data.token, data.expiresAt, "USER", `${address.slice(0, 6)}…${address.slice(-4)}`);
+    return { ok: true };
   } catch (error) {
-    if (error instanceof ApiError) return false;
+    if (error instanceof ApiError) return { ok: false, error: error.messages.join("; ") };
     throw error;
   }
 }
 
+/** RainbowKit's signOut (the account modal's "Disconnect" while signed in). */
 export async function signOutAction(): Promise<void> {
   await signOut();
 }
 
-const ApiKeyForm = z.object({ apiKey: z.string().trim().regex(/^awm_sk_[A-Za-z0-9_-]{20,}$/, "That is not an agent API key (it starts with awm_sk_)"), returnTo: z.string().optional() });
+const ApiKeyForm = z.object({
+  apiKey: z
+    .string({ message: "Paste the agent's API key" })
+    .trim()
+    .min(1, "Paste the agent's API key")
+    .regex(/^awm_sk_[A-Za-z0-9_-]{20,200}$/, "That is not an agent API key (it starts with awm_sk_)"),
+  returnTo: z.string().optional(),
+});
 
 export interface ApiKeySignInState {
   error?: string;
 }
 
-/** An agent owner pastes the key once; it is checked with the service and kept only in the session. */
+/**
+ * An agent owner pastes the key once; the service confirms it (GET /v1/agents/me) and it is kept
+ * only in the sealed session. The form is never re-rendered with the key in it.
+ */
 export async function signInWithApiKeyAction(_state: ApiKeySignInState, form: FormData): Promise<ApiKeySignInState> {
-  const parsed = ApiKeyForm.safeParse({ apiKey: form.get("apiKey"), returnTo: form.get("returnTo") ?? undefined });
+  const parsed = ApiKeyForm.safeParse({ apiKey: form.get("apiKey") ?? undefined, returnTo: form.get("returnTo") ?? undefined });
   if (!parsed.success) return { error: parsed.error.issues[0]?.message ?? "Invalid key" };
   const api = await apiForRequest(parsed.data.apiKey);
   try {
     const me = await api.getMyAgent({});
-    await signInWithToken({ token: parsed.data.apiKey, kind: "AGENT", label: me.data.id });
+    await signInWithToken(parsed.data.apiKey, null, "AGENT", `${me.data.name} (${me.data.id})`);
   } catch (error) {
-    if (error instanceof ApiError) return { error: error.status === 401 ? "The service does not know this key." : error.message };
+    if (error instanceof ApiError) return { error: error.status === 401 ? "The service does not know this key (or it was revoked)." : error.messages.join("; ") };
     throw error;
   }
   redirect(safeReturnTo(parsed.data.returnTo));

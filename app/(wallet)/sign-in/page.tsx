@@ -1,30 +1,50 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { apiForRequest } from "@/lib/api/for-request";
 import { getSession } from "@/lib/session/session";
-import { SignInWithWallet } from "@/components/wallet/sign-in-with-wallet";
-import { ApiKeySignIn } from "@/components/wallet/api-key-sign-in";
 import { safeReturnTo } from "@/lib/session/return-to";
+import { Alert } from "@/components/ui/alert";
+import { Card } from "@/components/ui/card";
+import { ApiKeySignIn } from "@/components/wallet/api-key-sign-in";
+import { SignInWithWallet } from "@/components/wallet/sign-in-with-wallet";
 import { createNonceAction, signOutAction, verifySignInAction } from "./actions";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ returnTo?: string }> }) {
-  const { returnTo } = await searchParams;
+type SearchParams = Promise<{ returnTo?: string; switch?: string }>;
+
+export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
+  const { returnTo, switch: switching } = await searchParams;
   const target = safeReturnTo(returnTo);
-  if (await getSession()) redirect(target);
+  const session = await getSession();
+  // Already signed in: go on, unless the next page needs another kind of session (a claim needs a
+  // person, and the visitor holds an agent key); then signing in here replaces the session.
+  if (session && !switching) redirect(target);
+  const chain = await (await apiForRequest()).getChain({}).catch(() => null);
   return (
-    <div className="mx-auto max-w-xl px-4 py-10">
+    <div className="mx-auto max-w-xl px-4 py-10 sm:py-14">
       <h1 className="text-2xl font-semibold tracking-tight">Sign in</h1>
-      <section className="mt-6 rounded-lg border border-zinc-200 p-5 dark:border-zinc-800">
-        <h2 className="font-medium">With your wallet</h2>
-        <p className="mt-1 mb-4 text-sm text-zinc-600 dark:text-zinc-400">Posters and agent owners sign a Sign-In with Ethereum message. Nothing is sent on chain and no gas is spent.</p>
-        <SignInWithWallet actions={{ createNonce: createNonceAction, verify: verifySignInAction, signOut: signOutAction }} returnTo={target} />
-      </section>
-      <section className="mt-6 rounded-lg border border-zinc-200 p-5 dark:border-zinc-800">
-        <h2 className="font-medium">With an agent API key</h2>
-        <p className="mt-1 mb-4 text-sm text-zinc-600 dark:text-zinc-400">Paste it once. It stays on this site&apos;s server, in your sealed session, and is never shown again.</p>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Post jobs and review bids as a person, or manage an agent with its key.</p>
+      {session ? (
+        <Alert tone="info" className="mt-6" title={`You are signed in as ${session.label}`}>
+          {session.kind === "AGENT"
+            ? "That is an agent key. The page you came from needs a person: sign in with your wallet below, and the key's session is replaced."
+            : "Signing in again replaces this session."}
+        </Alert>
+      ) : null}
+      <Card className="mt-6" title="With your wallet" description="Sign a Sign-In with Ethereum message. Nothing is sent on chain and no gas is spent.">
+        <noscript>
+          <p className="mb-3 text-sm text-amber-800 dark:text-amber-300">Signing in with a wallet needs JavaScript. The API key form below works without it.</p>
+        </noscript>
+        <SignInWithWallet
+          actions={{ createNonce: createNonceAction, verify: verifySignInAction, signOut: signOutAction }}
+          returnTo={target}
+          chainId={chain?.data.chainId ?? 31337}
+        />
+      </Card>
+      <Card className="mt-6" title="With an agent API key" description="For agent owners. Paste it once: it stays on this site's server, in your sealed session, and is never shown again.">
         <ApiKeySignIn returnTo={target} />
-      </section>
+      </Card>
     </div>
   );
 }

@@ -1,49 +1,129 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, settle } from "@/lib/api/errors";
+import { BID_STATUSES, type BidStatus } from "@/lib/api/schemas/bids";
 import { requireSessionApi } from "@/lib/session/api";
-import { BidStatusBadge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
+import { AgentCapacity, AgentStatusBadge } from "@/components/agents/agent-summary";
+import { MaxActiveJobsForm } from "@/components/agents/max-active-jobs-form";
+import { Alert } from "@/components/ui/alert";
+import { Badge, BidStatusBadge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
+import { buttonClasses } from "@/components/ui/button";
 import { CursorPager } from "@/components/ui/cursor-pager";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Select } from "@/components/ui/field";
+import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
+import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 
 export const metadata: Metadata = { title: "Agent" };
 type Params = Promise<{ id: string }>;
+type SearchParams = Record<string, string | string[] | undefined>;
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
-// An agent's bid inbox for its owner (or the agent's own key): each bid with its job's status and funding.
-export default async function AgentPage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+// An agent for its owner (or its own key): its record, the cap, and its bid inbox, each bid with
+// its job's status and whether the job is funded (GET /v1/agents/:id/bids, by cursor).
+export default async function AgentPage({ params, searchParams }: { params: Params; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
   const query = await searchParams;
-  const { api } = await requireSessionApi(`/agents/${id}`);
-  const cursor = typeof query.cursor === "string" ? query.cursor : undefined;
-  let bids;
-  try {
-    bids = await api.listAgentBids({ params: { id }, query: { limit: 20, ...(cursor ? { cursor } : {}) } });
-  } catch (error) {
-    if (error instanceof ApiError && [403, 404].includes(error.status)) notFound();
-    throw error;
-  }
+  const { api } = await requireSessionApi(`/agents/${encodeURIComponent(id)}`);
+  const status = BID_STATUSES.includes(one(query.status) as BidStatus) ? (one(query.status) as BidStatus) : undefined;
+
+  const [agentRes, bidsRes] = await Promise.all([
+    settle(api.getAgent({ params: { id } })),
+    settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } })),
+  ]);
+  if (agentRes.error?.status === 404 || agentRes.error?.status === 400) notFound();
+  if (agentRes.error) throw agentRes.error;
+  const agent = agentRes.result.data;
+  // The bids answer to the agent and its owner only.
+  const notYours = bidsRes.error instanceof ApiError && (bidsRes.error.status === 403 || bidsRes.error.status === 404);
+  const mine = !bidsRes.error;
+
   return (
-    <div className="mx-auto max-w-4xl px-4 py-8">
-      <nav className="text-sm text-zinc-500"><Link href="/agents" className="hover:underline">My agents</Link> / {id}</nav>
-      <h1 className="mt-2 text-2xl font-semibold tracking-tight">Bids of {id}</h1>
-      {bids.data.length === 0 ? <p className="mt-4 text-sm text-zinc-500">No bids yet.</p> : (
-        <table className="mt-6 min-w-full text-sm">
-          <thead className="text-left text-xs text-zinc-500"><tr><th className="py-2 pr-4">Job</th><th className="py-2 pr-4">Proposed</th><th className="py-2 pr-4">Bid</th><th className="py-2 pr-4">Job status</th><th className="py-2">Funding</th></tr></thead>
-          <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-            {bids.data.map((bid) => (
-              <tr key={bid.id}>
-                <td className="py-2 pr-4"><Link className="hover:underline" href={`/jobs/${bid.jobId}`}>{bid.job.title}</Link></td>
-                <td className="py-2 pr-4"><Usdc amount={bid.proposedUsdc} /></td>
-                <td className="py-2 pr-4"><BidStatusBadge status={bid.status} /></td>
-                <td className="py-2 pr-4"><JobStatusBadge status={bid.jobStatus} /></td>
-                <td className="py-2"><FundedBadge funded={bid.funded} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <CursorPager className="mt-6" pathname={`/agents/${id}`} searchParams={query} nextCursor={bids.meta.nextCursor} />
+    <div className="mx-auto max-w-5xl px-4 py-8">
+      <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
+        <Link href="/agents" className="hover:underline">My agents</Link>
+      </nav>
+      <div className="mt-2 flex flex-wrap items-start justify-between gap-6">
+        <div className="space-y-2">
+          <h1 className="text-2xl font-semibold tracking-tight">{agent.name}</h1>
+          <p className="font-mono text-xs text-zinc-500 dark:text-zinc-400">{agent.id}</p>
+          <p className="flex flex-wrap items-center gap-2 text-xs">
+            <AgentStatusBadge status={agent.status} />
+            <span className="text-zinc-500 dark:text-zinc-400">{agent.verifiedAt ? `verified ${formatDate(agent.verifiedAt)}` : "not verified yet"}</span>
+            {agent.vertical ? <Badge tone="violet">{agent.vertical}</Badge> : null}
+            {agent.claimed ? <Badge tone="green">claimed</Badge> : <Badge tone="amber">not claimed</Badge>}
+          </p>
+          {agent.scopes ? (
+            <p className="flex flex-wrap items-center gap-1.5 text-xs">
+              <span className="text-zinc-500 dark:text-zinc-400">Scopes:</span>
+              {agent.scopes.map((s) => <Badge key={s} tone="zinc" className="font-mono">{s}</Badge>)}
+            </p>
+          ) : null}
+          <AgentCapacity activeJobs={agent.activeJobs} maxActiveJobs={agent.maxActiveJobs} />
+          {agent.description ? <p className="max-w-prose text-sm text-zinc-700 dark:text-zinc-300">{agent.description}</p> : null}
+        </div>
+        {mine ? <MaxActiveJobsForm agentId={agent.id} value={agent.maxActiveJobs} /> : null}
+      </div>
+
+      <section className="mt-10" aria-labelledby="bids-heading">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <h2 id="bids-heading" className="text-lg font-semibold">Bids</h2>
+          {mine ? (
+            <form method="get" className="flex items-end gap-2" aria-label="Filter bids">
+              <label>
+                <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Bid status</span>
+                <Select name="status" defaultValue={status ?? ""}>
+                  <option value="">Any</option>
+                  {BID_STATUSES.map((s) => <option key={s} value={s}>{s.toLowerCase()}</option>)}
+                </Select>
+              </label>
+              <button type="submit" className={buttonClasses({ variant: "secondary" })}>Apply</button>
+            </form>
+          ) : null}
+        </div>
+        {notYours ? (
+          <Alert tone="info" className="mt-4" title="Only the agent and its owner see its bids">
+            Claim the agent from the link it mailed you, or sign in with its key.
+          </Alert>
+        ) : bidsRes.error ? (
+          <Alert className="mt-4" title="The bids could not be loaded" error={bidsRes.error} />
+        ) : bidsRes.result.data.length === 0 ? (
+          <EmptyState className="mt-4" title={status ? "No bids with this status" : "No bids yet"} description="The agent bids on open jobs through the API: POST /v1/jobs/:id/bids." />
+        ) : (
+          <div className="mt-4 rounded-xl border border-zinc-200 dark:border-zinc-800">
+            <Table caption={`Bids of ${agent.name}`}>
+              <THead>
+                <tr>
+                  <Th>Job</Th>
+                  <Th>Proposed</Th>
+                  <Th>Bid</Th>
+                  <Th>Job status</Th>
+                  <Th>Funding</Th>
+                  <Th>Placed</Th>
+                </tr>
+              </THead>
+              <TBody>
+                {bidsRes.result.data.map((bid) => (
+                  <Tr key={bid.id}>
+                    <Td>
+                      <Link className="font-medium text-zinc-900 hover:underline dark:text-zinc-100" href={`/jobs/${bid.jobId}`}>{bid.job.title}</Link>
+                      <div className="text-xs text-zinc-500 dark:text-zinc-400">budget <Usdc amount={bid.job.budgetUsdc} /></div>
+                    </Td>
+                    <Td><Usdc amount={bid.proposedUsdc} /></Td>
+                    <Td><BidStatusBadge status={bid.status} /></Td>
+                    <Td><JobStatusBadge status={bid.jobStatus} /></Td>
+                    <Td><FundedBadge funded={bid.funded} /></Td>
+                    <Td className="whitespace-nowrap">{formatDate(bid.createdAt)}</Td>
+                  </Tr>
+                ))}
+              </TBody>
+            </Table>
+          </div>
+        )}
+        {bidsRes.result ? <CursorPager className="mt-2" pathname={`/agents/${encodeURIComponent(id)}`} searchParams={query} nextCursor={bidsRes.result.meta.nextCursor} /> : null}
+      </section>
     </div>
   );
 }

@@ -1,115 +1,203 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { cache } from "react";
 import { apiForRequest } from "@/lib/api/for-request";
+import { ApiError, settle } from "@/lib/api/errors";
+import type { Job } from "@/lib/api/schemas/jobs";
 import { sessionApi } from "@/lib/session/api";
 import { BidDecision } from "@/components/bids/bid-decision";
-import { BidStatusBadge } from "@/components/ui/badge";
-import { ApiError } from "@/lib/api/errors";
-import type { Job } from "@/lib/api/schemas/jobs";
-import { FundedBadge, JobStatusBadge, Badge } from "@/components/ui/badge";
+import { Alert } from "@/components/ui/alert";
+import { Badge, BidStatusBadge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
 import { ExplorerLink } from "@/components/ui/explorer-link";
+import { LinkButton } from "@/components/ui/link-button";
+import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
+import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
 
-async function loadJob(id: string): Promise<Job> {
+/** GET /v1/jobs/:id/public, once per request (metadata and page share it). */
+const loadJob = cache(async (id: string): Promise<Job | null> => {
   const api = await apiForRequest();
   try {
     return (await api.getPublicJob({ params: { id } })).data;
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) notFound();
+    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
     throw error;
   }
-}
+});
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  const { id } = await params;
-  const api = await apiForRequest();
-  const job = await api.getPublicJob({ params: { id } }).catch(() => null);
-  return job ? { title: job.data.title, description: `${job.data.budgetUsdc} USDC · ${job.data.funded ? "funded" : "not funded yet"}` } : { title: "Job not found" };
+  const job = await loadJob((await params).id);
+  return job ? { title: job.title, description: `${job.budgetUsdc} USDC · ${job.funded ? "funded" : "not funded yet"} · ${job.status}` } : { title: "Job not found" };
 }
 
-// The public view of a job, for anyone. It renders on the server and ships no wallet code.
+const MODE_LABEL: Record<Job["participationMode"], string> = { BID: "Bids", BOUNTY: "Bounty", AUTOMATIC_FORUM_REWARD: "Forum reward" };
+
+// A job, for anyone: rendered on the server, readable without JavaScript, no wallet code. Its
+// poster also sees the bids with accept and reject.
 export default async function JobPage({ params }: { params: Params }) {
   const { id } = await params;
   const job = await loadJob(id);
-  const api = await apiForRequest();
-  const chain = await api.getChain({}).catch(() => null);
+  if (!job) notFound();
+  const chain = await (await apiForRequest()).getChain({}).catch(() => null);
   const explorer = chain?.data.explorerUrl ?? null;
-  // The poster's view: the service answers the bid list to the poster only (403 for anyone else).
+
+  // The poster's view: the service answers a job's bids to its poster only (403 for anyone
+  // else), so a successful answer is what makes this the poster's page.
   const { api: asVisitor, session } = await sessionApi();
-  const bids = session ? await asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } }).catch(() => null) : null;
+  const bids = session && job.participationMode === "BID" ? await settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : null;
+  const isPoster = Boolean(bids?.result);
+  const bidsError = bids?.error && bids.error.status !== 403 ? bids.error : null;
 
   return (
-    <div className="mx-auto max-w-3xl px-4 py-8">
-      <nav className="text-sm text-zinc-500"><Link href="/jobs" className="hover:underline">Jobs</Link></nav>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
+    <div className="mx-auto max-w-4xl px-4 py-8">
+      <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
+        <Link href="/jobs" className="hover:underline">Jobs</Link>
+        {isPoster ? <> · <Link href="/me/jobs" className="hover:underline">My jobs</Link></> : null}
+      </nav>
+      <div className="mt-3 flex flex-wrap items-center gap-2">
         <JobStatusBadge status={job.status} />
         <FundedBadge funded={job.funded} />
-        <Badge tone="violet">{job.participationMode}</Badge>
+        <Badge tone="violet">{MODE_LABEL[job.participationMode]}</Badge>
+        {isPoster ? <Badge tone="blue">You posted this</Badge> : null}
       </div>
-      <h1 className="mt-2 text-2xl font-semibold tracking-tight">{job.title}</h1>
-      <p className="mt-1 text-sm text-zinc-500">Posted by {job.poster.displayName} on {formatDate(job.createdAt)}</p>
+      <h1 className="mt-2 text-2xl font-semibold tracking-tight text-balance sm:text-3xl">{job.title}</h1>
+      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
+        Posted by {job.poster.displayName} on {formatDate(job.createdAt)}
+      </p>
 
-      <dl className="mt-6 grid grid-cols-2 gap-4 rounded-lg border border-zinc-200 p-4 text-sm sm:grid-cols-4 dark:border-zinc-800">
-        <div><dt className="text-zinc-500">Budget</dt><dd><Usdc amount={job.budgetUsdc} /></dd></div>
-        <div><dt className="text-zinc-500">Proof hold</dt><dd>{job.inputData.proofHoldHours} h</dd></div>
-        <div><dt className="text-zinc-500">Chain</dt><dd>{job.chainId}</dd></div>
-        <div><dt className="text-zinc-500">Assigned</dt><dd>{job.agent ? job.agent.name : "nobody yet"}</dd></div>
+      <dl className="mt-6 grid grid-cols-2 gap-4 rounded-xl border border-zinc-200 p-4 text-sm sm:grid-cols-4 dark:border-zinc-800">
+        <div>
+          <dt className="text-zinc-500 dark:text-zinc-400">Budget</dt>
+          <dd className="mt-0.5"><Usdc amount={job.budgetUsdc} symbol={job.tokenSymbol} /></dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500 dark:text-zinc-400">Proof hold</dt>
+          <dd className="mt-0.5">{job.inputData.proofHoldHours} h</dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500 dark:text-zinc-400">Chain</dt>
+          <dd className="mt-0.5">{job.chainId}</dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500 dark:text-zinc-400">Assigned to</dt>
+          <dd className="mt-0.5">{job.agent ? job.agent.name : "nobody yet"}</dd>
+        </div>
       </dl>
 
       {job.escrowTxHash ? (
-        <p className="mt-4 text-sm">Escrow funded by <ExplorerLink value={job.escrowTxHash} explorerUrl={explorer} />{job.releaseTxHash ? <> · released in <ExplorerLink value={job.releaseTxHash} explorerUrl={explorer} /></> : null}{job.refundTxHash ? <> · refunded in <ExplorerLink value={job.refundTxHash} explorerUrl={explorer} /></> : null}</p>
+        <p className="mt-4 text-sm">
+          Escrow funded by <ExplorerLink value={job.escrowTxHash} explorerUrl={explorer} />
+          {job.releaseTxHash ? <> · released in <ExplorerLink value={job.releaseTxHash} explorerUrl={explorer} /></> : null}
+          {job.refundTxHash ? <> · refunded in <ExplorerLink value={job.refundTxHash} explorerUrl={explorer} /></> : null}
+        </p>
       ) : (
-        <p className="mt-4 text-sm text-zinc-500">Not funded yet: the budget is not in escrow, so no money is held for this job.</p>
+        <p className="mt-4 text-sm text-zinc-600 dark:text-zinc-400">Not funded yet: the budget is not in escrow, so no money is held for this job.</p>
       )}
 
-      <section className="mt-8">
-        <h2 className="text-lg font-semibold">Description</h2>
-        <p className="mt-2 whitespace-pre-wrap text-sm leading-6">{job.description}</p>
+      {/* ── Slot: "Fund this job" (the poster, an OPEN unfunded job). The funding flow itself
+          lives in the (wallet) route group at /jobs/[id]/fund, so this page loads no wallet code. */}
+      {isPoster && job.status === "OPEN" && !job.funded ? (
+        <Card className="mt-6" title="Fund this job" description="Lock the budget in the escrow contract from your wallet. Agents trust funded jobs first; you get it back if you cancel.">
+          <LinkButton variant="primary" href={`/jobs/${job.id}/fund`}>Fund this job</LinkButton>
+        </Card>
+      ) : null}
+      {/* ── Slot: poster actions on a job in progress (review, approve, dispute, cancel) go here. */}
+
+      <section className="mt-8" aria-labelledby="description-heading">
+        <h2 id="description-heading" className="text-lg font-semibold">Description</h2>
+        <p className="mt-2 text-sm leading-6 whitespace-pre-wrap">{job.description}</p>
       </section>
-      <section className="mt-6">
-        <h2 className="text-lg font-semibold">Acceptance criteria</h2>
+      <section className="mt-6" aria-labelledby="criteria-heading">
+        <h2 id="criteria-heading" className="text-lg font-semibold">Acceptance criteria</h2>
         <ul className="mt-2 list-disc space-y-1 pl-5 text-sm">
-          {job.acceptanceCriteria.map((c) => <li key={c.id}>{c.description} <span className="text-xs text-zinc-500">({c.check.type})</span></li>)}
+          {job.acceptanceCriteria.map((c) => (
+            <li key={c.id}>
+              {c.description} <span className="text-xs text-zinc-500 dark:text-zinc-400">({c.check.type === "http_status" ? `HTTP ${c.check.equals}` : c.check.type})</span>
+            </li>
+          ))}
         </ul>
+        {job.inputData.proofContentMarker ? (
+          <p className="mt-3 text-sm">
+            The delivered page must contain <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">{job.inputData.proofContentMarker}</code>.
+          </p>
+        ) : null}
       </section>
-      {job.requiredSkills.length > 0 ? (
-        <p className="mt-4 flex flex-wrap gap-2 text-sm">Skills: {job.requiredSkills.map((s) => <Badge key={s}>{s}</Badge>)}</p>
+      {job.requiredSkills.length > 0 || job.preferredSkills.length > 0 ? (
+        <section className="mt-6 space-y-2 text-sm" aria-label="Skills">
+          {job.requiredSkills.length > 0 ? (
+            <p className="flex flex-wrap items-center gap-2">Required skills: {job.requiredSkills.map((s) => <Badge key={s}>{s}</Badge>)}</p>
+          ) : null}
+          {job.preferredSkills.length > 0 ? (
+            <p className="flex flex-wrap items-center gap-2">Preferred skills: {job.preferredSkills.map((s) => <Badge key={s} tone="zinc">{s}</Badge>)}</p>
+          ) : null}
+        </section>
       ) : null}
       {job.sourceForumThreadId ? (
-        <p className="mt-6 text-sm">Source discussion: <Link className="underline" href={`/forum/${job.sourceForumThreadId}`}>the forum thread this job was hired from</Link></p>
+        <p className="mt-6 text-sm">
+          Source discussion: <Link className="underline" href={`/forum/${job.sourceForumThreadId}`}>the forum thread this job was hired from</Link>
+        </p>
       ) : null}
-      {bids ? (
+
+      {bidsError ? <Alert className="mt-8" title="The bids could not be loaded" error={bidsError} /> : null}
+      {bids?.result ? (
         <section className="mt-8" aria-labelledby="bids-heading">
-          <h2 id="bids-heading" className="text-lg font-semibold">Bids ({bids.data.length})</h2>
-          {job.status === "OPEN" && !job.funded ? (
-            <p className="mt-2 text-sm"><Link className="font-medium underline" href={`/jobs/${job.id}/fund`}>Fund this job</Link> to lock the budget in escrow; agents trust funded jobs first.</p>
-          ) : null}
-          {bids.data.length === 0 ? <p className="mt-2 text-sm text-zinc-500">No bids yet. Agents bid through the API.</p> : (
-            <div className="mt-3 overflow-x-auto">
-              <table className="min-w-full text-sm">
-                <thead className="text-left text-xs text-zinc-500"><tr><th className="py-2 pr-4">Agent</th><th className="py-2 pr-4">Proposed</th><th className="py-2 pr-4">Cover letter</th><th className="py-2 pr-4">Status</th><th className="py-2">Decision</th></tr></thead>
-                <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-                  {bids.data.map((bid) => (
-                    <tr key={bid.id} className="align-top">
-                      <td className="py-2 pr-4">{bid.agent?.name ?? bid.agentId}<div className="text-xs text-zinc-500">{bid.agentId}</div></td>
-                      <td className="py-2 pr-4"><Usdc amount={bid.proposedUsdc} /></td>
-                      <td className="max-w-xs py-2 pr-4 whitespace-pre-wrap">{bid.coverLetter ?? "—"}</td>
-                      <td className="py-2 pr-4"><BidStatusBadge status={bid.status} /></td>
-                      <td className="py-2">{bid.status === "PENDING" && job.status === "OPEN" ? <BidDecision jobId={job.id} bidId={bid.id} agentName={bid.agent?.name ?? bid.agentId} /> : null}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+          <h2 id="bids-heading" className="text-lg font-semibold">
+            Bids <span className="font-normal text-zinc-500 dark:text-zinc-400">({bids.result.data.length})</span>
+          </h2>
+          {bids.result.data.length === 0 ? (
+            <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No bids yet. Agents bid through the API; they appear here.</p>
+          ) : (
+            <div className="mt-3 rounded-xl border border-zinc-200 dark:border-zinc-800">
+              <Table caption="Bids on this job">
+                <THead>
+                  <tr>
+                    <Th>Agent</Th>
+                    <Th>Proposed</Th>
+                    <Th>Cover letter</Th>
+                    <Th>Status</Th>
+                    <Th>Decision</Th>
+                  </tr>
+                </THead>
+                <TBody>
+                  {bids.result.data.map((bid) => {
+                    const name = bid.agent?.name ?? bid.agentId;
+                    return (
+                      <Tr key={bid.id}>
+                        <Td>
+                          <span className="font-medium text-zinc-900 dark:text-zinc-100">{name}</span>
+                          <div className="font-mono text-xs whitespace-nowrap text-zinc-500 dark:text-zinc-400">{bid.agentId}</div>
+                          <div className="text-xs text-zinc-500 dark:text-zinc-400"><TimeAgo value={bid.createdAt} /></div>
+                        </Td>
+                        <Td><Usdc amount={bid.proposedUsdc} /></Td>
+                        <Td className="max-w-sm min-w-48 whitespace-pre-wrap">{bid.coverLetter ?? <span className="text-zinc-400">none</span>}</Td>
+                        <Td><BidStatusBadge status={bid.status} /></Td>
+                        <Td>
+                          {bid.status === "PENDING" && job.status === "OPEN" ? (
+                            <BidDecision jobId={job.id} bidId={bid.id} agentName={name} proposedUsdc={bid.proposedUsdc} />
+                          ) : (
+                            <span className="text-xs text-zinc-500 dark:text-zinc-400">—</span>
+                          )}
+                        </Td>
+                      </Tr>
+                    );
+                  })}
+                </TBody>
+              </Table>
             </div>
           )}
         </section>
       ) : null}
-      <p className="mt-8 text-sm text-zinc-500">Agents bid through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">POST /v1/jobs/{job.id}/bids</code></p>
+      {job.participationMode === "BID" && job.status === "OPEN" && !isPoster ? (
+        <p className="mt-8 text-sm text-zinc-500 dark:text-zinc-400">
+          Agents bid through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">POST /v1/jobs/{job.id}/bids</code>
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { DecimalString } from "@/lib/api/schemas/common";
+import { PROOF_CONTENT_MARKER } from "@/lib/api/schemas/jobs";
+
+// The "Post a job" form: what a person types, checked field by field with messages that read
+// well under each field. The limits are those of the service's CreateJobRequest (lib/api), which
+// checks the request again; this schema turns the form's text into that request.
+
+const lines = (text: string) => text.split(/\r?\n/).map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").trim()).filter(Boolean);
+const commaList = (text: string) => [...new Set(text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean))];
+
+const skills = z
+  .string()
+  .default("")
+  .transform(commaList)
+  .pipe(z.array(z.string().max(50, "Each skill at most 50 characters")).max(20, "At most 20 skills"));
+
+export const JobFormSchema = z.object({
+  title: z.string().trim().min(5, "At least 5 characters").max(200, "At most 200 characters"),
+  description: z.string().trim().min(20, "At least 20 characters: say what you need and what for").max(20000, "At most 20,000 characters"),
+  acceptanceCriteria: z
+    .string()
+    .default("")
+    .transform(lines)
+    .pipe(
+      z
+        .array(z.string().min(3, "Each criterion needs at least 3 characters").max(500, "Each criterion at most 500 characters"))
+        .min(1, "Add at least one criterion, one per line")
+        .max(20, "At most 20 criteria"),
+    ),
+  budget: z
+    .string()
+    .trim()
+    .min(1, "Enter a budget in USDC")
+    .transform((v) => v.replace(/^\$/, "").replace(/,/g, ""))
+    .refine((v) => DecimalString.safeParse(v).success, "A USDC amount such as 40 or 12.5 (at most 6 decimals)")
+    .refine((v) => !DecimalString.safeParse(v).success || Number(v) > 0, "More than 0 USDC"),
+  proofHoldHours: z.coerce.number({ message: "A whole number of hours" }).int("A whole number of hours").min(0, "0 or more").max(720, "At most 720 hours (30 days)"),
+  proofContentMarker: z
+    .string()
+    .trim()
+    .default("")
+    .refine((v) => v === "" || PROOF_CONTENT_MARKER.safeParse(v).success, "8 to 200 characters, or leave it empty"),
+  requiredSkills: skills,
+  preferredSkills: skills,
+});
+
+export type JobFormField = keyof z.input<typeof JobFormSchema>;
+export type JobFormErrors = Partial<Record<JobFormField | "form", string[]>>;
+
+/** The form's text fields as they were typed, to refill the form after a refusal. */
+export type JobFormValues = Partial<Record<JobFormField, string>>;
+
+export const JOB_FORM_DEFAULTS = { proofHoldHours: "168" } satisfies JobFormValues;

@@ -1,0 +1,34 @@
+import { expect, formatKb, measureFirstLoadJs, test } from "./fixtures";
+import { apiClient } from "./api-actors";
+
+// The read pages ship no wallet code: first-load JavaScript of the jobs board and a job page, gzip,
+// at most 30 kB over the empty page of the same build (/empty: framework and root layout only).
+// The sign-in page, which does load wagmi and RainbowKit, is measured too, to show the measurement
+// would catch wallet code leaking into a page.
+
+const BUDGET = 30 * 1024;
+
+test("the jobs board and a job page ship at most 30 kB of JavaScript over an empty page; the wallet pages carry the wallet code", async ({ baseURL }) => {
+  const poster = await apiClient().signUpAgent({ body: { ownerEmail: `weight-${Date.now()}@example.test`, name: "Weight Poster" } });
+  const job = (
+    await apiClient(poster.data.apiKey).createJob({
+      body: { templateId: "custom-v1", title: `Weigh this page ${Date.now()}`, description: "A job whose page is weighed by the page-weight test.", acceptanceCriteria: ["Light"], inputData: { budgetType: "bid", proofHoldHours: 1 }, budget: "3" },
+    })
+  ).data;
+  const url = (path: string) => new URL(path, baseURL).href;
+  const empty = await measureFirstLoadJs(url("/empty"));
+  console.log(`/empty: ${formatKb(empty.totalGzipBytes)} in ${empty.scripts.length} scripts`);
+
+  for (const path of ["/jobs", "/jobs?funded=true&status=OPEN", `/jobs/${job.id}`]) {
+    const weight = await measureFirstLoadJs(url(path));
+    const extra = weight.totalGzipBytes - empty.totalGzipBytes;
+    const added = weight.scripts.filter((s) => !empty.scripts.some((e) => e.src === s.src));
+    console.log(`${path}: ${formatKb(weight.totalGzipBytes)} (+${formatKb(extra)} over /empty; own scripts: ${added.map((s) => `${s.src.split("/").pop()} ${formatKb(s.gzipBytes)}`).join(", ") || "none"})`);
+    expect(extra, `${path} first-load JS over /empty`).toBeLessThanOrEqual(BUDGET);
+  }
+
+  const signIn = await measureFirstLoadJs(url("/sign-in"));
+  const walletExtra = signIn.totalGzipBytes - empty.totalGzipBytes;
+  console.log(`/sign-in: ${formatKb(signIn.totalGzipBytes)} (+${formatKb(walletExtra)} over /empty: wagmi, viem, RainbowKit)`);
+  expect(walletExtra, "the measurement sees the wallet code of /sign-in").toBeGreaterThan(100 * 1024);
+});
