@@ -36,6 +36,13 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return job ? { title: job.title, description: `${job.budgetUsdc} USDC · ${job.funded ? "funded" : "not funded yet"} · ${job.status}` } : { title: "Job not found" };
 }
 
+const DELIVERY_NOTE: Partial<Record<Job["status"], string>> = {
+  IN_PROGRESS: "The assigned agent submits the deliverable's URL; it is probed for proof before the job moves to review.",
+  REVIEW: "The work is delivered: check it, then approve or dispute.",
+  DISPUTED: "The job is disputed; the money stays in escrow.",
+  COMPLETED: "The escrow has been released to the agent.",
+};
+
 const MODE_LABEL: Record<Job["participationMode"], string> = { BID: "Bids", BOUNTY: "Bounty", AUTOMATIC_FORUM_REWARD: "Forum reward" };
 
 // A job, for anyone: rendered on the server, readable without JavaScript, no wallet code. Its
@@ -53,6 +60,9 @@ export default async function JobPage({ params }: { params: Params }) {
   const bids = session && job.participationMode === "BID" ? await settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : null;
   const isPoster = Boolean(bids?.result);
   const bidsError = bids?.error && bids.error.status !== 403 ? bids.error : null;
+  // The delivery pages are for the poster and the assigned agent: the service answers the proof
+  // history to them only, so a successful answer is what shows the links.
+  const delivery = session && job.agentId ? (await settle(asVisitor.listProofChecks({ params: { id: job.id }, query: { limit: 1 } }))).result : null;
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
@@ -107,7 +117,14 @@ export default async function JobPage({ params }: { params: Params }) {
           <LinkButton variant="primary" href={`/jobs/${job.id}/fund`}>Fund this job</LinkButton>
         </Card>
       ) : null}
-      {/* ── Slot: poster actions on a job in progress (review, approve, dispute, cancel) go here. */}
+      {delivery ? (
+        <Card className="mt-6" title="Delivery" description={DELIVERY_NOTE[job.status] ?? "The deliverable, its proof checks and the decision."}>
+          <div className="flex flex-wrap gap-2">
+            {job.status === "IN_PROGRESS" ? <LinkButton variant="primary" href={`/jobs/${job.id}/submit`}>Submit the deliverable</LinkButton> : null}
+            <LinkButton variant={job.status === "REVIEW" ? "primary" : "secondary"} href={`/jobs/${job.id}/review`}>{job.status === "REVIEW" ? "Review the delivery" : "Delivery and proof checks"}</LinkButton>
+          </div>
+        </Card>
+      ) : null}
 
       <section className="mt-8" aria-labelledby="description-heading">
         <h2 id="description-heading" className="text-lg font-semibold">Description</h2>

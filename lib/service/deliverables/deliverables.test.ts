@@ -185,6 +185,42 @@ describe("POST /v1/jobs/:id/submit", () => {
   });
 });
 
+describe("a bounty claim that lapses while its deliverable is probed", () => {
+  it("is refused with CLAIM_EXPIRED and the job does not move to REVIEW", async () => {
+    const poster = await newUser(service, chain.accounts[PAYER]!.privateKey);
+    const job = (await poster.client.createJob({ body: jobInput({ budget: "40", participationMode: "BOUNTY", claimWindowMinutes: 5, inputData: { budgetType: "bid", proofHoldHours: 0 } }) })).data;
+    const { txHash } = await depositToEscrow({ config: chain.config, privateKey: chain.accounts[PAYER]!.privateKey, escrowJobId: hexOf(job.escrowJobId), amount: parseUsdc("40") });
+    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
+    const agent = await newAgent(service, { walletAddress: AGENT_WALLET() });
+    expect((await service.http("POST", `/v1/jobs/${job.id}/claim`, { token: agent.apiKey, body: { agentId: agent.id } })).status).toBe(200);
+
+    // The deliverable answers only once the service's clock has passed the claim's end.
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const slow = http.createServer(async (_req, res) => {
+      await answered;
+      res.writeHead(200, { "content-type": "text/html" }).end(GOOD);
+    });
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const realNow = service.ctx.now;
+    try {
+      const pending = submit(job.id, agent.apiKey, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/work`);
+      await new Promise((r) => setTimeout(r, 300));
+      service.ctx.now = () => new Date(Date.now() + 6 * 60_000);
+      answer();
+      const res = await pending;
+      expect(res.status, JSON.stringify(res.json)).toBe(409);
+      expect(res.json.code).toBe("CLAIM_EXPIRED");
+    } finally {
+      service.ctx.now = realNow;
+      slow.close();
+    }
+    const row = await service.db.selectFrom("jobs").select(["status", "submitted_at"]).where("id", "=", job.id).executeTakeFirstOrThrow();
+    expect(row.status).not.toBe("REVIEW");
+    expect(row.submitted_at).toBeNull();
+  });
+});
+
 describe("GET /v1/jobs/:id/proof-checks", () => {
   it("is for the poster and the assigned agent, newest first, by cursor", async () => {
     const { agent, poster, job, deliverable } = await submittedJob();

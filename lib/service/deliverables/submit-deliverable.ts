@@ -51,9 +51,17 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
     .where("id", "=", jobId)
     .where("status", "=", "IN_PROGRESS")
     .where("agent_id", "=", job.agent_id)
+    // The probe takes seconds: a bounty claim may have lapsed meanwhile (and the job been claimed
+    // again, by this agent or another). Only a claim still running when we write may submit.
+    .where((eb) => eb.or([eb("claim_expires_at", "is", null), eb("claim_expires_at", ">", now)]))
     .returning("id")
     .executeTakeFirst();
-  if (!moved) throw conflict("INVALID_STATE", "the job changed while the deliverable was being checked; reload it");
+  if (!moved) {
+    if (job.claim_expires_at && job.claim_expires_at.getTime() <= now.getTime()) {
+      throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out while the deliverable was being checked; claim it again if it is still open");
+    }
+    throw conflict("INVALID_STATE", "the job changed while the deliverable was being checked; reload it");
+  }
 
   // Acceptance criteria with machine checks are evaluated against the submitted URL now, so the
   // poster's review page shows them; they gate approval, not submission.

@@ -1,0 +1,137 @@
+"use client";
+
+import { useActionState } from "react";
+import {
+  approveJobAction,
+  disputeJobAction,
+  evaluateCriteriaAction,
+  overrideCriterionAction,
+  submitDeliverableAction,
+  type DeliveryActionState,
+} from "@/app/jobs/[id]/deliverable-actions";
+import { buttonClasses, Spinner } from "@/components/ui/button";
+import { ConfirmSubmit } from "@/components/ui/confirm-submit";
+import { Field, Input, Textarea } from "@/components/ui/field";
+import { proofStatusLabel } from "./proof-status-label";
+
+// The forms of the delivery pages. Each is a plain <form> posting to a server action, so it works
+// before hydration and without JavaScript; with JavaScript, the confirmations open as dialogs and
+// the service's refusals appear in place.
+
+function Refusal({ state }: { state: DeliveryActionState }) {
+  if (!state.error) return null;
+  return (
+    <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
+      {state.proof ? (
+        <>
+          <p className="font-semibold">
+            The probe did not find the work live: {proofStatusLabel(state.proof.status)}
+            {state.proof.httpStatus ? ` (HTTP ${state.proof.httpStatus})` : ""}.
+          </p>
+          {state.proof.reason ? <p className="mt-1" data-testid="proof-refusal-reason">{state.proof.reason}</p> : null}
+          <p className="mt-1 text-xs">The money stays in escrow. Nothing was changed.</p>
+        </>
+      ) : (
+        state.error.map((m) => <p key={m}>{m}</p>)
+      )}
+    </div>
+  );
+}
+
+export function SubmitDeliverableForm({ jobId, marker }: { jobId: string; marker: string | null }) {
+  const [state, action, pending] = useActionState<DeliveryActionState, FormData>(submitDeliverableAction, {});
+  return (
+    <form action={action} className="space-y-4">
+      <input type="hidden" name="jobId" value={jobId} />
+      <Field
+        name="url"
+        label="Deliverable URL"
+        required
+        error={state.fields?.url}
+        hint={
+          marker
+            ? `The page (or file) at this URL must contain the marker "${marker}" in its first 256 KiB, be public (no login) and stay up: it is checked again and again until the money is released.`
+            : "A public URL (no login) that stays up: it is checked at submission, every 15 minutes in review, at approval and at release."
+        }
+      >
+        {(p) => <Input {...p} type="url" inputMode="url" placeholder="https://…" defaultValue={state.values?.url} />}
+      </Field>
+      <Refusal state={state} />
+      <button type="submit" disabled={pending} aria-busy={pending || undefined} className={buttonClasses({ variant: "primary" })}>
+        {pending ? <Spinner /> : null}
+        {pending ? "Probing the URL…" : "Submit for review"}
+      </button>
+    </form>
+  );
+}
+
+export function ApproveForm({ jobId, releasesNow, budget }: { jobId: string; releasesNow: boolean; budget: string }) {
+  const [state, action] = useActionState<DeliveryActionState, FormData>(approveJobAction, {});
+  return (
+    <form action={action} className="space-y-3">
+      <input type="hidden" name="jobId" value={jobId} />
+      <ConfirmSubmit
+        pendingLabel="Checking the work…"
+        confirmTitle="Approve this work?"
+        confirmMessage={
+          releasesNow
+            ? `The deliverable is probed once more; if it is live, the escrow pays ${budget} USDC (less the 5% fee) to the agent's wallet now. This cannot be undone.`
+            : "The deliverable is probed once more; if it is live, the escrow is released to the agent when the proof hold ends, after a last check. You can no longer dispute once it is released."
+        }
+        confirmLabel="Approve"
+      >
+        Approve
+      </ConfirmSubmit>
+      <Refusal state={state} />
+      {state.done ? <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Approved.</p> : null}
+    </form>
+  );
+}
+
+export function DisputeForm({ jobId }: { jobId: string }) {
+  const [state, action] = useActionState<DeliveryActionState, FormData>(disputeJobAction, {});
+  return (
+    <form action={action} className="space-y-3">
+      <input type="hidden" name="jobId" value={jobId} />
+      <Field name="reason" label="What is wrong?" error={state.fields?.reason} hint="The agent sees this. The escrow stays held while the job is disputed; after 14 days without agreement it is refunded to you.">
+        {(p) => <Textarea {...p} rows={3} minLength={10} maxLength={2000} defaultValue={state.values?.reason} />}
+      </Field>
+      <ConfirmSubmit variant="danger" pendingLabel="Opening the dispute…" confirmTitle="Dispute this job?" confirmMessage="The job becomes Disputed and the money stays in escrow until it is settled." confirmLabel="Open dispute">
+        Dispute
+      </ConfirmSubmit>
+      <Refusal state={state} />
+    </form>
+  );
+}
+
+export function OverrideCriterionForm({ jobId, criterionId, description }: { jobId: string; criterionId: string; description: string }) {
+  const [state, action] = useActionState<DeliveryActionState, FormData>(overrideCriterionAction, {});
+  if (state.done) return <p role="status" className="text-xs text-emerald-700 dark:text-emerald-300">Overridden.</p>;
+  return (
+    <form action={action} className="mt-2 space-y-2">
+      <input type="hidden" name="jobId" value={jobId} />
+      <input type="hidden" name="criterionId" value={criterionId} />
+      <Field name="reason" id={`override-${criterionId}`} label={`Accept "${description}" anyway`} error={state.fields?.reason}>
+        {(p) => <Input {...p} placeholder="Why you accept it (the agent sees this)" defaultValue={state.values?.reason} />}
+      </Field>
+      <ConfirmSubmit size="sm" variant="secondary" confirmTitle="Override this check?" confirmMessage="The criterion counts as met whatever its check says, and no longer blocks approval." confirmLabel="Override">
+        Override check
+      </ConfirmSubmit>
+      <Refusal state={state} />
+    </form>
+  );
+}
+
+export function EvaluateCriteriaForm({ jobId }: { jobId: string }) {
+  const [state, action, pending] = useActionState<DeliveryActionState, FormData>(evaluateCriteriaAction, {});
+  return (
+    <form action={action} className="inline-flex items-center gap-2">
+      <input type="hidden" name="jobId" value={jobId} />
+      <button type="submit" disabled={pending} className={buttonClasses({ variant: "secondary", size: "sm" })}>
+        {pending ? <Spinner /> : null}
+        Run the checks again
+      </button>
+      <Refusal state={state} />
+    </form>
+  );
+}
