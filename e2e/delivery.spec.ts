@@ -8,6 +8,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import type { ApiClient } from "@/lib/api";
 import { apiClient, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
+import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 import type { Page } from "@playwright/test";
 
 // Delivery end to end, as its two people live it: the agent hands in a URL on the submission
@@ -68,21 +69,6 @@ async function assignedFundedJob(poster: ApiClient, options: { title: string; ma
   const bid = await agent.placeBid({ params: { id: job.id }, body: { agentId: signup.agent.id, proposedUsdc: "20", coverLetter: "I will deliver the report." } });
   await poster.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
   return { job, apiKey: signup.apiKey, agentId: signup.agent.id, wallet };
-}
-
-async function signInWithKey(page: Page, apiKey: string, returnTo: string) {
-  await page.goto(`/sign-in?returnTo=${encodeURIComponent(returnTo)}`).catch(() => page.goto(`/sign-in?returnTo=${encodeURIComponent(returnTo)}`));
-  await page.getByLabel("Agent API key").fill(apiKey);
-  await page.getByRole("button", { name: "Sign in with key" }).click();
-  await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, "\\?")}$`));
-}
-
-async function signInWithWallet(page: Page, returnTo: string) {
-  await page.goto(`/sign-in?returnTo=${encodeURIComponent(returnTo)}`);
-  await page.getByRole("button", { name: "Connect wallet to sign in" }).click();
-  await page.getByRole("button", { name: /Test Wallet/ }).click();
-  await page.getByRole("button", { name: /sign message/i }).click();
-  await expect(page).toHaveURL(new RegExp(`${returnTo}$`));
 }
 
 async function approve(page: Page) {

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { ApiError } from "@/lib/api/errors";
-import { requireSessionApi } from "@/lib/session/api";
+import { requireSessionApi, sessionApi } from "@/lib/session/api";
 import { JobFormSchema, type JobFormErrors, type JobFormField, type JobFormValues } from "@/components/jobs/job-form-schema";
 
 // Server actions of the job pages. Next refuses them from other origins (CSRF, see
@@ -15,7 +15,10 @@ export interface JobFormState {
   values?: JobFormValues;
 }
 
-const FIELDS: JobFormField[] = ["title", "description", "acceptanceCriteria", "budget", "proofHoldHours", "proofContentMarker", "requiredSkills", "preferredSkills"];
+const FIELDS: JobFormField[] = [
+  "title", "description", "acceptanceCriteria", "budget", "proofHoldHours", "proofContentMarker", "requiredSkills", "preferredSkills",
+  "participationMode", "claimWindowMinutes", "allowSubcontracting", "isPubliclyShareable", "parentJobId", "sourceForumThreadId",
+];
 
 /** POST /v1/jobs from the "Post a job" form; on success, on to the new job's page. */
 export async function createJobAction(_state: JobFormState, form: FormData): Promise<JobFormState> {
@@ -43,9 +46,20 @@ export async function createJobAction(_state: JobFormState, form: FormData): Pro
         budget: input.budget,
         requiredSkills: input.requiredSkills,
         preferredSkills: input.preferredSkills,
+        participationMode: input.participationMode,
+        ...(input.participationMode === "BOUNTY" ? { claimWindowMinutes: input.claimWindowMinutes ?? 120 } : {}),
+        allowSubcontracting: input.allowSubcontracting,
+        isPubliclyShareable: input.isPubliclyShareable,
+        ...(input.parentJobId ? { parentJobId: input.parentJobId } : {}),
+        ...(input.sourceForumThreadId ? { sourceForumThreadId: input.sourceForumThreadId } : {}),
       },
     });
     jobId = res.data.id;
+    // Hiring from a thread: its author also links the job on the thread (the service checks they
+    // are the author and own the job). Anyone else's job still names its source discussion.
+    if (input.sourceForumThreadId) {
+      await api.linkThreadJob({ params: { id: input.sourceForumThreadId }, body: { jobId } }).catch(() => undefined);
+    }
   } catch (error) {
     if (error instanceof ApiError) return { errors: { form: error.messages }, values };
     throw error;
@@ -86,4 +100,13 @@ export async function decideBidAction(_state: BidDecisionState, form: FormData):
   }
   revalidatePath(`/jobs/${jobId}`);
   return { done: decision };
+}
+
+/** POST /v1/jobs/:id/share (public): counts the share, then shows the share page with its link. */
+export async function shareJobAction(form: FormData): Promise<void> {
+  const jobId = String(form.get("jobId") ?? "");
+  const { api } = await sessionApi();
+  await api.shareJob({ params: { id: jobId } });
+  revalidatePath(`/jobs/${jobId}`);
+  redirect(`/share/jobs/${jobId}?shared=1`);
 }

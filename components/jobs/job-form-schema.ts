@@ -43,6 +43,19 @@ export const JobFormSchema = z.object({
     .refine((v) => v === "" || PROOF_CONTENT_MARKER.safeParse(v).success, "8 to 200 characters, or leave it empty"),
   requiredSkills: skills,
   preferredSkills: skills,
+  participationMode: z.enum(["BID", "BOUNTY"], { message: "Choose bids or a bounty" }).default("BID"),
+  claimWindowMinutes: z
+    .string()
+    .trim()
+    .default("")
+    .refine((v) => v === "" || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 10080), "A whole number of minutes from 1 to 10080 (7 days)")
+    .transform((v) => (v === "" ? undefined : Number(v))),
+  // Checkboxes: present ("on") when ticked, absent when not.
+  allowSubcontracting: z.string().default("").transform((v) => v === "on"),
+  isPubliclyShareable: z.string().default("").transform((v) => v === "on"),
+  // Set by the page from ?parent= (a child job) or ?thread= (hiring from a forum thread); the service checks them.
+  parentJobId: z.string().trim().default("").transform((v) => v || undefined),
+  sourceForumThreadId: z.string().trim().default("").transform((v) => v || undefined),
 });
 
 export type JobFormField = keyof z.input<typeof JobFormSchema>;
@@ -51,4 +64,4 @@ export type JobFormErrors = Partial<Record<JobFormField | "form", string[]>>;
 /** The form's text fields as they were typed, to refill the form after a refusal. */
 export type JobFormValues = Partial<Record<JobFormField, string>>;
 
-export const JOB_FORM_DEFAULTS = { proofHoldHours: "168" } satisfies JobFormValues;
+export const JOB_FORM_DEFAULTS = { proofHoldHours: "168", participationMode: "BID", claimWindowMinutes: "120", isPubliclyShareable: "on" } satisfies JobFormValues;

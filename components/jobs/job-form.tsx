@@ -4,7 +4,7 @@ import { useActionState } from "react";
 import { createJobAction, type JobFormState } from "@/app/jobs/actions";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { Field, Input, Textarea } from "@/components/ui/field";
+import { Field, Input, Select, Textarea } from "@/components/ui/field";
 import { JOB_FORM_DEFAULTS } from "./job-form-schema";
 
 /**
@@ -12,7 +12,14 @@ import { JOB_FORM_DEFAULTS } from "./job-form-schema";
  * error sits under its field (aria-describedby, aria-invalid); a refusal of the service shows
  * above the form. After a refusal the form comes back filled in as it was.
  */
-export function JobForm() {
+export interface JobFormProps {
+  /** A child job of this parent (subcontracting): the service checks the parent allows it. */
+  parentJobId?: string;
+  /** The forum thread this job hires from. */
+  sourceForumThreadId?: string;
+}
+
+export function JobForm({ parentJobId, sourceForumThreadId }: JobFormProps = {}) {
   const [state, action, pending] = useActionState<JobFormState, FormData>(createJobAction, {});
   const e = state.errors ?? {};
   const v = { ...JOB_FORM_DEFAULTS, ...state.values };
@@ -74,6 +81,38 @@ export function JobForm() {
           {(p) => <Input {...p} defaultValue={v.preferredSkills} />}
         </Field>
       </div>
+      <fieldset className="space-y-4 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800">
+        <legend className="px-1 text-sm font-medium">How agents take the job</legend>
+        <div className="grid gap-6 sm:grid-cols-2">
+          <Field name="participationMode" id="participationMode" label="Mode" hint="Bids: you choose among offers. Bounty: the first agent to claim it works on it, for a limited time." error={e.participationMode}>
+            {(p) => (
+              <Select {...p} defaultValue={v.participationMode}>
+                <option value="BID">Bids</option>
+                <option value="BOUNTY">Bounty (first claim wins)</option>
+              </Select>
+            )}
+          </Field>
+          <Field name="claimWindowMinutes" id="claimWindowMinutes" label="Claim window (minutes, bounties)" hint="A claim without a submission by then lapses, and the bounty reopens." error={e.claimWindowMinutes}>
+            {(p) => <Input {...p} inputMode="numeric" defaultValue={v.claimWindowMinutes} />}
+          </Field>
+        </div>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" name="allowSubcontracting" defaultChecked={v.allowSubcontracting === "on"} className="mt-1" />
+          <span>
+            Allow subcontracting
+            <span className="block text-xs text-zinc-500 dark:text-zinc-400">The assigned agent may post funded child jobs for parts of the work; you see them under this job.</span>
+          </span>
+        </label>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" name="isPubliclyShareable" defaultChecked={v.isPubliclyShareable === "on"} className="mt-1" />
+          <span>
+            Public share page
+            <span className="block text-xs text-zinc-500 dark:text-zinc-400">A public page with a preview card (its name, budget and whether it is funded) for links on social sites.</span>
+          </span>
+        </label>
+      </fieldset>
+      {parentJobId ? <input type="hidden" name="parentJobId" value={parentJobId} /> : null}
+      {sourceForumThreadId ? <input type="hidden" name="sourceForumThreadId" value={sourceForumThreadId} /> : null}
       <div className="flex flex-wrap items-center gap-3">
         <Button type="submit" variant="primary" loading={pending} loadingLabel="Posting…">
           Post the job

@@ -29,9 +29,10 @@ export default async function AgentPage({ params, searchParams }: { params: Para
   const { api } = await requireSessionApi(`/agents/${encodeURIComponent(id)}`);
   const status = BID_STATUSES.includes(one(query.status) as BidStatus) ? (one(query.status) as BidStatus) : undefined;
 
-  const [agentRes, bidsRes] = await Promise.all([
+  const [agentRes, bidsRes, workRes] = await Promise.all([
     settle(api.getAgent({ params: { id } })),
     settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } })),
+    settle(api.listAgentJobs({ params: { id }, query: { limit: 20, cursor: one(query.workCursor) } })),
   ]);
   if (agentRes.error?.status === 404 || agentRes.error?.status === 400) notFound();
   if (agentRes.error) throw agentRes.error;
@@ -66,6 +67,31 @@ export default async function AgentPage({ params, searchParams }: { params: Para
         </div>
         {mine ? <MaxActiveJobsForm agentId={agent.id} value={agent.maxActiveJobs} /> : null}
       </div>
+
+      {workRes.result ? (
+        <section className="mt-10" aria-labelledby="work-heading">
+          <h2 id="work-heading" className="text-lg font-semibold">Assigned work</h2>
+          <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Jobs this agent was assigned (accepted bids and bounty claims), active and past, newest first.</p>
+          {workRes.result.data.length === 0 ? (
+            <p className="mt-3 text-sm text-zinc-500 dark:text-zinc-400">No assigned work yet.</p>
+          ) : (
+            <ul className="mt-3 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" aria-label="Assigned work">
+              {workRes.result.data.map((job) => (
+                <li key={job.id} className="flex flex-wrap items-center gap-2 px-4 py-3 text-sm">
+                  <Link className="font-medium underline" href={`/jobs/${job.id}`}>{job.title}</Link>
+                  <JobStatusBadge status={job.status} />
+                  <FundedBadge funded={job.funded} />
+                  <Usdc amount={job.budgetUsdc} />
+                  {job.participationMode === "BOUNTY" ? <Badge tone="violet">bounty</Badge> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+          {workRes.result.meta.nextCursor ? (
+            <Link className="mt-2 inline-block text-sm underline" href={`/agents/${encodeURIComponent(id)}?workCursor=${encodeURIComponent(workRes.result.meta.nextCursor)}`}>Older assigned work</Link>
+          ) : null}
+        </section>
+      ) : null}
 
       <section className="mt-10" aria-labelledby="bids-heading">
         <div className="flex flex-wrap items-end justify-between gap-3">

@@ -111,6 +111,10 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         <p className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950/30">
           Hiring: this discussion has a job, <Link className="font-medium underline" href={`/jobs/${thread.linkedJobId}`}>see the job</Link>.
         </p>
+      ) : viewer?.canEdit ? (
+        <p className="mt-3 text-sm">
+          Need someone to do this? <Link className="font-medium underline" href={`/jobs/new?thread=${thread.id}`}>Post a hiring job from this thread</Link>: it links here, and this thread shows it.
+        </p>
       ) : null}
 
       {notice ? <p role="alert" className="mt-4 rounded-md bg-amber-50 p-3 text-sm dark:bg-amber-950/30">{notice}</p> : null}

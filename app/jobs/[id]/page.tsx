@@ -16,6 +16,8 @@ import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
+import { BountyClaim, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
+import { loadDelivery } from "./delivery-view";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
@@ -60,9 +62,12 @@ export default async function JobPage({ params }: { params: Params }) {
   const bids = session && job.participationMode === "BID" ? await settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : null;
   const isPoster = Boolean(bids?.result);
   const bidsError = bids?.error && bids.error.status !== 403 ? bids.error : null;
-  // The delivery pages are for the poster and the assigned agent: the service answers the proof
-  // history to them only, so a successful answer is what shows the links.
-  const delivery = session && job.agentId ? (await settle(asVisitor.listProofChecks({ params: { id: job.id }, query: { limit: 1 } }))).result : null;
+  // The delivery pages and the subcontracting tree are for the poster and the assigned agent (the
+  // service answers them only); the tree's answer is what shows them.
+  const tree = session ? (await settle(asVisitor.getJobTree({ params: { id: job.id } }))).result?.data ?? null : null;
+  const delivery = Boolean(tree && job.agentId);
+  const role = tree && job.agentId ? (await loadDelivery(asVisitor, job.id).catch(() => null))?.role ?? null : null;
+  const canSubcontract = role === "agent" && job.allowSubcontracting && job.status === "IN_PROGRESS";
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
@@ -117,6 +122,7 @@ export default async function JobPage({ params }: { params: Params }) {
           <LinkButton variant="primary" href={`/jobs/${job.id}/fund`}>Fund this job</LinkButton>
         </Card>
       ) : null}
+      <BountyClaim job={job} />
       {delivery ? (
         <Card className="mt-6" title="Delivery" description={DELIVERY_NOTE[job.status] ?? "The deliverable, its proof checks and the decision."}>
           <div className="flex flex-wrap gap-2">
@@ -156,10 +162,20 @@ export default async function JobPage({ params }: { params: Params }) {
         </section>
       ) : null}
       {job.sourceForumThreadId ? (
-        <p className="mt-6 text-sm">
-          Source discussion: <Link className="underline" href={`/forum/${job.sourceForumThreadId}`}>the forum thread this job was hired from</Link>
+        <p className="mt-6 text-sm" data-testid="source-discussion">
+          Source discussion:{" "}
+          <Link className="underline" href={`/forum/${job.sourceForumThreadId}${job.sourceForumReplyId ? `#reply-${job.sourceForumReplyId}` : ""}`}>
+            the forum {job.sourceForumReplyId ? "reply" : "thread"} this job was hired from
+          </Link>
         </p>
       ) : null}
+      {job.parentJobId ? (
+        <p className="mt-3 text-sm">
+          Part of a larger job: <Link className="underline" href={`/jobs/${job.parentJobId}`}>the parent job</Link>
+        </p>
+      ) : null}
+      {tree ? <SubcontractTree tree={tree} canSubcontract={canSubcontract} jobId={job.id} /> : null}
+      <ShareJob job={job} />
 
       {bidsError ? <Alert className="mt-8" title="The bids could not be loaded" error={bidsError} /> : null}
       {bids?.result ? (

@@ -154,7 +154,8 @@ export const CreateJobRequest = z.strictObject({
   /** Gross budget in USDC. */
   budget: PositiveDecimalString,
   participationMode: z.enum(["BID", "BOUNTY"]).optional(),
-  claimWindowMinutes: intParam(5, 10080).optional(),
+  /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
+  claimWindowMinutes: intParam(1, 10080).optional(),
   deadlineAt: Timestamp.optional(),
   requiredSkills: Skills.optional(),
   preferredSkills: Skills.optional(),

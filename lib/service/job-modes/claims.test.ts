@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 import { claimLapseWorker } from "./worker";
 import { lapseExpiredClaims } from "./claims";
-import { claim, claimPath, expireClaim, openBounty, ownerWithTwoAgents } from "./test-support";
+import { bountyInput, claim, claimPath, expireClaim, openBounty, ownerWithTwoAgents } from "./test-support";
 
 let service: TestService;
 beforeAll(async () => {
@@ -29,6 +29,20 @@ describe("POST /v1/jobs/:id/claim", () => {
     const history = await claimsOf(job.id);
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ agent_id: agent.id, ended_at: null, outcome: null });
+  });
+
+  it("claimWindowMinutes is 1 to 10080 minutes, 120 when a bounty leaves it out", async () => {
+    const poster = await newUser(service);
+    for (const bad of [0, 10081, 1.5, -5]) {
+      const res = await service.http("POST", "/v1/jobs", { token: poster.token, body: bountyInput({ claimWindowMinutes: bad }) });
+      expect(res.status, `claimWindowMinutes ${JSON.stringify(bad)}`).toBe(400);
+      expect(res.json.message.join(" ")).toContain("claimWindowMinutes");
+    }
+    expect((await poster.client.createJob({ body: bountyInput({ claimWindowMinutes: 1 }) })).data.claimWindowMinutes).toBe(1);
+    const withoutWindow: Record<string, unknown> = bountyInput();
+    delete withoutWindow.claimWindowMinutes;
+    const created = await service.http("POST", "/v1/jobs", { token: poster.token, body: withoutWindow });
+    expect(created.json.data.claimWindowMinutes).toBe(120);
   });
 
   it("validates the body and the caller: 400, 401, 403 for someone else's agent, 404", async () => {
