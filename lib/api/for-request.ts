@@ -15,5 +15,10 @@ export async function apiForRequest(token?: string): Promise<ApiClient> {
     baseUrl: apiBaseUrl(),
     token,
     headers: clientIp ? { "x-forwarded-for": clientIp } : {},
+    // A person is waiting for this page: a rate limit is shown at once with its Retry-After
+    // (pages say so), not waited out inside the render; a brief upstream hiccup is retried once.
+    maxAttempts: 2,
+    maxRetryAfterMs: 2_000,
+    maxDelayMs: 1_000,
   });
 }
