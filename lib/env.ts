@@ -32,6 +32,12 @@ const EnvSchema = z.object({
   WORKERS: z.enum(["on", "off"]).default("on"),
   /** Multiplies every rate budget (benchmarks and load tests only). */
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
+  /** Addresses (comma-separated) of humans who may add operator-funded forum reward budget. */
+  REWARDS_ADMIN_ADDRESSES: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" }))),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

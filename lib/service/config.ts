@@ -39,6 +39,8 @@ export interface ServiceConfig {
   reviewWindowHours: number;
   /** A DISPUTED job nobody resolves is cancelled and its escrow refunded to the payer after this many days. */
   disputeTimeoutDays: number;
+  /** Signed-in humans whose address is listed here may add reward budget funded by the operator wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
+  rewardsAdminAddresses: string[];
 }
 
 export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -55,6 +57,7 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     packTreasuryAddress: null,
     reviewWindowHours: 72,
     disputeTimeoutDays: 14,
+    rewardsAdminAddresses: [],
     ...overrides,
   };
 }

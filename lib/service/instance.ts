@@ -40,6 +40,7 @@ function configFromEnv(): ServiceConfig {
     smtpUrl: env.SMTP_URL ?? null,
     mailFrom: env.MAIL_FROM,
     chain,
+    rewardsAdminAddresses: env.REWARDS_ADMIN_ADDRESSES,
   });
 }
 

@@ -2,6 +2,7 @@ import type { ServiceContext } from "./context";
 import { settlementWorker } from "./escrow/worker";
 import { proofRecheckWorker, reviewReleaseWorker } from "./deliverables/worker";
 import { claimLapseWorker } from "./job-modes/worker";
+import { rewardsWorker } from "./rewards/worker";
 
 export interface Worker {
   name: string;
@@ -15,7 +16,7 @@ export interface Worker {
  * worker here. Work is claimed in the database (SKIP LOCKED), so running workers in several app
  * instances at once is safe.
  */
-export const workers: Worker[] = [settlementWorker, proofRecheckWorker, reviewReleaseWorker, claimLapseWorker];
+export const workers: Worker[] = [settlementWorker, proofRecheckWorker, reviewReleaseWorker, claimLapseWorker, rewardsWorker];
 
 export function startWorkers(ctx: ServiceContext): () => void {
   const timers = workers.map((worker) => {

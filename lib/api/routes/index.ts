@@ -3,6 +3,7 @@ import { deliverableRoutes } from "./deliverables";
 import { forumRoutes } from "./forum";
 import { evalRoutes } from "./evals";
 import { jobModeRoutes } from "./job-modes";
+import { rewardRoutes } from "./rewards";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -15,6 +16,7 @@ export const routes = {
   ...forumRoutes,
   ...evalRoutes,
   ...jobModeRoutes,
+  ...rewardRoutes,
 };
 
 export type Routes = typeof routes;

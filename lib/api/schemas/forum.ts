@@ -124,7 +124,14 @@ export const ListThreadsQuery = z.strictObject({
   cursor: Cursor.optional(),
 });
 
-export const CreateThreadRequest = z.strictObject({ title: ThreadTitle, body: PostBody, category: ForumCategory, intent: ForumIntent.optional() });
+export const CreateThreadRequest = z.strictObject({
+  title: ThreadTitle,
+  body: PostBody,
+  category: ForumCategory,
+  intent: ForumIntent.optional(),
+  /** The agent that referred the author (referral programme): a new owner's first useful thread earns that agent's owner a REFERRAL reward. */
+  referredByAgentId: z.string().min(1).max(100).optional(),
+});
 export const CreateReplyRequest = z.strictObject({ body: PostBody });
 export const UpdateThreadRequest = z.strictObject({ title: ThreadTitle.optional(), body: PostBody.optional(), category: ForumCategory.optional() });
 export const UpdateReplyRequest = z.strictObject({ body: PostBody });

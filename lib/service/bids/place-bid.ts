@@ -7,6 +7,7 @@ import { conflict, forbidden, notFound } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
 import { assertBidAllowedByJobRules } from "./bid-rules";
+import { expireForumRewardBid } from "../rewards/bid-refund";
 
 const usdcUnits = (value: string) => parseUnits(value, 6);
 
@@ -30,6 +31,8 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
   if (job.status !== "OPEN") throw conflict("JOB_NOT_OPEN", `the job is ${job.status} and takes no bids`);
   if (agent.status !== "ACTIVE") throw conflict("AGENT_NOT_ACTIVE", "the agent is PENDING_PROOF; send POST /v1/agents/heartbeat to activate it before bidding");
   if (job.poster_id === agent.principal_id) throw conflict("OWN_JOB", "an agent cannot bid on its own job");
+  // Forum reward slots take no bids: the bid is recorded EXPIRED and refunded (BID_REFUND).
+  if (job.participation_mode === "AUTOMATIC_FORUM_REWARD") return expireForumRewardBid(ctx, job, agent, input);
   await assertBidAllowedByJobRules(ctx, job, agent);
   if (job.escrow_tx_hash !== null && usdcUnits(input.proposedUsdc) !== usdcUnits(job.budget_usdc)) {
     throw conflict("BID_AMOUNT_MISMATCH", `the job is funded: proposedUsdc must equal the locked gross budget ${Number(job.budget_usdc)}`);

@@ -252,6 +252,8 @@ export interface ForumThreadsTable {
   linked_job_id: string | null;
   context_job_id: string | null;
   job_context_kind: string | null;
+  /** The referrer the author named on the thread (0008-rewards). */
+  referred_by_agent_id: string | null;
 }
 
 export interface ForumRepliesTable {
@@ -378,8 +380,116 @@ export interface JobModeTables {
   job_criteria_results: JobCriteriaResultsTable;
 }
 
+export type RewardKindDb = "THREAD" | "REPLY" | "REFERRAL";
+export type RewardStatusDb = "PENDING_REVIEW" | "DECLINED" | "NOT_ELIGIBLE" | "WAITING_FOR_BUDGET" | "PAYING" | "PAID";
+
+export interface ForumRewardCampaignsTable {
+  id: Generated<string>;
+  kind: RewardKindDb;
+  sponsor_user_id: string;
+  slots: number;
+  gross_usdc: string;
+  funding: "OPERATOR" | "SPONSOR";
+  chain_key: string;
+  chain_id: number;
+  from_block: string | null;
+  created_at: CreatedAt;
+}
+
+export interface ForumRewardSlotsTable {
+  job_id: string;
+  campaign_id: string;
+  kind: RewardKindDb;
+  chain_key: string;
+  slot_no: number;
+  status: Generated<"OPEN" | "RESERVED" | "PAID">;
+  reward_id: string | null;
+  funded: Generated<boolean>;
+  fund_error: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface ForumRewardsTable {
+  id: Generated<string>;
+  kind: RewardKindDb;
+  owner_user_id: string | null;
+  author_principal_id: string;
+  author_agent_id: string | null;
+  author_key: string;
+  contribution_kind: "THREAD" | "REPLY";
+  contribution_id: string;
+  thread_id: string;
+  thread_title: string;
+  url: string;
+  body_length: number;
+  content_hash: string;
+  published_at: Timestamp;
+  referrer_agent_id: string | null;
+  referred_agent_id: string | null;
+  referred_owner_user_id: string | null;
+  status: RewardStatusDb;
+  review_status: Generated<"PENDING" | "PASSED" | "DECLINED">;
+  declined_reason: string | null;
+  gross_usdc: string;
+  fee_usdc: string;
+  net_usdc: string;
+  chain_key: string;
+  chain_id: number;
+  payout_target: "ADDRESS" | "MANAGED_WALLET" | null;
+  payout_address: string | null;
+  campaign_id: string | null;
+  slot_job_id: string | null;
+  tx_hash: string | null;
+  created_at: CreatedAt;
+  reviewed_at: NullableTimestamp;
+  paid_at: NullableTimestamp;
+  updated_at: UpdatedAt;
+}
+
+export interface WalletWithdrawalsTable {
+  id: Generated<string>;
+  owner_user_id: string;
+  to_address: string;
+  amount_usdc: string;
+  chain_key: string;
+  status: Generated<"PENDING" | "CONFIRMED" | "FAILED">;
+  tx_hash: string | null;
+  raw_tx: string | null;
+  failure_reason: string | null;
+  attempts: Generated<number>;
+  lease_until: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  confirmed_at: NullableTimestamp;
+}
+
+export interface WalletLedgerTable {
+  id: Generated<string>;
+  owner_user_id: string | null;
+  agent_id: string | null;
+  kind: "REWARD_CREDIT" | "WITHDRAWAL" | "WITHDRAWAL_REVERSAL" | "BID_REFUND";
+  direction: "CREDIT" | "DEBIT";
+  amount_usdc: string;
+  reward_id: string | null;
+  withdrawal_id: string | null;
+  bid_id: string | null;
+  job_id: string | null;
+  memo: string;
+  created_at: CreatedAt;
+}
+
+export interface RewardTables {
+  forum_reward_campaigns: ForumRewardCampaignsTable;
+  forum_reward_slots: ForumRewardSlotsTable;
+  forum_rewards: ForumRewardsTable;
+  forum_reward_sweeps: { id: string; published_at: Timestamp; key: string; updated_at: UpdatedAt };
+  wallet_withdrawals: WalletWithdrawalsTable;
+  wallet_ledger: WalletLedgerTable;
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables {}
+export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { charCount, type CreateThreadRequest } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
+import { badRequest } from "../http/errors";
 import { assertNotDuplicateThread, assertWithinHourlyLimit, lockAuthorPosting } from "./posting-rules";
 import { getThreadOrThrow, presentThread, threadUrl } from "./present";
 import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
@@ -31,6 +32,11 @@ export function slugFor(title: string): string {
  * Hooks run after the commit.
  */
 export async function createThread(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateThreadRequest>, siteUrl: string) {
+  // A named referrer must exist (lib/service/referrals decides whether it earns anything).
+  if (input.referredByAgentId) {
+    const referrer = await ctx.db.selectFrom("agents").select("id").where("id", "=", input.referredByAgentId).executeTakeFirst();
+    if (!referrer) throw badRequest(["referredByAgentId is not a known agent id"]);
+  }
   const created = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
     await assertNotDuplicateThread(ctx, trx, actor.principalId, input);
@@ -45,6 +51,7 @@ export async function createThread(ctx: ServiceContext, actor: Actor, input: z.o
           category: input.category,
           intent: input.intent ?? null,
           author_principal_id: actor.principalId,
+          referred_by_agent_id: input.referredByAgentId ?? null,
         })
         // A slug taken already (one chance in 16 million per title) just draws another suffix.
         .onConflict((oc) => oc.column("slug").doNothing())

@@ -121,7 +121,7 @@ export async function listPublishedContributions(
 ): Promise<{ contributions: PublishedContribution[]; next: ContributionPosition | null }> {
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000);
   const after = options.after ?? null;
-  if (after && !/^(THREAD|REPLY):/.test(after.key)) throw new Error("invalid contribution position");
+  if (after && !/^((THREAD|REPLY):.+)?$/.test(after.key)) throw new Error("invalid contribution position");
   const afterAt = after?.publishedAt ?? new Date(0);
   const afterKey = after?.key ?? "";
   const result = await sql<{

@@ -54,6 +54,17 @@ export interface PresentJobOptions {
   forumRewardSlot?: { campaignId: string; status: string } | null;
 }
 
+/**
+ * An AUTOMATIC_FORUM_REWARD job is a reward slot: AVAILABLE once funded and unreserved, UNFUNDED
+ * before, RESERVED while its release pays a reward, PAID after (lib/service/rewards).
+ */
+function forumRewardSlotOf(row: JobRow): { campaignId: string; status: string } | null {
+  if (!row.forum_reward_campaign_id) return null;
+  const status =
+    row.status === "COMPLETED" ? "PAID" : row.status === "IN_PROGRESS" ? "RESERVED" : row.status !== "OPEN" ? row.status : row.escrow_tx_hash ? "AVAILABLE" : "UNFUNDED";
+  return { campaignId: row.forum_reward_campaign_id, status };
+}
+
 export function presentJob(row: JobWithRelations, options: PresentJobOptions = {}): JobDto {
   const dto: JobDto = {
     id: row.id,
@@ -101,7 +112,7 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     updatedAt: row.updated_at.toISOString(),
     poster: { id: row.poster_id, displayName: row.poster_display_name, avatarUrl: row.poster_avatar_url },
     agent: row.agent_id ? { id: row.agent_id, name: row.agent_name ?? row.agent_id, vertical: row.agent_vertical } : null,
-    forumRewardSlot: options.forumRewardSlot ?? null,
+    forumRewardSlot: options.forumRewardSlot ?? forumRewardSlotOf(row),
     funded: row.escrow_tx_hash !== null,
     approvedAt: iso(row.approved_at),
     releaseAt: iso(row.release_at),

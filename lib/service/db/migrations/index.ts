@@ -6,6 +6,7 @@ import { forumMigration } from "./0004-forum";
 import { settlementLeasesMigration } from "./0005-settlement-leases";
 import { evalsMigration } from "./0006-evals";
 import { jobModesMigration } from "./0007-job-modes";
+import { rewardsMigration } from "./0008-rewards";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   "0005-settlement-leases": settlementLeasesMigration,
   "0006-evals": evalsMigration,
   "0007-job-modes": jobModesMigration,
+  "0008-rewards": rewardsMigration,
 };

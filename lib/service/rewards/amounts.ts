@@ -1,0 +1,43 @@
+import { privateKeyToAccount } from "viem/accounts";
+import type { Address } from "viem";
+import type { ChainConfig } from "@/lib/chain/config";
+import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import type { RewardKind } from "@/lib/api/schemas/rewards";
+
+/** Gross reward per kind, in USDC. The net paid is gross less the escrow contract's fee. */
+export const GROSS_USDC: Record<RewardKind, string> = { THREAD: "0.1", REPLY: "0.05", REFERRAL: "0.2" };
+
+/** The review thresholds: a body shorter than this (in characters) is declined. */
+export const MIN_CHARS = { THREAD: 400, REPLY: 200 } as const;
+
+/** Fee and net of a kind, computed as the contract does: fee = gross * feeBps / 10000 (rounded down). */
+export function amountsOf(kind: RewardKind, feeBps: number) {
+  const gross = parseUsdc(GROSS_USDC[kind]);
+  const fee = (gross * BigInt(feeBps)) / 10_000n;
+  return { grossUsdc: formatUsdc(gross), feeUsdc: formatUsdc(fee), netUsdc: formatUsdc(gross - fee) };
+}
+
+/** Rewards are paid from slots on the chain and escrow they were earned under. */
+export function chainKeyOf(chain: ChainConfig | null): string {
+  return chain ? `${chain.chainId}:${chain.escrowAddress.toLowerCase()}` : "none";
+}
+
+/**
+ * The managed wallet: where rewards go for owners without a payout address, and what withdrawals
+ * are sent from. It is the operator's account (the only key the service holds); the ledger says
+ * which part of its balance belongs to which owner.
+ */
+export function managedWalletAddress(chain: ChainConfig | null): Address | null {
+  return chain ? privateKeyToAccount(chain.operatorPrivateKey).address : null;
+}
+
+export function explorerTxUrl(chain: ChainConfig | null, txHash: string | null): string | null {
+  if (!chain?.explorerUrl || !txHash) return null;
+  return `${chain.explorerUrl.replace(/\/$/, "")}/tx/${txHash}`;
+}
+
+/** Numeric(20,6) from the database to the wire's shortest decimal string. */
+export function decimal(value: string | number): string {
+  const s = String(value);
+  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+}

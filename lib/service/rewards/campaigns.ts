@@ -1,0 +1,157 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import type { Hex } from "viem";
+import type { z } from "zod";
+import type { CreateRewardCampaignRequest, ListRewardCampaignsQuery, RewardCampaign, RewardKind } from "@/lib/api/schemas/rewards";
+import { depositToEscrow, getEscrow } from "@/lib/chain/escrow";
+import { escrowAbi } from "@/lib/chain/abi";
+import { getPublicClient } from "@/lib/chain/clients";
+import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
+import { parseUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { requireChain } from "../context";
+import { requireUser, type Actor } from "../auth/actor";
+import { forbidden, notFound } from "../http/errors";
+import { decodeCursor, pageOf } from "../http/pagination";
+import { amountsOf, chainKeyOf, decimal, managedWalletAddress } from "./amounts";
+import { payWaitingRewards } from "./pay-rewards";
+
+const KIND_TITLE: Record<RewardKind, string> = {
+  THREAD: "Forum reward: an original thread (400+ characters)",
+  REPLY: "Forum reward: an original reply (200+ characters)",
+  REFERRAL: "Referral reward: a referred owner's first useful thread",
+};
+
+/**
+ * POST /v1/forum/reward-campaigns. Adds reward budget as `slots` jobs in participationMode
+ * AUTOMATIC_FORUM_REWARD, each holding the kind's gross amount. OPERATOR funding (admins listed in
+ * REWARDS_ADMIN_ADDRESSES) deposits every slot from the operator wallet now; SPONSOR funding leaves
+ * them for the sponsor to fund with PATCH /v1/jobs/:id/escrow.
+ */
+export async function createRewardCampaign(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateRewardCampaignRequest>) {
+  const chain = requireChain(ctx);
+  const user = requireUser(actor);
+  const funding = input.funding ?? "OPERATOR";
+  if (funding === "OPERATOR") {
+    const me = await ctx.db.selectFrom("users").select("address").where("id", "=", user.userId).executeTakeFirstOrThrow();
+    const admins = ctx.config.rewardsAdminAddresses.map((a) => a.toLowerCase());
+    if (!admins.includes(me.address.toLowerCase())) {
+      throw forbidden("OPERATOR funding is for reward admins (REWARDS_ADMIN_ADDRESSES); fund your own campaign with funding SPONSOR");
+    }
+  }
+  const { grossUsdc } = amountsOf(input.kind, chain.feeBps);
+  const fromBlock = funding === "OPERATOR" ? await getPublicClient(chain).getBlockNumber().catch(() => null) : null;
+  const campaignId = await ctx.db.transaction().execute(async (trx) => {
+    const campaign = await trx.insertInto("forum_reward_campaigns")
+      .values({ kind: input.kind, sponsor_user_id: user.userId, slots: input.slots, gross_usdc: grossUsdc, funding, chain_key: chainKeyOf(chain), chain_id: chain.chainId, from_block: fromBlock?.toString() ?? null })
+      .returning("id").executeTakeFirstOrThrow();
+    for (let n = 1; n <= input.slots; n++) {
+      const inputData = { budgetType: "fixed", proofHoldHours: 0, participationMode: "AUTOMATIC_FORUM_REWARD", generalDescription: KIND_TITLE[input.kind], acceptanceCriteria: [{ description: "An original contribution that passes the automatic quality review" }], forumRewardCampaignId: campaign.id };
+      const job = await trx.insertInto("jobs").values({
+        poster_id: user.principalId, parent_job_id: null, source_forum_thread_id: null, source_forum_reply_id: null, agent_id: null, status: "OPEN",
+        purpose: input.kind === "REFERRAL" ? "PLATFORM_REFERRAL" : "MARKETPLACE",
+        participation_mode: "AUTOMATIC_FORUM_REWARD", claim_window_minutes: null, claimed_at: null, claim_expires_at: null, template_id: "custom-v1",
+        title: `${KIND_TITLE[input.kind]} (slot ${n} of ${input.slots})`,
+        description: "Fulfilled by publishing in the forum: the automatic quality review reserves this slot for an eligible contribution and releases its escrow to the author's owner. Takes no bids.",
+        budget_usdc: grossUsdc, input_data: JSON.stringify(inputData), output_data: null, proof_hash: null, deadline_at: null, submitted_at: null, completed_at: null,
+        escrow_job_id: `0x${randomBytes(32).toString("hex")}`, escrow_tx_hash: null, escrow_payer: null, funded_at: null, release_tx_hash: null, refund_tx_hash: null,
+        chain_id: chain.chainId, token_symbol: chain.tokenSymbol, token_address: chain.tokenAddress, payment_provider: "ON_CHAIN_USDC", payment_status: null,
+        acceptance_criteria: JSON.stringify([{ id: "ac-1", check: { type: "reward" }, description: "An original contribution that passes the automatic quality review" }]),
+        required_pack_id: null, last_shared_at: null, forum_reward_campaign_id: campaign.id, proof_checked_at: null, proof_check_status: null, proof_check_reason: null,
+      }).returning("id").executeTakeFirstOrThrow();
+      await trx.insertInto("forum_reward_slots").values({ job_id: job.id, campaign_id: campaign.id, kind: input.kind, chain_key: chainKeyOf(chain), slot_no: n, reward_id: null, fund_error: null }).execute();
+    }
+    return campaign.id;
+  });
+  if (funding === "OPERATOR") {
+    await fundCampaignSlots(ctx, campaignId);
+    await payWaitingRewards(ctx).catch((error) => console.error("[rewards] paying after new budget:", error));
+  }
+  return { data: await presentCampaign(ctx, campaignId) };
+}
+
+/** Deposits the unfunded slots of an OPERATOR campaign from the operator wallet; safe to repeat (a funded escrow is found, not paid twice). */
+export async function fundCampaignSlots(ctx: ServiceContext, campaignId: string): Promise<number> {
+  const chain = requireChain(ctx);
+  const campaign = await ctx.db.selectFrom("forum_reward_campaigns").selectAll().where("id", "=", campaignId).executeTakeFirstOrThrow();
+  if (campaign.funding !== "OPERATOR" || campaign.chain_key !== chainKeyOf(chain)) return 0;
+  const slots = await ctx.db.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id")
+    .select(["j.id", "j.escrow_job_id", "j.budget_usdc"]).where("s.campaign_id", "=", campaignId).where("j.escrow_tx_hash", "is", null).orderBy("s.slot_no").execute();
+  let funded = 0;
+  for (const slot of slots) {
+    try {
+      const amount = parseUsdc(decimal(slot.budget_usdc));
+      const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id });
+      let txHash: Hex | null = null;
+      if (escrow.state === "NONE") {
+        txHash = (await depositToEscrow({ config: chain, privateKey: chain.operatorPrivateKey, escrowJobId: slot.escrow_job_id, amount })).txHash;
+      } else if (escrow.state === "FUNDED") {
+        // A deposit sent before a crash: find it instead of paying again.
+        const logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", args: { jobId: normalizeEscrowJobId(slot.escrow_job_id) }, fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n });
+        txHash = logs[0]?.transactionHash ?? null;
+      }
+      if (!txHash) throw new Error(`the slot's escrow is ${escrow.state.toLowerCase()}`);
+      const now = ctx.now();
+      await ctx.db.updateTable("jobs").set({ escrow_tx_hash: txHash.toLowerCase(), escrow_payer: managedWalletAddress(chain), funded_at: now, updated_at: now })
+        .where("id", "=", slot.id).where("escrow_tx_hash", "is", null).execute();
+      await ctx.db.updateTable("forum_reward_slots").set({ funded: true, fund_error: null, updated_at: now }).where("job_id", "=", slot.id).execute();
+      funded += 1;
+    } catch (error) {
+      await ctx.db.updateTable("forum_reward_slots").set({ fund_error: (error as Error).message.slice(0, 500), updated_at: ctx.now() }).where("job_id", "=", slot.id).execute();
+    }
+  }
+  return funded;
+}
+
+/** Funds what an earlier OPERATOR funding left unfunded (the worker's half). */
+export async function fundPendingCampaigns(ctx: ServiceContext): Promise<void> {
+  if (!ctx.config.chain) return;
+  const rows = await ctx.db.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id").innerJoin("forum_reward_campaigns as c", "c.id", "s.campaign_id")
+    .select("s.campaign_id").distinct()
+    .where("c.funding", "=", "OPERATOR").where("c.chain_key", "=", chainKeyOf(ctx.config.chain)).where("j.escrow_tx_hash", "is", null).where("s.fund_error", "is not", null)
+    .limit(5).execute();
+  for (const row of rows) await fundCampaignSlots(ctx, row.campaign_id);
+}
+
+type CampaignDto = z.input<typeof RewardCampaign>;
+
+async function campaignCounts(ctx: ServiceContext, ids: string[]) {
+  if (ids.length === 0) return new Map<string, { available: number; reserved: number; paid: number; unfunded: number }>();
+  const rows = await ctx.db.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id")
+    .select([
+      "s.campaign_id",
+      sql<string>`count(*) filter (where s.status = 'OPEN' and j.escrow_tx_hash is not null)`.as("available"),
+      sql<string>`count(*) filter (where s.status = 'RESERVED')`.as("reserved"),
+      sql<string>`count(*) filter (where s.status = 'PAID')`.as("paid"),
+      sql<string>`count(*) filter (where s.status = 'OPEN' and j.escrow_tx_hash is null)`.as("unfunded"),
+    ])
+    .where("s.campaign_id", "in", ids).groupBy("s.campaign_id").execute();
+  return new Map(rows.map((r) => [r.campaign_id, { available: Number(r.available), reserved: Number(r.reserved), paid: Number(r.paid), unfunded: Number(r.unfunded) }]));
+}
+
+function present(row: { id: string; kind: RewardKind; sponsor_user_id: string; slots: number; gross_usdc: string; chain_id: number; created_at: Date }, counts: { available: number; reserved: number; paid: number; unfunded: number } | undefined, feeBps: number): CampaignDto {
+  const c = counts ?? { available: 0, reserved: 0, paid: 0, unfunded: row.slots };
+  return {
+    id: row.id, kind: row.kind, sponsorId: row.sponsor_user_id, slots: row.slots, grossUsdc: decimal(row.gross_usdc), netUsdc: amountsOf(row.kind, feeBps).netUsdc,
+    status: c.unfunded === 0 ? "FUNDED" : c.unfunded === row.slots ? "FUNDING" : "PARTIALLY_FUNDED",
+    availableSlots: c.available, reservedSlots: c.reserved, paidSlots: c.paid, unfundedSlots: c.unfunded, chainId: row.chain_id, createdAt: row.created_at.toISOString(),
+  };
+}
+
+export async function presentCampaign(ctx: ServiceContext, id: string): Promise<CampaignDto> {
+  const row = await ctx.db.selectFrom("forum_reward_campaigns").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) throw notFound("reward campaign");
+  return present(row, (await campaignCounts(ctx, [id])).get(id), ctx.config.chain?.feeBps ?? 0);
+}
+
+export async function listRewardCampaigns(ctx: ServiceContext, query: z.output<typeof ListRewardCampaignsQuery>) {
+  const limit = query.limit ?? 20;
+  const after = decodeCursor(query.cursor);
+  let q = ctx.db.selectFrom("forum_reward_campaigns").selectAll();
+  if (query.kind) q = q.where("kind", "=", query.kind);
+  if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
+  const counts = await campaignCounts(ctx, page.rows.map((r) => r.id));
+  return { data: page.rows.map((r) => present(r, counts.get(r.id), ctx.config.chain?.feeBps ?? 0)), meta: page.meta };
+}

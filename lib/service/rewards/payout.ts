@@ -1,0 +1,44 @@
+import { getAddress, isAddress, zeroAddress } from "viem";
+import type { z } from "zod";
+import type { PayoutSettings, UpdatePayoutRequest } from "@/lib/api/schemas/rewards";
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { badRequest } from "../http/errors";
+import { managedWalletAddress } from "./amounts";
+import { requireOwner } from "./owner";
+
+const APPLIES_TO =
+  "Applies to future unreserved rewards only: rewards already reserved (PAYING) or paid keep their address; rewards WAITING_FOR_BUDGET will be paid to the new setting.";
+
+/** A checksummed address; a mixed-case one must already carry a valid EIP-55 checksum. */
+export function checksummed(address: string, field: string): `0x${string}` {
+  const mixed = address !== address.toLowerCase() && address.slice(2) !== address.slice(2).toUpperCase();
+  if (!isAddress(address, { strict: mixed })) throw badRequest([`${field} has an invalid EIP-55 checksum`]);
+  const result = getAddress(address);
+  if (result === zeroAddress) throw badRequest([`${field} must not be the zero address`]);
+  return result;
+}
+
+function present(ctx: ServiceContext, address: string | null): z.input<typeof PayoutSettings> {
+  return {
+    address: address ? getAddress(address) : null,
+    target: address ? "ADDRESS" : "MANAGED_WALLET",
+    managedWalletAddress: managedWalletAddress(ctx.config.chain),
+    chainId: ctx.config.chain?.chainId ?? null,
+    appliesTo: APPLIES_TO,
+  };
+}
+
+export async function getPayout(ctx: ServiceContext, actor: Actor) {
+  const owner = requireOwner(actor);
+  const row = await ctx.db.selectFrom("users").select("payout_address").where("id", "=", owner).executeTakeFirstOrThrow();
+  return { data: present(ctx, row.payout_address) };
+}
+
+// PUT /v1/forum/me/payout: the owner comes from the credential, never from the body.
+export async function updatePayout(ctx: ServiceContext, actor: Actor, input: z.output<typeof UpdatePayoutRequest>) {
+  const owner = requireOwner(actor);
+  const address = input.address === null ? null : checksummed(input.address, "address");
+  await ctx.db.updateTable("users").set({ payout_address: address }).where("id", "=", owner).execute();
+  return { data: present(ctx, address) };
+}

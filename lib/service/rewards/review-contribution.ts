@@ -1,0 +1,184 @@
+import { createHash } from "node:crypto";
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../db/schema";
+import type { ServiceContext } from "../context";
+import { isUniqueViolation } from "../db/errors";
+import { listPublishedContributions, type ContributionPosition, type PublishedContribution } from "../forum/publish-hooks";
+import { amountsOf, chainKeyOf, MIN_CHARS } from "./amounts";
+import { recordReferral } from "../referrals/record-referral";
+
+/**
+ * The automatic quality review of a published thread or reply, once per contribution (the unique
+ * (kind, contribution) row decides, so the publish hook and the sweep may both call it).
+ *
+ * Passes when the post is still visible, its author is verified (a human, or an agent with an
+ * owner), its body is long enough (400 characters for a thread, 200 for a reply) and it is
+ * original (no earlier visible post has the same normalised text). A passing contribution asks
+ * for its owner's one reward of its kind: the partial unique index forum_rewards_one_per_owner_kind
+ * admits one WAITING/PAYING/PAID row per owner and kind, however many posts race; the others are
+ * NOT_ELIGIBLE. Payment happens later (pay-rewards.ts); the review only touches the database.
+ */
+export async function reviewContribution(ctx: ServiceContext, c: PublishedContribution): Promise<string | null> {
+  const chain = ctx.config.chain;
+  const amounts = amountsOf(c.kind, chain?.feeBps ?? 0);
+  const inserted = await ctx.db
+    .insertInto("forum_rewards")
+    .values({
+      kind: c.kind,
+      owner_user_id: c.author.ownerUserId,
+      author_principal_id: c.author.principalId,
+      author_agent_id: c.author.agentId,
+      author_key: c.author.key,
+      contribution_kind: c.kind,
+      contribution_id: c.id,
+      thread_id: c.threadId,
+      thread_title: c.threadTitle,
+      url: c.url,
+      body_length: c.bodyLength,
+      content_hash: contentHash(c.body),
+      published_at: c.publishedAt,
+      referrer_agent_id: null,
+      referred_agent_id: null,
+      referred_owner_user_id: null,
+      status: "PENDING_REVIEW",
+      declined_reason: null,
+      gross_usdc: amounts.grossUsdc,
+      fee_usdc: amounts.feeUsdc,
+      net_usdc: amounts.netUsdc,
+      chain_key: chainKeyOf(chain),
+      chain_id: chain?.chainId ?? 0,
+      payout_target: null,
+      payout_address: null,
+      campaign_id: null,
+      slot_job_id: null,
+      tx_hash: null,
+    })
+    .onConflict((oc) => oc.columns(["kind", "contribution_kind", "contribution_id"]).doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  if (!inserted) {
+    // Reviewed already (the hook and the sweep both saw it), unless a crash stopped the review midway.
+    const existing = await ctx.db.selectFrom("forum_rewards").select(["id", "status"])
+      .where("kind", "=", c.kind).where("contribution_kind", "=", c.kind).where("contribution_id", "=", c.id).executeTakeFirstOrThrow();
+    if (existing.status !== "PENDING_REVIEW") return existing.id;
+    return decide(ctx, existing.id, c);
+  }
+  return decide(ctx, inserted.id, c);
+}
+
+async function decide(ctx: ServiceContext, rewardId: string, c: PublishedContribution): Promise<string> {
+  const now = ctx.now();
+  const declined = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom("forum_rewards").selectAll().where("id", "=", rewardId).forUpdate().executeTakeFirstOrThrow();
+    if (row.status !== "PENDING_REVIEW") return "done" as const;
+    // Two identical posts reviewed at once: one waits for the other, so the later one is the copy.
+    await sql`select pg_advisory_xact_lock(hashtext(${row.content_hash}))`.execute(trx);
+    const reason = await declineReason(trx, row, c);
+    if (reason) {
+      await trx.updateTable("forum_rewards")
+        .set({ status: "DECLINED", review_status: "DECLINED", declined_reason: reason, reviewed_at: now, updated_at: now })
+        .where("id", "=", rewardId).execute();
+      return "declined" as const;
+    }
+    // Mark the review as passed while still holding the hash lock, so a later copy sees this post.
+    await trx.updateTable("forum_rewards").set({ review_status: "PASSED", reviewed_at: now, updated_at: now }).where("id", "=", rewardId).execute();
+    return "passed" as const;
+  });
+  if (declined !== "passed") return rewardId;
+
+  // One reward per owner and kind: the partial unique index decides between racing contributions.
+  try {
+    await ctx.db.updateTable("forum_rewards").set({ status: "WAITING_FOR_BUDGET", updated_at: now })
+      .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
+  } catch (error) {
+    if (!isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) throw error;
+    await ctx.db.updateTable("forum_rewards")
+      .set({ status: "NOT_ELIGIBLE", declined_reason: `this owner already earned its one ${c.kind} reward (one reward per owner per kind)`, updated_at: now })
+      .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
+    return rewardId;
+  }
+  // A new owner's first useful thread may earn its referrer a REFERRAL reward.
+  if (c.kind === "THREAD" && c.author.ownerUserId) await recordReferral(ctx, rewardId);
+  return rewardId;
+}
+
+async function declineReason(trx: Transaction<Database>, row: { id: string; content_hash: string; published_at: Date; contribution_id: string; owner_user_id: string | null }, c: PublishedContribution): Promise<string | null> {
+  const visible = c.kind === "THREAD"
+    ? await trx.selectFrom("forum_threads").select("id").where("id", "=", c.id).where("status", "=", "VISIBLE").executeTakeFirst()
+    : await trx.selectFrom("forum_replies").innerJoin("forum_threads", "forum_threads.id", "forum_replies.thread_id")
+        .select("forum_replies.id").where("forum_replies.id", "=", c.id).where("forum_replies.status", "=", "VISIBLE").where("forum_threads.status", "=", "VISIBLE").executeTakeFirst();
+  if (!visible) return "the contribution is no longer visible";
+  if (!row.owner_user_id) return "authorship is not verified: the author agent has no owner yet (the owner's claim verifies it)";
+  const min = MIN_CHARS[c.kind];
+  if (c.bodyLength < min) {
+    return `a ${c.kind === "THREAD" ? "thread" : "reply"} body needs at least ${min} characters for a reward; this one has ${c.bodyLength}`;
+  }
+  // Original: no earlier visible post (thread or reply, any author) has the same normalised text.
+  const copy = await sql<{ url: string }>`
+    select r.url from forum_rewards r
+     where r.content_hash = ${row.content_hash} and r.contribution_id <> ${row.contribution_id} and r.kind <> 'REFERRAL'
+       and (r.published_at, r.contribution_id) < (${row.published_at}, ${row.contribution_id})
+       and (exists (select 1 from forum_threads t where r.contribution_kind = 'THREAD' and t.id = r.contribution_id and t.status = 'VISIBLE')
+         or exists (select 1 from forum_replies p join forum_threads t on t.id = p.thread_id
+                     where r.contribution_kind = 'REPLY' and p.id = r.contribution_id and p.status = 'VISIBLE' and t.status = 'VISIBLE'))
+     limit 1`.execute(trx);
+  if (copy.rows[0]) return `not original: the same text was published before (${copy.rows[0].url})`;
+  return null;
+}
+
+/**
+ * The text a copy keeps: Markdown punctuation, case and whitespace removed (letters and digits of
+ * every script stay), hashed.
+ */
+export function contentHash(body: string): string {
+  const normalised = body.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+  return createHash("sha256").update(normalised).digest("hex");
+}
+
+/** After the author deleted a post, a review that has not paid yet is declined ("no longer visible"). */
+export async function declineRemovedContribution(ctx: ServiceContext, c: { kind: "THREAD" | "REPLY"; id: string }): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.updateTable("forum_rewards")
+    .set({ status: "DECLINED", review_status: "DECLINED", declined_reason: "the contribution is no longer visible", updated_at: now, reviewed_at: now })
+    .where("contribution_kind", "=", c.kind).where("contribution_id", "=", c.id)
+    .where("status", "in", ["PENDING_REVIEW", "WAITING_FOR_BUDGET"])
+    .execute();
+}
+
+const SWEEP_ID = "forum-contributions";
+/** The sweep re-reads this much before its stored position: a post committed late with an earlier timestamp is not skipped. */
+const SWEEP_OVERLAP_MS = 10 * 60_000;
+
+/**
+ * Reviews every published contribution the hook missed (a crash between the post's commit and its
+ * hook). Idempotent: reviews are unique per contribution. `onlyAuthors` limits it for tests that
+ * share a database.
+ */
+export async function sweepContributions(ctx: ServiceContext, options: { siteUrl: string; limit?: number; onlyAuthors?: string[] }): Promise<number> {
+  if (options.onlyAuthors && options.onlyAuthors.length === 0) return 0;
+  const stored = options.onlyAuthors ? null : await ctx.db.selectFrom("forum_reward_sweeps").selectAll().where("id", "=", SWEEP_ID).executeTakeFirst();
+  let after: ContributionPosition | null = stored ? { publishedAt: new Date(stored.published_at.getTime() - SWEEP_OVERLAP_MS), key: "" } : null;
+  let reviewed = 0;
+  let last: ContributionPosition | null = null;
+  for (let page = 0; page < (options.limit ?? 20); page++) {
+    const { contributions, next } = await listPublishedContributions(ctx, { after, limit: 200, siteUrl: options.siteUrl });
+    for (const c of contributions) {
+      if (options.onlyAuthors && !options.onlyAuthors.includes(c.author.principalId)) continue;
+      const known = await ctx.db.selectFrom("forum_rewards").select("status")
+        .where("kind", "=", c.kind).where("contribution_kind", "=", c.kind).where("contribution_id", "=", c.id).executeTakeFirst();
+      if (known && known.status !== "PENDING_REVIEW") continue;
+      await reviewContribution(ctx, c);
+      reviewed += 1;
+    }
+    const tail = contributions[contributions.length - 1];
+    if (tail) last = { publishedAt: tail.publishedAt, key: `${tail.kind}:${tail.id}` };
+    if (!next) break;
+    after = next;
+  }
+  if (last && !options.onlyAuthors) {
+    await ctx.db.insertInto("forum_reward_sweeps").values({ id: SWEEP_ID, published_at: last.publishedAt, key: last.key })
+      .onConflict((oc) => oc.column("id").doUpdateSet({ published_at: last.publishedAt, key: last.key, updated_at: ctx.now() }))
+      .execute();
+  }
+  return reviewed;
+}

@@ -1,0 +1,349 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getAddress } from "viem";
+import { startTestChain, type TestChain } from "@/lib/chain/testing";
+import { parseUsdc } from "@/lib/chain/units";
+import { GENEROUS_BUDGETS, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
+import { SETTLEMENT_LEASE_MS, settlementHooks } from "../escrow/settle-job";
+import { balanceOf, claimedAgent, postThread, randomAddress, rewardOf, roundFor, uniqueText } from "./test-support";
+import { runRewardsRound } from "./worker";
+import { finishPendingWithdrawals, withdrawalHooks } from "./wallet";
+
+// Rewards on a real chain (anvil, its own chain id so that suites sharing a PostgreSQL database
+// never pay from each other's slots). Tests run in order and each spends exactly the budget it adds,
+// so "no AVAILABLE slot" holds where a test needs it.
+
+let chain: TestChain;
+let service: TestService;
+let admin: TestUser;
+const ADMIN = 9;
+
+beforeAll(async () => {
+  chain = await startTestChain({ chainId: 31341 });
+  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config, rewardsAdminAddresses: [chain.accounts[ADMIN]!.address] });
+  admin = await newUser(service, chain.accounts[ADMIN]!.privateKey);
+}, 120_000);
+afterAll(async () => {
+  settlementHooks.afterSend = undefined;
+  withdrawalHooks.beforeBroadcast = undefined;
+  await service?.stop();
+  await chain?.stop();
+});
+
+async function fund(kind: "THREAD" | "REPLY" | "REFERRAL", slots: number) {
+  const res = await service.http("POST", "/v1/forum/reward-campaigns", { token: admin.token, body: { kind, slots } });
+  expect(res.status, JSON.stringify(res.json)).toBe(201);
+  expect(res.json.data).toMatchObject({ kind, slots, status: "FUNDED", unfundedSlots: 0 });
+  return res.json.data as { id: string };
+}
+
+async function ownerWithPayout() {
+  const owner = await newUser(service);
+  const payout = randomAddress();
+  const res = await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: payout.toLowerCase() } });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  expect(res.json.data).toMatchObject({ address: payout, target: "ADDRESS" });
+  return { owner, payout };
+}
+
+const myRewards = async (token: string, query = "") => (await service.http("GET", `/v1/forum/me/rewards${query}`, { token })).json;
+
+describe("forum rewards on the local chain", () => {
+  it("GET /v1/forum/rewards and /v1/forum/guide give gross, fee and net per kind (5% fee: 0.095, 0.0475, 0.19)", async () => {
+    const res = await service.http("GET", "/v1/forum/rewards");
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ chainId: 31341, tokenSymbol: "USDC", feeBps: 500 });
+    const byKind = Object.fromEntries(res.json.data.kinds.map((k: any) => [k.kind, k]));
+    expect(byKind.THREAD).toMatchObject({ grossUsdc: "0.1", feeUsdc: "0.005", netUsdc: "0.095" });
+    expect(byKind.REPLY).toMatchObject({ grossUsdc: "0.05", feeUsdc: "0.0025", netUsdc: "0.0475" });
+    expect(byKind.REFERRAL).toMatchObject({ grossUsdc: "0.2", feeUsdc: "0.01", netUsdc: "0.19" });
+    const guide = await service.http("GET", "/v1/forum/guide");
+    expect(guide.status).toBe(200);
+    expect(guide.json.data.thresholds).toEqual({ threadMinChars: 400, replyMinChars: 200 });
+    expect(guide.json.data.markdown).toMatch(/0\.095 USDC/);
+  });
+
+  it("a first thread of 400+ characters pays 0.095 USDC to the payout address; a second pays nothing; 399 characters is DECLINED with the reason", async () => {
+    const { owner, payout } = await ownerWithPayout();
+    const agent = await claimedAgent(service, owner);
+
+    const short = await postThread(agent, 399);
+    const declined = await rewardOf(service, short.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(declined).toMatchObject({ status: "DECLINED", review_status: "DECLINED" });
+    expect(declined.declined_reason).toMatch(/at least 400 characters.*399/);
+
+    const campaign = await fund("THREAD", 1);
+    const before = await balanceOf(chain.config, payout);
+    const first = await postThread(agent, 400);
+    const paid = await rewardOf(service, first.id, "THREAD", (s) => s === "PAID");
+    expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
+    expect(paid.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const second = await postThread(agent, 800);
+    const none = await rewardOf(service, second.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(none.status).toBe("NOT_ELIGIBLE");
+    expect(none.declined_reason).toMatch(/one THREAD reward/);
+    await runRewardsRound(service.ctx, { onlyRewards: [none.id], onlyAuthors: [] });
+    expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
+
+    // The owner's list shows all three reviews, newest first, with the reason and the receipt.
+    const list = await myRewards(owner.token);
+    const rows = list.data.filter((r: any) => [short.id, first.id, second.id].includes(r.contribution.id));
+    expect(rows.map((r: any) => r.status)).toEqual(["NOT_ELIGIBLE", "PAID", "DECLINED"]);
+    expect(rows[1]).toMatchObject({ kind: "THREAD", reviewStatus: "PASSED", netUsdc: "0.095", txHash: paid.tx_hash, payoutTarget: "ADDRESS", payoutAddress: payout, campaignId: campaign.id });
+    expect(rows[2].declinedReason).toMatch(/400 characters/);
+    // The agent key reads its owner's rows too.
+    expect((await myRewards(agent.apiKey)).data.map((r: any) => r.id)).toEqual(expect.arrayContaining(rows.map((r: any) => r.id)));
+
+    // The slot is a job in AUTOMATIC_FORUM_REWARD, proof hold 0, COMPLETED by the release.
+    const slot = (await service.http("GET", `/v1/jobs/${rows[1].slotJobId}/public`)).json.data;
+    expect(slot).toMatchObject({
+      participationMode: "AUTOMATIC_FORUM_REWARD", purpose: "MARKETPLACE", status: "COMPLETED", funded: true, budgetUsdc: "0.1",
+      forumRewardSlot: { campaignId: campaign.id, status: "PAID" }, inputData: { proofHoldHours: 0, forumRewardCampaignId: campaign.id, participationMode: "AUTOMATIC_FORUM_REWARD" },
+    });
+  });
+
+  it("a copy of an existing visible post is declined as not original; a reply under 200 characters is declined", async () => {
+    const owner = await newUser(service);
+    const original = await postThread(owner, 500);
+    const copier = await newUser(service);
+    const body = (await service.db.selectFrom("forum_threads").select("body").where("id", "=", original.id).executeTakeFirstOrThrow()).body;
+    const copy = (await copier.client.createThread({ body: { title: "A copied thread title here", body: `${body.toUpperCase()}  !!`, category: "agent-economics" } })).data;
+    const row = await rewardOf(service, copy.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(row.status).toBe("DECLINED");
+    expect(row.declined_reason).toMatch(/not original/);
+    const reply = (await copier.client.createReply({ params: { slugOrId: original.id }, body: { body: uniqueText(199) } })).data;
+    const replyRow = await rewardOf(service, reply.id, "REPLY", (s) => s !== "PENDING_REVIEW");
+    expect(replyRow).toMatchObject({ status: "DECLINED" });
+    expect(replyRow.declined_reason).toMatch(/at least 200 characters.*199/);
+    // The original author's own thread is waiting for THREAD budget (none left): clear it out of the way of later tests.
+    await service.db.updateTable("forum_rewards").set({ status: "DECLINED", declined_reason: "test cleanup" }).where("contribution_id", "=", original.id).execute();
+  });
+
+  it("a referred owner's first useful thread pays the referrer 0.19; a self-referral pays nothing", async () => {
+    const { owner: referrerOwner, payout: referrerPayout } = await ownerWithPayout();
+    const referrer = await claimedAgent(service, referrerOwner);
+    const code = (await referrer.client.getReferralCode({})).data.code;
+
+    const { owner: newOwner, payout: newPayout } = await ownerWithPayout();
+    const referred = await claimedAgent(service, newOwner, { referralCode: code });
+    await fund("THREAD", 2);
+    await fund("REFERRAL", 1);
+    const beforeReferrer = await balanceOf(chain.config, referrerPayout);
+    const beforeNew = await balanceOf(chain.config, newPayout);
+    const thread = await postThread(referred, 450);
+    const referral = await rewardOf(service, thread.id, "REFERRAL", (s) => s === "PAID");
+    await rewardOf(service, thread.id, "THREAD", (s) => s === "PAID");
+    expect((await balanceOf(chain.config, referrerPayout)) - beforeReferrer).toBe(parseUsdc("0.19"));
+    expect((await balanceOf(chain.config, newPayout)) - beforeNew).toBe(parseUsdc("0.095"));
+    expect(referral).toMatchObject({ owner_user_id: referrerOwner.id, referred_owner_user_id: newOwner.id, referrer_agent_id: referrer.id });
+    const slot = (await service.http("GET", `/v1/jobs/${referral.slot_job_id}/public`)).json.data;
+    expect(slot).toMatchObject({ purpose: "PLATFORM_REFERRAL", participationMode: "AUTOMATIC_FORUM_REWARD" });
+
+    // The referrer's page: the referred agent and the reward it earned.
+    const referredList = (await service.http("GET", "/v1/referrals/referred", { token: referrerOwner.token })).json;
+    expect(referredList.data).toEqual([expect.objectContaining({ agentId: referred.id, referrerAgentId: referrer.id, claimed: true, reward: expect.objectContaining({ status: "PAID", netUsdc: "0.19", txHash: referral.tx_hash }) })]);
+
+    // Self-referral: the same owner's second agent signs up with the first one's code.
+    const { owner: selfOwner, payout: selfPayout } = await ownerWithPayout();
+    const own = await claimedAgent(service, selfOwner);
+    const ownCode = (await own.client.getReferralCode({})).data.code;
+    const sibling = await claimedAgent(service, selfOwner, { referralCode: ownCode });
+    const beforeSelf = await balanceOf(chain.config, selfPayout);
+    const selfThread = await postThread(sibling, 450);
+    const selfReferral = await rewardOf(service, selfThread.id, "REFERRAL", (s) => s !== "PENDING_REVIEW");
+    expect(selfReferral.status).toBe("NOT_ELIGIBLE");
+    expect(selfReferral.declined_reason).toMatch(/self-referral/);
+    await rewardOf(service, selfThread.id, "THREAD", (s) => s === "PAID");
+    // Only the THREAD reward reached the owner; no REFERRAL slot was used.
+    expect((await balanceOf(chain.config, selfPayout)) - beforeSelf).toBe(parseUsdc("0.095"));
+    const kinds = Object.fromEntries((await service.http("GET", "/v1/forum/rewards")).json.data.kinds.map((k: any) => [k.kind, k.remainingSlots]));
+    expect(kinds).toMatchObject({ THREAD: 0, REFERRAL: 0 });
+  });
+
+  it("a human naming referredByAgentId on a thread earns that agent's owner the referral; an unknown id is 400", async () => {
+    const { owner: referrerOwner, payout } = await ownerWithPayout();
+    const referrer = await claimedAgent(service, referrerOwner);
+    const human = await newUser(service);
+    const bad = await service.http("POST", "/v1/forum/threads", { token: human.token, body: { title: "A thread naming nobody", body: uniqueText(450), category: "agent-economics", referredByAgentId: "no-such-agent" } });
+    expect(bad.status).toBe(400);
+    await fund("REFERRAL", 1);
+    await fund("THREAD", 1);
+    const before = await balanceOf(chain.config, payout);
+    const thread = await postThread(human, 450, { referredByAgentId: referrer.id });
+    await rewardOf(service, thread.id, "REFERRAL", (s) => s === "PAID");
+    await rewardOf(service, thread.id, "THREAD", (s) => s === "PAID");
+    expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.19"));
+  });
+
+  it("with the budget exhausted a reward is WAITING_FOR_BUDGET, the forum stays open, and it is paid once budget is added", async () => {
+    const { owner, payout } = await ownerWithPayout();
+    const host = await newUser(service);
+    const thread = await postThread(host, 100);
+    const reply = await service.http("POST", `/v1/forum/threads/${thread.id}/replies`, { token: owner.token, body: { body: uniqueText(250) } });
+    expect(reply.status).toBe(201);
+    const waiting = await rewardOf(service, reply.json.data.id, "REPLY", (s) => s !== "PENDING_REVIEW");
+    expect(waiting.status).toBe("WAITING_FOR_BUDGET");
+    await runRewardsRound(service.ctx, { onlyRewards: [waiting.id], onlyAuthors: [] });
+    expect((await myRewards(owner.token, "?kind=REPLY")).data[0]).toMatchObject({ status: "WAITING_FOR_BUDGET", txHash: null, netUsdc: "0.0475" });
+    const overview = (await service.http("GET", "/v1/forum/rewards")).json.data.kinds.find((k: any) => k.kind === "REPLY");
+    expect(overview).toMatchObject({ remainingSlots: 0 });
+    expect(overview.waitingRewards).toBeGreaterThanOrEqual(1);
+
+    const before = await balanceOf(chain.config, payout);
+    await fund("REPLY", 1);
+    const paid = await rewardOf(service, reply.json.data.id, "REPLY", (s) => s === "PAID");
+    expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.0475"));
+    expect(paid.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it("a crash mid-payment (after the release was sent, before it was recorded) pays exactly once", async () => {
+    const { owner, payout } = await ownerWithPayout();
+    let crashes = 0;
+    settlementHooks.afterSend = () => {
+      settlementHooks.afterSend = undefined;
+      crashes += 1;
+      throw new Error("simulated crash after sending the reward release");
+    };
+    await fund("THREAD", 1);
+    const before = await balanceOf(chain.config, payout);
+    const thread = await postThread(owner, 420);
+    const paying = await rewardOf(service, thread.id, "THREAD", (s) => s === "PAYING");
+    // Let the crashed payment settle in the kick that started it.
+    for (let i = 0; i < 100 && crashes === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(crashes).toBe(1);
+    const pending = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", paying.slot_job_id!).executeTakeFirstOrThrow();
+    expect(pending).toMatchObject({ status: "PENDING", tx_hash: null });
+    expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
+
+    // Within the lease nothing happens; after it the worker finds the sent release and records it.
+    await roundFor(service, [paying.id]);
+    expect((await service.db.selectFrom("forum_rewards").select("status").where("id", "=", paying.id).executeTakeFirstOrThrow()).status).toBe("PAYING");
+    await roundFor(service, [paying.id], new Date(Date.now() + SETTLEMENT_LEASE_MS + 1000));
+    const paid = await rewardOf(service, thread.id, "THREAD", (s) => s === "PAID");
+    const settlement = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", paying.slot_job_id!).executeTakeFirstOrThrow();
+    expect(settlement).toMatchObject({ status: "CONFIRMED", attempts: 2, tx_hash: paid.tx_hash });
+    expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
+  });
+
+  it("without a payout address the reward goes to the managed wallet; withdrawing needs wallet:withdraw and moves real USDC exactly once", async () => {
+    const owner = await newUser(service);
+    const payout = (await service.http("GET", "/v1/forum/me/payout", { token: owner.token })).json.data;
+    expect(payout).toMatchObject({ address: null, target: "MANAGED_WALLET", managedWalletAddress: getAddress(chain.accounts[0]!.address) });
+    const agent = await claimedAgent(service, owner);
+    await fund("THREAD", 1);
+    const thread = await postThread(agent, 400);
+    const paid = await rewardOf(service, thread.id, "THREAD", (s) => s === "PAID");
+    expect(paid).toMatchObject({ payout_target: "MANAGED_WALLET", payout_address: getAddress(chain.accounts[0]!.address) });
+    expect((await service.http("GET", "/v1/wallet", { token: owner.token })).json.data).toMatchObject({ balanceUsdc: "0.095" });
+    const ledger = (await service.http("GET", "/v1/wallet/ledger", { token: owner.token })).json.data;
+    expect(ledger).toEqual([expect.objectContaining({ kind: "REWARD_CREDIT", direction: "CREDIT", amountUsdc: "0.095", rewardId: paid.id })]);
+
+    const unclaimed = await newAgent(service);
+    const noScope = await service.http("POST", "/v1/wallet/withdrawals", { token: unclaimed.apiKey, body: { toAddress: randomAddress(), amountUsdc: "0.01" } });
+    expect(noScope.status).toBe(403);
+    expect(noScope.json.code).toBe("MISSING_SCOPE");
+    const tooMuch = await service.http("POST", "/v1/wallet/withdrawals", { token: owner.token, body: { toAddress: randomAddress(), amountUsdc: "0.1" } });
+    expect(tooMuch.status).toBe(409);
+    expect(tooMuch.json).toMatchObject({ code: "INSUFFICIENT_BALANCE", balanceUsdc: "0.095" });
+
+    const to = randomAddress();
+    const done = await service.http("POST", "/v1/wallet/withdrawals", { token: agent.apiKey, body: { toAddress: to, amountUsdc: "0.05" } });
+    expect(done.status, JSON.stringify(done.json)).toBe(201);
+    expect(done.json.data).toMatchObject({ status: "CONFIRMED", amountUsdc: "0.05", toAddress: to });
+    expect(await balanceOf(chain.config, to)).toBe(parseUsdc("0.05"));
+
+    // A crash after signing and storing, before broadcasting: the worker sends the same transaction, once.
+    withdrawalHooks.beforeBroadcast = () => {
+      withdrawalHooks.beforeBroadcast = undefined;
+      throw new Error("simulated crash before broadcasting the withdrawal");
+    };
+    const to2 = randomAddress();
+    const crashed = await service.http("POST", "/v1/wallet/withdrawals", { token: owner.token, body: { toAddress: to2, amountUsdc: "0.045" } });
+    expect(crashed.status).toBe(201);
+    expect(crashed.json.data.status).toBe("PENDING");
+    expect(await balanceOf(chain.config, to2)).toBe(0n);
+    await finishPendingWithdrawals(service.ctx, { only: [crashed.json.data.id], now: new Date(Date.now() + 10 * 60_000) });
+    await finishPendingWithdrawals(service.ctx, { only: [crashed.json.data.id], now: new Date(Date.now() + 20 * 60_000) });
+    const after = (await service.http("GET", `/v1/wallet/withdrawals/${crashed.json.data.id}`, { token: owner.token })).json.data;
+    expect(after).toMatchObject({ status: "CONFIRMED", txHash: crashed.json.data.txHash });
+    expect(await balanceOf(chain.config, to2)).toBe(parseUsdc("0.045"));
+    expect((await service.http("GET", "/v1/wallet", { token: owner.token })).json.data.balanceUsdc).toBe("0");
+  });
+
+  it("a bid on a forum reward slot is recorded EXPIRED and refunded with a BID_REFUND ledger entry; a second bid is 409", async () => {
+    const sponsor = await newUser(service);
+    const created = await service.http("POST", "/v1/forum/reward-campaigns", { token: sponsor.token, body: { kind: "REPLY", slots: 1, funding: "SPONSOR" } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json.data).toMatchObject({ status: "FUNDING", unfundedSlots: 1, availableSlots: 0 });
+    const jobs = (await service.http("GET", `/v1/jobs?participationMode=AUTOMATIC_FORUM_REWARD&limit=100`)).json.data ?? [];
+    const slotRow = await service.db.selectFrom("forum_reward_slots").select("job_id").where("campaign_id", "=", created.json.data.id).executeTakeFirstOrThrow();
+    void jobs;
+    const job = (await service.http("GET", `/v1/jobs/${slotRow.job_id}/public`)).json.data;
+    expect(job.forumRewardSlot).toEqual({ campaignId: created.json.data.id, status: "UNFUNDED" });
+
+    const owner = await newUser(service);
+    const agent = await claimedAgent(service, owner);
+    const bid = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "0.05" } });
+    expect(bid.status, JSON.stringify(bid.json)).toBe(201);
+    expect(bid.json.data.status).toBe("EXPIRED");
+    const ledger = (await service.http("GET", "/v1/wallet/ledger", { token: agent.apiKey })).json.data;
+    expect(ledger).toEqual([expect.objectContaining({ kind: "BID_REFUND", direction: "CREDIT", amountUsdc: "0", bidId: bid.json.data.id, jobId: job.id, agentId: agent.id })]);
+    const again = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "0.05" } });
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe("BID_ALREADY_PLACED");
+    // Sponsor slots are funded like any job: deposit, then PATCH /v1/jobs/:id/escrow (not exercised further here).
+  });
+
+  it("payout settings: checksums, the zero address, scopes, owners and credentials", async () => {
+    expect((await service.http("GET", "/v1/forum/me/payout")).status).toBe(401);
+    const owner = await newUser(service);
+    const good = randomAddress();
+    const broken = `0x${good.slice(2, 41)}${good[41] === good[41]!.toUpperCase() ? good[41]!.toLowerCase() : good[41]!.toUpperCase()}`;
+    const mixedWrong = good.slice(0, 2) + good.slice(2).split("").map((ch, i) => (i === 0 && /[a-f]/i.test(ch) ? (ch === ch.toUpperCase() ? ch.toLowerCase() : ch.toUpperCase()) : ch)).join("");
+    for (const address of [broken, mixedWrong].filter((a) => a !== good && a.toLowerCase() === good.toLowerCase() && /[A-F]/.test(a.slice(2)) && /[a-f]/.test(a.slice(2)))) {
+      const res = await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address } });
+      expect(res.status, address).toBe(400);
+      expect(res.json).toMatchObject({ statusCode: 400, code: "VALIDATION_FAILED" });
+    }
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: "0x0000000000000000000000000000000000000000" } })).status).toBe(400);
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: "0x123" } })).status).toBe(400);
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: good, extra: 1 } })).status).toBe(400);
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: good } })).json.data).toMatchObject({ address: good, target: "ADDRESS" });
+    // An agent key sets its owner's address; an unclaimed agent lacks forum:write.
+    const agent = await claimedAgent(service, owner);
+    const other = randomAddress();
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: agent.apiKey, body: { address: other } })).json.data.address).toBe(other);
+    expect((await service.http("GET", "/v1/forum/me/payout", { token: owner.token })).json.data.address).toBe(other);
+    const unclaimed = await newAgent(service);
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: unclaimed.apiKey, body: { address: other } })).json.code).toBe("MISSING_SCOPE");
+    expect((await service.http("GET", "/v1/forum/me/payout", { token: unclaimed.apiKey })).json.code).toBe("NOT_CLAIMED");
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: null } })).json.data).toMatchObject({ address: null, target: "MANAGED_WALLET" });
+  });
+
+  it("campaigns: operator funding is for admins only, agents cannot create them; bad input is 400; lists paginate", async () => {
+    const user = await newUser(service);
+    expect((await service.http("POST", "/v1/forum/reward-campaigns", { token: user.token, body: { kind: "THREAD", slots: 1 } })).status).toBe(403);
+    const agent = await newAgent(service);
+    expect((await service.http("POST", "/v1/forum/reward-campaigns", { token: agent.apiKey, body: { kind: "THREAD", slots: 1, funding: "SPONSOR" } })).status).toBe(403);
+    expect((await service.http("POST", "/v1/forum/reward-campaigns", { token: admin.token, body: { kind: "NOPE", slots: 1 } })).status).toBe(400);
+    expect((await service.http("POST", "/v1/forum/reward-campaigns", { token: admin.token, body: { kind: "THREAD", slots: 0 } })).status).toBe(400);
+    const page = (await service.http("GET", "/v1/forum/reward-campaigns?limit=2")).json;
+    expect(page.data).toHaveLength(2);
+    expect(page.meta.hasMore).toBe(true);
+    const next = (await service.http("GET", `/v1/forum/reward-campaigns?limit=2&cursor=${page.meta.nextCursor}`)).json;
+    expect(next.data[0].id).not.toBe(page.data[1].id);
+    expect((await service.http("GET", "/v1/forum/reward-campaigns?cursor=zzz")).status).toBe(400);
+    expect((await service.http("GET", "/v1/forum/me/rewards?cursor=zzz", { token: user.token })).status).toBe(400);
+    expect((await service.http("GET", "/v1/forum/me/rewards")).status).toBe(401);
+  });
+
+  it("a contribution the hook missed (a crash between the post and its hook) is reviewed by the sweep", async () => {
+    const owner = await newUser(service);
+    const thread = await postThread(owner, 100);
+    await rewardOf(service, thread.id, "THREAD", (s) => s === "DECLINED");
+    await service.db.deleteFrom("forum_rewards").where("contribution_id", "=", thread.id).execute();
+    await runRewardsRound(service.ctx, { onlyAuthors: [owner.id], onlyRewards: [] });
+    const row = await rewardOf(service, thread.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(row.status).toBe("DECLINED");
+  });
+});

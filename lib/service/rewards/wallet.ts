@@ -1,0 +1,196 @@
+import { sql } from "kysely";
+import { encodeFunctionData, keccak256, parseTransaction, type Hex } from "viem";
+import type { z } from "zod";
+import type { CreateWithdrawalRequest, LedgerEntry, ListLedgerQuery, Withdrawal } from "@/lib/api/schemas/rewards";
+import { usdcAbi } from "@/lib/chain/abi";
+import { getPublicClient, getWalletClient, withSenderLock } from "@/lib/chain/clients";
+import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { requireChain } from "../context";
+import type { Actor } from "../auth/actor";
+import type { Database } from "../db/schema";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { decodeCursor, pageOf } from "../http/pagination";
+import { chainKeyOf, decimal, explorerTxUrl, managedWalletAddress } from "./amounts";
+import { checksummed } from "./payout";
+import { ownerOf, requireOwner } from "./owner";
+import type { Selectable, Transaction } from "kysely";
+import type { WalletWithdrawalsTable } from "../db/schema";
+
+/** Withdrawals hold their row this long while sending: more than a receipt wait. */
+const WITHDRAWAL_LEASE_MS = 5 * 60_000;
+
+/** Test seam: runs after a withdrawal's signed transaction was stored and before it is broadcast (a test throws here, as a crash would). */
+export const withdrawalHooks: { beforeBroadcast?: (withdrawalId: string) => void | Promise<void> } = {};
+
+async function balanceUnits(db: Transaction<Database> | ServiceContext["db"], owner: string): Promise<bigint> {
+  const row = await db.selectFrom("wallet_ledger")
+    .select(sql<string>`coalesce(sum(case when direction = 'CREDIT' then amount_usdc else -amount_usdc end), 0)`.as("balance"))
+    .where("owner_user_id", "=", owner).executeTakeFirstOrThrow();
+  return parseUsdc(decimal(Number(row.balance) < 0 ? "0" : row.balance));
+}
+
+// GET /v1/wallet
+export async function getWallet(ctx: ServiceContext, actor: Actor) {
+  const owner = requireOwner(actor);
+  const pending = await ctx.db.selectFrom("wallet_withdrawals").select(sql<string>`coalesce(sum(amount_usdc), 0)`.as("n"))
+    .where("owner_user_id", "=", owner).where("status", "=", "PENDING").executeTakeFirstOrThrow();
+  return {
+    data: {
+      managedWalletAddress: managedWalletAddress(ctx.config.chain),
+      balanceUsdc: formatUsdc(await balanceUnits(ctx.db, owner)),
+      pendingWithdrawalUsdc: decimal(pending.n),
+      chainId: ctx.config.chain?.chainId ?? null,
+    },
+  };
+}
+
+// GET /v1/wallet/ledger
+export async function listLedger(ctx: ServiceContext, actor: Actor, query: z.output<typeof ListLedgerQuery>) {
+  const limit = query.limit ?? 20;
+  const after = decodeCursor(query.cursor);
+  const owner = ownerOf(actor);
+  let q = ctx.db.selectFrom("wallet_ledger").selectAll();
+  q = q.where((eb) => {
+    const mine = [];
+    if (owner) mine.push(eb("owner_user_id", "=", owner));
+    if (actor.kind === "AGENT") mine.push(eb("agent_id", "=", actor.agentId));
+    return eb.or(mine);
+  });
+  if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
+  const data: Array<z.input<typeof LedgerEntry>> = page.rows.map((r) => ({
+    id: r.id, kind: r.kind, direction: r.direction, amountUsdc: decimal(r.amount_usdc), rewardId: r.reward_id, withdrawalId: r.withdrawal_id,
+    bidId: r.bid_id, jobId: r.job_id, agentId: r.agent_id, memo: r.memo, createdAt: r.created_at.toISOString(),
+  }));
+  return { data, meta: page.meta };
+}
+
+function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsTable>): z.input<typeof Withdrawal> {
+  return {
+    id: w.id, toAddress: w.to_address, amountUsdc: decimal(w.amount_usdc), status: w.status, txHash: w.status === "FAILED" ? null : w.tx_hash,
+    explorerUrl: explorerTxUrl(ctx.config.chain, w.tx_hash), failureReason: w.failure_reason, createdAt: w.created_at.toISOString(), confirmedAt: w.confirmed_at?.toISOString() ?? null,
+  };
+}
+
+/**
+ * POST /v1/wallet/withdrawals. The debit and the withdrawal are one transaction under a lock on
+ * the owner's user row, so parallel withdrawals cannot spend the same balance.
+ */
+export async function createWithdrawal(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateWithdrawalRequest>) {
+  const chain = requireChain(ctx);
+  const owner = requireOwner(actor);
+  const to = checksummed(input.toAddress, "toAddress");
+  const amount = parseUsdc(input.amountUsdc);
+  if (amount <= 0n) throw badRequest(["amountUsdc must be greater than 0"]);
+  const id = await ctx.db.transaction().execute(async (trx) => {
+    await trx.selectFrom("users").select("id").where("id", "=", owner).forUpdate().executeTakeFirstOrThrow();
+    const balance = await balanceUnits(trx, owner);
+    if (amount > balance) throw conflict("INSUFFICIENT_BALANCE", `the managed wallet holds ${formatUsdc(balance)} USDC for you`, { balanceUsdc: formatUsdc(balance) });
+    const w = await trx.insertInto("wallet_withdrawals")
+      .values({ owner_user_id: owner, to_address: to, amount_usdc: formatUsdc(amount), chain_key: chainKeyOf(chain), tx_hash: null, raw_tx: null, failure_reason: null, lease_until: null, confirmed_at: null })
+      .returning("id").executeTakeFirstOrThrow();
+    await trx.insertInto("wallet_ledger").values({
+      owner_user_id: owner, agent_id: null, kind: "WITHDRAWAL", direction: "DEBIT", amount_usdc: formatUsdc(amount), reward_id: null,
+      withdrawal_id: w.id, bid_id: null, job_id: null, memo: `withdrawal to ${to}`,
+    }).execute();
+    return w.id;
+  });
+  const row = await sendWithdrawal(ctx, id).catch(async (error) => {
+    console.error(`[wallet] withdrawal ${id}: ${(error as Error).message}`);
+    return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  });
+  return { data: presentWithdrawal(ctx, row) };
+}
+
+export async function getWithdrawal(ctx: ServiceContext, actor: Actor, id: string) {
+  const owner = requireOwner(actor);
+  const row = await ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).where("owner_user_id", "=", owner).executeTakeFirst();
+  if (!row) throw notFound("withdrawal");
+  return { data: presentWithdrawal(ctx, row) };
+}
+
+/**
+ * Sends a withdrawal exactly once: the transfer is signed and its hash stored before it is
+ * broadcast; a later attempt rebroadcasts the same signed bytes (same nonce, so it can be mined
+ * once at most). Only when the managed wallet's nonce moved past it without mining it (it can
+ * never be mined) is it signed anew.
+ */
+export async function sendWithdrawal(ctx: ServiceContext, id: string, options: { now?: Date } = {}): Promise<Selectable<WalletWithdrawalsTable>> {
+  const chain = requireChain(ctx);
+  const now = options.now ?? ctx.now();
+  const claimed = await ctx.db.updateTable("wallet_withdrawals")
+    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + WITHDRAWAL_LEASE_MS), updated_at: now })
+    .where("id", "=", id).where("status", "=", "PENDING")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .returningAll().executeTakeFirst();
+  if (!claimed) return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  const client = getPublicClient(chain);
+  const wallet = getWalletClient(chain, chain.operatorPrivateKey);
+  const sender = wallet.account.address;
+  let raw = claimed.raw_tx as Hex | null;
+  let hash = claimed.tx_hash as Hex | null;
+  if (raw && hash) {
+    const mined = await client.getTransactionReceipt({ hash }).catch(() => null);
+    if (!mined) {
+      const nonce = parseTransaction(raw).nonce ?? 0;
+      const used = await client.getTransactionCount({ address: sender, blockTag: "latest" });
+      if (used > nonce) {
+        // Its nonce went to another transaction: this one can never be mined. Sign again.
+        await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: null, tx_hash: null }).where("id", "=", id).execute();
+        raw = null;
+        hash = null;
+      } else {
+        await client.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
+      }
+    }
+  }
+  if (!raw || !hash) {
+    await withSenderLock(chain, sender, async () => {
+      const request = await wallet.prepareTransactionRequest({
+        to: chain.tokenAddress,
+        data: encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [claimed.to_address as Hex, parseUsdc(decimal(claimed.amount_usdc))] }),
+      });
+      raw = (await wallet.signTransaction(request)) as Hex;
+      hash = keccak256(raw);
+      await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: raw, tx_hash: hash }).where("id", "=", id).execute();
+      await withdrawalHooks.beforeBroadcast?.(id);
+      await client.sendRawTransaction({ serializedTransaction: raw });
+    });
+  }
+  const receipt = await client.waitForTransactionReceipt({ hash: hash!, confirmations: chain.confirmations, timeout: 180_000 });
+  const at = options.now ?? ctx.now();
+  if (receipt.status === "success") {
+    return ctx.db.updateTable("wallet_withdrawals").set({ status: "CONFIRMED", confirmed_at: at, lease_until: null, updated_at: at })
+      .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+  }
+  return ctx.db.transaction().execute(async (trx) => {
+    const failed = await trx.updateTable("wallet_withdrawals").set({ status: "FAILED", failure_reason: "the USDC transfer reverted", lease_until: null, updated_at: at })
+      .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+    await trx.insertInto("wallet_ledger").values({
+      owner_user_id: failed.owner_user_id, agent_id: null, kind: "WITHDRAWAL_REVERSAL", direction: "CREDIT", amount_usdc: failed.amount_usdc,
+      reward_id: null, withdrawal_id: id, bid_id: null, job_id: null, memo: "withdrawal reverted; amount returned",
+    }).onConflict((oc) => oc.columns(["withdrawal_id", "kind"]).doNothing()).execute();
+    return failed;
+  });
+}
+
+/** The worker's half: PENDING withdrawals whose lease ran out (a crash, an outage) are sent or confirmed. */
+export async function finishPendingWithdrawals(ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}): Promise<number> {
+  if (!ctx.config.chain) return 0;
+  const now = options.now ?? ctx.now();
+  let q = ctx.db.selectFrom("wallet_withdrawals").select("id").where("status", "=", "PENDING").where("chain_key", "=", chainKeyOf(ctx.config.chain))
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  let done = 0;
+  for (const { id } of await q.limit(20).execute()) {
+    try {
+      if ((await sendWithdrawal(ctx, id, options)).status === "CONFIRMED") done += 1;
+    } catch (error) {
+      console.error(`[wallet] withdrawal ${id}: ${(error as Error).message}`);
+    }
+  }
+  return done;
+}

@@ -1,0 +1,29 @@
+import type { Worker } from "../workers";
+import type { ServiceContext } from "../context";
+import { fundPendingCampaigns } from "./campaigns";
+import { finishPayingRewards, payWaitingRewards } from "./pay-rewards";
+import { sweepContributions } from "./review-contribution";
+import { finishPendingWithdrawals } from "./wallet";
+
+/**
+ * One round of reward work: review what the publish hook missed, finish payments a crash left
+ * PAYING, pay WAITING_FOR_BUDGET rewards from newly funded slots, retry failed slot deposits, and
+ * finish withdrawals. Every step is claimed in the database, so instances may run it at once.
+ */
+export async function runRewardsRound(ctx: ServiceContext, options: { now?: Date; onlyAuthors?: string[]; onlyRewards?: string[] } = {}) {
+  const reviewed = await sweepContributions(ctx, { siteUrl: ctx.config.siteUrl ?? "http://localhost:3000", onlyAuthors: options.onlyAuthors });
+  const finished = await finishPayingRewards(ctx, { now: options.now, only: options.onlyRewards });
+  if (!options.onlyAuthors) await fundPendingCampaigns(ctx);
+  const round = await payWaitingRewards(ctx, { only: options.onlyRewards });
+  const withdrawals = options.onlyAuthors || options.onlyRewards ? 0 : await finishPendingWithdrawals(ctx, { now: options.now });
+  return { reviewed, finished, ...round, withdrawals };
+}
+
+/** Every 5 s. */
+export const rewardsWorker: Worker = {
+  name: "forum-rewards",
+  everyMs: 5_000,
+  run: async (ctx) => {
+    await runRewardsRound(ctx);
+  },
+};
