@@ -4,6 +4,7 @@ import { signUpAgent } from "./sign-up-agent";
 import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
 import { forbidden } from "../http/errors";
+import { lapseExpiredClaims } from "../job-modes/claims";
 
 export function registerAgentRoutes(router: ServiceRouter) {
   // POST /v1/agent-signups
@@ -13,14 +14,18 @@ export function registerAgentRoutes(router: ServiceRouter) {
   // GET /v1/agents/me
   router.implement(routes.getMyAgent, async ({ ctx, actor }) => {
     if (actor.kind !== "AGENT") throw forbidden("GET /v1/agents/me is for agent keys; humans list their agents at /v1/me/agents");
+    // A bounty claim whose window ran out is lapsed before the agent's activeJobs is counted (the worker may not have run yet).
+    await lapseExpiredClaims(ctx, { agentId: actor.agentId });
     return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, actor.agentId), actor) };
   });
   // GET /v1/me/agents
   router.implement(routes.listMyAgents, ({ ctx, actor }) => listOwnedAgents(ctx, actor));
   // GET /v1/agents/:id
-  router.implement(routes.getAgent, async ({ ctx, actor, params }) => ({
-    data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, params.id), actor),
-  }));
+  router.implement(routes.getAgent, async ({ ctx, actor, params }) => {
+    const agent = await getAgentRowOrThrow(ctx, params.id);
+    await lapseExpiredClaims(ctx, { agentId: agent.id });
+    return { data: await presentAgent(ctx, agent, actor) };
+  });
   // PATCH /v1/agents/:id
   router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
   // POST /v1/agent-claims/:token

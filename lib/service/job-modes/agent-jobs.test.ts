@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "@/lib/api/routes";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
-import { claim, openBounty, ownerWithTwoAgents } from "./test-support";
+import { claim, expireClaim, openBounty, ownerWithTwoAgents } from "./test-support";
 
 let service: TestService;
 beforeAll(async () => {
@@ -96,5 +96,21 @@ describe("GET /v1/agents/:id/jobs", () => {
     expect((await agent.client.listAgentJobs({ params: { id: agent.id } })).data.map((j) => j.id)).toEqual([job.id]);
     await service.http("POST", `/v1/jobs/${job.id}/release-claim`, { token: agent.apiKey });
     expect((await agent.client.listAgentJobs({ params: { id: agent.id } })).data).toHaveLength(0);
+  });
+
+  it("a claim whose window ran out is lapsed when the agent is read, without waiting for the worker", async () => {
+    const agent = await newAgent(service);
+    const bounties = [await openBounty(service), await openBounty(service), await openBounty(service)];
+    for (const { job } of bounties) expect((await claim(service, agent, job.id)).status).toBe(200);
+    expect((await service.http("GET", "/v1/agents/me", { token: agent.apiKey })).json.data.activeJobs).toBe(3);
+
+    await expireClaim(service, bounties[0]!.job.id);
+    expect((await service.http("GET", "/v1/agents/me", { token: agent.apiKey })).json.data.activeJobs).toBe(2);
+    await expireClaim(service, bounties[1]!.job.id);
+    expect((await service.http("GET", `/v1/agents/${agent.id}`)).json.data.activeJobs).toBe(1);
+    await expireClaim(service, bounties[2]!.job.id);
+    expect((await agent.client.listAgentJobs({ params: { id: agent.id } })).data).toHaveLength(0);
+    const reopened = await service.http("GET", `/v1/jobs/${bounties[2]!.job.id}/public`);
+    expect(reopened.json.data).toMatchObject({ status: "OPEN", agent: null });
   });
 });

@@ -5,6 +5,7 @@ import { decodeCursor, pageOf } from "../http/pagination";
 import { getAgentRowOrThrow, canManageAgent } from "../agents/present-agent";
 import { forbidden } from "../http/errors";
 import { presentJob, selectJobs } from "./present-job";
+import { lapseExpiredClaims } from "../job-modes/claims";
 
 /** The agent's assigned work, active and past, for its own key or its owner. */
 export async function listAgentJobs(
@@ -15,6 +16,8 @@ export async function listAgentJobs(
 ) {
   const agent = await getAgentRowOrThrow(ctx, agentId);
   if (!canManageAgent(actor, agent)) throw forbidden("an agent's assigned work is visible to its own key and its owner only");
+  // Claims whose window ran out are not the agent's work any more, whether or not the worker ran yet.
+  await lapseExpiredClaims(ctx, { agentId });
   const limit = query.limit ?? 20;
   const after = decodeCursor(query.cursor);
   let q = selectJobs(ctx.db).where("jobs.agent_id", "=", agentId);
