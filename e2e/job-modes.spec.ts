@@ -26,12 +26,20 @@ async function fund(poster: ApiClient, job: Job, key: `0x${string}` = POSTER_KEY
   await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
 }
 
-async function activeAgent(name: string, maxActiveJobs?: number) {
-  const signup = (await apiClient().signUpAgent({ body: { ownerEmail: `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`, name } })).data;
+async function activeAgent(name: string, maxActiveJobs?: number, ownerEmail = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`) {
+  const signup = (await apiClient().signUpAgent({ body: { ownerEmail, name } })).data;
   const client = apiClient(signup.apiKey);
   await client.heartbeat({});
   await client.updateAgent({ params: { id: signup.agent.id }, body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address, ...(maxActiveJobs !== undefined ? { maxActiveJobs } : {}) } });
   return { id: signup.agent.id, apiKey: signup.apiKey, client };
+}
+
+/** The owner claims the agent from the link the service mailed (the built-in outbox). */
+async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
+  const mail = (await apiClient().listOutbox({})).data.find((m) => m.to === ownerEmail);
+  const token = mail?.text.match(/\/claim\/([^\s/]+)/)?.[1];
+  expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
+  await owner.claimAgent({ params: { token: token! } });
 }
 
 const jobBody = (title: string, extra: Record<string, unknown> = {}) => ({
@@ -56,30 +64,55 @@ test("a bounty posted in the browser is claimed, the claim lapses, and the job r
   await page.getByLabel("Budget (USDC)").fill("15");
   await page.getByLabel("Mode").selectOption("BOUNTY");
   await page.getByLabel("Claim window (minutes, bounties)").fill("1");
+  // A machine check with a bad status is refused under its field; the form keeps what was typed.
+  await page.getByLabel("Check 1: what it proves").fill("The labels page is online");
+  await page.getByLabel("Check 1: HTTP status").fill("2OO");
+  await page.getByRole("button", { name: "Post the job" }).click();
+  await expect(page.getByLabel("Check 1: HTTP status")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("An HTTP status from 100 to 599, e.g. 200")).toBeVisible();
+  await expect(page.getByLabel("Title")).toHaveValue(title);
+  await expect(page.getByLabel("Mode")).toHaveValue("BOUNTY");
+  await page.getByLabel("Check 1: HTTP status").fill("200");
   await page.getByRole("button", { name: "Post the job" }).click();
   await expect(page.getByRole("heading", { name: title })).toBeVisible();
+  await expect(page.getByRole("listitem").filter({ hasText: "Every image has a label" })).toContainText("manual");
+  await expect(page.getByRole("listitem").filter({ hasText: "The labels page is online" })).toContainText("HTTP 200");
   await expect(page.getByText("Bounty", { exact: true })).toBeVisible();
   await expect(page.getByTestId("claim-state")).toContainText("Nobody holds it");
   const jobId = page.url().split("/jobs/")[1]!;
 
-  // An agent with room for one job claims it through the API; the page shows the claim and its countdown.
-  const agent = await activeAgent("Claim Bot", 1);
+  // An agent with room for one job (owned by the poster here) claims it through the API; the page
+  // shows the claim and its countdown, and the owner's agent page shows it as the agent's work.
+  const ownerEmail = `claim-bot-${Date.now()}@example.test`;
+  const agent = await activeAgent("Claim Bot", 1, ownerEmail);
+  await claimAsOwner(poster.client, ownerEmail);
   const claimed = (await agent.client.claimJob({ params: { id: jobId }, body: { agentId: agent.id } })).data;
   expect(claimed).toMatchObject({ status: "IN_PROGRESS", agentId: agent.id });
   expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(1);
   await page.reload();
   await expect(page.getByTestId("claim-state")).toContainText("Claimed by Claim Bot");
   await expect(page.getByTestId("claim-state")).toContainText(/ends in (\d+s|1m 00s)/);
+  await page.goto(`/agents/${agent.id}`);
+  await expect(page.getByText("Active jobs: 1 of 1")).toBeVisible();
+  const work = page.getByRole("list", { name: "Assigned work" }).getByRole("listitem").filter({ hasText: title });
+  await expect(work).toContainText("In progress");
+  await expect(work).toContainText(/claim ends in \d+s/);
   // A second agent is refused while the claim holds.
   const rival = await activeAgent("Rival Bot");
   await expect(rival.client.claimJob({ params: { id: jobId }, body: { agentId: rival.id } })).rejects.toMatchObject({ status: 409, code: "ALREADY_CLAIMED" });
 
   // The window runs out without a submission: the job is open again and the agent's place is free.
   const msLeft = new Date(claimed.claimExpiresAt!).getTime() - Date.now();
+  // (A read of the job applies its lapse at once; the agent's own reads see it once the job has been
+  // read or the lapse worker has run, within 30 s: so the job page comes first.)
   await page.waitForTimeout(Math.max(0, msLeft) + 1500);
-  await page.reload();
+  await page.goto(`/jobs/${jobId}`);
   await expect(page.getByTestId("claim-state")).toContainText("Nobody holds it");
+  await expect(page.getByText("Assigned to", { exact: true }).locator("..")).toContainText("nobody yet");
   await expect(page.getByText("In progress")).toHaveCount(0);
+  await page.goto(`/agents/${agent.id}`);
+  await expect(page.getByText("Active jobs: 0 of 1")).toBeVisible();
+  await expect(page.getByRole("list", { name: "Assigned work" }).getByRole("listitem").filter({ hasText: title })).toHaveCount(0);
   expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(0);
   const other = (await poster.client.createJob({ body: jobBody(`Second bounty ${Date.now()}`, { participationMode: "BOUNTY", claimWindowMinutes: 30 }) })).data;
   expect((await agent.client.claimJob({ params: { id: other.id }, body: { agentId: agent.id } })).data.status).toBe("IN_PROGRESS");
@@ -152,52 +185,102 @@ test("an agent subcontracts part of its job from the browser; the child is funde
   await expect(childRow).toContainText("Funded");
 });
 
-test("a job hired from a forum thread shows on the thread and the thread on the job; the share page carries the card, and a non-shareable job has none", async ({ page, request, wallet }) => {
-  const poster = await signedInHuman(POSTER_KEY);
-  expect(poster.address).toBe(wallet.address);
-  const thread = (
-    await poster.client.createThread({
-      body: { title: `Who can benchmark our retrieval agent ${Date.now()}`, body: "We need someone to benchmark our retrieval agent against three baselines and publish the numbers.", category: "benchmarks" },
-    })
-  ).data;
+// Its own anvil account (7): the thread author posts two threads here, and the forum allows three
+// an hour per identity, so no other spec (or a retry) may share it.
+const FORUM_AUTHOR_KEY = "0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356" as const;
 
-  await signInWithWallet(page, `/forum/${thread.slug}`);
-  await page.getByRole("link", { name: "Post a hiring job from this thread" }).click();
-  await expect(page.getByText("Hiring from the forum")).toBeVisible();
-  const title = `Benchmark our retrieval agent ${Date.now()}`;
-  await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Description").fill("Benchmark our retrieval agent against three baselines and publish a public report.");
-  await page.getByLabel("Acceptance criteria").fill("Three baselines compared");
-  await page.getByLabel("Budget (USDC)").fill("45");
-  await page.getByRole("button", { name: "Post the job" }).click();
-  await expect(page.getByRole("heading", { name: title })).toBeVisible();
-  const jobId = page.url().split("/jobs/")[1]!;
-  await expect(page.getByTestId("source-discussion")).toBeVisible();
+test.describe("hiring from the forum and sharing", () => {
+  test.use({ walletAccountIndex: 7 });
 
-  await page.getByTestId("source-discussion").getByRole("link").click();
-  await expect(page.getByRole("heading", { name: thread.title })).toBeVisible();
-  await expect(page.getByText("Hiring: this discussion has a job")).toBeVisible();
-  await page.getByRole("link", { name: "see the job" }).click();
-  await expect(page).toHaveURL(new RegExp(`/jobs/${jobId}$`));
+  test("a job hired from a forum thread shows on the thread and the thread on the job; the share page carries the card, and a non-shareable job has none", async ({ page, request, wallet }) => {
+    const poster = await signedInHuman(FORUM_AUTHOR_KEY);
+    expect(poster.address).toBe(wallet.address);
+    const thread = (
+      await poster.client.createThread({
+        body: { title: `Who can benchmark our retrieval agent ${Date.now()}`, body: "We need someone to benchmark our retrieval agent against three baselines and publish the numbers.", category: "benchmarks" },
+      })
+    ).data;
 
-  // Sharing: the share button counts the share and opens the public share page with its card.
-  await page.getByRole("button", { name: "Share this job" }).click();
-  await expect(page).toHaveURL(new RegExp(`/share/jobs/${jobId}\\?shared=1$`));
-  await expect(page.getByRole("heading", { name: title })).toBeVisible();
-  await expect(page.getByText("45.00 USDC · not funded yet")).toBeVisible();
-  expect((await poster.client.getJob({ params: { id: jobId } })).data.shareCount).toBe(1);
-  const meta = (name: string) => page.locator(`meta[property="${name}"], meta[name="${name}"]`).first();
-  await expect(meta("og:title")).toHaveAttribute("content", title);
-  await expect(meta("og:description")).toHaveAttribute("content", /45\.00 USDC · not funded yet/);
-  await expect(meta("twitter:card")).toHaveAttribute("content", "summary");
-  await expect(meta("twitter:title")).toHaveAttribute("content", title);
+    await signInWithWallet(page, `/forum/${thread.slug}`);
+    await page.getByRole("link", { name: "Post a hiring job from this thread" }).click();
+    await expect(page.getByText("Hiring from the forum")).toBeVisible();
+    const title = `Benchmark our retrieval agent ${Date.now()}`;
+    await page.getByLabel("Title").fill(title);
+    await page.getByLabel("Description").fill("Benchmark our retrieval agent against three baselines and publish a public report.");
+    await page.getByLabel("Acceptance criteria").fill("Three baselines compared");
+    await page.getByLabel("Budget (USDC)").fill("45");
+    await page.getByRole("button", { name: "Post the job" }).click();
+    await expect(page.getByRole("heading", { name: title })).toBeVisible();
+    const jobId = page.url().split("/jobs/")[1]!;
+    await expect(page.getByTestId("source-discussion")).toBeVisible();
 
-  const hidden = (await poster.client.createJob({ body: jobBody(`Private job ${Date.now()}`, { isPubliclyShareable: false }) })).data;
-  const res = await request.get(`/share/jobs/${hidden.id}`);
-  expect(res.status()).toBe(404);
-  const html = await res.text();
-  expect(html).not.toContain('property="og:title"');
-  expect(html).not.toContain(hidden.title);
-  await page.goto(`/jobs/${hidden.id}`);
-  await expect(page.getByRole("button", { name: "Share this job" })).toHaveCount(0);
+    await expect(page.getByTestId("source-discussion")).toContainText("hired from the forum");
+    await page.getByTestId("source-discussion").getByRole("link", { name: thread.title }).click();
+    await expect(page.getByRole("heading", { name: thread.title })).toBeVisible();
+    await expect(page.getByTestId("thread-job")).toContainText("Hiring: this discussion has a job");
+    await expect(page.getByTestId("thread-job")).toContainText(title);
+    await expect(page.getByTestId("thread-job")).toContainText("Not funded");
+    await page.getByRole("link", { name: "see the job" }).click();
+    await expect(page).toHaveURL(new RegExp(`/jobs/${jobId}$`));
+
+    // The author of another thread links a job they had already posted, from the thread page.
+    const other = (await poster.client.createThread({ body: { title: `Looking for a data labeller ${Date.now()}`, body: "We have 500 support tickets to label by topic; who can do it this week?", category: "jobs-opportunities" } })).data;
+    const existing = (await poster.client.createJob({ body: jobBody(`Label 500 support tickets ${Date.now()}`) })).data;
+    await page.goto(`/forum/${other.slug}`);
+    const linkForm = page.getByRole("form", { name: "Link a hiring job" });
+    await linkForm.getByLabel("Or link a job you posted").selectOption(existing.id);
+    await linkForm.getByRole("button", { name: "Link the job" }).click();
+    await expect(page.getByTestId("thread-job")).toContainText(existing.title);
+    await expect((await poster.client.getThread({ params: { slugOrId: other.id } })).data).toMatchObject({ linkedJobId: existing.id, jobContextKind: "HIRING" });
+    await page.getByTestId("thread-job").getByRole("link", { name: "see the job" }).click();
+    await expect(page.getByTestId("source-discussion").getByRole("link", { name: other.title })).toBeVisible();
+    expect((await poster.client.getJob({ params: { id: existing.id } })).data.funded).toBe(false);
+
+    // Hiring the author of a reply: the job carries the reply and its thread, and links to the reply.
+    const replier = await signedInHuman();
+    const reply = (await replier.client.createReply({ params: { slugOrId: other.id }, body: { body: "I label tickets by topic every week; I can take all 500 by Friday." } })).data;
+    await page.goto(`/forum/${other.slug}`);
+    await page.locator(`#reply-${reply.id}`).getByRole("link", { name: "Hire from this reply" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Hiring from the forum" })).toContainText("reply in the thread");
+    const replyJobTitle = `Label the tickets, as offered ${Date.now()}`;
+    await page.getByLabel("Title").fill(replyJobTitle);
+    await page.getByLabel("Description").fill("Label our 500 support tickets by topic, as offered in your reply, and publish the labels.");
+    await page.getByLabel("Acceptance criteria").fill("All 500 tickets labelled");
+    await page.getByLabel("Budget (USDC)").fill("20");
+    await page.getByRole("button", { name: "Post the job" }).click();
+    await expect(page.getByRole("heading", { name: replyJobTitle })).toBeVisible();
+    await expect(page.getByTestId("source-discussion")).toContainText("hired from the forum reply in");
+    await expect(page.getByTestId("source-discussion").getByRole("link", { name: other.title })).toHaveAttribute("href", `/forum/${other.slug}#reply-${reply.id}`);
+    const replyJob = (await poster.client.getJob({ params: { id: page.url().split("/jobs/")[1]! } })).data;
+    expect(replyJob).toMatchObject({ sourceForumThreadId: other.id, sourceForumReplyId: reply.id });
+    await page.goto(`/jobs/${jobId}`);
+
+    // Sharing: the share button counts the share and opens the public share page with its card.
+    await page.getByRole("button", { name: "Share this job" }).click();
+    await expect(page).toHaveURL(new RegExp(`/share/jobs/${jobId}\\?shared=1$`));
+    await expect(page.getByRole("heading", { name: title })).toBeVisible();
+    await expect(page.getByText("45.00 USDC · not funded yet")).toBeVisible();
+    expect((await poster.client.getJob({ params: { id: jobId } })).data.shareCount).toBe(1);
+    const meta = (name: string) => page.locator(`meta[property="${name}"], meta[name="${name}"]`).first();
+    await expect(meta("og:title")).toHaveAttribute("content", title);
+    await expect(meta("og:description")).toHaveAttribute("content", /45\.00 USDC · not funded yet/);
+    await expect(meta("twitter:card")).toHaveAttribute("content", "summary");
+    await expect(meta("twitter:title")).toHaveAttribute("content", title);
+    // What a link-preview crawler fetches: the card is in the server's HTML head, no script needed.
+    const crawled = await request.get(`/share/jobs/${jobId}`, { headers: { "user-agent": "Twitterbot/1.0" } });
+    expect(crawled.status()).toBe(200);
+    const head = (await crawled.text()).split("</head>")[0]!;
+    expect(head).toContain(`<meta property="og:title" content="${title}"/>`);
+    expect(head).toContain(`<meta name="twitter:card" content="summary"/>`);
+    expect(head).toMatch(/<meta property="og:description" content="45\.00 USDC · not funded yet/);
+
+    const hidden = (await poster.client.createJob({ body: jobBody(`Private job ${Date.now()}`, { isPubliclyShareable: false }) })).data;
+    const res = await request.get(`/share/jobs/${hidden.id}`);
+    expect(res.status()).toBe(404);
+    const html = await res.text();
+    expect(html).not.toContain('property="og:title"');
+    expect(html).not.toContain(hidden.title);
+    await page.goto(`/jobs/${hidden.id}`);
+    await expect(page.getByRole("button", { name: "Share this job" })).toHaveCount(0);
+  });
 });

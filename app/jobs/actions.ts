@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { ApiError } from "@/lib/api/errors";
 import { requireSessionApi, sessionApi } from "@/lib/session/api";
-import { JobFormSchema, type JobFormErrors, type JobFormField, type JobFormValues } from "@/components/jobs/job-form-schema";
+import { CHECK_ROWS, JobFormSchema, type JobFormErrors, type JobFormField, type JobFormValues } from "@/components/jobs/job-form-schema";
 
 // Server actions of the job pages. Next refuses them from other origins (CSRF, see
 // lib/session/README.md); the credential comes from the sealed session; the service decides who
@@ -13,15 +13,19 @@ import { JobFormSchema, type JobFormErrors, type JobFormField, type JobFormValue
 export interface JobFormState {
   errors?: JobFormErrors;
   values?: JobFormValues;
+  /** Counts refused submissions: the form remounts with each, so selects and checkboxes come back as typed too. */
+  attempt?: number;
 }
 
 const FIELDS: JobFormField[] = [
   "title", "description", "acceptanceCriteria", "budget", "proofHoldHours", "proofContentMarker", "requiredSkills", "preferredSkills",
-  "participationMode", "claimWindowMinutes", "allowSubcontracting", "isPubliclyShareable", "parentJobId", "sourceForumThreadId",
+  "participationMode", "claimWindowMinutes", "allowSubcontracting", "isPubliclyShareable", "parentJobId", "sourceForumThreadId", "sourceForumReplyId",
+  ...CHECK_ROWS.flatMap((n) => [`check${n}Description`, `check${n}Url`, `check${n}Status`] as const),
 ];
 
 /** POST /v1/jobs from the "Post a job" form; on success, on to the new job's page. */
-export async function createJobAction(_state: JobFormState, form: FormData): Promise<JobFormState> {
+export async function createJobAction(state: JobFormState, form: FormData): Promise<JobFormState> {
+  const attempt = (state.attempt ?? 0) + 1;
   const { api } = await requireSessionApi("/jobs/new");
   const values = Object.fromEntries(FIELDS.map((f) => [f, typeof form.get(f) === "string" ? String(form.get(f)) : ""])) as JobFormValues;
   const parsed = JobFormSchema.safeParse({ ...values, proofHoldHours: values.proofHoldHours || "168" });
@@ -31,7 +35,7 @@ export async function createJobAction(_state: JobFormState, form: FormData): Pro
       const field = (issue.path[0] as JobFormField | undefined) ?? "form";
       (errors[field] ??= []).push(issue.message);
     }
-    return { errors, values };
+    return { errors, values, attempt };
   }
   const input = parsed.data;
   let jobId: string;
@@ -41,7 +45,8 @@ export async function createJobAction(_state: JobFormState, form: FormData): Pro
         templateId: "custom-v1",
         title: input.title,
         description: input.description,
-        acceptanceCriteria: input.acceptanceCriteria,
+        // Lines of the text box are manual criteria (the poster ticks them); the rows below it are machine checks.
+        acceptanceCriteria: [...input.acceptanceCriteria, ...input.machineChecks],
         inputData: { budgetType: "bid", proofHoldHours: input.proofHoldHours, ...(input.proofContentMarker ? { proofContentMarker: input.proofContentMarker } : {}) },
         budget: input.budget,
         requiredSkills: input.requiredSkills,
@@ -52,6 +57,7 @@ export async function createJobAction(_state: JobFormState, form: FormData): Pro
         isPubliclyShareable: input.isPubliclyShareable,
         ...(input.parentJobId ? { parentJobId: input.parentJobId } : {}),
         ...(input.sourceForumThreadId ? { sourceForumThreadId: input.sourceForumThreadId } : {}),
+        ...(input.sourceForumReplyId ? { sourceForumReplyId: input.sourceForumReplyId } : {}),
       },
     });
     jobId = res.data.id;
@@ -61,7 +67,7 @@ export async function createJobAction(_state: JobFormState, form: FormData): Pro
       await api.linkThreadJob({ params: { id: input.sourceForumThreadId }, body: { jobId } }).catch(() => undefined);
     }
   } catch (error) {
-    if (error instanceof ApiError) return { errors: { form: error.messages }, values };
+    if (error instanceof ApiError) return { errors: { form: error.messages }, values, attempt };
     throw error;
   }
   revalidatePath("/jobs");

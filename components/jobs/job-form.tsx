@@ -5,7 +5,7 @@ import { createJobAction, type JobFormState } from "@/app/jobs/actions";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select, Textarea } from "@/components/ui/field";
-import { JOB_FORM_DEFAULTS } from "./job-form-schema";
+import { CHECK_ROWS, JOB_FORM_DEFAULTS } from "./job-form-schema";
 
 /**
  * "Post a job". A plain form posting to a server action: it works without JavaScript too. Every
@@ -17,15 +17,19 @@ export interface JobFormProps {
   parentJobId?: string;
   /** The forum thread this job hires from. */
   sourceForumThreadId?: string;
+  /** The forum reply (in that thread) this job hires from. */
+  sourceForumReplyId?: string;
 }
 
-export function JobForm({ parentJobId, sourceForumThreadId }: JobFormProps = {}) {
+export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }: JobFormProps = {}) {
   const [state, action, pending] = useActionState<JobFormState, FormData>(createJobAction, {});
   const e = state.errors ?? {};
   const v = { ...JOB_FORM_DEFAULTS, ...state.values };
   const invalid = Object.keys(e).length > 0;
   return (
-    <form action={action} className="space-y-6" noValidate aria-describedby={invalid ? "job-form-errors" : undefined}>
+    // React resets a form after its action; remounting it on each refusal (key) keeps the typed
+    // values of selects and checkboxes, which a reset would put back to their first defaults.
+    <form key={state.attempt ?? 0} action={action} className="space-y-6" noValidate aria-describedby={invalid ? "job-form-errors" : undefined}>
       {e.form ? (
         <Alert tone="error" title="The service did not accept the job">
           <ul id="job-form-errors" className="list-disc pl-5">
@@ -50,12 +54,31 @@ export function JobForm({ parentJobId, sourceForumThreadId }: JobFormProps = {})
         name="acceptanceCriteria"
         id="acceptanceCriteria"
         label="Acceptance criteria"
-        hint="One per line: what the delivered work must satisfy. Up to 20."
+        hint="One per line: what the delivered work must satisfy; you tick each one when you review it. Up to 20, with the machine checks below."
         error={e.acceptanceCriteria}
         required
       >
         {(p) => <Textarea {...p} rows={4} defaultValue={v.acceptanceCriteria} placeholder={"A table with 40 rows\nEach row links to its source"} />}
       </Field>
+      <fieldset className="space-y-4 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800">
+        <legend className="px-1 text-sm font-medium">Machine checks (optional)</legend>
+        <p className="text-xs text-zinc-500 dark:text-zinc-400">
+          Criteria the service checks itself, at submission and at approval: it fetches a URL and compares the HTTP status. Leave the URL empty to check the delivered page. A failing check blocks approval until you override it.
+        </p>
+        {CHECK_ROWS.map((n) => (
+          <div key={n} className="grid gap-4 sm:grid-cols-[2fr_2fr_1fr]" role="group" aria-label={`Machine check ${n}`}>
+            <Field name={`check${n}Description`} id={`check${n}Description`} label={`Check ${n}: what it proves`} error={e[`check${n}Description`]}>
+              {(p) => <Input {...p} maxLength={500} defaultValue={v[`check${n}Description`]} placeholder={n === 1 ? "The report page is online" : undefined} />}
+            </Field>
+            <Field name={`check${n}Url`} id={`check${n}Url`} label={`Check ${n}: URL to fetch`} error={e[`check${n}Url`]}>
+              {(p) => <Input {...p} type="url" inputMode="url" defaultValue={v[`check${n}Url`]} placeholder="the delivered page" />}
+            </Field>
+            <Field name={`check${n}Status`} id={`check${n}Status`} label={`Check ${n}: HTTP status`} error={e[`check${n}Status`]}>
+              {(p) => <Input {...p} inputMode="numeric" defaultValue={v[`check${n}Status`]} placeholder="200" />}
+            </Field>
+          </div>
+        ))}
+      </fieldset>
       <div className="grid gap-6 sm:grid-cols-2">
         <Field name="budget" id="budget" label="Budget (USDC)" hint="The most you pay, e.g. 40 or 12.5." error={e.budget} required>
           {(p) => <Input {...p} inputMode="decimal" autoComplete="off" defaultValue={v.budget} />}
@@ -113,11 +136,12 @@ export function JobForm({ parentJobId, sourceForumThreadId }: JobFormProps = {})
       </fieldset>
       {parentJobId ? <input type="hidden" name="parentJobId" value={parentJobId} /> : null}
       {sourceForumThreadId ? <input type="hidden" name="sourceForumThreadId" value={sourceForumThreadId} /> : null}
+      {sourceForumReplyId ? <input type="hidden" name="sourceForumReplyId" value={sourceForumReplyId} /> : null}
       <div className="flex flex-wrap items-center gap-3">
         <Button type="submit" variant="primary" loading={pending} loadingLabel="Posting…">
           Post the job
         </Button>
-        <p className="text-xs text-zinc-500 dark:text-zinc-400">The job opens for bids at once, unfunded; you fund its escrow from its page.</p>
+        <p className="text-xs text-zinc-500 dark:text-zinc-400">The job opens at once, unfunded; you fund its escrow from its page.</p>
       </div>
     </form>
   );

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { apiForRequest } from "@/lib/api/for-request";
 import type { Job } from "@/lib/api/schemas/jobs";
 import type { JobTree, JobTreeNode } from "@/lib/api/schemas/job-modes";
 import { shareJobAction } from "@/app/jobs/actions";
@@ -93,5 +94,31 @@ export function ShareJob({ job }: { job: Job }) {
       <Link className="underline" href={`/share/jobs/${job.id}`}>Share page</Link>
       <span className="text-zinc-500 dark:text-zinc-400">Shared {job.shareCount} {job.shareCount === 1 ? "time" : "times"}</span>
     </form>
+  );
+}
+
+/** Where the job came from: the forum thread (or reply) it was hired from, and the parent job of a child job. */
+export async function JobOrigin({ job }: { job: Job }) {
+  if (!job.sourceForumThreadId && !job.parentJobId) return null;
+  // The thread is public; its title and slug make a readable link. A deleted thread leaves the id.
+  const thread = job.sourceForumThreadId
+    ? (await (await apiForRequest()).getThread({ params: { slugOrId: job.sourceForumThreadId } }).catch(() => null))?.data ?? null
+    : null;
+  const threadHref = `/forum/${thread?.slug ?? job.sourceForumThreadId}${job.sourceForumReplyId ? `#reply-${job.sourceForumReplyId}` : ""}`;
+  return (
+    <>
+      {job.sourceForumThreadId ? (
+        <p className="mt-6 text-sm" data-testid="source-discussion">
+          Source discussion: hired from the forum {job.sourceForumReplyId ? "reply in " : ""}
+          <Link className="underline" href={threadHref}>{thread ? thread.title : "the thread"}</Link>
+          {thread ? <span className="text-zinc-500 dark:text-zinc-400"> · {thread.replyCount} {thread.replyCount === 1 ? "reply" : "replies"}</span> : null}
+        </p>
+      ) : null}
+      {job.parentJobId ? (
+        <p className="mt-3 text-sm">
+          Part of a larger job: <Link className="underline" href={`/jobs/${job.parentJobId}`}>the parent job</Link>
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -9,6 +9,7 @@ import { MaxActiveJobsForm } from "@/components/agents/max-active-jobs-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge, BidStatusBadge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
+import { Countdown } from "@/components/ui/countdown";
 import { CursorPager } from "@/components/ui/cursor-pager";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Select } from "@/components/ui/field";
@@ -83,6 +84,9 @@ export default async function AgentPage({ params, searchParams }: { params: Para
                   <FundedBadge funded={job.funded} />
                   <Usdc amount={job.budgetUsdc} />
                   {job.participationMode === "BOUNTY" ? <Badge tone="violet">bounty</Badge> : null}
+                  {job.status === "IN_PROGRESS" && job.claimExpiresAt && !job.submittedAt ? (
+                    <span className="text-xs text-zinc-500 dark:text-zinc-400">claim <Countdown to={job.claimExpiresAt} prefix="ends in" expiredLabel="has lapsed" /></span>
+                  ) : null}
                 </li>
               ))}
             </ul>

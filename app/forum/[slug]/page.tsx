@@ -6,6 +6,7 @@ import { apiForRequest } from "@/lib/api/for-request";
 import { sessionApi } from "@/lib/session/api";
 import { threadInteractionAction } from "../actions";
 import { ReplyForm } from "@/components/forum/compose";
+import { ThreadJob } from "@/components/forum/thread-job";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { ApiError } from "@/lib/api/errors";
 import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
@@ -93,6 +94,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <>
         {act("vote-reply", reply.id, "Helpful", { helpful: "true" })}
         {viewer?.canAcceptAnswer && thread.acceptedReplyId !== reply.id ? act("accept", thread.id, "Accept as answer", { replyId: reply.id }) : null}
+        {reply.author.key !== myKey ? <Link key={`hire-${reply.id}`} href={`/jobs/new?reply=${reply.id}`} className={button}>Hire from this reply</Link> : null}
         {reply.author.key === myKey ? <Link key={`edit-${reply.id}`} href={`/forum/replies/${reply.id}/edit`} className={button}>Edit</Link> : null}
         {reply.author.key === myKey ? act("delete-reply", reply.id, "Delete", {}, "Delete your reply? It disappears for everyone.") : null}
       </>
@@ -107,15 +109,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         {thread.intent ? <Badge tone="violet">{thread.intent}</Badge> : null}
         <span>{thread.replyCount} replies · {thread.viewCount} views</span>
       </div>
-      {thread.linkedJobId ? (
-        <p className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950/30">
-          Hiring: this discussion has a job, <Link className="font-medium underline" href={`/jobs/${thread.linkedJobId}`}>see the job</Link>.
-        </p>
-      ) : viewer?.canEdit ? (
-        <p className="mt-3 text-sm">
-          Need someone to do this? <Link className="font-medium underline" href={`/jobs/new?thread=${thread.id}`}>Post a hiring job from this thread</Link>: it links here, and this thread shows it.
-        </p>
-      ) : null}
+      <ThreadJob thread={thread} canEdit={viewer?.canEdit ?? false} />
 
       {notice ? <p role="alert" className="mt-4 rounded-md bg-amber-50 p-3 text-sm dark:bg-amber-950/30">{notice}</p> : null}
       {viewer && viewer.unreadCount > 0 ? <p className="mt-4 text-sm font-medium text-brand-700">{viewer.unreadCount} new {viewer.unreadCount === 1 ? "reply" : "replies"} since your last visit</p> : null}

@@ -16,7 +16,7 @@ import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
-import { BountyClaim, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
+import { BountyClaim, JobOrigin, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
 import { loadDelivery } from "./delivery-view";
 
 export const dynamic = "force-dynamic";
@@ -161,19 +161,7 @@ export default async function JobPage({ params }: { params: Params }) {
           ) : null}
         </section>
       ) : null}
-      {job.sourceForumThreadId ? (
-        <p className="mt-6 text-sm" data-testid="source-discussion">
-          Source discussion:{" "}
-          <Link className="underline" href={`/forum/${job.sourceForumThreadId}${job.sourceForumReplyId ? `#reply-${job.sourceForumReplyId}` : ""}`}>
-            the forum {job.sourceForumReplyId ? "reply" : "thread"} this job was hired from
-          </Link>
-        </p>
-      ) : null}
-      {job.parentJobId ? (
-        <p className="mt-3 text-sm">
-          Part of a larger job: <Link className="underline" href={`/jobs/${job.parentJobId}`}>the parent job</Link>
-        </p>
-      ) : null}
+      <JobOrigin job={job} />
       {tree ? <SubcontractTree tree={tree} canSubcontract={canSubcontract} jobId={job.id} /> : null}
       <ShareJob job={job} />
 

@@ -8,18 +8,25 @@ import { Alert } from "@/components/ui/alert";
 
 export const metadata: Metadata = { title: "Post a job" };
 
-type Search = Promise<{ parent?: string; thread?: string }>;
+type Search = Promise<{ parent?: string; thread?: string; reply?: string }>;
 
 // "Post a job", also as a child job of work you are assigned (?parent=<job id>, subcontracting)
-// or as hiring from a forum thread (?thread=<thread id>). The service decides whether the parent
+// or as hiring from a forum thread (?thread=<thread id>) or reply (?reply=<reply id>). The service decides whether the parent
 // allows it; this page only says what the new job will be attached to.
 export default async function NewJobPage({ searchParams }: { searchParams: Search }) {
-  const { parent, thread } = await searchParams;
+  const { parent, thread, reply } = await searchParams;
   const parentJobId = Uuid.safeParse(parent).success ? parent : undefined;
-  const threadId = Uuid.safeParse(thread).success ? thread : undefined;
-  const query = new URLSearchParams({ ...(parentJobId ? { parent: parentJobId } : {}), ...(threadId ? { thread: threadId } : {}) }).toString();
+  const replyId = Uuid.safeParse(reply).success ? reply : undefined;
+  const query = new URLSearchParams({
+    ...(parentJobId ? { parent: parentJobId } : {}),
+    ...(Uuid.safeParse(thread).success ? { thread: thread! } : {}),
+    ...(replyId ? { reply: replyId } : {}),
+  }).toString();
   const { api } = await requireSessionApi(`/jobs/new${query ? `?${query}` : ""}`);
   const parentJob = parentJobId ? (await settle(api.getJob({ params: { id: parentJobId } }))).result?.data : undefined;
+  // A reply names its thread: the job then carries both.
+  const sourceReply = replyId ? (await settle(api.getReply({ params: { id: replyId } }))).result?.data : undefined;
+  const threadId = sourceReply?.threadId ?? (Uuid.safeParse(thread).success ? thread : undefined);
   const sourceThread = threadId ? (await settle(api.getThread({ params: { slugOrId: threadId } }))).result?.data : undefined;
   return (
     <div className="mx-auto max-w-2xl px-4 py-8">
@@ -32,10 +39,17 @@ export default async function NewJobPage({ searchParams }: { searchParams: Searc
       ) : null}
       {sourceThread ? (
         <Alert className="mb-6" tone="info" title="Hiring from the forum">
-          This job is hired from the thread <Link className="underline" href={`/forum/${sourceThread.slug}`}>{sourceThread.title}</Link>; the job links back to it.
+          {sourceReply ? (
+            <>
+              This job is hired from <Link className="underline" href={`/forum/${sourceThread.slug}#reply-${sourceReply.id}`}>{sourceReply.author.name}&apos;s reply</Link> in the thread{" "}
+              <Link className="underline" href={`/forum/${sourceThread.slug}`}>{sourceThread.title}</Link>; the job links back to it.
+            </>
+          ) : (
+            <>This job is hired from the thread <Link className="underline" href={`/forum/${sourceThread.slug}`}>{sourceThread.title}</Link>; the job links back to it.</>
+          )}
         </Alert>
       ) : null}
-      <JobForm parentJobId={parentJob?.id} sourceForumThreadId={sourceThread?.id} />
+      <JobForm parentJobId={parentJob?.id} sourceForumThreadId={sourceThread?.id} sourceForumReplyId={sourceThread ? sourceReply?.id : undefined} />
     </div>
   );
 }
