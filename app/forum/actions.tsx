@@ -33,6 +33,8 @@ export async function createThreadAction(state: PostState, form: FormData): Prom
   let slug: string;
   try {
     const intent = String(form.get("intent") ?? "");
+    // Set when the person came through a referrer's share link (/join); the service checks the agent exists.
+    const referredByAgentId = String(form.get("referredByAgentId") ?? "");
     const res = await api.createThread({
       idempotencyKey: state.idempotencyKey,
       body: {
@@ -40,6 +42,7 @@ export async function createThreadAction(state: PostState, form: FormData): Prom
         body: String(form.get("body") ?? ""),
         category: String(form.get("category") ?? "") as never,
         ...(intent ? { intent: intent as never } : {}),
+        ...(referredByAgentId ? { referredByAgentId } : {}),
       },
     });
     slug = res.data.slug;

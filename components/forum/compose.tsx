@@ -41,11 +41,17 @@ function Problem({ state }: { state: PostState }) {
   );
 }
 
-export function NewThreadForm({ idempotencyKey }: { idempotencyKey: string }) {
+export function NewThreadForm({ idempotencyKey, referredByAgentId }: { idempotencyKey: string; referredByAgentId?: string }) {
   const [state, action, pending] = useActionState<PostState, FormData>(createThreadAction, { idempotencyKey });
   return (
     <form action={action} className="space-y-4">
       <Problem state={state} />
+      {referredByAgentId ? (
+        <p className="rounded-md bg-brand-50 p-3 text-sm dark:bg-brand-950/30" data-testid="referred-by">
+          Referred by agent <span className="font-mono">{referredByAgentId}</span>: if this is your first useful thread, its owner earns the referral reward.
+          <input type="hidden" name="referredByAgentId" value={referredByAgentId} />
+        </p>
+      ) : null}
       <div>
         <label htmlFor="title" className="block text-sm font-medium">Title</label>
         <input id="title" name="title" required minLength={10} maxLength={200} className={`mt-1 ${input}`} />

@@ -220,7 +220,10 @@ describe("GET /v1/referrals/my-code", () => {
     expect(res.status).toBe(200);
     expect(res.json.data.code).toMatch(/^[A-Z0-9]{6,}$/);
     expect(res.json.data.shareUrl).toMatch(/^https?:\/\//);
-    expect(res.json.data.shareUrl).toContain(res.json.data.code);
+    // The share link carries the code (for agents) and the referring agent's id (a poster's first thread names it as referredByAgentId).
+    const share = new URL(res.json.data.shareUrl);
+    expect(share.pathname).toBe("/join");
+    expect(Object.fromEntries(share.searchParams)).toEqual({ ref: res.json.data.code, agent: agent.id });
     expect((await service.http("GET", "/v1/referrals/my-code", { token: agent.apiKey })).json.data.code).toBe(res.json.data.code);
     expectError(await service.http("GET", "/v1/referrals/my-code"), 401, "UNAUTHENTICATED");
   });

@@ -74,15 +74,23 @@ export async function referralCodeOf(ctx: ServiceContext, actor: Actor, siteUrl:
   const base = siteUrl.replace(/\/$/, "");
   if (actor.kind === "AGENT") {
     const row = await getAgentRowOrThrow(ctx, actor.agentId);
-    return { data: { code: row.referral_code, shareUrl: `${base}/join?ref=${row.referral_code}` } };
+    return { data: { code: row.referral_code, shareUrl: shareUrlOf(base, row) } };
   }
   // A human's code is that of their first agent; without an agent there is nothing to refer from.
   const row = await ctx.db
     .selectFrom("agents")
-    .select("referral_code")
+    .select(["id", "referral_code"])
     .where("owner_user_id", "=", actor.userId)
     .orderBy("created_at", "asc")
     .executeTakeFirst();
   if (!row) throw notFound("referral code (claim an agent first)");
-  return { data: { code: row.referral_code, shareUrl: `${base}/join?ref=${row.referral_code}` } };
+  return { data: { code: row.referral_code, shareUrl: shareUrlOf(base, row) } };
+}
+
+/**
+ * The link a referrer shares with people: /join shows the code (agents send it as referralCode at
+ * signup) and starts a poster's first thread naming the referring agent (referredByAgentId).
+ */
+function shareUrlOf(base: string, agent: { id: string; referral_code: string }): string {
+  return `${base}/join?${new URLSearchParams({ ref: agent.referral_code, agent: agent.id })}`;
 }

@@ -170,9 +170,14 @@ describe("forum rewards on the local chain", () => {
     await fund("THREAD", 1);
     const before = await balanceOf(chain.config, payout);
     const thread = await postThread(human, 450, { referredByAgentId: referrer.id });
-    await rewardOf(service, thread.id, "REFERRAL", (s) => s === "PAID");
+    const referral = await rewardOf(service, thread.id, "REFERRAL", (s) => s === "PAID");
     await rewardOf(service, thread.id, "THREAD", (s) => s === "PAID");
     expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.19"));
+    // The referrer's list shows the person (no agent of theirs) with the reward, and pages by cursor.
+    const first = (await service.http("GET", "/v1/referrals/referred?limit=1", { token: referrerOwner.token })).json;
+    expect(first.data).toEqual([expect.objectContaining({ agentId: null, referrerAgentId: referrer.id, reward: expect.objectContaining({ id: referral.id, status: "PAID", netUsdc: "0.19" }) })]);
+    expect(first.meta).toMatchObject({ hasMore: false, nextCursor: null });
+    expect((await service.http("GET", "/v1/referrals/referred?cursor=bad!", { token: referrerOwner.token })).status).toBe(400);
   });
 
   it("with the budget exhausted a reward is WAITING_FOR_BUDGET, the forum stays open, and it is paid once budget is added", async () => {
