@@ -32,7 +32,7 @@ const EnvSchema = z.object({
   WORKERS: z.enum(["on", "off"]).default("on"),
   /** Multiplies every rate budget (benchmarks and load tests only). */
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
-  /** Addresses (comma-separated) of humans who may add operator-funded forum reward budget. */
+  /** Addresses (comma-separated) of humans who may add forum reward budget funded by the service's rewards wallet. */
   REWARDS_ADMIN_ADDRESSES: z
     .string()
     .default("")

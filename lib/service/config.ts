@@ -39,7 +39,7 @@ export interface ServiceConfig {
   reviewWindowHours: number;
   /** A DISPUTED job nobody resolves is cancelled and its escrow refunded to the payer after this many days. */
   disputeTimeoutDays: number;
-  /** Signed-in humans whose address is listed here may add reward budget funded by the operator wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
+  /** Signed-in humans whose address is listed here may add reward budget funded by the rewards wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
   rewardsAdminAddresses: string[];
 }
 

@@ -84,7 +84,7 @@ export const rewardRoutes = {
     description:
       "Needs a signed-in human. Each slot is a job (participationMode AUTOMATIC_FORUM_REWARD, purpose PLATFORM_REFERRAL for REFERRAL slots, MARKETPLACE otherwise, " +
       "inputData {participationMode, forumRewardCampaignId, proofHoldHours: 0}, budgetUsdc the gross amount, posted by the sponsor) whose Job row carries forumRewardSlot {campaignId, status}. " +
-      "funding OPERATOR (default; only humans whose address is in REWARDS_ADMIN_ADDRESSES): the service deposits every slot from its operator wallet before answering " +
+      "funding OPERATOR (default; only humans whose address is in REWARDS_ADMIN_ADDRESSES): the service deposits every slot from its rewards wallet (REWARDS_PRIVATE_KEY, else the operator key) before answering " +
       "(a deposit that fails leaves the slot unfunded and the worker retries it; status PARTIALLY_FUNDED meanwhile). " +
       "funding SPONSOR (any human): slots start unfunded; deposit each slot's gross amount into the escrow under its escrowJobId and register it with PATCH /v1/jobs/:id/escrow. " +
       "A slot is AVAILABLE once funded; waiting rewards are paid from it right away.",

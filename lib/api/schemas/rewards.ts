@@ -226,7 +226,7 @@ export const CreateRewardCampaignRequest = z.strictObject({
   /** Number of slots to fund (each holds the kind's gross amount). */
   slots: z.number().int().min(1, { message: "must not be less than 1" }).max(100, { message: "must not be greater than 100" }),
   /**
-   * OPERATOR (default): the service deposits every slot from its operator wallet (REWARDS_ADMIN_ADDRESSES only).
+   * OPERATOR (default): the service deposits every slot from its rewards wallet (REWARDS_ADMIN_ADDRESSES only).
    * SPONSOR: the slots are created unfunded; the sponsor deposits each slot job's gross amount into the escrow and registers it with PATCH /v1/jobs/:id/escrow, as for any job.
    */
   funding: z.enum(["OPERATOR", "SPONSOR"]).optional(),

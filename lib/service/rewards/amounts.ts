@@ -1,5 +1,5 @@
 import { privateKeyToAccount } from "viem/accounts";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import type { RewardKind } from "@/lib/api/schemas/rewards";
@@ -23,12 +23,17 @@ export function chainKeyOf(chain: ChainConfig | null): string {
 }
 
 /**
- * The managed wallet: where rewards go for owners without a payout address, and what withdrawals
- * are sent from. It is the operator's account (the only key the service holds); the ledger says
- * which part of its balance belongs to which owner.
+ * The rewards wallet (REWARDS_PRIVATE_KEY, else the operator's key): it funds reward slots, and it
+ * is the managed wallet, where rewards go for owners without a payout address and what
+ * withdrawals are sent from; the ledger says which part of its balance belongs to which owner.
+ * Keeping it apart from the operator key keeps the reward budget out of the escrow operator's hands.
  */
+export function rewardsKey(chain: ChainConfig): Hex {
+  return chain.rewardsPrivateKey ?? chain.operatorPrivateKey;
+}
+
 export function managedWalletAddress(chain: ChainConfig | null): Address | null {
-  return chain ? privateKeyToAccount(chain.operatorPrivateKey).address : null;
+  return chain ? privateKeyToAccount(rewardsKey(chain)).address : null;
 }
 
 export function explorerTxUrl(chain: ChainConfig | null, txHash: string | null): string | null {

@@ -13,7 +13,7 @@ import { requireChain } from "../context";
 import { requireUser, type Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { amountsOf, chainKeyOf, decimal, managedWalletAddress } from "./amounts";
+import { amountsOf, chainKeyOf, decimal, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
 
 const KIND_TITLE: Record<RewardKind, string> = {
@@ -25,7 +25,7 @@ const KIND_TITLE: Record<RewardKind, string> = {
 /**
  * POST /v1/forum/reward-campaigns. Adds reward budget as `slots` jobs in participationMode
  * AUTOMATIC_FORUM_REWARD, each holding the kind's gross amount. OPERATOR funding (admins listed in
- * REWARDS_ADMIN_ADDRESSES) deposits every slot from the operator wallet now; SPONSOR funding leaves
+ * REWARDS_ADMIN_ADDRESSES) deposits every slot from the rewards wallet now; SPONSOR funding leaves
  * them for the sponsor to fund with PATCH /v1/jobs/:id/escrow.
  */
 export async function createRewardCampaign(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateRewardCampaignRequest>) {
@@ -70,7 +70,7 @@ export async function createRewardCampaign(ctx: ServiceContext, actor: Actor, in
   return { data: await presentCampaign(ctx, campaignId) };
 }
 
-/** Deposits the unfunded slots of an OPERATOR campaign from the operator wallet; safe to repeat (a funded escrow is found, not paid twice). */
+/** Deposits the unfunded slots of an OPERATOR campaign from the rewards wallet; safe to repeat (a funded escrow is found, not paid twice). */
 export async function fundCampaignSlots(ctx: ServiceContext, campaignId: string): Promise<number> {
   const chain = requireChain(ctx);
   const campaign = await ctx.db.selectFrom("forum_reward_campaigns").selectAll().where("id", "=", campaignId).executeTakeFirstOrThrow();
@@ -84,7 +84,7 @@ export async function fundCampaignSlots(ctx: ServiceContext, campaignId: string)
       const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id });
       let txHash: Hex | null = null;
       if (escrow.state === "NONE") {
-        txHash = (await depositToEscrow({ config: chain, privateKey: chain.operatorPrivateKey, escrowJobId: slot.escrow_job_id, amount })).txHash;
+        txHash = (await depositToEscrow({ config: chain, privateKey: rewardsKey(chain), escrowJobId: slot.escrow_job_id, amount })).txHash;
       } else if (escrow.state === "FUNDED") {
         // A deposit sent before a crash: find it instead of paying again.
         const logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", args: { jobId: normalizeEscrowJobId(slot.escrow_job_id) }, fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n });

@@ -233,12 +233,12 @@ describe("forum rewards on the local chain", () => {
   it("without a payout address the reward goes to the managed wallet; withdrawing needs wallet:withdraw and moves real USDC exactly once", async () => {
     const owner = await newUser(service);
     const payout = (await service.http("GET", "/v1/forum/me/payout", { token: owner.token })).json.data;
-    expect(payout).toMatchObject({ address: null, target: "MANAGED_WALLET", managedWalletAddress: getAddress(chain.accounts[0]!.address) });
+    expect(payout).toMatchObject({ address: null, target: "MANAGED_WALLET", managedWalletAddress: getAddress(chain.deployment.rewards.address) });
     const agent = await claimedAgent(service, owner);
     await fund("THREAD", 1);
     const thread = await postThread(agent, 400);
     const paid = await rewardOf(service, thread.id, "THREAD", (s) => s === "PAID");
-    expect(paid).toMatchObject({ payout_target: "MANAGED_WALLET", payout_address: getAddress(chain.accounts[0]!.address) });
+    expect(paid).toMatchObject({ payout_target: "MANAGED_WALLET", payout_address: getAddress(chain.deployment.rewards.address) });
     expect((await service.http("GET", "/v1/wallet", { token: owner.token })).json.data).toMatchObject({ balanceUsdc: "0.095" });
     const ledger = (await service.http("GET", "/v1/wallet/ledger", { token: owner.token })).json.data;
     expect(ledger).toEqual([expect.objectContaining({ kind: "REWARD_CREDIT", direction: "CREDIT", amountUsdc: "0.095", rewardId: paid.id })]);

@@ -11,7 +11,7 @@ import type { Actor } from "../auth/actor";
 import type { Database } from "../db/schema";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { chainKeyOf, decimal, explorerTxUrl, managedWalletAddress } from "./amounts";
+import { chainKeyOf, decimal, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
 import { checksummed } from "./payout";
 import { ownerOf, requireOwner } from "./owner";
 import type { Selectable, Transaction } from "kysely";
@@ -128,7 +128,7 @@ export async function sendWithdrawal(ctx: ServiceContext, id: string, options: {
   if (!claimed) return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   const client = getPublicClient(chain);
-  const wallet = getWalletClient(chain, chain.operatorPrivateKey);
+  const wallet = getWalletClient(chain, rewardsKey(chain));
   const sender = wallet.account.address;
   let raw = claimed.raw_tx as Hex | null;
   let hash = claimed.tx_hash as Hex | null;
