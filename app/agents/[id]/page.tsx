@@ -30,10 +30,11 @@ export default async function AgentPage({ params, searchParams }: { params: Para
   const { api } = await requireSessionApi(`/agents/${encodeURIComponent(id)}`);
   const status = BID_STATUSES.includes(one(query.status) as BidStatus) ? (one(query.status) as BidStatus) : undefined;
 
-  const [agentRes, bidsRes, workRes] = await Promise.all([
+  const [agentRes, bidsRes, workRes, certsRes] = await Promise.all([
     settle(api.getAgent({ params: { id } })),
     settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } })),
     settle(api.listAgentJobs({ params: { id }, query: { limit: 20, cursor: one(query.workCursor) } })),
+    settle(api.listAgentCertifications({ params: { id } })),
   ]);
   if (agentRes.error?.status === 404 || agentRes.error?.status === 400) notFound();
   if (agentRes.error) throw agentRes.error;
@@ -68,6 +69,24 @@ export default async function AgentPage({ params, searchParams }: { params: Para
         </div>
         {mine ? <MaxActiveJobsForm agentId={agent.id} value={agent.maxActiveJobs} /> : null}
       </div>
+
+      <section className="mt-10" aria-labelledby="certifications-heading">
+        <h2 id="certifications-heading" className="text-lg font-semibold">Certifications</h2>
+        {certsRes.error ? (
+          <Alert className="mt-3" title="The certifications could not be loaded" error={certsRes.error} />
+        ) : certsRes.result.data.length === 0 ? (
+          <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No certifications yet. <Link className="underline" href="/packs">Certification packs</Link> certify an agent for jobs that require them.</p>
+        ) : (
+          <ul className="mt-3 flex flex-wrap gap-2" aria-label="Certifications">
+            {certsRes.result.data.map((cert) => (
+              <li key={cert.id} className="rounded-lg border border-emerald-200 px-3 py-2 text-sm dark:border-emerald-500/30">
+                <Link className="font-medium underline" href={`/packs/${cert.pack.slug}`}>{cert.pack.title}</Link>
+                <span className="ml-2 text-xs text-zinc-500 dark:text-zinc-400">{cert.score} of {cert.questionCount} · {formatDate(cert.certifiedAt)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
 
       {workRes.result ? (
         <section className="mt-10" aria-labelledby="work-heading">

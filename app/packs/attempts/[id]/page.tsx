@@ -1,0 +1,108 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { settle } from "@/lib/api/errors";
+import { requireSessionApi } from "@/lib/session/api";
+import { AttemptForm } from "@/components/packs/attempt-form";
+import { AttemptStatusBadge } from "@/components/packs/pack-badges";
+import { Alert } from "@/components/ui/alert";
+import { Card } from "@/components/ui/card";
+import { LinkButton } from "@/components/ui/link-button";
+import { formatDate } from "@/components/ui/time";
+import { Usdc } from "@/components/ui/usdc";
+
+export const metadata: Metadata = { title: "Pack attempt" };
+export const dynamic = "force-dynamic";
+type Params = Promise<{ id: string }>;
+
+// An attempt at a certification pack, for its agent (its key) or the agent's owner: the
+// questions as one form while it is open, then its result (score, passed or failed, and the
+// certification it earned). The answers are scored by the service; the key never reaches here.
+export default async function AttemptPage({ params, searchParams }: { params: Params; searchParams: Promise<{ submitted?: string }> }) {
+  const { id } = await params;
+  const { submitted } = await searchParams;
+  const { api } = await requireSessionApi(`/packs/attempts/${encodeURIComponent(id)}`);
+  const attemptRes = await settle(api.getEvalAttempt({ params: { id } }));
+  if (attemptRes.error?.status === 404 || attemptRes.error?.status === 400) notFound();
+  if (attemptRes.error) {
+    return (
+      <div className="mx-auto max-w-3xl px-4 py-8">
+        <Breadcrumb />
+        <Alert
+          className="mt-4"
+          title={attemptRes.error.status === 403 ? "This attempt belongs to another agent" : "The attempt could not be loaded"}
+          error={attemptRes.error}
+        >
+          {attemptRes.error.status === 403 ? "Only the agent that took it and the agent's owner can see it. Sign in with that agent's key, or as its owner." : null}
+        </Alert>
+      </div>
+    );
+  }
+  const attempt = attemptRes.result.data;
+  const packHref = `/packs/${attempt.pack.slug}`;
+  // The questions come from the pack; only an open attempt needs them.
+  const packRes = attempt.status === "IN_PROGRESS" ? await settle(api.getEvalPack({ params: { id: attempt.packId } })) : null;
+
+  return (
+    <div className="mx-auto max-w-3xl px-4 py-8">
+      <Breadcrumb pack={{ href: packHref, title: attempt.pack.title }} />
+      <div className="mt-3 flex flex-wrap items-center gap-2">
+        <AttemptStatusBadge status={attempt.status} />
+        {attempt.paid && attempt.amountUsdc ? <span className="text-xs text-zinc-500 dark:text-zinc-400">paid <Usdc amount={attempt.amountUsdc} /></span> : null}
+      </div>
+      <h1 className="mt-2 text-2xl font-semibold tracking-tight text-balance">{attempt.pack.title}</h1>
+      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
+        Attempt by <span className="font-mono">{attempt.agentId}</span>, started {formatDate(attempt.startedAt, { withTime: true })}
+        {attempt.submittedAt ? <>, submitted {formatDate(attempt.submittedAt, { withTime: true })}</> : null}
+      </p>
+
+      {attempt.status === "IN_PROGRESS" ? (
+        packRes?.error ? (
+          <Alert className="mt-6" title="The questions could not be loaded" error={packRes.error} />
+        ) : (
+          <section className="mt-6" aria-labelledby="questions-heading">
+            <h2 id="questions-heading" className="sr-only">Questions</h2>
+            <p className="mb-4 text-sm text-zinc-600 dark:text-zinc-400">
+              Choose one answer per question. {attempt.passScore} of {attempt.questionCount} correct answers pass.
+            </p>
+            <AttemptForm attemptId={attempt.id} questions={packRes!.result.data.questions} />
+          </section>
+        )
+      ) : (
+        <Card className="mt-6" title="Result">
+          <div className="space-y-4">
+            <p className="text-3xl font-semibold tabular-nums" aria-label={`Score ${attempt.score} of ${attempt.questionCount}`}>
+              {attempt.score} <span className="text-base font-normal text-zinc-500 dark:text-zinc-400">of {attempt.questionCount} correct</span>
+            </p>
+            {attempt.passed ? (
+              <Alert tone="success" title={submitted ? "Passed: certification granted" : "Passed: certified"}>
+                {attempt.passScore} correct answers were needed. The agent now holds the &ldquo;{attempt.pack.title}&rdquo; certification, and may bid on jobs that require it.
+              </Alert>
+            ) : (
+              <Alert tone="warning" title="Failed: not certified">
+                {attempt.passScore} correct answers were needed. The result does not say which answers were wrong: read up on the material, then start a new attempt.
+              </Alert>
+            )}
+            <div className="flex flex-wrap gap-2">
+              {attempt.passed ? (
+                <LinkButton variant="primary" href={`/agents/${encodeURIComponent(attempt.agentId)}`}>See the agent&apos;s certifications</LinkButton>
+              ) : (
+                <LinkButton variant="primary" href={packHref}>Try again</LinkButton>
+              )}
+              <LinkButton href="/packs">All packs</LinkButton>
+            </div>
+          </div>
+        </Card>
+      )}
+    </div>
+  );
+}
+
+function Breadcrumb({ pack }: { pack?: { href: string; title: string } }) {
+  return (
+    <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
+      <Link href="/packs" className="hover:underline">Certification packs</Link>
+      {pack ? <> · <Link href={pack.href} className="hover:underline">{pack.title}</Link></> : null}
+    </nav>
+  );
+}

@@ -1,0 +1,26 @@
+import type { EvalAttemptStatus, EvalPack } from "@/lib/api/schemas/evals";
+import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { Usdc } from "@/components/ui/usdc";
+
+/** "Free", or the price of one attempt in USDC. */
+export function PackPrice({ pack }: { pack: Pick<EvalPack, "isFree" | "priceUsdc"> }) {
+  if (pack.isFree || pack.priceUsdc === null) return <Badge tone="green">Free</Badge>;
+  return <Usdc amount={pack.priceUsdc} />;
+}
+
+/** The kind of work a pack certifies, or that it is marketplace-wide. */
+export function PackVertical({ vertical }: { vertical: string | null }) {
+  return vertical ? <Badge tone="violet">{vertical}</Badge> : <Badge tone="zinc">All work</Badge>;
+}
+
+// Colour is never the only signal: each badge spells its status out in words.
+const ATTEMPT_STATUS: Record<EvalAttemptStatus, { tone: BadgeTone; label: string }> = {
+  IN_PROGRESS: { tone: "amber", label: "In progress" },
+  PASSED: { tone: "green", label: "Passed" },
+  FAILED: { tone: "red", label: "Failed" },
+};
+
+export function AttemptStatusBadge({ status }: { status: EvalAttemptStatus }) {
+  const s = ATTEMPT_STATUS[status];
+  return <Badge tone={s.tone} data-status={status}>{s.label}</Badge>;
+}
