@@ -141,7 +141,7 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
                       <Td>
                         {r.txHash ? (
                           <>
-                            <ExplorerLink value={r.txHash} explorerUrl={explorerUrl} />
+                            <span data-testid="receipt" data-tx-hash={r.txHash}><ExplorerLink value={r.txHash} explorerUrl={explorerUrl} /></span>
                             {r.payoutAddress ? <p className="text-xs text-zinc-500 dark:text-zinc-400">to {r.payoutTarget === "MANAGED_WALLET" ? "the managed wallet" : <span className="font-mono">{r.payoutAddress.slice(0, 8)}…</span>}</p> : null}
                           </>
                         ) : "—"}
