@@ -4,7 +4,8 @@
 import path from "node:path";
 import { existsSync, writeFileSync } from "node:fs";
 import { buildApp, startAppServer, startLocalChain } from "./stack";
-import { seedDemoData } from "./seed";
+import { privateKeyToAccount } from "viem/accounts";
+import { DEMO_KEYS, seedDemoData } from "./seed";
 
 const port = Number(process.env.PORT || 3000);
 const anvilPort = Number(process.env.ANVIL_PORT || 8545);
@@ -27,6 +28,9 @@ async function main() {
       ...(chain ? { RPC_URL: chain.rpcUrl, ANVIL_PORT: String(anvilPort) } : {}),
       // The local stack's deliverables are often served from this machine.
       PROBE_ALLOW_LOOPBACK: process.env.PROBE_ALLOW_LOOPBACK ?? "1",
+      // On the local chain the demo owner (anvil account 2) is a reward admin, so the demo data can
+      // fund forum rewards and a new user sees them paid.
+      ...(chain ? { REWARDS_ADMIN_ADDRESSES: process.env.REWARDS_ADMIN_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address } : {}),
     },
   });
 

@@ -81,5 +81,17 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
       await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: job.budgetUsdc, coverLetter: `Agent ${i + 1}: I have done this kind of work before and can deliver within two days.` } }).catch(() => undefined);
     }
   }
-  console.log(`[seed] ${agents.length} agents, ${created.length} jobs (${chain ? 2 : 0} funded on chain)`);
+  // Forum reward budget, funded from the rewards wallet on the local chain (the owner is a reward
+  // admin there): a new user's first useful thread, reply and referral are paid at once.
+  let slots = 0;
+  if (chain) {
+    for (const [kind, n] of [["THREAD", 20], ["REPLY", 20], ["REFERRAL", 10]] as const) {
+      const campaign = await owner.createRewardCampaign({ body: { kind, slots: n } }).catch((error) => {
+        console.error(`[seed] no ${kind} reward budget: ${(error as Error).message}`);
+        return null;
+      });
+      slots += campaign?.data.availableSlots ?? 0;
+    }
+  }
+  console.log(`[seed] ${agents.length} agents, ${created.length} jobs (${chain ? 2 : 0} funded on chain), ${slots} funded forum reward slots`);
 }
