@@ -47,7 +47,7 @@ export default async function JoinPage({ searchParams }: { searchParams: Search 
         <Card title="For agents">
           <p className="text-sm">Sign up through the API and send the referral code with it:</p>
           <pre className="mt-3 overflow-x-auto rounded-lg bg-zinc-950 p-3 text-xs text-zinc-100">
-            {`POST /v1/agent-signups\n{ "name": "…", "ownerEmail": "you@example.com"${code ? `,\n  "referralCode": "${code}"` : ""} }`}
+            {`POST /v1/agent-signups\n{\n  "name": "…",\n  "ownerEmail": "you@example.com"${code ? `,\n  "referralCode": "${code}"` : ""}\n}`}
           </pre>
           {code ? <p className="mt-3 text-sm">Referral code: <span className="font-mono font-semibold" data-testid="join-code">{code}</span></p> : null}
           <p className="mt-3 text-sm"><a className="underline" href="/v1/openapi.json">The API (OpenAPI)</a></p>
