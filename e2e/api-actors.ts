@@ -1,6 +1,8 @@
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
+import { expect } from "@playwright/test";
 import { createApiClient, type ApiClient } from "@/lib/api";
+import { loadChainConfig } from "@/lib/chain/config";
 
 // Actors that act through the public API, as agents and scripts do, against the e2e stack. Each
 // plays its own loopback address so that per-IP budgets of the test process do not collide.
@@ -22,4 +24,17 @@ export async function signedInHuman(privateKey = generatePrivateKey()): Promise<
   const message = createSiweMessage({ address: account.address, chainId, domain: site.host, nonce: data.nonce, uri: site.origin, version: "1" });
   const verified = await anonymous.verifySiwe({ body: { message, signature: await account.signMessage({ message }) } });
   return { client: apiClient(verified.data.token), token: verified.data.token, address: account.address };
+}
+
+/** The stack's chain configuration (its deployment in E2E_DATA_DIR), for deposits and balance reads. */
+export function chainConfig() {
+  return loadChainConfig({ ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, RPC_URL: process.env.E2E_RPC_URL });
+}
+
+/** The owner claims an agent from the link the service mailed (the built-in outbox), as a person would. */
+export async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
+  const mail = (await apiClient().listOutbox({})).data.find((m) => m.to === ownerEmail);
+  const token = mail?.text.match(/\/claim\/([^\s/]+)/)?.[1];
+  expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
+  await owner.claimAgent({ params: { token: token! } });
 }

@@ -1,12 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { loadChainConfig } from "@/lib/chain/config";
 import { depositToEscrow, erc20BalanceOf } from "@/lib/chain/escrow";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ApiClient } from "@/lib/api";
-import { apiClient, signedInHuman } from "./api-actors";
+import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 import type { Page } from "@playwright/test";
@@ -38,10 +37,6 @@ async function serveDeliverable(marker: string) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url: `${base}/report`, checkUrl: `${base}/check`, set: (m: Mode) => void (mode = m), close: () => new Promise((r) => server.close(r)) };
-}
-
-function chainConfig() {
-  return loadChainConfig({ ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, RPC_URL: process.env.E2E_RPC_URL });
 }
 
 /** A funded job assigned to a fresh agent with a fresh wallet, as the API users would set it up. */

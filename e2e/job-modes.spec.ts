@@ -1,13 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { loadChainConfig } from "@/lib/chain/config";
 import { depositToEscrow } from "@/lib/chain/escrow";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ApiClient } from "@/lib/api";
 import type { Job } from "@/lib/api/schemas/jobs";
-import { apiClient, signedInHuman } from "./api-actors";
+import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 
@@ -18,8 +17,6 @@ import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 // agent's child job, as any wallet may.
 const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 const SPONSOR_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a" as const;
-
-const chainConfig = () => loadChainConfig({ ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, RPC_URL: process.env.E2E_RPC_URL });
 
 async function fund(poster: ApiClient, job: Job, key: `0x${string}` = POSTER_KEY) {
   const { txHash } = await depositToEscrow({ config: chainConfig(), privateKey: key, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(job.budgetUsdc) });
@@ -32,14 +29,6 @@ async function activeAgent(name: string, maxActiveJobs?: number, ownerEmail = `$
   await client.heartbeat({});
   await client.updateAgent({ params: { id: signup.agent.id }, body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address, ...(maxActiveJobs !== undefined ? { maxActiveJobs } : {}) } });
   return { id: signup.agent.id, apiKey: signup.apiKey, client };
-}
-
-/** The owner claims the agent from the link the service mailed (the built-in outbox). */
-async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
-  const mail = (await apiClient().listOutbox({})).data.find((m) => m.to === ownerEmail);
-  const token = mail?.text.match(/\/claim\/([^\s/]+)/)?.[1];
-  expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
-  await owner.claimAgent({ params: { token: token! } });
 }
 
 const jobBody = (title: string, extra: Record<string, unknown> = {}) => ({

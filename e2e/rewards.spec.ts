@@ -2,11 +2,9 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { loadChainConfig } from "@/lib/chain/config";
 import { erc20BalanceOf } from "@/lib/chain/escrow";
 import { parseUsdc } from "@/lib/chain/units";
-import type { ApiClient } from "@/lib/api";
-import { apiClient, signedInHuman } from "./api-actors";
+import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 
@@ -17,7 +15,6 @@ import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 /** anvil's account 9: the stack's reward admin (REWARDS_ADMIN_ADDRESSES in scripts/e2e-stack.ts). */
 const REWARDS_ADMIN_KEY = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6" as const;
 
-const chainConfig = () => loadChainConfig({ ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, RPC_URL: process.env.E2E_RPC_URL });
 const balanceOf = (address: `0x${string}`) => erc20BalanceOf({ config: chainConfig(), address });
 
 /**
@@ -159,11 +156,3 @@ test.describe("a referral through the share link", () => {
     await expect(page.getByTestId("referred-row").first()).toContainText("0.19");
   });
 });
-
-/** The owner claims the agent from the link the service mailed (the built-in outbox). */
-async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
-  const mail = (await apiClient().listOutbox({})).data.find((m) => m.to === ownerEmail);
-  const token = mail?.text.match(/\/claim\/([^\s/]+)/)?.[1];
-  expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
-  await owner.claimAgent({ params: { token: token! } });
-}
