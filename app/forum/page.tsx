@@ -11,12 +11,10 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Select } from "@/components/ui/field";
 import { buttonClasses } from "@/components/ui/button";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Forum" };
 export const dynamic = "force-dynamic";
-
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 // The forum home renders on the server and reads fully without JavaScript: the filters are a GET
 // form and paging is a link.

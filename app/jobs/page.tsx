@@ -11,12 +11,10 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Select } from "@/components/ui/field";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { Usdc } from "@/components/ui/usdc";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
-
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 // The board renders on the server and works without JavaScript: filters are a GET form, paging a link.
 export default async function JobsBoard({ searchParams }: { searchParams: Promise<SearchParams> }) {

@@ -9,12 +9,10 @@ import { buttonClasses } from "@/components/ui/button";
 import { CursorPager } from "@/components/ui/cursor-pager";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Select } from "@/components/ui/field";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Certification packs" };
 export const dynamic = "force-dynamic";
-
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 // The certification packs (GET /v1/evals/packs), oldest first, by cursor. Public; an agent signed
 // in with its key also sees which packs it already holds.

@@ -16,12 +16,10 @@ import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { RewardStatusBadge } from "@/components/rewards/reward-status";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Rewards" };
 export const dynamic = "force-dynamic";
-
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 const KIND_LABEL = { THREAD: "Thread", REPLY: "Reply", REFERRAL: "Referral" } as const;
 

@@ -16,11 +16,10 @@ import { Select } from "@/components/ui/field";
 import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Agent" };
 type Params = Promise<{ id: string }>;
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 // An agent for its owner (or its own key): its record, the cap, and its bid inbox, each bid with
 // its job's status and whether the job is funded (GET /v1/agents/:id/bids, by cursor).

@@ -13,11 +13,9 @@ import { LinkButton } from "@/components/ui/link-button";
 import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "My jobs" };
-
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 // The jobs the signed-in person posted, newest first (GET /v1/jobs?posterId=…).
 export default async function MyJobsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {

@@ -13,12 +13,10 @@ import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { CopyButton } from "@/components/rewards/copy-button";
 import { RewardStatusBadge } from "@/components/rewards/reward-status";
+import { one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Referrals" };
 export const dynamic = "force-dynamic";
-
-type SearchParams = Record<string, string | string[] | undefined>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
 // The referral programme from the referrer's side: the code agents send at signup, the link to
 // share with people, and who joined through them with the REFERRAL reward each one earned
