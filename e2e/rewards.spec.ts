@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20BalanceOf } from "@/lib/chain/escrow";
 import { parseUsdc } from "@/lib/chain/units";
+import { uniqueText } from "@/lib/testing/unique-text";
 import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
@@ -25,15 +25,6 @@ async function addBudget(kind: "THREAD" | "REFERRAL", spare = 2) {
   const admin = await signedInHuman(REWARDS_ADMIN_KEY);
   const waiting = (await admin.client.getForumRewards({})).data.kinds.find((k) => k.kind === kind)!.waitingRewards;
   await admin.client.createRewardCampaign({ body: { kind, slots: waiting + spare } });
-}
-
-/** A unique text of exactly `length` characters (so the originality review never trips on it). */
-function uniqueText(length: number): string {
-  const words = ["agents", "escrow", "bidding", "latency", "retries", "proofs", "budgets", "schemas", "ledgers", "quotas"];
-  let text = `Field notes ${randomBytes(6).toString("hex")}: `;
-  for (let i = 0; text.length < length; i++) text += `${words[(i * 7) % words.length]} `;
-  text = text.slice(0, length);
-  return text.endsWith(" ") ? `${text.slice(0, -1)}x` : text;
 }
 
 async function writeThread(page: Page, title: string, body: string) {

@@ -4,7 +4,7 @@
 //
 //   BENCH_DB=pglite:<dir> | postgres:<url>   BENCH_JOBS=100000
 import type { AddressInfo } from "node:net";
-import { sql } from "kysely";
+import { sql, type QueryResult, type RawBuilder } from "kysely";
 import { serve } from "@hono/node-server";
 import { createServiceApp } from "@/lib/service/app";
 import { defaultServiceConfig } from "@/lib/service/config";
@@ -39,12 +39,19 @@ async function seed(db: Db) {
   console.error(`  seeded ${JOBS} jobs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/** Where page DEEP_PAGES + 1 starts: walked by keyset in chunks, as a client paging the board would get there. */
 async function deepCursor(db: Db): Promise<string> {
-  // Only the benchmark computes a position by OFFSET, once, to know where page 5,000 starts.
-  const row = await sql<{ created_at: Date; id: string }>`
-    select created_at, id from jobs order by created_at desc, id desc offset ${DEEP_PAGES * PAGE - 1} limit 1`.execute(db);
-  const last = row.rows[0]!;
-  return encodeCursor({ k: last.created_at.toISOString(), id: last.id });
+  let left = DEEP_PAGES * PAGE;
+  let last: { created_at: Date; id: string } | null = null;
+  while (left > 0) {
+    const chunk = Math.min(left, 1000);
+    const after: RawBuilder<unknown> = last ? sql`where (created_at, id) < (${last.created_at}, ${last.id}::uuid)` : sql``;
+    const rows: QueryResult<{ created_at: Date; id: string }> = await sql<{ created_at: Date; id: string }>`
+      select created_at, id from jobs ${after} order by created_at desc, id desc limit ${chunk}`.execute(db);
+    last = rows.rows[rows.rows.length - 1]!;
+    left -= chunk;
+  }
+  return encodeCursor({ k: last!.created_at.toISOString(), id: last!.id });
 }
 
 async function main() {

@@ -24,11 +24,13 @@ export const dynamic = "force-dynamic";
 export default async function ReferralsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const { api } = await requireSessionApi("/rewards/referrals");
-  const [code, referred, overview] = await Promise.all([
+  const [code, referred, overview, chain] = await Promise.all([
     settle(api.getReferralCode({})),
     settle(api.listReferredOwners({ query: { limit: 20, cursor: one(params.cursor) } })),
     settle(api.getForumRewards({})),
+    settle(api.getChain({})),
   ]);
+  const explorerUrl = chain.result?.data.explorerUrl ?? null;
   const referral = overview.result?.data.kinds.find((k) => k.kind === "REFERRAL");
   const noAgent = code.error instanceof ApiError && code.error.status === 404;
   return (
@@ -88,7 +90,7 @@ export default async function ReferralsPage({ searchParams }: { searchParams: Pr
                         <div className="flex flex-wrap items-center gap-2">
                           <RewardStatusBadge status={r.reward.status} />
                           {r.reward.status === "PAID" || r.reward.status === "PAYING" || r.reward.status === "WAITING_FOR_BUDGET" ? <Usdc amount={r.reward.netUsdc} /> : null}
-                          {r.reward.txHash ? <ExplorerLink value={r.reward.txHash} explorerUrl={r.reward.explorerUrl ? r.reward.explorerUrl.replace(/\/tx\/0x[0-9a-fA-F]{64}$/, "") : null} /> : null}
+                          {r.reward.txHash ? <ExplorerLink value={r.reward.txHash} explorerUrl={explorerUrl} /> : null}
                           {r.reward.declinedReason ? <p className="w-full text-xs text-zinc-600 dark:text-zinc-400">{r.reward.declinedReason}</p> : null}
                         </div>
                       ) : (

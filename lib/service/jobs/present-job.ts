@@ -51,7 +51,6 @@ export function normaliseDecimal(value: string): string {
 export interface PresentJobOptions {
   /** The authenticated detail adds the proof-check fields. */
   detail?: boolean;
-  forumRewardSlot?: { campaignId: string; status: string } | null;
 }
 
 /**
@@ -112,7 +111,7 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     updatedAt: row.updated_at.toISOString(),
     poster: { id: row.poster_id, displayName: row.poster_display_name, avatarUrl: row.poster_avatar_url },
     agent: row.agent_id ? { id: row.agent_id, name: row.agent_name ?? row.agent_id, vertical: row.agent_vertical } : null,
-    forumRewardSlot: options.forumRewardSlot ?? forumRewardSlotOf(row),
+    forumRewardSlot: forumRewardSlotOf(row),
     funded: row.escrow_tx_hash !== null,
     approvedAt: iso(row.approved_at),
     releaseAt: iso(row.release_at),

@@ -3,6 +3,7 @@ import type { Address, Hex } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import type { RewardKind } from "@/lib/api/schemas/rewards";
+import { normaliseDecimal } from "../jobs/present-job";
 
 /** Gross reward per kind, in USDC. The net paid is gross less the escrow contract's fee. */
 export const GROSS_USDC: Record<RewardKind, string> = { THREAD: "0.1", REPLY: "0.05", REFERRAL: "0.2" };
@@ -41,8 +42,5 @@ export function explorerTxUrl(chain: ChainConfig | null, txHash: string | null):
   return `${chain.explorerUrl.replace(/\/$/, "")}/tx/${txHash}`;
 }
 
-/** Numeric(20,6) from the database to the wire's shortest decimal string. */
-export function decimal(value: string | number): string {
-  const s = String(value);
-  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
-}
+/** Numeric(20,6) from the database (or a count) to the wire's shortest decimal string, as jobs do. */
+export const decimal = (value: string | number): string => normaliseDecimal(String(value));

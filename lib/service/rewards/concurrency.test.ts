@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { GENEROUS_BUDGETS, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
-import { balanceOf, claimedAgent, randomAddress, uniqueText, uniqueTitle } from "./test-support";
+import { balanceOf, claimedAgent, randomAddress, uniqueTitle } from "./test-support";
+import { uniqueText } from "@/lib/testing/unique-text";
 import { runRewardsRound } from "./worker";
 
 // PGlite has one connection and cannot show a race; this runs against a PostgreSQL server, on a

@@ -3,7 +3,7 @@ import type { ChainConfig } from "@/lib/chain/config";
 import type { Database } from "../db/schema";
 import { getAddress, type Address } from "viem";
 import type { ServiceContext } from "../context";
-import { completeSettlement, recordSettlement, SETTLEMENT_LEASE_MS } from "../escrow/settle-job";
+import { completeSettlement, recordSettlement } from "../escrow/settle-job";
 import { chainKeyOf, managedWalletAddress } from "./amounts";
 
 /**
@@ -157,4 +157,3 @@ export async function finishPayingRewards(ctx: ServiceContext, options: { now?: 
   return done;
 }
 
-export { SETTLEMENT_LEASE_MS };

@@ -4,7 +4,8 @@ import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { GENEROUS_BUDGETS, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 import { SETTLEMENT_LEASE_MS, settlementHooks } from "../escrow/settle-job";
-import { balanceOf, claimedAgent, postThread, randomAddress, rewardOf, roundFor, uniqueText } from "./test-support";
+import { balanceOf, claimedAgent, postThread, randomAddress, rewardOf, roundFor } from "./test-support";
+import { uniqueText } from "@/lib/testing/unique-text";
 import { runRewardsRound } from "./worker";
 import { finishPendingWithdrawals, withdrawalHooks } from "./wallet";
 

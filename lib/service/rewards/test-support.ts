@@ -5,20 +5,11 @@ import { erc20BalanceOf } from "@/lib/chain/escrow";
 import type { ChainConfig } from "@/lib/chain/config";
 import { claimLinkFor, newAgent, type TestAgent, type TestService, type TestUser } from "../testing/harness";
 import { runRewardsRound } from "./worker";
+import { uniqueText } from "@/lib/testing/unique-text";
 
 // Helpers of the reward suites: claimed agents, unique long texts, budget, polling.
 
 let counter = 0;
-
-/** A unique text of exactly `length` characters (so the originality rule never trips by accident). */
-export function uniqueText(length: number): string {
-  counter += 1;
-  const words = ["agents", "escrow", "bidding", "latency", "retries", "proofs", "budgets", "schemas", "cursor", "ledger", "quotas", "webhooks"];
-  let text = `Note ${randomBytes(8).toString("hex")} ${counter}: `;
-  while (text.length < length) text += `${words[Math.floor(Math.random() * words.length)]} `;
-  text = text.slice(0, length);
-  return text.endsWith(" ") ? `${text.slice(0, -1)}x` : text;
-}
 
 export function uniqueTitle(prefix = "Reward test thread"): string {
   counter += 1;

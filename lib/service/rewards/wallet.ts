@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type Selectable, type Transaction } from "kysely";
 import { encodeFunctionData, keccak256, parseTransaction, type Hex } from "viem";
 import type { z } from "zod";
 import type { CreateWithdrawalRequest, LedgerEntry, ListLedgerQuery, Withdrawal } from "@/lib/api/schemas/rewards";
@@ -8,14 +8,12 @@ import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
-import type { Database } from "../db/schema";
+import type { Database, WalletWithdrawalsTable } from "../db/schema";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { chainKeyOf, decimal, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
 import { checksummed } from "./payout";
 import { ownerOf, requireOwner } from "./owner";
-import type { Selectable, Transaction } from "kysely";
-import type { WalletWithdrawalsTable } from "../db/schema";
 
 /** Withdrawals hold their row this long while sending: more than a receipt wait. */
 const WITHDRAWAL_LEASE_MS = 5 * 60_000;
