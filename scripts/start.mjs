@@ -11,10 +11,11 @@ function run(command, args, { quiet = false } = {}) {
 
 if (!existsSync("node_modules/.package-lock.json") || !existsSync("node_modules/next")) {
   console.log("[start] installing dependencies (npm ci)…");
-  if (!run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { quiet: true })) {
-    // Some registries serve only this platform's optional packages; the lock still pins every version.
-    console.log("[start] npm ci failed; installing from the same lock with npm install…");
-    if (!run("npm", ["install", "--no-audit", "--no-fund"])) process.exit(1);
+  // npm ci alone: the lock is complete for every platform, and a fallback to npm install would
+  // rewrite it and hide a stale one.
+  if (!run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"])) {
+    console.error("[start] npm ci failed: the lock does not match package.json (see the error above)");
+    process.exit(1);
   }
 }
 
