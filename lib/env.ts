@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustProxy } from "./net/client-address.mjs";
 
 // The environment, validated once. Nothing else reads process.env directly (the chain's own
 // settings are validated in lib/chain/config.ts).
@@ -22,10 +23,26 @@ const EnvSchema = z.object({
   SESSION_SECRET: z.string().min(32).optional(),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default("Agent Work Marketplace <no-reply@localhost>"),
-  /** Answer the development outbox to any client, not only loopback ones. */
-  DEV_OUTBOX: flag,
-  /** Believe X-Forwarded-For (only behind a proxy you run). */
-  TRUST_PROXY: flag,
+  /**
+   * Secret of the development outbox (?token= on /dev/outbox); generated under DATA_DIR when unset.
+   * The outbox answers only on the local chain (see GET /v1/dev/outbox).
+   */
+  DEV_OUTBOX_TOKEN: z.string().min(32).optional(),
+  /**
+   * Believe X-Forwarded-For (only behind proxies you run): a number of proxy hops ("1"), or a comma
+   * list of the proxies' addresses or CIDRs; read by scripts/server.mjs (lib/net/client-address.mjs).
+   */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .refine((v) => {
+      try {
+        parseTrustProxy(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a number of proxy hops or a comma list of proxy addresses, CIDRs or "loopback"'),
   /** Let the deliverable prober reach 127.0.0.0/8 and ::1 (local stack and tests only). */
   PROBE_ALLOW_LOOPBACK: flag,
   /** Run the background workers (proof rechecks, payouts, claim lapses) in this process. */

@@ -1,25 +1,27 @@
 // The production server: Next (dashboard + /v1) behind a plain Node HTTP server, so that the
-// caller's address comes from the socket. Any client-sent x-awm-client-ip is overwritten. The first
-// X-Forwarded-For entry is believed from loopback peers (the dashboard's own server calls to /v1
-// forward the browser's address that way, and a proxy on this machine does the same), and from any
-// peer with TRUST_PROXY=1 (only behind a proxy you run).
+// caller's address and whether a proxy stood in between are judged on the raw request, before Next
+// adds x-forwarded-* headers of its own. The rule lives in lib/net/client-address.mjs (shared with
+// the test harness): forwarding headers are believed only with TRUST_PROXY, and then the right-most
+// untrusted hop is the client; the dashboard's own calls to /v1 speak for the browser with a header
+// authenticated by a key derived from the session secret. The stamps overwrite anything a client sent.
 import { createServer } from "node:http";
 import next from "next";
+import { CLIENT_IP_HEADER, FORWARDED_HEADER, dashboardClientKey, parseTrustProxy, resolveClient } from "../lib/net/client-address.mjs";
+import { sessionSecret } from "../lib/server-secrets.mjs";
 
 const port = Number(process.env.PORT || 3000);
 const hostname = process.env.HOST || "127.0.0.1";
-const trustProxy = ["1", "true", "yes"].includes(String(process.env.TRUST_PROXY || "").toLowerCase());
+const trust = parseTrustProxy(process.env.TRUST_PROXY);
+const dashboardKey = dashboardClientKey(sessionSecret(process.env));
 
 const app = next({ dev: false, hostname, port, dir: process.cwd() });
 const handle = app.getRequestHandler();
 await app.prepare();
 
 const server = createServer((req, res) => {
-  const forwarded = req.headers["x-forwarded-for"];
-  const first = typeof forwarded === "string" ? forwarded.split(",")[0].trim() : undefined;
-  const peer = req.socket.remoteAddress ?? "unknown";
-  const peerIsLoopback = peer === "::1" || peer.startsWith("127.") || peer.startsWith("::ffff:127.");
-  req.headers["x-awm-client-ip"] = first && (trustProxy || peerIsLoopback) ? first : peer;
+  const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
+  req.headers[CLIENT_IP_HEADER] = clientIp;
+  req.headers[FORWARDED_HEADER] = forwarded ? "1" : "0";
   handle(req, res);
 });
 server.listen(port, hostname, () => {

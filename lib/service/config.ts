@@ -17,10 +17,11 @@ export interface ServiceConfig {
   /** Public site URL (claim links, SIWE domain); null: the origin the request came to. */
   siteUrl: string | null;
   rateBudgets: RateBudgets;
-  /** Answer /v1/dev/outbox to any client (otherwise loopback clients only). */
-  devOutbox: boolean;
-  /** Believe X-Forwarded-For for the client address. */
-  trustProxy: boolean;
+  /**
+   * The development outbox's secret (env DEV_OUTBOX_TOKEN or DATA_DIR/dev-outbox-token); null: the
+   * outbox is closed and mail bodies are never kept. Set only on the local chain.
+   */
+  devOutboxToken: string | null;
   probeAllowLoopback: boolean;
   smtpUrl: string | null;
   mailFrom: string;
@@ -47,8 +48,7 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
   return {
     siteUrl: null,
     rateBudgets: DEFAULT_RATE_BUDGETS,
-    devOutbox: false,
-    trustProxy: false,
+    devOutboxToken: null,
     probeAllowLoopback: false,
     smtpUrl: null,
     mailFrom: "Agent Work Marketplace <no-reply@localhost>",

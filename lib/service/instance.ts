@@ -6,7 +6,9 @@ import { createServiceApp } from "./app";
 import { defaultServiceConfig, DEFAULT_RATE_BUDGETS, type ServiceConfig } from "./config";
 import type { ServiceContext } from "./context";
 import { openDatabase } from "./db/connection";
-import type { ServiceApp } from "./http/router";
+import type { ServiceApp, ServiceBindings } from "./http/router";
+import { CLIENT_IP_HEADER, FORWARDED_HEADER } from "@/lib/net/client-address.mjs";
+import { devOutboxToken } from "@/lib/server-secrets.mjs";
 import { startWorkers } from "./workers";
 
 interface ServiceInstance {
@@ -34,8 +36,8 @@ function configFromEnv(): ServiceConfig {
       authReadsPerMinute: DEFAULT_RATE_BUDGETS.authReadsPerMinute * scale,
       writesPerMinute: DEFAULT_RATE_BUDGETS.writesPerMinute * scale,
     },
-    devOutbox: env.DEV_OUTBOX,
-    trustProxy: env.TRUST_PROXY,
+    // The outbox exists only on the local development chain; elsewhere no file is even created.
+    devOutboxToken: chain?.network === "local" ? devOutboxToken(env) : null,
     probeAllowLoopback: env.PROBE_ALLOW_LOOPBACK,
     smtpUrl: env.SMTP_URL ?? null,
     mailFrom: env.MAIL_FROM,
@@ -55,7 +57,13 @@ export function getService(): Promise<ServiceInstance> {
   return globalForService.__awmService;
 }
 
-/** The caller's address: stamped by scripts/server.mjs from the socket (X-Forwarded-For only when trusted). */
-export function clientIpOf(request: Request): string {
-  return request.headers.get("x-awm-client-ip") ?? "unknown";
+/**
+ * Who is calling, as scripts/server.mjs stamped it on the raw request (lib/net/client-address.mjs).
+ * Without its stamp (e.g. `next dev`) the request counts as proxied, so the outbox stays closed.
+ */
+export function clientOf(request: Request): ServiceBindings {
+  return {
+    clientIp: request.headers.get(CLIENT_IP_HEADER) ?? "unknown",
+    forwarded: request.headers.get(FORWARDED_HEADER) !== "0",
+  };
 }

@@ -1,12 +1,10 @@
 import "server-only";
-import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { cache } from "react";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getIronSession, type IronSession, type SessionOptions } from "iron-session";
 import { getEnv } from "@/lib/env";
+import { sessionSecret } from "@/lib/server-secrets.mjs";
 import { apiForRequest } from "@/lib/api/for-request";
 
 /**
@@ -35,24 +33,11 @@ const MIN_SESSION_SECONDS = 120;
 let password: string | undefined;
 /**
  * SESSION_SECRET, or a random one generated once and kept in DATA_DIR/session-secret (mode 600),
- * so that sessions survive a restart without any setup. 'wx' makes concurrent first starts agree:
- * only one process creates the file, the others read it.
+ * so that sessions survive a restart without any setup (lib/server-secrets.mjs, which
+ * scripts/server.mjs also reads: the dashboard's client-address key derives from it).
  */
 function sessionPassword(): string {
-  if (password) return password;
-  const env = getEnv();
-  if (env.SESSION_SECRET) return (password = env.SESSION_SECRET);
-  const file = path.resolve(env.DATA_DIR, "session-secret");
-  mkdirSync(path.dirname(file), { recursive: true });
-  try {
-    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  chmodSync(file, 0o600);
-  const secret = readFileSync(file, "utf8").trim();
-  if (secret.length < 32) throw new Error(`${file} holds fewer than 32 characters: delete it or set SESSION_SECRET`);
-  return (password = secret);
+  return (password ??= sessionSecret(getEnv()));
 }
 
 function options(ttlSeconds = AGENT_SESSION_SECONDS): SessionOptions {

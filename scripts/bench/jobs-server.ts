@@ -63,7 +63,7 @@ async function main() {
   // Rate budgets are still counted in the database on every request, only raised so the load is not refused.
   const ctx = { db, config: defaultServiceConfig({ chain: OFFLINE_CHAIN, rateBudgets: { publicReadsPerMinute: 1e9, authReadsPerMinute: 1e9, writesPerMinute: 1e9 } }), now: () => new Date() };
   const app = createServiceApp(ctx);
-  const server = serve({ fetch: (req) => app.fetch(req, { clientIp: "127.0.0.1" }), port: 0, hostname: "127.0.0.1" });
+  const server = serve({ fetch: (req) => app.fetch(req, { clientIp: "127.0.0.1", forwarded: false }), port: 0, hostname: "127.0.0.1" });
   await new Promise((r) => server.once("listening", r));
   const port = (server.address() as AddressInfo).port;
   console.log(JSON.stringify({ port, deepCursor: await deepCursor(db), deepPages: DEEP_PAGES }));

@@ -1,4 +1,4 @@
-import { clientIpOf, getService } from "@/lib/service/instance";
+import { clientOf, getService } from "@/lib/service/instance";
 
 // Every /v1 request goes to the built-in service unchanged; routing, auth and validation live there.
 export const dynamic = "force-dynamic";
@@ -6,7 +6,7 @@ export const runtime = "nodejs";
 
 async function handle(request: Request): Promise<Response> {
   const { app } = await getService();
-  return app.fetch(request, { clientIp: clientIpOf(request) });
+  return app.fetch(request, clientOf(request));
 }
 
 export { handle as GET, handle as POST, handle as PUT, handle as PATCH, handle as DELETE };

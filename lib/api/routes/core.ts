@@ -24,6 +24,7 @@ import {
   ChainInfo,
   ClaimAgentParams,
   Me,
+  OutboxQuery,
   OutboxResponse,
   SiweNonceResponse,
   SiweVerifyRequest,
@@ -203,8 +204,18 @@ export const authRoutes = {
   }),
   listOutbox: defineRoute({
     method: "GET", path: "/v1/dev/outbox", tag: "Development", auth: "none", budget: "read",
-    summary: "Mail kept by the built-in service when no SMTP is configured (loopback clients or an explicit development setting only)",
+    summary: "Mail the built-in service recorded, newest first (local development chain, with the outbox secret, never through a proxy)",
+    description:
+      "Claim links are credentials and a caller's address proves nothing (behind a reverse proxy on the same host every client is loopback), so the outbox answers only when the request came through no proxy, the chain is the local development chain, and ?token= is the outbox secret (DEV_OUTBOX_TOKEN, or generated once in DATA_DIR/dev-outbox-token; `npm start` prints the outbox link with it). " +
+      "A request that carried X-Forwarded-For, Forwarded or X-Real-IP (judged by scripts/server.mjs on the raw request; without that server every request counts as proxied) is refused even with the secret. " +
+      "The last 100 mails: to, subject, createdAt, sentAt, error, and text. A body is kept only when no SMTP_URL is configured, sealed (AES-256-GCM) with a key derived from the outbox secret, so the database never holds a usable claim link (claim tokens themselves are stored only hashed); with SMTP_URL set no body is kept and text is null.",
+    query: OutboxQuery,
     response: OutboxResponse,
+    errors: [
+      { status: 403, code: "OUTBOX_PROXIED", when: "the request carried X-Forwarded-For, Forwarded or X-Real-IP (or did not pass through scripts/server.mjs)" },
+      { status: 403, code: "OUTBOX_CLOSED", when: "the chain is not the local development chain" },
+      { status: 403, code: "OUTBOX_TOKEN_INVALID", when: "?token= is missing or is not the outbox secret" },
+    ],
   }),
 };
 

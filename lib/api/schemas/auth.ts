@@ -29,7 +29,17 @@ export const Me = z.object({
 
 export const ClaimAgentParams = z.strictObject({ token: z.string().min(16).max(200) });
 
-export const OutboxMail = z.object({ to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp });
+export const OutboxMail = z.object({
+  to: z.string(),
+  subject: z.string(),
+  /** null: the body was not kept (SMTP configured), or was sealed under an earlier outbox secret. */
+  text: z.string().nullable(),
+  createdAt: Timestamp,
+  /** When SMTP accepted it; null when it was only kept here or sending failed. */
+  sentAt: Timestamp.nullable(),
+  error: z.string().nullable(),
+});
+export const OutboxQuery = z.strictObject({ token: z.string().max(200).optional() });
 export const OutboxResponse = z.object({ data: z.array(OutboxMail) });
 
 export const ChainInfo = z.object({

@@ -1,7 +1,7 @@
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../http/router";
 import { HttpError, forbidden } from "../http/errors";
-import { isLoopback } from "../http/router";
+import { listOutbox } from "../mail/list-outbox";
 import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
 
@@ -41,10 +41,6 @@ export function registerAuthRoutes(router: ServiceRouter) {
       },
     };
   });
-  // GET /v1/dev/outbox: claim links are credentials, so only loopback clients or an explicit setting.
-  router.implement(routes.listOutbox, async ({ ctx, clientIp }) => {
-    if (!ctx.config.devOutbox && !isLoopback(clientIp)) throw forbidden("the development outbox answers loopback clients only");
-    const rows = await ctx.db.selectFrom("mail_outbox").selectAll().orderBy("created_at", "desc").limit(100).execute();
-    return { data: rows.map((r) => ({ to: r.to_address, subject: r.subject, text: r.text, createdAt: r.created_at.toISOString() })) };
-  });
+  // GET /v1/dev/outbox
+  router.implement(routes.listOutbox, ({ ctx, query, forwarded }) => listOutbox(ctx, { token: query.token, forwarded }));
 }

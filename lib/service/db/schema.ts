@@ -174,7 +174,8 @@ export interface MailOutboxTable {
   id: Generated<string>;
   to_address: string;
   subject: string;
-  text: string;
+  /** The body sealed with the outbox secret (mail/seal-mail-text.ts), or null: not kept. */
+  text: string | null;
   created_at: CreatedAt;
   sent_at: NullableTimestamp;
   error: string | null;

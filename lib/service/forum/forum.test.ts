@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ForumThread } from "@/lib/api/schemas/forum";
-import { jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
+import { claimLinkFor, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 
 let service: TestService;
 beforeAll(async () => {
@@ -51,8 +51,7 @@ describe("threads and replies", () => {
     const ownerEmail = `forum-${Date.now()}@example.test`;
     const agent = await newAgent(service, { ownerEmail });
     const owner = await author();
-    const mail = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", ownerEmail).executeTakeFirstOrThrow();
-    await owner.client.claimAgent({ params: { token: /\/claim\/(\S+)/.exec(mail.text)![1]! } });
+    await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
     const res = await agent.client.createThread({ body: thread() });
     expect(res.data.author).toMatchObject({ kind: "AGENT", agentId: agent.id, key: `agent:${agent.id}` });
   });

@@ -10,6 +10,8 @@ import { withIdempotency } from "./idempotency";
 export interface ServiceBindings {
   /** The caller's address, stamped by the server in front of the service (never by the client). */
   clientIp: string;
+  /** The request came through a proxy (carried X-Forwarded-For, Forwarded or X-Real-IP), as judged in front of Next. */
+  forwarded: boolean;
 }
 
 export type ServiceApp = Hono<{ Bindings: ServiceBindings }>;
@@ -22,6 +24,8 @@ export interface HandlerArgs<D extends RouteDef> {
   body: ParsedBody<D>;
   request: Request;
   clientIp: string;
+  /** The request came through a proxy (see ServiceBindings). */
+  forwarded: boolean;
   /** The public site URL: configured, or the origin this request came to. */
   siteUrl: string;
 }
@@ -50,6 +54,8 @@ export class ServiceRouter {
     this.app[method](route.path, async (c) => {
       const ctx = this.ctx;
       const clientIp = c.env?.clientIp ?? "unknown";
+      // Unknown means proxied: whatever sits in front of the service did not say otherwise.
+      const forwarded = c.env?.forwarded ?? true;
       const actor = await resolveActor(ctx, c.req.header("authorization") ?? null);
 
       await this.consumeRateBudget(route, actor, clientIp);
@@ -68,6 +74,7 @@ export class ServiceRouter {
         body,
         request: c.req.raw,
         clientIp,
+        forwarded,
         siteUrl: ctx.config.siteUrl ?? new URL(c.req.url).origin,
       } as unknown as HandlerArgs<D>;
 
@@ -130,8 +137,4 @@ function errorResponse(error: unknown, c: Context) {
   }
   console.error("[service] unhandled error", error);
   return c.json(internalErrorBody(), 500);
-}
-
-export function isLoopback(ip: string): boolean {
-  return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
 }

@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
 import type { ServiceContext } from "../context";
+import { keptMailBody } from "./seal-mail-text";
 
 export interface Mail {
   to: string;
@@ -8,13 +9,15 @@ export interface Mail {
 }
 
 /**
- * Every mail is written to the outbox first (the development page reads it when no SMTP is
- * configured); with SMTP_URL set it is also sent, and the outcome recorded on its row.
+ * Every mail is recorded in the outbox first (to, subject; then sent_at or error). Its body is kept
+ * only sealed, and only when nothing sends it (no SMTP_URL) on the local development chain, where
+ * the development outbox reads it (seal-mail-text.ts); with SMTP_URL set it is sent and its body
+ * kept nowhere here, since a claim link in it is a credential.
  */
 export async function sendMail(ctx: ServiceContext, mail: Mail): Promise<void> {
   const row = await ctx.db
     .insertInto("mail_outbox")
-    .values({ to_address: mail.to, subject: mail.subject, text: mail.text })
+    .values({ to_address: mail.to, subject: mail.subject, text: keptMailBody(ctx.config, mail.text) })
     .returning("id")
     .executeTakeFirstOrThrow();
   if (!ctx.config.smtpUrl) return;

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { privateKeyToAccount } from "viem/accounts";
@@ -8,6 +10,8 @@ import { createServiceApp } from "../app";
 import { defaultServiceConfig, type ServiceConfig } from "../config";
 import type { ServiceContext } from "../context";
 import { openDatabase, type Db } from "../db/connection";
+import { openMailText } from "../mail/seal-mail-text";
+import { parseTrustProxy, resolveClient } from "@/lib/net/client-address.mjs";
 
 /**
  * A real HTTP server around the real service for tests: requests go over loopback through the same
@@ -43,8 +47,12 @@ export interface TestService {
   db: Db;
   /** A typed client that plays its own client address, so IP budgets of tests do not collide. */
   client(token?: string): ApiClient;
-  /** Raw HTTP, for asserting status codes, headers and envelopes exactly. */
-  http(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string }): Promise<{ status: number; headers: Headers; json: any }>;
+  /**
+   * Raw HTTP, for asserting status codes, headers and envelopes exactly. `ip` plays a client
+   * address through X-Forwarded-For (a fresh one by default); null sends none, as a browser talking
+   * to the server directly does.
+   */
+  http(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string | null }): Promise<{ status: number; headers: Headers; json: any }>;
   stop(): Promise<void>;
 }
 
@@ -63,9 +71,16 @@ export function newClientIp(): string {
   return `127.${pid + 1}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
 }
 
+/**
+ * The harness stands where scripts/server.mjs stands in production and judges the raw request with
+ * the same rule (lib/net/client-address.mjs), as TRUST_PROXY=1: tests play many clients from
+ * loopback through X-Forwarded-For, as the e2e stack does.
+ */
+const HARNESS_TRUST = parseTrustProxy("1");
+
 export async function startTestService(overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
   const db = await database();
-  const config = defaultServiceConfig({ trustProxy: true, chain: OFFLINE_CHAIN, ...overrides });
+  const config = defaultServiceConfig({ chain: OFFLINE_CHAIN, devOutboxToken: randomBytes(32).toString("base64url"), ...overrides });
   const ctx: ServiceContext = { db, config, now: () => new Date() };
   const app = createServiceApp(ctx);
 
@@ -74,11 +89,8 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
       {
         hostname: "127.0.0.1",
         port: 0,
-        fetch: (request, env: { incoming: { socket: { remoteAddress?: string } } }) => {
-          const forwarded = request.headers.get("x-forwarded-for");
-          const clientIp = config.trustProxy && forwarded ? forwarded.split(",")[0]!.trim() : (env.incoming.socket.remoteAddress ?? "unknown");
-          return app.fetch(request, { clientIp });
-        },
+        fetch: (request, env: { incoming: IncomingMessage }) =>
+          app.fetch(request, resolveClient({ peer: env.incoming.socket.remoteAddress, headers: env.incoming.headers, trust: HARNESS_TRUST })),
       },
       () => resolve(s),
     );
@@ -95,7 +107,8 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
       return createApiClient({ baseUrl, token, headers: { "x-forwarded-for": ip }, baseDelayMs: 10, maxDelayMs: 50 });
     },
     async http(method, path, options = {}) {
-      const headers: Record<string, string> = { "x-forwarded-for": options.ip ?? newClientIp(), ...options.headers };
+      const ip = options.ip === undefined ? newClientIp() : options.ip;
+      const headers: Record<string, string> = { ...(ip ? { "x-forwarded-for": ip } : {}), ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       let body: string | undefined = options.rawBody;
       if (options.body !== undefined) {
@@ -171,10 +184,17 @@ export async function newUser(service: TestService, privateKey?: `0x${string}`):
   return { id: verified.data.user.id, address: account.address, token: verified.data.token, client: service.client(verified.data.token) };
 }
 
-/** The claim link mailed to ownerEmail, read from the outbox. */
+/** The body of the latest mail to `to`, read from the outbox table and opened with the outbox secret. */
+export async function mailTextFor(service: TestService, to: string): Promise<string> {
+  const row = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", to).orderBy("created_at", "desc").executeTakeFirstOrThrow();
+  const text = openMailText(service.ctx.config.devOutboxToken ?? "", row.text);
+  if (text === null) throw new Error(`the outbox kept no readable body of the mail to ${to}`);
+  return text;
+}
+
+/** The claim token mailed to ownerEmail, read from the outbox. */
 export async function claimLinkFor(service: TestService, ownerEmail: string): Promise<string> {
-  const row = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", ownerEmail).orderBy("created_at", "desc").executeTakeFirstOrThrow();
-  const match = /\/claim\/(\S+)/.exec(row.text);
+  const match = /\/claim\/(\S+)/.exec(await mailTextFor(service, ownerEmail));
   if (!match) throw new Error("no claim link in the mail");
   return match[1]!;
 }

@@ -1,0 +1,37 @@
+// Secrets this app generates for itself on first start, so that `npm start` needs no setup: kept
+// under DATA_DIR with mode 600, unless the environment names them. Plain .mjs because
+// scripts/server.mjs reads them too (it has no TypeScript loader); types in the .d.mts.
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The secret in DATA_DIR/<name>, created (32 random bytes, base64url) if missing. 'wx' makes
+ * concurrent first starts agree: only one process creates the file, the others read it.
+ */
+export function readOrCreateSecretFile(dataDir, name) {
+  const file = path.resolve(dataDir || ".data", name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if (error.code !== "EEXIST") throw error;
+  }
+  chmodSync(file, 0o600);
+  const secret = readFileSync(file, "utf8").trim();
+  if (secret.length < 32) throw new Error(`${file} holds fewer than 32 characters: delete it or set the variable it stands for`);
+  return secret;
+}
+
+/** Password of the sealed session cookie, and root of the dashboard's client-address key: SESSION_SECRET or DATA_DIR/session-secret. */
+export function sessionSecret(env) {
+  return env.SESSION_SECRET || readOrCreateSecretFile(env.DATA_DIR, "session-secret");
+}
+
+/**
+ * The development outbox's secret (?token= on /dev/outbox and GET /v1/dev/outbox, and the root of
+ * the key that seals the mail bodies it keeps): DEV_OUTBOX_TOKEN or DATA_DIR/dev-outbox-token.
+ */
+export function devOutboxToken(env) {
+  return env.DEV_OUTBOX_TOKEN || readOrCreateSecretFile(env.DATA_DIR, "dev-outbox-token");
+}
