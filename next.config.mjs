@@ -8,6 +8,19 @@ const nextConfig = {
   // native bindings. Both must be required at run time, not bundled.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "nodemailer", "solc"],
   experimental: {},
+  // No page may be framed by another site (clickjacking of claim, sign-in, funding and moderation
+  // buttons): the CSP directive for current browsers, X-Frame-Options for older ones.
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -31,10 +31,20 @@ export function chainConfig() {
   return loadChainConfig({ ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, RPC_URL: process.env.E2E_RPC_URL });
 }
 
-/** The owner claims an agent from the link the service mailed (the built-in outbox), as a person would. */
+/** The development outbox's page, with the secret it needs. */
+export function outboxPath(): string {
+  expect(process.env.E2E_OUTBOX_TOKEN, "E2E_OUTBOX_TOKEN: the stack's outbox secret").toBeTruthy();
+  return `/dev/outbox?token=${encodeURIComponent(process.env.E2E_OUTBOX_TOKEN!)}`;
+}
+
+/**
+ * The owner claims an agent from the link the service mailed (the built-in outbox), as a person
+ * would. The outbox refuses anything that came through a proxy, so this read sends no X-Forwarded-For.
+ */
 export async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
-  const mail = (await apiClient().listOutbox({})).data.find((m) => m.to === ownerEmail);
-  const token = mail?.text.match(/\/claim\/([^\s/]+)/)?.[1];
+  const direct = createApiClient({ baseUrl: process.env.E2E_BASE_URL! });
+  const mail = (await direct.listOutbox({ query: { token: process.env.E2E_OUTBOX_TOKEN } })).data.find((m) => m.to === ownerEmail);
+  const token = mail?.text?.match(/\/claim\/([^\s/]+)/)?.[1];
   expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
   await owner.claimAgent({ params: { token: token! } });
 }

@@ -4,7 +4,7 @@
 // and they re-read playwright.config.ts, so `use.baseURL` picks up E2E_BASE_URL there.
 //
 // To run the specs against a stack that is already up (faster while writing tests):
-//   E2E_BASE_URL=http://127.0.0.1:3100 E2E_RPC_URL=http://127.0.0.1:8545 npx playwright test
+//   E2E_BASE_URL=http://127.0.0.1:3100 E2E_RPC_URL=http://127.0.0.1:8545 E2E_OUTBOX_TOKEN=<its outbox ?token=> npx playwright test
 
 export default async function globalSetup(): Promise<(() => Promise<void>) | void> {
   if (process.env.E2E_BASE_URL) {
@@ -18,6 +18,7 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | voi
   process.env.E2E_BASE_URL = stack.baseUrl;
   process.env.E2E_RPC_URL = stack.rpcUrl;
   process.env.E2E_DATA_DIR = stack.dataDir;
+  process.env.E2E_OUTBOX_TOKEN = stack.outboxToken;
   // The returned function is Playwright's global teardown.
   return async () => {
     await stack.stop();

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test, type SecretRecorder } from "./fixtures";
-import { apiClient } from "./api-actors";
+import { apiClient, outboxPath } from "./api-actors";
 
 // The dashboard as a new user meets it, in a real browser: a poster signs in with a wallet
 // (RainbowKit + SIWE), posts a job, sees an agent's API bid and accepts it; an owner claims an
@@ -108,7 +108,7 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   const owned = await agentThatBids(job2, ownerEmail, ownedName);
   secrets.addSecret(owned.apiKey);
 
-  await page.goto("/dev/outbox");
+  await page.goto(outboxPath());
   const mail = page.getByRole("listitem").filter({ hasText: `To ${ownerEmail}` });
   const link = (await mail.locator("pre").textContent())!.match(/http\S+\/claim\/\S+/)![0];
   await page.goto(link);
@@ -226,4 +226,28 @@ test.describe("without JavaScript", () => {
     await expect(page.getByText("Not funded yet")).toBeVisible();
     addSessionSecret(secrets);
   });
+});
+
+test("the outbox through the real server: only with its secret, never through a proxy", async ({ request, baseURL }) => {
+  const token = encodeURIComponent(process.env.E2E_OUTBOX_TOKEN!);
+  const api = (query: string) => new URL(`/v1/dev/outbox${query}`, baseURL).href;
+  const refused = async (res: Awaited<ReturnType<typeof request.get>>, code: string) => {
+    expect(res.status()).toBe(403);
+    const body = await res.text();
+    expect(JSON.parse(body).code).toBe(code);
+    expect(body).not.toContain("/claim/");
+  };
+  await refused(await request.get(api("")), "OUTBOX_TOKEN_INVALID");
+  await refused(await request.get(api("?token=guess")), "OUTBOX_TOKEN_INVALID");
+  await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1, 198.51.100.7" } }), "OUTBOX_PROXIED");
+  await refused(await request.get(api(`?token=${token}`), { headers: { forwarded: "for=198.51.100.7" } }), "OUTBOX_PROXIED");
+  // A client cannot speak for the dashboard: a forged signed header changes nothing.
+  await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1", "x-awm-dashboard-client": `127.0.0.1 0 ${Date.now()} forged` } }), "OUTBOX_PROXIED");
+  expect((await request.get(api(`?token=${token}`))).status()).toBe(200);
+
+  // The page asks the service on the browser's behalf and passes on that the browser came through a proxy.
+  const page = await request.get(new URL(outboxPath(), baseURL).href, { headers: { "x-forwarded-for": "198.51.100.7" } });
+  const html = await page.text();
+  expect(html).toContain("never answers through a proxy");
+  expect(html).not.toContain("/claim/");
 });

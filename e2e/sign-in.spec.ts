@@ -40,3 +40,12 @@ test("a cross-site POST to sign out is refused", async ({ request, baseURL }) =>
   const res = await request.post(new URL("/sign-out", baseURL).href, { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" }, maxRedirects: 0 });
   expect(res.status()).toBe(403);
 });
+
+test("dashboard pages refuse to be framed by another site", async ({ request, baseURL }) => {
+  for (const pathname of ["/", "/sign-in", "/jobs"]) {
+    const res = await request.get(new URL(pathname, baseURL).href);
+    expect(res.status(), pathname).toBe(200);
+    expect(res.headers()["content-security-policy"], pathname).toContain("frame-ancestors 'none'");
+    expect(res.headers()["x-frame-options"], pathname).toBe("DENY");
+  }
+});

@@ -6,6 +6,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { buildApp, startAppServer, startLocalChain } from "./stack";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEMO_KEYS, seedDemoData } from "./seed";
+import { devOutboxToken } from "@/lib/server-secrets.mjs";
 
 const port = Number(process.env.PORT || 3000);
 const anvilPort = Number(process.env.ANVIL_PORT || 8545);
@@ -46,7 +47,7 @@ async function main() {
     }
   }
 
-  console.log(`\n  Agent Work Marketplace is running: ${siteUrl}\n  API: ${siteUrl}/v1 (OpenAPI at ${siteUrl}/v1/openapi.json)\n  Mail outbox (claim links): ${siteUrl}/dev/outbox\n`);
+  console.log(`\n  Agent Work Marketplace is running: ${siteUrl}\n  API: ${siteUrl}/v1 (OpenAPI at ${siteUrl}/v1/openapi.json)\n  Mail outbox (claim links): ${chain ? `${siteUrl}/dev/outbox?token=${devOutboxToken({ ...process.env, DATA_DIR: dataDir })}` : "only on the local chain"}\n`);
 
   const shutdown = async () => {
     await server.stop();

@@ -1,5 +1,6 @@
 // The stack for the browser tests: a fresh anvil and a fresh database on free ports, and the app
 // built into its own directory so that a running `npm start` is never disturbed.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +10,8 @@ export interface E2EStack {
   baseUrl: string;
   rpcUrl: string;
   dataDir: string;
+  /** The development outbox's secret (?token=), which specs need to read claim links. */
+  outboxToken: string;
   stop(): Promise<void>;
 }
 
@@ -20,6 +23,7 @@ export async function startE2EStack(): Promise<E2EStack> {
   buildApp(distDir);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
+  const outboxToken = randomBytes(32).toString("base64url");
   const server = await startAppServer({
     port,
     distDir,
@@ -28,8 +32,9 @@ export async function startE2EStack(): Promise<E2EStack> {
       DATA_DIR: dataDir,
       SITE_URL: baseUrl,
       RPC_URL: chain.rpcUrl,
+      DEV_OUTBOX_TOKEN: outboxToken,
       PROBE_ALLOW_LOOPBACK: "1",
-      // Tests play many clients from one machine; the server believes X-Forwarded-For from them.
+      // Tests play many clients from one machine through X-Forwarded-For: one trusted proxy hop.
       TRUST_PROXY: "1",
       // Every anonymous browser page of every spec comes from 127.0.0.1, so one minute of specs
       // reads far more than one visitor would; the budgets themselves are tested over HTTP.
@@ -42,6 +47,7 @@ export async function startE2EStack(): Promise<E2EStack> {
     baseUrl,
     rpcUrl: chain.rpcUrl,
     dataDir,
+    outboxToken,
     async stop() {
       await server.stop();
       await chain.stop();

@@ -7,6 +7,7 @@ import { loadChainConfig } from "@/lib/chain/config";
 import { depositToEscrow } from "@/lib/chain/escrow";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { parseUsdc } from "@/lib/chain/units";
+import { devOutboxToken } from "@/lib/server-secrets.mjs";
 
 // anvil's well-known development keys (public, funded only on the local chain).
 export const DEMO_KEYS = {
@@ -39,10 +40,12 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
     await client.heartbeat({});
     agents.push({ id: signup.data.agent.id, client });
   }
-  // The owner claims every demo agent from the outbox link, as a person would from their mail.
-  const outbox = await anonymous.listOutbox({});
+  // The owner claims every demo agent from the outbox link, as a person would from their mail. The
+  // outbox needs its secret (the server reads the same DEV_OUTBOX_TOKEN or DATA_DIR file).
+  const outboxToken = devOutboxToken({ DEV_OUTBOX_TOKEN: process.env.DEV_OUTBOX_TOKEN, DATA_DIR: options.dataDir });
+  const outbox = await anonymous.listOutbox({ query: { token: outboxToken } });
   for (const mail of outbox.data) {
-    const token = /\/claim\/(\S+)/.exec(mail.text)?.[1];
+    const token = /\/claim\/(\S+)/.exec(mail.text ?? "")?.[1];
     if (token) await owner.claimAgent({ params: { token } }).catch(() => undefined);
   }
 

@@ -1,35 +1,24 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { notFound } from "next/navigation";
 import { apiForRequest } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
-import { getEnv } from "@/lib/env";
 import { Alert } from "@/components/ui/alert";
 import { EmptyState } from "@/components/ui/empty-state";
+import { one, type SearchParams } from "@/components/ui/search-params";
 import { formatDate } from "@/components/ui/time";
 
-export const metadata: Metadata = { title: "Development outbox", robots: { index: false, follow: false } };
+// The URL carries the outbox secret: no referrer leaves this page, and no index keeps it.
+export const metadata: Metadata = { title: "Development outbox", robots: { index: false, follow: false }, referrer: "no-referrer" };
 export const dynamic = "force-dynamic";
 
-const isLoopback = (ip: string | null) => !!ip && (ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127."));
-
 /**
- * Who may see the outbox page. Claim links are credentials, so, like GET /v1/dev/outbox itself:
- * a development server, an explicit DEV_OUTBOX, or a visitor on this machine. The visitor's
- * address is x-awm-client-ip, which scripts/server.mjs (the production server) always overwrites
- * with the socket's address; this page's own call to the service is loopback and would pass the
- * service's check for anyone, hence this guard.
+ * Mail the built-in service recorded, newest first. Claim links are credentials: whether this
+ * visitor may read them is the service's rule (GET /v1/dev/outbox: local chain, the ?token= that
+ * `npm start` prints, never through a proxy); apiForRequest tells the service whether the
+ * browser's own request came through one, so this page adds no rule of its own.
  */
-async function mayShowOutbox(): Promise<boolean> {
-  const env = getEnv();
-  if (env.NODE_ENV !== "production" || env.DEV_OUTBOX) return true;
-  return isLoopback((await headers()).get("x-awm-client-ip"));
-}
-
-// Mail the built-in service kept instead of sending it (no SMTP configured), newest first.
-export default async function OutboxPage() {
-  if (!(await mayShowOutbox())) notFound();
-  const { result, error } = await settle((await apiForRequest()).listOutbox({}));
+export default async function OutboxPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const token = one((await searchParams).token);
+  const { result, error } = await settle((await apiForRequest()).listOutbox({ query: { token } }));
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
       <h1 className="text-2xl font-semibold tracking-tight">Development outbox</h1>
@@ -43,9 +32,14 @@ export default async function OutboxPage() {
           <li key={`${mail.createdAt}-${i}`} className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
             <p className="text-xs text-zinc-500 dark:text-zinc-400">
               To {mail.to} · {formatDate(mail.createdAt, { withTime: true })}
+              {mail.sentAt ? " · sent" : mail.error ? ` · not sent: ${mail.error}` : null}
             </p>
             <p className="mt-1 font-medium">{mail.subject}</p>
-            <pre className="mt-2 font-sans text-sm break-words whitespace-pre-wrap">{linkify(mail.text)}</pre>
+            {mail.text === null ? (
+              <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">The body is not kept here.</p>
+            ) : (
+              <pre className="mt-2 font-sans text-sm break-words whitespace-pre-wrap">{linkify(mail.text)}</pre>
+            )}
           </li>
         ))}
       </ul>

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { privateKeyToAccount } from "viem/accounts";
@@ -89,7 +89,7 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
       {
         hostname: "127.0.0.1",
         port: 0,
-        fetch: (request, env: { incoming: IncomingMessage }) =>
+        fetch: (request, env: { incoming: { socket: { remoteAddress?: string }; headers: IncomingHttpHeaders } }) =>
           app.fetch(request, resolveClient({ peer: env.incoming.socket.remoteAddress, headers: env.incoming.headers, trust: HARNESS_TRUST })),
       },
       () => resolve(s),
