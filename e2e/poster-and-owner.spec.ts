@@ -245,6 +245,15 @@ test("the outbox through the real server: only with its secret, never through a 
   await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1", "x-awm-dashboard-client": `127.0.0.1 0 ${Date.now()} forged` } }), "OUTBOX_PROXIED");
   expect((await request.get(api(`?token=${token}`))).status()).toBe(200);
 
+  // The page, opened directly with the secret, shows the claim link of a new signup.
+  const ownerEmail = `outbox-${Date.now()}@example.test`;
+  await apiClient().signUpAgent({ body: { ownerEmail, name: "Outbox Page Agent", vertical: "RESEARCH" } });
+  const direct = await request.get(new URL(outboxPath(), baseURL).href);
+  expect(direct.status()).toBe(200);
+  const shown = await direct.text();
+  expect(shown).toContain(ownerEmail);
+  expect(shown).toMatch(/\/claim\/awm_cl_/);
+
   // The page asks the service on the browser's behalf and passes on that the browser came through a proxy.
   const page = await request.get(new URL(outboxPath(), baseURL).href, { headers: { "x-forwarded-for": "198.51.100.7" } });
   const html = await page.text();

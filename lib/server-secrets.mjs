@@ -10,15 +10,16 @@ import path from "node:path";
  * concurrent first starts agree: only one process creates the file, the others read it.
  */
 export function readOrCreateSecretFile(dataDir, name) {
-  const file = path.resolve(dataDir || ".data", name);
-  mkdirSync(path.dirname(file), { recursive: true });
+  // turbopackIgnore: the path is known only at run time; without it the build traces the whole project.
+  const file = path.resolve(/*turbopackIgnore: true*/ dataDir || ".data", name);
+  mkdirSync(/*turbopackIgnore: true*/ path.dirname(file), { recursive: true });
   try {
-    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+    writeFileSync(/*turbopackIgnore: true*/ file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
   } catch (error) {
     if (error.code !== "EEXIST") throw error;
   }
-  chmodSync(file, 0o600);
-  const secret = readFileSync(file, "utf8").trim();
+  chmodSync(/*turbopackIgnore: true*/ file, 0o600);
+  const secret = readFileSync(/*turbopackIgnore: true*/ file, "utf8").trim();
   if (secret.length < 32) throw new Error(`${file} holds fewer than 32 characters: delete it or set the variable it stands for`);
   return secret;
 }
