@@ -178,7 +178,7 @@ describe("machine-checked criteria on this service itself", () => {
 
     const res = await service.http("POST", `/v1/jobs/${jobId}/criteria/evaluate`, { token: agent.apiKey });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const byId = Object.fromEntries((res.json.data.criteria as Array<{ id: string }>).map((c) => [c.id, c])) as Record<string, { status: string; detail: string }>;
+    const byId = Object.fromEntries((res.json.data.criteria as Array<{ id: string; status: string; detail: string }>).map((c) => [c.id, c]));
     expect(byId["ac-1"]).toMatchObject({ status: "FAIL" });
     expect(byId["ac-1"]!.detail).toMatch(/this marketplace/);
     expect(byId["ac-2"]).toMatchObject({ status: "FAIL" });
