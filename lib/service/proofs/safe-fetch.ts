@@ -177,7 +177,7 @@ type HopCheck =
   | { ok: false; code: SafeFetchFailureCode; reason: string };
 
 /** The checks that need no network: scheme, credentials, port, host name shape. */
-export function checkUrlShape(input: string | URL, options: AddressPolicyOptions = {}): HopCheck {
+export function checkUrlShape(input: string | URL): HopCheck {
   const text = typeof input === "string" ? input : input.href;
   if (text.length > MAX_URL_LENGTH) {
     return { ok: false, code: "INVALID_URL", reason: `the URL is longer than ${MAX_URL_LENGTH} characters` };
@@ -489,7 +489,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
 
   try {
     for (;;) {
-      const hop = checkUrlShape(current, opts);
+      const hop = checkUrlShape(current);
       if (!hop.ok) return fail("BLOCKED", hop.code, hop.reason);
       // A literal address is judged before the caller's rule, so that a private address is
       // reported as such; a name is judged by the caller's rule before it costs a lookup.
