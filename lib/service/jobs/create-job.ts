@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { CreateJobRequest } from "@/lib/api/schemas/jobs";
+import type { CreateJobRequest, CriterionCheck } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
@@ -62,8 +62,8 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
 
   // Ids are assigned anew: a criterion id sent back from another job names nothing here.
   const criteria = criteriaInput.map((criterion, index) => {
-    const c = typeof criterion === "string" ? { description: criterion } : criterion;
-    return { id: `ac-${index + 1}`, check: ("check" in c ? c.check : undefined) ?? { type: "manual" as const }, description: c.description };
+    const c: { description: string; check?: CriterionCheck } = typeof criterion === "string" ? { description: criterion } : criterion;
+    return { id: `ac-${index + 1}`, check: c.check ?? { type: "manual" as const }, description: c.description };
   });
   // A machine check against this marketplace's own pages would pass on our word, not the agent's work.
   criteria.forEach((c, index) => {
