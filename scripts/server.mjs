@@ -13,6 +13,9 @@ const port = Number(process.env.PORT || 3000);
 const hostname = process.env.HOST || "127.0.0.1";
 const trust = parseTrustProxy(process.env.TRUST_PROXY);
 const dashboardKey = dashboardClientKey(sessionSecret(process.env));
+// Every answer names its site (the same value as lib/service/proofs/own-origin.ts, with lib/env.ts's
+// default SITE_URL), so the deliverable prober recognises this app's own pages behind any alias.
+const ownSite = new URL(process.env.SITE_URL || `http://localhost:${port}`).origin;
 
 const app = next({ dev: false, hostname, port, dir: process.cwd() });
 const handle = app.getRequestHandler();
@@ -22,6 +25,7 @@ const server = createServer((req, res) => {
   const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
   req.headers[CLIENT_IP_HEADER] = clientIp;
   req.headers[FORWARDED_HEADER] = forwarded ? "1" : "0";
+  res.setHeader("x-awm-site", ownSite);
   handle(req, res);
 });
 server.listen(port, hostname, () => {
