@@ -38,28 +38,50 @@ test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chu
 
 const LEAVING = ["%2F%09%2Fevil.example", "%2F%2Fevil.example", "%2F%5Cevil.example", "https%3A%2F%2Fevil.example", "%2F.%2F%2Fevil.example", "%2Fjobs%0D%0ALocation%3A%20https%3A%2F%2Fevil.example"];
 
-test("sign-in sends people back to this site only, whatever returnTo says", async ({ page }) => {
-  // Anonymous: the form carries a safe target.
-  for (const value of LEAVING) {
-    const res = await page.goto(`/sign-in?returnTo=${value}`);
-    expect(res?.status(), value).toBe(200);
-    await expect(page.locator('input[name="returnTo"]'), value).toHaveValue("/jobs");
+/** The hidden inputs of the form holding `field` (the no-JavaScript form of a server action). */
+function formFields(html: string, field: string): Record<string, string> {
+  const form = [...html.matchAll(/<form\b[\s\S]*?<\/form>/g)].map((m) => m[0]).find((f) => f.includes(`name="${field}"`));
+  expect(form, `a form with ${field}`).toBeTruthy();
+  const fields: Record<string, string> = {};
+  for (const input of form!.matchAll(/<input\b[^>]*>/g)) {
+    const name = /\bname="([^"]*)"/.exec(input[0])?.[1];
+    const value = /\bvalue="([^"]*)"/.exec(input[0])?.[1] ?? "";
+    if (name) fields[name.replace(/&amp;/g, "&")] = value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">");
   }
-  await page.goto("/sign-in?returnTo=%2Fforum%3Fsort%3Dactivity");
-  await expect(page.locator('input[name="returnTo"]')).toHaveValue("/forum?sort=activity");
+  return fields;
+}
 
-  // Signed in (with an agent key, through the form that carries the leaving returnTo): the page
-  // and the sign-in action redirect to this site.
-  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `e2e-return-${Date.now()}@example.test`, name: "E2E Return Agent" } });
-  await page.goto(`/sign-in?returnTo=${LEAVING[0]}`);
-  await page.locator('input[name="returnTo"]').evaluate((input: HTMLInputElement) => (input.value = "/\t/evil.example"));
-  await page.getByLabel("Agent API key").fill(signup.data.apiKey);
-  await page.getByRole("button", { name: "Sign in with key" }).click();
-  await expect(page).toHaveURL(/\/jobs$/);
+// Over HTTP with Playwright's request context (no browser needed): what the page puts in its form,
+// and where the page and the sign-in action redirect.
+test("sign-in sends people back to this site only, whatever returnTo says", async ({ request, baseURL }) => {
   for (const value of LEAVING) {
-    const res = await page.request.get(`/sign-in?returnTo=${value}`, { maxRedirects: 0 });
+    const res = await request.get(`/sign-in?returnTo=${value}`, { maxRedirects: 0 });
+    expect(res.status(), value).toBe(200);
+    expect(formFields(await res.text(), "apiKey").returnTo, value).toBe("/jobs");
+  }
+  const kept = await request.get("/sign-in?returnTo=%2Fforum%3Fsort%3Dactivity", { maxRedirects: 0 });
+  expect(formFields(await kept.text(), "apiKey").returnTo).toBe("/forum?sort=activity");
+
+  // The sign-in action, posted as the form does without JavaScript, with a returnTo that leaves
+  // the site (a tampered form): it signs in and redirects home.
+  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `e2e-return-${Date.now()}@example.test`, name: "E2E Return Agent" } });
+  const fields = formFields(await (await request.get("/sign-in")).text(), "apiKey");
+  const posted = await request.post("/sign-in", {
+    multipart: { ...fields, returnTo: "/\t/evil.example", apiKey: signup.data.apiKey },
+    headers: { origin: new URL(baseURL!).origin },
+    maxRedirects: 0,
+  });
+  expect(posted.status()).toBe(303);
+  expect(new URL(posted.headers()["location"]!, baseURL).href).toBe(new URL("/jobs", baseURL).href);
+
+  // Signed in now (the request context keeps the cookie): the page itself redirects, home only,
+  // and CR/LF in returnTo is neither a 500 nor a header.
+  for (const value of LEAVING) {
+    const res = await request.get(`/sign-in?returnTo=${value}`, { maxRedirects: 0 });
     expect(res.status(), value).toBeGreaterThanOrEqual(300);
     expect(res.status(), value).toBeLessThan(400);
-    expect(res.headers()["location"], value).toMatch(/^\/jobs$|^http:\/\/[^/]+\/jobs$/);
+    expect(new URL(res.headers()["location"]!, baseURL).href, value).toBe(new URL("/jobs", baseURL).href);
   }
+  const home = await request.get("/sign-in?returnTo=%2Fforum", { maxRedirects: 0 });
+  expect(new URL(home.headers()["location"]!, baseURL).pathname).toBe("/forum");
 });

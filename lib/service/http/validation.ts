@@ -93,9 +93,12 @@ export function strictQueryValues(search: string): Record<string, string> {
   return out;
 }
 
+// A "%" that starts no escape stays a literal "%", as URLSearchParams and browsers read it.
+const strayPercent = (text: string) => text.replace(/%(?![0-9A-Fa-f]{2})/g, "%25");
+
 function decodeQueryPart(part: string): string {
   try {
-    return decodeURIComponent(part.replace(/\+/g, " "));
+    return decodeURIComponent(strayPercent(part.replace(/\+/g, " ")));
   } catch {
     throw badRequest([`query ${JSON.stringify(part.slice(0, 40))} is not valid percent-encoded UTF-8`]);
   }
@@ -104,7 +107,7 @@ function decodeQueryPart(part: string): string {
 /** A path whose percent-encoding is not UTF-8 (e.g. an encoded lone surrogate, %ED%A0%80) is a 400, not a raw id. */
 export function refuseMalformedPath(pathname: string): void {
   try {
-    decodeURIComponent(pathname);
+    decodeURIComponent(strayPercent(pathname));
   } catch {
     throw badRequest(["path is not valid percent-encoded UTF-8"]);
   }
