@@ -6,6 +6,8 @@ import { HttpError, badRequest, internalErrorBody, payloadTooLarge, unauthorized
 import { parseOrThrow, refuseMalformedPath, refuseUnsafeText, strictQueryValues } from "./validation";
 import { consumeBudget } from "./rate-limit";
 import { withIdempotency } from "./idempotency";
+import { ownHeaderValueOf } from "../proofs/fetch-policy";
+import { OWN_ORIGIN_HEADER } from "../proofs/own-origin";
 
 export interface ServiceBindings {
   /** The caller's address, stamped by the server in front of the service (never by the client). */
@@ -43,6 +45,13 @@ export class ServiceRouter {
   readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
 
   constructor(readonly ctx: ServiceContext) {
+    // Every answer names its site, so this app's prober recognises its own pages behind any alias
+    // (a name or proxy it cannot see through) and refuses them (proofs/own-origin.ts).
+    this.app.use("*", async (c, next) => {
+      await next();
+      const site = ownHeaderValueOf(ctx.config);
+      if (site) c.res.headers.set(OWN_ORIGIN_HEADER, site);
+    });
     this.app.onError((error, c) => errorResponse(error, c));
     // Before anything else, for every request: a declared body over the limit is refused before a
     // byte of it is read, and a path that does not decode is a 400 rather than a raw id.
