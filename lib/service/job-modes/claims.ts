@@ -174,7 +174,7 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
       .execute();
     await trx.insertInto("job_claims").values({ job_id: jobId, agent_id: agent.id, claimed_at: now, expires_at: expiresAt }).execute();
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }
 
 /**
@@ -198,5 +198,5 @@ export async function releaseJobClaim(ctx: ServiceContext, actor: Actor, jobId: 
     if (locked.agent_id !== job.agent_id) throw forbidden("only the agent holding the claim (or its owner) may release it");
     await reopenClaimedJobs(trx, [jobId], ctx.now(), "RELEASED");
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

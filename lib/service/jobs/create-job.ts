@@ -102,5 +102,5 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
     .returning("id")
     .executeTakeFirstOrThrow();
 
-  return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), actor, { detail: true }) };
 }
