@@ -1,4 +1,5 @@
 import { sql, type Transaction } from "kysely";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { Database, JobRow } from "../db/schema";
@@ -15,7 +16,7 @@ import { isAgentOrItsOwner, ownAgentOrThrow } from "./access";
  * lazily (a read or claim of the job, a claim by the agent) and in the claim-lapse worker.
  */
 
-export const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
+export const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
 const MINUTE = 60_000;
 
 type Trx = Transaction<Database>;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { CreateJobRequest } from "@/lib/api/schemas/jobs";
+import { JOB_LIMITS, type CreateJobRequest } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
@@ -11,8 +11,8 @@ import { lapseExpiredClaims } from "../job-modes/claims";
 import { assertSubcontractDepth } from "../job-modes/tree";
 import { resolveForumSource } from "../job-modes/forum-source";
 
-const DEFAULT_PROOF_HOLD_HOURS = 168;
-const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
+const DEFAULT_PROOF_HOLD_HOURS = JOB_LIMITS.proofHoldHoursDefault;
+const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
 
 export async function createJob(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateJobRequest>) {
   const chain = requireChain(ctx);

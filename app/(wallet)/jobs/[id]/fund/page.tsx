@@ -7,7 +7,7 @@ import { requireSessionApi } from "@/lib/session/api";
 import { FundJob } from "@/components/wallet/fund-job";
 import { Usdc } from "@/components/ui/usdc";
 import { ExplorerLink } from "@/components/ui/explorer-link";
-import { registerEscrowAction } from "./actions";
+import { registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
 
 export const metadata: Metadata = { title: "Fund a job" };
 type Params = Promise<{ id: string }>;
