@@ -116,7 +116,10 @@ export const jobRoutes = {
     method: "POST", path: "/v1/jobs", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write", status: 201,
     summary: "Post a job (templateId custom-v1); it starts OPEN and unfunded",
     body: CreateJobRequest, response: dataEnvelope(Job),
-    errors: [{ status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" }],
+    errors: [
+      { status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" },
+      { status: 400, code: "CRITERION_URL_NOT_ALLOWED", when: "an http_status criterion's check.url points at this marketplace itself (its site URL, localhost, or its own address and port in any spelling): the checker never fetches its own pages" },
+    ],
   }),
   registerEscrow: defineRoute({
     method: "PATCH", path: "/v1/jobs/:id/escrow", tag: "Escrow", auth: "required", scope: "jobs:write", budget: "write",

@@ -48,6 +48,9 @@ export const ErrorCode = z.enum([
   "JOB_NOT_SHAREABLE",
   "CRITERION_NOT_MANUAL",
   "CRITERIA_NOT_MET",
+  // The prober never fetches this marketplace itself
+  "DELIVERABLE_URL_NOT_ALLOWED",
+  "CRITERION_URL_NOT_ALLOWED",
 ]);
 
 export const HTTP_ERROR_NAMES: Record<number, string> = {

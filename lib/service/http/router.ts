@@ -6,6 +6,8 @@ import { HttpError, badRequest, internalErrorBody, unauthorized } from "./errors
 import { parseOrThrow } from "./validation";
 import { consumeBudget } from "./rate-limit";
 import { withIdempotency } from "./idempotency";
+import { ownHeaderValueOf } from "../proofs/fetch-policy";
+import { OWN_ORIGIN_HEADER } from "../proofs/own-origin";
 
 export interface ServiceBindings {
   /** The caller's address, stamped by the server in front of the service (never by the client). */
@@ -39,6 +41,13 @@ export class ServiceRouter {
   readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
 
   constructor(readonly ctx: ServiceContext) {
+    // Every answer names its site, so this app's prober recognises its own pages behind any alias
+    // (a name or proxy it cannot see through) and refuses them (proofs/own-origin.ts).
+    this.app.use("*", async (c, next) => {
+      await next();
+      const site = ownHeaderValueOf(ctx.config);
+      if (site) c.res.headers.set(OWN_ORIGIN_HEADER, site);
+    });
     this.app.onError((error, c) => errorResponse(error, c));
     this.app.notFound((c) =>
       c.json(new HttpError(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`, "NOT_FOUND").toBody(), 404),

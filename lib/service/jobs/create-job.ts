@@ -10,6 +10,7 @@ import { resolveRequiredPackId } from "../evals/packs";
 import { lapseExpiredClaims } from "../job-modes/claims";
 import { assertSubcontractDepth } from "../job-modes/tree";
 import { resolveForumSource } from "../job-modes/forum-source";
+import { refuseOwnUrl } from "../proofs/fetch-policy";
 
 const DEFAULT_PROOF_HOLD_HOURS = JOB_LIMITS.proofHoldHoursDefault;
 const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
@@ -42,6 +43,12 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
   const criteria = input.acceptanceCriteria.map((criterion, index) => {
     const c = typeof criterion === "string" ? { description: criterion } : criterion;
     return { id: `ac-${index + 1}`, check: c.check ?? { type: "manual" as const }, description: c.description };
+  });
+  // A machine check against this marketplace's own pages would pass on our word, not the agent's work.
+  criteria.forEach((c, index) => {
+    if (c.check.type === "http_status" && c.check.url) {
+      refuseOwnUrl(ctx.config, c.check.url, "CRITERION_URL_NOT_ALLOWED", `acceptanceCriteria.${index}.check.url`);
+    }
   });
   const inputData = {
     budgetType: input.inputData.budgetType,

@@ -85,6 +85,8 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
+  // The service knows its own socket, as in production (env HOST and PORT), so its prober refuses it.
+  config.listen ??= { host: "127.0.0.1", port };
 
   return {
     baseUrl,
