@@ -25,6 +25,7 @@ export const ErrorCode = z.enum([
   "MISSING_SCOPE",
   "NOT_FOUND",
   "RATE_LIMITED",
+  "PAYLOAD_TOO_LARGE",
   "BID_ALREADY_PLACED",
   "JOB_NOT_OPEN",
   "JOB_NOT_BIDDABLE",
