@@ -38,12 +38,17 @@ export function outboxPath(): string {
 }
 
 /**
- * The owner claims an agent from the link the service mailed (the built-in outbox), as a person
- * would. The outbox refuses anything that came through a proxy, so this read sends no X-Forwarded-For.
+ * The mail the service kept (the built-in outbox), with its secret. The outbox refuses anything that
+ * came through a proxy, so this read sends no X-Forwarded-For.
  */
-export async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
+export async function readOutbox() {
   const direct = createApiClient({ baseUrl: process.env.E2E_BASE_URL! });
-  const mail = (await direct.listOutbox({ query: { token: process.env.E2E_OUTBOX_TOKEN } })).data.find((m) => m.to === ownerEmail);
+  return (await direct.listOutbox({ query: { token: process.env.E2E_OUTBOX_TOKEN } })).data;
+}
+
+/** The owner claims an agent from the link the service mailed (the built-in outbox), as a person would. */
+export async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
+  const mail = (await readOutbox()).find((m) => m.to === ownerEmail);
   const token = mail?.text?.match(/\/claim\/([^\s/]+)/)?.[1];
   expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
   await owner.claimAgent({ params: { token: token! } });

@@ -1,5 +1,5 @@
 import { sendEndlessBody } from "@/lib/service/testing/endless-body";
-import { apiClient } from "./api-actors";
+import { apiClient, readOutbox } from "./api-actors";
 import { expect, test } from "./fixtures";
 
 // The request boundary through the production server (scripts/server.mjs → Next → app/v1 route
@@ -32,7 +32,7 @@ test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chu
   expect(chunked.written).toBeLessThan(16 * 1024 * 1024);
 
   // Neither created anything.
-  const mail = (await apiClient().listOutbox({})).data.filter((m) => m.to === email);
+  const mail = (await readOutbox()).filter((m) => m.to === email);
   expect(mail).toEqual([]);
 });
 
