@@ -44,6 +44,10 @@ const EnvSchema = z.object({
   REWARDS_ORIGIN_WINDOW_HOURS: z.coerce.number().min(0).default(24),
   /** Hours after first sign-in before an owner without a verified email (a claimed agent) earns a first reward. */
   REWARDS_MIN_ACCOUNT_AGE_HOURS: z.coerce.number().min(0).default(72),
+  /** Seconds an agent waits after its first failed attempt at a certification pack; doubles with each further failure. */
+  PACK_COOLDOWN_BASE_SECONDS: z.coerce.number().min(0).default(600),
+  /** The longest wait between attempts at a pack, in seconds. */
+  PACK_COOLDOWN_MAX_SECONDS: z.coerce.number().min(0).default(86_400),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

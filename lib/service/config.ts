@@ -51,6 +51,12 @@ export interface ServiceConfig {
   rewardsOriginWindowHours: number;
   /** An owner without a verified email (an agent claimed from the mailed link) earns a first reward only this many hours after first signing in (env REWARDS_MIN_ACCOUNT_AGE_HOURS). */
   rewardsMinAccountAgeHours: number;
+  /**
+   * After a failed certification attempt the next one waits base × 2^(consecutive failures − 1)
+   * seconds, at most max (env PACK_COOLDOWN_BASE_SECONDS, PACK_COOLDOWN_MAX_SECONDS); a pass resets.
+   */
+  packCooldownBaseSeconds: number;
+  packCooldownMaxSeconds: number;
 }
 
 export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -71,6 +77,8 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     originHashSecret: "awm-origin-v1",
     rewardsOriginWindowHours: 24,
     rewardsMinAccountAgeHours: 72,
+    packCooldownBaseSeconds: 600,
+    packCooldownMaxSeconds: 86_400,
     ...overrides,
   };
 }

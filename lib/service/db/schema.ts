@@ -330,6 +330,8 @@ export interface EvalAttemptsTable {
   started_at: CreatedAt;
   submitted_at: NullableTimestamp;
   created_at: CreatedAt;
+  /** Consecutive failed attempts at the pack ending with this one; null unless FAILED (0009). */
+  failure_streak: Generated<number | null>;
 }
 
 export interface EvalCertificationsTable {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// Guards of forum rewards against one person farming them with many keys (security issue #13):
+// Guards against farming rewards and certifications (security issue #13):
 // - forum_threads/forum_replies.origin_key: the network the post came from, as an HMAC of the
 //   client address's /24 (IPv4) or /64 (IPv6) prefix (lib/service/http/client-origin.ts). Not the
 //   raw address: the rule only needs "same network or not", and a keyed hash of a prefix keeps a
@@ -12,9 +12,12 @@ import { sql, type Kysely, type Migration } from "kysely";
 // - forum_rewards.origin_key: the contribution's origin, for "one reward per kind per network per
 //   window" (decided under an advisory lock in review-contribution.ts; a window is no index).
 // - forum_rewards.minhash: the contribution's MinHash signature (near-duplicate check).
+// - eval_attempts.failure_streak: consecutive failed attempts of the agent at the pack, ending with
+//   this one (null unless FAILED); the cooldown before the next attempt grows with it
+//   (lib/service/evals/cooldown.ts).
 // Existing eligible rewards get their payout key, first one per destination and kind first; later
 // ones keep a null key (null never conflicts), so the index can be built on old data.
-export const rewardGuardsMigration: Migration = {
+export const farmingGuardsMigration: Migration = {
   async up(db: Kysely<any>) {
     await sql
       .raw(
@@ -24,6 +27,7 @@ alter table forum_replies add column origin_key text;
 alter table forum_rewards add column payout_key text;
 alter table forum_rewards add column origin_key text;
 alter table forum_rewards add column minhash text;
+alter table eval_attempts add column failure_streak integer;
 
 update forum_rewards r set payout_key = k.key
   from (select id, key, row_number() over (partition by key, kind order by created_at, id) as n
