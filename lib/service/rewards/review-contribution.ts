@@ -127,6 +127,13 @@ async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedCo
   }
   try {
     return await ctx.db.transaction().execute(async (trx) => {
+      // The most specific reason first (the unique indexes below still decide races).
+      const payoutKey = await payoutKeyOf(trx, owner);
+      const active = (column: "owner_user_id" | "payout_key", value: string) => trx.selectFrom("forum_rewards").select("id")
+        .where(column, "=", value).where("kind", "=", c.kind).where("id", "<>", rewardId)
+        .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"]).limit(1).executeTakeFirst();
+      if (await active("owner_user_id", owner)) return ownerTaken(c.kind);
+      if (await active("payout_key", payoutKey)) return payoutTaken(c.kind);
       const windowHours = config.rewardsOriginWindowHours;
       if (c.originKey && windowHours > 0) {
         // One per origin and kind in the window: racing reviews from one network take turns here.
@@ -138,17 +145,19 @@ async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedCo
           .limit(1).executeTakeFirst();
         if (busy) return `another ${c.kind} reward was earned from the same network in the last ${windowHours} hours (one reward per network per kind per ${windowHours} hours)`;
       }
-      const payoutKey = await payoutKeyOf(trx, owner);
       await trx.updateTable("forum_rewards").set({ status: "WAITING_FOR_BUDGET", payout_key: payoutKey, updated_at: now })
         .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
       return null;
     });
   } catch (error) {
-    if (isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) return `this owner already earned its one ${c.kind} reward (one reward per owner per kind)`;
-    if (isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) return `this payout address already earned its one ${c.kind} reward (one reward per payout address per kind)`;
+    if (isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) return ownerTaken(c.kind);
+    if (isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) return payoutTaken(c.kind);
     throw error;
   }
 }
+
+const ownerTaken = (kind: string) => `this owner already earned its one ${kind} reward (one reward per owner per kind)`;
+const payoutTaken = (kind: string) => `this payout address already earned its one ${kind} reward (one reward per payout address per kind)`;
 
 /** Near-copies are looked for among the posts of this many days before (and all of the owner's). */
 const NEAR_COPY_WINDOW_DAYS = 30;
