@@ -383,7 +383,7 @@ describe("forum rewards on the local chain", () => {
     await fund("REPLY", 1);
     const before = await balanceOf(chain.config, shared);
     // Each identity posts with its own agent, each agent from its own network (the harness gives every client its own /24).
-    const threads = [];
+    const threads: Array<{ id: string }> = [];
     for (const { agent } of identities) threads.push(await postThread(agent, 450));
     const rows = [];
     for (const t of threads) rows.push(await rewardOf(service, t.id, "THREAD", (s) => s === "PAID" || s === "NOT_ELIGIBLE"));
@@ -391,7 +391,7 @@ describe("forum rewards on the local chain", () => {
     for (const r of rows.slice(1)) expect(r.declined_reason).toMatch(/this payout address already earned its one THREAD reward/);
     // Replies: the same, one between them.
     const host = threads[0]!;
-    const replies = [];
+    const replies: Array<{ id: string }> = [];
     for (const { agent } of identities) replies.push((await agent.client.createReply({ params: { slugOrId: host.id }, body: { body: uniqueText(260) } })).data);
     const replyRows = [];
     for (const r of replies) replyRows.push(await rewardOf(service, r.id, "REPLY", (s) => s === "PAID" || s === "NOT_ELIGIBLE"));
