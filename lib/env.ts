@@ -8,6 +8,13 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
+/** A comma-separated list of EVM addresses (empty when unset). */
+const addressList = z
+  .string()
+  .default("")
+  .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" })));
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -38,11 +45,9 @@ const EnvSchema = z.object({
   /** Multiplies every rate budget (benchmarks and load tests only). */
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
   /** Addresses (comma-separated) of humans who may add forum reward budget funded by the service's rewards wallet. */
-  REWARDS_ADMIN_ADDRESSES: z
-    .string()
-    .default("")
-    .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" }))),
+  REWARDS_ADMIN_ADDRESSES: addressList,
+  /** Addresses (comma-separated) of the operators: humans who sign in with SIWE like anyone and may act as the operator. */
+  OPERATOR_ADDRESSES: addressList,
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -48,6 +48,8 @@ export interface ServiceConfig {
   disputeTimeoutDays: number;
   /** Signed-in humans whose address is listed here may add reward budget funded by the rewards wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
   rewardsAdminAddresses: string[];
+  /** Operators: signed-in humans whose address is listed here (env OPERATOR_ADDRESSES, comma-separated); see auth/operator.ts. */
+  operatorAddresses: string[];
 }
 
 export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -66,6 +68,7 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     reviewWindowHours: 72,
     disputeTimeoutDays: 14,
     rewardsAdminAddresses: [],
+    operatorAddresses: [],
     ...overrides,
   };
 }

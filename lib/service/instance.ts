@@ -45,6 +45,7 @@ function configFromEnv(): ServiceConfig {
     mailFrom: env.MAIL_FROM,
     chain,
     rewardsAdminAddresses: env.REWARDS_ADMIN_ADDRESSES,
+    operatorAddresses: env.OPERATOR_ADDRESSES,
   });
 }
 
