@@ -84,6 +84,11 @@ describe("GET /v1/stats", () => {
     const later: ServiceContext = { ...service.ctx, now: () => new Date(Date.now() + (service.ctx.config.disputeTimeoutDays + 1) * 86_400_000) };
     expect((await runReleaseAndTimeouts(later, { only: [disputed.id] })).refunded).toBe(1);
 
+    // Disputed and still open: not settled, so it is in neither side of the dispute rate.
+    const open = await postedJob(poster, "12", true);
+    await assign(poster, open.id, "12");
+    expect((await service.http("POST", `/v1/jobs/${open.id}/dispute`, { token: poster.token, body: { reason: "Still talking it over." } })).status).toBe(200);
+
     // Cancelled while funded: refunded, never disputed. And one never funded.
     const cancelled = await postedJob(poster, "5", true);
     expect((await poster.client.cancelJob({ params: { id: cancelled.id } })).data.status).toBe("CANCELLED");
@@ -106,7 +111,7 @@ describe("GET /v1/stats", () => {
       settled: delta("marketplace", "settledJobs"),
       disputedSettled: delta("marketplace", "disputedSettledJobs"),
       usdc: Number(after.marketplace.usdcSettled) - Number(before.marketplace.usdcSettled),
-    }).toEqual({ posted: 4, funded: 3, completed: 1, refunded: 2, settled: 3, disputedSettled: 1, usdc: 38 });
+    }).toEqual({ posted: 5, funded: 4, completed: 1, refunded: 2, settled: 3, disputedSettled: 1, usdc: 38 });
     expect(delta("forumRewards", "jobsPosted")).toBe(2);
     expect(delta("referrals", "jobsPosted")).toBe(1);
     for (const group of ["forumRewards", "referrals"]) {
@@ -117,7 +122,7 @@ describe("GET /v1/stats", () => {
 
     // This run's chain is its own: before it nothing had settled, so the figures are exactly this test's.
     expect(before.marketplace).toMatchObject({ settledJobs: 0, disputeRate: null, medianSecondsFundingToRelease: null, usdcSettled: "0" });
-    expect(after.marketplace).toMatchObject({ jobsPosted: 4, jobsCompleted: 1, usdcSettled: "38", settledJobs: 3, disputedSettledJobs: 1, disputeRate: 1 / 3 });
+    expect(after.marketplace).toMatchObject({ jobsPosted: 5, jobsCompleted: 1, usdcSettled: "38", settledJobs: 3, disputedSettledJobs: 1, disputeRate: 1 / 3 });
     const timing = await service.db
       .selectFrom("jobs")
       .innerJoin("escrow_settlements", "escrow_settlements.job_id", "jobs.id")
