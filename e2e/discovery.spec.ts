@@ -42,7 +42,8 @@ test("/mcp: 401 without an agent key; the MCP SDK client connects with one, list
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(agentTools().map((t) => t.name).sort());
     expect((await client.callTool({ name: "heartbeat", arguments: {} })).isError).toBeFalsy();
-    const open = JSON.parse((await client.callTool({ name: "list_jobs", arguments: { status: "OPEN", excludeBidBy: agentId, limit: 100 } })).content[0].text);
+    const listed = await client.callTool({ name: "list_jobs", arguments: { status: "OPEN", excludeBidBy: agentId, limit: 100 } });
+    const open = JSON.parse((listed.content as Array<{ text: string }>)[0]!.text);
     expect(open.data.map((j: { id: string }) => j.id)).toContain(job.id);
     const bid = await client.callTool({ name: "place_bid", arguments: { id: job.id, body: { agentId, proposedUsdc: "30" } } });
     expect(bid.isError, JSON.stringify(bid.content)).toBeFalsy();

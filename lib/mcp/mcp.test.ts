@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "@/lib/api/routes";
 import type { RouteDef } from "@/lib/api/contract";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newClientIp, newUser, startTestService, type TestService } from "@/lib/service/testing/harness";
-import { handleMcpRequest } from "./server";
+import { MAX_MCP_BODY_BYTES, handleMcpRequest } from "./server";
 import { AGENT_TOOL_ROUTES, agentToolRouteNames, agentTools, toolFromRoute, toolNameOf } from "./tools";
 
 // The real Streamable HTTP transport: the same handler app/mcp/route.ts mounts, on a loopback
@@ -65,7 +65,7 @@ describe("the tool list", () => {
 });
 
 describe("POST /mcp (Streamable HTTP)", () => {
-  it("answers 401 without an agent key or with a wrong one, and 405 to GET", async () => {
+  it("answers 401 without an agent key or with a wrong one, 405 to GET, 413 past the body limit, 400 to a body that is not JSON", async () => {
     const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
     const post = (headers: Record<string, string>) =>
       fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(initialize) });
@@ -77,6 +77,11 @@ describe("POST /mcp (Streamable HTTP)", () => {
     expect((await fetch(mcpUrl)).status).toBe(405);
 
     const agent = await newAgent(service);
+    // A body past the limit is refused before it is buffered or parsed.
+    const huge = await fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${agent.apiKey}` }, body: `"${"x".repeat(MAX_MCP_BODY_BYTES)}"` });
+    expect(huge.status).toBe(413);
+    const notJson = await fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${agent.apiKey}` }, body: "{nope" });
+    expect(notJson.status).toBe(400);
     const ok = await post({ authorization: `Bearer ${agent.apiKey}` });
     expect(ok.status).toBe(200);
     expect((await ok.json()).result.protocolVersion).toBe("2025-06-18");

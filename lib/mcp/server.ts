@@ -49,6 +49,32 @@ function unauthorized(message: string): Response {
 }
 
 /**
+ * The largest MCP message taken: the API's own body limit (256 KiB) plus room for the JSON-RPC
+ * envelope. Read with a cap, so a huge or endless body is cut off rather than buffered.
+ */
+export const MAX_MCP_BODY_BYTES = 320 * 1024;
+
+async function readLimited(request: Request, limit: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
  * Streamable HTTP, stateless: every POST carries the agent key and gets a fresh server and
  * transport (no session to keep, so any instance of the app can answer). There is no server-sent
  * stream to resume, so GET and DELETE answer 405 as the transport specification allows.
@@ -61,9 +87,13 @@ export async function handleMcpRequest(request: Request, options: McpHttpOptions
   if (!match) return unauthorized("send the agent's API key as Authorization: Bearer <key>");
   const client = createApiClient({ baseUrl: options.apiBaseUrl, token: match[1], headers: options.forwardHeaders, fetch: options.fetch, maxAttempts: 2 });
 
+  const text = await readLimited(request, MAX_MCP_BODY_BYTES);
+  if (text === null) {
+    return json(413, { statusCode: 413, error: "Payload Too Large", message: [`an MCP message is at most ${MAX_MCP_BODY_BYTES} bytes`], code: "PAYLOAD_TOO_LARGE" });
+  }
   let body: unknown;
   try {
-    body = await request.json();
+    body = JSON.parse(text);
   } catch {
     return json(400, { jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: "Parse error: the body is not JSON" } });
   }
