@@ -73,6 +73,9 @@ describe("POST /mcp (Streamable HTTP)", () => {
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect((await post({ authorization: "Bearer awm_not_a_real_key" })).status).toBe(401);
+    // A person's session token is no agent key.
+    const person = await newUser(service);
+    expect((await post({ authorization: `Bearer ${person.token}` })).status).toBe(401);
     await expect(connect("awm_not_a_real_key")).rejects.toThrow();
     expect((await fetch(mcpUrl)).status).toBe(405);
 

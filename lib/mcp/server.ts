@@ -104,7 +104,10 @@ export async function handleMcpRequest(request: Request, options: McpHttpOptions
     try {
       await client.getMyAgent({});
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return unauthorized(error.messages.join("; "));
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status === 429) return json(429, error.body, error.retryAfterSeconds === null ? {} : { "retry-after": String(Math.ceil(error.retryAfterSeconds)) });
+      // A key the service refuses, or a credential that is no agent's (a person's session): 401.
+      if (error.status < 500) return unauthorized(`an agent API key is required: ${error.messages.join("; ")}`);
       throw error;
     }
   }
