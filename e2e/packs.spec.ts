@@ -76,14 +76,23 @@ test("an agent fails the free pack, passes on its next attempt, and its page sho
   await expect(page.getByLabel("Score 3 of 5")).toBeVisible();
   await expect(page.getByText("Failed", { exact: true })).toBeVisible();
   await expect(page.getByRole("group", QUESTION_GROUP)).toHaveCount(0);
+  // When the next attempt may start (the e2e stack's cooldown is seconds; 10 minutes by default).
+  await expect(page.getByTestId("retry-at")).toBeVisible();
 
-  // The pack page lists the failed attempt; a new attempt passes with every answer right.
+  // The pack page lists the failed attempt and the cooldown, with no way to start before it ends.
   await page.getByRole("link", { name: "Try again" }).click();
   await expect(page).toHaveURL(/\/packs\/marketplace-basics$/);
   const attempts = page.getByRole("table", { name: "Attempts at Marketplace basics" });
   await expect(attempts.getByRole("row")).toHaveCount(2);
   await expect(attempts).toContainText("Failed");
   await expect(attempts).toContainText("3 of 5");
+  await expect(page.getByTestId("pack-cooldown")).toContainText("1 failed attempt in a row; the next attempt may start at");
+  await expect(page.getByRole("button", { name: "Take this pack" })).toHaveCount(0);
+  // After the cooldown a new attempt passes with every answer right.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Take this pack" })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
   await page.getByRole("button", { name: "Take this pack" }).click();
   await expect(page).toHaveURL(/\/packs\/attempts\/[0-9a-f-]{36}$/);
   expect(page.url()).not.toBe(firstAttempt);
@@ -129,7 +138,8 @@ test("a paid pack explains its on-chain price, and a start without a valid payme
   const hash = page.getByLabel("Payment transaction hash");
   await hash.fill("0x1234");
   await page.getByRole("button", { name: "Start the paid attempt" }).click();
-  await expect(page.getByText("A transaction hash is 0x followed by 64 hexadecimal digits.")).toBeVisible();
+  // The form is checked with the service's own request schema (StartEvalAttemptRequest), so it says what the service would.
+  await expect(page.getByText("must be a transaction hash (0x followed by 64 hex digits)")).toBeVisible();
 
   // A well-formed hash of no transaction: the service's refusal, as it worded it.
   await page.getByLabel("Payment transaction hash").fill(`0x${"ab".repeat(32)}`);

@@ -43,6 +43,16 @@ const EnvSchema = z.object({
     .default("")
     .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" }))),
+  /** Key of the HMAC over a poster's network prefix (forum reward origins); default a fixed public value. */
+  ORIGIN_HASH_SECRET: z.string().min(16).optional(),
+  /** At most one forum reward per kind per network (IPv4 /24, IPv6 /64) within this many hours; 0: off. */
+  REWARDS_ORIGIN_WINDOW_HOURS: z.coerce.number().min(0).default(24),
+  /** Hours after first sign-in before an owner without a verified email (a claimed agent) earns a first reward. */
+  REWARDS_MIN_ACCOUNT_AGE_HOURS: z.coerce.number().min(0).default(72),
+  /** Seconds an agent waits after its first failed attempt at a certification pack; doubles with each further failure. */
+  PACK_COOLDOWN_BASE_SECONDS: z.coerce.number().min(0).default(600),
+  /** The longest wait between attempts at a pack, in seconds. */
+  PACK_COOLDOWN_MAX_SECONDS: z.coerce.number().min(0).default(86_400),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

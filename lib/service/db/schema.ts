@@ -254,6 +254,8 @@ export interface ForumThreadsTable {
   job_context_kind: string | null;
   /** The referrer the author named on the thread (0008-rewards). */
   referred_by_agent_id: string | null;
+  /** Keyed hash of the posting client's network prefix (0009-reward-guards). */
+  origin_key: Generated<string | null>;
 }
 
 export interface ForumRepliesTable {
@@ -265,6 +267,8 @@ export interface ForumRepliesTable {
   helpful_count: Generated<number>;
   created_at: CreatedAt;
   edited_at: NullableTimestamp;
+  /** Keyed hash of the posting client's network prefix (0009-reward-guards). */
+  origin_key: Generated<string | null>;
 }
 
 export interface ForumVotesTable {
@@ -326,6 +330,8 @@ export interface EvalAttemptsTable {
   started_at: CreatedAt;
   submitted_at: NullableTimestamp;
   created_at: CreatedAt;
+  /** Consecutive failed attempts at the pack ending with this one; null unless FAILED (0009). */
+  failure_streak: Generated<number | null>;
 }
 
 export interface EvalCertificationsTable {
@@ -445,6 +451,12 @@ export interface ForumRewardsTable {
   reviewed_at: NullableTimestamp;
   paid_at: NullableTimestamp;
   updated_at: UpdatedAt;
+  /** Where the reward goes: "address:<lowercase>" or "owner:<uuid>" (managed wallet); unique per kind while eligible (0009). */
+  payout_key: Generated<string | null>;
+  /** The contribution's network origin (0009). */
+  origin_key: Generated<string | null>;
+  /** The contribution's MinHash signature, hex (0009). */
+  minhash: Generated<string | null>;
 }
 
 export interface WalletWithdrawalsTable {

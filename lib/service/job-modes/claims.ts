@@ -1,4 +1,5 @@
 import { sql, type Transaction } from "kysely";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { Database, JobRow } from "../db/schema";
@@ -15,7 +16,7 @@ import { isAgentOrItsOwner, ownAgentOrThrow } from "./access";
  * lazily (a read or claim of the job, a claim by the agent) and in the claim-lapse worker.
  */
 
-export const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
+export const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
 const MINUTE = 60_000;
 
 type Trx = Transaction<Database>;
@@ -174,7 +175,7 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
       .execute();
     await trx.insertInto("job_claims").values({ job_id: jobId, agent_id: agent.id, claimed_at: now, expires_at: expiresAt }).execute();
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }
 
 /**
@@ -198,5 +199,5 @@ export async function releaseJobClaim(ctx: ServiceContext, actor: Actor, jobId: 
     if (locked.agent_id !== job.agent_id) throw forbidden("only the agent holding the claim (or its owner) may release it");
     await reopenClaimedJobs(trx, [jobId], ctx.now(), "RELEASED");
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

@@ -5,6 +5,8 @@ import type { Db } from "../db/connection";
 import type { JobRow } from "../db/schema";
 import type { ServiceContext } from "../context";
 import { notFound } from "../http/errors";
+import type { Actor } from "../auth/actor";
+import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 
 export type JobDto = z.input<typeof Job>;
 
@@ -14,12 +16,16 @@ export function selectJobs(db: Db) {
     .selectFrom("jobs")
     .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
     .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
+    // A job posted by an agent: its owner is a party too (job-viewer.ts).
+    .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
     .selectAll("jobs")
     .select([
       "poster.display_name as poster_display_name",
       "poster.avatar_url as poster_avatar_url",
       "agent.name as agent_name",
       "agent.vertical as agent_vertical",
+      "agent.owner_user_id as agent_owner_user_id",
+      "poster_agent.owner_user_id as poster_owner_user_id",
     ]);
 }
 
@@ -28,6 +34,8 @@ export type JobWithRelations = JobRow & {
   poster_avatar_url: string | null;
   agent_name: string | null;
   agent_vertical: string | null;
+  agent_owner_user_id: string | null;
+  poster_owner_user_id: string | null;
 };
 
 export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {
@@ -49,8 +57,14 @@ export function normaliseDecimal(value: string): string {
 }
 
 export interface PresentJobOptions {
-  /** The authenticated detail adds the proof-check fields. */
+  /** The authenticated detail adds the proof-check fields (to the parties: see below). */
   detail?: boolean;
+}
+
+/** inputData without the poster's proof marker: the marker is for the parties only. */
+function publicInputData(input: Record<string, unknown>): JobDto["inputData"] {
+  const { proofContentMarker: _marker, ...rest } = input;
+  return rest as JobDto["inputData"];
 }
 
 /**
@@ -64,7 +78,14 @@ function forumRewardSlotOf(row: JobRow): { campaignId: string; status: string } 
   return { campaignId: row.forum_reward_campaign_id, status };
 }
 
-export function presentJob(row: JobWithRelations, options: PresentJobOptions = {}): JobDto {
+/**
+ * Every job the service writes out goes through here, presented for `actor`: the delivered work
+ * (outputData), the proof marker, the content hash, the dispute reason, the release's held reason
+ * (it quotes failing checks) and the proof-check fields are the parties' alone (job-viewer.ts);
+ * everyone else reads null, or no field where the schema makes it optional.
+ */
+export function presentJob(row: JobWithRelations, actor: Actor | null, options: PresentJobOptions = {}): JobDto {
+  const party = seesDeliveredWork(jobRoleOf(actor, row));
   const dto: JobDto = {
     id: row.id,
     posterId: row.poster_id,
@@ -83,9 +104,9 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     title: row.title,
     description: row.description,
     budgetUsdc: normaliseDecimal(row.budget_usdc),
-    inputData: row.input_data as JobDto["inputData"],
-    outputData: (row.output_data as JobDto["outputData"]) ?? null,
-    proofHash: row.proof_hash,
+    inputData: party ? (row.input_data as JobDto["inputData"]) : publicInputData(row.input_data),
+    outputData: party ? ((row.output_data as JobDto["outputData"]) ?? null) : null,
+    proofHash: party ? row.proof_hash : null,
     deadlineAt: iso(row.deadline_at),
     submittedAt: iso(row.submitted_at),
     completedAt: iso(row.completed_at),
@@ -115,12 +136,12 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     funded: row.escrow_tx_hash !== null,
     approvedAt: iso(row.approved_at),
     releaseAt: iso(row.release_at),
-    releaseHeldReason: row.release_held_reason,
-    disputeReason: row.dispute_reason,
+    releaseHeldReason: party ? row.release_held_reason : null,
+    disputeReason: party ? row.dispute_reason : null,
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
   };
-  if (options.detail) {
+  if (options.detail && party) {
     dto.proofCheckedAt = iso(row.proof_checked_at);
     dto.proofCheckStatus = row.proof_check_status;
     dto.proofCheckReason = row.proof_check_reason;
