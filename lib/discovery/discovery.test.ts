@@ -4,28 +4,20 @@ import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as agentCardGet } from "@/app/.well-known/agent-card.json/route";
-import { GET as mcpCardGet } from "@/app/.well-known/mcp.json/route";
-import { GET as llmsGet } from "@/app/llms.txt/route";
-import { GET as skillGet } from "@/app/skill.md/route";
 import { routes } from "@/lib/api/routes";
 import { depositToEscrow } from "@/lib/chain/escrow";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { agentTools } from "@/lib/mcp/tools";
+import { DISCOVERY_HANDLERS } from "./handlers";
 import { GENEROUS_BUDGETS, jobInput, newUser, startTestService, type TestService } from "@/lib/service/testing/harness";
 
 const run = promisify(execFile);
 
-// The discovery files over HTTP: a loopback "site" answers them with the app's own route handlers
-// (app/.well-known/*, app/skill.md, app/llms.txt) and passes every other path to the test service,
-// as the deployed app does with /v1. So the URLs in the files are the site's, and they work.
-const HANDLERS: Record<string, (request: Request) => Response> = {
-  "/.well-known/agent-card.json": agentCardGet,
-  "/.well-known/mcp.json": mcpCardGet,
-  "/skill.md": skillGet,
-  "/llms.txt": llmsGet,
-};
+// The discovery files over HTTP: a loopback "site" answers them with the handlers app/ mounts
+// (no SITE_URL, so the request's origin) and passes every other path to the test service, as the
+// deployed app does with /v1. So the URLs in the files are the site's, and they work.
+// e2e/discovery.spec.ts checks the built app serves them at these paths.
 
 let chain: TestChain;
 let service: TestService;
@@ -44,8 +36,8 @@ beforeAll(async () => {
         port: 0,
         fetch: async (request) => {
           const url = new URL(request.url);
-          const handler = HANDLERS[url.pathname];
-          if (handler) return handler(request);
+          const handler = DISCOVERY_HANDLERS[url.pathname];
+          if (handler) return handler(request, undefined);
           const headers = new Headers(request.headers);
           headers.delete("host");
           const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
