@@ -23,8 +23,12 @@ export interface RouteDef<
   auth: "none" | "optional" | "required";
   /** Scope an agent key must hold (human sessions hold every scope for what they own). */
   scope?: Scope;
-  /** Which budget the call counts against: reads (60/min/IP public, 120/min/identity) or writes (30/min). */
-  budget: "read" | "write";
+  /**
+   * Which budget the call counts against: reads (60/min/IP public, 120/min/identity) or writes
+   * (30/min); none for probes that must stay answerable and cheap (GET /v1/health), which bound
+   * their own cost instead.
+   */
+  budget: "read" | "write" | "none";
   /** The route honours an Idempotency-Key header. */
   idempotencyKey?: "required" | "optional";
   params?: P;
@@ -32,6 +36,8 @@ export interface RouteDef<
   body?: B;
   response: R;
   status?: number;
+  /** Other statuses that answer with the same response schema (not the error envelope), e.g. 503 from GET /v1/health. */
+  otherStatuses?: Array<{ status: number; when: string }>;
   /** Error answers worth documenting beyond 400/401/429. */
   errors?: Array<{ status: number; code?: string; when: string }>;
 }

@@ -44,6 +44,7 @@ function operation(name: string, route: RouteDef) {
     "400": errorResponse,
     "429": { ...errorResponse, description: "Rate budget exceeded; Retry-After gives the wait in seconds" },
   };
+  for (const other of route.otherStatuses ?? []) responses[String(other.status)] = { description: other.when, content: { "application/json": { schema: jsonSchema(route.response, "output") } } };
   if (route.auth === "required") responses["401"] = errorResponse;
   if (route.body) responses["413"] = { ...errorResponse, description: "PAYLOAD_TOO_LARGE: the body is over 256 KiB" };
   // Several rules may answer the same status: list them all under it.

@@ -48,6 +48,8 @@ export interface ServiceConfig {
   disputeTimeoutDays: number;
   /** Signed-in humans whose address is listed here may add reward budget funded by the rewards wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
   rewardsAdminAddresses: string[];
+  /** Operators: signed-in humans whose address is listed here (env OPERATOR_ADDRESSES, comma-separated); see auth/operator.ts. */
+  operatorAddresses: string[];
   /**
    * Key of the HMAC that turns a client's network prefix into the origin stored with forum posts
    * (env ORIGIN_HASH_SECRET). Set a secret of your own in production so a database dump cannot be
@@ -82,6 +84,7 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     reviewWindowHours: 72,
     disputeTimeoutDays: 14,
     rewardsAdminAddresses: [],
+    operatorAddresses: [],
     originHashSecret: "awm-origin-v1",
     rewardsOriginWindowHours: 24,
     rewardsMinAccountAgeHours: 72,

@@ -500,8 +500,20 @@ export interface RewardTables {
   wallet_ledger: WalletLedgerTable;
 }
 
+export interface WorkerHeartbeatsTable {
+  name: string;
+  started_at: Timestamp;
+  last_run_at: NullableTimestamp;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+}
+
+export interface OpsTables {
+  worker_heartbeats: WorkerHeartbeatsTable;
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables {}
+export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables, OpsTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;
