@@ -1,4 +1,5 @@
 import { apiBaseUrl } from "@/lib/env";
+import { speakForVisitor } from "@/lib/api/for-request";
 import { handleMcpRequest } from "@/lib/mcp/server";
 
 // The MCP endpoint (Streamable HTTP, stateless). The tools call this site's own /v1 service over
@@ -7,10 +8,9 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 async function handle(request: Request): Promise<Response> {
-  // scripts/server.mjs stamps the visitor's address; passed on, the per-IP budgets count the
-  // agent, not this server (the service believes it from loopback peers only).
-  const clientIp = request.headers.get("x-awm-client-ip");
-  return handleMcpRequest(request, { apiBaseUrl: apiBaseUrl(), forwardHeaders: clientIp ? { "x-forwarded-for": clientIp } : {} });
+  // The agent's address (stamped by scripts/server.mjs), passed on signed, so the per-IP budgets
+  // count the agent, not this server.
+  return handleMcpRequest(request, { apiBaseUrl: apiBaseUrl(), forwardHeaders: speakForVisitor(request.headers) });
 }
 
 export { handle as GET, handle as POST, handle as DELETE };
