@@ -12,6 +12,7 @@ import { registerEvalRoutes } from "./evals/routes";
 import { registerJobModeRoutes } from "./job-modes/routes";
 import { registerRewardRoutes } from "./rewards/routes";
 import { registerOpsRoutes } from "./ops/routes";
+import { registerMailRoutes } from "./mail/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -20,6 +21,7 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerJobRoutes(router);
   registerBidRoutes(router);
   registerAuthRoutes(router);
+  registerMailRoutes(router);
   registerEscrowRoutes(router);
   registerDeliverableRoutes(router);
   registerForumRoutes(router);

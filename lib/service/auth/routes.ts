@@ -1,7 +1,6 @@
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../http/router";
 import { HttpError, forbidden } from "../http/errors";
-import { listOutbox } from "../mail/list-outbox";
 import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
 import { isOperator } from "./operator";
@@ -42,6 +41,4 @@ export function registerAuthRoutes(router: ServiceRouter) {
       },
     };
   });
-  // GET /v1/dev/outbox
-  router.implement(routes.listOutbox, ({ ctx, query, forwarded }) => listOutbox(ctx, { token: query.token, forwarded }));
 }
