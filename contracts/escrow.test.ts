@@ -13,7 +13,7 @@ import {
 import { abi as escrowAbi, bytecode as escrowBytecode } from "./artifacts/escrow";
 import { abi as reentrantAbi, bytecode as reentrantBytecode } from "./artifacts/reentrant-token";
 import { abi as usdcAbi } from "./artifacts/test-usdc";
-import { errorText } from "@/lib/chain/escrow";
+import { errorText } from "@/lib/chain/escrow/errors";
 import { newEscrowJobId } from "@/lib/chain/escrow-id";
 import { signUsdcPermit } from "@/lib/chain/permit";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress, type Address, type Hex } from "viem";
 import { usdcAbi } from "@/lib/chain/abi";
-import { erc20BalanceOf } from "@/lib/chain/escrow";
+import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import type { ServiceConfig } from "../config";
