@@ -29,6 +29,7 @@ export const OFFLINE_CHAIN: ChainConfig = {
   confirmations: 1,
   explorerUrl: null,
   operatorPrivateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcb2f17c2a6f1c55f0b2",
+  treasuryAddress: "0x4444444444444444444444444444444444444444",
 } as unknown as ChainConfig;
 
 /**
