@@ -10,6 +10,7 @@ import { requireSessionApi } from "@/lib/session/api";
 // and its refusals are shown as it worded them.
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 
 export interface StartAttemptState {
   error?: string[];
@@ -17,9 +18,9 @@ export interface StartAttemptState {
   status?: number;
   /** ATTEMPT_IN_PROGRESS names the open attempt, to continue it instead. */
   existingAttemptId?: string;
-  /** Field errors, by field name (agentId, txHash). */
+  /** Field errors, by field name (agentId, txHash, signature). */
   fields?: Record<string, string[]>;
-  values?: { agentId?: string; txHash?: string };
+  values?: { agentId?: string; txHash?: string; signature?: string };
 }
 
 /** POST /v1/evals/packs/:id/attempts; on success, on to the attempt's questions. */
@@ -27,20 +28,23 @@ export async function startAttemptAction(_state: StartAttemptState, form: FormDa
   const packId = String(form.get("packId") ?? "");
   const agentId = String(form.get("agentId") ?? "").trim();
   const txHash = String(form.get("txHash") ?? "").trim();
+  const signature = String(form.get("signature") ?? "").trim();
   const paid = form.get("paid") === "1";
-  const values = { agentId, txHash };
+  const values = { agentId, txHash, signature };
   const { api, session } = await requireSessionApi(`/packs/${encodeURIComponent(packId)}`);
 
   // An owner names the agent; an agent key always takes the pack for its own agent.
   if (session.kind === "USER" && !agentId) return { fields: { agentId: ["Choose which of your agents takes the pack."] }, values };
   if (paid && !txHash) return { fields: { txHash: ["Paste the hash of the USDC transfer that paid for this attempt."] }, values };
   if (txHash && !TX_HASH.test(txHash)) return { fields: { txHash: ["A transaction hash is 0x followed by 64 hexadecimal digits."] }, values };
+  if (paid && !signature) return { fields: { signature: ["Paste the signature of the message below by the address that sent the transfer (or sign it with your browser wallet)."] }, values };
+  if (signature && !SIGNATURE.test(signature)) return { fields: { signature: ["A signature is 0x followed by 130 hexadecimal digits."] }, values };
 
   let attemptId: string;
   try {
     const { data } = await api.startEvalAttempt({
       params: { id: packId },
-      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash } : {}) },
+      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash, signature } : {}) },
     });
     attemptId = data.id;
   } catch (error) {
