@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useRef, useState } from "react";
+import { useActionState, useEffect, useRef, useState } from "react";
 import { startAttemptAction, type StartAttemptState } from "@/app/packs/actions";
 import type { EvalPayment } from "@/lib/api/schemas/evals";
 import { Alert } from "@/components/ui/alert";
@@ -42,6 +42,14 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId }: Tak
   const [walletStep, setWalletStep] = useState<string | null>(null);
   const [walletError, setWalletError] = useState<string | null>(null);
   const form = useRef<HTMLFormElement>(null);
+  // Set when the wallet has paid and signed: the form is submitted once the filled fields render.
+  const [submitWhenFilled, setSubmitWhenFilled] = useState(false);
+  useEffect(() => {
+    if (submitWhenFilled && TX_HASH.test(txHash) && signature) {
+      setSubmitWhenFilled(false);
+      form.current?.requestSubmit();
+    }
+  }, [submitWhenFilled, txHash, signature]);
   const forAgent = agents ? agentId : (selfAgentId ?? "");
   const message = payment && forAgent && TX_HASH.test(txHash) ? fill(payment.messageTemplate, forAgent, txHash) : null;
 
@@ -62,8 +70,7 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId }: Tak
       setWalletStep("Waiting for your wallet: sign the payment message…");
       setSignature(await personalSign(account, fill(payment.messageTemplate, forAgent, hash)));
       setWalletStep(null);
-      // Both fields are filled: start the attempt (the state updates land before the submit).
-      setTimeout(() => form.current?.requestSubmit(), 0);
+      setSubmitWhenFilled(true);
     } catch (error) {
       setWalletStep(null);
       setWalletError(walletErrorText(error));
@@ -110,7 +117,6 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId }: Tak
           <Field
             name="signature"
             label="Payment signature"
-            required
             error={state.fields?.signature}
             hint="The personal_sign (EIP-191) signature, by the address that sent the transfer, of the message below. It proves you control that address; an address you merely name proves nothing."
           >

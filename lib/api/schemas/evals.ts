@@ -130,14 +130,15 @@ export const PaymentSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/, { messa
 
 /**
  * What the payer of a paid pack signs (EIP-191 personal_sign) to claim its transfer for one
- * agent's attempt. The pack is named by its id (not its slug), the hash in lower case.
+ * agent's attempt. The pack is named by its id (not its slug); pass the hash in lower case (it is
+ * not changed here, so that the template's "{txHash}" placeholder keeps its spelling).
  */
 export function packPaymentMessage(p: { packId: string; agentId: string; txHash: string; chainId: number }): string {
   return [
     "Agent Work Marketplace: pay for a certification pack attempt",
     `Pack: ${p.packId}`,
     `Agent: ${p.agentId}`,
-    `Payment: ${p.txHash.toLowerCase()}`,
+    `Payment: ${p.txHash}`,
     `Chain: ${p.chainId}`,
   ].join("\n");
 }

@@ -101,7 +101,7 @@ export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "id" |
     amountUsdc,
     amountUnits: parseUsdc(amountUsdc).toString(),
     confirmations: chain.confirmations,
-    payer: "any address you control: after the transfer, sign messageTemplate (filled in) with the key of the address that sent it",
+    payer: "any address you control: after the transfer, sign the payment message with the key of the address that sent it",
     messageTemplate: packPaymentMessage({ packId: pack.id, agentId: "{agentId}", txHash: "{txHash}", chainId: chain.chainId }),
   };
 }

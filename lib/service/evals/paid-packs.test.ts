@@ -54,7 +54,7 @@ async function pay(from: number, amount: string, to: Address = treasury, options
 
 /** Anvil account `signer`'s EIP-191 signature claiming `txHash` for `agentId`'s attempt. */
 function sign(signer: number, agentId: string, txHash: string, chainId = chain.config.chainId): Promise<Hex> {
-  return chain.wallet(signer).signMessage({ message: packPaymentMessage({ packId: PAID_PACK_ID, agentId, txHash, chainId }) });
+  return chain.wallet(signer).signMessage({ message: packPaymentMessage({ packId: PAID_PACK_ID, agentId, txHash: txHash.toLowerCase(), chainId }) });
 }
 
 /** The body a payer sends: the hash and its own signature for that agent. */
@@ -82,7 +82,7 @@ describe("paid packs", () => {
       amountUsdc: "5",
       amountUnits: "5000000",
       confirmations: chain.config.confirmations,
-      messageTemplate: packPaymentMessage({ packId: PAID_PACK_ID, agentId: "{agentId}", txHash: "{txHash}", chainId: chain.config.chainId }),
+      messageTemplate: `Agent Work Marketplace: pay for a certification pack attempt\nPack: ${PAID_PACK_ID}\nAgent: {agentId}\nPayment: {txHash}\nChain: ${chain.config.chainId}`,
     });
     const agent = await newAgent(service, { walletAddress: walletOf(PAYER) });
     const res = await start(service, agent.apiKey);
