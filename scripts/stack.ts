@@ -4,8 +4,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { startAnvil } from "./chain/anvil";
-import { ensureLocalStack } from "./chain/deploy";
+import { startAnvil } from "@/lib/chain/anvil";
+import { ensureLocalStack } from "@/lib/chain/local-stack";
 import { markServing } from "./build-cache";
 
 export async function freePort(): Promise<number> {

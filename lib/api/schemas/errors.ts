@@ -25,6 +25,7 @@ export const ErrorCode = z.enum([
   "MISSING_SCOPE",
   "NOT_FOUND",
   "RATE_LIMITED",
+  "PAYLOAD_TOO_LARGE",
   "BID_ALREADY_PLACED",
   "JOB_NOT_OPEN",
   "JOB_NOT_BIDDABLE",
@@ -48,6 +49,9 @@ export const ErrorCode = z.enum([
   "JOB_NOT_SHAREABLE",
   "CRITERION_NOT_MANUAL",
   "CRITERIA_NOT_MET",
+  // The prober never fetches this marketplace itself
+  "DELIVERABLE_URL_NOT_ALLOWED",
+  "CRITERION_URL_NOT_ALLOWED",
 ]);
 
 export const HTTP_ERROR_NAMES: Record<number, string> = {

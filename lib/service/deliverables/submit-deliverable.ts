@@ -4,6 +4,7 @@ import { HttpError, conflict, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
 import { isClaimLapsed } from "../job-modes/claims";
 import { evaluateCriteria } from "../job-modes/evaluate-criteria";
+import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
 
 /** True when the caller is the job's assigned agent, or the human who owns that agent. */
@@ -19,7 +20,8 @@ export async function isAssignedAgentOrOwner(ctx: ServiceContext, actor: Actor, 
  * a funded IN_PROGRESS job. The URL is probed at once; only LIVE moves the job to REVIEW (with
  * submittedAt, the proof-check fields and proofHash, the SHA-256 of the text the probe read). A
  * failing probe refuses the submission with its status and reason and leaves the job as it was;
- * the attempt stays in the proof-check history.
+ * the attempt stays in the proof-check history. A URL of this marketplace itself is refused with
+ * 400 DELIVERABLE_URL_NOT_ALLOWED before any probe.
  */
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
@@ -28,6 +30,10 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
   if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
   if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
   if (isClaimLapsed(job, ctx.now())) throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out before the submission; claim it again if it is still open");
+
+  // A page of this marketplace is no proof of work (the job's own page carries its marker): refused
+  // before any fetch. Aliases only seen at fetch time (redirects, names resolving here) the probe refuses.
+  refuseOwnUrl(ctx.config, url, "DELIVERABLE_URL_NOT_ALLOWED", "the deliverable URL");
 
   const probe = await checkDeliverable(ctx, job, url, "SUBMISSION", { updateJob: false });
   if (probe.status !== "LIVE") {
