@@ -368,7 +368,10 @@ describe("reentrancy through a malicious token", () => {
     try {
       for (let gas = 5_000_000n; gas <= 7_000_000n; gas += 100_000n) {
         const snapshot = await chain.testClient.snapshot();
-        const hash = await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "forward", args: [evil, payload], gas });
+        // The nonce from the latest block: right after a revert anvil may still count the reverted
+        // transaction as pending, and a nonce one too high leaves this one queued forever.
+        const nonce = await chain.publicClient.getTransactionCount({ address: operator, blockTag: "latest" });
+        const hash = await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "forward", args: [evil, payload], gas, nonce });
         const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
         if (receipt.status === "success") {
           succeeded++;
