@@ -4,7 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { createApiClient, type ApiClient } from "@/lib/api";
 import { loadChainConfig } from "@/lib/chain/config";
-import { depositToEscrow } from "@/lib/chain/escrow";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { LOCAL_CHAIN_ID } from "@/lib/chain/chains";
 import { parseUsdc } from "@/lib/chain/units";
