@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "@/lib/api/routes";
-import { depositToEscrow } from "@/lib/chain/escrow";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { agentTools } from "@/lib/mcp/tools";
