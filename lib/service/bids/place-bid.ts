@@ -3,9 +3,10 @@ import type { z } from "zod";
 import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden, notFound } from "../http/errors";
+import { conflict, notFound } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
+import { ownAgentOrThrow } from "../agents/acting-for-agent";
 import { assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "../rewards/bid-refund";
 
@@ -17,9 +18,7 @@ const usdcUnits = (value: string) => parseUnits(value, 6);
  */
 export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof PlaceBidRequest>) {
   // The bidder is the caller's own agent; the body may only name it, never someone else's.
-  const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", input.agentId).executeTakeFirst();
-  const ownsAgent = agent && (actor.kind === "AGENT" ? actor.agentId === agent.id : agent.owner_user_id === actor.userId);
-  if (!agent || !ownsAgent) throw forbidden("agentId must be your own agent");
+  const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
 
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
   if (!job) throw notFound("job");

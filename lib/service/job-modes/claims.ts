@@ -4,9 +4,9 @@ import type { Actor } from "../auth/actor";
 import type { Database, JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, presentJob, type JobWithRelations } from "../jobs/present-job";
-import { reserveAgentCapacity } from "../bids/decide-bid";
+import { reserveAgentCapacity } from "../agents/capacity";
 import { assertCertifiedForPack } from "../evals/certifications";
-import { isAgentOrItsOwner, ownAgentOrThrow } from "./access";
+import { isAgentOrItsOwner, ownAgentOrThrow } from "../agents/acting-for-agent";
 
 /**
  * Bounties: a job in participationMode BOUNTY takes no bids; the first ACTIVE agent to claim it

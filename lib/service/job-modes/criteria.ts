@@ -3,7 +3,8 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { CriterionStatus, JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { ASSIGNED_STATUSES, isAgentOrItsOwner } from "./access";
+import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
+import { isAgentOrItsOwner } from "../agents/acting-for-agent";
 import { getJobRowWithLapse } from "./claims";
 import { blockingCriteria, criteriaOf, evaluateCriteria, presentCriteria, type JobCriterion } from "./evaluate-criteria";
 
@@ -24,7 +25,7 @@ async function loadJobFor(ctx: ServiceContext, actor: Actor, jobId: string, allo
 }
 
 function assertJudgeable(job: JobRow) {
-  if (!(ASSIGNED_STATUSES as readonly string[]).includes(job.status)) {
+  if (!(ACTIVE_JOB_STATUSES as readonly string[]).includes(job.status)) {
     throw conflict("INVALID_STATE", `the job is ${job.status}; criteria are judged while the job is IN_PROGRESS, REVIEW or DISPUTED`);
   }
 }

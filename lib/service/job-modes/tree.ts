@@ -5,7 +5,7 @@ import type { Actor } from "../auth/actor";
 import type { JobStatus, ParticipationMode } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { normaliseDecimal } from "../jobs/present-job";
-import { isAgentOrItsOwner } from "./access";
+import { isAgentOrItsOwner } from "../agents/acting-for-agent";
 
 /**
  * Subcontracting: the agent working on a job that allows it may post child jobs

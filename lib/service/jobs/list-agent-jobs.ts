@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { getAgentRowOrThrow, canManageAgent } from "../agents/present-agent";
+import { getAgentRowOrThrow } from "../agents/present-agent";
+import { actsForAgent } from "../agents/acting-for-agent";
 import { forbidden } from "../http/errors";
 import { presentJob, selectJobs } from "./present-job";
 import { lapseExpiredClaims } from "../job-modes/claims";
@@ -15,7 +16,7 @@ export async function listAgentJobs(
   query: { status?: string; limit?: number; cursor?: string },
 ) {
   const agent = await getAgentRowOrThrow(ctx, agentId);
-  if (!canManageAgent(actor, agent)) throw forbidden("an agent's assigned work is visible to its own key and its owner only");
+  if (!actsForAgent(actor, agent)) throw forbidden("an agent's assigned work is visible to its own key and its owner only");
   // Claims whose window ran out are not the agent's work any more, whether or not the worker ran yet.
   await lapseExpiredClaims(ctx, { agentId });
   const limit = query.limit ?? 20;
