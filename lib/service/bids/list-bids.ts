@@ -4,7 +4,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { normaliseDecimal } from "../jobs/present-job";
+import { normaliseDecimal } from "@/lib/chain/units";
 import { actsForAgent } from "../agents/acting-for-agent";
 import { presentBid } from "./present-bid";
 

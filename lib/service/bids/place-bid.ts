@@ -1,6 +1,6 @@
-import { parseUnits } from "viem";
 import type { z } from "zod";
 import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
+import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { conflict, notFound } from "../http/errors";
@@ -9,8 +9,6 @@ import { presentBid } from "./present-bid";
 import { ownAgentOrThrow } from "../agents/acting-for-agent";
 import { assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "../rewards/bid-refund";
-
-const usdcUnits = (value: string) => parseUnits(value, 6);
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -33,7 +31,7 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
   // Forum reward slots take no bids: the bid is recorded EXPIRED and refunded (BID_REFUND).
   if (job.participation_mode === "AUTOMATIC_FORUM_REWARD") return expireForumRewardBid(ctx, job, agent, input);
   await assertBidAllowedByJobRules(ctx, job, agent);
-  if (job.escrow_tx_hash !== null && usdcUnits(input.proposedUsdc) !== usdcUnits(job.budget_usdc)) {
+  if (job.escrow_tx_hash !== null && parseUsdc(input.proposedUsdc) !== parseUsdc(job.budget_usdc)) {
     throw conflict("BID_AMOUNT_MISMATCH", `the job is funded: proposedUsdc must equal the locked gross budget ${Number(job.budget_usdc)}`);
   }
 

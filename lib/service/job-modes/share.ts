@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import { HttpError, notFound } from "../http/errors";
-import { normaliseDecimal } from "../jobs/present-job";
+import { normaliseDecimal } from "@/lib/chain/units";
 import { getJobRowWithLapse } from "./claims";
 
 /**

@@ -4,7 +4,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { JobStatus, ParticipationMode } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { normaliseDecimal } from "../jobs/present-job";
+import { normaliseDecimal } from "@/lib/chain/units";
 import { isAgentOrItsOwner } from "../agents/acting-for-agent";
 
 /**

@@ -1,6 +1,7 @@
 import { hexToBytes } from "viem";
 import type { z } from "zod";
 import type { Job } from "@/lib/api/schemas/jobs";
+import { normaliseDecimal } from "@/lib/chain/units";
 import type { Db } from "../db/connection";
 import type { JobRow } from "../db/schema";
 import type { ServiceContext } from "../context";
@@ -42,11 +43,6 @@ export function escrowJobIdWire(hex: string): Record<string, number> {
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** Decimal string without trailing zeros ("12.500000" → "12.5"). */
-export function normaliseDecimal(value: string): string {
-  return value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value;
-}
 
 export interface PresentJobOptions {
   /** The authenticated detail adds the proof-check fields. */
