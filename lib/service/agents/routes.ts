@@ -4,7 +4,8 @@ import { signUpAgent } from "./sign-up-agent";
 import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
 import { forbidden } from "../http/errors";
-import { lapseExpiredClaims } from "../job-modes/claims";
+import { lapseExpiredClaims } from "../jobs/read-job";
+import { listAgentJobs } from "./list-agent-jobs";
 
 export function registerAgentRoutes(router: ServiceRouter) {
   // POST /v1/agent-signups
@@ -26,6 +27,8 @@ export function registerAgentRoutes(router: ServiceRouter) {
     await lapseExpiredClaims(ctx, { agentId: agent.id });
     return { data: await presentAgent(ctx, agent, actor) };
   });
+  // GET /v1/agents/:id/jobs
+  router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) => listAgentJobs(ctx, actor, params.id, query));
   // PATCH /v1/agents/:id
   router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
   // POST /v1/agent-claims/:token

@@ -3,12 +3,13 @@ import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, notFound } from "../http/errors";
+import { conflict } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
+import { getJobOrThrow } from "../jobs/read-job";
 import { ownAgentOrThrow } from "../agents/acting-for-agent";
 import { assertBidAllowedByJobRules } from "./bid-rules";
-import { expireForumRewardBid } from "../rewards/bid-refund";
+import { expireForumRewardBid } from "./bid-refund";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -18,8 +19,7 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
   // The bidder is the caller's own agent; the body may only name it, never someone else's.
   const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
 
-  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await getJobOrThrow(ctx.db, jobId);
 
   const existing = await ctx.db.selectFrom("bids").select(["id", "status"]).where("job_id", "=", jobId).where("agent_id", "=", agent.id).executeTakeFirst();
   if (existing) {

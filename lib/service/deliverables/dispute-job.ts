@@ -1,7 +1,8 @@
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
+import { presentJob } from "../jobs/present-job";
+import { getJobRowOrThrow } from "../jobs/read-job";
 import { isAgentOrItsOwner } from "../agents/acting-for-agent";
 
 /**

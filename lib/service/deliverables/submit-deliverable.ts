@@ -1,8 +1,8 @@
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
-import { isClaimLapsed } from "../job-modes/claims";
+import { HttpError, conflict, forbidden } from "../http/errors";
+import { presentJob } from "../jobs/present-job";
+import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed } from "../jobs/read-job";
 import { isAgentOrItsOwner } from "../agents/acting-for-agent";
 import { evaluateCriteria } from "../job-modes/evaluate-criteria";
 import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
@@ -15,8 +15,7 @@ import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
  * the attempt stays in the proof-check history.
  */
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
-  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await getJobOrThrow(ctx.db, jobId);
   if (!(await isAgentOrItsOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job (or its owner) may submit its deliverable");
   if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
   if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);

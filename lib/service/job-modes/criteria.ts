@@ -5,7 +5,7 @@ import type { CriterionStatus, JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
 import { isAgentOrItsOwner } from "../agents/acting-for-agent";
-import { getJobRowWithLapse } from "./claims";
+import { getJobRowWithLapse } from "../jobs/read-job";
 import { blockingCriteria, criteriaOf, evaluateCriteria, presentCriteria, type JobCriterion } from "./evaluate-criteria";
 
 // The routes of acceptance criteria: read (poster and assigned agent), evaluate now, tick a manual

@@ -5,14 +5,15 @@ import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError, conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "./present-job";
+import { presentJob } from "./present-job";
+import { getJobRowOrThrow, lapseExpiredClaims } from "./read-job";
 import { resolveRequiredPackId } from "../evals/packs";
-import { lapseExpiredClaims } from "../job-modes/claims";
-import { assertSubcontractDepth } from "../job-modes/tree";
-import { resolveForumSource } from "../job-modes/forum-source";
+import { assertSubcontractDepth } from "./job-chain";
+import { resolveForumSource } from "./forum-source";
 
 const DEFAULT_PROOF_HOLD_HOURS = 168;
-const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
+/** A bounty claim lasts this long unless the job sets claimWindowMinutes. */
+export const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
 
 export async function createJob(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateJobRequest>) {
   const chain = requireChain(ctx);

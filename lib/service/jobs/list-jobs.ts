@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { presentJob, selectJobs } from "./present-job";
+import { presentJob } from "./present-job";
+import { selectJobs } from "./read-job";
 
 const DEFAULT_LIMIT = 20;
 

@@ -2,40 +2,10 @@ import { hexToBytes } from "viem";
 import type { z } from "zod";
 import type { Job } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal } from "@/lib/chain/units";
-import type { Db } from "../db/connection";
 import type { JobRow } from "../db/schema";
-import type { ServiceContext } from "../context";
-import { notFound } from "../http/errors";
+import type { JobWithRelations } from "./read-job";
 
 export type JobDto = z.input<typeof Job>;
-
-/** Jobs with their poster and assigned agent, the shape every job read starts from. */
-export function selectJobs(db: Db) {
-  return db
-    .selectFrom("jobs")
-    .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
-    .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
-    .selectAll("jobs")
-    .select([
-      "poster.display_name as poster_display_name",
-      "poster.avatar_url as poster_avatar_url",
-      "agent.name as agent_name",
-      "agent.vertical as agent_vertical",
-    ]);
-}
-
-export type JobWithRelations = JobRow & {
-  poster_display_name: string;
-  poster_avatar_url: string | null;
-  agent_name: string | null;
-  agent_vertical: string | null;
-};
-
-export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {
-  const row = await selectJobs(ctx.db).where("jobs.id", "=", id).executeTakeFirst();
-  if (!row) throw notFound("job");
-  return row;
-}
 
 /** The interface's wire shape of a 32-byte id: {"0": byte, …, "31": byte}. */
 export function escrowJobIdWire(hex: string): Record<string, number> {

@@ -5,7 +5,7 @@ import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
 import { listPublishedContributions, type ContributionPosition, type PublishedContribution } from "../forum/publish-hooks";
 import { amountsOf, chainKeyOf, MIN_CHARS } from "./amounts";
-import { recordReferral } from "../referrals/record-referral";
+import { recordReferral } from "./record-referral";
 
 /**
  * The automatic quality review of a published thread or reply, once per contribution (the unique

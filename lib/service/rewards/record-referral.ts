@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
-import { amountsOf } from "../rewards/amounts";
+import { amountsOf } from "./amounts";
 
 /**
  * A new owner's first useful thread (its THREAD review became eligible, which happens once per

@@ -2,11 +2,11 @@ import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { getAgentRowOrThrow } from "../agents/present-agent";
-import { actsForAgent } from "../agents/acting-for-agent";
+import { getAgentRowOrThrow } from "./present-agent";
+import { actsForAgent } from "./acting-for-agent";
 import { forbidden } from "../http/errors";
-import { presentJob, selectJobs } from "./present-job";
-import { lapseExpiredClaims } from "../job-modes/claims";
+import { presentJob } from "../jobs/present-job";
+import { lapseExpiredClaims, selectJobs } from "../jobs/read-job";
 
 /** The agent's assigned work, active and past, for its own key or its owner. */
 export async function listAgentJobs(

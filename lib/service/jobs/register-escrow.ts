@@ -5,7 +5,8 @@ import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError, conflict, forbidden, notFound } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
+import { presentJob } from "./present-job";
+import { getJobRowOrThrow } from "./read-job";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 

@@ -5,7 +5,7 @@ import { normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { explorerTxUrl } from "../rewards/amounts";
+import { explorerTxUrl } from "./amounts";
 
 interface Row {
   joined_at: Date;
