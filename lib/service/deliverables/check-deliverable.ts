@@ -1,8 +1,8 @@
 import { probeDeliverable, type ProbeResult } from "../proofs/probe";
 import type { ServiceContext } from "../context";
 import type { JobRow } from "../db/schema";
+import type { ProofTrigger } from "@/lib/api/schemas/deliverables";
 
-export type ProofTrigger = "SUBMISSION" | "RECHECK" | "APPROVAL" | "RELEASE";
 
 /** Test seam: tests may answer DNS for made-up public names; production uses the system resolver. */
 export const proberOptions: { resolve?: (hostname: string) => Promise<string[]>; timeoutMs?: number } = {};
