@@ -2,6 +2,7 @@ import { probeDeliverable, type ProbeResult } from "../proofs/probe";
 import type { ServiceContext } from "../context";
 import type { JobRow } from "../db/schema";
 import type { ProofTrigger } from "@/lib/api/schemas/deliverables";
+import type { ErrorExtra } from "@/lib/api/schemas/errors";
 
 
 /** Test seam: tests may answer DNS for made-up public names; production uses the system resolver. */
@@ -70,6 +71,6 @@ export async function checkDeliverable(
 }
 
 /** The refusal body fields of a failed check (409/422 PROOF_CHECK_FAILED). */
-export function proofFailureExtra(probe: ProbeResult): Record<string, unknown> {
+export function proofFailureExtra(probe: ProbeResult): ErrorExtra<"PROOF_CHECK_FAILED"> {
   return { proofCheckStatus: probe.status, proofCheckReason: probe.reason, proofCheckHttpStatus: probe.httpStatus, proofCheckFinalUrl: probe.finalUrl };
 }
