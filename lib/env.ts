@@ -11,6 +11,8 @@ const flag = z
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** The address the production server (scripts/server.mjs) listens on; the prober refuses it. */
+  HOST: z.string().min(1).default("127.0.0.1"),
   /** Public URL of the site: claim links and SIWE domain. Default: http://localhost:$PORT. */
   SITE_URL: z.url().optional(),
   /** The /v1 service the dashboard talks to. Unset: the built-in one of this app. */
@@ -26,7 +28,10 @@ const EnvSchema = z.object({
   DEV_OUTBOX: flag,
   /** Believe X-Forwarded-For (only behind a proxy you run). */
   TRUST_PROXY: flag,
-  /** Let the deliverable prober reach 127.0.0.0/8 and ::1 (local stack and tests only). */
+  /**
+   * Let the deliverable prober reach 127.0.0.0/8 and ::1 (local stack and tests only). Honoured only
+   * on the local chain (CHAIN=local); never reaches this app itself.
+   */
   PROBE_ALLOW_LOOPBACK: flag,
   /** Run the background workers (proof rechecks, payouts, claim lapses) in this process. */
   WORKERS: z.enum(["on", "off"]).default("on"),

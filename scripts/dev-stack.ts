@@ -3,22 +3,24 @@
 // data on first start. Every port is configurable: PORT (app), ANVIL_PORT (chain).
 import path from "node:path";
 import { existsSync, writeFileSync } from "node:fs";
-import { buildApp, startAppServer, startLocalChain } from "./stack";
+import { choosePort, PortError, startAppServer, startLocalChain } from "./stack";
+import { ensureBuild } from "./build-cache";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEMO_KEYS, seedDemoData } from "./seed";
 
-const port = Number(process.env.PORT || 3000);
-const anvilPort = Number(process.env.ANVIL_PORT || 8545);
 const dataDir = path.resolve(process.env.DATA_DIR || ".data");
-const distDir = process.env.NEXT_DIST_DIR || ".next";
-const siteUrl = process.env.SITE_URL || `http://localhost:${port}`;
+// Two build folders: a new build goes into the one no running server serves (scripts/build-cache.ts).
+const buildSlots = process.env.NEXT_DIST_DIR ? [process.env.NEXT_DIST_DIR] : [".next", ".next-alt"];
 
 async function main() {
   const useLocalChain = (process.env.CHAIN ?? "local") === "local" && !process.env.RPC_URL;
+  const port = await choosePort({ envName: "PORT", defaultPort: 3000, what: "the app" });
+  const anvilPort = useLocalChain ? await choosePort({ envName: "ANVIL_PORT", defaultPort: 8545, what: "the local chain (anvil)" }) : 0;
+  const siteUrl = process.env.SITE_URL || `http://localhost:${port}`;
   const chain = useLocalChain ? await startLocalChain({ port: anvilPort, dataDir, persist: true }) : null;
   if (chain) console.log(`[stack] anvil on ${chain.rpcUrl}; contracts in ${path.join(dataDir, "chain.json")}`);
 
-  buildApp(distDir);
+  const distDir = ensureBuild(buildSlots);
   const server = await startAppServer({
     port,
     distDir,
@@ -34,8 +36,9 @@ async function main() {
     },
   });
 
+  // Demo data uses anvil's public keys, so it exists only on the local chain, and only once.
   const marker = path.join(dataDir, "seeded");
-  if (!existsSync(marker) && process.env.SEED !== "0") {
+  if (chain && !existsSync(marker) && process.env.SEED !== "0") {
     console.log("[stack] adding demo data…");
     try {
       await seedDemoData({ baseUrl: server.url, siteUrl, dataDir });
@@ -62,6 +65,10 @@ async function main() {
 }
 
 main().catch((error) => {
+  if (error instanceof PortError) {
+    console.error(`[stack] ${error.message}`);
+    process.exit(1);
+  }
   console.error("[stack] failed:", error);
   process.exit(1);
 });

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildApp, freePort, startAppServer, startLocalChain } from "./stack";
+import { freePort, startAppServer, startLocalChain } from "./stack";
+import { ensureBuild } from "./build-cache";
 
 export interface E2EStack {
   baseUrl: string;
@@ -16,8 +17,7 @@ export async function startE2EStack(): Promise<E2EStack> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "awm-e2e-"));
   const anvilPort = await freePort();
   const chain = await startLocalChain({ port: anvilPort, dataDir, persist: false });
-  const distDir = process.env.E2E_DIST_DIR || ".next-e2e";
-  buildApp(distDir);
+  const distDir = ensureBuild([process.env.E2E_DIST_DIR || ".next-e2e"]);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const server = await startAppServer({

@@ -31,6 +31,11 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
   const chainId = chain?.data.chainId ?? 31337;
   const poster = await signIn(baseUrl, siteUrl, DEMO_KEYS.poster, chainId);
   const owner = await signIn(baseUrl, siteUrl, DEMO_KEYS.owner, chainId);
+  // Seeded once per database, not once per data folder: a shared PostgreSQL keeps the first seed.
+  if ((await owner.listMyAgents({})).data.length > 0) {
+    console.log("[seed] the demo data is already there");
+    return;
+  }
 
   const agents: Array<{ id: string; client: ApiClient }> = [];
   for (const [name, vertical] of [["Lead Hunter", "LEAD_GEN"], ["Deep Researcher", "RESEARCH"], ["Data Wrangler", "RESEARCH"]] as const) {

@@ -8,6 +8,9 @@ import next from "next";
 
 const port = Number(process.env.PORT || 3000);
 const hostname = process.env.HOST || "127.0.0.1";
+// Every answer names its site (the same value as lib/service/proofs/own-origin.ts, with lib/env.ts's
+// default SITE_URL), so the deliverable prober recognises this app's own pages behind any alias.
+const ownSite = new URL(process.env.SITE_URL || `http://localhost:${port}`).origin;
 const trustProxy = ["1", "true", "yes"].includes(String(process.env.TRUST_PROXY || "").toLowerCase());
 
 const app = next({ dev: false, hostname, port, dir: process.cwd() });
@@ -20,6 +23,7 @@ const server = createServer((req, res) => {
   const peer = req.socket.remoteAddress ?? "unknown";
   const peerIsLoopback = peer === "::1" || peer.startsWith("127.") || peer.startsWith("::ffff:127.");
   req.headers["x-awm-client-ip"] = first && (trustProxy || peerIsLoopback) ? first : peer;
+  res.setHeader("x-awm-site", ownSite);
   handle(req, res);
 });
 server.listen(port, hostname, () => {

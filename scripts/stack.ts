@@ -1,11 +1,12 @@
 // Pieces of the local stack, shared by `npm start` (scripts/dev-stack.ts) and the browser tests
 // (scripts/e2e-stack.ts): the chain, the build, the server.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { startAnvil } from "./chain/anvil";
-import { ensureLocalStack } from "./chain/deploy";
+import { startAnvil } from "@/lib/chain/anvil";
+import { ensureLocalStack } from "@/lib/chain/local-stack";
+import { markServing } from "./build-cache";
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -55,19 +56,42 @@ export async function startLocalChain(options: { port: number; dataDir: string; 
   return anvil;
 }
 
-/** `next build` into distDir (skipped when a build exists and SKIP_BUILD=1). */
-export function buildApp(distDir: string, env: Record<string, string | undefined> = {}): void {
-  if (process.env.SKIP_BUILD === "1" && existsSync(path.join(distDir, "BUILD_ID"))) return;
-  console.log(`[stack] building the app into ${distDir}…`);
-  const result = spawnSync(process.execPath, [require_resolve_next(), "build"], {
-    stdio: "inherit",
-    env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  if (result.status !== 0) throw new Error("next build failed");
+/**
+ * The port a local service should listen on. An explicitly chosen port that is busy stops the start
+ * with one line that says how to choose another; a default port that is busy (anvil's 8545 often
+ * is, by another chain) gives way to a free one, and the line says which.
+ */
+export async function choosePort(options: { envName: string; defaultPort: number; what: string }): Promise<number> {
+  const explicit = process.env[options.envName];
+  const wanted = explicit ? Number(explicit) : options.defaultPort;
+  if (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535) {
+    throw new PortError(`${options.envName}=${explicit} is not a port number`);
+  }
+  if (await portIsFree(wanted)) return wanted;
+  if (explicit) {
+    throw new PortError(`port ${wanted} (${options.what}, ${options.envName}) is in use by another program; choose another, e.g. ${options.envName}=${wanted + 1} npm start`);
+  }
+  for (let port = wanted + 1; port <= wanted + 20; port++) {
+    if (await portIsFree(port)) {
+      console.log(`[stack] port ${wanted} is in use, so ${options.what} listens on ${port} (set ${options.envName} to choose)`);
+      return port;
+    }
+  }
+  const port = await freePort();
+  console.log(`[stack] port ${wanted} is in use, so ${options.what} listens on ${port} (set ${options.envName} to choose)`);
+  return port;
 }
 
-function require_resolve_next(): string {
-  return path.resolve("node_modules/next/dist/bin/next");
+/** A start-up problem the user fixes with a setting: printed as one line, without a stack trace. */
+export class PortError extends Error {}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 }
 
 export interface AppServer {
@@ -81,6 +105,8 @@ export async function startAppServer(options: { port: number; distDir: string; e
     stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit",
     env: { ...process.env, ...options.env, PORT: String(options.port), NEXT_DIST_DIR: options.distDir, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
+  const unmark = markServing(options.distDir, child.pid!);
+  child.once("exit", unmark);
   const url = `http://127.0.0.1:${options.port}`;
   await waitForHttp(`${url}/v1/openapi.json`);
   return {

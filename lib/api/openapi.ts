@@ -7,11 +7,13 @@ const DECISIONS = `
 Decisions where the interface says "not shown" (see also each operation):
 - Error envelope: {"statusCode", "error", "message" (a sentence, or a list for validation errors such as "property proposerUsdc should not exist"), "code"?, ...extra}; a forum duplicate adds existingId and existingSlug; 429 adds a Retry-After header.
 - Job life: OPEN → IN_PROGRESS (bid accepted or bounty claimed) → REVIEW (POST /v1/jobs/:id/submit {"outputData":{"url"}}) → COMPLETED (POST /v1/jobs/:id/approve; release waits for the proof hold and a fresh probe). POST /v1/jobs/:id/dispute gives DISPUTED; POST /v1/jobs/:id/cancel gives CANCELLED and refunds a funded escrow. IN_PROGRESS, REVIEW and DISPUTED count against maxActiveJobs.
-- PATCH /v1/jobs/:id/escrow takes {"txHash": "0x…"}.
+- PATCH /v1/jobs/:id/escrow takes {"txHash": "0x…"} (or {"escrowTxHash": "0x…"}, the Job field it sets).
 - escrowJobId is a 32-byte id sent as an object with keys "0" to "31".
 - Humans sign in with EIP-4361 (POST /v1/auth/siwe/nonce, POST /v1/auth/siwe/verify); the session token and agent keys both travel as Authorization: Bearer.
 - Lists are keyset-paginated: pass meta.nextCursor back unchanged as cursor with the same filters; a malformed cursor is a 400.
-- Rate budgets: public reads 60/min per IP, authenticated reads 120/min per identity, writes 30/min per identity (per IP without a credential), counted in the database.
+- Rate budgets: public reads 60/min per IP, authenticated reads 120/min per identity, writes 30/min per identity (per IP without a credential), counted in the database. A request with an invalid credential is counted against its address's budget before the 401, so guessing keys is throttled.
+- Request bodies are at most 256 KiB: a larger Content-Length is refused at once, a larger chunked body as soon as it passes the limit (413 PAYLOAD_TOO_LARGE).
+- Strings (body fields, query values, path ids) must not contain NUL characters or unpaired UTF-16 surrogates, and percent-encoding must be valid UTF-8 (400, naming the field).
 `.trim();
 
 function toPath(path: string) {
@@ -53,6 +55,7 @@ function operation(name: string, route: RouteDef) {
     add(409, "IDEMPOTENCY_KEY_REUSED");
     add(409, "IDEMPOTENCY_IN_PROGRESS");
   }
+  if (route.body) add(413, "PAYLOAD_TOO_LARGE", "the body is over 256 KiB");
   add(429, "RATE_LIMITED", "Rate budget exceeded; Retry-After gives the wait in seconds");
   for (const e of route.errors ?? []) add(e.status, e.code, e.when);
   for (const [status, errors] of [...byStatus].sort(([a], [b]) => a - b)) {

@@ -17,11 +17,11 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { startAnvil, type AnvilHandle } from "@/scripts/chain/anvil";
-import { deployLocalStack } from "@/scripts/chain/deploy";
+import { startAnvil, type AnvilHandle } from "./anvil";
 import { localChain } from "./chains";
 import { loadChainConfig, type ChainConfig } from "./config";
 import type { LocalAccount, LocalDeployment } from "./deployment";
+import { deployLocalStack } from "./local-stack";
 
 export interface TestChain {
   config: ChainConfig;

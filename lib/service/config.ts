@@ -21,7 +21,14 @@ export interface ServiceConfig {
   devOutbox: boolean;
   /** Believe X-Forwarded-For for the client address. */
   trustProxy: boolean;
+  /**
+   * Let the prober reach 127.0.0.0/8 and ::1 (env PROBE_ALLOW_LOOPBACK). Honoured only on the local
+   * development chain (proofs/fetch-policy.ts): on a real chain it is ignored. Never lets the prober
+   * reach this app itself.
+   */
   probeAllowLoopback: boolean;
+  /** The socket this app listens on (env HOST, PORT): the prober refuses every URL that reaches it. null: unknown. */
+  listen: { host: string; port: number } | null;
   smtpUrl: string | null;
   mailFrom: string;
   sessionTtlHours: number;
@@ -50,6 +57,7 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     devOutbox: false,
     trustProxy: false,
     probeAllowLoopback: false,
+    listen: null,
     smtpUrl: null,
     mailFrom: "Agent Work Marketplace <no-reply@localhost>",
     sessionTtlHours: 24 * 7,

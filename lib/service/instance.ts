@@ -26,6 +26,9 @@ function configFromEnv(): ServiceConfig {
   } catch (error) {
     console.warn(`[service] no payment chain configured: ${(error as Error).message}`);
   }
+  if (env.PROBE_ALLOW_LOOPBACK && chain?.network !== "local") {
+    console.warn("[service] PROBE_ALLOW_LOOPBACK is ignored: loopback deliverables are allowed only on the local development chain");
+  }
   const scale = env.RATE_LIMIT_SCALE;
   return defaultServiceConfig({
     siteUrl: env.SITE_URL ?? siteUrl(env),
@@ -37,6 +40,7 @@ function configFromEnv(): ServiceConfig {
     devOutbox: env.DEV_OUTBOX,
     trustProxy: env.TRUST_PROXY,
     probeAllowLoopback: env.PROBE_ALLOW_LOOPBACK,
+    listen: { host: env.HOST, port: env.PORT },
     smtpUrl: env.SMTP_URL ?? null,
     mailFrom: env.MAIL_FROM,
     chain,

@@ -4,7 +4,8 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { openDatabase } from "@/lib/service/db/connection";
-import { buildApp, freePort, startAppServer } from "../stack";
+import { freePort, startAppServer } from "../stack";
+import { ensureBuild } from "../build-cache";
 import { measureFirstLoadJs } from "@/e2e/fixtures/page-weight";
 
 const PG_URL = process.env.BENCH_FORUM_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/awm_bench_forum";
@@ -44,8 +45,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main() {
   await ensureDatabase();
   const slug = await seedThread();
-  const distDir = process.env.BENCH_DIST_DIR || ".next-bench";
-  buildApp(distDir);
+  const distDir = ensureBuild([process.env.BENCH_DIST_DIR || ".next-bench"]);
   const port = await freePort();
   const server = await startAppServer({ port, distDir, quiet: true, env: { DATABASE_URL: PG_URL, WORKERS: "off", RATE_LIMIT_SCALE: "1000", SITE_URL: `http://127.0.0.1:${port}` } });
   try {

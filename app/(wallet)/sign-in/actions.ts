@@ -6,6 +6,7 @@ import { apiForRequest } from "@/lib/api/for-request";
 import { ApiError } from "@/lib/api/errors";
 import { signInWithToken, signOut } from "@/lib/session/session";
 import { safeReturnTo } from "@/lib/session/return-to";
+import { siteUrl } from "@/lib/env";
 
 // Server actions of the sign-in page. Next 16 refuses a server action whose Origin is not this
 // host (CSRF, see lib/session/README.md); the credential they obtain is sealed into the session
@@ -69,5 +70,5 @@ export async function signInWithApiKeyAction(_state: ApiKeySignInState, form: Fo
     if (error instanceof ApiError) return { error: error.status === 401 ? "The service does not know this key (or it was revoked)." : error.messages.join("; ") };
     throw error;
   }
-  redirect(safeReturnTo(parsed.data.returnTo));
+  redirect(safeReturnTo(parsed.data.returnTo, siteUrl()));
 }

@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { apiForRequest } from "@/lib/api/for-request";
 import { getSession } from "@/lib/session/session";
 import { safeReturnTo } from "@/lib/session/return-to";
+import { siteUrl } from "@/lib/env";
 import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { ApiKeySignIn } from "@/components/wallet/api-key-sign-in";
@@ -15,7 +16,7 @@ type SearchParams = Promise<{ returnTo?: string; switch?: string }>;
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
   const { returnTo, switch: switching } = await searchParams;
-  const target = safeReturnTo(returnTo);
+  const target = safeReturnTo(returnTo, siteUrl());
   const session = await getSession();
   // Already signed in: go on, unless the next page needs another kind of session (a claim needs a
   // person, and the visitor holds an agent key); then signing in here replaces the session.

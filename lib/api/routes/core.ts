@@ -10,7 +10,7 @@ import {
   ReferralCode,
   UpdateAgentRequest,
 } from "../schemas/agents";
-import { CreateJobRequest, Job, ListJobsQuery, RegisterEscrowRequest } from "../schemas/jobs";
+import { CREATE_JOB_INPUT_DATA_RULE, CreateJobRequest, Job, ListJobsQuery, RegisterEscrowRequest } from "../schemas/jobs";
 import {
   AgentBidParams,
   AgentBidRow,
@@ -118,9 +118,11 @@ export const jobRoutes = {
   createJob: defineRoute({
     method: "POST", path: "/v1/jobs", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write", status: 201,
     summary: "Post a job (templateId custom-v1); it starts OPEN and unfunded",
+    description: CREATE_JOB_INPUT_DATA_RULE,
     body: CreateJobRequest, response: dataEnvelope(Job),
     errors: [
       { status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" },
+      { status: 400, code: "CRITERION_URL_NOT_ALLOWED", when: "an http_status criterion's check.url points at this marketplace itself (its site URL, localhost, or its own address and port in any spelling): the checker never fetches its own pages" },
       { status: 403, code: "FORBIDDEN", when: "parentJobId: the caller is not the agent assigned to the parent job" },
       { status: 409, code: "SUBCONTRACTING_NOT_ALLOWED", when: "parentJobId: the parent job does not allow subcontracting" },
       { status: 409, code: "INVALID_STATE", when: "parentJobId: the parent job is not IN_PROGRESS" },
@@ -130,7 +132,7 @@ export const jobRoutes = {
   registerEscrow: defineRoute({
     method: "PATCH", path: "/v1/jobs/:id/escrow", tag: "Escrow", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Register the on-chain deposit transaction that funds the job",
-    description: "Body {txHash}. Poster only, for an OPEN unfunded job. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations (GET /v1/chain), the escrow still holds it, and no other job registered it. Then escrowTxHash is set and funded is true; on a funded job every bid must propose exactly budgetUsdc. A refused deposit answers 422 with code DEPOSIT_<reason> and the chain's reason (fields reason, retryable; confirmations and requiredConfirmations for DEPOSIT_NOT_CONFIRMED), and leaves the job unfunded. Registering again the hash that already funds this job answers the job.",
+    description: "Body {txHash} (or {escrowTxHash}, the Job field it sets; when both are sent they must be the same hash). Poster only, for an OPEN unfunded job. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations (GET /v1/chain), the escrow still holds it, and no other job registered it. Then escrowTxHash is set and funded is true; on a funded job every bid must propose exactly budgetUsdc. A refused deposit answers 422 with code DEPOSIT_<reason> and the chain's reason (fields reason, retryable; confirmations and requiredConfirmations for DEPOSIT_NOT_CONFIRMED), and leaves the job unfunded. Registering again the hash that already funds this job answers the job.",
     params: JobIdParams, body: RegisterEscrowRequest, response: dataEnvelope(Job),
     errors: [
       { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },

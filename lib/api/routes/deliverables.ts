@@ -7,7 +7,7 @@ import { DisputeRequest, ListProofChecksQuery, ProofCheck, SubmitDeliverableRequ
 const JobIdParams = z.strictObject({ id: Uuid });
 
 const PROOF_RULES =
-  "The probe GETs the URL (redirects followed, at most 5), refuses raw IP addresses, expiring tunnels and short-retention paste services, refuses login and error pages behind HTTP 200, and requires the job's inputData.proofContentMarker in the first 256 KiB of a text artifact. Statuses: LIVE, INVALID_URL, DISALLOWED_HOST, BLOCKED, UNREACHABLE (an inconclusive probe is not proof), HTTP_ERROR, LOGIN_REQUIRED, ERROR_PAGE, MARKER_MISSING.";
+  "The probe GETs the URL (redirects followed, at most 5), refuses raw IP addresses, expiring tunnels and short-retention paste services, refuses login and error pages behind HTTP 200, and requires the job's inputData.proofContentMarker in the first 256 KiB of a text artifact of a 2xx answer (error answers are never read). It never fetches this marketplace itself: its site URL, localhost, its own address and port by any spelling, a name resolving there, a redirect there, or any answer carrying this site's x-awm-site header is refused (BLOCKED); it sends no cookies or credentials. Loopback addresses are reachable only on the local development chain with PROBE_ALLOW_LOOPBACK. Statuses: LIVE, INVALID_URL, DISALLOWED_HOST, BLOCKED, UNREACHABLE (an inconclusive probe is not proof), HTTP_ERROR, LOGIN_REQUIRED, ERROR_PAGE, MARKER_MISSING.";
 
 const TIMEOUTS =
   "No money waits forever: a job in REVIEW that the poster neither approves nor disputes is approved automatically (autoApproved true) 72 hours (by default; reviewWindowHours) after its proof hold ends, if its deliverable is LIVE and its acceptance criteria are met (the approval runs its own fresh check, then releases); a job DISPUTED for 14 days (by default; disputeTimeoutDays) is CANCELLED and its escrow refunded to the payer. The review worker runs every minute.";
@@ -19,6 +19,7 @@ export const deliverableRoutes = {
     description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20).`,
     params: JobIdParams, body: SubmitDeliverableRequest, response: dataEnvelope(Job),
     errors: [
+      { status: 400, code: "DELIVERABLE_URL_NOT_ALLOWED", when: "the URL points at this marketplace itself (its site URL, e.g. the job's own page, localhost, or its own address and port in any spelling); nothing is probed or changed" },
       { status: 403, code: "FORBIDDEN", when: "the caller is not the assigned agent nor its owner" },
       { status: 409, code: "JOB_NOT_FUNDED", when: "the job has no registered escrow" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS" },

@@ -78,7 +78,7 @@ export const jobModeRoutes = {
     method: "GET", path: "/v1/jobs/:id/criteria", tag: "Acceptance criteria", auth: "required", scope: "jobs:read", budget: "read",
     summary: "The latest result of each acceptance criterion (PASS, FAIL, PENDING, OVERRIDDEN), and whether approval is blocked",
     description:
-      "http_status checks GET check.url (else the deliverable URL) through the SSRF-safe fetcher and compare the final status with check.equals; they run at submission, at approval and on POST …/criteria/evaluate. manual criteria PASS once the poster ticks them. reward criteria PASS when the job's forum reward is paid (pending until forum rewards are paid by this service). Approval answers 409 CRITERIA_NOT_MET while an http_status check (or a failed reward check) is neither PASS nor OVERRIDDEN; manual ticks never block. Poster and assigned agent only.",
+      "http_status checks GET check.url (else the deliverable URL) through the SSRF-safe fetcher (which never fetches this marketplace itself: such a check FAILs) and compare the final status with check.equals; they run at submission, at approval and on POST …/criteria/evaluate. manual criteria PASS once the poster ticks them. reward criteria PASS when the job's forum reward is paid (pending until forum rewards are paid by this service). Approval answers 409 CRITERIA_NOT_MET while an http_status check (or a failed reward check) is neither PASS nor OVERRIDDEN; manual ticks never block. Poster and assigned agent only.",
     params: JobIdParams, response: dataEnvelope(JobCriteria),
     errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither the poster nor the assigned agent (or its owner)" }],
   }),

@@ -53,6 +53,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { status: 429, router: true, description: "A rate budget is spent; retryAfter (and the Retry-After header) give the wait in seconds.", extra: z.object({ retryAfter: z.number().int() }) },
   IDEMPOTENCY_KEY_REUSED: { status: 409, router: true, description: "The Idempotency-Key was used before with a different request.", extra: none },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, router: true, description: "A request with this Idempotency-Key is still being answered.", extra: none },
+  PAYLOAD_TOO_LARGE: { status: 413, router: true, description: "The request body is over 256 KiB.", extra: none },
   INTERNAL_ERROR: { status: 500, router: true, description: "A bug: the service failed unexpectedly; nothing was changed on purpose.", extra: none },
   NOT_FOUND: { status: 404, router: true, description: "The path, or the resource it names, does not exist (or is not visible to the caller).", extra: none },
   FORBIDDEN: { status: 403, description: "The caller may not do this to this resource (authorisation is checked beside the data).", extra: none },
@@ -93,6 +94,8 @@ export const ERROR_CATALOGUE = {
   DEPOSIT_WRONG_AMOUNT: { status: 422, description: "The deposit is not the job's budget.", extra: depositExtra },
   DEPOSIT_NOT_CONFIRMED: { status: 422, description: "The deposit has fewer confirmations than required; retry.", extra: depositExtra },
   DEPOSIT_ESCROW_NOT_FUNDED: { status: 422, description: "The job's escrow holds no funds on chain.", extra: depositExtra },
+  DELIVERABLE_URL_NOT_ALLOWED: { status: 400, description: "The deliverable URL points at this marketplace itself; nothing is probed.", extra: none },
+  CRITERION_URL_NOT_ALLOWED: { status: 400, description: "An acceptance criterion's check.url points at this marketplace itself.", extra: none },
   PROOF_CHECK_FAILED: {
     status: [422, 409],
     description: "The deliverable probe did not find the work LIVE: the submission is refused (422), or the approval or release keeps the money held (409).",

@@ -132,29 +132,56 @@ export const Job = z.object({
 export type Job = z.infer<typeof Job>;
 
 const Skills = z.array(z.string().trim().min(1).max(50)).max(20);
+const JobDescription = z.string().trim().min(20, { message: "must be at least 20 characters" }).max(20000, { message: "must be at most 20000 characters" });
+const CriterionDescription = z.string().trim().min(3).max(500);
+const CriteriaList = <T extends z.ZodType>(item: T) => z.array(item).min(1, { message: "must contain at least 1 criterion" }).max(20);
+
+/**
+ * How POST /v1/jobs reads inputData. Written once here: it is the request schema's description
+ * (so it lands in /v1/openapi.json) and create-job.ts applies it.
+ */
+export const CREATE_JOB_INPUT_DATA_RULE =
+  "inputData takes every field a Job's inputData documents, so a job's own inputData can be sent back as is (a similar job, a subcontract). " +
+  "budgetType (bid or fixed; default bid), proofHoldHours (0 to 720; default 168) and proofContentMarker (8 to 200 characters) are settings that live only here. " +
+  "generalDescription, acceptanceCriteria and participationMode are copies of the top-level description, acceptanceCriteria and participationMode: " +
+  "when both are sent, the top-level field wins and the stored copy is rewritten from it (a disagreeing copy is not an error, so a copied inputData can go with a new description); " +
+  "when the top-level field is omitted, the copy fills it (description and acceptanceCriteria are required in one place or the other). " +
+  "forumRewardCampaignId belongs to forum reward slots, which only POST /v1/forum/reward-campaigns creates: a job posted here is never a slot, so the value is accepted and not kept, " +
+  "and participationMode AUTOMATIC_FORUM_REWARD is refused (400) when it would decide the job's mode. Unknown fields are refused (\"property inputData.x should not exist\").";
+
+export const CreateJobInputData = z
+  .strictObject({
+    budgetType: z.enum(["bid", "fixed"]).default("bid"),
+    proofHoldHours: intParam(0, 720).optional(),
+    proofContentMarker: PROOF_CONTENT_MARKER.optional(),
+    participationMode: ParticipationMode.optional(),
+    generalDescription: JobDescription.optional(),
+    acceptanceCriteria: CriteriaList(z.strictObject({ description: CriterionDescription })).optional(),
+    forumRewardCampaignId: z.string().min(1).max(100).optional(),
+  })
+  .meta({ description: CREATE_JOB_INPUT_DATA_RULE });
 
 export const CreateJobRequest = z.strictObject({
   templateId: z.literal("custom-v1", { message: "must be custom-v1" }),
   title: z.string().trim().min(5, { message: "must be at least 5 characters" }).max(200, { message: "must be at most 200 characters" }),
-  description: z.string().trim().min(20, { message: "must be at least 20 characters" }).max(20000, { message: "must be at most 20000 characters" }),
-  acceptanceCriteria: z
-    .array(
-      z.union([
-        z.string().trim().min(3).max(500),
-        z.strictObject({ description: z.string().trim().min(3).max(500), check: CriterionCheck.optional() }),
-      ]),
-    )
-    .min(1, { message: "must contain at least 1 criterion" })
-    .max(20),
-  inputData: z.strictObject({
-    budgetType: z.enum(["bid", "fixed"]).default("bid"),
-    proofHoldHours: intParam(0, 720).optional(),
-    proofContentMarker: PROOF_CONTENT_MARKER.optional(),
-    participationMode: z.enum(["BID", "BOUNTY"]).optional(),
-  }),
+  /** Required here or as inputData.generalDescription (the top-level one wins when both are sent). */
+  description: JobDescription.optional(),
+  /**
+   * Required here or as inputData.acceptanceCriteria. An object criterion may carry the `id` of a
+   * Job's criterion (so a job's own acceptanceCriteria can be sent back); ids are assigned anew
+   * (ac-1, ac-2, … in order), since an id names a criterion within its own job.
+   */
+  acceptanceCriteria: CriteriaList(
+    z.union([
+      CriterionDescription,
+      z.strictObject({ id: z.string().max(64).optional(), description: CriterionDescription, check: CriterionCheck.optional() }),
+    ]),
+  ).optional(),
+  inputData: CreateJobInputData.prefault({}),
   /** Gross budget in USDC. */
   budget: PositiveDecimalString,
-  participationMode: z.enum(["BID", "BOUNTY"]).optional(),
+  /** BID (default) or BOUNTY; AUTOMATIC_FORUM_REWARD is named so that it gets a clear 400 (slots come from POST /v1/forum/reward-campaigns). */
+  participationMode: ParticipationMode.optional(),
   /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
   claimWindowMinutes: intParam(1, 10080).optional(),
   deadlineAt: Timestamp.optional(),
@@ -180,4 +207,18 @@ export const ListJobsQuery = z.strictObject({
 });
 export type ListJobsQuery = z.input<typeof ListJobsQuery>;
 
-export const RegisterEscrowRequest = z.strictObject({ txHash: TxHash });
+/**
+ * The interface does not name the field; txHash is ours, and escrowTxHash (the Job field it sets) is
+ * taken too, since a client may well send that. One of them is required; both must then agree.
+ */
+export const RegisterEscrowRequest = z
+  .strictObject({ txHash: TxHash.optional(), escrowTxHash: TxHash.optional() })
+  .superRefine((body, ctx) => {
+    if (body.txHash === undefined && body.escrowTxHash === undefined) {
+      ctx.addIssue({ code: "custom", path: ["txHash"], message: "should not be empty (send txHash, or escrowTxHash)" });
+    } else if (body.txHash !== undefined && body.escrowTxHash !== undefined && body.txHash.toLowerCase() !== body.escrowTxHash.toLowerCase()) {
+      ctx.addIssue({ code: "custom", path: ["txHash"], message: "and escrowTxHash disagree: they name the same transaction, send one of them" });
+    }
+  })
+  .transform((body) => ({ txHash: (body.txHash ?? body.escrowTxHash)! }))
+  .meta({ description: "{txHash} or {escrowTxHash}: the deposit transaction's hash; when both are sent they must be the same hash" });

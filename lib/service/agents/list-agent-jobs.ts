@@ -3,7 +3,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { getAgentRowOrThrow } from "./present-agent";
-import { actsForAgent } from "./acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { forbidden } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { lapseExpiredClaims, selectJobs } from "../jobs/read-job";

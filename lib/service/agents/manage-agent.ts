@@ -6,7 +6,7 @@ import { requireUser } from "../auth/actor";
 import { HttpError, forbidden, notFound } from "../http/errors";
 import { hashSecret } from "../auth/tokens";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
-import { actsForAgent } from "./acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 
 /** The first heartbeat is the agent's proof of life: PENDING_PROOF becomes ACTIVE. */
 export async function recordHeartbeat(ctx: ServiceContext, actor: Actor) {

@@ -4,7 +4,7 @@ import type { ServiceContext } from "../context";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
-import { actsForAgent } from "./acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { countActiveJobs } from "./capacity";
 
 type AgentDto = z.input<typeof Agent>;

@@ -4,7 +4,7 @@ import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobRowOrThrow } from "../jobs/read-job";
 import { presentBid } from "./present-bid";
-import { actsForAgent } from "../agents/acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { reserveAgentCapacity } from "../agents/capacity";
 
 export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {

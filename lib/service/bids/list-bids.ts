@@ -5,7 +5,7 @@ import type { Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { normaliseDecimal } from "@/lib/chain/units";
-import { actsForAgent } from "../agents/acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { presentBid } from "./present-bid";
 
 interface ListQuery {

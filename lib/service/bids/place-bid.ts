@@ -7,7 +7,7 @@ import { conflict } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
 import { getJobOrThrow } from "../jobs/read-job";
-import { ownAgentOrThrow } from "../agents/acting-for-agent";
+import { ownAgentOrThrow } from "../auth/acting-for-agent";
 import { assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 

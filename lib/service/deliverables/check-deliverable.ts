@@ -1,3 +1,4 @@
+import { serviceFetchPolicy } from "../proofs/fetch-policy";
 import { probeDeliverable, type ProbeResult } from "../proofs/probe";
 import type { ServiceContext } from "../context";
 import type { JobRow } from "../db/schema";
@@ -39,7 +40,8 @@ export async function checkDeliverable(
   const marker = (job.input_data as { proofContentMarker?: string }).proofContentMarker ?? null;
   const result = await probeDeliverable(url, {
     marker,
-    allowLoopback: ctx.config.probeAllowLoopback,
+    // Loopback only on the local chain; never this app itself, on any hop.
+    ...serviceFetchPolicy(ctx.config),
     ...(proberOptions.resolve ? { resolve: proberOptions.resolve } : {}),
     ...(proberOptions.timeoutMs ? { timeoutMs: proberOptions.timeoutMs } : {}),
     now: options.now ? () => options.now! : ctx.now,

@@ -3,7 +3,7 @@ import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobRowOrThrow } from "../jobs/read-job";
-import { isAgentOrItsOwner } from "../agents/acting-for-agent";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 
 /**
  * POST /v1/jobs/:id/dispute. The poster or the assigned agent (or its owner) disputes an

@@ -4,7 +4,7 @@ import type { ServiceRouter } from "../http/router";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { submitDeliverable } from "./submit-deliverable";
-import { isAgentOrItsOwner } from "../agents/acting-for-agent";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { approveJob } from "./approve-job";
 import { disputeJob } from "./dispute-job";
 

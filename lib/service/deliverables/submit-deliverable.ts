@@ -3,8 +3,9 @@ import type { Actor } from "../auth/actor";
 import { HttpError, conflict, forbidden } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed } from "../jobs/read-job";
-import { isAgentOrItsOwner } from "../agents/acting-for-agent";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { evaluateCriteria } from "../job-modes/evaluate-criteria";
+import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
 
 /**
@@ -12,7 +13,8 @@ import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
  * a funded IN_PROGRESS job. The URL is probed at once; only LIVE moves the job to REVIEW (with
  * submittedAt, the proof-check fields and proofHash, the SHA-256 of the text the probe read). A
  * failing probe refuses the submission with its status and reason and leaves the job as it was;
- * the attempt stays in the proof-check history.
+ * the attempt stays in the proof-check history. A URL of this marketplace itself is refused with
+ * 400 DELIVERABLE_URL_NOT_ALLOWED before any probe.
  */
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
   const job = await getJobOrThrow(ctx.db, jobId);
@@ -20,6 +22,10 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
   if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
   if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
   if (isClaimLapsed(job, ctx.now())) throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out before the submission; claim it again if it is still open");
+
+  // A page of this marketplace is no proof of work (the job's own page carries its marker): refused
+  // before any fetch. Aliases only seen at fetch time (redirects, names resolving here) the probe refuses.
+  refuseOwnUrl(ctx.config, url, "DELIVERABLE_URL_NOT_ALLOWED", "the deliverable URL");
 
   const probe = await checkDeliverable(ctx, job, url, "SUBMISSION", { updateJob: false });
   if (probe.status !== "LIVE") {

@@ -8,7 +8,7 @@ import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { badRequest, forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { actsForAgent } from "../agents/acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 
 type AttemptDto = z.input<typeof EvalAttempt>;
 

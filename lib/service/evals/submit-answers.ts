@@ -2,7 +2,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { getAttemptDto } from "./attempts";
-import { actsForAgent } from "../agents/acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 
 /**
  * POST /v1/evals/attempts/:id/answers: one answer per question of the pack, once. The attempt row

@@ -2,13 +2,14 @@ import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListThreadsQuery } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { UUID_SOURCE, decodeCursor, pageOf } from "../http/pagination";
 import { presentThread, selectThreads } from "./present";
 
 const DEFAULT_LIMIT = 20;
 // A cursor is tied to its sort: its id carries the sort's letter ("n:" newest, "a:" activity), so a
-// cursor of one sort passed to the other is a 400 rather than a silently wrong page.
-const CURSOR_ID = { newest: /^n:[0-9a-f-]{36}$/, activity: /^a:[0-9a-f-]{36}$/ } as const;
+// cursor of one sort passed to the other is a 400 rather than a silently wrong page. The rest must be
+// a real UUID (it is cast to uuid in SQL; 36 dashes would fail there as a 500).
+const CURSOR_ID = { newest: new RegExp(`^n:${UUID_SOURCE}$`, "i"), activity: new RegExp(`^a:${UUID_SOURCE}$`, "i") } as const;
 
 /**
  * GET /v1/forum/threads. Keyset pagination on (sort key, id), both descending; the search is the

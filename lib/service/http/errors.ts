@@ -41,6 +41,13 @@ export const conflict = <C extends CodeWithStatus<409>>(code: C, message: string
 export const tooManyRequests = (retryAfterSeconds: number, message = "rate limit exceeded; retry after the number of seconds in Retry-After") =>
   new HttpError(429, message, "RATE_LIMITED", { retryAfter: retryAfterSeconds }, { "retry-after": String(retryAfterSeconds) });
 
+/**
+ * A body over the limit. `Connection: close` makes the Node server drop the socket once this answer
+ * is out, instead of reading (and discarding) the rest of a body we already refused.
+ */
+export const payloadTooLarge = (limitBytes: number) =>
+  new HttpError(413, `the request body is larger than ${limitBytes / 1024} KiB`, "PAYLOAD_TOO_LARGE", {}, { connection: "close" });
+
 export function internalErrorBody(): ApiErrorBody {
   return { statusCode: 500, error: "Internal Server Error", message: "internal server error", code: "INTERNAL_ERROR" };
 }

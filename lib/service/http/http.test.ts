@@ -198,11 +198,11 @@ describe("GET /v1/openapi.json", () => {
     expect(bid.responses["409"].description).toContain("BID_ALREADY_PLACED");
     expect(bid.responses["429"].description).toMatch(/Retry-After/);
 
-    // PATCH /v1/jobs/:id/escrow takes {txHash}.
+    // PATCH /v1/jobs/:id/escrow takes {txHash} (or the Job field's own name, escrowTxHash).
     expect(description).toMatch(/txHash/);
     const escrowBody = doc.paths["/v1/jobs/{id}/escrow"].patch.requestBody.content["application/json"].schema;
-    expect(escrowBody.properties).toHaveProperty("txHash");
-    expect(escrowBody.required).toEqual(["txHash"]);
+    expect(Object.keys(escrowBody.properties).sort()).toEqual(["escrowTxHash", "txHash"]);
+    expect(escrowBody.description).toMatch(/\{txHash\} or \{escrowTxHash\}/);
 
     // The job life: OPEN → IN_PROGRESS → REVIEW → COMPLETED, DISPUTED, CANCELLED, by these routes.
     expect(description).toMatch(/OPEN → IN_PROGRESS/);

@@ -15,7 +15,9 @@ export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify([position.k, position.id]), "utf8").toString("base64url");
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID as text, for lists whose cursor ids wrap one (the id is cast to uuid in SQL, so nothing looser). */
+export const UUID_SOURCE = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const UUID = new RegExp(`^${UUID_SOURCE}$`, "i");
 
 /** Decodes a cursor; `idPattern` is what row ids of this list look like (UUIDs by default). */
 export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUID): KeysetPosition | null {

@@ -2,10 +2,12 @@ import { Hono, type Context } from "hono";
 import type { RouteDef, RouteOutput, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "../context";
 import { resolveActor, requireScope, type Actor } from "../auth/actor";
-import { HttpError, badRequest, internalErrorBody, unauthorized } from "./errors";
-import { parseOrThrow } from "./validation";
+import { HttpError, badRequest, internalErrorBody, payloadTooLarge, unauthorized } from "./errors";
+import { parseOrThrow, refuseMalformedPath, refuseUnsafeText, strictQueryValues } from "./validation";
 import { consumeBudget } from "./rate-limit";
 import { withIdempotency } from "./idempotency";
+import { ownHeaderValueOf } from "../proofs/fetch-policy";
+import { OWN_ORIGIN_HEADER } from "../proofs/own-origin";
 
 export interface ServiceBindings {
   /** The caller's address, stamped by the server in front of the service (never by the client). */
@@ -28,7 +30,11 @@ export interface HandlerArgs<D extends RouteDef> {
 
 export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<RouteOutput<D>>;
 
-const MAX_BODY_BYTES = 256 * 1024;
+/**
+ * The largest request body. The biggest legitimate one is a job (a 20000-character description,
+ * criteria, skills): even with every character JSON-escaped as \uXXXX it stays under this.
+ */
+export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
  * Binds route definitions of lib/api to domain functions. Every request passes the same gate in the
@@ -39,7 +45,22 @@ export class ServiceRouter {
   readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
 
   constructor(readonly ctx: ServiceContext) {
+    // Every answer names its site, so this app's prober recognises its own pages behind any alias
+    // (a name or proxy it cannot see through) and refuses them (proofs/own-origin.ts).
+    this.app.use("*", async (c, next) => {
+      await next();
+      const site = ownHeaderValueOf(ctx.config);
+      if (site) c.res.headers.set(OWN_ORIGIN_HEADER, site);
+    });
     this.app.onError((error, c) => errorResponse(error, c));
+    // Before anything else, for every request: a declared body over the limit is refused before a
+    // byte of it is read, and a path that does not decode is a 400 rather than a raw id.
+    this.app.use("*", async (c, next) => {
+      const declared = c.req.header("content-length");
+      if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
+      refuseMalformedPath(new URL(c.req.url).pathname);
+      await next();
+    });
     this.app.notFound((c) =>
       c.json(new HttpError(404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`, "NOT_FOUND").toBody(), 404),
     );
@@ -50,15 +71,30 @@ export class ServiceRouter {
     this.app[method](route.path, async (c) => {
       const ctx = this.ctx;
       const clientIp = c.env?.clientIp ?? "unknown";
-      const actor = await resolveActor(ctx, c.req.header("authorization") ?? null);
+      let actor: Actor | null;
+      try {
+        actor = await resolveActor(ctx, c.req.header("authorization") ?? null);
+      } catch (error) {
+        // A refused credential still costs its address a request: otherwise keys could be guessed
+        // at full speed, since only callers who already hold a valid one were ever counted.
+        await this.consumeRateBudget(route, null, clientIp);
+        throw error;
+      }
 
       await this.consumeRateBudget(route, actor, clientIp);
       if (route.auth === "required" && !actor) throw unauthorized();
       if (route.scope && actor) requireScope(actor, route.scope);
 
-      const params = route.params ? parseOrThrow(route.params, c.req.param(), "path") : {};
-      const query = route.query ? parseOrThrow(route.query, singleValues(new URL(c.req.url).searchParams), "query") : {};
-      const body = route.body ? parseOrThrow(route.body, await readJsonBody(c.req.raw), "body") : undefined;
+      const rawParams = c.req.param() as Record<string, string>;
+      const rawQuery = strictQueryValues(new URL(c.req.url).search);
+      const rawBody = route.body ? await readJsonBody(c.req.raw) : undefined;
+      refuseUnsafeText(rawParams, "path");
+      refuseUnsafeText(rawQuery, "query");
+      refuseUnsafeText(rawBody, "body");
+
+      const params = route.params ? parseOrThrow(route.params, rawParams, "path") : {};
+      const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : {};
+      const body = route.body ? parseOrThrow(route.body, rawBody, "body") : undefined;
 
       const args = {
         ctx,
@@ -106,15 +142,34 @@ export class ServiceRouter {
   }
 }
 
-function singleValues(search: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of search) out[key] = value;
-  return out;
-}
-
+/**
+ * Reads the body through a counter and stops at MAX_BODY_BYTES + 1, so that a chunked body (no
+ * Content-Length) can never make the server hold more than the limit. The stream is left unread
+ * rather than cancelled: cancelling would tear down the socket before the 413 could be sent, and
+ * the 413's Connection: close ends it right after.
+ */
 async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new HttpError(413, "the request body is larger than 256 KiB");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        reader.releaseLock();
+        throw payloadTooLarge(MAX_BODY_BYTES);
+      }
+      chunks.push(value);
+    }
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw badRequest(["body must be valid UTF-8"]);
+  }
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

@@ -7,7 +7,7 @@ import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed, lapseExpiredClaims, reo
 import { DEFAULT_CLAIM_WINDOW_MINUTES } from "../jobs/create-job";
 import { reserveAgentCapacity } from "../agents/capacity";
 import { assertCertifiedForPack } from "../evals/certifications";
-import { isAgentOrItsOwner, ownAgentOrThrow } from "../agents/acting-for-agent";
+import { isAgentOrItsOwner, ownAgentOrThrow } from "../auth/acting-for-agent";
 
 /**
  * Bounties: a job in participationMode BOUNTY takes no bids; the first ACTIVE agent to claim it

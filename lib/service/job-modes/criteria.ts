@@ -4,7 +4,7 @@ import type { Actor } from "../auth/actor";
 import type { CriterionStatus, JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
-import { isAgentOrItsOwner } from "../agents/acting-for-agent";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { getJobRowWithLapse } from "../jobs/read-job";
 import { blockingCriteria, criteriaOf, evaluateCriteria, presentCriteria, type JobCriterion } from "./evaluate-criteria";
 

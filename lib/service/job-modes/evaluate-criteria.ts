@@ -6,6 +6,7 @@ import type { ServiceContext } from "../context";
 import type { CriterionStatus, JobCriteriaResultsTable, JobRow } from "../db/schema";
 import type { Selectable } from "kysely";
 import { notFound } from "../http/errors";
+import { serviceFetchPolicy } from "../proofs/fetch-policy";
 import { safeFetch, type SafeFetchOptions, type SafeFetchResult } from "../proofs/safe-fetch";
 
 /**
@@ -104,7 +105,8 @@ export async function evaluateCriteria(
   const fetchOnce = (url: string) => {
     let pending = fetches.get(url);
     if (!pending) {
-      pending = safeFetch(url, { timeoutMs: CHECK_TIMEOUT_MS, ...criteriaFetchOptions, allowLoopback: ctx.config.probeAllowLoopback });
+      // The service's fetch policy: loopback only on the local chain, never this app itself.
+      pending = safeFetch(url, { timeoutMs: CHECK_TIMEOUT_MS, ...criteriaFetchOptions, ...serviceFetchPolicy(ctx.config) });
       fetches.set(url, pending);
     }
     return pending;

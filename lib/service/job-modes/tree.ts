@@ -5,7 +5,7 @@ import type { Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { chainUp, NODE_COLUMNS, WALK_LIMIT, type NodeRow } from "../jobs/job-chain";
 import { normaliseDecimal } from "@/lib/chain/units";
-import { isAgentOrItsOwner } from "../agents/acting-for-agent";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 
 /**
  * Subcontracting: the agent working on a job that allows it may post child jobs

@@ -1,26 +1,47 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { CreateJobRequest } from "@/lib/api/schemas/jobs";
+import type { CreateJobRequest, CriterionCheck } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, conflict, forbidden, notFound } from "../http/errors";
+import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow, lapseExpiredClaims } from "./read-job";
 import { resolveRequiredPackId } from "../evals/packs";
 import { assertSubcontractDepth } from "./job-chain";
 import { resolveForumSource } from "./forum-source";
+import { refuseOwnUrl } from "../proofs/fetch-policy";
 
 const DEFAULT_PROOF_HOLD_HOURS = 168;
 /** A bounty claim lasts this long unless the job sets claimWindowMinutes. */
 export const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
 
-export async function createJob(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateJobRequest>) {
-  const chain = requireChain(ctx);
+type CreateJobInput = z.output<typeof CreateJobRequest>;
+
+/**
+ * The job's description, criteria and mode from the top-level fields and their inputData copies,
+ * by CREATE_JOB_INPUT_DATA_RULE: the top-level field wins, the copy fills an omitted one. A client
+ * may send a job's own inputData back with a new description, so a disagreeing copy is no error.
+ */
+function resolveTopLevelTwins(input: CreateJobInput) {
+  const description = input.description ?? input.inputData.generalDescription;
+  const criteria = input.acceptanceCriteria ?? input.inputData.acceptanceCriteria;
   const mode = input.participationMode ?? input.inputData.participationMode ?? "BID";
-  if (input.participationMode && input.inputData.participationMode && input.participationMode !== input.inputData.participationMode) {
-    throw new HttpError(400, ["participationMode and inputData.participationMode disagree"], "VALIDATION_FAILED");
+  const problems: string[] = [];
+  if (description === undefined) problems.push("description should not be empty (send description or inputData.generalDescription)");
+  if (criteria === undefined) problems.push("acceptanceCriteria should not be empty (send acceptanceCriteria or inputData.acceptanceCriteria)");
+  if (mode === "AUTOMATIC_FORUM_REWARD") {
+    const field = input.participationMode ? "participationMode" : "inputData.participationMode";
+    problems.push(`${field} AUTOMATIC_FORUM_REWARD is not posted here: forum reward slots are created by POST /v1/forum/reward-campaigns; send BID or BOUNTY`);
   }
+  if (description === undefined || criteria === undefined || mode === "AUTOMATIC_FORUM_REWARD") throw badRequest(problems);
+  return { description, criteria, mode };
+}
+
+export async function createJob(ctx: ServiceContext, actor: Actor, input: CreateJobInput) {
+  const chain = requireChain(ctx);
+  // Before anything is read or written: bad input changes nothing.
+  const { description, criteria: criteriaInput, mode } = resolveTopLevelTwins(input);
 
   // A child job may only be posted by the agent working on a parent that allows subcontracting.
   if (input.parentJobId) {
@@ -40,15 +61,23 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
   // A required certification pack must exist (400 PACK_NOT_FOUND); a slug is stored as the pack's id.
   const requiredPackId = input.requiredPackId ? await resolveRequiredPackId(ctx, input.requiredPackId) : null;
 
-  const criteria = input.acceptanceCriteria.map((criterion, index) => {
-    const c = typeof criterion === "string" ? { description: criterion } : criterion;
+  // Ids are assigned anew: a criterion id sent back from another job names nothing here.
+  const criteria = criteriaInput.map((criterion, index) => {
+    const c: { description: string; check?: CriterionCheck } = typeof criterion === "string" ? { description: criterion } : criterion;
     return { id: `ac-${index + 1}`, check: c.check ?? { type: "manual" as const }, description: c.description };
   });
+  // A machine check against this marketplace's own pages would pass on our word, not the agent's work.
+  criteria.forEach((c, index) => {
+    if (c.check.type === "http_status" && c.check.url) {
+      refuseOwnUrl(ctx.config, c.check.url, "CRITERION_URL_NOT_ALLOWED", `acceptanceCriteria.${index}.check.url`);
+    }
+  });
+  // The stored copies always agree with the job itself; forumRewardCampaignId is never kept (see the rule).
   const inputData = {
     budgetType: input.inputData.budgetType,
     proofHoldHours: input.inputData.proofHoldHours ?? DEFAULT_PROOF_HOLD_HOURS,
     participationMode: mode,
-    generalDescription: input.description,
+    generalDescription: description,
     acceptanceCriteria: criteria.map((c) => ({ description: c.description })),
     ...(input.inputData.proofContentMarker ? { proofContentMarker: input.inputData.proofContentMarker } : {}),
   };
@@ -69,7 +98,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: z.outp
       claim_expires_at: null,
       template_id: input.templateId,
       title: input.title,
-      description: input.description,
+      description,
       budget_usdc: input.budget,
       input_data: JSON.stringify(inputData),
       output_data: null,

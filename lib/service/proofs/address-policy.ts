@@ -14,7 +14,8 @@ export interface AddressPolicyOptions {
   /**
    * Permit 127.0.0.0/8 and ::1, and nothing else that is not public. Only for the local stack
    * and tests, and only through an explicit setting: a production prober must never reach its
-   * own host.
+   * own host. The service grants it only on the local chain (fetch-policy.ts), and even then this
+   * app's own socket stays refused (own-origin.ts).
    */
   allowLoopback?: boolean;
 }

@@ -341,14 +341,14 @@ describe("hosts refused without any network", () => {
 });
 
 describe("local stack (allowLoopback)", () => {
-  it("accepts a loopback literal and localhost", async () => {
+  it("accepts a loopback literal, never localhost (it names this very app)", async () => {
     const opts: ProbeOptions = { allowLoopback: true, timeoutMs: 2_000, marker: MARKER };
     expect(await probeDeliverable(origin.url("/good"), opts)).toMatchObject({ status: "LIVE" });
     const viaName = await probeDeliverable(`http://localhost:${origin.port}/good`, {
       ...opts,
       resolve: async () => ["127.0.0.1"],
     });
-    expect(viaName).toMatchObject({ status: "LIVE" });
+    expect(viaName).toMatchObject({ status: "BLOCKED" });
   });
 
   it("still refuses other raw IPs and private addresses", async () => {

@@ -119,7 +119,7 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
   });
 
   // Refusals that need no network come first, so a refused URL never costs a connection.
-  const shape = checkUrlShape(url, { allowLoopback });
+  const shape = checkUrlShape(url);
   if (!shape.ok) {
     const failure: SafeFetchFailure = { ok: false, kind: "BLOCKED", code: shape.code, reason: shape.reason, url, redirects: [] };
     const { status, reason } = fromFailure(failure);

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 import { classifyAddress } from "./address-policy";
 import { buildRequestOptions, checkUrlShape, safeFetch, type SafeFetchOptions } from "./safe-fetch";
+import { OWN_ORIGIN_HEADER, ownOriginOf } from "./own-origin";
 import { FAKE_PUBLIC_IP, guardDial, startOrigin, startTrap, tableResolver, type Origin, type Trap } from "./test-support";
 
 let trap: Trap;
@@ -53,6 +54,9 @@ beforeAll(async () => {
         return;
       case "/binary":
         res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.from([0, 1, 2, 3]));
+        return;
+      case "/own-header":
+        res.writeHead(200, { "content-type": "text/plain", [OWN_ORIGIN_HEADER]: "https://market.example.test" }).end("a page of the app");
         return;
       case "/untyped-binary":
         res.writeHead(200).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]));
@@ -474,5 +478,62 @@ describe.runIf(hasOpenssl())("TLS to a pinned address", () => {
     const result = await safeFetch("https://wrong.example/x", tlsOptions());
     expect(result).toMatchObject({ ok: false, kind: "INCONCLUSIVE", code: "TLS" });
     if (!result.ok) expect(result.reason).toMatch(/ALTNAME/);
+  });
+});
+
+describe("the service's own origin (ownOrigin)", () => {
+  // Here the origin server plays the app: its listen socket is the one to refuse.
+  const own = () => ownOriginOf({ siteUrl: "https://market.example.test", listen: { host: "127.0.0.1", port: origin.port } });
+  const opts = (extra: SafeFetchOptions = {}): SafeFetchOptions => ({ allowLoopback: true, ownOrigin: own(), timeoutMs: 2_000, ...extra });
+
+  it("refuses the app's listen port by every spelling of a loopback or unspecified address, even with allowLoopback", async () => {
+    for (const host of ["127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.0.0.2", "[::1]", "0.0.0.0", "[::]", "[::ffff:127.0.0.1]"]) {
+      const result = await safeFetch(`http://${host}:${origin.port}/ok`, opts());
+      expect(result, host).toMatchObject({ ok: false, kind: "BLOCKED" });
+      expect(["OWN_ORIGIN", "ADDRESS"], host).toContain((result as { code: string }).code);
+    }
+    expect(await safeFetch(`http://127.0.0.1:${origin.port}/ok`, opts())).toMatchObject({ code: "OWN_ORIGIN", reason: expect.stringMatching(/this marketplace itself/) });
+    expect(origin.requests()).toEqual([]);
+  });
+
+  it("refuses the site's names on any port, localhost always, and a name that resolves to the app's socket", async () => {
+    const { resolve, calls } = tableResolver({ "alias.example.test": ["127.0.0.1"] });
+    expect(await safeFetch("https://market.example.test/jobs/1", opts({ resolve }))).toMatchObject({ code: "OWN_ORIGIN" });
+    expect(await safeFetch("http://MARKET.example.test.:8080/", opts({ resolve }))).toMatchObject({ code: "OWN_ORIGIN" });
+    expect(await safeFetch(`http://localhost:${origin.port}/ok`, opts({ resolve }))).toMatchObject({ ok: false, kind: "BLOCKED" });
+    expect(await safeFetch(`http://alias.example.test:${origin.port}/ok`, opts({ resolve }))).toMatchObject({ code: "OWN_ORIGIN" });
+    expect(calls).toEqual(["alias.example.test"]);
+    expect(origin.requests()).toEqual([]);
+  });
+
+  it("refuses a redirect into the app and an answer that carries the site's own header", async () => {
+    const other = await startOrigin((req, res) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      res.writeHead(302, { location: url.searchParams.get("to")! }).end();
+    });
+    try {
+      const viaRedirect = await safeFetch(other.url(`/?to=${encodeURIComponent(`http://127.1:${origin.port}/ok`)}`), opts());
+      expect(viaRedirect).toMatchObject({ ok: false, code: "OWN_ORIGIN", redirects: [`http://127.0.0.1:${origin.port}/ok`] });
+      expect(origin.requests()).toEqual([]);
+      // The origin's /own-header page stands for the app behind an alias the checks cannot see.
+      const ownOrigin = ownOriginOf({ siteUrl: "https://market.example.test", listen: null });
+      const answer = await safeFetch(origin.url("/own-header"), { allowLoopback: true, ownOrigin, timeoutMs: 2_000 });
+      expect(answer).toMatchObject({ ok: false, code: "OWN_ORIGIN" });
+      // Another site's header is no reason to refuse.
+      const foreign = ownOriginOf({ siteUrl: "https://other.example.test", listen: null });
+      expect(await safeFetch(origin.url("/own-header"), { allowLoopback: true, ownOrigin: foreign, timeoutMs: 2_000 })).toMatchObject({ ok: true, status: 200 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("other loopback ports stay reachable for the local stack; error answers are never read", async () => {
+    const other = await startOrigin((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("a developer's server"));
+    try {
+      expect(await safeFetch(other.url("/"), opts())).toMatchObject({ ok: true, status: 200, text: "a developer's server" });
+    } finally {
+      await other.close();
+    }
+    expect(await safeFetch(origin.url("/missing"), { allowLoopback: true, timeoutMs: 2_000 })).toMatchObject({ ok: true, status: 404, text: null });
   });
 });

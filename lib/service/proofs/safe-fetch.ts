@@ -7,6 +7,7 @@ import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
 
 import { classifyAddress, isIpLiteralHost, type AddressPolicyOptions } from "./address-policy";
+import { ownAddressReason, ownHostReason, ownResponseReason, type OwnOrigin } from "./own-origin";
 
 /**
  * An SSRF-safe GET for URLs that strangers submit (deliverable links).
@@ -25,7 +26,12 @@ import { classifyAddress, isIpLiteralHost, type AddressPolicyOptions } from "./a
  *   Host header and TLS server name carry the original name), so a resolver that answers
  *   differently a second time (DNS rebinding) never gets a second say;
  * - redirects are followed by hand, at most 5, each target judged the same way before any
- *   connection is made.
+ *   connection is made;
+ * - nothing on any hop may reach this app itself (own-origin.ts): not its names (SITE_URL's host,
+ *   any localhost), not its listen port on a loopback, unspecified or own address however it is
+ *   spelled or whatever name resolves to it, and no response that carries this site's own header.
+ *   That holds with allowLoopback too: loopback means the developer's other servers, never us;
+ * - no credentials: no cookies, no Authorization header, nothing but the URL is sent.
  *
  * Failures come back as values, never thrown: BLOCKED for a policy refusal, INCONCLUSIVE when the
  * network did not give an answer (timeouts, DNS failure, resets, TLS errors).
@@ -74,6 +80,11 @@ export interface SafeFetchOptions extends AddressPolicyOptions {
    * must never be derived from untrusted input; production leaves it unset.
    */
   dial?: (target: DialTarget) => { address: string; port: number };
+  /**
+   * This app itself (own-origin.ts), refused on every hop. The service always passes it (see
+   * fetch-policy.ts); without it only `localhost` names are known to be this machine.
+   */
+  ownOrigin?: OwnOrigin;
 }
 
 export interface SafeFetchSuccess {
@@ -83,7 +94,7 @@ export interface SafeFetchSuccess {
   headers: Record<string, string>;
   /** Media type without parameters, lower case; null when the server sent none. */
   contentType: string | null;
-  /** The body decoded as text (first maxBodyBytes), or null when it is not text-like. */
+  /** The body decoded as text (first maxBodyBytes), or null when it is not text-like or the status is not 2xx. */
   text: string | null;
   /** True when the body went on beyond maxBodyBytes and we stopped reading. */
   truncated: boolean;
@@ -99,6 +110,7 @@ export type SafeFetchFailureCode =
   | "HOST_NAME"
   | "ADDRESS"
   | "CALLER_POLICY"
+  | "OWN_ORIGIN"
   | "REDIRECT_LIMIT"
   | "DNS"
   | "TIMEOUT"
@@ -165,7 +177,7 @@ type HopCheck =
   | { ok: false; code: SafeFetchFailureCode; reason: string };
 
 /** The checks that need no network: scheme, credentials, port, host name shape. */
-export function checkUrlShape(input: string | URL, options: AddressPolicyOptions = {}): HopCheck {
+export function checkUrlShape(input: string | URL): HopCheck {
   const text = typeof input === "string" ? input : input.href;
   if (text.length > MAX_URL_LENGTH) {
     return { ok: false, code: "INVALID_URL", reason: `the URL is longer than ${MAX_URL_LENGTH} characters` };
@@ -196,15 +208,14 @@ export function checkUrlShape(input: string | URL, options: AddressPolicyOptions
     return { ok: true, url, hostname: literal, port, secure, literal };
   }
   const hostname = url.hostname.replace(/\.$/, "");
-  const loopbackName = hostname === "localhost" && options.allowLoopback === true;
-  if (!loopbackName) {
-    const local = LOCAL_SUFFIXES.find((s) => hostname === s || hostname.endsWith(`.${s}`));
-    if (local) {
-      return { ok: false, code: "HOST_NAME", reason: `host ${hostname} is a local-network name (.${local})` };
-    }
-    if (!hostname.includes(".")) {
-      return { ok: false, code: "HOST_NAME", reason: `host ${hostname} is not a fully qualified domain name` };
-    }
+  // `localhost` is refused even with allowLoopback: it names this very app (own-origin.ts); the
+  // local stack's other servers are reached by loopback literals.
+  const local = LOCAL_SUFFIXES.find((s) => hostname === s || hostname.endsWith(`.${s}`));
+  if (local) {
+    return { ok: false, code: "HOST_NAME", reason: `host ${hostname} is a local-network name (.${local})` };
+  }
+  if (!hostname.includes(".")) {
+    return { ok: false, code: "HOST_NAME", reason: `host ${hostname} is not a fully qualified domain name` };
   }
   return { ok: true, url, hostname, port, secure, literal: null };
 }
@@ -478,13 +489,18 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
 
   try {
     for (;;) {
-      const hop = checkUrlShape(current, opts);
+      const hop = checkUrlShape(current);
       if (!hop.ok) return fail("BLOCKED", hop.code, hop.reason);
       // A literal address is judged before the caller's rule, so that a private address is
       // reported as such; a name is judged by the caller's rule before it costs a lookup.
       if (hop.literal !== null) {
         const verdict = classifyAddress(hop.literal, opts);
         if (!verdict.allowed) return fail("BLOCKED", "ADDRESS", verdict.reason);
+        const own = ownAddressReason(verdict.address, hop.port, opts.ownOrigin);
+        if (own) return fail("BLOCKED", "OWN_ORIGIN", own);
+      } else {
+        const own = ownHostReason(hop.hostname, opts.ownOrigin);
+        if (own) return fail("BLOCKED", "OWN_ORIGIN", own);
       }
       const callerReason = opts.checkUrl?.(hop.url) ?? null;
       if (callerReason) return fail("BLOCKED", "CALLER_POLICY", callerReason);
@@ -510,6 +526,8 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
           const reason = hop.literal !== null ? verdict.reason : `${hop.hostname} resolves to a refused address: ${verdict.reason}`;
           return fail("BLOCKED", "ADDRESS", reason);
         }
+        const own = ownAddressReason(verdict.address, hop.port, opts.ownOrigin);
+        if (own) return fail("BLOCKED", "OWN_ORIGIN", hop.literal !== null ? own : `${hop.hostname} resolves to this marketplace: ${own}`);
         if (!pinned.some((p) => p.address === verdict.address)) {
           pinned.push({ address: verdict.address, family: verdict.family });
         }
@@ -531,6 +549,14 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
       if (!res) {
         const err = lastConnectError ?? new FetchAbort("NETWORK", `could not connect to ${hop.url.host}`);
         return fail("INCONCLUSIVE", err.code, err.message);
+      }
+
+      // The last word on "is this us?": an alias the checks above could not see (a name pointed
+      // at a proxy in front of this app) still answers with this site's own header.
+      const ownAnswer = ownResponseReason(res.headers, opts.ownOrigin);
+      if (ownAnswer) {
+        res.destroy();
+        return fail("BLOCKED", "OWN_ORIGIN", ownAnswer);
       }
 
       const status = res.statusCode ?? 0;
@@ -556,7 +582,10 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
       const contentType = mediaType(contentTypeHeader);
       let text: string | null = null;
       let truncated = false;
-      if (contentType === null || isTextContentType(contentType)) {
+      // Only a success answer is read: an error page is nobody's proof, and never reading one
+      // keeps a proof marker from becoming a yes/no oracle on what a refusal page says.
+      const success = status >= 200 && status <= 299;
+      if (success && (contentType === null || isTextContentType(contentType))) {
         const read = await readCapped(res, maxBodyBytes, signal);
         // Without a declared type, a NUL byte is the classic tell of binary content.
         if (read && !(contentType === null && read.body.includes(0))) {
@@ -564,7 +593,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
           truncated = read.truncated;
         }
       } else {
-        // Binary artifacts are not read: their headers are all the proof needs.
+        // Binary artifacts and error answers are not read: their headers are all the check needs.
         res.destroy();
       }
       return {

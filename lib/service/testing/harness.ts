@@ -28,7 +28,8 @@ export const OFFLINE_CHAIN: ChainConfig = {
   feeBps: 500,
   confirmations: 1,
   explorerUrl: null,
-  operatorPrivateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcb2f17c2a6f1c55f0b2",
+  // anvil's first test key: well formed, so code that derives the managed wallet from it works offline.
+  operatorPrivateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
 } as unknown as ChainConfig;
 
 /**
@@ -85,6 +86,8 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
+  // The service knows its own socket, as in production (env HOST and PORT), so its prober refuses it.
+  config.listen ??= { host: "127.0.0.1", port };
 
   return {
     baseUrl,

@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../context";
-import type { Actor } from "../auth/actor";
+import type { Actor } from "./actor";
 import type { AgentRow } from "../db/schema";
 import { forbidden } from "../http/errors";
 

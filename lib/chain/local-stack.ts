@@ -1,0 +1,138 @@
+// Deploys the local stack's contracts (test USDC and the escrow) to an anvil node, mints demo
+// USDC, and records everything in ${dataDir}/chain.json for loadChainConfig. The library half:
+// the CLI is scripts/chain/deploy.ts; the dev stack and lib/chain/testing.ts call it directly.
+import {
+  bytesToHex,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  getAddress,
+  http,
+  keccak256,
+  parseEther,
+  stringToBytes,
+  type Address,
+  type Hex,
+} from "viem";
+import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
+import { abi as testUsdcAbi, bytecode as testUsdcBytecode } from "@/contracts/artifacts/test-usdc";
+import { localChain } from "@/lib/chain/chains";
+import { readDeployment, writeDeployment, type LocalAccount, type LocalDeployment } from "@/lib/chain/deployment";
+
+/** anvil's public test mnemonic: its ten default accounts, pre-funded with 10,000 ETH each. */
+export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
+
+/** Demo USDC each account gets: 10,000.00. */
+export const DEMO_USDC_UNITS = 10_000_000_000n;
+
+export function anvilAccounts(count = 10): LocalAccount[] {
+  return Array.from({ length: count }, (_, i) => {
+    const account = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: i });
+    const key = account.getHdKey().privateKey;
+    if (!key) throw new Error("HD key without a private key");
+    return { address: account.address, privateKey: bytesToHex(key) };
+  });
+}
+
+/** A rewards wallet apart from the users' accounts, so payouts do not blur their balances. */
+export function localRewardsAccount(): LocalAccount {
+  const privateKey = keccak256(stringToBytes("agent-work-marketplace/local-rewards-wallet"));
+  return { address: privateKeyToAccount(privateKey).address, privateKey };
+}
+
+export interface DeployOptions {
+  rpcUrl: string;
+  dataDir: string;
+  feeBps?: number;
+  /** Write chain.json (default true). */
+  write?: boolean;
+}
+
+export async function deployLocalStack(options: DeployOptions): Promise<LocalDeployment> {
+  const { rpcUrl } = options;
+  const feeBps = options.feeBps ?? 500;
+  const probe = createPublicClient({ transport: http(rpcUrl) });
+  const chainId = await probe.getChainId();
+  const chain = localChain(chainId, rpcUrl);
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
+  const testClient = createTestClient({ chain, mode: "anvil", transport: http(rpcUrl) });
+
+  const accounts = anvilAccounts();
+  const operator = accounts[0];
+  const rewards = localRewardsAccount();
+  const wallet = createWalletClient({ account: privateKeyToAccount(operator.privateKey), chain, transport: http(rpcUrl) });
+
+  const deployBlock = await publicClient.getBlockNumber();
+  const tokenHash = await wallet.deployContract({ abi: testUsdcAbi, bytecode: testUsdcBytecode, args: [] });
+  const tokenReceipt = await publicClient.waitForTransactionReceipt({ hash: tokenHash });
+  const tokenAddress = getAddress(tokenReceipt.contractAddress as Address);
+  const escrowHash = await wallet.deployContract({
+    abi: escrowAbi,
+    bytecode: escrowBytecode,
+    args: [tokenAddress, operator.address, operator.address, feeBps],
+  });
+  const escrowReceipt = await publicClient.waitForTransactionReceipt({ hash: escrowHash });
+  const escrowAddress = getAddress(escrowReceipt.contractAddress as Address);
+  if (tokenReceipt.status !== "success" || escrowReceipt.status !== "success") throw new Error("contract deployment reverted");
+
+  // The rewards wallet is not one of anvil's funded accounts: give it gas money.
+  await testClient.setBalance({ address: rewards.address, value: parseEther("1000") });
+
+  // Mint with explicit consecutive nonces and wait once, instead of a round trip per mint.
+  let nonce = await publicClient.getTransactionCount({ address: operator.address, blockTag: "pending" });
+  const mintHashes: Hex[] = [];
+  for (const to of [...accounts.map((a) => a.address), rewards.address]) {
+    mintHashes.push(
+      await wallet.writeContract({
+        address: tokenAddress,
+        abi: testUsdcAbi,
+        functionName: "mint",
+        args: [to, DEMO_USDC_UNITS],
+        nonce: nonce++,
+        gas: 100_000n,
+      }),
+    );
+  }
+  for (const hash of mintHashes) {
+    const r = await publicClient.waitForTransactionReceipt({ hash });
+    if (r.status !== "success") throw new Error(`mint ${hash} reverted`);
+  }
+
+  const deployment: LocalDeployment = {
+    network: "local",
+    chainId,
+    rpcUrl,
+    tokenAddress,
+    escrowAddress,
+    feeBps,
+    operator,
+    feeRecipient: operator.address,
+    rewards,
+    deployBlock: Number(deployBlock),
+    deployedAt: new Date().toISOString(),
+    accounts,
+  };
+  if (options.write !== false) writeDeployment(options.dataDir, deployment);
+  return deployment;
+}
+
+/** The recorded deployment if it is still on this chain (the dev stack restarted), else a new one. */
+export async function ensureLocalStack(options: DeployOptions & { force?: boolean }): Promise<LocalDeployment> {
+  const existing = options.force ? null : readDeployment(options.dataDir);
+  if (existing) {
+    const client = createPublicClient({ transport: http(options.rpcUrl) });
+    const [chainId, escrowCode, tokenCode] = await Promise.all([
+      client.getChainId(),
+      client.getCode({ address: existing.escrowAddress }),
+      client.getCode({ address: existing.tokenAddress }),
+    ]);
+    if (chainId === existing.chainId && escrowCode && escrowCode !== "0x" && tokenCode && tokenCode !== "0x") {
+      if (existing.rpcUrl === options.rpcUrl) return existing;
+      const moved = { ...existing, rpcUrl: options.rpcUrl };
+      if (options.write !== false) writeDeployment(options.dataDir, moved);
+      return moved;
+    }
+  }
+  return deployLocalStack(options);
+}
