@@ -18,6 +18,8 @@ const HELPER_STATUS: Record<string, number | null> = {
   unauthorized: 401,
   notFound: 404,
   tooManyRequests: 429,
+  // Functions that pass a code on to HttpError (typed CodeWithStatus<400>).
+  refuseOwnUrl: 400,
   "new HttpError": null,
 };
 const HELPER_DEFAULT: Record<string, ErrorCode> = {
@@ -57,11 +59,11 @@ function thrownCodes() {
   const found: Array<{ where: string; code: string; status: number | null }> = [];
   for (const file of serviceSources(SERVICE_DIR)) {
     const source = readFileSync(file, "utf8");
-    for (const match of source.matchAll(/\b(conflict|forbidden|badRequest|unauthorized|notFound|tooManyRequests|new HttpError)\(/g)) {
+    for (const match of source.matchAll(new RegExp(`\\b(${Object.keys(HELPER_STATUS).join("|")})\\(`, "g"))) {
       const helper = match[1]!;
       const args = argumentsOf(source, match.index! + match[0].length);
       // The helpers' own definitions in errors.ts are not uses.
-      if (/^\s*(messages|message|code|what|retryAfterSeconds|readonly)\b/.test(args)) continue;
+      if (/^\s*(messages|message|code|what|retryAfterSeconds|readonly|config)\b/.test(args)) continue;
       // notFound and tooManyRequests have one code; the others take it as a whole argument.
       const fixed = helper === "notFound" || helper === "tooManyRequests";
       const literal = fixed ? undefined : /["`]([A-Z][A-Z0-9_]{3,})["`]\s*(?:,|$)/.exec(args)?.[1];
@@ -104,7 +106,7 @@ describe("the error catalogue (ERROR_CATALOGUE, lib/api/schemas/errors.ts)", () 
       expect(declaredCodes.has(code), `no route declares ${code}`).toBe(true);
       // Codes built from a chain check's result (DEPOSIT_*, PAYMENT_*) are thrown through a template.
       if (!/^(DEPOSIT|PAYMENT)_/.test(code) || code === "PAYMENT_REQUIRED" || code === "PAYMENT_ALREADY_USED") {
-        expect(thrown.has(code), `${code} is in the catalogue but nothing throws it`).toBe(true);
+        expect(thrown.has(code), `${code} is in the catalogue but nothing throws it (or the function passing it to HttpError is missing from HELPER_STATUS)`).toBe(true);
       }
     }
   });
