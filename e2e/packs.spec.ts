@@ -129,7 +129,8 @@ test("a paid pack explains its on-chain price, and a start without a valid payme
   const hash = page.getByLabel("Payment transaction hash");
   await hash.fill("0x1234");
   await page.getByRole("button", { name: "Start the paid attempt" }).click();
-  await expect(page.getByText("A transaction hash is 0x followed by 64 hexadecimal digits.")).toBeVisible();
+  // The form is checked with the service's own request schema (StartEvalAttemptRequest), so it says what the service would.
+  await expect(page.getByText("must be a transaction hash (0x followed by 64 hex digits)")).toBeVisible();
 
   // A well-formed hash of no transaction: the service's refusal, as it worded it.
   await page.getByLabel("Payment transaction hash").fill(`0x${"ab".repeat(32)}`);

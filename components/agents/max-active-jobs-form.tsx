@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { setMaxActiveJobsAction, type CapState } from "@/app/agents/actions";
+import { setMaxActiveJobsAction, type CapState } from "@/lib/actions/agents/set-max-active-jobs";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
 
@@ -12,7 +12,9 @@ import { Input } from "@/components/ui/field";
 export function MaxActiveJobsForm({ agentId, value }: { agentId: string; value: number | null }) {
   const [state, action, pending] = useActionState<CapState, FormData>(setMaxActiveJobsAction, {});
   const id = `cap-${agentId}`;
-  const describedBy = [`${id}-hint`, state.error ? `${id}-error` : null].filter(Boolean).join(" ");
+  // One field: the refusal and the field's messages read as one.
+  const errors = [...(state.error ?? []), ...Object.values(state.fields ?? {}).flat()];
+  const describedBy = [`${id}-hint`, errors.length > 0 ? `${id}-error` : null].filter(Boolean).join(" ");
   const current = state.saved ? state.saved.maxActiveJobs : value;
   return (
     <form action={action} className="space-y-1.5">
@@ -33,7 +35,7 @@ export function MaxActiveJobsForm({ agentId, value }: { agentId: string; value: 
             defaultValue={current ?? ""}
             placeholder="no cap"
             aria-describedby={describedBy}
-            aria-invalid={state.error ? true : undefined}
+            aria-invalid={errors.length > 0 ? true : undefined}
           />
         </div>
         <Button type="submit" variant="secondary" loading={pending} loadingLabel="Saving…">
@@ -43,9 +45,9 @@ export function MaxActiveJobsForm({ agentId, value }: { agentId: string; value: 
       <p id={`${id}-hint`} className="max-w-64 text-xs text-zinc-500 dark:text-zinc-400">
         Jobs it may hold at once. 0 pauses new assignments; empty removes the cap.
       </p>
-      {state.error ? (
+      {errors.length > 0 ? (
         <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-          {state.error.join(" ")}
+          {errors.join(" ")}
         </p>
       ) : null}
       {state.saved ? (

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { decideBidAction, type BidDecisionState } from "@/app/jobs/actions";
+import { decideBidAction, type BidDecisionState } from "@/lib/actions/jobs/decide-bid";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { displayUsdc } from "@/lib/chain/units";
 

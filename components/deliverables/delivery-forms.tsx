@@ -1,14 +1,12 @@
 "use client";
 
 import { useActionState } from "react";
-import {
-  approveJobAction,
-  disputeJobAction,
-  evaluateCriteriaAction,
-  overrideCriterionAction,
-  submitDeliverableAction,
-  type DeliveryActionState,
-} from "@/app/jobs/[id]/deliverable-actions";
+import { approveJobAction } from "@/lib/actions/deliverables/approve-job";
+import type { DeliveryActionState } from "@/lib/actions/deliverables/delivery-state";
+import { disputeJobAction } from "@/lib/actions/deliverables/dispute-job";
+import { evaluateCriteriaAction } from "@/lib/actions/deliverables/evaluate-criteria";
+import { overrideCriterionAction } from "@/lib/actions/deliverables/override-criterion";
+import { submitDeliverableAction } from "@/lib/actions/deliverables/submit-deliverable";
 import { buttonClasses, Spinner } from "@/components/ui/button";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { Field, Input, Textarea } from "@/components/ui/field";

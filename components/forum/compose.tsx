@@ -1,7 +1,11 @@
 "use client";
 
 import { useActionState, useEffect, useState, useTransition, type ReactNode } from "react";
-import { createThreadAction, previewMarkdownAction, replyAction, type PostState } from "@/app/forum/actions";
+import { createReplyAction } from "@/lib/actions/forum/create-reply";
+import { createThreadAction } from "@/lib/actions/forum/create-thread";
+import type { PostState } from "@/lib/actions/forum/post-state";
+import { messagesOf } from "@/lib/actions/form-state";
+import { previewMarkdownAction } from "@/lib/actions/forum/preview-markdown";
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
 
 const input = "block w-full rounded-lg px-3 py-2 text-sm ring-1 ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700";
@@ -32,11 +36,15 @@ function BodyWithPreview({ id, label, minLength }: { id: string; label: string; 
   );
 }
 
+const FIELD_LABEL: Record<string, string> = { title: "Title", body: "Post", category: "Category", intent: "Intent" };
+
 function Problem({ state }: { state: PostState }) {
-  if (!state.error) return null;
+  // The service's refusal, or the fields the request schema did not accept (each named).
+  const messages = messagesOf(state, FIELD_LABEL);
+  if (messages.length === 0) return null;
   return (
     <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 dark:bg-red-950/40 dark:text-red-300">
-      {state.error} {state.existingSlug ? <a className="underline" href={`/forum/${state.existingSlug}`}>Open your earlier thread</a> : null}
+      {messages.join("; ")} {state.existingSlug ? <a className="underline" href={`/forum/${state.existingSlug}`}>Open your earlier thread</a> : null}
     </p>
   );
 }
@@ -78,7 +86,7 @@ export function NewThreadForm({ idempotencyKey, referredByAgentId }: { idempoten
 }
 
 export function ReplyForm({ threadId, slug, idempotencyKey }: { threadId: string; slug: string; idempotencyKey: string }) {
-  const [state, action, pending] = useActionState<PostState, FormData>(replyAction, { idempotencyKey });
+  const [state, action, pending] = useActionState<PostState, FormData>(createReplyAction, { idempotencyKey });
   return (
     <form action={action} className="space-y-3" key={state.idempotencyKey}>
       <input type="hidden" name="threadId" value={threadId} />

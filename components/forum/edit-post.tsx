@@ -1,19 +1,20 @@
 "use client";
 
 import { useActionState } from "react";
-import { editPostAction, type EditState } from "@/app/forum/actions";
+import { messagesOf, type FormState } from "@/lib/actions/form-state";
+import { editPostAction } from "@/lib/actions/forum/edit-post";
 import { FORUM_CATEGORIES } from "@/lib/api/schemas/forum";
 
 const input = "block w-full rounded-lg px-3 py-2 text-sm ring-1 ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700";
 
 export function EditPostForm(props: { kind: "thread" | "reply"; id: string; slug: string; title?: string; category?: string; body: string }) {
-  const [state, action, pending] = useActionState<EditState, FormData>(editPostAction, {});
+  const [state, action, pending] = useActionState<FormState, FormData>(editPostAction, {});
   return (
     <form action={action} className="space-y-4">
       <input type="hidden" name="kind" value={props.kind} />
       <input type="hidden" name="id" value={props.id} />
       <input type="hidden" name="slug" value={props.slug} />
-      {state.error ? <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700">{state.error}</p> : null}
+      {messagesOf(state).length > 0 ? <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700">{messagesOf(state).join("; ")}</p> : null}
       {props.kind === "thread" ? (
         <>
           <div>

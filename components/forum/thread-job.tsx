@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { linkThreadJobAction } from "@/app/forum/[slug]/job-link-action";
+import { linkThreadJobAction } from "@/lib/actions/forum/link-thread-job";
 import { apiForRequest } from "@/lib/api/for-request";
 import type { ForumThread } from "@/lib/api/schemas/forum";
 import type { Job } from "@/lib/api/schemas/jobs";

@@ -1,11 +1,12 @@
 "use client";
 
 import { useActionState } from "react";
-import { createJobAction, type JobFormState } from "@/app/jobs/actions";
+import { JOB_LIMITS as L } from "@/lib/api/schemas/jobs";
+import { createJobAction, type JobFormState } from "@/lib/actions/jobs/create-job";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select, Textarea } from "@/components/ui/field";
-import { CHECK_ROWS, JOB_FORM_DEFAULTS } from "./job-form-schema";
+import { CHECK_ROWS, JOB_FORM_DEFAULTS, type JobFormErrors } from "@/lib/actions/jobs/job-form-schema";
 
 /**
  * "Post a job". A plain form posting to a server action: it works without JavaScript too. Every
@@ -23,7 +24,7 @@ export interface JobFormProps {
 
 export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }: JobFormProps = {}) {
   const [state, action, pending] = useActionState<JobFormState, FormData>(createJobAction, {});
-  const e = state.errors ?? {};
+  const e: JobFormErrors = { ...state.fields, ...(state.error ? { form: state.error } : {}) };
   const v = { ...JOB_FORM_DEFAULTS, ...state.values };
   const invalid = Object.keys(e).length > 0;
   return (
@@ -45,7 +46,7 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }
       ) : null}
 
       <Field name="title" id="title" label="Title" error={e.title} required>
-        {(p) => <Input {...p} defaultValue={v.title} maxLength={200} />}
+        {(p) => <Input {...p} defaultValue={v.title} maxLength={L.titleMax} />}
       </Field>
       <Field name="description" id="description" label="Description" hint="What you need, for what, and anything an agent must know to do it." error={e.description} required>
         {(p) => <Textarea {...p} rows={6} defaultValue={v.description} />}
@@ -54,7 +55,7 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }
         name="acceptanceCriteria"
         id="acceptanceCriteria"
         label="Acceptance criteria"
-        hint="One per line: what the delivered work must satisfy; you tick each one when you review it. Up to 20, with the machine checks below."
+        hint={`One per line: what the delivered work must satisfy; you tick each one when you review it. Up to ${L.criteriaMax}, with the machine checks below.`}
         error={e.acceptanceCriteria}
         required
       >
@@ -68,7 +69,7 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }
         {CHECK_ROWS.map((n) => (
           <div key={n} className="grid gap-4 sm:grid-cols-[2fr_2fr_1fr]" role="group" aria-label={`Machine check ${n}`}>
             <Field name={`check${n}Description`} id={`check${n}Description`} label={`Check ${n}: what it proves`} error={e[`check${n}Description`]}>
-              {(p) => <Input {...p} maxLength={500} defaultValue={v[`check${n}Description`]} placeholder={n === 1 ? "The report page is online" : undefined} />}
+              {(p) => <Input {...p} maxLength={L.criterionMax} defaultValue={v[`check${n}Description`]} placeholder={n === 1 ? "The report page is online" : undefined} />}
             </Field>
             <Field name={`check${n}Url`} id={`check${n}Url`} label={`Check ${n}: URL to fetch`} error={e[`check${n}Url`]}>
               {(p) => <Input {...p} type="url" inputMode="url" defaultValue={v[`check${n}Url`]} placeholder="the delivered page" />}
@@ -83,18 +84,18 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }
         <Field name="budget" id="budget" label="Budget (USDC)" hint="The most you pay, e.g. 40 or 12.5." error={e.budget} required>
           {(p) => <Input {...p} inputMode="decimal" autoComplete="off" defaultValue={v.budget} />}
         </Field>
-        <Field name="proofHoldHours" id="proofHoldHours" label="Proof hold (hours)" hint="How long the delivered work must stay live before the escrow pays (0–720)." error={e.proofHoldHours}>
-          {(p) => <Input {...p} type="number" min={0} max={720} step={1} defaultValue={v.proofHoldHours} />}
+        <Field name="proofHoldHours" id="proofHoldHours" label="Proof hold (hours)" hint={`How long the delivered work must stay live before the escrow pays (0–${L.proofHoldHoursMax}).`} error={e.proofHoldHours}>
+          {(p) => <Input {...p} type="number" min={0} max={L.proofHoldHoursMax} step={1} defaultValue={v.proofHoldHours} />}
         </Field>
       </div>
       <Field
         name="proofContentMarker"
         id="proofContentMarker"
         label="Proof content marker (optional)"
-        hint="8 to 200 characters that must appear in the delivered page, checked by the service."
+        hint={`${L.proofContentMarkerMin} to ${L.proofContentMarkerMax} characters that must appear in the delivered page, checked by the service.`}
         error={e.proofContentMarker}
       >
-        {(p) => <Input {...p} maxLength={200} defaultValue={v.proofContentMarker} />}
+        {(p) => <Input {...p} maxLength={L.proofContentMarkerMax} defaultValue={v.proofContentMarker} />}
       </Field>
       <div className="grid gap-6 sm:grid-cols-2">
         <Field name="requiredSkills" id="requiredSkills" label="Required skills" hint="Comma separated, e.g. research, python." error={e.requiredSkills}>

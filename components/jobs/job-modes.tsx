@@ -2,7 +2,7 @@ import Link from "next/link";
 import { apiForRequest } from "@/lib/api/for-request";
 import type { Job } from "@/lib/api/schemas/jobs";
 import type { JobTree, JobTreeNode } from "@/lib/api/schemas/job-modes";
-import { shareJobAction } from "@/app/jobs/actions";
+import { shareJobAction } from "@/lib/actions/jobs/share-job";
 import { FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";

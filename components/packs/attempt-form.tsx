@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { submitAnswersAction, type SubmitAnswersState } from "@/app/packs/actions";
+import { submitAnswersAction, type SubmitAnswersState } from "@/lib/actions/packs/submit-answers";
 import type { EvalQuestion } from "@/lib/api/schemas/evals";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -16,7 +16,7 @@ export function AttemptForm({ attemptId, questions }: { attemptId: string; quest
   const [state, action, pending] = useActionState<SubmitAnswersState, FormData>(submitAnswersAction, {});
   const missing = new Set(state.missing ?? []);
   return (
-    <form action={action} key={state.tries ?? 0} className="space-y-6">
+    <form action={action} key={state.attempt ?? 0} className="space-y-6">
       <input type="hidden" name="attemptId" value={attemptId} />
       <ol className="space-y-6">
         {questions.map((q, index) => {

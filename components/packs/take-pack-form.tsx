@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useActionState } from "react";
-import { startAttemptAction, type StartAttemptState } from "@/app/packs/actions";
+import { startAttemptAction, type StartAttemptState } from "@/lib/actions/packs/start-attempt";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";

@@ -2,7 +2,8 @@
 
 import { useActionState, useState } from "react";
 import { getAddress, isAddress } from "viem";
-import { updatePayoutAction, type PayoutFormState } from "@/app/rewards/actions";
+import { messagesOf } from "@/lib/actions/form-state";
+import { updatePayoutAction, type PayoutFormState } from "@/lib/actions/rewards/update-payout";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
@@ -33,9 +34,9 @@ export interface PayoutFormProps {
 
 export function PayoutForm({ current, connectedWallet, chainName }: PayoutFormProps) {
   const [state, action, pending] = useActionState<PayoutFormState, FormData>(updatePayoutAction, {});
-  const [value, setValue] = useState(state.value ?? current ?? "");
+  const [value, setValue] = useState(state.values?.address ?? current ?? "");
   const check = checkAddress(value);
-  const serverErrors = state.error ?? [];
+  const serverErrors = messagesOf(state, { address: "Address" });
   return (
     <form action={action} className="space-y-4" aria-label="Payout address">
       {state.saved ? (

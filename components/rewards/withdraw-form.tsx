@@ -1,7 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { withdrawAction, type WithdrawFormState } from "@/app/rewards/actions";
+import { messagesOf } from "@/lib/actions/form-state";
+import { withdrawAction, type WithdrawFormState } from "@/lib/actions/rewards/create-withdrawal";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
@@ -17,9 +18,9 @@ export function WithdrawForm({ balanceUsdc, defaultTo }: { balanceUsdc: string; 
           {state.done.txHash ? <> (<span className="font-mono">{state.done.txHash}</span>)</> : null}.
         </Alert>
       ) : null}
-      {state.error ? (
+      {messagesOf(state).length > 0 ? (
         <Alert tone="error" title="The withdrawal was refused">
-          <ul className="list-disc pl-5">{state.error.map((m) => <li key={m}>{m}</li>)}</ul>
+          <ul className="list-disc pl-5">{messagesOf(state, { toAddress: "To address", amountUsdc: "Amount" }).map((m) => <li key={m}>{m}</li>)}</ul>
         </Alert>
       ) : null}
       <div className="grid gap-4 sm:grid-cols-[3fr_1fr]">

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { signInWithApiKeyAction, type ApiKeySignInState } from "@/app/(wallet)/sign-in/actions";
+import { signInWithApiKeyAction, type ApiKeySignInState } from "@/lib/actions/auth/sign-in";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
 

@@ -8,7 +8,7 @@ import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { ApiKeySignIn } from "@/components/wallet/api-key-sign-in";
 import { SignInWithWallet } from "@/components/wallet/sign-in-with-wallet";
-import { createNonceAction, signOutAction, verifySignInAction } from "./actions";
+import { createNonceAction, signOutAction, verifySignInAction } from "@/lib/actions/auth/sign-in";
 
 export const metadata: Metadata = { title: "Sign in" };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { ApiError, settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/errors";
 import { BID_STATUSES, type BidStatus } from "@/lib/api/schemas/bids";
 import { requireSessionApi } from "@/lib/session/api";
 import { AgentCapacity, AgentStatusBadge } from "@/components/agents/agent-summary";
@@ -29,18 +29,17 @@ export default async function AgentPage({ params, searchParams }: { params: Para
   const { api } = await requireSessionApi(`/agents/${encodeURIComponent(id)}`);
   const status = BID_STATUSES.includes(one(query.status) as BidStatus) ? (one(query.status) as BidStatus) : undefined;
 
-  const [agentRes, bidsRes, workRes, certsRes] = await Promise.all([
-    settle(api.getAgent({ params: { id } })),
-    settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } })),
-    settle(api.listAgentJobs({ params: { id }, query: { limit: 20, cursor: one(query.workCursor) } })),
-    settle(api.listAgentCertifications({ params: { id } })),
-  ]);
+  // The record says who the visitor is to the agent (viewer); its bids and assigned work are asked
+  // for only when they answer to this visitor.
+  const [agentRes, certsRes] = await Promise.all([settle(api.getAgent({ params: { id } })), settle(api.listAgentCertifications({ params: { id } }))]);
   if (agentRes.error?.status === 404 || agentRes.error?.status === 400) notFound();
   if (agentRes.error) throw agentRes.error;
   const agent = agentRes.result.data;
-  // The bids answer to the agent and its owner only.
-  const notYours = bidsRes.error instanceof ApiError && (bidsRes.error.status === 403 || bidsRes.error.status === 404);
-  const mine = !bidsRes.error;
+  const mine = agent.viewer?.can.manage ?? false;
+  const [bidsRes, workRes] = await Promise.all([
+    agent.viewer?.can.readBids ? settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } })) : Promise.resolve(null),
+    agent.viewer?.can.readJobs ? settle(api.listAgentJobs({ params: { id }, query: { limit: 20, cursor: one(query.workCursor) } })) : Promise.resolve(null),
+  ]);
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
@@ -87,7 +86,7 @@ export default async function AgentPage({ params, searchParams }: { params: Para
         )}
       </section>
 
-      {workRes.result ? (
+      {workRes?.result ? (
         <section className="mt-10" aria-labelledby="work-heading">
           <h2 id="work-heading" className="text-lg font-semibold">Assigned work</h2>
           <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Jobs this agent was assigned (accepted bids and bounty claims), active and past, newest first.</p>
@@ -131,7 +130,7 @@ export default async function AgentPage({ params, searchParams }: { params: Para
             </form>
           ) : null}
         </div>
-        {notYours ? (
+        {!bidsRes ? (
           <Alert tone="info" className="mt-4" title="Only the agent and its owner see its bids">
             Claim the agent from the link it mailed you, or sign in with its key.
           </Alert>
@@ -170,7 +169,7 @@ export default async function AgentPage({ params, searchParams }: { params: Para
             </Table>
           </div>
         )}
-        {bidsRes.result ? <CursorPager className="mt-2" pathname={`/agents/${encodeURIComponent(id)}`} searchParams={query} nextCursor={bidsRes.result.meta.nextCursor} /> : null}
+        {bidsRes?.result ? <CursorPager className="mt-2" pathname={`/agents/${encodeURIComponent(id)}`} searchParams={query} nextCursor={bidsRes.result.meta.nextCursor} /> : null}
       </section>
     </div>
   );

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { ApiError } from "@/lib/api/errors";
-import { requireSessionApi, sessionApi } from "@/lib/session/api";
+import { claimAgentAction } from "@/lib/actions/agents/claim-agent";
+import { sessionApi } from "@/lib/session/api";
 import { signInHref } from "@/lib/session/session";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -18,29 +17,6 @@ const CLAIM_ERRORS: Record<string, { title: string; text: string }> = {
   person: { title: "Claims are made by a person", text: "Sign in with your wallet (not with an agent key) and open the link again." },
   failed: { title: "The claim did not go through", text: "Try again in a moment." },
 };
-
-function claimError(error: unknown): string {
-  if (!(error instanceof ApiError)) throw error;
-  if (error.code === "CLAIM_USED" || error.status === 409) return "used";
-  if (error.code === "CLAIM_EXPIRED" || error.status === 410) return "expired";
-  if (error.status === 404 || error.status === 400) return "unknown";
-  if (error.status === 403 || error.status === 401) return "person";
-  return "failed";
-}
-
-/** POST /v1/agent-claims/:token as the signed-in person, then on to their agents. */
-async function claimAction(token: string) {
-  "use server";
-  const returnTo = `/claim/${encodeURIComponent(token)}`;
-  const { api } = await requireSessionApi(returnTo, { human: true });
-  let agentId: string;
-  try {
-    agentId = (await api.claimAgent({ params: { token } })).data.id;
-  } catch (error) {
-    redirect(`${returnTo}?error=${claimError(error)}`);
-  }
-  redirect(`/agents?claimed=${encodeURIComponent(agentId)}`);
-}
 
 // The owner claim: the signed-in person who opens the mailed link becomes the agent's owner, and
 // the agent's key gains forum:write and wallet:withdraw.
@@ -75,7 +51,7 @@ export default async function ClaimPage({ params, searchParams }: { params: Para
         ) : error === "used" ? (
           <LinkButton href="/agents">Go to My agents</LinkButton>
         ) : (
-          <form action={claimAction.bind(null, token)} className="space-y-3 text-sm">
+          <form action={claimAgentAction.bind(null, token)} className="space-y-3 text-sm">
             <p>You are signed in as <strong>{session.label}</strong>. The agent will be yours.</p>
             <Button type="submit" variant="primary">Claim this agent</Button>
           </form>

@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { randomUUID } from "node:crypto";
 import { apiForRequest } from "@/lib/api/for-request";
 import { sessionApi } from "@/lib/session/api";
-import { threadInteractionAction } from "../actions";
+import { threadInteractionAction } from "@/lib/actions/forum/act-on-thread";
 import { ReplyForm } from "@/components/forum/compose";
 import { ThreadJob } from "@/components/forum/thread-job";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";

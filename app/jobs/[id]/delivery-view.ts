@@ -2,35 +2,41 @@ import "server-only";
 import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/api/errors";
 import type { ApiClient } from "@/lib/api/client";
-import type { Job } from "@/lib/api/schemas/jobs";
+import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
 
-/** Who the visitor is to a job's delivery: the service decides what each may do; this picks the page's view. */
+/** Which view of a job's delivery the visitor gets: the poster's, the assigned agent's side, or none. */
 export type DeliveryRole = "poster" | "agent" | "other";
 
-/**
- * The job as the signed-in visitor may read it (GET /v1/jobs/:id, with the proof fields) and the
- * visitor's role. Identity comes from GET /v1/me: a human is the poster by user id, or the agent's
- * side through owning the assigned agent; an agent key is the agent's side by agent id. An agent
- * that posted the job (a subcontracted child) is recognised by being allowed its bids.
- */
-export async function loadDelivery(api: ApiClient, jobId: string): Promise<{ job: Job; role: DeliveryRole }> {
-  let job: Job;
+/** A service that predates `viewer` answers without it: the visitor then may do nothing here. */
+const NO_VIEWER: JobViewer = {
+  role: "PUBLIC",
+  bids: [],
+  can: {
+    bid: false, withdrawBid: false, readBids: false, decideBids: false, fund: false, cancel: false, claim: false,
+    releaseClaim: false, submit: false, review: false, approve: false, dispute: false, subcontract: false, viewTree: false,
+  },
+};
+
+export function viewerOf(job: JobDetail): JobViewer {
+  return job.viewer ?? NO_VIEWER;
+}
+
+/** The delivery view from the service's `viewer` (GET /v1/jobs/:id): no guessing from failing calls. */
+export function deliveryRoleOf(viewer: JobViewer): DeliveryRole {
+  if (viewer.role === "POSTER") return "poster";
+  if (viewer.role === "ASSIGNED_AGENT" || viewer.role === "OWNER_OF_ASSIGNED_AGENT") return "agent";
+  return "other";
+}
+
+/** The job as the signed-in visitor may read it (GET /v1/jobs/:id: its private fields if a party, and `viewer`): one call. */
+export async function loadDelivery(api: ApiClient, jobId: string): Promise<{ job: JobDetail; viewer: JobViewer; role: DeliveryRole }> {
+  let job: JobDetail;
   try {
     job = (await api.getJob({ params: { id: jobId } })).data;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 400)) notFound();
     throw error;
   }
-  const me = (await api.getMe({})).data;
-  if (me.kind === "USER") {
-    if (me.user.id === job.posterId) return { job, role: "poster" };
-    if (job.agentId) {
-      const mine = await api.listMyAgents({}).catch(() => null);
-      if (mine?.data.some((a) => a.id === job.agentId)) return { job, role: "agent" };
-    }
-    return { job, role: "other" };
-  }
-  if (me.agentId === job.agentId) return { job, role: "agent" };
-  const bids = await api.listJobBids({ params: { jobId: job.id }, query: { limit: 1 } }).catch(() => null);
-  return { job, role: bids ? "poster" : "other" };
+  const viewer = viewerOf(job);
+  return { job, viewer, role: deliveryRoleOf(viewer) };
 }

@@ -5,6 +5,7 @@ import { cache } from "react";
 import { apiForRequest } from "@/lib/api/for-request";
 import { ApiError, settle } from "@/lib/api/errors";
 import type { Job } from "@/lib/api/schemas/jobs";
+import type { JobDetail } from "@/lib/api/schemas/viewer";
 import { sessionApi } from "@/lib/session/api";
 import { BidDecision } from "@/components/bids/bid-decision";
 import { Alert } from "@/components/ui/alert";
@@ -17,16 +18,25 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { BountyClaim, JobOrigin, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
-import { loadDelivery } from "./delivery-view";
+import { deliveryRoleOf, viewerOf } from "./delivery-view";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
 
-/** GET /v1/jobs/:id/public, once per request (metadata and page share it). */
-const loadJob = cache(async (id: string): Promise<Job | null> => {
-  const api = await apiForRequest();
+/**
+ * The job as this visitor may read it, once per request (metadata and page share it): signed in,
+ * GET /v1/jobs/:id, which carries the private fields to the parties and `viewer` (role and allowed
+ * actions); signed out (or with a session the service no longer knows), the anonymous detail.
+ */
+const loadJob = cache(async (id: string): Promise<JobDetail | null> => {
+  const { api, session } = await sessionApi();
   try {
-    return (await api.getPublicJob({ params: { id } })).data;
+    if (session) {
+      const signedIn = await settle(api.getJob({ params: { id } }));
+      if (signedIn.result) return signedIn.result.data;
+      if (signedIn.error.status !== 401) throw signedIn.error;
+    }
+    return (await (await apiForRequest()).getPublicJob({ params: { id } })).data;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
     throw error;
@@ -56,18 +66,20 @@ export default async function JobPage({ params }: { params: Params }) {
   const chain = await (await apiForRequest()).getChain({}).catch(() => null);
   const explorer = chain?.data.explorerUrl ?? null;
 
-  // The poster's view: the service answers a job's bids to its poster only (403 for anyone
-  // else), so a successful answer is what makes this the poster's page.
-  const { api: asVisitor, session } = await sessionApi();
-  const bids = session && job.participationMode === "BID" ? await settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : null;
-  const isPoster = Boolean(bids?.result);
-  const bidsError = bids?.error && bids.error.status !== 403 ? bids.error : null;
-  // The delivery pages and the subcontracting tree are for the poster and the assigned agent (the
-  // service answers them only); the tree's answer is what shows them.
-  const tree = session ? (await settle(asVisitor.getJobTree({ params: { id: job.id } }))).result?.data ?? null : null;
-  const delivery = Boolean(tree && job.agentId);
-  const role = tree && job.agentId ? (await loadDelivery(asVisitor, job.id).catch(() => null))?.role ?? null : null;
-  const canSubcontract = role === "agent" && job.allowSubcontracting && job.status === "IN_PROGRESS";
+  // What the visitor is to this job and may do comes from the service (viewer); the bids and the
+  // subcontracting tree are asked for only when it says they answer.
+  const viewer = viewerOf(job);
+  const role = deliveryRoleOf(viewer);
+  const isPoster = viewer.role === "POSTER";
+  const { api: asVisitor } = await sessionApi();
+  const [bids, treeRes] = await Promise.all([
+    viewer.can.readBids ? settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : Promise.resolve(null),
+    viewer.can.viewTree ? settle(asVisitor.getJobTree({ params: { id: job.id } })) : Promise.resolve(null),
+  ]);
+  const bidsError = bids?.error ?? null;
+  const tree = treeRes?.result?.data ?? null;
+  const delivery = viewer.can.review;
+  const canSubcontract = viewer.can.subcontract;
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
@@ -117,7 +129,7 @@ export default async function JobPage({ params }: { params: Params }) {
 
       {/* ── Slot: "Fund this job" (the poster, an OPEN unfunded job). The funding flow itself
           lives in the (wallet) route group at /jobs/[id]/fund, so this page loads no wallet code. */}
-      {isPoster && job.status === "OPEN" && !job.funded ? (
+      {viewer.can.fund ? (
         <Card className="mt-6" title="Fund this job" description="Lock the budget in the escrow contract from your wallet. Agents trust funded jobs first; you get it back if you cancel.">
           <LinkButton variant="primary" href={`/jobs/${job.id}/fund`}>Fund this job</LinkButton>
         </Card>
@@ -126,7 +138,7 @@ export default async function JobPage({ params }: { params: Params }) {
       {delivery ? (
         <Card className="mt-6" title="Delivery" description={DELIVERY_NOTE[job.status] ?? "The deliverable, its proof checks and the decision."}>
           <div className="flex flex-wrap gap-2">
-            {job.status === "IN_PROGRESS" ? <LinkButton variant="primary" href={`/jobs/${job.id}/submit`}>Submit the deliverable</LinkButton> : null}
+            {role === "agent" && job.status === "IN_PROGRESS" ? <LinkButton variant="primary" href={`/jobs/${job.id}/submit`}>Submit the deliverable</LinkButton> : null}
             <LinkButton variant={job.status === "REVIEW" ? "primary" : "secondary"} href={`/jobs/${job.id}/review`}>{job.status === "REVIEW" ? "Review the delivery" : "Delivery and proof checks"}</LinkButton>
           </div>
         </Card>
@@ -199,7 +211,7 @@ export default async function JobPage({ params }: { params: Params }) {
                         <Td className="max-w-sm min-w-48 whitespace-pre-wrap">{bid.coverLetter ?? <span className="text-zinc-400">none</span>}</Td>
                         <Td><BidStatusBadge status={bid.status} /></Td>
                         <Td>
-                          {bid.status === "PENDING" && job.status === "OPEN" ? (
+                          {bid.status === "PENDING" && viewer.can.decideBids ? (
                             <BidDecision jobId={job.id} bidId={bid.id} agentName={name} proposedUsdc={bid.proposedUsdc} />
                           ) : (
                             <span className="text-xs text-zinc-500 dark:text-zinc-400">—</span>

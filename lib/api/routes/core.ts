@@ -20,6 +20,7 @@ import {
   ListJobBidsQuery,
   PlaceBidRequest,
 } from "../schemas/bids";
+import { AgentDetail, JobDetail } from "../schemas/viewer";
 import {
   ChainInfo,
   ClaimAgentParams,
@@ -56,7 +57,8 @@ export const agentRoutes = {
   }),
   getAgent: defineRoute({
     method: "GET", path: "/v1/agents/:id", tag: "Agents", auth: "optional", budget: "read",
-    summary: "An agent's public record", params: AgentIdParams, response: dataEnvelope(Agent),
+    summary: "An agent's public record", params: AgentIdParams, response: dataEnvelope(AgentDetail),
+    description: "viewer says who the caller is to the agent (SELF: its own key; OWNER: its owner's session; PUBLIC) and what it may do (manage it, read its bids and its assigned work). scopes are shown to SELF and OWNER only.",
   }),
   updateAgent: defineRoute({
     method: "PATCH", path: "/v1/agents/:id", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write",
@@ -106,14 +108,17 @@ export const jobRoutes = {
     method: "GET", path: "/v1/jobs", tag: "Jobs", auth: "optional", budget: "read",
     summary: "The job board, newest first, by keyset cursor",
     query: ListJobsQuery, response: listEnvelope(Job),
+    description: "Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. With a credential, the rows of the caller's own jobs carry their private fields; anonymously none does.",
   }),
   getJob: defineRoute({
     method: "GET", path: "/v1/jobs/:id", tag: "Jobs", auth: "required", budget: "read",
-    summary: "Job detail with proof-check fields (authenticated)", params: JobIdParams, response: dataEnvelope(Job),
+    summary: "Job detail with proof-check fields (authenticated)", params: JobIdParams, response: dataEnvelope(JobDetail),
+    description: "Any signed-in caller may read a job. Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. viewer gives the caller's role (POSTER, OWNER_OF_POSTER, ASSIGNED_AGENT, OWNER_OF_ASSIGNED_AGENT, BIDDER or PUBLIC), its agents' bids on the job, and the actions the service would allow it now (can.*).",
   }),
   getPublicJob: defineRoute({
     method: "GET", path: "/v1/jobs/:id/public", tag: "Jobs", auth: "none", budget: "read",
     summary: "Anonymous job detail", params: JobIdParams, response: dataEnvelope(Job),
+    description: "Answers as to an anonymous caller, whatever credential is sent (a party reads its private fields at GET /v1/jobs/:id). Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them.",
   }),
   createJob: defineRoute({
     method: "POST", path: "/v1/jobs", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write", status: 201,

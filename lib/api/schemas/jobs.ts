@@ -24,10 +24,36 @@ export const ParticipationMode = z.enum(["BOUNTY", "BID", "AUTOMATIC_FORUM_REWAR
 export type ParticipationMode = z.infer<typeof ParticipationMode>;
 export const JobPurpose = z.enum(["MARKETPLACE", "PLATFORM_REFERRAL"]);
 
+/**
+ * The limits and defaults of a job request, in one place: the request schemas below use them, the
+ * service applies the defaults, and the dashboard's job form takes its checks from them.
+ */
+export const JOB_LIMITS = {
+  titleMin: 5,
+  titleMax: 200,
+  descriptionMin: 20,
+  descriptionMax: 20000,
+  criterionMin: 3,
+  criterionMax: 500,
+  criteriaMin: 1,
+  criteriaMax: 20,
+  skillMax: 50,
+  skillsMax: 20,
+  proofHoldHoursMax: 720,
+  /** inputData.proofHoldHours when the request omits it. */
+  proofHoldHoursDefault: 168,
+  proofContentMarkerMin: 8,
+  proofContentMarkerMax: 200,
+  claimWindowMinutesMin: 1,
+  claimWindowMinutesMax: 10080,
+  /** claimWindowMinutes of a bounty when the request omits it. */
+  claimWindowMinutesDefault: 120,
+} as const;
+
 export const PROOF_CONTENT_MARKER = z
   .string()
-  .min(8, { message: "must be at least 8 characters" })
-  .max(200, { message: "must be at most 200 characters" });
+  .min(JOB_LIMITS.proofContentMarkerMin, { message: `must be at least ${JOB_LIMITS.proofContentMarkerMin} characters` })
+  .max(JOB_LIMITS.proofContentMarkerMax, { message: `must be at most ${JOB_LIMITS.proofContentMarkerMax} characters` });
 
 /**
  * A machine check of an acceptance criterion. `http_status`: a GET of the deliverable (or of
@@ -131,10 +157,15 @@ export const Job = z.object({
 });
 export type Job = z.infer<typeof Job>;
 
-const Skills = z.array(z.string().trim().min(1).max(50)).max(20);
-const JobDescription = z.string().trim().min(20, { message: "must be at least 20 characters" }).max(20000, { message: "must be at most 20000 characters" });
-const CriterionDescription = z.string().trim().min(3).max(500);
-const CriteriaList = <T extends z.ZodType>(item: T) => z.array(item).min(1, { message: "must contain at least 1 criterion" }).max(20);
+const Skills = z.array(z.string().trim().min(1).max(JOB_LIMITS.skillMax)).max(JOB_LIMITS.skillsMax);
+const JobDescription = z
+  .string()
+  .trim()
+  .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
+  .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` });
+const CriterionDescription = z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax);
+const CriteriaList = <T extends z.ZodType>(item: T) =>
+  z.array(item).min(JOB_LIMITS.criteriaMin, { message: `must contain at least ${JOB_LIMITS.criteriaMin} criterion` }).max(JOB_LIMITS.criteriaMax);
 
 /**
  * How POST /v1/jobs reads inputData. Written once here: it is the request schema's description
@@ -142,7 +173,7 @@ const CriteriaList = <T extends z.ZodType>(item: T) => z.array(item).min(1, { me
  */
 export const CREATE_JOB_INPUT_DATA_RULE =
   "inputData takes every field a Job's inputData documents, so a job's own inputData can be sent back as is (a similar job, a subcontract). " +
-  "budgetType (bid or fixed; default bid), proofHoldHours (0 to 720; default 168) and proofContentMarker (8 to 200 characters) are settings that live only here. " +
+  `budgetType (bid or fixed; default bid), proofHoldHours (0 to ${JOB_LIMITS.proofHoldHoursMax}; default ${JOB_LIMITS.proofHoldHoursDefault}) and proofContentMarker (${JOB_LIMITS.proofContentMarkerMin} to ${JOB_LIMITS.proofContentMarkerMax} characters) are settings that live only here. ` +
   "generalDescription, acceptanceCriteria and participationMode are copies of the top-level description, acceptanceCriteria and participationMode: " +
   "when both are sent, the top-level field wins and the stored copy is rewritten from it (a disagreeing copy is not an error, so a copied inputData can go with a new description); " +
   "when the top-level field is omitted, the copy fills it (description and acceptanceCriteria are required in one place or the other). " +
@@ -152,7 +183,7 @@ export const CREATE_JOB_INPUT_DATA_RULE =
 export const CreateJobInputData = z
   .strictObject({
     budgetType: z.enum(["bid", "fixed"]).default("bid"),
-    proofHoldHours: intParam(0, 720).optional(),
+    proofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional(),
     proofContentMarker: PROOF_CONTENT_MARKER.optional(),
     participationMode: ParticipationMode.optional(),
     generalDescription: JobDescription.optional(),
@@ -163,7 +194,7 @@ export const CreateJobInputData = z
 
 export const CreateJobRequest = z.strictObject({
   templateId: z.literal("custom-v1", { message: "must be custom-v1" }),
-  title: z.string().trim().min(5, { message: "must be at least 5 characters" }).max(200, { message: "must be at most 200 characters" }),
+  title: z.string().trim().min(JOB_LIMITS.titleMin, { message: `must be at least ${JOB_LIMITS.titleMin} characters` }).max(JOB_LIMITS.titleMax, { message: `must be at most ${JOB_LIMITS.titleMax} characters` }),
   /** Required here or as inputData.generalDescription (the top-level one wins when both are sent). */
   description: JobDescription.optional(),
   /**
@@ -183,7 +214,7 @@ export const CreateJobRequest = z.strictObject({
   /** BID (default) or BOUNTY; AUTOMATIC_FORUM_REWARD is named so that it gets a clear 400 (slots come from POST /v1/forum/reward-campaigns). */
   participationMode: ParticipationMode.optional(),
   /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
-  claimWindowMinutes: intParam(1, 10080).optional(),
+  claimWindowMinutes: intParam(JOB_LIMITS.claimWindowMinutesMin, JOB_LIMITS.claimWindowMinutesMax).optional(),
   deadlineAt: Timestamp.optional(),
   requiredSkills: Skills.optional(),
   preferredSkills: Skills.optional(),

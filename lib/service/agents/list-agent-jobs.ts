@@ -26,5 +26,5 @@ export async function listAgentJobs(
   if (after) q = q.where(sql<boolean>`(jobs.created_at, jobs.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
   const rows = await q.orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(limit + 1).execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
-  return { data: page.rows.map((row) => presentJob(row, { detail: true })), meta: page.meta };
+  return { data: page.rows.map((row) => presentJob(row, actor, { detail: true })), meta: page.meta };
 }

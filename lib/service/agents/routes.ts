@@ -3,6 +3,7 @@ import type { ServiceRouter } from "../http/router";
 import { signUpAgent } from "./sign-up-agent";
 import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
+import { agentViewerOf } from "./agent-viewer";
 import { forbidden } from "../http/errors";
 import { lapseExpiredClaims } from "../jobs/read-job";
 import { listAgentJobs } from "./list-agent-jobs";
@@ -25,7 +26,7 @@ export function registerAgentRoutes(router: ServiceRouter) {
   router.implement(routes.getAgent, async ({ ctx, actor, params }) => {
     const agent = await getAgentRowOrThrow(ctx, params.id);
     await lapseExpiredClaims(ctx, { agentId: agent.id });
-    return { data: await presentAgent(ctx, agent, actor) };
+    return { data: { ...(await presentAgent(ctx, agent, actor)), viewer: agentViewerOf(actor, agent) } };
   });
   // GET /v1/agents/:id/jobs
   router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) => listAgentJobs(ctx, actor, params.id, query));

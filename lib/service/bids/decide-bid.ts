@@ -27,7 +27,7 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     await trx.updateTable("bids").set({ status: "REJECTED", updated_at: now }).where("job_id", "=", jobId).where("status", "=", "PENDING").execute();
   });
   const bid = await ctx.db.selectFrom("bids").selectAll().where("id", "=", bidId).executeTakeFirstOrThrow();
-  return { data: { job: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }), bid: presentBid(bid) } };
+  return { data: { job: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }), bid: presentBid(bid) } };
 }
 
 export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {

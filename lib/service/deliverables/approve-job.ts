@@ -141,5 +141,5 @@ export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: strin
   if (!job) throw notFound("job");
   if (job.poster_id !== actor.principalId) throw forbidden("only the poster may approve this job");
   await approveReviewedJob(ctx, jobId);
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

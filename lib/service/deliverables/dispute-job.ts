@@ -30,5 +30,5 @@ export async function disputeJob(ctx: ServiceContext, actor: Actor, jobId: strin
     const now = ctx.now();
     await trx.updateTable("jobs").set({ status: "DISPUTED", disputed_at: now, dispute_reason: reason, updated_at: now }).where("id", "=", jobId).execute();
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

@@ -66,5 +66,5 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
   await evaluateCriteria(ctx, { ...job, output_data: { url } }, { deliverableUrl: url }).catch((error: unknown) => {
     console.error(`[submit] criteria of ${jobId} not evaluated: ${(error as Error).message}`);
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed, lapseExpiredClaims, reopenClaimedJobs } from "../jobs/read-job";
-import { DEFAULT_CLAIM_WINDOW_MINUTES } from "../jobs/create-job";
 import { reserveAgentCapacity } from "../agents/capacity";
 import { assertCertifiedForPack } from "../evals/certifications";
 import { isAgentOrItsOwner, ownAgentOrThrow } from "../auth/acting-for-agent";
@@ -15,6 +15,7 @@ import { isAgentOrItsOwner, ownAgentOrThrow } from "../auth/acting-for-agent";
  * (jobs/read-job.ts: the job reopens and the agent's maxActiveJobs place is free again).
  */
 
+export const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
 const MINUTE = 60_000;
 
 /** Closes the claim history rows of claims that ended in a submission (the worker's second task). */
@@ -87,7 +88,7 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
       .execute();
     await trx.insertInto("job_claims").values({ job_id: jobId, agent_id: agent.id, claimed_at: now, expires_at: expiresAt }).execute();
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }
 
 /**
@@ -111,5 +112,5 @@ export async function releaseJobClaim(ctx: ServiceContext, actor: Actor, jobId: 
     if (locked.agent_id !== job.agent_id) throw forbidden("only the agent holding the claim (or its owner) may release it");
     await reopenClaimedJobs(trx, [jobId], ctx.now(), "RELEASED");
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

@@ -30,5 +30,5 @@ export async function cancelJob(ctx: ServiceContext, actor: Actor, jobId: string
       console.error(`[cancel] refund of ${jobId} left to the settlement worker: ${(error as Error).message}`);
     });
   }
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

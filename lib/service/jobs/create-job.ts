@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { CreateJobRequest, CriterionCheck } from "@/lib/api/schemas/jobs";
+import { JOB_LIMITS, type CreateJobRequest, type CriterionCheck } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
@@ -12,9 +12,8 @@ import { assertSubcontractDepth } from "./job-chain";
 import { resolveForumSource } from "./forum-source";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 
-const DEFAULT_PROOF_HOLD_HOURS = 168;
-/** A bounty claim lasts this long unless the job sets claimWindowMinutes. */
-export const DEFAULT_CLAIM_WINDOW_MINUTES = 120;
+const DEFAULT_PROOF_HOLD_HOURS = JOB_LIMITS.proofHoldHoursDefault;
+const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
 
 type CreateJobInput = z.output<typeof CreateJobRequest>;
 
@@ -132,5 +131,5 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
     .returning("id")
     .executeTakeFirstOrThrow();
 
-  return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), actor, { detail: true }) };
 }

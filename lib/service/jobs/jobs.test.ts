@@ -173,7 +173,7 @@ describe("POST /v1/jobs", () => {
 });
 
 describe("reading a job", () => {
-  it("every read shows every interface field: create, list row, detail (with proof-check fields) and public detail (without)", async () => {
+  it("every read shows every interface field: create, list row, detail (with proof-check fields for the poster) and public detail (without)", async () => {
     const poster = await newUser(service);
     const created = (await post(poster.token, jobInput())).json.data;
     const reader = await newAgent(service);
@@ -185,7 +185,9 @@ describe("reading a job", () => {
     expectFreshJob(list.json.data[0]);
 
     expectError(await service.http("GET", `/v1/jobs/${created.id}`), 401, "UNAUTHENTICATED");
-    const detail = await service.http("GET", `/v1/jobs/${created.id}`, { token: reader.apiKey });
+    // The proof-check fields are the parties' (job-viewer.test.ts): the poster reads them, another
+    // signed-in caller reads the detail without them.
+    const detail = await service.http("GET", `/v1/jobs/${created.id}`, { token: poster.token });
     expect(detail.status).toBe(200);
     expectInterfaceJob(detail.json.data, "detail");
     expectFreshJob(detail.json.data);
@@ -193,6 +195,10 @@ describe("reading a job", () => {
       expect(detail.json.data, `detail: ${field}`).toHaveProperty(field);
       expect(check(detail.json.data[field])).toBe(true);
     }
+    const byReader = await service.http("GET", `/v1/jobs/${created.id}`, { token: reader.apiKey });
+    expect(byReader.status).toBe(200);
+    expectInterfaceJob(byReader.json.data, "detail of a non-party");
+    for (const field of Object.keys(PROOF_CHECK_FIELDS)) expect(byReader.json.data, `non-party detail: ${field}`).not.toHaveProperty(field);
 
     const pub = await service.http("GET", `/v1/jobs/${created.id}/public`);
     expect(pub.status).toBe(200);

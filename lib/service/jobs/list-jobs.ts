@@ -2,14 +2,18 @@ import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { presentJob } from "./present-job";
 import { selectJobs } from "./read-job";
 
 const DEFAULT_LIMIT = 20;
 
-/** The board: newest first, keyset-paginated on (created_at, id) so that page 5,000 costs what page 1 does. */
-export async function listJobs(ctx: ServiceContext, query: z.output<typeof ListJobsQuery>) {
+/**
+ * The board: newest first, keyset-paginated on (created_at, id) so that page 5,000 costs what page
+ * 1 does. Rows are presented for the caller: its own jobs carry their private fields, others not.
+ */
+export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: z.output<typeof ListJobsQuery>) {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const after = decodeCursor(query.cursor);
   let q = selectJobs(ctx.db);
@@ -29,5 +33,5 @@ export async function listJobs(ctx: ServiceContext, query: z.output<typeof ListJ
   }
   const rows = await q.orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(limit + 1).execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }), "/v1/jobs/:id/public");
-  return { data: page.rows.map((row) => presentJob(row)), meta: page.meta };
+  return { data: page.rows.map((row) => presentJob(row, actor)), meta: page.meta };
 }

@@ -3,7 +3,9 @@ import type { z } from "zod";
 import type { Job } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal } from "@/lib/chain/units";
 import type { JobRow } from "../db/schema";
+import type { Actor } from "../auth/actor";
 import type { JobWithRelations } from "./read-job";
+import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 
 export type JobDto = z.input<typeof Job>;
 
@@ -15,8 +17,14 @@ export function escrowJobIdWire(hex: string): Record<string, number> {
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export interface PresentJobOptions {
-  /** The authenticated detail adds the proof-check fields. */
+  /** The authenticated detail adds the proof-check fields (to the parties: see below). */
   detail?: boolean;
+}
+
+/** inputData without the poster's proof marker: the marker is for the parties only. */
+function publicInputData(input: Record<string, unknown>): JobDto["inputData"] {
+  const { proofContentMarker: _marker, ...rest } = input;
+  return rest as JobDto["inputData"];
 }
 
 /**
@@ -30,7 +38,14 @@ function forumRewardSlotOf(row: JobRow): { campaignId: string; status: string } 
   return { campaignId: row.forum_reward_campaign_id, status };
 }
 
-export function presentJob(row: JobWithRelations, options: PresentJobOptions = {}): JobDto {
+/**
+ * Every job the service writes out goes through here, presented for `actor`: the delivered work
+ * (outputData), the proof marker, the content hash, the dispute reason, the release's held reason
+ * (it quotes failing checks) and the proof-check fields are the parties' alone (job-viewer.ts);
+ * everyone else reads null, or no field where the schema makes it optional.
+ */
+export function presentJob(row: JobWithRelations, actor: Actor | null, options: PresentJobOptions = {}): JobDto {
+  const party = seesDeliveredWork(jobRoleOf(actor, row));
   const dto: JobDto = {
     id: row.id,
     posterId: row.poster_id,
@@ -49,9 +64,9 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     title: row.title,
     description: row.description,
     budgetUsdc: normaliseDecimal(row.budget_usdc),
-    inputData: row.input_data as JobDto["inputData"],
-    outputData: (row.output_data as JobDto["outputData"]) ?? null,
-    proofHash: row.proof_hash,
+    inputData: party ? (row.input_data as JobDto["inputData"]) : publicInputData(row.input_data),
+    outputData: party ? ((row.output_data as JobDto["outputData"]) ?? null) : null,
+    proofHash: party ? row.proof_hash : null,
     deadlineAt: iso(row.deadline_at),
     submittedAt: iso(row.submitted_at),
     completedAt: iso(row.completed_at),
@@ -81,12 +96,12 @@ export function presentJob(row: JobWithRelations, options: PresentJobOptions = {
     funded: row.escrow_tx_hash !== null,
     approvedAt: iso(row.approved_at),
     releaseAt: iso(row.release_at),
-    releaseHeldReason: row.release_held_reason,
-    disputeReason: row.dispute_reason,
+    releaseHeldReason: party ? row.release_held_reason : null,
+    disputeReason: party ? row.dispute_reason : null,
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
   };
-  if (options.detail) {
+  if (options.detail && party) {
     dto.proofCheckedAt = iso(row.proof_checked_at);
     dto.proofCheckStatus = row.proof_check_status;
     dto.proofCheckReason = row.proof_check_reason;

@@ -27,12 +27,16 @@ export function selectJobs(db: Db) {
     .selectFrom("jobs")
     .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
     .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
+    // A job posted by an agent: its owner is a party too (job-viewer.ts).
+    .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
     .selectAll("jobs")
     .select([
       "poster.display_name as poster_display_name",
       "poster.avatar_url as poster_avatar_url",
       "agent.name as agent_name",
       "agent.vertical as agent_vertical",
+      "agent.owner_user_id as agent_owner_user_id",
+      "poster_agent.owner_user_id as poster_owner_user_id",
     ]);
 }
 
@@ -41,6 +45,8 @@ export type JobWithRelations = JobRow & {
   poster_avatar_url: string | null;
   agent_name: string | null;
   agent_vertical: string | null;
+  agent_owner_user_id: string | null;
+  poster_owner_user_id: string | null;
 };
 
 export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {

@@ -27,7 +27,7 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
   if (!job) throw notFound("job");
   if (job.poster_id !== actor.principalId) throw forbidden("only the poster may register the funding of this job");
   if (job.escrow_tx_hash !== null) {
-    if (job.escrow_tx_hash === txHash) return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+    if (job.escrow_tx_hash === txHash) return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
     throw conflict("ALREADY_FUNDED", "this job is already funded by another transaction", { escrowTxHash: job.escrow_tx_hash });
   }
   if (job.status !== "OPEN") throw conflict("INVALID_STATE", `a ${job.status} job cannot be funded; only an OPEN job can`);
@@ -63,5 +63,5 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
     if (isUniqueViolation(error)) throw conflict("TX_ALREADY_USED", TX_ALREADY_USED);
     throw error;
   }
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), { detail: true }) };
+  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

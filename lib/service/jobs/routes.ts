@@ -5,19 +5,21 @@ import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";
 import { presentJob } from "./present-job";
 import { registerEscrow } from "./register-escrow";
+import { jobViewerOf } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
-  router.implement(routes.listJobs, ({ ctx, query }) => listJobs(ctx, query));
+  router.implement(routes.listJobs, ({ ctx, actor, query }) => listJobs(ctx, actor, query));
   // POST /v1/jobs
   router.implement(routes.createJob, ({ ctx, actor, body }) => createJob(ctx, actor, body));
-  // GET /v1/jobs/:id (authenticated: adds the proof-check fields)
-  router.implement(routes.getJob, async ({ ctx, params }) => ({
-    data: presentJob(await getJobRowWithLapse(ctx, params.id), { detail: true }),
-  }));
-  // GET /v1/jobs/:id/public
-  router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id)) }));
+  // GET /v1/jobs/:id (authenticated: the parties also read the proof-check fields; viewer for all)
+  router.implement(routes.getJob, async ({ ctx, actor, params }) => {
+    const row = await getJobRowWithLapse(ctx, params.id);
+    return { data: { ...presentJob(row, actor, { detail: true }), viewer: await jobViewerOf(ctx, actor, row) } };
+  });
+  // GET /v1/jobs/:id/public (as to anyone, whatever credential comes with it)
+  router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
   // PATCH /v1/jobs/:id/escrow

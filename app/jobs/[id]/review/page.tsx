@@ -37,7 +37,7 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
   const { id } = await params;
   const { submitted } = await searchParams;
   const { api } = await requireSessionApi(`/jobs/${id}/review`);
-  const { job, role } = await loadDelivery(api, id);
+  const { job, viewer, role } = await loadDelivery(api, id);
   if (role === "other") {
     return (
       <div className="mx-auto max-w-3xl px-4 py-8">
@@ -57,7 +57,7 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
   const isPoster = role === "poster";
   const holdEnd = holdEndsAt(job);
   const holdPassed = holdEnd !== null && new Date(holdEnd).getTime() <= Date.now();
-  const canDispute = (job.status === "IN_PROGRESS" || job.status === "REVIEW") && !job.releaseTxHash;
+  const canDispute = viewer.can.dispute;
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
@@ -149,9 +149,9 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
       ) : null}
       {criteria?.error ? <Alert className="mt-8" title="The criteria could not be loaded" error={criteria.error} /> : null}
 
-      {isPoster && (job.status === "REVIEW" || canDispute) ? (
+      {isPoster && (viewer.can.approve || canDispute) ? (
         <section className="mt-8 grid gap-6 sm:grid-cols-2" aria-label="Your decision">
-          {job.status === "REVIEW" && !job.approvedAt ? (
+          {viewer.can.approve ? (
             <Card title="Approve" description={holdPassed ? "The proof hold is over: approving releases the escrow now, after a fresh check." : "Approving now releases the escrow when the proof hold ends, after a last check."}>
               <ApproveForm jobId={job.id} releasesNow={holdPassed} budget={job.budgetUsdc} />
             </Card>

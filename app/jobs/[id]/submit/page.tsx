@@ -20,8 +20,8 @@ export const metadata: Metadata = { title: "Submit the deliverable" };
 export default async function SubmitDeliverablePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { api } = await requireSessionApi(`/jobs/${id}/submit`);
-  const { job, role } = await loadDelivery(api, id);
-  const checks = role === "other" ? null : await settle(api.listProofChecks({ params: { id }, query: { limit: 20 } }));
+  const { job, viewer, role } = await loadDelivery(api, id);
+  const checks = viewer.can.review ? await settle(api.listProofChecks({ params: { id }, query: { limit: 20 } })) : null;
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">

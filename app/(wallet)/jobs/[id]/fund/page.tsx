@@ -7,7 +7,7 @@ import { requireSessionApi } from "@/lib/session/api";
 import { FundJob } from "@/components/wallet/fund-job";
 import { Usdc } from "@/components/ui/usdc";
 import { ExplorerLink } from "@/components/ui/explorer-link";
-import { registerEscrowAction } from "./actions";
+import { registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
 
 export const metadata: Metadata = { title: "Fund a job" };
 type Params = Promise<{ id: string }>;
@@ -18,8 +18,8 @@ export default async function FundJobPage({ params }: { params: Params }) {
   const job = await api.getJob({ params: { id } }).catch(() => null);
   if (!job) notFound();
   const chain = (await api.getChain({})).data;
-  const me = await api.getMe({}).catch(() => null);
-  const isPoster = me?.data.kind === "USER" && me.data.user.id === job.data.posterId;
+  // The service says who the visitor is to the job (viewer), no second call to find out.
+  const isPoster = job.data.viewer?.role === "POSTER";
   return (
     <div className="mx-auto max-w-xl px-4 py-10">
       <nav className="text-sm text-zinc-500"><Link href={`/jobs/${id}`} className="hover:underline">{job.data.title}</Link> / fund</nav>

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { DecimalString } from "@/lib/api/schemas/common";
-import { PROOF_CONTENT_MARKER } from "@/lib/api/schemas/jobs";
+import { CriterionCheck, JOB_LIMITS as L, PROOF_CONTENT_MARKER } from "@/lib/api/schemas/jobs";
 
 // The "Post a job" form: what a person types, checked field by field with messages that read
-// well under each field. The limits are those of the service's CreateJobRequest (lib/api), which
-// checks the request again; this schema turns the form's text into that request.
+// well under each field. Limits and defaults are the service's (JOB_LIMITS beside CreateJobRequest
+// in lib/api), which the action checks again by parsing the request it builds; this schema turns
+// the form's text into that request.
 
 const lines = (text: string) => text.split(/\r?\n/).map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").trim()).filter(Boolean);
 const commaList = (text: string) => [...new Set(text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean))];
@@ -13,7 +14,7 @@ const skills = z
   .string()
   .default("")
   .transform(commaList)
-  .pipe(z.array(z.string().max(50, "Each skill at most 50 characters")).max(20, "At most 20 skills"));
+  .pipe(z.array(z.string().max(L.skillMax, `Each skill at most ${L.skillMax} characters`)).max(L.skillsMax, `At most ${L.skillsMax} skills`));
 
 /** Rows of machine checks on the form (each adds an http_status criterion). */
 export const CHECK_ROWS = [1, 2, 3] as const;
@@ -31,17 +32,21 @@ const httpUrl = (v: string) => {
 };
 
 const FormFields = z.object({
-  title: z.string().trim().min(5, "At least 5 characters").max(200, "At most 200 characters"),
-  description: z.string().trim().min(20, "At least 20 characters: say what you need and what for").max(20000, "At most 20,000 characters"),
+  title: z.string().trim().min(L.titleMin, `At least ${L.titleMin} characters`).max(L.titleMax, `At most ${L.titleMax} characters`),
+  description: z
+    .string()
+    .trim()
+    .min(L.descriptionMin, `At least ${L.descriptionMin} characters: say what you need and what for`)
+    .max(L.descriptionMax, `At most ${L.descriptionMax.toLocaleString("en")} characters`),
   acceptanceCriteria: z
     .string()
     .default("")
     .transform(lines)
     .pipe(
       z
-        .array(z.string().min(3, "Each criterion needs at least 3 characters").max(500, "Each criterion at most 500 characters"))
-        .min(1, "Add at least one criterion, one per line")
-        .max(20, "At most 20 criteria"),
+        .array(z.string().min(L.criterionMin, `Each criterion needs at least ${L.criterionMin} characters`).max(L.criterionMax, `Each criterion at most ${L.criterionMax} characters`))
+        .min(L.criteriaMin, "Add at least one criterion, one per line")
+        .max(L.criteriaMax, `At most ${L.criteriaMax} criteria`),
     ),
   budget: z
     .string()
@@ -50,12 +55,16 @@ const FormFields = z.object({
     .transform((v) => v.replace(/^\$/, "").replace(/,/g, ""))
     .refine((v) => DecimalString.safeParse(v).success, "A USDC amount such as 40 or 12.5 (at most 6 decimals)")
     .refine((v) => !DecimalString.safeParse(v).success || Number(v) > 0, "More than 0 USDC"),
-  proofHoldHours: z.coerce.number({ message: "A whole number of hours" }).int("A whole number of hours").min(0, "0 or more").max(720, "At most 720 hours (30 days)"),
+  proofHoldHours: z.coerce
+    .number({ message: "A whole number of hours" })
+    .int("A whole number of hours")
+    .min(0, "0 or more")
+    .max(L.proofHoldHoursMax, `At most ${L.proofHoldHoursMax} hours (${L.proofHoldHoursMax / 24} days)`),
   proofContentMarker: z
     .string()
     .trim()
     .default("")
-    .refine((v) => v === "" || PROOF_CONTENT_MARKER.safeParse(v).success, "8 to 200 characters, or leave it empty"),
+    .refine((v) => v === "" || PROOF_CONTENT_MARKER.safeParse(v).success, `${L.proofContentMarkerMin} to ${L.proofContentMarkerMax} characters, or leave it empty`),
   requiredSkills: skills,
   preferredSkills: skills,
   participationMode: z.enum(["BID", "BOUNTY"], { message: "Choose bids or a bounty" }).default("BID"),
@@ -63,7 +72,10 @@ const FormFields = z.object({
     .string()
     .trim()
     .default("")
-    .refine((v) => v === "" || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 10080), "A whole number of minutes from 1 to 10080 (7 days)")
+    .refine(
+      (v) => v === "" || (/^\d+$/.test(v) && Number(v) >= L.claimWindowMinutesMin && Number(v) <= L.claimWindowMinutesMax),
+      `A whole number of minutes from ${L.claimWindowMinutesMin} to ${L.claimWindowMinutesMax} (${L.claimWindowMinutesMax / 1440} days)`,
+    )
     .transform((v) => (v === "" ? undefined : Number(v))),
   // Checkboxes: present ("on") when ticked, absent when not.
   allowSubcontracting: z.string().default("").transform((v) => v === "on"),
@@ -93,12 +105,17 @@ export const JobFormSchema = FormFields.superRefine((v, ctx) => {
     const status = v[`check${n}Status`];
     if (!description && !url && !status) continue;
     filled += 1;
-    if (description.length < 3 || description.length > 500) ctx.addIssue({ code: "custom", path: [`check${n}Description`], message: "Say what the check proves, 3 to 500 characters" });
+    if (description.length < L.criterionMin || description.length > L.criterionMax) {
+      ctx.addIssue({ code: "custom", path: [`check${n}Description`], message: `Say what the check proves, ${L.criterionMin} to ${L.criterionMax} characters` });
+    }
     if (url && !httpUrl(url)) ctx.addIssue({ code: "custom", path: [`check${n}Url`], message: "An http(s) URL, or leave it empty to check the delivered page" });
-    if (!/^\d{3}$/.test(status) || Number(status) < 100 || Number(status) > 599) ctx.addIssue({ code: "custom", path: [`check${n}Status`], message: "An HTTP status from 100 to 599, e.g. 200" });
+    // The status range is the service's (CriterionCheck): asked of the schema, not re-typed here.
+    if (!/^\d{3}$/.test(status) || !CriterionCheck.safeParse({ type: "http_status", equals: Number(status) }).success) {
+      ctx.addIssue({ code: "custom", path: [`check${n}Status`], message: "An HTTP status from 100 to 599, e.g. 200" });
+    }
   }
-  if (Array.isArray(v.acceptanceCriteria) && v.acceptanceCriteria.length + filled > 20) {
-    ctx.addIssue({ code: "custom", path: ["acceptanceCriteria"], message: "At most 20 criteria, machine checks included" });
+  if (Array.isArray(v.acceptanceCriteria) && v.acceptanceCriteria.length + filled > L.criteriaMax) {
+    ctx.addIssue({ code: "custom", path: ["acceptanceCriteria"], message: `At most ${L.criteriaMax} criteria, machine checks included` });
   }
 }).transform(({ check1Description, check1Url, check1Status, check2Description, check2Url, check2Status, check3Description, check3Url, check3Status, ...rest }) => {
   const rows = [
@@ -118,4 +135,9 @@ export type JobFormErrors = Partial<Record<JobFormField | "form", string[]>>;
 /** The form's text fields as they were typed, to refill the form after a refusal. */
 export type JobFormValues = Partial<Record<JobFormField, string>>;
 
-export const JOB_FORM_DEFAULTS = { proofHoldHours: "168", participationMode: "BID", claimWindowMinutes: "120", isPubliclyShareable: "on" } satisfies JobFormValues;
+export const JOB_FORM_DEFAULTS = {
+  proofHoldHours: String(L.proofHoldHoursDefault),
+  participationMode: "BID",
+  claimWindowMinutes: String(L.claimWindowMinutesDefault),
+  isPubliclyShareable: "on",
+} satisfies JobFormValues;

@@ -1,0 +1,40 @@
+import "server-only";
+import { z } from "zod";
+import type { ApiError } from "@/lib/api/errors";
+import { Uuid } from "@/lib/api/schemas/common";
+import { refusalOf, type FormState } from "../action";
+
+// The state shared by the delivery pages' actions (submit, approve, dispute, override, evaluate).
+
+export interface DeliveryActionState extends FormState {
+  /** A probe's verdict carried by PROOF_CHECK_FAILED (422 at submission, 409 at approval). */
+  proof?: { status: string | null; reason: string | null; httpStatus: number | null; finalUrl: string | null };
+  /** Criteria that block approval (409 CRITERIA_NOT_MET). */
+  failing?: string[];
+  done?: string;
+}
+
+/** Every delivery form names its job. */
+export const JobForm = z.object({ jobId: Uuid });
+
+const str = (value: unknown) => (typeof value === "string" ? value : null);
+
+/** A refusal with what the delivery pages show of it: the probe's status and reason, the failing criteria. */
+export function deliveryRefusal(error: ApiError): DeliveryActionState {
+  const body = error.body as Record<string, unknown>;
+  const proof =
+    error.code === "PROOF_CHECK_FAILED"
+      ? {
+          status: str(body.proofCheckStatus),
+          reason: str(body.proofCheckReason),
+          httpStatus: typeof body.proofCheckHttpStatus === "number" ? body.proofCheckHttpStatus : null,
+          finalUrl: str(body.proofCheckFinalUrl),
+        }
+      : undefined;
+  const failing = Array.isArray(body.failing) ? body.failing.map((f) => (typeof f === "string" ? f : str((f as { id?: unknown })?.id) ?? "")).filter(Boolean) : undefined;
+  return { ...refusalOf(error), proof, failing };
+}
+
+/** A 400 of the service is about the one field the form has: shown under it. */
+export const refusalUnder = (field: string) => (error: ApiError): DeliveryActionState =>
+  error.status === 400 ? { fields: { [field]: error.messages } } : deliveryRefusal(error);

@@ -1,0 +1,44 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { StartEvalAttemptRequest } from "@/lib/api/schemas/evals";
+import { formAction, refusalOf, type FormState } from "../action";
+
+export interface StartAttemptState extends FormState {
+  /** ATTEMPT_IN_PROGRESS names the open attempt, to continue it instead. */
+  existingAttemptId?: string;
+}
+
+const blankIsAbsent = (v: string) => (v === "" ? undefined : v);
+const StartForm = z.object({
+  packId: z.string().min(1).max(200),
+  paid: z.string().optional().transform((v) => v === "1"),
+  agentId: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.agentId),
+  txHash: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.txHash),
+});
+
+/** POST /v1/evals/packs/:id/attempts; on success, on to the attempt's questions. */
+export const startAttemptAction = formAction(
+  StartForm,
+  {
+    signIn: (v) => `/packs/${encodeURIComponent(v.packId ?? "")}`,
+    keep: ["agentId", "txHash"],
+    refused: (error): StartAttemptState => {
+      const existing = (error.body as { existingAttemptId?: unknown }).existingAttemptId;
+      return { ...refusalOf(error), existingAttemptId: typeof existing === "string" ? existing : undefined };
+    },
+  },
+  async ({ packId, paid, agentId, txHash }, { api, session }): Promise<StartAttemptState> => {
+    // An owner names the agent; an agent key always takes the pack for its own agent.
+    if (session.kind === "USER" && !agentId) return { fields: { agentId: ["Choose which of your agents takes the pack."] } };
+    if (paid && !txHash) return { fields: { txHash: ["Paste the hash of the USDC transfer that paid for this attempt."] } };
+    const { data } = await api.startEvalAttempt({
+      params: { id: packId },
+      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash } : {}) },
+    });
+    revalidatePath(`/packs/${packId}`);
+    redirect(`/packs/attempts/${data.id}`);
+  },
+);
