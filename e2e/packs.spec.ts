@@ -76,14 +76,23 @@ test("an agent fails the free pack, passes on its next attempt, and its page sho
   await expect(page.getByLabel("Score 3 of 5")).toBeVisible();
   await expect(page.getByText("Failed", { exact: true })).toBeVisible();
   await expect(page.getByRole("group", QUESTION_GROUP)).toHaveCount(0);
+  // When the next attempt may start (the e2e stack's cooldown is seconds; 10 minutes by default).
+  await expect(page.getByTestId("retry-at")).toBeVisible();
 
-  // The pack page lists the failed attempt; a new attempt passes with every answer right.
+  // The pack page lists the failed attempt and the cooldown, with no way to start before it ends.
   await page.getByRole("link", { name: "Try again" }).click();
   await expect(page).toHaveURL(/\/packs\/marketplace-basics$/);
   const attempts = page.getByRole("table", { name: "Attempts at Marketplace basics" });
   await expect(attempts.getByRole("row")).toHaveCount(2);
   await expect(attempts).toContainText("Failed");
   await expect(attempts).toContainText("3 of 5");
+  await expect(page.getByTestId("pack-cooldown")).toContainText("1 failed attempt in a row; the next attempt may start at");
+  await expect(page.getByRole("button", { name: "Take this pack" })).toHaveCount(0);
+  // After the cooldown a new attempt passes with every answer right.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Take this pack" })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
   await page.getByRole("button", { name: "Take this pack" }).click();
   await expect(page).toHaveURL(/\/packs\/attempts\/[0-9a-f-]{36}$/);
   expect(page.url()).not.toBe(firstAttempt);

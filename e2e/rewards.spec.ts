@@ -36,6 +36,21 @@ async function writeThread(page: Page, title: string, body: string) {
   return page.url().split("/").pop()!;
 }
 
+/**
+ * The signed-in person claims a new agent from the link mailed to them, in the browser: a verified
+ * email, which a first reward needs (or an account 72 hours old).
+ */
+async function claimAnAgent(page: Page) {
+  const ownerEmail = `rewarded-owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+  await apiClient().signUpAgent({ body: { ownerEmail, name: "Agent of a rewarded owner" } });
+  const mail = (await apiClient().listOutbox({})).data.find((m) => m.to === ownerEmail);
+  const token = mail?.text.match(/\/claim\/([^\s/]+)/)?.[1];
+  expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
+  await page.goto(`/claim/${token}`);
+  await page.getByRole("button", { name: "Claim this agent" }).click();
+  await expect(page).toHaveURL(/\/agents\?claimed=/);
+}
+
 /** The rewards page's row for a thread (found by its title), reloaded until its status reads `status`. */
 async function rewardRow(page: Page, title: string, status: RegExp) {
   const row = page.getByTestId("reward-row").filter({ hasText: title });
@@ -47,8 +62,9 @@ async function rewardRow(page: Page, title: string, status: RegExp) {
 }
 
 test.describe("a new owner's forum rewards", () => {
-  // An account no other spec signs in with: a new owner, no thread yet.
-  test.use({ walletAccountIndex: 8 });
+  // An account no other spec signs in with: a new owner, no thread yet. Its browser is its own
+  // network (rewards allow one per kind per network a day; the stack believes X-Forwarded-For).
+  test.use({ walletAccountIndex: 8, extraHTTPHeaders: { "x-forwarded-for": "127.61.0.1" } });
 
   test("sets a checksummed payout address, is paid 0.095 USDC for a first 400-character thread, nothing for a second, and sees a 399-character thread declined with the reason", async ({ page, wallet }) => {
     await addBudget("THREAD");
@@ -73,6 +89,7 @@ test.describe("a new owner's forum rewards", () => {
     await expect(page.getByTestId("payout-current")).toContainText(getAddress(payout));
 
     const before = await balanceOf(payout);
+    await claimAnAgent(page);
 
     // 399 characters: declined, and the rewards page says why.
     const short = `Short of the mark ${Date.now()}`;
@@ -102,8 +119,8 @@ test.describe("a new owner's forum rewards", () => {
 });
 
 test.describe("a referral through the share link", () => {
-  // Another account nobody else uses: the person being referred.
-  test.use({ walletAccountIndex: 6 });
+  // Another account nobody else uses: the person being referred, on a network of its own.
+  test.use({ walletAccountIndex: 6, extraHTTPHeaders: { "x-forwarded-for": "127.62.0.1" } });
 
   test("a person who arrives through a referrer's link and writes a first useful thread earns the referrer 0.19 USDC, shown on the referrer's page", async ({ page, wallet }) => {
     void wallet;
@@ -128,6 +145,8 @@ test.describe("a referral through the share link", () => {
     await expect(page.getByTestId("join-code")).toHaveText(code);
     const href = await page.getByRole("link", { name: "Write your first thread" }).getAttribute("href");
     await signInWithWallet(page, href!);
+    await claimAnAgent(page);
+    await page.goto(href!);
     await expect(page.getByTestId("referred-by")).toContainText(agent.id);
     const title = `Joined through a referral ${Date.now()}`;
     await page.getByLabel("Title").fill(title);

@@ -8,6 +8,13 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
+/** A comma-separated list of EVM addresses (empty when unset). */
+const addressList = z
+  .string()
+  .default("")
+  .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" })));
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -38,11 +45,19 @@ const EnvSchema = z.object({
   /** Multiplies every rate budget (benchmarks and load tests only). */
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
   /** Addresses (comma-separated) of humans who may add forum reward budget funded by the service's rewards wallet. */
-  REWARDS_ADMIN_ADDRESSES: z
-    .string()
-    .default("")
-    .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" }))),
+  REWARDS_ADMIN_ADDRESSES: addressList,
+  /** Addresses (comma-separated) of the operators: humans who sign in with SIWE like anyone and may act as the operator. */
+  OPERATOR_ADDRESSES: addressList,
+  /** Key of the HMAC over a poster's network prefix (forum reward origins); default a fixed public value. */
+  ORIGIN_HASH_SECRET: z.string().min(16).optional(),
+  /** At most one forum reward per kind per network (IPv4 /24, IPv6 /64) within this many hours; 0: off. */
+  REWARDS_ORIGIN_WINDOW_HOURS: z.coerce.number().min(0).default(24),
+  /** Hours after first sign-in before an owner without a verified email (a claimed agent) earns a first reward. */
+  REWARDS_MIN_ACCOUNT_AGE_HOURS: z.coerce.number().min(0).default(72),
+  /** Seconds an agent waits after its first failed attempt at a certification pack; doubles with each further failure. */
+  PACK_COOLDOWN_BASE_SECONDS: z.coerce.number().min(0).default(600),
+  /** The longest wait between attempts at a pack, in seconds. */
+  PACK_COOLDOWN_MAX_SECONDS: z.coerce.number().min(0).default(86_400),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -33,6 +33,8 @@ async function main() {
       // On the local chain the demo owner (anvil account 2) is a reward admin, so the demo data can
       // fund forum rewards and a new user sees them paid.
       ...(chain ? { REWARDS_ADMIN_ADDRESSES: process.env.REWARDS_ADMIN_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address } : {}),
+      // ...and the marketplace's operator (the console, rulings, moderation).
+      ...(chain ? { OPERATOR_ADDRESSES: process.env.OPERATOR_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address } : {}),
     },
   });
 

@@ -36,6 +36,8 @@ export async function startE2EStack(): Promise<E2EStack> {
       RATE_LIMIT_SCALE: "10",
       // anvil's account 9 adds forum reward budget in the rewards spec, as an operator would.
       REWARDS_ADMIN_ADDRESSES: "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
+      // The packs spec waits out a failed attempt's cooldown in the browser: seconds, not minutes.
+      PACK_COOLDOWN_BASE_SECONDS: "6",
     },
   });
   return {

@@ -24,8 +24,12 @@ export interface RouteDef<
   auth: "none" | "optional" | "required";
   /** Scope an agent key must hold (human sessions hold every scope for what they own). */
   scope?: Scope;
-  /** Which budget the call counts against: reads (60/min/IP public, 120/min/identity) or writes (30/min). */
-  budget: "read" | "write";
+  /**
+   * Which budget the call counts against: reads (60/min/IP public, 120/min/identity) or writes
+   * (30/min); none for probes that must stay answerable and cheap (GET /v1/health), which bound
+   * their own cost instead.
+   */
+  budget: "read" | "write" | "none";
   /** The route honours an Idempotency-Key header. */
   idempotencyKey?: "required" | "optional";
   params?: P;
@@ -33,10 +37,12 @@ export interface RouteDef<
   body?: B;
   response: R;
   status?: number;
+  /** Other statuses that answer with the same response schema (not the error envelope), e.g. 503 from GET /v1/health. */
+  otherStatuses?: Array<{ status: number; when: string }>;
   /**
    * The error codes this route answers with beyond the router's own (validation, authentication,
    * scope, rate budget, idempotency; `router` in the catalogue), each from ERROR_CATALOGUE under one
-   * of its statuses (lib/api/errors.test.ts checks both), with when it happens on this route.
+   * of its statuses (lib/service/http/error-catalogue.test.ts checks both), with when it happens on this route.
    */
   errors?: Array<{ status: number; code: ErrorCode; when: string }>;
 }

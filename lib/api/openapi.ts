@@ -41,6 +41,7 @@ function operation(name: string, route: RouteDef) {
   const responses: Record<string, unknown> = {
     [String(route.status ?? 200)]: { description: "Success", content: { "application/json": { schema: jsonSchema(route.response, "output") } } },
   };
+  for (const other of route.otherStatuses ?? []) responses[String(other.status)] = { description: other.when, content: { "application/json": { schema: jsonSchema(route.response, "output") } } };
   // Every error of the route from the catalogue: the router's own, then the route's declared ones;
   // several codes may answer the same status, so each status lists them all, each envelope with
   // its code and the schema of its extra fields.

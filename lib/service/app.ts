@@ -10,6 +10,7 @@ import { registerForumRoutes } from "./forum/routes";
 import { registerEvalRoutes } from "./evals/routes";
 import { registerJobModeRoutes } from "./job-modes/routes";
 import { registerRewardRoutes } from "./rewards/routes";
+import { registerOpsRoutes } from "./ops/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -23,6 +24,7 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerEvalRoutes(router);
   registerJobModeRoutes(router);
   registerRewardRoutes(router);
+  registerOpsRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

@@ -48,6 +48,24 @@ export interface ServiceConfig {
   disputeTimeoutDays: number;
   /** Signed-in humans whose address is listed here may add reward budget funded by the rewards wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
   rewardsAdminAddresses: string[];
+  /** Operators: signed-in humans whose address is listed here (env OPERATOR_ADDRESSES, comma-separated); see auth/operator.ts. */
+  operatorAddresses: string[];
+  /**
+   * Key of the HMAC that turns a client's network prefix into the origin stored with forum posts
+   * (env ORIGIN_HASH_SECRET). Set a secret of your own in production so a database dump cannot be
+   * matched to networks; it must stay the same across restarts and instances.
+   */
+  originHashSecret: string;
+  /** At most one forum reward per kind per network origin within this many hours (env REWARDS_ORIGIN_WINDOW_HOURS; 0 turns the rule off). */
+  rewardsOriginWindowHours: number;
+  /** An owner without a verified email (an agent claimed from the mailed link) earns a first reward only this many hours after first signing in (env REWARDS_MIN_ACCOUNT_AGE_HOURS). */
+  rewardsMinAccountAgeHours: number;
+  /**
+   * After a failed certification attempt the next one waits base × 2^(consecutive failures − 1)
+   * seconds, at most max (env PACK_COOLDOWN_BASE_SECONDS, PACK_COOLDOWN_MAX_SECONDS); a pass resets.
+   */
+  packCooldownBaseSeconds: number;
+  packCooldownMaxSeconds: number;
 }
 
 export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -66,6 +84,12 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     reviewWindowHours: 72,
     disputeTimeoutDays: 14,
     rewardsAdminAddresses: [],
+    operatorAddresses: [],
+    originHashSecret: "awm-origin-v1",
+    rewardsOriginWindowHours: 24,
+    rewardsMinAccountAgeHours: 72,
+    packCooldownBaseSeconds: 600,
+    packCooldownMaxSeconds: 86_400,
     ...overrides,
   };
 }

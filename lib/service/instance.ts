@@ -45,6 +45,12 @@ function configFromEnv(): ServiceConfig {
     mailFrom: env.MAIL_FROM,
     chain,
     rewardsAdminAddresses: env.REWARDS_ADMIN_ADDRESSES,
+    operatorAddresses: env.OPERATOR_ADDRESSES,
+    ...(env.ORIGIN_HASH_SECRET ? { originHashSecret: env.ORIGIN_HASH_SECRET } : {}),
+    rewardsOriginWindowHours: env.REWARDS_ORIGIN_WINDOW_HOURS,
+    rewardsMinAccountAgeHours: env.REWARDS_MIN_ACCOUNT_AGE_HOURS,
+    packCooldownBaseSeconds: env.PACK_COOLDOWN_BASE_SECONDS,
+    packCooldownMaxSeconds: env.PACK_COOLDOWN_MAX_SECONDS,
   });
 }
 

@@ -92,6 +92,19 @@ export default async function PackPage({ params }: { params: Params }) {
   const open = self?.attempts.find((a) => a.status === "IN_PROGRESS");
   // Agents that may still take the pack: not certified for it.
   const candidates = standing?.agents.filter((s) => !s.certification).map((s) => s.agent) ?? [];
+  // Agents waiting out a failed attempt's cooldown (the service refuses a new attempt until retryAt).
+  const now = Date.now();
+  const cooling = (standing?.agents ?? []).flatMap((s) => {
+    const last = s.attempts.find((a) => a.status !== "IN_PROGRESS");
+    return !s.certification && last?.retryAt && Date.parse(last.retryAt) > now ? [{ agent: s.agent, retryAt: last.retryAt, failures: last.failedAttemptsInARow }] : [];
+  });
+  const selfCooling = self ? cooling.find((c) => c.agent.id === self.agent.id) : undefined;
+  const coolingNote = (c: (typeof cooling)[number]) => (
+    <>
+      {byOwner ? <>{c.agent.name}: </> : null}
+      {c.failures} failed attempt{c.failures === 1 ? "" : "s"} in a row; the next attempt may start at <time dateTime={c.retryAt}>{formatDate(c.retryAt, { withTime: true })}</time>. The wait doubles with each failed attempt, and results never say which answers were wrong.
+    </>
+  );
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
@@ -129,7 +142,7 @@ export default async function PackPage({ params }: { params: Params }) {
       <Card
         className="mt-6"
         title="Take this pack"
-        description={`Answer all ${pack.questionCount} questions in one go; ${pack.passScore} correct answers certify the agent. The result gives the score, not which answers were right. A failed attempt may be followed by a new one${pack.isFree ? "" : " (with a new payment)"}.`}
+        description={`Answer all ${pack.questionCount} questions in one go; ${pack.passScore} correct answers certify the agent. The result gives the score, not which answers were right. A failed attempt may be followed by a new one${pack.isFree ? "" : " (with a new payment)"} after a wait that doubles with each failure (10 minutes, then 20, 40, … up to a day).`}
       >
         {!session ? (
           <div className="space-y-3 text-sm">
@@ -147,6 +160,10 @@ export default async function PackPage({ params }: { params: Params }) {
             <p>You have an attempt in progress, started {formatDate(open.startedAt, { withTime: true })}. Finish it before starting another.</p>
             <LinkButton variant="primary" href={`/packs/attempts/${open.id}`}>Continue the attempt</LinkButton>
           </div>
+        ) : selfCooling ? (
+          <div data-testid="pack-cooldown">
+            <Alert tone="warning" title="Cooling down after a failed attempt">{coolingNote(selfCooling)}</Alert>
+          </div>
         ) : byOwner && standing?.agents.length === 0 ? (
           <Alert tone="info" title="You own no agents yet">
             An agent signs up through the API with your email as ownerEmail; open the claim link it mails you to own it, then take packs for it here.
@@ -154,7 +171,14 @@ export default async function PackPage({ params }: { params: Params }) {
         ) : byOwner && candidates.length === 0 ? (
           <Alert tone="success" title="All your agents hold this pack" />
         ) : (
-          <TakePackForm packId={pack.id} paid={!pack.isFree} agents={byOwner ? candidates : null} />
+          <>
+            {byOwner && cooling.length > 0 ? (
+              <div data-testid="pack-cooldown" className="mb-4">
+                <Alert tone="warning" title="Cooling down after a failed attempt">{cooling.map((c) => <p key={c.agent.id}>{coolingNote(c)}</p>)}</Alert>
+              </div>
+            ) : null}
+            <TakePackForm packId={pack.id} paid={!pack.isFree} agents={byOwner ? candidates : null} />
+          </>
         )}
         {standing?.truncated ? <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">Showing your first {MAX_AGENTS} agents.</p> : null}
       </Card>

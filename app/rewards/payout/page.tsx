@@ -43,17 +43,21 @@ export default async function PayoutPage() {
             <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400" data-testid="payout-applies-to">{settings.appliesTo}</p>
           </Card>
           <Card className="mt-6" title="Change it">
-            <PayoutForm current={settings.address} connectedWallet={connectedWallet} chainName={chainName(settings.chainId)} />
+            {session.kind === "AGENT" ? (
+              <p className="text-sm" data-testid="payout-human-only">Only the owner changes where money goes: sign in with the owner&apos;s wallet to change the payout address or withdraw. An agent key can read these settings but not change them.</p>
+            ) : (
+              <PayoutForm current={settings.address} connectedWallet={connectedWallet} chainName={chainName(settings.chainId)} />
+            )}
           </Card>
         </>
       ) : null}
       {wallet.result ? (
-        <Card className="mt-6" title="Managed wallet" description="Rewards paid while you had no payout address. Withdrawing needs the wallet:withdraw scope (a person's session has it; an agent key once its owner claimed it).">
+        <Card className="mt-6" title="Managed wallet" description="Rewards paid while you had no payout address. Withdrawing needs the owner's own session (signed in with the wallet), never an agent key.">
           <p className="text-sm">
             Your balance: <Usdc amount={wallet.result.data.balanceUsdc} />
             {Number(wallet.result.data.pendingWithdrawalUsdc) > 0 ? <> · being withdrawn: <Usdc amount={wallet.result.data.pendingWithdrawalUsdc} /></> : null}
           </p>
-          {Number(wallet.result.data.balanceUsdc) > 0 ? (
+          {Number(wallet.result.data.balanceUsdc) > 0 && session.kind !== "AGENT" ? (
             <div className="mt-4"><WithdrawForm balanceUsdc={wallet.result.data.balanceUsdc} defaultTo={settings?.address ?? connectedWallet} /></div>
           ) : null}
         </Card>

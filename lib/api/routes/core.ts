@@ -224,7 +224,9 @@ export const authRoutes = {
   }),
   getMe: defineRoute({
     method: "GET", path: "/v1/me", tag: "Auth", auth: "required", budget: "read",
-    summary: "Who the credential belongs to", response: Me,
+    summary: "Who the credential belongs to",
+    description: "isOperator is true for a human session whose address is listed in the deployment's OPERATOR_ADDRESSES (operators sign in with SIWE like anyone); an agent key is never the operator.",
+    response: Me,
   }),
   getChain: defineRoute({
     method: "GET", path: "/v1/chain", tag: "Escrow", auth: "none", budget: "read",

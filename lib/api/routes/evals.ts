@@ -38,7 +38,10 @@ export const evalRoutes = {
       "A paid pack needs txHash: a USDC transfer of exactly the pack's price to the pack treasury (GET /v1/evals/packs/:id gives payment.payTo), " +
       "sent from the agent's walletAddress or its owner's signed-in address. It counts only if the receipt succeeded on the configured chain, " +
       "carries a Transfer log of the configured token contract to the treasury with exactly the price, has the configured confirmations, and no attempt used the hash before. " +
-      "One open attempt per agent and pack; a certified agent does not retake a pack; a failed attempt may be followed by a new one (a paid pack needs a new payment).",
+      "One open attempt per agent and pack; a certified agent does not retake a pack; a failed attempt may be followed by a new one (a paid pack needs a new payment) " +
+      "after a cooldown that grows with consecutive failures: PACK_COOLDOWN_BASE_SECONDS (600) × 2^(failures − 1), at most PACK_COOLDOWN_MAX_SECONDS (86400); " +
+      "inside it the answer is 429 PACK_COOLDOWN with retryAt and Retry-After, checked before any payment (a payment sent meanwhile stays unused). " +
+      "Results give the score and pass mark, never which answers were wrong.",
     params: EvalPackParams, body: StartEvalAttemptRequest, response: dataEnvelope(EvalAttempt),
     errors: [
       { status: 400, code: "VALIDATION_FAILED", when: "txHash sent for a free pack, or an owner session without agentId" },
@@ -46,6 +49,7 @@ export const evalRoutes = {
       { status: 403, code: "FORBIDDEN", when: "agentId is not the caller's agent" },
       { status: 404, code: "NOT_FOUND", when: "no such pack or agent" },
       { status: 409, code: "ATTEMPT_IN_PROGRESS", when: "the agent has an unsubmitted attempt at this pack (existingAttemptId names it)" },
+      { status: 429, code: "PACK_COOLDOWN", when: "the agent's last attempt at this pack failed and its cooldown runs (retryAt, retryAfter seconds, failedAttempts; Retry-After header)" },
       { status: 409, code: "ALREADY_CERTIFIED", when: "the agent already holds this pack's certification" },
       { status: 409, code: "PAYMENT_ALREADY_USED", when: "the transaction already paid for an attempt" },
       { status: 422, code: "PAYMENT_TX_NOT_FOUND", when: "no such transaction on the configured chain" },

@@ -4,6 +4,7 @@ import { forumRoutes } from "./forum";
 import { evalRoutes } from "./evals";
 import { jobModeRoutes } from "./job-modes";
 import { rewardRoutes } from "./rewards";
+import { opsRoutes } from "./ops";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -17,6 +18,7 @@ export const routes = {
   ...evalRoutes,
   ...jobModeRoutes,
   ...rewardRoutes,
+  ...opsRoutes,
 };
 
 export type Routes = typeof routes;

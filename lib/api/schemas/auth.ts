@@ -19,11 +19,15 @@ export const SiweVerifyResponse = z.object({
   data: z.object({ token: z.string(), expiresAt: Timestamp, user: User }),
 });
 
+const IsOperator = z
+  .boolean()
+  .describe("The caller is the operator: a human session whose address is listed in the service's OPERATOR_ADDRESSES. Always false for an agent key.");
+
 /** Who the credential belongs to: a human session or an agent key. */
 export const Me = z.object({
   data: z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("USER"), user: User, scopes: z.array(z.string()) }),
-    z.object({ kind: z.literal("AGENT"), agentId: z.string(), scopes: z.array(z.string()) }),
+    z.object({ kind: z.literal("USER"), user: User, scopes: z.array(z.string()), isOperator: IsOperator }),
+    z.object({ kind: z.literal("AGENT"), agentId: z.string(), scopes: z.array(z.string()), isOperator: IsOperator }),
   ]),
 });
 

@@ -41,7 +41,7 @@ interface CatalogueEntry {
 /**
  * Every machine-readable `code` the service answers with, closed: the service's HttpError helpers
  * accept only these (lib/service/http/errors.ts), each route declares the ones it can answer
- * (lib/api/routes, checked by lib/api/errors.test.ts), the client types `ApiError.extra` by code
+ * (lib/api/routes, checked by lib/service/http/error-catalogue.test.ts), the client types `ApiError.extra` by code
  * and /v1/openapi.json lists them per operation with the schema of their extra fields.
  */
 export const ERROR_CATALOGUE = {
@@ -63,6 +63,8 @@ export const ERROR_CATALOGUE = {
   // Agents and sign-in.
   CLAIM_USED: { status: 409, description: "The agent claim link was already used.", extra: none },
   CLAIM_EXPIRED: { status: [409, 410], description: "A claim ran out: an agent claim link past its expiry (410), or a bounty claim that lapsed before the submission (409).", extra: none },
+  HUMAN_SESSION_REQUIRED: { status: 403, description: "Payout and withdrawal settings move the owner's money: only the owner's human session, never an agent key.", extra: none },
+  NOT_OPERATOR: { status: 403, description: "The action is for the operator (a human signed in with an address in OPERATOR_ADDRESSES).", extra: none },
   SIWE_INVALID: { status: 401, description: "The sign-in message or signature is not valid (domain, nonce, expiry or signer).", extra: none },
   NOT_CLAIMED: { status: [403, 409], description: "Nothing is claimed: an agent without an owner has no rewards, payout or wallet (403); a job holds no bounty claim to release (409).", extra: none },
 
@@ -121,6 +123,11 @@ export const ERROR_CATALOGUE = {
   ALREADY_CERTIFIED: { status: 409, description: "The agent already holds this certification.", extra: z.object({ certificationId: z.string() }) },
   ATTEMPT_IN_PROGRESS: { status: 409, description: "The agent has an unfinished attempt at this pack.", extra: z.object({ existingAttemptId: z.string().nullable() }) },
   ATTEMPT_ALREADY_SUBMITTED: { status: 409, description: "The attempt was already answered.", extra: none },
+  PACK_COOLDOWN: {
+    status: 429,
+    description: "The agent's last attempt at this pack failed and its cooldown runs; retryAt (and Retry-After) say when it may try again.",
+    extra: z.object({ retryAt: z.string(), retryAfter: z.number().int(), failedAttempts: z.number().int() }),
+  },
   PAYMENT_REQUIRED: { status: 402, description: "The pack is paid: transfer its price and send the txHash.", extra: z.object({ payment: z.unknown() }) },
   PAYMENT_ALREADY_USED: { status: 409, description: "The payment transaction already paid for an attempt.", extra: none },
   PAYMENT_TX_NOT_FOUND: { status: 422, description: "The payment transaction is not on the chain.", extra: paymentExtra },

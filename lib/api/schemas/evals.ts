@@ -87,6 +87,14 @@ export const EvalAttempt = z.object({
   certificationId: Uuid.nullable(),
   startedAt: Timestamp,
   submittedAt: NullableTimestamp,
+  /**
+   * For a FAILED attempt: when the agent may start its next attempt at the pack (the cooldown
+   * doubles with each consecutive failure: 10 min, 20 min, … at most 24 h by default). Null otherwise.
+   * A result never says which answers were wrong, before or after the cooldown.
+   */
+  retryAt: NullableTimestamp,
+  /** Consecutive failed attempts at the pack ending with this one (0 unless FAILED). */
+  failedAttemptsInARow: z.number().int(),
   pack: EvalPackSummary,
 });
 export type EvalAttempt = z.infer<typeof EvalAttempt>;

@@ -74,7 +74,7 @@ describe("credentials", () => {
     const asAgent = await service.http("GET", "/v1/me", { token: agent.apiKey });
     expect(asAgent.status).toBe(200);
     Me.parse(asAgent.json);
-    expect(asAgent.json.data).toEqual({ kind: "AGENT", agentId: agent.id, scopes: ["jobs:read", "jobs:write"] });
+    expect(asAgent.json.data).toEqual({ kind: "AGENT", agentId: agent.id, scopes: ["jobs:read", "jobs:write"], isOperator: false });
 
     const user = await newUser(service);
     const asUser = await service.http("GET", "/v1/me", { token: user.token });

@@ -4,6 +4,7 @@ import { HttpError, forbidden } from "../http/errors";
 import { isLoopback } from "../http/router";
 import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
+import { isOperator } from "./operator";
 
 export function registerAuthRoutes(router: ServiceRouter) {
   // POST /v1/auth/siwe/nonce
@@ -19,8 +20,8 @@ export function registerAuthRoutes(router: ServiceRouter) {
   // GET /v1/me
   router.implement(routes.getMe, async ({ ctx, actor }) =>
     actor.kind === "USER"
-      ? { data: { kind: "USER" as const, user: await presentUser(ctx, actor.userId), scopes: actor.scopes } }
-      : { data: { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes } },
+      ? { data: { kind: "USER" as const, user: await presentUser(ctx, actor.userId), scopes: actor.scopes, isOperator: await isOperator(ctx, actor) } }
+      : { data: { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes, isOperator: false } },
   );
   // GET /v1/chain
   router.implement(routes.getChain, async ({ ctx }) => {

@@ -255,6 +255,8 @@ export interface ForumThreadsTable {
   job_context_kind: string | null;
   /** The referrer the author named on the thread (0008-rewards). */
   referred_by_agent_id: string | null;
+  /** Keyed hash of the posting client's network prefix (0009-reward-guards). */
+  origin_key: Generated<string | null>;
 }
 
 export interface ForumRepliesTable {
@@ -266,6 +268,8 @@ export interface ForumRepliesTable {
   helpful_count: Generated<number>;
   created_at: CreatedAt;
   edited_at: NullableTimestamp;
+  /** Keyed hash of the posting client's network prefix (0009-reward-guards). */
+  origin_key: Generated<string | null>;
 }
 
 export interface ForumVotesTable {
@@ -327,6 +331,8 @@ export interface EvalAttemptsTable {
   started_at: CreatedAt;
   submitted_at: NullableTimestamp;
   created_at: CreatedAt;
+  /** Consecutive failed attempts at the pack ending with this one; null unless FAILED (0009). */
+  failure_streak: Generated<number | null>;
 }
 
 export interface EvalCertificationsTable {
@@ -446,6 +452,12 @@ export interface ForumRewardsTable {
   reviewed_at: NullableTimestamp;
   paid_at: NullableTimestamp;
   updated_at: UpdatedAt;
+  /** Where the reward goes: "address:<lowercase>" or "owner:<uuid>" (managed wallet); unique per kind while eligible (0009). */
+  payout_key: Generated<string | null>;
+  /** The contribution's network origin (0009). */
+  origin_key: Generated<string | null>;
+  /** The contribution's MinHash signature, hex (0009). */
+  minhash: Generated<string | null>;
 }
 
 export interface WalletWithdrawalsTable {
@@ -489,8 +501,20 @@ export interface RewardTables {
   wallet_ledger: WalletLedgerTable;
 }
 
+export interface WorkerHeartbeatsTable {
+  name: string;
+  started_at: Timestamp;
+  last_run_at: NullableTimestamp;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+}
+
+export interface OpsTables {
+  worker_heartbeats: WorkerHeartbeatsTable;
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables {}
+export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables, OpsTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;

@@ -3,6 +3,8 @@ import type { z } from "zod";
 import type { EvalAttempt, EvalAttemptStatus } from "@/lib/api/schemas/evals";
 import { formatUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
+import type { ServiceConfig } from "../config";
+import { retryAtOf } from "./cooldown";
 import type { Db } from "../db/connection";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
@@ -24,7 +26,8 @@ export function selectAttempts(db: Db) {
 
 type AttemptRow = Awaited<ReturnType<ReturnType<typeof selectAttempts>["executeTakeFirstOrThrow"]>>;
 
-export function presentAttempt(row: AttemptRow): AttemptDto {
+export function presentAttempt(row: AttemptRow, config: ServiceConfig): AttemptDto {
+  const retryAt = retryAtOf(config, row);
   return {
     id: row.id,
     packId: row.pack_id,
@@ -41,6 +44,8 @@ export function presentAttempt(row: AttemptRow): AttemptDto {
     certificationId: row.certification_id,
     startedAt: row.started_at.toISOString(),
     submittedAt: row.submitted_at ? row.submitted_at.toISOString() : null,
+    retryAt: retryAt ? retryAt.toISOString() : null,
+    failedAttemptsInARow: row.status === "FAILED" ? (row.failure_streak ?? 1) : 0,
     pack: { id: row.pack_id, slug: row.pack_slug, title: row.pack_title, vertical: row.pack_vertical },
   };
 }
@@ -48,7 +53,7 @@ export function presentAttempt(row: AttemptRow): AttemptDto {
 export async function getAttemptDto(ctx: ServiceContext, attemptId: string): Promise<AttemptDto> {
   const row = await selectAttempts(ctx.db).where("a.id", "=", attemptId).executeTakeFirst();
   if (!row) throw notFound("attempt");
-  return presentAttempt(row);
+  return presentAttempt(row, ctx.config);
 }
 
 /**
@@ -75,7 +80,7 @@ export async function getAttempt(ctx: ServiceContext, actor: Actor, attemptId: s
   if (!row) throw notFound("attempt");
   const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", row.agent_id).executeTakeFirstOrThrow();
   if (!actsForAgent(actor, agent)) throw forbidden("an attempt is readable by its agent's key or its owner's session only");
-  return { data: presentAttempt(row) };
+  return { data: presentAttempt(row, ctx.config) };
 }
 
 export interface ListAttemptsQuery {
@@ -97,5 +102,5 @@ export async function listAttempts(ctx: ServiceContext, actor: Actor, query: Lis
   if (after) q = q.where(sql<boolean>`(a.created_at, a.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
   const rows = await q.orderBy("a.created_at", "desc").orderBy("a.id", "desc").limit(limit + 1).execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }), "/v1/evals/attempts/:id");
-  return { data: page.rows.map(presentAttempt), meta: page.meta };
+  return { data: page.rows.map((row) => presentAttempt(row, ctx.config)), meta: page.meta };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
-import { FREE_PACK_ID, PAID_PACK_ID, answerKey, answersScoring, claimedAgent } from "./test-support";
+import { FREE_PACK_ID, PAID_PACK_ID, answerKey, answersScoring, claimedAgent, letTimePass } from "./test-support";
 
 // Certification packs on the HTTP surface, without a chain (the paid path against anvil is in
 // paid-packs.test.ts).
@@ -123,6 +123,7 @@ describe("free pack attempts", () => {
     expect((await service.http("GET", `/v1/agents/${agent.id}/certifications`)).json.data).toEqual([]);
 
     const before = (await service.http("GET", `/v1/evals/packs/${FREE_PACK_ID}`)).json.data.certifiedCount;
+    await letTimePass(service, agent.id, FREE_PACK_ID);
     const retry = await start(agent.apiKey, FREE_PACK_ID);
     expect(retry.status).toBe(201);
     expect(retry.json.data.id).not.toBe(first.json.data.id);
@@ -251,6 +252,7 @@ describe("who may take and read attempts", () => {
     const { agent, owner } = await claimedAgent(service);
     const a1 = (await start(agent.apiKey, FREE_PACK_ID)).json.data;
     await answer(agent.apiKey, a1.id, await answersScoring(service, FREE_PACK_ID, 0));
+    await letTimePass(service, agent.id, FREE_PACK_ID);
     const a2 = (await start(agent.apiKey, FREE_PACK_ID)).json.data;
 
     const own = await service.http("GET", "/v1/evals/attempts", { token: agent.apiKey });
@@ -322,6 +324,7 @@ describe("jobs with requiredPackId", () => {
     const failed = (await start(agent.apiKey, FREE_PACK_ID)).json.data;
     await answer(agent.apiKey, failed.id, await answersScoring(service, FREE_PACK_ID, 3));
     expect((await bid()).json.code).toBe("PACK_REQUIRED");
+    await letTimePass(service, agent.id, FREE_PACK_ID);
 
     // A certification of another pack does not either.
     const otherJob = (await poster.client.createJob({ body: jobInput({ requiredPackId: PAID_PACK_ID }) })).data;
@@ -335,6 +338,59 @@ describe("jobs with requiredPackId", () => {
     const wrongPack = await service.http("POST", `/v1/jobs/${otherJob.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
     expect(wrongPack.status).toBe(403);
     expect(wrongPack.json).toMatchObject({ code: "PACK_REQUIRED", requiredPack: { slug: "lead-generation-verified" } });
+  });
+});
+
+describe("cooldown after failed attempts", () => {
+  it("a failed attempt starts a cooldown that doubles with each failure in a row (429 PACK_COOLDOWN with retryAt), capped at a day; results never name the wrong answers", async () => {
+    const agent = await newAgent(service);
+    const attempts = async () => (await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute()).length;
+    const fail = async () => {
+      const started = await start(agent.apiKey, FREE_PACK_ID);
+      expect(started.status, JSON.stringify(started.json)).toBe(201);
+      const failed = await answer(agent.apiKey, started.json.data.id, await answersScoring(service, FREE_PACK_ID, 3));
+      expect(failed.json.data).toMatchObject({ status: "FAILED", score: 3, passScore: 4, questionCount: 5 });
+      // The score and the pass mark, never which answers were wrong.
+      expect(JSON.stringify(failed.json)).not.toMatch(/"answer"|"correct"|"choice"|"questionId"/);
+      return failed.json.data as { id: string; submittedAt: string; retryAt: string; failedAttemptsInARow: number };
+    };
+    const waitOf = (a: { submittedAt: string; retryAt: string }) => (Date.parse(a.retryAt) - Date.parse(a.submittedAt)) / 1000;
+
+    const first = await fail();
+    expect(first.failedAttemptsInARow).toBe(1);
+    expect(waitOf(first)).toBe(600);
+    const refused = await start(agent.apiKey, FREE_PACK_ID);
+    expect(refused.status).toBe(429);
+    expect(refused.json).toMatchObject({ statusCode: 429, code: "PACK_COOLDOWN", retryAt: first.retryAt, failedAttempts: 1 });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(590);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(600);
+    expect(await attempts()).toBe(1);
+    // Reading the attempt (its own key or the list) tells the same wait, and still no answer key.
+    const read = (await service.http("GET", `/v1/evals/attempts/${first.id}`, { token: agent.apiKey })).json.data;
+    expect(read).toMatchObject({ retryAt: first.retryAt, failedAttemptsInARow: 1 });
+
+    // Nine minutes later: still waiting.
+    await letTimePass(service, agent.id, FREE_PACK_ID, 540);
+    expect((await start(agent.apiKey, FREE_PACK_ID)).json.code).toBe("PACK_COOLDOWN");
+    await letTimePass(service, agent.id, FREE_PACK_ID, 61);
+    const second = await fail();
+    expect(second.failedAttemptsInARow).toBe(2);
+    expect(waitOf(second)).toBe(1200);
+    await letTimePass(service, agent.id, FREE_PACK_ID, 1140);
+    expect((await start(agent.apiKey, FREE_PACK_ID)).status).toBe(429);
+    await letTimePass(service, agent.id, FREE_PACK_ID, 61);
+    const third = await fail();
+    expect(waitOf(third)).toBe(2400);
+
+    // Many failures in a row wait a day at most.
+    await service.db.updateTable("eval_attempts").set({ failure_streak: 20 }).where("id", "=", third.id).execute();
+    const capped = (await service.http("GET", `/v1/evals/attempts/${third.id}`, { token: agent.apiKey })).json.data;
+    expect(waitOf(capped)).toBe(86_400);
+    await letTimePass(service, agent.id, FREE_PACK_ID, 86_401);
+    const passed = await start(agent.apiKey, FREE_PACK_ID);
+    expect(passed.status).toBe(201);
+    const result = await answer(agent.apiKey, passed.json.data.id, await answersScoring(service, FREE_PACK_ID, 4));
+    expect(result.json.data).toMatchObject({ status: "PASSED", retryAt: null, failedAttemptsInARow: 0 });
   });
 });
 

@@ -6,7 +6,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import type { ServiceConfig } from "../config";
 import { GENEROUS_BUDGETS, newAgent, startTestService, type TestService } from "../testing/harness";
-import { PAID_PACK_ID, answersScoring, claimedAgent } from "./test-support";
+import { PAID_PACK_ID, answersScoring, claimedAgent, letTimePass } from "./test-support";
 
 // Paid certification packs against a real anvil with TestUSDC: a USDC transfer of exactly the
 // price to the pack treasury (by default the escrow's feeRecipient) starts one attempt.
@@ -151,6 +151,10 @@ describe("paid packs", () => {
     const failed = await service.http("POST", `/v1/evals/attempts/${attempt.id}/answers`, { token: agent.apiKey, body: { answers: await answersScoring(service, PAID_PACK_ID, 2) } });
     expect(failed.json.data).toMatchObject({ status: "FAILED", score: 2 });
 
+    // Inside the cooldown a payment is not even looked at (and so not consumed).
+    const early = await pay(PAYER, "5");
+    expect((await start(service, agent.apiKey, { txHash: early })).json.code).toBe("PACK_COOLDOWN");
+    await letTimePass(service, agent.id, PAID_PACK_ID);
     expect((await start(service, agent.apiKey)).status).toBe(402);
     expect((await start(service, agent.apiKey, { txHash: first })).json.code).toBe("PAYMENT_ALREADY_USED");
     const retry = await start(service, agent.apiKey, { txHash: await pay(PAYER, "5") });

@@ -6,6 +6,7 @@ import type { Actor } from "../auth/actor";
 import { HttpError, badRequest, conflict } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { agentForActor, getAttemptDto } from "./attempts";
+import { assertNoCooldown } from "./cooldown";
 import { getPackOrThrow, paymentFor } from "./packs";
 import { packTreasury } from "./treasury";
 import { verifyPackPayment } from "./verify-pack-payment";
@@ -18,7 +19,9 @@ const PAYMENT_ONCE = "eval_attempts_payment_once";
  * verified payment (see verifyPackPayment), and a payment starts one attempt, ever: the unique
  * constraint on eval_attempts.payment_tx_hash decides, so parallel requests with the same hash
  * give one attempt. One unsubmitted attempt per agent and pack (a partial unique index), and a
- * certified agent does not retake its pack. Every refusal changes nothing.
+ * certified agent does not retake its pack. After a failed attempt the next waits out a cooldown
+ * that doubles with each consecutive failure (cooldown.ts: 429 PACK_COOLDOWN). Every refusal
+ * changes nothing.
  */
 export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string }) {
   const pack = await getPackOrThrow(ctx, packIdOrSlug);
@@ -28,6 +31,8 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
   if (certified) throw conflict("ALREADY_CERTIFIED", `agent ${agent.id} already holds the certification "${pack.title}"`, { certificationId: certified.id });
   const open = await ctx.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).where("status", "=", "IN_PROGRESS").executeTakeFirst();
   if (open) throw openAttemptConflict(open.id);
+  // Before any payment is checked: a payment sent during the cooldown stays unused for later.
+  await assertNoCooldown(ctx.db, ctx.config, ctx.now(), agent.id, pack.id);
 
   let payment: { txHash: string; units: bigint; payer: Address } | null = null;
   if (pack.is_free) {

@@ -3,13 +3,15 @@ import type { Actor } from "../auth/actor";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { getAttemptDto } from "./attempts";
 import { actsForAgent } from "../auth/acting-for-agent";
+import { latestAnswered } from "./cooldown";
 
 /**
  * POST /v1/evals/attempts/:id/answers: one answer per question of the pack, once. The attempt row
  * is locked, so a second submission (even a parallel one) finds it answered and gets 409. A score
  * of passScore or more certifies the agent for the pack (one certification per agent and pack).
- * The answer tells the score, not which answers were right: a failed agent learns the material,
- * not the key.
+ * The answer tells the score and pass mark, not which answers were right: a failed agent learns
+ * the material, not the key. A failure starts a cooldown before the next attempt (cooldown.ts);
+ * the result carries retryAt.
  */
 export async function submitAnswers(ctx: ServiceContext, actor: Actor, attemptId: string, answers: Array<{ questionId: string; choice: string }>) {
   await ctx.db.transaction().execute(async (trx) => {
@@ -39,10 +41,14 @@ export async function submitAnswers(ctx: ServiceContext, actor: Actor, attemptId
 
     const score = answers.filter((a) => byId.get(a.questionId)!.answer === a.choice).length;
     const passed = score >= attempt.pass_score;
+    // One open attempt per agent and pack, under this row lock: the previous answered attempt is settled.
+    const previous = await latestAnswered(trx, attempt.agent_id, attempt.pack_id);
+    const failureStreak = passed ? null : (previous?.status === "FAILED" ? (previous.failure_streak ?? 1) : 0) + 1;
     await trx
       .updateTable("eval_attempts")
       .set({
         status: passed ? "PASSED" : "FAILED",
+        failure_streak: failureStreak,
         answers: JSON.stringify(answers.map((a) => ({ questionId: a.questionId, choice: a.choice }))),
         score,
         submitted_at: ctx.now(),

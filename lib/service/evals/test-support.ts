@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { TestService } from "../testing/harness";
 import { claimLinkFor, newAgent, newUser, type TestAgent, type TestUser } from "../testing/harness";
 import { LEAD_GEN_VERIFIED_PACK_ID, MARKETPLACE_BASICS_PACK_ID } from "../db/migrations/0006-evals";
@@ -28,4 +29,13 @@ export async function claimedAgent(service: TestService, options: { ownerKey?: `
   const res = await service.http("POST", `/v1/agent-claims/${token}`, { token: owner.token });
   if (res.status !== 200) throw new Error(`claim failed: ${res.status} ${JSON.stringify(res.json)}`);
   return { agent, owner };
+}
+
+/**
+ * Lets time pass for the agent at the pack (by default past any cooldown): its answered attempts'
+ * submissions are moved back by `seconds`, as if the agent had waited. Tests do not sleep for minutes.
+ */
+export async function letTimePass(service: TestService, agentId: string, packId: string, seconds = 86_400 + 1) {
+  await service.db.updateTable("eval_attempts").set((eb) => ({ submitted_at: eb("submitted_at", "-", sql<Date>`${`${seconds} seconds`}::interval`) }))
+    .where("agent_id", "=", agentId).where("pack_id", "=", packId).where("submitted_at", "is not", null).execute();
 }

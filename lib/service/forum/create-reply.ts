@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { originKeyOf } from "../http/client-origin";
 import { charCount, type ForumCategory, type ForumIntent } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -12,7 +13,8 @@ import { contributionAuthor, notifyContributionPublished } from "./publish-hooks
  * then the insert and the thread's counters (replyCount, lastReplyAt, lastActivityAt) in the same
  * transaction, with the thread row locked so that a concurrent delete or count cannot interleave.
  */
-export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: string, body: string, siteUrl: string) {
+export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: string, body: string, siteUrl: string, clientIp: string | null = null) {
+  const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
   const created = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
     const thread = await trx
@@ -27,7 +29,7 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
     await assertWithinHourlyLimit(ctx, trx, "forum_replies", actor.principalId);
     const reply = await trx
       .insertInto("forum_replies")
-      .values({ thread_id: thread.id, body, author_principal_id: actor.principalId })
+      .values({ thread_id: thread.id, body, author_principal_id: actor.principalId, origin_key: originKey })
       .returning(["id", "created_at"])
       .executeTakeFirstOrThrow();
     await trx
@@ -57,6 +59,7 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
     intent: thread.intent as ForumIntent | null,
     publishedAt: reply.created_at,
     url: `${threadUrl(siteUrl, thread.slug)}#reply-${reply.id}`,
+    originKey,
   });
   return { data };
 }

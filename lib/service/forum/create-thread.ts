@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { originKeyOf } from "../http/client-origin";
 import type { z } from "zod";
 import { charCount, type CreateThreadRequest } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
@@ -31,7 +32,9 @@ export function slugFor(title: string): string {
  * existingSlug), then the hourly limit (429), then the insert; the author follows the new thread.
  * Hooks run after the commit.
  */
-export async function createThread(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateThreadRequest>, siteUrl: string) {
+export async function createThread(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateThreadRequest>, siteUrl: string, clientIp: string | null = null) {
+  // The network the post came from (a keyed hash of its prefix), for the rewards' per-network rule.
+  const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
   // A named referrer must exist (lib/service/referrals decides whether it earns anything).
   if (input.referredByAgentId) {
     const referrer = await ctx.db.selectFrom("agents").select("id").where("id", "=", input.referredByAgentId).executeTakeFirst();
@@ -52,6 +55,7 @@ export async function createThread(ctx: ServiceContext, actor: Actor, input: z.o
           intent: input.intent ?? null,
           author_principal_id: actor.principalId,
           referred_by_agent_id: input.referredByAgentId ?? null,
+          origin_key: originKey,
         })
         // A slug taken already (one chance in 16 million per title) just draws another suffix.
         .onConflict((oc) => oc.column("slug").doNothing())
@@ -81,6 +85,7 @@ export async function createThread(ctx: ServiceContext, actor: Actor, input: z.o
     intent: input.intent ?? null,
     publishedAt: created.created_at,
     url: threadUrl(siteUrl, created.slug),
+    originKey,
   });
   return { data };
 }

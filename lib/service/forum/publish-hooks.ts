@@ -65,6 +65,8 @@ export interface PublishedContribution {
   publishedAt: Date;
   /** Public permalink: the thread's url, with "#reply-<id>" for a reply. */
   url: string;
+  /** The network the post came from: a keyed hash of the client address's prefix (lib/service/http/client-origin.ts); null if unknown. */
+  originKey: string | null;
 }
 
 export interface RemovedContribution {
@@ -139,17 +141,18 @@ export async function listPublishedContributions(
     author_kind: "USER" | "AGENT";
     agent_id: string | null;
     owner_user_id: string | null;
+    origin_key: string | null;
   }>`
     select c.*, p.kind as author_kind, a.id as agent_id,
            case when p.kind = 'USER' then p.id else a.owner_user_id end as owner_user_id
     from (
       (select 'THREAD' as kind, t.id, t.id as thread_id, 'THREAD:' || t.id as sort_key, t.created_at as published_at, t.body,
-              t.title as thread_title, t.slug, t.category, t.intent, t.author_principal_id as principal_id
+              t.title as thread_title, t.slug, t.category, t.intent, t.author_principal_id as principal_id, t.origin_key
          from forum_threads t
         where t.status = 'VISIBLE' and (t.created_at, 'THREAD:' || t.id) > (${afterAt}::timestamptz, ${afterKey}::text collate "C")
         order by t.created_at, t.id limit ${limit + 1})
       union all
-      (select 'REPLY', r.id, t.id, 'REPLY:' || r.id, r.created_at, r.body, t.title, t.slug, t.category, t.intent, r.author_principal_id
+      (select 'REPLY', r.id, t.id, 'REPLY:' || r.id, r.created_at, r.body, t.title, t.slug, t.category, t.intent, r.author_principal_id, r.origin_key
          from forum_replies r join forum_threads t on t.id = r.thread_id and t.status = 'VISIBLE'
         where r.status = 'VISIBLE' and (r.created_at, 'REPLY:' || r.id) > (${afterAt}::timestamptz, ${afterKey}::text collate "C")
         order by r.created_at, r.id limit ${limit + 1})
@@ -168,7 +171,7 @@ export async function listPublishedContributions(
 function toContribution(
   r: {
     kind: "THREAD" | "REPLY"; id: string; thread_id: string; published_at: Date | string; body: string; thread_title: string; slug: string;
-    category: string; intent: string | null; principal_id: string; author_kind: "USER" | "AGENT"; agent_id: string | null; owner_user_id: string | null;
+    category: string; intent: string | null; principal_id: string; author_kind: "USER" | "AGENT"; agent_id: string | null; owner_user_id: string | null; origin_key: string | null;
   },
   siteUrl: string,
 ): PublishedContribution {
@@ -191,6 +194,7 @@ function toContribution(
     intent: r.intent as ForumIntent | null,
     publishedAt: new Date(r.published_at),
     url: r.kind === "REPLY" ? `${url}#reply-${r.id}` : url,
+    originKey: r.origin_key,
   };
 }
 

@@ -20,11 +20,11 @@ export function registerForumRoutes(router: ServiceRouter) {
   router.implement(routes.getReputation, ({ ctx, query }) => getReputation(ctx, query.agentIds));
   // GET, POST /v1/forum/threads
   router.implement(routes.listThreads, ({ ctx, query, siteUrl }) => listThreads(ctx, query, siteUrl));
-  router.implement(routes.createThread, ({ ctx, actor, body, siteUrl }) => createThread(ctx, actor, body, siteUrl));
+  router.implement(routes.createThread, ({ ctx, actor, body, siteUrl, clientIp }) => createThread(ctx, actor, body, siteUrl, clientIp));
   // GET /v1/forum/threads/:slugOrId, GET and POST /v1/forum/threads/:slugOrId/replies, GET /v1/forum/replies/:id
   router.implement(routes.getThread, ({ ctx, params, siteUrl }) => getThreadDetail(ctx, params.slugOrId, siteUrl));
   router.implement(routes.listReplies, ({ ctx, params, query }) => listReplies(ctx, params.slugOrId, query));
-  router.implement(routes.createReply, ({ ctx, actor, params, body, siteUrl }) => createReply(ctx, actor, params.slugOrId, body.body, siteUrl));
+  router.implement(routes.createReply, ({ ctx, actor, params, body, siteUrl, clientIp }) => createReply(ctx, actor, params.slugOrId, body.body, siteUrl, clientIp));
   router.implement(routes.getReply, ({ ctx, params }) => getReply(ctx, params.id));
   // PATCH and DELETE /v1/forum/threads/:id, /v1/forum/replies/:id
   router.implement(routes.updateThread, ({ ctx, actor, params, body, siteUrl }) => updateThread(ctx, actor, params.id, body, siteUrl));

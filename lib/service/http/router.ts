@@ -26,6 +26,8 @@ export interface HandlerArgs<D extends RouteDef> {
   clientIp: string;
   /** The public site URL: configured, or the origin this request came to. */
   siteUrl: string;
+  /** Answer with another status than the route's (one of its otherStatuses), with the same response schema. */
+  setStatus(status: number): void;
 }
 
 export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<RouteOutput<D>>;
@@ -96,7 +98,11 @@ export class ServiceRouter {
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : {};
       const body = route.body ? parseOrThrow(route.body, rawBody, "body") : undefined;
 
+      let status = route.status ?? 200;
       const args = {
+        setStatus: (other: number) => {
+          status = other;
+        },
         ctx,
         actor,
         params,
@@ -114,7 +120,7 @@ export class ServiceRouter {
           console.error(`[service] ${route.method} ${route.path}: response does not match its schema`, parsed.error.issues);
           throw new Error("response does not match its schema");
         }
-        return { status: route.status ?? 200, body: parsed.data };
+        return { status, body: parsed.data };
       };
 
       const key = c.req.header("idempotency-key");
@@ -133,6 +139,7 @@ export class ServiceRouter {
 
   private async consumeRateBudget(route: RouteDef, actor: Actor | null, clientIp: string) {
     const budgets = this.ctx.config.rateBudgets;
+    if (route.budget === "none") return;
     if (route.budget === "read") {
       if (actor) await consumeBudget(this.ctx, `read:${actor.identityKey}`, budgets.authReadsPerMinute, 60);
       else await consumeBudget(this.ctx, `read:ip:${clientIp}`, budgets.publicReadsPerMinute, 60);

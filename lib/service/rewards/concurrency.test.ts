@@ -65,4 +65,39 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("forum rewards under conc
     const overview = (await service.http("GET", `/v1/forum/reward-campaigns/${campaign.json.data.id}`)).json.data;
     expect(overview).toMatchObject({ paidSlots: 1, availableSlots: 2, reservedSlots: 0 });
   });
+
+  it("12 owners with one payout address posting at once, each from its own network, produce exactly one reward and one transfer", async () => {
+    const shared = randomAddress();
+    const owners = await Promise.all(Array.from({ length: 12 }, async () => {
+      const owner = await newUser(service);
+      const agent = await claimedAgent(service, owner);
+      expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: shared } })).status).toBe(200);
+      return agent;
+    }));
+    // More budget than one reward needs: only "one reward per payout address per kind" can stop the others.
+    const campaign = await service.http("POST", "/v1/forum/reward-campaigns", { token: admin.token, body: { kind: "THREAD", slots: 3 } });
+    expect(campaign.status, JSON.stringify(campaign.json)).toBe(201);
+    const before = await balanceOf(chain.config, shared);
+    const posted = await Promise.all(
+      owners.map((a) => service.http("POST", "/v1/forum/threads", { token: a.apiKey, body: { title: uniqueTitle(), body: uniqueText(450), category: "agent-economics" } })),
+    );
+    expect(posted.map((p) => p.status)).toEqual(Array(12).fill(201));
+    const ids = posted.map((p) => p.json.data.id as string);
+    const settled = async () => {
+      const rows = await service.db.selectFrom("forum_rewards").select(["status"]).where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
+      return rows.length === 12 && rows.every((r) => ["PAID", "NOT_ELIGIBLE"].includes(r.status));
+    };
+    const deadline = Date.now() + 60_000;
+    while (!(await settled())) {
+      if (Date.now() > deadline) throw new Error("rewards did not settle");
+      await Promise.all([runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] }), runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] })]);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const rows = await service.db.selectFrom("forum_rewards").selectAll().where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
+    expect(rows.filter((r) => r.status === "PAID")).toHaveLength(1);
+    const refused = rows.filter((r) => r.status === "NOT_ELIGIBLE");
+    expect(refused).toHaveLength(11);
+    for (const r of refused) expect(r.declined_reason).toMatch(/payout address already earned its one THREAD reward/);
+    expect((await balanceOf(chain.config, shared)) - before).toBe(parseUsdc("0.095"));
+  });
 });

@@ -11,3 +11,15 @@ export function requireOwner(actor: Actor): string {
   if (!owner) throw forbidden("this agent has no owner yet; rewards, payout and the wallet belong to the human who claims it", "NOT_CLAIMED");
   return owner;
 }
+
+/**
+ * Moving the owner's money (the payout address, withdrawals) needs the owner's own session: an
+ * agent key, even a claimed one, may read these but not change them. A leaked or misbehaving agent
+ * key must not be able to redirect its owner's rewards or empty the managed wallet.
+ */
+export function requireHumanOwner(actor: Actor): string {
+  if (actor.kind !== "USER") {
+    throw forbidden("payout and withdrawal settings move the owner's money: sign in as the owner (a human session), not with an agent key", "HUMAN_SESSION_REQUIRED");
+  }
+  return actor.userId;
+}

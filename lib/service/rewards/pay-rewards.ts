@@ -5,6 +5,7 @@ import { getAddress, type Address } from "viem";
 import type { ServiceContext } from "../context";
 import { completeSettlement, recordSettlement } from "../escrow/settle-job";
 import { chainKeyOf, managedWalletAddress } from "./amounts";
+import { isUniqueViolation } from "../db/errors";
 
 /**
  * Paying eligible rewards from funded slots, exactly once.
@@ -40,12 +41,20 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
   const exhausted = new Set<string>();
   for (let i = 0; i < (options.limit ?? 50); i++) {
     const reserved = await ctx.db.transaction().execute(async (trx) => {
-      let q = trx.selectFrom("forum_rewards").select(["id", "kind", "owner_user_id"])
+      let q = trx.selectFrom("forum_rewards").select(["id", "kind", "owner_user_id", "payout_key"])
         .where("status", "=", "WAITING_FOR_BUDGET").where("chain_key", "=", key);
       if (exhausted.size > 0) q = q.where("kind", "not in", [...exhausted] as Array<"THREAD" | "REPLY" | "REFERRAL">);
       if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
       const reward = await q.orderBy("created_at").orderBy("id").limit(1).forUpdate().skipLocked().executeTakeFirst();
       if (!reward) return null;
+      // The owner may have changed the payout address since the review: the reward now counts
+      // against the new destination, which may have earned this kind already (then NOT_ELIGIBLE).
+      if (reward.owner_user_id) {
+        const key = await payoutKeyOf(trx, reward.owner_user_id);
+        if (key !== reward.payout_key && !(await rekeyReward(trx, reward.id, key, reward.kind, ctx.now()))) {
+          return { exhaustedKind: undefined, rewardId: undefined, settlementId: undefined };
+        }
+      }
       const slot = await trx.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id")
         .select(["s.job_id", "s.campaign_id"])
         .where("s.chain_key", "=", key).where("s.kind", "=", reward.kind).where("s.status", "=", "OPEN")
@@ -83,6 +92,16 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
   return round;
 }
 
+/**
+ * The payout destination an owner's reward counts against ("one reward per payout address per
+ * kind", forum_rewards_one_per_payout_kind): the payout address, or, for the managed wallet, the
+ * owner itself (every owner's managed balance is their own).
+ */
+export async function payoutKeyOf(db: Kysely<Database>, ownerUserId: string): Promise<string> {
+  const user = await db.selectFrom("users").select("payout_address").where("id", "=", ownerUserId).executeTakeFirst();
+  return user?.payout_address ? `address:${user.payout_address.toLowerCase()}` : `owner:${ownerUserId}`;
+}
+
 /** Where an owner's reward goes now: the payout address, or the managed wallet. */
 export async function payoutOf(db: Kysely<Database>, chain: ChainConfig | null, ownerUserId: string | null): Promise<{ target: "ADDRESS" | "MANAGED_WALLET"; address: Address }> {
   const user = ownerUserId ? await db.selectFrom("users").select("payout_address").where("id", "=", ownerUserId).executeTakeFirst() : undefined;
@@ -90,6 +109,24 @@ export async function payoutOf(db: Kysely<Database>, chain: ChainConfig | null, 
   const managed = managedWalletAddress(chain);
   if (!managed) throw new Error("no managed wallet without a chain");
   return { target: "MANAGED_WALLET", address: managed };
+}
+
+/** Moves a waiting reward to its owner's current payout destination; false (and NOT_ELIGIBLE) if that one earned this kind already. */
+async function rekeyReward(trx: Kysely<Database>, rewardId: string, key: string, kind: string, now: Date): Promise<boolean> {
+  // A savepoint: the unique violation must not abort the reservation's transaction.
+  await sql`savepoint rekey_reward`.execute(trx);
+  try {
+    await trx.updateTable("forum_rewards").set({ payout_key: key, updated_at: now }).where("id", "=", rewardId).execute();
+    await sql`release savepoint rekey_reward`.execute(trx);
+    return true;
+  } catch (error) {
+    if (!isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) throw error;
+    await sql`rollback to savepoint rekey_reward`.execute(trx);
+    await trx.updateTable("forum_rewards")
+      .set({ status: "NOT_ELIGIBLE", declined_reason: `the new payout address already earned its one ${kind} reward (one reward per payout address per kind)`, updated_at: now })
+      .where("id", "=", rewardId).execute();
+    return false;
+  }
 }
 
 /** Records a confirmed release as the reward's receipt (once). */

@@ -5,7 +5,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { badRequest } from "../http/errors";
 import { managedWalletAddress } from "./amounts";
-import { requireOwner } from "./owner";
+import { requireHumanOwner, requireOwner } from "./owner";
 
 const APPLIES_TO =
   "Applies to future unreserved rewards only: rewards already reserved (PAYING) or paid keep their address; rewards WAITING_FOR_BUDGET will be paid to the new setting.";
@@ -35,9 +35,9 @@ export async function getPayout(ctx: ServiceContext, actor: Actor) {
   return { data: present(ctx, row.payout_address) };
 }
 
-// PUT /v1/forum/me/payout: the owner comes from the credential, never from the body.
+// PUT /v1/forum/me/payout: the owner comes from the credential (a human session), never from the body.
 export async function updatePayout(ctx: ServiceContext, actor: Actor, input: z.output<typeof UpdatePayoutRequest>) {
-  const owner = requireOwner(actor);
+  const owner = requireHumanOwner(actor);
   const address = input.address === null ? null : checksummed(input.address, "address");
   await ctx.db.updateTable("users").set({ payout_address: address }).where("id", "=", owner).execute();
   return { data: present(ctx, address) };

@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
 import { amountsOf } from "./amounts";
+import { payoutKeyOf } from "./pay-rewards";
 
 /**
  * A new owner's first useful thread (its THREAD review became eligible, which happens once per
@@ -56,8 +57,9 @@ export async function recordReferral(ctx: ServiceContext, threadRewardId: string
     tx_hash: null,
     reviewed_at: now,
   };
+  const payoutKey = await payoutKeyOf(ctx.db, referrer.owner_user_id);
   const insert = (status: "WAITING_FOR_BUDGET" | "NOT_ELIGIBLE", reason: string | null) =>
-    ctx.db.insertInto("forum_rewards").values({ ...values, status, declined_reason: reason })
+    ctx.db.insertInto("forum_rewards").values({ ...values, status, declined_reason: reason, payout_key: status === "WAITING_FOR_BUDGET" ? payoutKey : null })
       .onConflict((oc) => oc.columns(["kind", "contribution_kind", "contribution_id"]).doNothing()).execute();
   if (self) {
     await insert("NOT_ELIGIBLE", "self-referral: the referrer and the referred contributor have the same owner");
@@ -68,6 +70,10 @@ export async function recordReferral(ctx: ServiceContext, threadRewardId: string
   } catch (error) {
     if (isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) {
       await insert("NOT_ELIGIBLE", "the referrer's owner already earned its one REFERRAL reward (one reward per owner per kind)");
+      return;
+    }
+    if (isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) {
+      await insert("NOT_ELIGIBLE", "the referrer's payout address already earned its one REFERRAL reward (one reward per payout address per kind)");
       return;
     }
     if (isUniqueViolation(error, "forum_rewards_one_referral_per_referred_owner")) return;

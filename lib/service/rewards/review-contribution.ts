@@ -6,17 +6,32 @@ import { isUniqueViolation } from "../db/errors";
 import { listPublishedContributions, type ContributionPosition, type PublishedContribution } from "../forum/publish-hooks";
 import { amountsOf, chainKeyOf, MIN_CHARS } from "./amounts";
 import { recordReferral } from "./record-referral";
+import { minhashOf, nearestCopy, proseProblem } from "./assess-content";
+import { payoutKeyOf } from "./pay-rewards";
 
 /**
  * The automatic quality review of a published thread or reply, once per contribution (the unique
  * (kind, contribution) row decides, so the publish hook and the sweep may both call it).
  *
- * Passes when the post is still visible, its author is verified (a human, or an agent with an
- * owner), its body is long enough (400 characters for a thread, 200 for a reply) and it is
- * original (no earlier visible post has the same normalised text). A passing contribution asks
- * for its owner's one reward of its kind: the partial unique index forum_rewards_one_per_owner_kind
- * admits one WAITING/PAYING/PAID row per owner and kind, however many posts race; the others are
- * NOT_ELIGIBLE. Payment happens later (pay-rewards.ts); the review only touches the database.
+ * Content (DECLINED with the reason): the post is still visible, its author is verified (a human,
+ * or an agent with an owner), its body is long enough (400 characters for a thread, 200 for a
+ * reply), it reads as prose (assess-content.ts: no word salad, shuffled words, lorem ipsum,
+ * keyboard mash or self-repetition) and it is original: no earlier visible post has the same
+ * normalised text, and no earlier post of the same owner, nor any post of the last
+ * NEAR_COPY_WINDOW_DAYS, is a near-copy of it (MinHash of 4-word shingles).
+ *
+ * Eligibility (NOT_ELIGIBLE with the reason), so that rewards go to people rather than to key
+ * generators:
+ * - the owner has a verified email (claimed an agent from the mailed link) or first signed in at
+ *   least config.rewardsMinAccountAgeHours ago;
+ * - one reward per owner and kind (partial unique index forum_rewards_one_per_owner_kind);
+ * - one reward per payout destination and kind (forum_rewards_one_per_payout_kind on payout_key:
+ *   the payout address, or the owner for the managed wallet; checked again when paying, since the
+ *   owner may change the address meanwhile);
+ * - one reward per network origin and kind within config.rewardsOriginWindowHours (decided under
+ *   an advisory lock per origin and kind).
+ * The unique indexes decide between racing contributions. Payment happens later (pay-rewards.ts);
+ * the review only touches the database.
  */
 export async function reviewContribution(ctx: ServiceContext, c: PublishedContribution): Promise<string | null> {
   const chain = ctx.config.chain;
@@ -36,6 +51,8 @@ export async function reviewContribution(ctx: ServiceContext, c: PublishedContri
       url: c.url,
       body_length: c.bodyLength,
       content_hash: contentHash(c.body),
+      minhash: minhashOf(c.body),
+      origin_key: c.originKey,
       published_at: c.publishedAt,
       referrer_agent_id: null,
       referred_agent_id: null,
@@ -86,14 +103,9 @@ async function decide(ctx: ServiceContext, rewardId: string, c: PublishedContrib
   });
   if (declined !== "passed") return rewardId;
 
-  // One reward per owner and kind: the partial unique index decides between racing contributions.
-  try {
-    await ctx.db.updateTable("forum_rewards").set({ status: "WAITING_FOR_BUDGET", updated_at: now })
-      .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
-  } catch (error) {
-    if (!isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) throw error;
-    await ctx.db.updateTable("forum_rewards")
-      .set({ status: "NOT_ELIGIBLE", declined_reason: `this owner already earned its one ${c.kind} reward (one reward per owner per kind)`, updated_at: now })
+  const ineligible = await eligibility(ctx, rewardId, c);
+  if (ineligible) {
+    await ctx.db.updateTable("forum_rewards").set({ status: "NOT_ELIGIBLE", declined_reason: ineligible, updated_at: now })
       .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
     return rewardId;
   }
@@ -102,7 +114,57 @@ async function decide(ctx: ServiceContext, rewardId: string, c: PublishedContrib
   return rewardId;
 }
 
-async function declineReason(trx: Transaction<Database>, row: { id: string; content_hash: string; published_at: Date; contribution_id: string; owner_user_id: string | null }, c: PublishedContribution): Promise<string | null> {
+/** Why a contribution that passed the review earns nothing (null: it is now WAITING_FOR_BUDGET). */
+async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedContribution): Promise<string | null> {
+  const owner = c.author.ownerUserId!;
+  const config = ctx.config;
+  const now = ctx.now();
+  const user = await ctx.db.selectFrom("users").select("created_at").where("id", "=", owner).executeTakeFirstOrThrow();
+  const verified = await ctx.db.selectFrom("agents").select("id").where("owner_user_id", "=", owner).limit(1).executeTakeFirst();
+  const ageHours = (now.getTime() - user.created_at.getTime()) / 3_600_000;
+  if (!verified && ageHours < config.rewardsMinAccountAgeHours) {
+    return `the owner's account is new: a first reward needs a verified email (claim an agent from the link mailed to its owner) or an account at least ${config.rewardsMinAccountAgeHours} hours old (this one is ${Math.floor(ageHours)} hours old)`;
+  }
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      // The most specific reason first (the unique indexes below still decide races).
+      const payoutKey = await payoutKeyOf(trx, owner);
+      const active = (column: "owner_user_id" | "payout_key", value: string) => trx.selectFrom("forum_rewards").select("id")
+        .where(column, "=", value).where("kind", "=", c.kind).where("id", "<>", rewardId)
+        .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"]).limit(1).executeTakeFirst();
+      if (await active("owner_user_id", owner)) return ownerTaken(c.kind);
+      if (await active("payout_key", payoutKey)) return payoutTaken(c.kind);
+      const windowHours = config.rewardsOriginWindowHours;
+      if (c.originKey && windowHours > 0) {
+        // One per origin and kind in the window: racing reviews from one network take turns here.
+        await sql`select pg_advisory_xact_lock(hashtext(${`reward-origin:${c.kind}:${c.originKey}`}))`.execute(trx);
+        const since = new Date(now.getTime() - windowHours * 3_600_000);
+        const busy = await trx.selectFrom("forum_rewards").select("id")
+          .where("origin_key", "=", c.originKey).where("kind", "=", c.kind).where("id", "<>", rewardId)
+          .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"]).where("reviewed_at", ">", since)
+          .limit(1).executeTakeFirst();
+        if (busy) return `another ${c.kind} reward was earned from the same network in the last ${windowHours} hours (one reward per network per kind per ${windowHours} hours)`;
+      }
+      await trx.updateTable("forum_rewards").set({ status: "WAITING_FOR_BUDGET", payout_key: payoutKey, updated_at: now })
+        .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
+      return null;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) return ownerTaken(c.kind);
+    if (isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) return payoutTaken(c.kind);
+    throw error;
+  }
+}
+
+const ownerTaken = (kind: string) => `this owner already earned its one ${kind} reward (one reward per owner per kind)`;
+const payoutTaken = (kind: string) => `this payout address already earned its one ${kind} reward (one reward per payout address per kind)`;
+
+/** Near-copies are looked for among the posts of this many days before (and all of the owner's). */
+const NEAR_COPY_WINDOW_DAYS = 30;
+/** At most this many recent posts are compared (the newest first). */
+const NEAR_COPY_SCAN = 5_000;
+
+async function declineReason(trx: Transaction<Database>, row: { id: string; content_hash: string; minhash: string | null; published_at: Date; contribution_id: string; owner_user_id: string | null }, c: PublishedContribution): Promise<string | null> {
   const visible = c.kind === "THREAD"
     ? await trx.selectFrom("forum_threads").select("id").where("id", "=", c.id).where("status", "=", "VISIBLE").executeTakeFirst()
     : await trx.selectFrom("forum_replies").innerJoin("forum_threads", "forum_threads.id", "forum_replies.thread_id")
@@ -123,6 +185,18 @@ async function declineReason(trx: Transaction<Database>, row: { id: string; cont
                      where r.contribution_kind = 'REPLY' and p.id = r.contribution_id and p.status = 'VISIBLE' and t.status = 'VISIBLE'))
      limit 1`.execute(trx);
   if (copy.rows[0]) return `not original: the same text was published before (${copy.rows[0].url})`;
+  const prose = proseProblem(c.body);
+  if (prose) return `not readable as a contribution: the text ${prose}`;
+  // Near-copies: of the owner's own earlier posts (any time), and of anyone's recent posts.
+  const signature = row.minhash ?? minhashOf(c.body);
+  const since = new Date(row.published_at.getTime() - NEAR_COPY_WINDOW_DAYS * 86_400_000);
+  const earlier = (q: typeof base) => q.where("kind", "<>", "REFERRAL").where("contribution_id", "<>", row.contribution_id)
+    .where((eb) => eb.or([eb("published_at", "<", row.published_at), eb.and([eb("published_at", "=", row.published_at), eb("contribution_id", "<", row.contribution_id)])]));
+  const base = trx.selectFrom("forum_rewards").select(["url", "minhash"]);
+  const own = row.owner_user_id ? await earlier(base).where("owner_user_id", "=", row.owner_user_id).orderBy("published_at", "desc").limit(500).execute() : [];
+  const recent = await earlier(base).where("published_at", ">=", since).orderBy("published_at", "desc").limit(NEAR_COPY_SCAN).execute();
+  const near = nearestCopy(signature, [...own, ...recent]);
+  if (near) return `not original: ${Math.round(near.similarity * 100)}% the same as an earlier post (${near.post.url}); a few words changed is still a copy`;
   return null;
 }
 

@@ -4,8 +4,10 @@ import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { GENEROUS_BUDGETS, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 import { SETTLEMENT_LEASE_MS, settlementHooks } from "../escrow/settle-job";
-import { balanceOf, claimedAgent, postThread, randomAddress, rewardOf, roundFor } from "./test-support";
+import { balanceOf, claimedAgent, postThread, randomAddress, rewardOf, roundFor, uniqueTitle } from "./test-support";
 import { uniqueText } from "@/lib/testing/unique-text";
+import { networkPrefix } from "../http/client-origin";
+import { REAL_POSTS, shuffleWords } from "./fixtures/content-corpus";
 import { runRewardsRound } from "./worker";
 import { finishPendingWithdrawals, withdrawalHooks } from "./wallet";
 
@@ -39,6 +41,8 @@ async function fund(kind: "THREAD" | "REPLY" | "REFERRAL", slots: number) {
 
 async function ownerWithPayout() {
   const owner = await newUser(service);
+  // A verified email (an agent claimed from the mailed link): a new account may earn at once.
+  await claimedAgent(service, owner);
   const payout = randomAddress();
   const res = await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: payout.toLowerCase() } });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -165,6 +169,7 @@ describe("forum rewards on the local chain", () => {
     const { owner: referrerOwner, payout } = await ownerWithPayout();
     const referrer = await claimedAgent(service, referrerOwner);
     const human = await newUser(service);
+    await claimedAgent(service, human);
     const bad = await service.http("POST", "/v1/forum/threads", { token: human.token, body: { title: "A thread naming nobody", body: uniqueText(450), category: "agent-economics", referredByAgentId: "no-such-agent" } });
     expect(bad.status).toBe(400);
     await fund("REFERRAL", 1);
@@ -231,7 +236,7 @@ describe("forum rewards on the local chain", () => {
     expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
   });
 
-  it("without a payout address the reward goes to the managed wallet; withdrawing needs wallet:withdraw and moves real USDC exactly once", async () => {
+  it("without a payout address the reward goes to the managed wallet; withdrawing needs the owner's session and moves real USDC exactly once", async () => {
     const owner = await newUser(service);
     const payout = (await service.http("GET", "/v1/forum/me/payout", { token: owner.token })).json.data;
     expect(payout).toMatchObject({ address: null, target: "MANAGED_WALLET", managedWalletAddress: getAddress(chain.deployment.rewards.address) });
@@ -252,8 +257,13 @@ describe("forum rewards on the local chain", () => {
     expect(tooMuch.status).toBe(409);
     expect(tooMuch.json).toMatchObject({ code: "INSUFFICIENT_BALANCE", balanceUsdc: "0.095" });
 
+    // A claimed agent's key (it holds wallet:withdraw) cannot withdraw its owner's money; the owner's session can.
+    const byAgent = await service.http("POST", "/v1/wallet/withdrawals", { token: agent.apiKey, body: { toAddress: randomAddress(), amountUsdc: "0.01" } });
+    expect(byAgent.status).toBe(403);
+    expect(byAgent.json.code).toBe("HUMAN_SESSION_REQUIRED");
+    expect((await service.http("GET", "/v1/wallet", { token: agent.apiKey })).json.data).toMatchObject({ balanceUsdc: "0.095" });
     const to = randomAddress();
-    const done = await service.http("POST", "/v1/wallet/withdrawals", { token: agent.apiKey, body: { toAddress: to, amountUsdc: "0.05" } });
+    const done = await service.http("POST", "/v1/wallet/withdrawals", { token: owner.token, body: { toAddress: to, amountUsdc: "0.05" } });
     expect(done.status, JSON.stringify(done.json)).toBe(201);
     expect(done.json.data).toMatchObject({ status: "CONFIRMED", amountUsdc: "0.05", toAddress: to });
     expect(await balanceOf(chain.config, to)).toBe(parseUsdc("0.05"));
@@ -300,7 +310,7 @@ describe("forum rewards on the local chain", () => {
     // Sponsor slots are funded like any job: deposit, then PATCH /v1/jobs/:id/escrow (not exercised further here).
   });
 
-  it("payout settings: checksums, the zero address, scopes, owners and credentials", async () => {
+  it("payout settings: checksums, the zero address, scopes, owners and credentials; an agent key cannot change them", async () => {
     expect((await service.http("GET", "/v1/forum/me/payout")).status).toBe(401);
     const owner = await newUser(service);
     const good = randomAddress();
@@ -315,11 +325,14 @@ describe("forum rewards on the local chain", () => {
     expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: "0x123" } })).status).toBe(400);
     expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: good, extra: 1 } })).status).toBe(400);
     expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: good } })).json.data).toMatchObject({ address: good, target: "ADDRESS" });
-    // An agent key sets its owner's address; an unclaimed agent lacks forum:write.
+    // Only the person moves the person's money: a claimed agent's key reads its owner's address but cannot change it.
     const agent = await claimedAgent(service, owner);
     const other = randomAddress();
-    expect((await service.http("PUT", "/v1/forum/me/payout", { token: agent.apiKey, body: { address: other } })).json.data.address).toBe(other);
-    expect((await service.http("GET", "/v1/forum/me/payout", { token: owner.token })).json.data.address).toBe(other);
+    const byAgent = await service.http("PUT", "/v1/forum/me/payout", { token: agent.apiKey, body: { address: other } });
+    expect(byAgent.status).toBe(403);
+    expect(byAgent.json).toMatchObject({ statusCode: 403, code: "HUMAN_SESSION_REQUIRED" });
+    expect((await service.http("GET", "/v1/forum/me/payout", { token: agent.apiKey })).json.data.address).toBe(good);
+    expect((await service.http("GET", "/v1/forum/me/payout", { token: owner.token })).json.data.address).toBe(good);
     const unclaimed = await newAgent(service);
     expect((await service.http("PUT", "/v1/forum/me/payout", { token: unclaimed.apiKey, body: { address: other } })).json.code).toBe("MISSING_SCOPE");
     expect((await service.http("GET", "/v1/forum/me/payout", { token: unclaimed.apiKey })).json.code).toBe("NOT_CLAIMED");
@@ -351,5 +364,139 @@ describe("forum rewards on the local chain", () => {
     await runRewardsRound(service.ctx, { onlyAuthors: [owner.id], onlyRewards: [] });
     const row = await rewardOf(service, thread.id, "THREAD", (s) => s !== "PENDING_REVIEW");
     expect(row.status).toBe("DECLINED");
+  });
+
+  // ── Rewards go to people, not to key generators (security issue #13) ──────────────────────────
+
+  it("three fresh identities paying to one payout address earn one THREAD and one REPLY reward between them, even from different networks; switching to that address later earns nothing", async () => {
+    // Nothing in the configuration turns this off: the payout rule is a unique index (forum_rewards_one_per_payout_kind).
+    const shared = randomAddress();
+    const identities = [];
+    for (let i = 0; i < 3; i++) {
+      const owner = await newUser(service);
+      const agent = await claimedAgent(service, owner);
+      const res = await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: shared } });
+      expect(res.status).toBe(200);
+      identities.push({ owner, agent });
+    }
+    await fund("THREAD", 1);
+    await fund("REPLY", 1);
+    const before = await balanceOf(chain.config, shared);
+    // Each identity posts with its own agent, each agent from its own network (the harness gives every client its own /24).
+    const threads: Array<{ id: string }> = [];
+    for (const { agent } of identities) threads.push(await postThread(agent, 450));
+    const rows = [];
+    for (const t of threads) rows.push(await rewardOf(service, t.id, "THREAD", (s) => s === "PAID" || s === "NOT_ELIGIBLE"));
+    expect(rows.map((r) => r.status)).toEqual(["PAID", "NOT_ELIGIBLE", "NOT_ELIGIBLE"]);
+    for (const r of rows.slice(1)) expect(r.declined_reason).toMatch(/this payout address already earned its one THREAD reward/);
+    // Replies: the same, one between them.
+    const host = threads[0]!;
+    const replies: Array<{ id: string }> = [];
+    for (const { agent } of identities) replies.push((await agent.client.createReply({ params: { slugOrId: host.id }, body: { body: uniqueText(260) } })).data);
+    const replyRows = [];
+    for (const r of replies) replyRows.push(await rewardOf(service, r.id, "REPLY", (s) => s === "PAID" || s === "NOT_ELIGIBLE"));
+    expect(replyRows.map((r) => r.status)).toEqual(["PAID", "NOT_ELIGIBLE", "NOT_ELIGIBLE"]);
+    expect((await balanceOf(chain.config, shared)) - before).toBe(parseUsdc("0.095") + parseUsdc("0.0475"));
+    // The second identity's rewards page says why, in words.
+    const seen = (await myRewards(identities[1]!.owner.token, "?kind=THREAD")).data.find((r: any) => r.contribution.id === threads[1]!.id);
+    expect(seen).toMatchObject({ status: "NOT_ELIGIBLE", declinedReason: expect.stringMatching(/payout address/) });
+
+    // A fourth earns with the managed wallet (waiting: no budget), then points its payout at the shared address before it is paid.
+    const late = await newUser(service);
+    const lateAgent = await claimedAgent(service, late);
+    const lateThread = await postThread(lateAgent, 450);
+    const waiting = await rewardOf(service, lateThread.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(waiting.status).toBe("WAITING_FOR_BUDGET");
+    expect((await service.http("PUT", "/v1/forum/me/payout", { token: late.token, body: { address: shared } })).status).toBe(200);
+    // The next payment round (repeated: a round skips a reward another round holds locked).
+    const statusOf = async () => (await service.db.selectFrom("forum_rewards").select("status").where("id", "=", waiting.id).executeTakeFirstOrThrow()).status;
+    for (let i = 0; i < 100 && (await statusOf()) === "WAITING_FOR_BUDGET"; i++) await roundFor(service, [waiting.id]);
+    const after = await rewardOf(service, lateThread.id, "THREAD", (s) => s !== "WAITING_FOR_BUDGET");
+    expect(after).toMatchObject({ status: "NOT_ELIGIBLE", slot_job_id: null });
+    expect(after.declined_reason).toMatch(/payout address already earned its one THREAD reward/);
+    expect((await balanceOf(chain.config, shared)) - before).toBe(parseUsdc("0.095") + parseUsdc("0.0475"));
+  });
+
+  it("one reward per kind per network (/24) within the window: a second owner on the same network earns nothing, another network does, and after the window the network may earn again", async () => {
+    // Addresses no simulated client of the harness uses (its second octet is at most 250).
+    const net = Math.floor(Math.random() * 200);
+    const sameNetA = `127.251.${net}.10`;
+    const sameNetB = `127.251.${net}.200`;
+    const otherNet = `127.251.${net + 1}.10`;
+    const post = async (token: string, ip: string) => {
+      const res = await service.http("POST", "/v1/forum/threads", { token, ip, body: { title: uniqueTitle(), body: uniqueText(450), category: "agent-economics" } });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      return res.json.data as { id: string };
+    };
+    const a = await ownerWithPayout();
+    const b = await ownerWithPayout();
+    const c = await ownerWithPayout();
+    await fund("THREAD", 3);
+    const first = await rewardOf(service, (await post(a.owner.token, sameNetA)).id, "THREAD", (s) => s === "PAID");
+    expect(first.origin_key).toMatch(/^[0-9a-f]{32}$/);
+    const second = await rewardOf(service, (await post(b.owner.token, sameNetB)).id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(second.status).toBe("NOT_ELIGIBLE");
+    expect(second.declined_reason).toMatch(/same network in the last 24 hours/);
+    await rewardOf(service, (await post(c.owner.token, otherNet)).id, "THREAD", (s) => s === "PAID");
+    // A day later the network's reward is out of the window: b's next thread from it earns.
+    await service.db.updateTable("forum_rewards").set({ reviewed_at: new Date(Date.now() - 25 * 3_600_000) }).where("id", "=", first.id).execute();
+    await rewardOf(service, (await post(b.owner.token, sameNetB)).id, "THREAD", (s) => s === "PAID");
+    // The raw address is not stored anywhere.
+    const stored = await service.db.selectFrom("forum_threads").select("origin_key").where("author_principal_id", "=", a.owner.id).execute();
+    expect(JSON.stringify(stored)).not.toContain(`127.251.${net}`);
+    // IPv6 networks are compared by /64.
+    expect(networkPrefix("2001:db8:1:2:aaaa::1")).toBe(networkPrefix("2001:db8:1:2:bbbb::9"));
+    expect(networkPrefix("2001:db8:1:3::1")).not.toBe(networkPrefix("2001:db8:1:2::1"));
+    expect(networkPrefix("::ffff:10.1.2.3")).toBe(networkPrefix("10.1.2.99"));
+  });
+
+  it("a first reward needs a verified email (a claimed agent) or an account 72 hours old; the reason is in words on the rewards list", async () => {
+    const fresh = await newUser(service);
+    const early = await postThread(fresh, 450);
+    const refused = await rewardOf(service, early.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(refused.status).toBe("NOT_ELIGIBLE");
+    expect(refused.declined_reason).toMatch(/account is new: a first reward needs a verified email .* or an account at least 72 hours old \(this one is 0 hours old\)/);
+    expect((await myRewards(fresh.token)).data[0]).toMatchObject({ status: "NOT_ELIGIBLE", declinedReason: refused.declined_reason });
+    // Three days later the same person earns without claiming anything.
+    await service.db.updateTable("users").set({ created_at: new Date(Date.now() - 73 * 3_600_000) } as never).where("id", "=", fresh.id).execute();
+    const later = await rewardOf(service, (await postThread(fresh, 450)).id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    expect(later.status).toBe("WAITING_FOR_BUDGET");
+    // No THREAD budget is left for it: out of the way of later tests.
+    await service.db.updateTable("forum_rewards").set({ status: "DECLINED", declined_reason: "test cleanup" }).where("id", "=", later.id).execute();
+  });
+
+  it("word salad, shuffled posts and near-copies of earlier posts are DECLINED with the reason; an original post is not", async () => {
+    const { owner } = await ownerWithPayout();
+    const copier = await ownerWithPayout();
+    const seed = Math.floor(Math.random() * 1e9);
+    const thread = async (token: string, body: string) => {
+      const res = await service.http("POST", "/v1/forum/threads", { token, body: { title: uniqueTitle(), body, category: "agent-economics" } });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      return rewardOf(service, res.json.data.id, "THREAD", (s) => s !== "PENDING_REVIEW");
+    };
+    const vocabulary = "agent escrow bidding latency retries proofs budgets schemas cursor ledger quotas webhooks wallet payout".split(" ");
+    const salad = Array.from({ length: 90 }, (_, i) => vocabulary[(seed + i * 7919) % vocabulary.length]).join(" ") + ` ${seed}`;
+    const saladRow = await thread(owner.token, salad);
+    expect(saladRow).toMatchObject({ status: "DECLINED", review_status: "DECLINED" });
+    expect(saladRow.declined_reason).toMatch(/does not read as English prose/);
+
+    const shuffled = await thread(owner.token, shuffleWords(REAL_POSTS[3]!, seed));
+    expect(shuffled.status).toBe("DECLINED");
+    expect(shuffled.declined_reason).toMatch(/word order is scrambled/);
+
+    const original = uniqueText(600);
+    const originalRow = await thread(owner.token, original);
+    expect(originalRow.status).not.toBe("DECLINED");
+    // Another owner posts it with a few words changed.
+    let changed = 0;
+    const nearCopy = original.replace(/\b\d+\b/g, (n) => (changed++ < 4 ? String(Number(n) + 1) : n));
+    expect(nearCopy).not.toBe(original);
+    const copyRow = await thread(copier.owner.token, nearCopy);
+    expect(copyRow.status).toBe("DECLINED");
+    expect(copyRow.declined_reason).toMatch(/not original: \d+% the same as an earlier post/);
+    expect(copyRow.declined_reason).toContain(originalRow.url);
+    expect((await myRewards(copier.owner.token, "?kind=THREAD")).data[0]).toMatchObject({ status: "DECLINED", declinedReason: copyRow.declined_reason });
+    // The original waits for THREAD budget (none left): out of the way of later tests.
+    await service.db.updateTable("forum_rewards").set({ status: "DECLINED", declined_reason: "test cleanup" }).where("id", "=", originalRow.id).execute();
   });
 });

@@ -13,7 +13,7 @@ import { badRequest, conflict, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { chainKeyOf, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
 import { checksummed } from "./payout";
-import { ownerOf, requireOwner } from "./owner";
+import { ownerOf, requireHumanOwner, requireOwner } from "./owner";
 
 /** Withdrawals hold their row this long while sending: more than a receipt wait. */
 const WITHDRAWAL_LEASE_MS = 5 * 60_000;
@@ -77,8 +77,8 @@ function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsT
  * the owner's user row, so parallel withdrawals cannot spend the same balance.
  */
 export async function createWithdrawal(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateWithdrawalRequest>) {
+  const owner = requireHumanOwner(actor);
   const chain = requireChain(ctx);
-  const owner = requireOwner(actor);
   const to = checksummed(input.toAddress, "toAddress");
   const amount = parseUsdc(input.amountUsdc);
   if (amount <= 0n) throw badRequest(["amountUsdc must be greater than 0"]);

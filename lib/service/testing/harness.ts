@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { privateKeyToAccount } from "viem/accounts";
@@ -43,7 +44,7 @@ export interface TestService {
   ctx: ServiceContext;
   db: Db;
   /** A typed client that plays its own client address, so IP budgets of tests do not collide. */
-  client(token?: string): ApiClient;
+  client(token?: string, ip?: string): ApiClient;
   /** Raw HTTP, for asserting status codes, headers and envelopes exactly. */
   http(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string }): Promise<{ status: number; headers: Headers; json: any }>;
   stop(): Promise<void>;
@@ -57,16 +58,23 @@ function database(): Promise<Db> {
 }
 
 let ipCounter = 0;
-/** A fresh loopback address per simulated client (127.0.0.0/8 is all loopback). */
+/**
+ * A fresh loopback address per simulated client (127.0.0.0/8 is all loopback), each in its own /24
+ * for its first 250 × 250 calls: forum rewards allow one reward per kind per /24 (the network
+ * origin), so distinct simulated clients must look like distinct networks. A test of that rule
+ * passes one address as `ip` (or a client's header) on purpose.
+ */
 export function newClientIp(): string {
   ipCounter += 1;
   const pid = process.pid % 250;
-  return `127.${pid + 1}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
+  return `127.${pid + 1}.${ipCounter % 250}.${(Math.floor(ipCounter / 250) % 250) + 1}`;
 }
 
 export async function startTestService(overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
   const db = await database();
-  const config = defaultServiceConfig({ trustProxy: true, chain: OFFLINE_CHAIN, ...overrides });
+  // Its own origin hash key: reward origins of suites (and earlier runs on a kept PostgreSQL
+  // database) sharing one database never match each other's; within a suite the rule holds.
+  const config = defaultServiceConfig({ trustProxy: true, chain: OFFLINE_CHAIN, originHashSecret: `test-${randomUUID()}`, ...overrides });
   const ctx: ServiceContext = { db, config, now: () => new Date() };
   const app = createServiceApp(ctx);
 
@@ -93,8 +101,7 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
     baseUrl,
     ctx,
     db,
-    client(token?: string) {
-      const ip = newClientIp();
+    client(token?: string, ip = newClientIp()) {
       return createApiClient({ baseUrl, token, headers: { "x-forwarded-for": ip }, baseDelayMs: 10, maxDelayMs: 50 });
     },
     async http(method, path, options = {}) {

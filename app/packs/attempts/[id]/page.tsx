@@ -80,7 +80,8 @@ export default async function AttemptPage({ params, searchParams }: { params: Pa
               </Alert>
             ) : (
               <Alert tone="warning" title="Failed: not certified">
-                {attempt.passScore} correct answers were needed. The result does not say which answers were wrong: read up on the material, then start a new attempt.
+                {attempt.passScore} correct answers were needed. The result does not say which answers were wrong: read up on the material, then start a new attempt
+                {attempt.retryAt ? <> from <time dateTime={attempt.retryAt} data-testid="retry-at">{formatDate(attempt.retryAt, { withTime: true })}</time> ({attempt.failedAttemptsInARow} failed in a row; the wait doubles with each failure)</> : null}.
               </Alert>
             )}
             <div className="flex flex-wrap gap-2">

@@ -7,6 +7,8 @@ import { settlementLeasesMigration } from "./0005-settlement-leases";
 import { evalsMigration } from "./0006-evals";
 import { jobModesMigration } from "./0007-job-modes";
 import { rewardsMigration } from "./0008-rewards";
+import { farmingGuardsMigration } from "./0009-farming-guards";
+import { workerHeartbeatsMigration } from "./0010-worker-heartbeats";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -19,4 +21,6 @@ export const migrations: Record<string, Migration> = {
   "0006-evals": evalsMigration,
   "0007-job-modes": jobModesMigration,
   "0008-rewards": rewardsMigration,
+  "0009-farming-guards": farmingGuardsMigration,
+  "0010-worker-heartbeats": workerHeartbeatsMigration,
 };
