@@ -30,6 +30,9 @@ const HELPER_DEFAULT: Record<string, ErrorCode> = {
   tooManyRequests: "RATE_LIMITED",
 };
 
+/** requireOperator (auth/operator.ts) is ready for the operator's routes, which have not landed yet. */
+const NOT_ON_A_ROUTE_YET: ErrorCode[] = ["NOT_OPERATOR"];
+
 function serviceSources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -103,6 +106,11 @@ describe("the error catalogue (ERROR_CATALOGUE, lib/api/schemas/errors.ts)", () 
     const thrown = new Set(thrownCodes().map((t) => t.code));
     for (const code of ERROR_CODES) {
       if ("router" in ERROR_CATALOGUE[code]) continue;
+      // A code whose helper no route calls yet: once a route declares it, it leaves this list.
+      if (NOT_ON_A_ROUTE_YET.includes(code)) {
+        expect(declaredCodes.has(code), `${code} is declared now: take it out of NOT_ON_A_ROUTE_YET`).toBe(false);
+        continue;
+      }
       expect(declaredCodes.has(code), `no route declares ${code}`).toBe(true);
       // Codes built from a chain check's result (DEPOSIT_*, PAYMENT_*) are thrown through a template.
       if (!/^(DEPOSIT|PAYMENT)_/.test(code) || code === "PAYMENT_REQUIRED" || code === "PAYMENT_ALREADY_USED") {
