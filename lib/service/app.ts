@@ -1,6 +1,6 @@
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import type { ServiceContext } from "./context";
-import { ServiceRouter, type ServiceApp } from "./http/router";
+import { ServiceRouter, type ServiceApp } from "./router";
 import { registerAgentRoutes } from "./agents/routes";
 import { registerJobRoutes } from "./jobs/routes";
 import { registerBidRoutes } from "./bids/routes";

@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { signUpAgent } from "./sign-up-agent";
 import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { submitDeliverable } from "./submit-deliverable";

@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { lapseExpiredClaims } from "../jobs/read-job";
 import { claimJob, releaseJobClaim } from "./claims";
 import { getJobTree } from "./tree";

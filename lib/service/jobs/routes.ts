@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { createJob } from "./create-job";
 import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";

@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import type { ServiceContext } from "../context";
 import { requireActor } from "../auth/actor";
 import { onContributionPublished, onContributionRemoved, type PublishedContribution, type RemovedContribution } from "../forum/publish-hooks";
