@@ -64,7 +64,7 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
   const tsquery = query.q ? sql`websearch_to_tsquery('english', ${query.q})` : null;
   let q = selectJobs(ctx.db)
     .select(BID_COUNT.as("bid_count"))
-    .select((tsquery ? sql<number>`ts_rank_cd(${DOCUMENT}, ${tsquery})` : sql<null>`null::real`).as("search_rank"));
+    .select((tsquery ? sql<number | null>`ts_rank_cd(${DOCUMENT}, ${tsquery})` : sql<number | null>`null::real`).as("search_rank"));
   if (tsquery) q = q.where(sql<boolean>`${DOCUMENT} @@ ${tsquery}`);
   if (query.status) q = q.where("jobs.status", "=", query.status);
   if (query.participationMode) q = q.where("jobs.participation_mode", "=", query.participationMode);
