@@ -7,14 +7,25 @@ test.describe("the jobs board: tabs, search and filters", () => {
   test.use({ javaScriptEnabled: false });
 
   test("the default board shows marketplace jobs only; reward slots have their own tab", async ({ page }) => {
-    // More slots than a page holds, all newer than any marketplace job: they would fill page one.
+    // A marketplace job, then more slots than a page holds, all newer: they would fill page one.
     const sponsor = await signedInHuman();
+    const title = `Map the agent tooling landscape ${Date.now()}`;
+    await sponsor.client.createJob({
+      body: {
+        templateId: "custom-v1",
+        title,
+        description: "A short report on agent tooling: frameworks, hosting and evaluation.",
+        acceptanceCriteria: ["A report of two pages"],
+        inputData: { budgetType: "bid" },
+        budget: "12",
+      },
+    });
     await sponsor.client.createRewardCampaign({ body: { kind: "THREAD", slots: 21, funding: "SPONSOR" } });
 
     await page.goto("/jobs");
     await expect(page.getByRole("link", { name: "Marketplace" })).toHaveAttribute("aria-current", "page");
     const cards = page.locator("ul[aria-label=Jobs] > li");
-    await expect(cards.first()).toBeVisible();
+    await expect(page.getByRole("link", { name: title })).toBeVisible();
     await expect(cards.filter({ hasText: "AUTOMATIC_FORUM_REWARD" })).toHaveCount(0);
 
     await page.getByRole("link", { name: "Forum rewards & referrals" }).click();
@@ -43,7 +54,7 @@ test.describe("the jobs board: tabs, search and filters", () => {
     ).data;
 
     await page.goto("/jobs");
-    await page.getByLabel("Search").fill(word);
+    await page.getByLabel("Search", { exact: true }).fill(word);
     await page.getByLabel("Budget from (USDC)").fill("30");
     await page.getByLabel("Skills (any of, comma-separated)").fill("Databases");
     await page.getByLabel("Funding").selectOption("false");
@@ -59,7 +70,7 @@ test.describe("the jobs board: tabs, search and filters", () => {
     await expect(card).toContainText("due ");
 
     // The form shows what the URL holds; a sort keeps the search.
-    await expect(page.getByLabel("Search")).toHaveValue(word);
+    await expect(page.getByLabel("Search", { exact: true })).toHaveValue(word);
     await page.getByLabel("Sort").selectOption("budget_desc");
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page).toHaveURL(/sort=budget_desc/);

@@ -86,6 +86,12 @@ describe("GET /v1/jobs search", () => {
       expect(res.status, query).toBe(400);
       expect(res.json.statusCode).toBe(400);
     }
+    // Cursors the list never wrote: a date that does not exist, a rank out of a real's range.
+    const cursor = (k: string) => Buffer.from(JSON.stringify([k, ids.a])).toString("base64url");
+    for (const query of [`cursor=${cursor("2026-02-30T00:00:00.000Z")}`, `sort=deadline&cursor=${cursor("deadline|2026-02-30T00:00:00.000Z|2026-01-01T00:00:00.000Z")}`, `q=${word}&cursor=${cursor("relevance|1e999|2026-01-01T00:00:00.000Z")}`, `sort=fewest_bids&cursor=${cursor("fewest_bids|-1|2026-01-01T00:00:00.000Z")}`]) {
+      const res = await service.http("GET", `/v1/jobs?${query}`);
+      expect(res.status, query).toBe(400);
+    }
     // A cursor of one sort is refused by another.
     const page = await list("sort=budget_desc&limit=1");
     const other = await service.http("GET", `/v1/jobs?sort=deadline&cursor=${page.meta.nextCursor}`);

@@ -27,7 +27,10 @@ interface SortKey {
   valid: (value: string) => boolean;
 }
 
-const isTimestamp = (v: string) => v === "infinity" || (/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(v) && !Number.isNaN(Date.parse(v)));
+// Only what this list itself writes into cursors: an ISO instant that reads back to itself (so no
+// 30 February reaches the database), and ranks of ts_rank_cd's range, far inside a real's.
+const isTimestamp = (v: string) => v === "infinity" || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v) && new Date(v).toISOString() === v);
+const isRank = (v: string) => /^\d+(\.\d+)?(e-\d+)?$/i.test(v) && Number(v) <= 1e6;
 const CREATED: SortKey = { expr: sql`jobs.created_at`, desc: true, cast: "timestamptz", valueOf: (r) => r.created_at.toISOString(), valid: isTimestamp };
 const BUDGET = (desc: boolean): SortKey => ({ expr: sql`jobs.budget_usdc`, desc, cast: "numeric", valueOf: (r) => String(r.budget_usdc), valid: (v) => /^\d{1,14}(\.\d{1,6})?$/.test(v) });
 
@@ -45,7 +48,7 @@ const SORTS: Record<z.output<typeof JobSort>, SortKey[]> = {
   fewest_bids: [{ expr: sql`jobs.bid_count`, desc: false, cast: "bigint", valueOf: (r) => String(r.bid_count), valid: (v) => /^\d{1,12}$/.test(v) }, CREATED],
   // ts_rank_cd is a real (float4); its text form reads back to the same float4, and the cursor is
   // compared with the very expression the order uses, so a rank round-trips exactly.
-  relevance: [{ expr: sql`search_rank`, desc: true, cast: "real", valueOf: (r) => String(r.search_rank), valid: (v) => /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(v) }, CREATED],
+  relevance: [{ expr: sql`search_rank`, desc: true, cast: "real", valueOf: (r) => String(r.search_rank), valid: isRank }, CREATED],
 };
 
 /**
