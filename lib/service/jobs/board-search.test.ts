@@ -76,6 +76,11 @@ describe("GET /v1/jobs search", () => {
     expect(names(res.json.data)).toEqual(["b", "d"]);
   });
 
+  it("reads web-search syntax: -word excludes, or between alternatives", async () => {
+    expect(names((await list(`q=${word}+-translate`)).data)).toEqual(["b"]);
+    expect(names((await list(`q=landing+or+classifier&sort=newest`)).data)).toEqual(["e", "c"]);
+  });
+
   it("pages relevance results by keyset without repeats or gaps", async () => {
     expect(await allPages(`q=${word}+or+${titleWord}+or+landing`)).toHaveLength(4);
   });
@@ -88,7 +93,7 @@ describe("GET /v1/jobs search", () => {
     }
     // Cursors the list never wrote: a date that does not exist, a rank out of a real's range.
     const cursor = (k: string) => Buffer.from(JSON.stringify([k, ids.a])).toString("base64url");
-    for (const query of [`cursor=${cursor("2026-02-30T00:00:00.000Z")}`, `sort=deadline&cursor=${cursor("deadline|2026-02-30T00:00:00.000Z|2026-01-01T00:00:00.000Z")}`, `q=${word}&cursor=${cursor("relevance|1e999|2026-01-01T00:00:00.000Z")}`, `sort=fewest_bids&cursor=${cursor("fewest_bids|-1|2026-01-01T00:00:00.000Z")}`]) {
+    for (const query of [`cursor=${cursor("2026-02-30T00:00:00.000Z")}`, `sort=deadline&cursor=${cursor("deadline|2026-02-30T00:00:00.000Z|2026-01-01T00:00:00.000Z")}`, `q=${word}&cursor=${cursor(`relevance|1${"0".repeat(40)}|2026-01-01T00:00:00.000Z`)}`, `sort=fewest_bids&cursor=${cursor("fewest_bids|-1|2026-01-01T00:00:00.000Z")}`]) {
       const res = await service.http("GET", `/v1/jobs?${query}`);
       expect(res.status, query).toBe(400);
     }
