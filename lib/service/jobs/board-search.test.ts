@@ -157,3 +157,16 @@ describe("GET /v1/jobs sorts, each paged by keyset", () => {
     expect(await allPages(`sort=${sort}`)).toEqual(expected);
   });
 });
+
+describe("GET /v1/openapi.json", () => {
+  it("documents the board's search, filters and sorts as query parameters", async () => {
+    const doc = (await service.http("GET", "/v1/openapi.json")).json;
+    const parameters = doc.paths["/v1/jobs"].get.parameters as Array<{ name: string; in: string; schema: { description?: string; enum?: string[] } }>;
+    const byName = Object.fromEntries(parameters.map((p) => [p.name, p]));
+    for (const name of ["q", "skills", "minBudget", "maxBudget", "board", "purpose", "requiredPackId", "sort", "status", "funded", "participationMode", "excludeBidBy", "cursor", "limit"]) {
+      expect(byName[name]?.in, name).toBe("query");
+    }
+    expect(JSON.stringify(byName.sort)).toContain("fewest_bids");
+    expect(JSON.stringify(byName.skills)).toContain("ANY");
+  });
+});
