@@ -4,7 +4,8 @@ import type { JobSort, ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { presentJob, selectJobs, type JobWithRelations } from "./present-job";
+import { presentJob } from "./present-job";
+import { selectJobs, type JobWithRelations } from "./read-job";
 
 const DEFAULT_LIMIT = 20;
 

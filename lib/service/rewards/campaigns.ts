@@ -1,19 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { z } from "zod";
 import type { CreateRewardCampaignRequest, ListRewardCampaignsQuery, RewardCampaign, RewardKind } from "@/lib/api/schemas/rewards";
-import { depositToEscrow, getEscrow } from "@/lib/chain/escrow";
+import { getEscrow } from "@/lib/chain/escrow/reads";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
-import { parseUsdc } from "@/lib/chain/units";
+import { parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import { requireUser, type Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { amountsOf, chainKeyOf, decimal, managedWalletAddress, rewardsKey } from "./amounts";
+import { amountsOf, chainKeyOf, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
 
 const KIND_TITLE: Record<RewardKind, string> = {
@@ -80,19 +81,22 @@ export async function fundCampaignSlots(ctx: ServiceContext, campaignId: string)
   let funded = 0;
   for (const slot of slots) {
     try {
-      const amount = parseUsdc(decimal(slot.budget_usdc));
-      const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id });
+      const amount = parseUsdc(normaliseDecimal(slot.budget_usdc));
+      // The rewards wallet's own slot of the escrow: a stranger's deposit under the same id is
+      // another slot and neither blocks this deposit nor passes for it.
+      const payer = managedWalletAddress(chain) as Address;
+      const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id, payer });
       let txHash: Hex | null = null;
       if (escrow.state === "NONE") {
         txHash = (await depositToEscrow({ config: chain, privateKey: rewardsKey(chain), escrowJobId: slot.escrow_job_id, amount })).txHash;
       } else if (escrow.state === "FUNDED") {
         // A deposit sent before a crash: find it instead of paying again.
-        const logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", args: { jobId: normalizeEscrowJobId(slot.escrow_job_id) }, fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n });
+        const logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", args: { jobId: normalizeEscrowJobId(slot.escrow_job_id), payer }, fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n });
         txHash = logs[0]?.transactionHash ?? null;
       }
       if (!txHash) throw new Error(`the slot's escrow is ${escrow.state.toLowerCase()}`);
       const now = ctx.now();
-      await ctx.db.updateTable("jobs").set({ escrow_tx_hash: txHash.toLowerCase(), escrow_payer: managedWalletAddress(chain), funded_at: now, updated_at: now })
+      await ctx.db.updateTable("jobs").set({ escrow_tx_hash: txHash.toLowerCase(), escrow_payer: payer, funded_at: now, updated_at: now })
         .where("id", "=", slot.id).where("escrow_tx_hash", "is", null).execute();
       await ctx.db.updateTable("forum_reward_slots").set({ funded: true, fund_error: null, updated_at: now }).where("job_id", "=", slot.id).execute();
       funded += 1;
@@ -132,7 +136,7 @@ async function campaignCounts(ctx: ServiceContext, ids: string[]) {
 function present(row: { id: string; kind: RewardKind; sponsor_user_id: string; slots: number; gross_usdc: string; chain_id: number; created_at: Date }, counts: { available: number; reserved: number; paid: number; unfunded: number } | undefined, feeBps: number): CampaignDto {
   const c = counts ?? { available: 0, reserved: 0, paid: 0, unfunded: row.slots };
   return {
-    id: row.id, kind: row.kind, sponsorId: row.sponsor_user_id, slots: row.slots, grossUsdc: decimal(row.gross_usdc), netUsdc: amountsOf(row.kind, feeBps).netUsdc,
+    id: row.id, kind: row.kind, sponsorId: row.sponsor_user_id, slots: row.slots, grossUsdc: normaliseDecimal(row.gross_usdc), netUsdc: amountsOf(row.kind, feeBps).netUsdc,
     status: c.unfunded === 0 ? "FUNDED" : c.unfunded === row.slots ? "FUNDING" : "PARTIALLY_FUNDED",
     availableSlots: c.available, reservedSlots: c.reserved, paidSlots: c.paid, unfundedSlots: c.unfunded, chainId: row.chain_id, createdAt: row.created_at.toISOString(),
   };

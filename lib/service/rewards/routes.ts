@@ -10,7 +10,7 @@ import { payWaitingRewards } from "./pay-rewards";
 import { getPayout, updatePayout } from "./payout";
 import { declineRemovedContribution, reviewContribution } from "./review-contribution";
 import { createWithdrawal, getWallet, getWithdrawal, listLedger } from "./wallet";
-import { listReferredOwners } from "../referrals/list-referred";
+import { listReferredOwners } from "./list-referred";
 
 /**
  * The review runs in the publishing request (database only); the payment is started without
