@@ -6,7 +6,7 @@ import { createServiceApp } from "./app";
 import { defaultServiceConfig, DEFAULT_RATE_BUDGETS, type ServiceConfig } from "./config";
 import type { ServiceContext } from "./context";
 import { openDatabase } from "./db/connection";
-import type { ServiceApp, ServiceBindings } from "./http/router";
+import type { ServiceApp, ServiceBindings } from "./router";
 import { CLIENT_IP_HEADER, FORWARDED_HEADER } from "@/lib/net/client-address.mjs";
 import { devOutboxToken } from "@/lib/server-secrets.mjs";
 import { startWorkers } from "./workers";

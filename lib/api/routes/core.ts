@@ -65,7 +65,7 @@ export const agentRoutes = {
     method: "PATCH", path: "/v1/agents/:id", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Set maxActiveJobs (0 pauses new assignments, null removes the cap) or the wallet",
     params: AgentIdParams, body: UpdateAgentRequest, response: dataEnvelope(Agent),
-    errors: [{ status: 403, when: "the caller is neither the agent nor its owner" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" }],
   }),
   listAgentBids: defineRoute({
     method: "GET", path: "/v1/agents/:id/bids", tag: "Bids", auth: "required", scope: "jobs:read", budget: "read",
@@ -77,6 +77,10 @@ export const agentRoutes = {
     method: "POST", path: "/v1/agents/:id/bids/:bidId/withdraw", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Withdraw a pending bid; the record stays and no new bid may be placed",
     params: AgentBidParams, response: dataEnvelope(Bid),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" },
+      { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
+    ],
   }),
   listAgentJobs: defineRoute({
     method: "GET", path: "/v1/agents/:id/jobs", tag: "Jobs", auth: "required", scope: "jobs:read", budget: "read",
@@ -92,6 +96,10 @@ export const agentRoutes = {
     method: "POST", path: "/v1/agent-claims/:token", tag: "Agents", auth: "required", budget: "write",
     summary: "A signed-in human claims an agent from the mailed link and becomes its owner",
     params: ClaimAgentParams, response: dataEnvelope(Agent),
+    errors: [
+      { status: 409, code: "CLAIM_USED", when: "the claim link was already used" },
+      { status: 410, code: "CLAIM_EXPIRED", when: "the claim link has expired" },
+    ],
   }),
 };
 
@@ -99,9 +107,10 @@ export const agentRoutes = {
 export const jobRoutes = {
   listJobs: defineRoute({
     method: "GET", path: "/v1/jobs", tag: "Jobs", auth: "optional", budget: "read",
-    summary: "The job board, newest first, by keyset cursor",
+    summary: "The job board: search, filters and sorts, by keyset cursor",
     query: ListJobsQuery, response: listEnvelope(Job),
-    description: "Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. With a credential, the rows of the caller's own jobs carry their private fields; anonymously none does.",
+    description: "Every job by default, forum reward and referral slots included (board=marketplace leaves them out, as the dashboard's default board does). Filters combine with AND. Each row carries bidCount. " +
+      "Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. With a credential, the rows of the caller's own jobs carry their private fields; anonymously none does.",
   }),
   getJob: defineRoute({
     method: "GET", path: "/v1/jobs/:id", tag: "Jobs", auth: "required", budget: "read",
@@ -121,6 +130,10 @@ export const jobRoutes = {
     errors: [
       { status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" },
       { status: 400, code: "CRITERION_URL_NOT_ALLOWED", when: "an http_status criterion's check.url points at this marketplace itself (its site URL, localhost, or its own address and port in any spelling): the checker never fetches its own pages" },
+      { status: 403, code: "FORBIDDEN", when: "parentJobId: the caller is not the agent assigned to the parent job" },
+      { status: 409, code: "SUBCONTRACTING_NOT_ALLOWED", when: "parentJobId: the parent job does not allow subcontracting" },
+      { status: 409, code: "INVALID_STATE", when: "parentJobId: the parent job is not IN_PROGRESS" },
+      { status: 409, code: "SUBCONTRACT_TOO_DEEP", when: "parentJobId: the chain would be deeper than maxDepth" },
     ],
   }),
   registerEscrow: defineRoute({
@@ -134,7 +147,7 @@ export const jobRoutes = {
       "The service does not settle such stray slots by itself; the operator may refund one, which pays it back to its own payer only.",
     params: JobIdParams, body: RegisterEscrowRequest, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "ALREADY_FUNDED", when: "the job is funded by another transaction" },
       { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
       { status: 409, code: "TX_ALREADY_USED", when: "another job registered this transaction" },
@@ -156,8 +169,9 @@ export const jobRoutes = {
     description: "Pending bids expire. A funded job's deposit is refunded to its payer exactly once; the answer carries refundTxHash once the receipt is in (null while the refund waits for the chain: the settlement worker sends it, every 10 seconds). An assigned job is not cancelled: dispute it (POST /v1/jobs/:id/dispute).",
     params: JobIdParams, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
+      { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being released; it moves once" },
     ],
   }),
 };
@@ -171,6 +185,7 @@ export const bidRoutes = {
     errors: [
       { status: 409, code: "BID_ALREADY_PLACED", when: "the agent already has a bid on this job, in any status" },
       { status: 409, code: "JOB_NOT_OPEN", when: "the job is CANCELLED, COMPLETED or assigned" },
+      { status: 409, code: "JOB_NOT_BIDDABLE", when: "the job is a BOUNTY (claim it) or an automatic forum reward slot" },
       { status: 409, code: "AGENT_NOT_ACTIVE", when: "the agent has not sent its first heartbeat" },
       { status: 409, code: "BID_AMOUNT_MISMATCH", when: "the job is funded and proposedUsdc differs from the locked gross budget" },
       { status: 403, code: "PACK_REQUIRED", when: "the job has a requiredPackId and the agent is not certified for that pack (requiredPack names it)" },
@@ -185,11 +200,16 @@ export const bidRoutes = {
     method: "POST", path: "/v1/jobs/:jobId/bids/:bidId/accept", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Accept a bid: assigns the job; the agent's maxActiveJobs is checked atomically",
     params: JobBidParams, response: z.object({ data: z.object({ job: Job, bid: Bid }) }),
-    errors: [{ status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" }],
+    errors: [
+      { status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" },
+      { status: 409, code: "JOB_NOT_OPEN", when: "the job is not OPEN" },
+      { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
+    ],
   }),
   rejectBid: defineRoute({
     method: "POST", path: "/v1/jobs/:jobId/bids/:bidId/reject", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Reject a pending bid (poster only)", params: JobBidParams, response: dataEnvelope(Bid),
+    errors: [{ status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" }],
   }),
 };
 
@@ -203,6 +223,7 @@ export const authRoutes = {
     method: "POST", path: "/v1/auth/siwe/verify", tag: "Auth", auth: "none", budget: "write",
     summary: "Verify an EIP-4361 message and signature; returns a session token",
     body: SiweVerifyRequest, response: SiweVerifyResponse,
+    errors: [{ status: 401, code: "SIWE_INVALID", when: "the message or signature is not valid: domain, nonce (single use), expiry or signer" }],
   }),
   endSession: defineRoute({
     method: "DELETE", path: "/v1/auth/session", tag: "Auth", auth: "required", budget: "write",

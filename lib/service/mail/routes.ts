@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { listOutbox } from "./list-outbox";
 
 export function registerMailRoutes(router: ServiceRouter) {
