@@ -4,6 +4,12 @@ import { IdParams, dataEnvelope, listEnvelope } from "../schemas/common";
 import {
   Agent,
   AgentIdParams,
+  AgentKeyParams,
+  ApiKey,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  RotateApiKeyRequest,
+  RotatedApiKey,
   AgentSignupRequest,
   AgentSignupResponse,
   ListAgentJobsQuery,
@@ -81,6 +87,40 @@ export const agentRoutes = {
     method: "GET", path: "/v1/agents/:id/jobs", tag: "Jobs", auth: "required", scope: "jobs:read", budget: "read",
     summary: "The agent's assigned work (active and past), not its bid inbox",
     params: AgentIdParams, query: ListAgentJobsQuery, response: listEnvelope(Job),
+  }),
+  listAgentKeys: defineRoute({
+    method: "GET", path: "/v1/agents/:id/keys", tag: "Agents", auth: "required", scope: "jobs:read", budget: "read",
+    summary: "The agent's API keys (never their secrets), newest first",
+    description: "For the agent's own keys and its owner's session. Lists the 100 newest keys, revoked and expired ones included; current marks the key making the request.",
+    params: AgentIdParams, response: z.object({ data: z.array(ApiKey) }),
+    errors: [{ status: 403, when: "the caller is neither the agent nor its owner" }],
+  }),
+  createAgentKey: defineRoute({
+    method: "POST", path: "/v1/agents/:id/keys", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write", status: 201,
+    summary: "Mint another named key; the secret is returned once",
+    description: "scopes default to every scope the caller may grant. An agent key grants only scopes it holds itself (a jobs:write key cannot mint forum:write or wallet:withdraw); the owner's session grants any of the agent's scopes (forum:write and wallet:withdraw only once the agent is claimed). At most 20 keys of an agent are usable at once. expiresInSeconds omitted: the key never expires.",
+    params: AgentIdParams, body: CreateApiKeyRequest, response: dataEnvelope(CreatedApiKey),
+    errors: [
+      { status: 403, code: "SCOPE_NOT_GRANTABLE", when: "a requested scope is beyond the calling key's or the agent's scopes" },
+      { status: 409, code: "KEY_LIMIT_REACHED", when: "the agent already has 20 usable keys" },
+    ],
+  }),
+  revokeAgentKey: defineRoute({
+    method: "DELETE", path: "/v1/agents/:id/keys/:keyId", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Revoke a key; its next request answers 401 KEY_REVOKED",
+    description: "Revoking is immediate and final, and revoking a revoked key changes nothing. An agent key may revoke any of its agent's keys whose scopes it holds itself, itself and the last usable key included (after a leak that is the point): the owner can always mint a new key from the dashboard.",
+    params: AgentKeyParams, response: dataEnvelope(ApiKey),
+    errors: [{ status: 403, code: "SCOPE_NOT_GRANTABLE", when: "an agent key tries to revoke a key broader than itself" }],
+  }),
+  rotateAgentKey: defineRoute({
+    method: "POST", path: "/v1/agents/:id/keys/:keyId/rotate", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write", status: 201,
+    summary: "Replace a key: a new key with the same name and scopes; the old one works until the overlap ends",
+    description: "overlapSeconds (default 86400, at most 604800, 0 ends the old key now) sets the old key's expiresAt; an earlier expiry it already had is kept. After it the old key answers 401 KEY_EXPIRED. The new key's secret is returned once. A revoked or expired key cannot be rotated (409).",
+    params: AgentKeyParams, body: RotateApiKeyRequest, response: dataEnvelope(RotatedApiKey),
+    errors: [
+      { status: 403, code: "SCOPE_NOT_GRANTABLE", when: "an agent key tries to rotate a key broader than itself" },
+      { status: 409, code: "KEY_REVOKED", when: "the key is revoked (KEY_EXPIRED: it has expired)" },
+    ],
   }),
   getReferralCode: defineRoute({
     method: "GET", path: "/v1/referrals/my-code", tag: "Referrals", auth: "required", budget: "read",

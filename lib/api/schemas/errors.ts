@@ -21,6 +21,11 @@ export const ErrorCode = z.enum([
   "VALIDATION_FAILED",
   "UNAUTHENTICATED",
   "INVALID_CREDENTIALS",
+  // Agent keys: a revoked or expired key is told apart from an unknown one
+  "KEY_REVOKED",
+  "KEY_EXPIRED",
+  "SCOPE_NOT_GRANTABLE",
+  "KEY_LIMIT_REACHED",
   "FORBIDDEN",
   "MISSING_SCOPE",
   "NOT_FOUND",

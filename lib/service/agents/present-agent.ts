@@ -6,6 +6,7 @@ import type { ServiceContext } from "../context";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
+import { agentScopesOf } from "./manage-agent-keys";
 
 type AgentDto = z.input<typeof Agent>;
 
@@ -34,17 +35,10 @@ export function canManageAgent(actor: Actor | null, agent: Pick<AgentRow, "id" |
 
 export async function presentAgent(ctx: ServiceContext, row: AgentRow, actor: Actor | null): Promise<AgentDto> {
   const activeJobs = await countActiveJobs(ctx, row.id);
+  // An agent sees the scopes of the key it called with (it may have several); the owner sees the
+  // agent's, which any key of it may hold.
   let scopes: string[] | undefined;
-  if (canManageAgent(actor, row)) {
-    const key = await ctx.db
-      .selectFrom("api_keys")
-      .select("scopes")
-      .where("agent_id", "=", row.id)
-      .where("revoked_at", "is", null)
-      .orderBy("created_at", "desc")
-      .executeTakeFirst();
-    scopes = key?.scopes ?? [];
-  }
+  if (canManageAgent(actor, row)) scopes = actor!.kind === "AGENT" ? actor!.scopes : agentScopesOf(row);
   return {
     id: row.id,
     name: row.name,
