@@ -30,7 +30,13 @@ const LIB_NEVER_IMPORTS_SCRIPTS = {
   from: "./scripts",
   message: "lib/ never imports scripts/: scripts are entry points; move the shared code into lib/ and let the script import it.",
 };
-const ZONES = [DASHBOARD_NEVER_IMPORTS_SERVICE, COMPONENTS_NEVER_IMPORT_APP, LIB_NEVER_IMPORTS_SCRIPTS];
+/** The MCP server and the discovery files are dashboard-side too: they reach the service over HTTP (their tests may start one). */
+const AGENT_SURFACE_NEVER_IMPORTS_SERVICE = {
+  target: ["./lib/mcp/**/!(*.test).ts", "./lib/discovery/**/!(*.test).ts"],
+  from: "./lib/service",
+  message: "lib/mcp and lib/discovery never import lib/service: the tools call the service through the lib/api client, so they follow the API.",
+};
+const ZONES = [DASHBOARD_NEVER_IMPORTS_SERVICE, AGENT_SURFACE_NEVER_IMPORTS_SERVICE, COMPONENTS_NEVER_IMPORT_APP, LIB_NEVER_IMPORTS_SCRIPTS];
 
 // ── No cycles between the service's domains ───────────────────────────────────────────────────
 // import-x/no-cycle sees files; a cycle of folders (jobs/create-job → job-modes/claims →

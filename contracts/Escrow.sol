@@ -9,7 +9,24 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 /// @title Job escrow of the agent work marketplace
 /// @notice A poster deposits a job's budget in one ERC-20 (USDC) under the job's 32-byte
 /// `escrowJobId`; the marketplace's operator later releases it to the agent (less the fee) or
-/// refunds it to the payer. One deposit per job id, settled exactly once.
+/// refunds it to the payer.
+///
+/// Surface: `deposit(bytes32 jobId, uint256 amount)` (after an approve) and
+/// `depositWithPermit(bytes32 jobId, uint256 amount, uint256 deadline, uint8 v, bytes32 r,
+/// bytes32 s)` for anyone; `release(bytes32 jobId, address payer, address to)` and
+/// `refund(bytes32 jobId, address payer)` for the operator; `getEscrow(bytes32 jobId, address
+/// payer)` and `claim(address to)`. Events `Deposited(jobId, payer, amount)`,
+/// `Released(jobId, payer, to, amount, fee)`, `Refunded(jobId, to, amount)`, `Credited`, `Claimed`.
+///
+/// @dev Deposits are keyed by (jobId, payer): every payer has its own slot per job id. A job's
+/// id is public, so with one slot per id a stranger could deposit 1 unit first and make the
+/// poster's deposit revert forever (or, had it been accepted, decide whose money the job holds).
+/// With a slot per payer a stranger's deposit lands in the stranger's slot: the poster still
+/// deposits into its own, the service settles exactly the slot it verified at registration
+/// (the payer of the registered Deposited event), and release/refund of one slot cannot move
+/// another slot's money. Each slot is deposited once and settled once (release or refund).
+/// A stray slot (a deposit the service never registered) can be refunded by the operator, and
+/// only to its own payer: refunds never name a destination.
 ///
 /// @dev Recipients that the token refuses. USDC can blacklist an address, and then every
 /// transfer to it reverts. If release/refund simply reverted, the job's funds would stay stuck
@@ -30,9 +47,8 @@ contract Escrow is ReentrancyGuard {
         Refunded
     }
 
-    /// @dev payer (20 bytes) + state (1) + settledBlock (8) share one slot.
-    struct Job {
-        address payer;
+    /// @dev state (1) + settledBlock (8) share one storage slot.
+    struct Deposit {
         State state;
         /// Block in which the job was released or refunded, so off-chain code can fetch the
         /// settlement event with a one-block log query instead of scanning the chain.
@@ -50,14 +66,16 @@ contract Escrow is ReentrancyGuard {
     /// Fee in basis points: 500 = 5%, so a 0.20 budget releases 0.19 and keeps 0.01.
     uint16 public immutable feeBps;
 
-    mapping(bytes32 jobId => Job) private _jobs;
+    mapping(bytes32 jobId => mapping(address payer => Deposit)) private _deposits;
     /// Payouts the token refused, claimable by the address they were meant for.
     mapping(address account => uint256) public claimable;
     uint256 public totalClaimable;
 
     event Deposited(bytes32 indexed jobId, address indexed payer, uint256 amount);
-    /// `amount` is what `to` receives (the deposit less `fee`); amount + fee = the deposit.
-    event Released(bytes32 indexed jobId, address indexed to, uint256 amount, uint256 fee);
+    /// Settles `payer`'s slot: `amount` is what `to` receives (the deposit less `fee`);
+    /// amount + fee = the deposit.
+    event Released(bytes32 indexed jobId, address indexed payer, address indexed to, uint256 amount, uint256 fee);
+    /// Settles the slot of `to`, the payer, who gets the whole deposit back.
     event Refunded(bytes32 indexed jobId, address indexed to, uint256 amount);
     /// A payout for `jobId` that the token refused, now claimable by `account`.
     event Credited(bytes32 indexed jobId, address indexed account, uint256 amount);
@@ -68,8 +86,8 @@ contract Escrow is ReentrancyGuard {
     error ZeroJobId();
     error ZeroAmount();
     error FeeTooHigh(uint256 feeBps);
-    error AlreadyDeposited(bytes32 jobId);
-    error NotFunded(bytes32 jobId, State state);
+    error AlreadyDeposited(bytes32 jobId, address payer);
+    error NotFunded(bytes32 jobId, address payer, State state);
     error InvalidRecipient(address to);
     error AmountMismatch(uint256 expected, uint256 received);
     error NothingToClaim(address account);
@@ -91,7 +109,9 @@ contract Escrow is ReentrancyGuard {
         feeBps = feeBps_;
     }
 
-    /// @notice Pulls `amount` from the caller (after an ERC-20 approve) into the job's escrow.
+    /// @notice Pulls `amount` from the caller (after an ERC-20 approve) into the caller's slot of
+    /// the job's escrow. Reverts when the caller already deposited for this job id; a deposit by
+    /// anyone else for the same id does not matter.
     function deposit(bytes32 jobId, uint256 amount) external nonReentrant {
         _deposit(jobId, amount);
     }
@@ -108,21 +128,22 @@ contract Escrow is ReentrancyGuard {
         _deposit(jobId, amount);
     }
 
-    /// @notice Pays the job's deposit less the fee to `to`, and the fee to the fee recipient.
-    function release(bytes32 jobId, address to) external onlyOperator nonReentrant {
+    /// @notice Pays `payer`'s deposit for the job less the fee to `to`, and the fee to the fee
+    /// recipient. Exactly once per (jobId, payer) slot.
+    function release(bytes32 jobId, address payer, address to) external onlyOperator nonReentrant {
         if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
-        uint256 amount = _settle(jobId, State.Released);
+        uint256 amount = _settle(jobId, payer, State.Released);
         uint256 fee = (amount * feeBps) / BPS_DENOMINATOR;
         uint256 net = amount - fee;
         _pay(jobId, to, net);
         if (fee > 0) _pay(jobId, feeRecipient, fee);
-        emit Released(jobId, to, net, fee);
+        emit Released(jobId, payer, to, net, fee);
     }
 
-    /// @notice Returns the whole deposit to its payer (no fee).
-    function refund(bytes32 jobId) external onlyOperator nonReentrant {
-        address payer = _jobs[jobId].payer;
-        uint256 amount = _settle(jobId, State.Refunded);
+    /// @notice Returns `payer`'s whole deposit for the job to `payer` (no fee). Exactly once per
+    /// slot, and only ever to the payer, so it also returns a stranger's stray deposit safely.
+    function refund(bytes32 jobId, address payer) external onlyOperator nonReentrant {
+        uint256 amount = _settle(jobId, payer, State.Refunded);
         _pay(jobId, payer, amount);
         emit Refunded(jobId, payer, amount);
     }
@@ -139,26 +160,25 @@ contract Escrow is ReentrancyGuard {
         emit Claimed(msg.sender, to, amount);
     }
 
-    /// @notice A job's escrow: its payer, deposited amount, state, and the settlement block
-    /// (0 while not released or refunded).
-    function getEscrow(bytes32 jobId)
+    /// @notice `payer`'s slot of a job's escrow: the deposited amount, its state, and the
+    /// settlement block (0 while not released or refunded).
+    function getEscrow(bytes32 jobId, address payer)
         external
         view
-        returns (address payer, uint256 amount, State state, uint64 settledBlock)
+        returns (uint256 amount, State state, uint64 settledBlock)
     {
-        Job storage job = _jobs[jobId];
-        return (job.payer, job.amount, job.state, job.settledBlock);
+        Deposit storage d = _deposits[jobId][payer];
+        return (d.amount, d.state, d.settledBlock);
     }
 
     function _deposit(bytes32 jobId, uint256 amount) private {
         if (jobId == bytes32(0)) revert ZeroJobId();
         if (amount == 0) revert ZeroAmount();
-        Job storage job = _jobs[jobId];
-        if (job.state != State.None) revert AlreadyDeposited(jobId);
+        Deposit storage d = _deposits[jobId][msg.sender];
+        if (d.state != State.None) revert AlreadyDeposited(jobId, msg.sender);
         // Effects before the external call (checks-effects-interactions, on top of the guard).
-        job.payer = msg.sender;
-        job.state = State.Funded;
-        job.amount = amount;
+        d.state = State.Funded;
+        d.amount = amount;
 
         uint256 before = token.balanceOf(address(this));
         token.safeTransferFrom(msg.sender, address(this), amount);
@@ -170,14 +190,14 @@ contract Escrow is ReentrancyGuard {
         emit Deposited(jobId, msg.sender, amount);
     }
 
-    /// Moves a funded job to its final state before any token moves, so a second release or
+    /// Moves a funded slot to its final state before any token moves, so a second release or
     /// refund (sequential or reentrant) finds it settled and reverts.
-    function _settle(bytes32 jobId, State next) private returns (uint256 amount) {
-        Job storage job = _jobs[jobId];
-        if (job.state != State.Funded) revert NotFunded(jobId, job.state);
-        job.state = next;
-        job.settledBlock = uint64(block.number);
-        return job.amount;
+    function _settle(bytes32 jobId, address payer, State next) private returns (uint256 amount) {
+        Deposit storage d = _deposits[jobId][payer];
+        if (d.state != State.Funded) revert NotFunded(jobId, payer, d.state);
+        d.state = next;
+        d.settledBlock = uint64(block.number);
+        return d.amount;
     }
 
     function _pay(bytes32 jobId, address to, uint256 amount) private {

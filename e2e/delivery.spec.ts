@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { depositToEscrow, erc20BalanceOf } from "@/lib/chain/escrow";
+import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ApiClient } from "@/lib/api";

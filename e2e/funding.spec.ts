@@ -1,10 +1,15 @@
+import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
+import { getEscrow } from "@/lib/chain/escrow/reads";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { expect, test } from "./fixtures";
-import { signedInHuman } from "./api-actors";
+import { chainConfig, signedInHuman } from "./api-actors";
 
 // anvil's account 1: the injected test wallet signs as it, and it holds test USDC.
 const ACCOUNT_1_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
+// anvil's account 5: a stranger who front-runs the funding with a 1-unit deposit under the job's public escrowJobId.
+const STRANGER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba" as const;
 
-test("a poster funds a job from the injected wallet, watches the progress, and the job shows funded", async ({ page, wallet, secrets }) => {
+test("a poster funds a job from the injected wallet (after a stranger's 1-unit deposit under its id), watches the progress, and the job shows funded", async ({ page, wallet, secrets }) => {
   const poster = await signedInHuman(ACCOUNT_1_KEY);
   expect(poster.address).toBe(wallet.address);
   const job = (
@@ -19,6 +24,11 @@ test("a poster funds a job from the injected wallet, watches the progress, and t
       },
     })
   ).data;
+
+  // The escrowJobId is public: a stranger deposits 1 unit under it first. With a slot per payer
+  // this neither blocks the poster's deposit nor becomes the job's money.
+  const escrowJobId = escrowJobIdFromWire(job.escrowJobId);
+  await depositToEscrow({ config: chainConfig(), privateKey: STRANGER_KEY, escrowJobId, amount: 1n });
 
   await page.goto(`/sign-in?returnTo=${encodeURIComponent(`/jobs/${job.id}/fund`)}`);
   await page.getByRole("button", { name: "Connect wallet to sign in" }).click();
@@ -38,5 +48,6 @@ test("a poster funds a job from the injected wallet, watches the progress, and t
   const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
   expect(detail.funded).toBe(true);
   expect(detail.escrowTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({ amount: 12_500_000n, state: "FUNDED" });
   await secrets.assertNoLeaks();
 });

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { depositToEscrow } from "@/lib/chain/escrow";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ApiClient } from "@/lib/api";

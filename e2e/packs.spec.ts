@@ -1,11 +1,15 @@
 import type { Locator, Page } from "@playwright/test";
-import { apiClient } from "./api-actors";
+import { getAddress } from "viem";
+import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
+import { parseUsdc } from "@/lib/chain/units";
+import { apiClient, chainConfig } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithKey } from "./sign-in-steps";
 
 // Certification packs in the browser: an agent signed in with its key finds the free seeded pack
 // ("Marketplace basics", 4 of 5 to pass), fails an attempt, passes the next, and its page lists
-// the certification; a paid pack explains its on-chain price and shows the service's refusals.
+// the certification; a paid pack explains its on-chain price and shows the service's refusals; the
+// browser wallet pays a paid pack and signs the payment message, and the attempt starts.
 
 /** The seeded pack's questions (lib/service/db/migrations/0006-evals.ts), in order: the right choice and a wrong one. */
 const QUESTIONS = [
@@ -141,11 +145,38 @@ test("a paid pack explains its on-chain price, and a start without a valid payme
   // The form is checked with the service's own request schema (StartEvalAttemptRequest), so it says what the service would.
   await expect(page.getByText("must be a transaction hash (0x followed by 64 hex digits)")).toBeVisible();
 
-  // A well-formed hash of no transaction: the service's refusal, as it worded it.
+  // A hash without the payer's signature is not a payment.
   await page.getByLabel("Payment transaction hash").fill(`0x${"ab".repeat(32)}`);
+  await expect(page.getByLabel("Message to sign")).toContainText(`Agent: ${agent.id}`);
+  await page.getByRole("button", { name: "Start the paid attempt" }).click();
+  await expect(page.getByText(/Paste the signature of the message below/)).toBeVisible();
+
+  // A well-formed hash of no transaction: the service's refusal, as it worded it.
+  await page.getByLabel("Payment signature").fill(`0x${"cd".repeat(65)}`);
   await page.getByRole("button", { name: "Start the paid attempt" }).click();
   const refusal = page.getByRole("alert").filter({ hasText: "The attempt could not be started" });
   await expect(refusal).toContainText("PAYMENT_TX_NOT_FOUND");
   await expect(page).toHaveURL(/\/packs\/lead-generation-verified$/);
   await expect(page.getByText("No attempts at this pack yet.")).toBeVisible();
+});
+
+test("the browser wallet pays a paid pack to the treasury and signs for the agent; the attempt starts, paid", async ({ page, wallet }) => {
+  test.setTimeout(120_000);
+  const agent = await newAgent(`Paid Pack Taker ${Date.now()}`);
+  const payment = (await apiClient().getEvalPack({ params: { id: "lead-generation-verified" } })).data.payment!;
+  const treasury = getAddress(payment.payTo);
+  expect(treasury).not.toBe(getAddress(chainConfig().escrowAddress));
+  const before = await erc20BalanceOf({ config: chainConfig(), address: treasury });
+
+  await signInWithKey(page, agent.apiKey, "/packs/lead-generation-verified");
+  await page.getByRole("button", { name: "Pay 5 USDC and sign with your browser wallet" }).click();
+  await expect(page).toHaveURL(/\/packs\/attempts\/[0-9a-f-]{36}$/, { timeout: 60_000 });
+  await expect(page.getByRole("group", QUESTION_GROUP)).toHaveCount(5);
+
+  expect((await erc20BalanceOf({ config: chainConfig(), address: treasury })) - before).toBe(parseUsdc("5"));
+  const attempt = (await apiClient(agent.apiKey).listEvalAttempts({ query: {} })).data[0]!;
+  expect(attempt).toMatchObject({ paid: true, amountUsdc: "5", payerAddress: wallet.address });
+  // The wallet was asked to send one transfer and to sign one message.
+  expect(wallet.calls.filter((c) => c.method === "eth_sendTransaction")).toHaveLength(1);
+  expect(wallet.calls.filter((c) => c.method === "personal_sign")).toHaveLength(1);
 });

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { erc20BalanceOf } from "@/lib/chain/escrow";
+import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { parseUsdc } from "@/lib/chain/units";
 import { uniqueText } from "@/lib/testing/unique-text";
 import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";

@@ -43,8 +43,8 @@ async function main() {
   if (chain && !existsSync(marker) && process.env.SEED !== "0") {
     console.log("[stack] adding demo data…");
     try {
-      await seedDemoData({ baseUrl: server.url, siteUrl, dataDir });
-      writeFileSync(marker, new Date().toISOString());
+      const { seeded } = await seedDemoData({ baseUrl: server.url, siteUrl, dataDir });
+      if (seeded) writeFileSync(marker, new Date().toISOString());
     } catch (error) {
       // The marketplace works without demo data; say why it is missing and keep serving.
       console.error("[stack] demo data could not be added:", error);

@@ -4,8 +4,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { createApiClient, type ApiClient } from "@/lib/api";
 import { loadChainConfig } from "@/lib/chain/config";
-import { depositToEscrow } from "@/lib/chain/escrow";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
+import { LOCAL_CHAIN_ID } from "@/lib/chain/chains";
 import { parseUsdc } from "@/lib/chain/units";
 
 // anvil's well-known development keys (public, funded only on the local chain).
@@ -24,17 +25,26 @@ async function signIn(baseUrl: string, siteUrl: string, key: `0x${string}`, chai
   return createApiClient({ baseUrl, token: verified.data.token });
 }
 
-export async function seedDemoData(options: { baseUrl: string; siteUrl: string; dataDir: string }) {
+/**
+ * Adds the demo data, and says whether it did. Only on the local development chain: the demo
+ * accounts are anvil's public keys, so on Base they would be anyone's. Only once per database.
+ */
+export async function seedDemoData(options: { baseUrl: string; siteUrl: string; dataDir: string }): Promise<{ seeded: boolean }> {
   const { baseUrl, siteUrl } = options;
   const anonymous = createApiClient({ baseUrl });
   const chain = await anonymous.getChain({}).catch(() => null);
-  const chainId = chain?.data.chainId ?? 31337;
+  // The service names an RPC URL only for the local chain (GET /v1/chain).
+  if (!chain || chain.data.chainId !== LOCAL_CHAIN_ID || !chain.data.rpcUrl) {
+    console.log(`[seed] no demo data: the chain is ${chain ? `chain ${chain.data.chainId}` : "not configured"}, not the local development chain`);
+    return { seeded: false };
+  }
+  const chainId = chain.data.chainId;
   const poster = await signIn(baseUrl, siteUrl, DEMO_KEYS.poster, chainId);
   const owner = await signIn(baseUrl, siteUrl, DEMO_KEYS.owner, chainId);
   // Seeded once per database, not once per data folder: a shared PostgreSQL keeps the first seed.
   if ((await owner.listMyAgents({})).data.length > 0) {
     console.log("[seed] the demo data is already there");
-    return;
+    return { seeded: false };
   }
 
   const agents: Array<{ id: string; client: ApiClient }> = [];
@@ -73,12 +83,10 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
   }
   // The first two jobs are funded for real: approve + deposit from the poster's wallet on the local
   // chain, then registered like a poster's browser would.
-  if (chain) {
-    const config = loadChainConfig({ ...process.env, DATA_DIR: options.dataDir, RPC_URL: chain.data.rpcUrl });
-    for (const job of created.slice(0, 2)) {
-      const { txHash } = await depositToEscrow({ config, privateKey: DEMO_KEYS.poster, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(job.budgetUsdc) });
-      await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
-    }
+  const config = loadChainConfig({ ...process.env, DATA_DIR: options.dataDir, RPC_URL: chain.data.rpcUrl });
+  for (const job of created.slice(0, 2)) {
+    const { txHash } = await depositToEscrow({ config, privateKey: DEMO_KEYS.poster, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(job.budgetUsdc) });
+    await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
   }
   // Bids from the agents on the first two jobs.
   for (const [i, agent] of agents.entries()) {
@@ -89,14 +97,13 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
   // Forum reward budget, funded from the rewards wallet on the local chain (the owner is a reward
   // admin there): a new user's first useful thread, reply and referral are paid at once.
   let slots = 0;
-  if (chain) {
-    for (const [kind, n] of [["THREAD", 20], ["REPLY", 20], ["REFERRAL", 10]] as const) {
-      const campaign = await owner.createRewardCampaign({ body: { kind, slots: n } }).catch((error) => {
-        console.error(`[seed] no ${kind} reward budget: ${(error as Error).message}`);
-        return null;
-      });
-      slots += campaign?.data.availableSlots ?? 0;
-    }
+  for (const [kind, n] of [["THREAD", 20], ["REPLY", 20], ["REFERRAL", 10]] as const) {
+    const campaign = await owner.createRewardCampaign({ body: { kind, slots: n } }).catch((error) => {
+      console.error(`[seed] no ${kind} reward budget: ${(error as Error).message}`);
+      return null;
+    });
+    slots += campaign?.data.availableSlots ?? 0;
   }
-  console.log(`[seed] ${agents.length} agents, ${created.length} jobs (${chain ? 2 : 0} funded on chain), ${slots} funded forum reward slots`);
+  console.log(`[seed] ${agents.length} agents, ${created.length} jobs (2 funded on chain), ${slots} funded forum reward slots`);
+  return { seeded: true };
 }

@@ -53,6 +53,7 @@ describe("loadChainConfig", () => {
       explorerUrl: null,
       operatorPrivateKey: `0x${"22".repeat(32)}`,
       rewardsPrivateKey: `0x${"33".repeat(32)}`,
+      treasuryAddress: null, // a file written before the treasury existed (the deploy script then redeploys)
     });
     expect(loadChainConfig({ DATA_DIR: dir, ANVIL_PORT: "18501" }).rpcUrl).toBe("http://127.0.0.1:18501");
     expect(loadChainConfig({ DATA_DIR: dir, RPC_URL: "http://127.0.0.1:9999", CHAIN_CONFIRMATIONS: "2", FEE_BPS: "250" })).toMatchObject({
@@ -68,6 +69,16 @@ describe("loadChainConfig", () => {
     const config = loadChainConfig({ DATA_DIR: dir, ESCROW_ADDRESS: ESCROW, TOKEN_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, CHAIN_ID: "1337" });
     expect(config).toMatchObject({ chainId: 1337, rpcUrl: "http://127.0.0.1:8545", escrowAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3", feeBps: 500 });
     expect(() => loadChainConfig({ DATA_DIR: dir })).toThrow(/no local deployment/);
+  });
+
+  it("the pack treasury: the deployment's dedicated account, TREASURY_ADDRESS over it, never the escrow", () => {
+    const treasury = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    const dir = dataDirWithDeployment({ treasury });
+    expect(loadChainConfig({ DATA_DIR: dir }).treasuryAddress).toBe(treasury);
+    expect(loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" }).treasuryAddress).toBe("0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65");
+    expect(() => loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" })).toThrow(/TREASURY_ADDRESS must not be the escrow/);
+    expect(loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY }).treasuryAddress).toBeNull();
+    expect(() => loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, TREASURY_ADDRESS: ESCROW })).toThrow(ChainConfigError);
   });
 
   it("local: a CHAIN_ID that contradicts the deployment file is an error", () => {

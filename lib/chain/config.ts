@@ -21,6 +21,12 @@ export interface ChainConfig {
   operatorPrivateKey: Hex;
   /** Pays forum rewards and referrals in USDC; unset: rewards cannot be paid. */
   rewardsPrivateKey?: Hex;
+  /**
+   * Receives certification pack fees (TREASURY_ADDRESS; the local stack's dedicated treasury
+   * account). A plain address of its own, never the escrow or a user's account, so no other
+   * movement of USDC can pass for a pack payment. null: paid packs cannot be bought.
+   */
+  treasuryAddress: Address | null;
 }
 
 export class ChainConfigError extends Error {
@@ -50,6 +56,7 @@ const EnvSchema = z.object({
   TOKEN_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   OPERATOR_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
   REWARDS_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
+  TREASURY_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   CHAIN_CONFIRMATIONS: z.preprocess(blankToUndefined, optionalInt(1, 1000)),
   FEE_BPS: z.preprocess(blankToUndefined, optionalInt(0, 1000)),
   EXPLORER_URL: z.preprocess(blankToUndefined, z.url().optional()),
@@ -63,7 +70,7 @@ const DEFAULT_FEE_BPS = 500;
  *
  * CHAIN: local (default) | base | base-sepolia. RPC_URL (local default
  * http://127.0.0.1:${ANVIL_PORT||8545}), ESCROW_ADDRESS, TOKEN_ADDRESS (Base: Circle's USDC),
- * OPERATOR_PRIVATE_KEY, REWARDS_PRIVATE_KEY, CHAIN_CONFIRMATIONS (1 local, 3 Base), FEE_BPS (500),
+ * OPERATOR_PRIVATE_KEY, REWARDS_PRIVATE_KEY, TREASURY_ADDRESS (pack fees), CHAIN_CONFIRMATIONS (1 local, 3 Base), FEE_BPS (500),
  * CHAIN_ID (local only, default 31337), EXPLORER_URL. For the local chain, whatever the
  * environment leaves out comes from `${DATA_DIR||.data}/chain.json`, which the deploy script
  * writes (including its RPC URL when neither RPC_URL nor ANVIL_PORT is set, so an app started
@@ -109,6 +116,7 @@ export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string |
       explorerUrl: e.EXPLORER_URL ?? null,
       operatorPrivateKey,
       rewardsPrivateKey: e.REWARDS_PRIVATE_KEY ?? deployment?.rewards.privateKey,
+      treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS ?? deployment?.treasury, (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address),
     };
   }
 
@@ -131,7 +139,15 @@ export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string |
     explorerUrl: e.EXPLORER_URL ?? info.explorerUrl,
     operatorPrivateKey: e.OPERATOR_PRIVATE_KEY as Hex,
     rewardsPrivateKey: e.REWARDS_PRIVATE_KEY,
+    treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS, e.ESCROW_ADDRESS as Address),
   };
+}
+
+/** The escrow moves USDC on every settlement: as the treasury its fee transfers would pass for pack payments. */
+function checkedTreasury(treasury: Address | undefined, escrow: Address | undefined): Address | null {
+  if (!treasury) return null;
+  if (escrow && treasury.toLowerCase() === escrow.toLowerCase()) throw new ChainConfigError("TREASURY_ADDRESS must not be the escrow contract");
+  return treasury;
 }
 
 /** What GET /v1/chain may show: no keys; the RPC URL only for the local chain. */

@@ -31,6 +31,13 @@ export const LocalDeploymentSchema = z.object({
   feeRecipient: EvmAddressSchema,
   /** A wallet apart from the users' accounts that pays forum rewards on the local chain. */
   rewards: LocalAccountSchema,
+  /**
+   * Where pack fees go: an address apart from the users', the operator's and the escrow (older
+   * files lack it, and the deploy script then redeploys).
+   */
+  treasury: EvmAddressSchema.optional(),
+  /** keccak256 of the escrow creation bytecode deployed, so a changed contract is redeployed. */
+  escrowBytecodeHash: z.string().optional(),
   deployBlock: z.number().int().nonnegative(),
   deployedAt: z.string(),
   /** anvil's ten default accounts (from its public test mnemonic), each minted demo USDC. */

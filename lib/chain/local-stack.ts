@@ -35,6 +35,15 @@ export function anvilAccounts(count = 10): LocalAccount[] {
   });
 }
 
+/**
+ * The pack treasury: an address of its own (not a user's account, not the operator, not the
+ * escrow), so pack revenue is never confused with other movements of USDC.
+ */
+export function localTreasuryAccount(): LocalAccount {
+  const privateKey = keccak256(stringToBytes("agent-work-marketplace/local-pack-treasury"));
+  return { address: privateKeyToAccount(privateKey).address, privateKey };
+}
+
 /** A rewards wallet apart from the users' accounts, so payouts do not blur their balances. */
 export function localRewardsAccount(): LocalAccount {
   const privateKey = keccak256(stringToBytes("agent-work-marketplace/local-rewards-wallet"));
@@ -109,6 +118,8 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
     operator,
     feeRecipient: operator.address,
     rewards,
+    treasury: localTreasuryAccount().address,
+    escrowBytecodeHash: keccak256(escrowBytecode),
     deployBlock: Number(deployBlock),
     deployedAt: new Date().toISOString(),
     accounts,
@@ -127,7 +138,10 @@ export async function ensureLocalStack(options: DeployOptions & { force?: boolea
       client.getCode({ address: existing.escrowAddress }),
       client.getCode({ address: existing.tokenAddress }),
     ]);
-    if (chainId === existing.chainId && escrowCode && escrowCode !== "0x" && tokenCode && tokenCode !== "0x") {
+    // A deployment of an older escrow contract (a state file kept across an upgrade) is replaced:
+    // the service would talk to it with the current ABI.
+    const current = existing.escrowBytecodeHash === keccak256(escrowBytecode) && existing.treasury !== undefined;
+    if (current && chainId === existing.chainId && escrowCode && escrowCode !== "0x" && tokenCode && tokenCode !== "0x") {
       if (existing.rpcUrl === options.rpcUrl) return existing;
       const moved = { ...existing, rpcUrl: options.rpcUrl };
       if (options.write !== false) writeDeployment(options.dataDir, moved);

@@ -35,11 +35,6 @@ export interface ServiceConfig {
   /** Where to pay; null when no chain is configured (job creation then fails with 503). */
   chain: ChainConfig | null;
   /**
-   * Where certification pack fees are paid (env PACK_TREASURY_ADDRESS); null: the escrow
-   * contract's feeRecipient, read from the chain, so pack fees land where escrow fees do.
-   */
-  packTreasuryAddress: `0x${string}` | null;
-  /**
    * A job in REVIEW whose poster neither approves nor disputes is approved automatically this many
    * hours after its proof hold ends, if its deliverable is LIVE (autoApproved true).
    */
@@ -80,7 +75,6 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     mailFrom: "Agent Work Marketplace <no-reply@localhost>",
     sessionTtlHours: 24 * 7,
     chain: null,
-    packTreasuryAddress: null,
     reviewWindowHours: 72,
     disputeTimeoutDays: 14,
     rewardsAdminAddresses: [],

@@ -1,7 +1,7 @@
 // Deploys the escrow contract to a public network (Base or Base Sepolia) for the real USDC there,
 // then checks the deployment against the configuration the service will run with.
 //
-//   CHAIN=base-sepolia OPERATOR_PRIVATE_KEY=0x… [RPC_URL=…] [FEE_RECIPIENT=0x…] [FEE_BPS=500] \
+//   CHAIN=base-sepolia OPERATOR_PRIVATE_KEY=0x… [RPC_URL=…] [FEE_RECIPIENT=0x…] [FEE_BPS=500] [TREASURY_ADDRESS=0x…] \
 //     npx tsx scripts/chain/deploy-escrow.ts
 //
 // The operator key deploys and becomes the contract's operator (it signs releases and refunds), so
@@ -17,7 +17,7 @@ import { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifa
 import { NETWORK_INFO, localChain } from "@/lib/chain/chains";
 import { loadChainConfig } from "@/lib/chain/config";
 import { EvmAddressSchema, PrivateKeySchema } from "@/lib/chain/deployment";
-import { checkEscrowDeployment } from "@/lib/chain/escrow";
+import { checkEscrowDeployment } from "@/lib/chain/escrow/reads";
 
 const Settings = z.object({
   CHAIN: z.enum(["base", "base-sepolia", "local"]),
@@ -26,6 +26,8 @@ const Settings = z.object({
   /** Another token than the network's USDC (the local chain has no default). */
   TOKEN_ADDRESS: EvmAddressSchema.optional(),
   FEE_RECIPIENT: EvmAddressSchema.optional(),
+  /** The pack treasury the service will be given; checked to be apart from the escrow. */
+  TREASURY_ADDRESS: EvmAddressSchema.optional(),
   FEE_BPS: z.coerce.number().int().min(0).max(1000).default(500),
   CHAIN_ID: z.coerce.number().int().positive().optional(),
 });
@@ -72,6 +74,7 @@ export async function deployEscrow(env: Record<string, string | undefined>): Pro
     TOKEN_ADDRESS: tokenAddress,
     OPERATOR_PRIVATE_KEY: s.OPERATOR_PRIVATE_KEY,
     FEE_BPS: String(s.FEE_BPS),
+    TREASURY_ADDRESS: s.TREASURY_ADDRESS,
     ...(s.CHAIN === "local" && s.CHAIN_ID ? { CHAIN_ID: String(s.CHAIN_ID) } : {}),
     DATA_DIR: "/nonexistent",
   });
@@ -88,7 +91,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         console.error(`The deployment does not fit the configuration:\n  ${d.problems.join("\n  ")}`);
         process.exit(1);
       }
-      console.log(`\nStart the app with:\n  CHAIN=${process.env.CHAIN} ESCROW_ADDRESS=${d.escrowAddress} OPERATOR_PRIVATE_KEY=… npm start`);
+      console.log(`\nStart the app with:\n  CHAIN=${process.env.CHAIN} ESCROW_ADDRESS=${d.escrowAddress} OPERATOR_PRIVATE_KEY=… TREASURY_ADDRESS=… npm start`);
     })
     .catch((error: unknown) => {
       console.error((error as Error).message);

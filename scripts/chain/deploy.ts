@@ -23,6 +23,7 @@ async function main(): Promise<void> {
       `  USDC   ${d.tokenAddress}`,
       `  escrow ${d.escrowAddress} (fee ${d.feeBps} bps, operator ${d.operator.address})`,
       `  rewards wallet ${d.rewards.address}`,
+      `  pack treasury ${d.treasury}`,
       `  written to ${path.join(dataDir, "chain.json")}`,
     ].join("\n"),
   );

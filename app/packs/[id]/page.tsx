@@ -177,7 +177,7 @@ export default async function PackPage({ params }: { params: Params }) {
                 <Alert tone="warning" title="Cooling down after a failed attempt">{cooling.map((c) => <p key={c.agent.id}>{coolingNote(c)}</p>)}</Alert>
               </div>
             ) : null}
-            <TakePackForm packId={pack.id} paid={!pack.isFree} agents={byOwner ? candidates : null} />
+            <TakePackForm packId={pack.id} paid={!pack.isFree} payment={pack.payment} agents={byOwner ? candidates : null} selfAgentId={self?.agent.id ?? null} />
           </>
         )}
         {standing?.truncated ? <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">Showing your first {MAX_AGENTS} agents.</p> : null}
@@ -243,7 +243,7 @@ function PaymentNote({ pack }: { pack: EvalPackDetail }) {
   if (!payment) {
     return (
       <Alert tone="warning" className="mt-6" title={`This pack costs ${pack.priceUsdc} USDC per attempt`}>
-        The payment instructions are not available right now: the payment chain cannot be reached. Try again later.
+        Paid packs cannot be bought on this marketplace right now: it has no pack treasury configured.
       </Alert>
     );
   }
@@ -251,7 +251,7 @@ function PaymentNote({ pack }: { pack: EvalPackDetail }) {
     <Card
       className="mt-6"
       title="Paying for an attempt"
-      description={`Each attempt costs ${payment.amountUsdc} USDC, paid on chain: send exactly that amount of USDC to the pack treasury, then start the attempt with the transfer's hash. A payment starts one attempt.`}
+      description={`Each attempt costs ${payment.amountUsdc} USDC, paid on chain: send exactly that amount of USDC to the pack treasury, then start the attempt with the transfer's hash and a signature of the payment message by the address that sent it (your browser wallet can do both). A payment starts one attempt.`}
     >
       <dl className="grid gap-3 text-sm sm:grid-cols-2">
         <div>
@@ -271,7 +271,7 @@ function PaymentNote({ pack }: { pack: EvalPackDetail }) {
           <dd className="mt-0.5 font-mono text-xs break-all">{payment.tokenAddress}</dd>
         </div>
         <div>
-          <dt className="text-zinc-500 dark:text-zinc-400">Sent from</dt>
+          <dt className="text-zinc-500 dark:text-zinc-400">Paid by</dt>
           <dd className="mt-0.5">{payment.payer}</dd>
         </div>
         <div>

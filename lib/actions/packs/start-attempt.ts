@@ -17,6 +17,7 @@ const StartForm = z.object({
   paid: z.string().optional().transform((v) => v === "1"),
   agentId: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.agentId),
   txHash: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.txHash),
+  signature: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.signature),
 });
 
 /** POST /v1/evals/packs/:id/attempts; on success, on to the attempt's questions. */
@@ -24,19 +25,22 @@ export const startAttemptAction = formAction(
   StartForm,
   {
     signIn: (v) => `/packs/${encodeURIComponent(v.packId ?? "")}`,
-    keep: ["agentId", "txHash"],
+    keep: ["agentId", "txHash", "signature"],
     refused: (error): StartAttemptState => {
       const existing = (error.body as { existingAttemptId?: unknown }).existingAttemptId;
       return { ...refusalOf(error), existingAttemptId: typeof existing === "string" ? existing : undefined };
     },
   },
-  async ({ packId, paid, agentId, txHash }, { api, session }): Promise<StartAttemptState> => {
+  async ({ packId, paid, agentId, txHash, signature }, { api, session }): Promise<StartAttemptState> => {
     // An owner names the agent; an agent key always takes the pack for its own agent.
     if (session.kind === "USER" && !agentId) return { fields: { agentId: ["Choose which of your agents takes the pack."] } };
     if (paid && !txHash) return { fields: { txHash: ["Paste the hash of the USDC transfer that paid for this attempt."] } };
+    if (paid && !signature) {
+      return { fields: { signature: ["Paste the signature of the message below by the address that sent the transfer (or sign it with your browser wallet)."] } };
+    }
     const { data } = await api.startEvalAttempt({
       params: { id: packId },
-      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash } : {}) },
+      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash, signature } : {}) },
     });
     revalidatePath(`/packs/${packId}`);
     redirect(`/packs/attempts/${data.id}`);

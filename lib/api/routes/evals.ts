@@ -32,19 +32,22 @@ export const evalRoutes = {
   }),
   startEvalAttempt: defineRoute({
     method: "POST", path: "/v1/evals/packs/:id/attempts", tag: T, auth: "required", scope: "jobs:write", budget: "write", status: 201,
-    summary: "Start an attempt at a pack: free packs at once, paid packs with {txHash} of the USDC payment",
+    summary: "Start an attempt at a pack: free packs at once, paid packs with {txHash, signature} of the USDC payment",
     description:
-      "Body {agentId?, txHash?}. An agent key takes packs for its own agent (agentId optional); an owner session names agentId. " +
-      "A paid pack needs txHash: a USDC transfer of exactly the pack's price to the pack treasury (GET /v1/evals/packs/:id gives payment.payTo), " +
-      "sent from the agent's walletAddress or its owner's signed-in address. It counts only if the receipt succeeded on the configured chain, " +
-      "carries a Transfer log of the configured token contract to the treasury with exactly the price, has the configured confirmations, and no attempt used the hash before. " +
+      "Body {agentId?, txHash?, signature?}. An agent key takes packs for its own agent (agentId optional); an owner session names agentId. " +
+      "A paid pack needs txHash: a USDC transfer of exactly the pack's price to the pack treasury (GET /v1/evals/packs/:id gives payment.payTo, a dedicated treasury address), " +
+      "and signature: the EIP-191 personal_sign, by the address the transfer came from, of payment.messageTemplate with {agentId} and {txHash} (lower case) filled in " +
+      "(\"Agent Work Marketplace: pay for a certification pack attempt\\nPack: <pack id>\\nAgent: <agentId>\\nPayment: <txHash>\\nChain: <chainId>\"). " +
+      "The signature is what makes an address the payer: an address merely set as walletAddress or payout address proves nothing, and a contract (the escrow, a smart wallet) cannot sign, so its transfers never pay. " +
+      "Any address whose key signs may pay for any agent. The payment counts only if the receipt succeeded on the configured chain, " +
+      "carries a Transfer log of the configured token contract from the signer to the treasury with exactly the price, has the configured confirmations, and no attempt used the hash before. " +
       "One open attempt per agent and pack; a certified agent does not retake a pack; a failed attempt may be followed by a new one (a paid pack needs a new payment) " +
       "after a cooldown that grows with consecutive failures: PACK_COOLDOWN_BASE_SECONDS (600) × 2^(failures − 1), at most PACK_COOLDOWN_MAX_SECONDS (86400); " +
       "inside it the answer is 429 PACK_COOLDOWN with retryAt and Retry-After, checked before any payment (a payment sent meanwhile stays unused). " +
       "Results give the score and pass mark, never which answers were wrong.",
     params: EvalPackParams, body: StartEvalAttemptRequest, response: dataEnvelope(EvalAttempt),
     errors: [
-      { status: 400, code: "VALIDATION_FAILED", when: "txHash sent for a free pack, or an owner session without agentId" },
+      { status: 400, code: "VALIDATION_FAILED", when: "txHash or signature sent for a free pack, txHash without signature (or the reverse), or an owner session without agentId" },
       { status: 402, code: "PAYMENT_REQUIRED", when: "a paid pack without txHash; the body carries the payment instructions" },
       { status: 403, when: "agentId is not the caller's agent" },
       { status: 404, when: "no such pack or agent" },
@@ -59,9 +62,10 @@ export const evalRoutes = {
       { status: 422, code: "PAYMENT_NO_TRANSFER", when: "the transaction moved no token" },
       { status: 422, code: "PAYMENT_WRONG_RECIPIENT", when: "the USDC went elsewhere than the pack treasury" },
       { status: 422, code: "PAYMENT_WRONG_AMOUNT", when: "the transfer is not exactly the pack's price" },
-      { status: 422, code: "PAYMENT_WRONG_PAYER", when: "the transfer was not sent from the agent's wallet or its owner's address" },
+      { status: 422, code: "PAYMENT_WRONG_PAYER", when: "the signature is not by the address that sent the transfer (a wrong or forged signature, another message, or a transfer sent by a contract such as the escrow)" },
       { status: 422, code: "PAYMENT_NOT_CONFIRMED", when: "fewer confirmations than configured; retry shortly" },
       { status: 503, code: "CHAIN_UNAVAILABLE", when: "no payment chain is configured or reachable" },
+      { status: 503, code: "TREASURY_NOT_CONFIGURED", when: "no pack treasury is configured (TREASURY_ADDRESS): paid packs cannot be bought" },
     ],
   }),
   submitEvalAnswers: defineRoute({

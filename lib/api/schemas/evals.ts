@@ -4,8 +4,11 @@ import { BooleanParam, Cursor, DecimalString, EvmAddress, NullableTimestamp, Tim
 // Certification packs (/v1/evals/*). A pack is a short multiple-choice exam; passing it
 // (score ≥ passScore, the number of correct answers) certifies the agent for that pack, and a
 // job's requiredPackId admits only bids from agents certified for it. Free packs start at once;
-// a paid pack (2 to 10 USDC) starts with the hash of a USDC transfer of exactly its price from
-// the agent's wallet (or its owner's address) to the pack treasury named in the pack's `payment`.
+// a paid pack (2 to 10 USDC) starts with the hash of a USDC transfer of exactly its price to the
+// pack treasury named in the pack's `payment`, and a signature by the address that sent it over
+// packPaymentMessage (below): the signature proves the sender's control of that address and names
+// the pack and the agent, so a transfer someone else made (or one the escrow contract made, which
+// cannot sign) never pays for an attempt.
 
 export const EvalPack = z.object({
   id: Uuid,
@@ -49,8 +52,13 @@ export const EvalPayment = z.object({
   amountUnits: z.string().regex(/^\d+$/),
   /** Blocks the transfer needs (its own included) before it starts an attempt. */
   confirmations: z.number().int(),
-  /** Who may send the transfer. */
+  /** Who may send the transfer: any address whose key signs the payment message. */
   payer: z.string(),
+  /**
+   * The message the sender signs (EIP-191 personal_sign) after the transfer, with `{agentId}` and
+   * `{txHash}` (lower case) to fill in; packPaymentMessage in lib/api/schemas/evals.ts builds it.
+   */
+  messageTemplate: z.string(),
 });
 export type EvalPayment = z.infer<typeof EvalPayment>;
 
@@ -126,11 +134,33 @@ export const ListEvalPacksQuery = z.strictObject({
 });
 export type ListEvalPacksQuery = z.input<typeof ListEvalPacksQuery>;
 
+export const PaymentSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte signature (0x followed by 130 hex digits)" });
+
+/**
+ * What the payer of a paid pack signs (EIP-191 personal_sign) to claim its transfer for one
+ * agent's attempt. The pack is named by its id (not its slug); pass the hash in lower case (it is
+ * not changed here, so that the template's "{txHash}" placeholder keeps its spelling).
+ */
+export function packPaymentMessage(p: { packId: string; agentId: string; txHash: string; chainId: number }): string {
+  return [
+    "Agent Work Marketplace: pay for a certification pack attempt",
+    `Pack: ${p.packId}`,
+    `Agent: ${p.agentId}`,
+    `Payment: ${p.txHash}`,
+    `Chain: ${p.chainId}`,
+  ].join("\n");
+}
+
 export const StartEvalAttemptRequest = z.strictObject({
   /** The agent taking the pack: optional with an agent key (its own agent), required with an owner session. */
   agentId: z.string().min(1).max(100).optional(),
   /** Paid packs only: the USDC transfer of exactly the price to the pack treasury. */
   txHash: TxHash.optional(),
+  /**
+   * Paid packs only, with txHash: the EIP-191 (personal_sign) signature of packPaymentMessage by
+   * the address the transfer came from. 65 bytes as 0x-hex.
+   */
+  signature: PaymentSignature.optional(),
 });
 export type StartEvalAttemptRequest = z.input<typeof StartEvalAttemptRequest>;
 

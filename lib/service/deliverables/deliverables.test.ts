@@ -3,7 +3,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { depositToEscrow, erc20BalanceOf, getEscrow, releaseEscrow } from "@/lib/chain/escrow";
+import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
+import { releaseEscrow } from "@/lib/chain/escrow/settle";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
@@ -264,7 +266,7 @@ describe("POST /v1/jobs/:id/approve", () => {
     expect(res.data.approvedAt).not.toBeNull();
     expect(res.data.releaseTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect((await walletBalance()) - before).toBe((parseUsdc("40") * 95n) / 100n);
-    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId) })).state).toBe("RELEASED");
+    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address })).state).toBe("RELEASED");
     const checks = await a.poster.client.listProofChecks({ params: { id: a.job.id } });
     expect(checks.data.map((c) => c.trigger)).toEqual(["RELEASE", "APPROVAL", "SUBMISSION"]);
 
@@ -298,7 +300,7 @@ describe("POST /v1/jobs/:id/approve", () => {
     const detail = await detailOf(a);
     expect(detail).toMatchObject({ status: "REVIEW", proofCheckStatus: "LOGIN_REQUIRED", approvedAt: null, releaseTxHash: null });
     expect(detail.proofCheckReason).toMatch(/login/i);
-    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId) })).state).toBe("FUNDED");
+    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address })).state).toBe("FUNDED");
   });
 
   it("acceptance criteria with a failing machine check block approval (CRITERIA_NOT_MET)", async () => {
@@ -374,7 +376,7 @@ describe("POST /v1/jobs/:id/approve", () => {
     // A second release or refund moves nothing.
     expect((await settleJob(service.ctx, a.job.id, "RELEASE", AGENT_WALLET())).tx_hash).toBe(done.releaseTxHash);
     await expect(settleJob(service.ctx, a.job.id, "REFUND")).rejects.toMatchObject({ code: "SETTLEMENT_CONFLICT" });
-    expect((await releaseEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), to: AGENT_WALLET() })).alreadySettled).toBe(true);
+    expect((await releaseEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address, to: AGENT_WALLET() })).alreadySettled).toBe(true);
     expect(await walletBalance()).toBe(paid);
     expect((await approve(a.job.id, a.poster.token)).status).toBe(409);
   });

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { abi as escrowArtifactAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
 import { escrowAbi, usdcAbi } from "@/lib/chain/abi";
-import { depositToEscrow, erc20BalanceOf, getEscrow, refundEscrow } from "@/lib/chain/escrow";
+import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
+import { refundEscrow } from "@/lib/chain/escrow/settle";
 import { escrowJobIdToWire } from "@/lib/chain/escrow-id";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
@@ -166,7 +168,7 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
   it("refuses a deposit whose escrow was already refunded on chain", async () => {
     const { poster, job } = await postJob("6");
     const txHash = await deposit(hexOf(job.escrowJobId), "6");
-    await refundEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId) });
+    await refundEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId), payer: poster.address });
     await expectRefused(await patchEscrow(service, job.id, poster.token, txHash), job.id, 422, "DEPOSIT_ESCROW_NOT_FUNDED", /refunded/);
   });
 
@@ -184,6 +186,42 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
     const cancelled = await patchEscrow(service, job.id, poster.token, `0x${"13".repeat(32)}`);
     expect(cancelled.status).toBe(409);
     expect(cancelled.json.code).toBe("INVALID_STATE");
+  });
+});
+
+describe("a stranger front-running the funding (escrowJobId is public)", () => {
+  const STRANGER = 6;
+  const AGENT = 7;
+
+  it("a stranger's 1-unit deposit first does not stop the poster from funding; the release pays the agent from the poster's deposit only", async () => {
+    const { poster, job } = await postJob("9");
+    const escrowJobId = hexOf(job.escrowJobId);
+    const stranger = chain.accounts[STRANGER]!;
+    const strayHash = (await depositToEscrow({ config: chain.config, privateKey: stranger.privateKey, escrowJobId, amount: 1n })).txHash;
+
+    // The stranger's deposit is not the job's funding, whoever registers it.
+    const strangerUser = await newUser(service, stranger.privateKey);
+    expect((await patchEscrow(service, job.id, strangerUser.token, strayHash)).status).toBe(403);
+    await expectRefused(await patchEscrow(service, job.id, poster.token, strayHash), job.id, 422, "DEPOSIT_WRONG_AMOUNT", /budget/);
+
+    const txHash = await deposit(escrowJobId, "9");
+    const res = await patchEscrow(service, job.id, poster.token, txHash);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.data).toMatchObject({ funded: true, escrowTxHash: txHash.toLowerCase() });
+    const row = await service.db.selectFrom("jobs").select("escrow_payer").where("id", "=", job.id).executeTakeFirstOrThrow();
+    expect(row.escrow_payer?.toLowerCase()).toBe(poster.address.toLowerCase());
+
+    const agent = chain.accounts[AGENT]!.address;
+    const before = await erc20BalanceOf({ config: chain.config, address: agent });
+    const settled = await settleJob(service.ctx, job.id, "RELEASE", agent);
+    expect(settled).toMatchObject({ status: "CONFIRMED", amount_units: "8550000", fee_units: "450000" });
+    expect((await erc20BalanceOf({ config: chain.config, address: agent })) - before).toBe(parseUsdc("8.55"));
+    // The stranger's unit sits in the stranger's own slot, untouched and refundable to the stranger only.
+    expect(await getEscrow({ config: chain.config, escrowJobId, payer: stranger.address })).toMatchObject({ amount: 1n, state: "FUNDED" });
+    expect(await getEscrow({ config: chain.config, escrowJobId, payer: poster.address })).toMatchObject({ state: "RELEASED" });
+    const strangerBefore = await erc20BalanceOf({ config: chain.config, address: stranger.address });
+    await refundEscrow({ config: chain.config, escrowJobId, payer: stranger.address });
+    expect((await erc20BalanceOf({ config: chain.config, address: stranger.address })) - strangerBefore).toBe(1n);
   });
 });
 
@@ -239,7 +277,7 @@ describe("refunds on cancellation, exactly once", () => {
     const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
     expect(row.status).toBe("PENDING");
     expect(row.last_error).toBeTruthy();
-    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId) })).state).toBe("FUNDED");
+    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId), payer: poster.address })).state).toBe("FUNDED");
 
     await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + 60_000), only: [job.id] });
     expect((await poster.client.getJob({ params: { id: job.id } })).data.refundTxHash).toMatch(/^0x/);
@@ -247,9 +285,9 @@ describe("refunds on cancellation, exactly once", () => {
   });
 
   it("a settlement the chain rules out (no deposit on chain) is FAILED, not retried", async () => {
-    const { job } = await postJob("2");
+    const { poster, job } = await postJob("2");
     // A job the database believes funded while the escrow holds nothing.
-    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${"ee".repeat(31)}${Math.floor(Math.random() * 256).toString(16).padStart(2, "0")}` }).where("id", "=", job.id).execute();
+    await service.db.updateTable("jobs").set({ escrow_payer: poster.address, escrow_tx_hash: `0x${"ee".repeat(31)}${Math.floor(Math.random() * 256).toString(16).padStart(2, "0")}` }).where("id", "=", job.id).execute();
     const row = await settleJob(service.ctx, job.id, "REFUND");
     expect(row.status).toBe("FAILED");
     expect(row.last_error).toMatch(/no deposit/);

@@ -1,4 +1,4 @@
-import { verifyDeposit, type DepositCheck } from "@/lib/chain/escrow";
+import { verifyDeposit, type DepositCheck } from "@/lib/chain/escrow/verify-deposit";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -15,6 +15,10 @@ const TX_ALREADY_USED = "this transaction already funds another job; each deposi
  * configured chain, the escrow contract's Deposited event for this job's escrowJobId with exactly
  * the job's gross budget in 6-decimal units, the configured confirmations, an escrow still funded;
  * and no other job registered the same hash (the unique constraint on jobs.escrow_tx_hash decides).
+ * The escrow keeps one slot per (escrowJobId, payer): the event's payer is stored as escrow_payer,
+ * and settlement moves that slot only. So a stranger who deposits under the public escrowJobId
+ * first neither blocks the poster's deposit nor becomes the job's money; the stranger's stray slot
+ * stays in the contract until the operator refunds it, which can only pay it back to the stranger.
  * A refusal is 422 DEPOSIT_<CODE> with the chain's reason and leaves the job unfunded. Registering
  * the hash that already funds this job again answers the job (a retried request is harmless).
  */

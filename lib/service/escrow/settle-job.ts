@@ -1,7 +1,8 @@
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
-import { EscrowError, refundEscrow, releaseEscrow, type SettlementResult } from "@/lib/chain/escrow";
+import { EscrowError } from "@/lib/chain/escrow/errors";
+import { refundEscrow, releaseEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Database, EscrowSettlementsTable } from "../db/schema";
@@ -9,7 +10,9 @@ import { conflict } from "../http/errors";
 
 /**
  * Money leaves a job's escrow exactly once, as a RELEASE to the agent's wallet (budget less the
- * contract's fee) or a REFUND of the whole deposit to its payer.
+ * contract's fee) or a REFUND of the whole deposit to its payer. The escrow keeps a slot per
+ * (escrowJobId, payer); the job's slot is the one of jobs.escrow_payer, the payer of the Deposited
+ * event verified at registration, so another payer's deposit under the same id is never touched.
  *
  * 1. recordSettlement, in the caller's transaction with the job row locked: a PENDING row in
  *    escrow_settlements. Its unique job_id makes a second attempt find the first row, and a
@@ -79,10 +82,10 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
     return ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
   }
 
-  const job = await ctx.db.selectFrom("jobs").select(["escrow_job_id"]).where("id", "=", claimed.job_id).executeTakeFirstOrThrow();
+  const job = await ctx.db.selectFrom("jobs").select(["escrow_job_id", "escrow_payer"]).where("id", "=", claimed.job_id).executeTakeFirstOrThrow();
   let result: SettlementResult;
   try {
-    result = await settleOnChain(chain, job.escrow_job_id, claimed);
+    result = await settleOnChain(chain, job, claimed);
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     // The chain's state rules this settlement out for good (no deposit, or it went the other way).
@@ -134,12 +137,15 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
   });
 }
 
-function settleOnChain(chain: ChainConfig, escrowJobId: string, row: SettlementRow): Promise<SettlementResult> {
+function settleOnChain(chain: ChainConfig, job: { escrow_job_id: string; escrow_payer: string | null }, row: SettlementRow): Promise<SettlementResult> {
+  // A funded job always has its payer; without one there is no slot to settle.
+  if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
+  const slot = { config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address };
   if (row.kind === "RELEASE") {
     if (!row.to_address) throw new EscrowError("TX_FAILED", "the release has no recipient address");
-    return releaseEscrow({ config: chain, escrowJobId, to: row.to_address as Address });
+    return releaseEscrow({ ...slot, to: row.to_address as Address });
   }
-  return refundEscrow({ config: chain, escrowJobId });
+  return refundEscrow(slot);
 }
 
 /**

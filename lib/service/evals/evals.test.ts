@@ -83,12 +83,16 @@ describe("GET /v1/evals/packs/:id", () => {
     expect(unknown.json).toMatchObject({ statusCode: 404, error: "Not Found", code: "NOT_FOUND" });
   });
 
-  it("a paid pack shows no payment instructions while the chain cannot be reached, and refuses to start (503)", async () => {
+  it("a paid pack shows its payment instructions from the configuration, and refuses to check a payment while the chain cannot be reached (503)", async () => {
     const detail = await service.http("GET", `/v1/evals/packs/${PAID_PACK_ID}`);
     expect(detail.status).toBe(200);
-    expect(detail.json.data).toMatchObject({ isFree: false, priceUsdc: "5", payment: null });
+    expect(detail.json.data).toMatchObject({ isFree: false, priceUsdc: "5", payment: { payTo: "0x4444444444444444444444444444444444444444", amountUsdc: "5" } });
     const agent = await newAgent(service);
-    const res = await start(agent.apiKey, PAID_PACK_ID);
+    expect((await start(agent.apiKey, PAID_PACK_ID)).status).toBe(402);
+    const res = await service.http("POST", `/v1/evals/packs/${PAID_PACK_ID}/attempts`, {
+      token: agent.apiKey,
+      body: { txHash: `0x${"ab".repeat(32)}`, signature: `0x${"cd".repeat(65)}` },
+    });
     expect(res.status).toBe(503);
     expect(res.json.code).toBe("CHAIN_UNAVAILABLE");
     expect(await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute()).toHaveLength(0);

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { z } from "zod";
-import type { EvalPack, EvalPackDetail, EvalPayment } from "@/lib/api/schemas/evals";
+import { packPaymentMessage, type EvalPack, type EvalPackDetail, type EvalPayment } from "@/lib/api/schemas/evals";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
@@ -88,9 +88,9 @@ export async function listPacks(ctx: ServiceContext, query: ListPacksQuery) {
 }
 
 /** Where and how much to pay for one attempt; throws 503 CHAIN_UNAVAILABLE when that cannot be known. */
-export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "is_free" | "price_usdc">): Promise<PaymentDto | null> {
+export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "id" | "is_free" | "price_usdc">): Promise<PaymentDto | null> {
   if (pack.is_free || pack.price_usdc === null) return null;
-  const treasury = await packTreasury(ctx);
+  const treasury = packTreasury(ctx);
   const chain = ctx.config.chain!;
   const amountUsdc = normaliseDecimal(pack.price_usdc);
   return {
@@ -101,7 +101,8 @@ export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "is_fr
     amountUsdc,
     amountUnits: parseUsdc(amountUsdc).toString(),
     confirmations: chain.confirmations,
-    payer: "the agent's walletAddress, or the address its owner signs in with",
+    payer: "any address you control: after the transfer, sign the payment message with the key of the address that sent it",
+    messageTemplate: packPaymentMessage({ packId: pack.id, agentId: "{agentId}", txHash: "{txHash}", chainId: chain.chainId }),
   };
 }
 

@@ -1,4 +1,5 @@
-import { getAddress, type Address } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
+import { packPaymentMessage } from "@/lib/api/schemas/evals";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -16,14 +17,15 @@ const PAYMENT_ONCE = "eval_attempts_payment_once";
 
 /**
  * POST /v1/evals/packs/:id/attempts. A free pack starts at once. A paid pack starts only with a
- * verified payment (see verifyPackPayment), and a payment starts one attempt, ever: the unique
+ * verified payment: its transfer plus the sender's signature naming this pack, this agent and the
+ * hash (see verifyPackPayment). A payment starts one attempt, ever: the unique
  * constraint on eval_attempts.payment_tx_hash decides, so parallel requests with the same hash
  * give one attempt. One unsubmitted attempt per agent and pack (a partial unique index), and a
  * certified agent does not retake its pack. After a failed attempt the next waits out a cooldown
  * that doubles with each consecutive failure (cooldown.ts: 429 PACK_COOLDOWN). Every refusal
  * changes nothing.
  */
-export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string }) {
+export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string; signature?: string }) {
   const pack = await getPackOrThrow(ctx, packIdOrSlug);
   const agent = await agentForActor(ctx, actor, input.agentId);
 
@@ -36,23 +38,29 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
 
   let payment: { txHash: string; units: bigint; payer: Address } | null = null;
   if (pack.is_free) {
-    if (input.txHash !== undefined) throw badRequest([`txHash must not be sent: "${pack.title}" is a free pack`]);
+    if (input.txHash !== undefined || input.signature !== undefined) throw badRequest([`txHash and signature must not be sent: "${pack.title}" is a free pack`]);
   } else {
     const chain = requireChain(ctx);
     if (input.txHash === undefined) {
-      throw new HttpError(402, `"${pack.title}" costs ${Number(pack.price_usdc)} USDC: transfer exactly that to payment.payTo and send its txHash`, "PAYMENT_REQUIRED", {
+      throw new HttpError(402, `"${pack.title}" costs ${Number(pack.price_usdc)} USDC: transfer exactly that to payment.payTo, then send its txHash and the sender's signature of payment.messageTemplate`, "PAYMENT_REQUIRED", {
         payment: await paymentFor(ctx, pack),
       });
+    }
+    if (input.signature === undefined) {
+      throw badRequest([
+        "signature is required with txHash: sign payment.messageTemplate (with agentId and txHash filled in) with the key of the address that sent the transfer",
+      ]);
     }
     const txHash = input.txHash.toLowerCase();
     const used = await ctx.db.selectFrom("eval_attempts").select("id").where("payment_tx_hash", "=", txHash).executeTakeFirst();
     if (used) throw paymentUsedConflict();
 
-    const payers = await allowedPayers(ctx, agent);
     const units = parseUsdc(pack.price_usdc!);
+    const treasury = packTreasury(ctx);
+    const message = packPaymentMessage({ packId: pack.id, agentId: agent.id, txHash, chainId: chain.chainId });
     let check;
     try {
-      check = await verifyPackPayment({ config: chain, txHash, treasury: await packTreasury(ctx), expectedAmount: units, payers });
+      check = await verifyPackPayment({ config: chain, txHash, treasury, expectedAmount: units, message, signature: input.signature as Hex });
     } catch (error) {
       if (error instanceof HttpError) throw error;
       console.error("[evals] payment check failed", error);
@@ -104,16 +112,4 @@ function openAttemptConflict(existingAttemptId: string | null) {
 
 function paymentUsedConflict() {
   return conflict("PAYMENT_ALREADY_USED", "this transaction already paid for an attempt; each payment starts one attempt");
-}
-
-/** Who may pay for an agent's attempt: its wallet, and its owner's sign-in and payout addresses. */
-async function allowedPayers(ctx: ServiceContext, agent: { wallet_address: string | null; owner_user_id: string | null }): Promise<Address[]> {
-  const payers: Address[] = [];
-  if (agent.wallet_address) payers.push(getAddress(agent.wallet_address));
-  if (agent.owner_user_id) {
-    const owner = await ctx.db.selectFrom("users").select(["address", "payout_address"]).where("id", "=", agent.owner_user_id).executeTakeFirst();
-    if (owner) payers.push(getAddress(owner.address));
-    if (owner?.payout_address) payers.push(getAddress(owner.payout_address));
-  }
-  return [...new Set(payers)];
 }

@@ -1,33 +1,18 @@
 import { getAddress, type Address } from "viem";
-import { escrowAbi } from "@/lib/chain/abi";
-import { getPublicClient } from "@/lib/chain/clients";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import { HttpError } from "../http/errors";
 
-// The pack treasury: where certification pack fees are paid. A configured address
-// (ServiceConfig.packTreasuryAddress) wins; otherwise it is the escrow contract's feeRecipient,
-// so that pack fees land where the marketplace's escrow fees do without another setting. The
-// contract's feeRecipient is immutable, so it is read once per deployment.
+// The pack treasury: where certification pack fees are paid. A dedicated address of its own
+// (ChainConfig.treasuryAddress: TREASURY_ADDRESS, or the local stack's treasury account), never
+// the escrow's fee recipient: the escrow sends USDC to its fee recipient on every release, and
+// none of those transfers may ever look like a pack payment. Without one, paid packs cannot be
+// bought (503); nothing is guessed.
 
-const feeRecipients = new Map<string, Promise<Address>>();
-const RETRY_AFTER_FAILURE_MS = 15_000;
-
-export async function packTreasury(ctx: ServiceContext): Promise<Address> {
+export function packTreasury(ctx: ServiceContext): Address {
   const chain = requireChain(ctx);
-  if (ctx.config.packTreasuryAddress) return getAddress(ctx.config.packTreasuryAddress);
-  const key = `${chain.chainId}|${chain.rpcUrl}|${chain.escrowAddress.toLowerCase()}`;
-  let pending = feeRecipients.get(key);
-  if (!pending) {
-    pending = getPublicClient(chain).readContract({ address: chain.escrowAddress, abi: escrowAbi, functionName: "feeRecipient" });
-    feeRecipients.set(key, pending);
-    // A failed read is remembered briefly (pack pages stay quick while the chain is away), then
-    // the next request asks the chain again.
-    pending.catch(() => setTimeout(() => feeRecipients.delete(key), RETRY_AFTER_FAILURE_MS).unref());
+  if (!chain.treasuryAddress) {
+    throw new HttpError(503, "no pack treasury is configured (TREASURY_ADDRESS): paid packs cannot be bought on this deployment", "TREASURY_NOT_CONFIGURED");
   }
-  try {
-    return getAddress(await pending);
-  } catch {
-    throw new HttpError(503, "the payment chain could not be reached to find the pack treasury; retry shortly", "CHAIN_UNAVAILABLE");
-  }
+  return getAddress(chain.treasuryAddress);
 }

@@ -1,15 +1,7 @@
-import {
-  TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
-  isAddressEqual,
-  parseEventLogs,
-  type Address,
-  type Hex,
-  type TransactionReceipt,
-} from "viem";
+import { isAddressEqual, parseEventLogs, recoverMessageAddress, type Address, type Hex } from "viem";
 import { usdcAbi } from "@/lib/chain/abi";
-import { getPublicClient } from "@/lib/chain/clients";
 import type { ChainConfig } from "@/lib/chain/config";
+import { checkConfirmations, getSuccessfulTransaction } from "@/lib/chain/receipts";
 
 export type PackPaymentCode =
   | "TX_NOT_FOUND"
@@ -27,11 +19,18 @@ export type PackPaymentCheck =
   | { ok: false; code: PackPaymentCode; reason: string; confirmations?: number };
 
 /**
- * Checks on the configured chain that `txHash` paid for a pack: a successful receipt, the
- * configured chain, a Transfer log of the configured token contract to `treasury` of exactly
- * `expectedAmount` (6-decimal units) from one of `payers`, and the configured confirmations.
- * A plain transfer names no pack or agent, so the sender is what ties it to the agent: without
- * that, anyone who saw the hash on chain could start an attempt with someone else's payment.
+ * Checks on the configured chain that `txHash` paid for a pack: a successful receipt on the
+ * configured chain (lib/chain/receipts.ts, shared with escrow deposits), a Transfer log of the
+ * configured token to `treasury` of exactly `expectedAmount` (6-decimal units) whose sender signed
+ * `message` (EIP-191), and the configured confirmations.
+ *
+ * Why a signature: a plain transfer names no pack or agent, and a sender address proves nothing
+ * by itself: anyone can type another person's address (or the escrow contract's, whose fee
+ * transfers land on chain for all to see) as an agent's walletAddress or payout address and then
+ * claim that address's transfers. The signature proves control of the sending address and names
+ * the pack, the agent and the hash, so it cannot be lifted to another attempt. A contract sender
+ * (the escrow, a smart wallet) cannot produce one: only keys sign (no ERC-1271 here, on purpose,
+ * since a contract's isValidSignature may accept what its owner never meant).
  * The caller makes sure no attempt used the hash before (a unique constraint decides).
  * RPC failures throw (they say nothing about the transaction); every finding is a result.
  */
@@ -40,38 +39,13 @@ export async function verifyPackPayment(params: {
   txHash: string;
   treasury: Address;
   expectedAmount: bigint;
-  payers: Address[];
+  message: string;
+  signature: Hex;
 }): Promise<PackPaymentCheck> {
-  const { config, treasury, expectedAmount, payers } = params;
-  const txHash = params.txHash.toLowerCase() as Hex;
-  const client = getPublicClient(config);
-
-  const rpcChainId = await client.getChainId();
-  if (rpcChainId !== config.chainId) {
-    return { ok: false, code: "WRONG_CHAIN", reason: `the RPC serves chain ${rpcChainId}, payments are taken on chain ${config.chainId}` };
-  }
-
-  let receipt: TransactionReceipt;
-  try {
-    receipt = await client.getTransactionReceipt({ hash: txHash });
-  } catch (err) {
-    if (!(err instanceof TransactionReceiptNotFoundError)) throw err;
-    const pending = await client.getTransaction({ hash: txHash }).catch((e: unknown) => {
-      if (e instanceof TransactionNotFoundError) return null;
-      throw e;
-    });
-    if (pending) return { ok: false, code: "NOT_CONFIRMED", reason: "the transaction is pending, not yet in a block; retry shortly", confirmations: 0 };
-    return { ok: false, code: "TX_NOT_FOUND", reason: `no transaction ${txHash} on chain ${config.chainId}` };
-  }
-
-  if (receipt.status !== "success") {
-    return { ok: false, code: "TX_REVERTED", reason: "the transaction reverted; it moved no funds" };
-  }
-
-  const tx = await client.getTransaction({ hash: txHash });
-  if (tx.chainId !== undefined && tx.chainId !== config.chainId) {
-    return { ok: false, code: "WRONG_CHAIN", reason: `the transaction was signed for chain ${tx.chainId}, not ${config.chainId}` };
-  }
+  const { config, treasury, expectedAmount } = params;
+  const mined = await getSuccessfulTransaction(config, params.txHash);
+  if (!mined.ok) return mined;
+  const { receipt } = mined;
 
   // Logs, not the transaction's `to`: a payment may come through a smart wallet or a batch.
   const transfers = parseEventLogs({ abi: usdcAbi, eventName: "Transfer", logs: receipt.logs });
@@ -92,23 +66,25 @@ export async function verifyPackPayment(params: {
     return { ok: false, code: "WRONG_AMOUNT", reason: `the transfer is ${toTreasury[0]!.args.value} units, the pack costs exactly ${expectedAmount} units` };
   }
 
-  const payment = exact.find((log) => payers.some((payer) => isAddressEqual(payer, log.args.from)));
+  let signer: Address | null = null;
+  try {
+    signer = await recoverMessageAddress({ message: params.message, signature: params.signature });
+  } catch {
+    // A malformed signature (bad v, point not on the curve) proves nothing.
+  }
+  const payment = signer ? exact.find((log) => isAddressEqual(log.args.from, signer)) : undefined;
   if (!payment) {
     return {
       ok: false,
       code: "WRONG_PAYER",
       reason:
-        payers.length === 0
-          ? "the agent has no walletAddress and no owner: set walletAddress with PATCH /v1/agents/:id and pay from it"
-          : `the transfer came from ${exact[0]!.args.from}; pay from the agent's walletAddress or its owner's address (${payers.join(", ")})`,
+        `the signature is not by the address that sent the transfer (${exact[0]!.args.from}): sign the payment message ` +
+        "for this pack, agent and transaction with the key of the sending address (a contract cannot sign, so its transfers never pay)",
     };
   }
 
-  const head = await client.getBlockNumber({ cacheTime: 0 });
-  const confirmations = Number(head - receipt.blockNumber + 1n);
-  if (confirmations < config.confirmations) {
-    return { ok: false, code: "NOT_CONFIRMED", reason: `${confirmations} of ${config.confirmations} confirmations; retry shortly`, confirmations };
-  }
+  const confirmed = await checkConfirmations(config, receipt);
+  if (!confirmed.ok) return confirmed;
 
-  return { ok: true, payer: payment.args.from, amount: payment.args.value, confirmations };
+  return { ok: true, payer: payment.args.from, amount: payment.args.value, confirmations: confirmed.confirmations };
 }

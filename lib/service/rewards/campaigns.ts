@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { z } from "zod";
 import type { CreateRewardCampaignRequest, ListRewardCampaignsQuery, RewardCampaign, RewardKind } from "@/lib/api/schemas/rewards";
-import { depositToEscrow, getEscrow } from "@/lib/chain/escrow";
+import { getEscrow } from "@/lib/chain/escrow/reads";
+import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
@@ -81,18 +82,21 @@ export async function fundCampaignSlots(ctx: ServiceContext, campaignId: string)
   for (const slot of slots) {
     try {
       const amount = parseUsdc(decimal(slot.budget_usdc));
-      const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id });
+      // The rewards wallet's own slot of the escrow: a stranger's deposit under the same id is
+      // another slot and neither blocks this deposit nor passes for it.
+      const payer = managedWalletAddress(chain) as Address;
+      const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id, payer });
       let txHash: Hex | null = null;
       if (escrow.state === "NONE") {
         txHash = (await depositToEscrow({ config: chain, privateKey: rewardsKey(chain), escrowJobId: slot.escrow_job_id, amount })).txHash;
       } else if (escrow.state === "FUNDED") {
         // A deposit sent before a crash: find it instead of paying again.
-        const logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", args: { jobId: normalizeEscrowJobId(slot.escrow_job_id) }, fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n });
+        const logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", args: { jobId: normalizeEscrowJobId(slot.escrow_job_id), payer }, fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n });
         txHash = logs[0]?.transactionHash ?? null;
       }
       if (!txHash) throw new Error(`the slot's escrow is ${escrow.state.toLowerCase()}`);
       const now = ctx.now();
-      await ctx.db.updateTable("jobs").set({ escrow_tx_hash: txHash.toLowerCase(), escrow_payer: managedWalletAddress(chain), funded_at: now, updated_at: now })
+      await ctx.db.updateTable("jobs").set({ escrow_tx_hash: txHash.toLowerCase(), escrow_payer: payer, funded_at: now, updated_at: now })
         .where("id", "=", slot.id).where("escrow_tx_hash", "is", null).execute();
       await ctx.db.updateTable("forum_reward_slots").set({ funded: true, fund_error: null, updated_at: now }).where("job_id", "=", slot.id).execute();
       funded += 1;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
-import { erc20BalanceOf } from "@/lib/chain/escrow";
+import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import type { ChainConfig } from "@/lib/chain/config";
 import { claimLinkFor, newAgent, type TestAgent, type TestService, type TestUser } from "../testing/harness";
 import { runRewardsRound } from "./worker";

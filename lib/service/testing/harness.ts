@@ -31,6 +31,7 @@ export const OFFLINE_CHAIN: ChainConfig = {
   explorerUrl: null,
   // anvil's first test key: well formed, so code that derives the managed wallet from it works offline.
   operatorPrivateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  treasuryAddress: "0x4444444444444444444444444444444444444444",
 } as unknown as ChainConfig;
 
 /**

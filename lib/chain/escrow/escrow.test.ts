@@ -1,25 +1,19 @@
 // The service's chain code against real anvil nodes: deposit verification (each refusal with
-// its code), idempotent release and refund, and USDC payouts.
+// its code), a slot per payer (a stranger's front-running deposit), idempotent release and
+// refund, and USDC payouts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, parseEventLogs, stringToBytes, type Address, type Hex } from "viem";
 import { abi as escrowArtifactAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
-import { escrowAbi, usdcAbi } from "./abi";
-import type { ChainConfig } from "./config";
-import {
-  EscrowError,
-  checkEscrowDeployment,
-  claimableOf,
-  depositToEscrow,
-  erc20BalanceOf,
-  getEscrow,
-  refundEscrow,
-  releaseEscrow,
-  transferUsdc,
-  verifyDeposit,
-} from "./escrow";
-import { escrowJobIdFromWire, escrowJobIdToWire, newEscrowJobId } from "./escrow-id";
-import { startTestChain, type TestChain } from "./testing";
-import { parseUsdc } from "./units";
+import { escrowAbi, usdcAbi } from "../abi";
+import type { ChainConfig } from "../config";
+import { escrowJobIdFromWire, escrowJobIdToWire, newEscrowJobId } from "../escrow-id";
+import { startTestChain, type TestChain } from "../testing";
+import { parseUsdc } from "../units";
+import { EscrowError } from "./errors";
+import { checkEscrowDeployment, claimableOf, erc20BalanceOf, getEscrow } from "./reads";
+import { depositToEscrow, transferUsdc } from "./send";
+import { refundEscrow, releaseEscrow } from "./settle";
+import { verifyDeposit } from "./verify-deposit";
 
 let chain: TestChain;
 let config: ChainConfig;
@@ -191,11 +185,39 @@ describe("verifyDeposit", () => {
 
   it("ESCROW_NOT_FUNDED for a deposit that was refunded since", async () => {
     const { jobId, txHash } = await funded();
-    await refundEscrow({ config, escrowJobId: jobId });
+    await refundEscrow({ config, escrowJobId: jobId, payer: addr(1) });
     expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({
       ok: false,
       code: "ESCROW_NOT_FUNDED",
     });
+  });
+});
+
+describe("a stranger's deposit under the same (public) job id", () => {
+  it("does not stop the poster's deposit, which verifies with the poster as payer; the stranger's does not pass as the budget", async () => {
+    const jobId = newEscrowJobId();
+    const stranger = await depositToEscrow({ config, privateKey: payerKey(5), escrowJobId: jobId, amount: 1n });
+    const poster = await depositToEscrow({ config, privateKey: payerKey(1), escrowJobId: jobId, amount: BUDGET });
+    expect(await verifyDeposit({ config, txHash: poster.txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({ ok: true, payer: addr(1), amount: BUDGET });
+    expect(await verifyDeposit({ config, txHash: stranger.txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({ ok: false, code: "WRONG_AMOUNT" });
+  });
+
+  it("release and refund settle the named slot only, each exactly once", async () => {
+    const jobId = newEscrowJobId();
+    await depositToEscrow({ config, privateKey: payerKey(5), escrowJobId: jobId, amount: 1n });
+    await depositToEscrow({ config, privateKey: payerKey(1), escrowJobId: jobId, amount: BUDGET });
+    const agent = addr(6);
+    const released = await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent });
+    expect(released).toMatchObject({ to: agent, amount: parseUsdc("11.875"), fee: parseUsdc("0.625"), alreadySettled: false });
+    expect(await getEscrow({ config, escrowJobId: jobId, payer: addr(5) })).toMatchObject({ amount: 1n, state: "FUNDED" });
+
+    const stray = await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) });
+    expect(stray).toMatchObject({ to: addr(5), amount: 1n, fee: 0n, alreadySettled: false });
+    // Asked again, each slot answers its own settlement, never the other's.
+    expect(await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })).toEqual({ ...released, alreadySettled: true });
+    expect(await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) })).toEqual({ ...stray, alreadySettled: true });
+    await expect(refundEscrow({ config, escrowJobId: jobId, payer: addr(1) })).rejects.toMatchObject({ code: "ALREADY_RELEASED" });
+    await expect(refundEscrow({ config, escrowJobId: jobId, payer: addr(2) })).rejects.toMatchObject({ code: "NOT_FUNDED" });
   });
 });
 
@@ -204,14 +226,14 @@ describe("releaseEscrow and refundEscrow", () => {
     const { jobId } = await funded();
     const agent = addr(6);
     const before = await erc20BalanceOf({ config, address: agent });
-    const first = await releaseEscrow({ config, escrowJobId: jobId, to: agent });
-    const second = await releaseEscrow({ config, escrowJobId: jobId, to: agent });
+    const first = await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent });
+    const second = await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent });
     const after = await erc20BalanceOf({ config, address: agent });
 
     expect(first).toMatchObject({ to: agent, amount: parseUsdc("11.875"), fee: parseUsdc("0.625"), heldForClaim: 0n, alreadySettled: false });
     expect(second).toEqual({ ...first, alreadySettled: true });
     expect(after - before).toBe(parseUsdc("11.875"));
-    expect(await getEscrow({ config, escrowJobId: jobId })).toMatchObject({ state: "RELEASED", settledBlock: first.blockNumber });
+    expect(await getEscrow({ config, escrowJobId: jobId, payer: addr(1) })).toMatchObject({ state: "RELEASED", settledBlock: first.blockNumber });
 
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: first.txHash });
     expect(parseEventLogs({ abi: escrowAbi, eventName: "Released", logs: receipt.logs })).toHaveLength(1);
@@ -221,7 +243,7 @@ describe("releaseEscrow and refundEscrow", () => {
     const { jobId } = await funded();
     const agent = addr(7);
     const before = await erc20BalanceOf({ config, address: agent });
-    const results = await Promise.all([1, 2, 3].map(() => releaseEscrow({ config, escrowJobId: jobId, to: agent })));
+    const results = await Promise.all([1, 2, 3].map(() => releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })));
     expect(new Set(results.map((r) => r.txHash)).size).toBe(1);
     expect(results.filter((r) => !r.alreadySettled)).toHaveLength(1);
     expect((await erc20BalanceOf({ config, address: agent })) - before).toBe(parseUsdc("11.875"));
@@ -230,8 +252,8 @@ describe("releaseEscrow and refundEscrow", () => {
   it("refund twice returns the same transaction and refunds once", async () => {
     const before = await erc20BalanceOf({ config, address: addr(5) });
     const { jobId } = await funded(BUDGET, 5);
-    const first = await refundEscrow({ config, escrowJobId: jobId });
-    const second = await refundEscrow({ config, escrowJobId: jobId });
+    const first = await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) });
+    const second = await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) });
     expect(first).toMatchObject({ to: addr(5), amount: BUDGET, fee: 0n, alreadySettled: false });
     expect(second.txHash).toBe(first.txHash);
     expect(second.alreadySettled).toBe(true);
@@ -240,14 +262,14 @@ describe("releaseEscrow and refundEscrow", () => {
 
   it("refuses to settle the other way, or a job that was never funded", async () => {
     const { jobId: released } = await funded();
-    await releaseEscrow({ config, escrowJobId: released, to: addr(6) });
-    await expect(refundEscrow({ config, escrowJobId: released })).rejects.toMatchObject({ code: "ALREADY_RELEASED" });
+    await releaseEscrow({ config, escrowJobId: released, payer: addr(1), to: addr(6) });
+    await expect(refundEscrow({ config, escrowJobId: released, payer: addr(1) })).rejects.toMatchObject({ code: "ALREADY_RELEASED" });
 
     const { jobId: refunded } = await funded();
-    await refundEscrow({ config, escrowJobId: refunded });
-    await expect(releaseEscrow({ config, escrowJobId: refunded, to: addr(6) })).rejects.toMatchObject({ code: "ALREADY_REFUNDED" });
+    await refundEscrow({ config, escrowJobId: refunded, payer: addr(1) });
+    await expect(releaseEscrow({ config, escrowJobId: refunded, payer: addr(1), to: addr(6) })).rejects.toMatchObject({ code: "ALREADY_REFUNDED" });
 
-    const never = releaseEscrow({ config, escrowJobId: newEscrowJobId(), to: addr(6) });
+    const never = releaseEscrow({ config, escrowJobId: newEscrowJobId(), payer: addr(1), to: addr(6) });
     await expect(never).rejects.toBeInstanceOf(EscrowError);
     await expect(never).rejects.toMatchObject({ code: "NOT_FUNDED" });
   });
@@ -261,11 +283,11 @@ describe("releaseEscrow and refundEscrow", () => {
       });
     await blacklist(true);
     try {
-      const result = await releaseEscrow({ config, escrowJobId: jobId, to: agent });
+      const result = await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent });
       expect(result.heldForClaim).toBe(parseUsdc("11.875"));
       expect(await claimableOf({ config, account: agent })).toBe(parseUsdc("11.875"));
       // Asking again returns the same settlement, with the same finding.
-      expect(await releaseEscrow({ config, escrowJobId: jobId, to: agent })).toMatchObject({ txHash: result.txHash, heldForClaim: result.heldForClaim });
+      expect(await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })).toMatchObject({ txHash: result.txHash, heldForClaim: result.heldForClaim });
     } finally {
       await blacklist(false);
     }

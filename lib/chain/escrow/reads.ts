@@ -1,0 +1,81 @@
+import { isAddressEqual, type Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { ESCROW_STATES, escrowAbi, usdcAbi, type EscrowState } from "../abi";
+import { getPublicClient } from "../clients";
+import type { ChainConfig } from "../config";
+import { normalizeEscrowJobId } from "../escrow-id";
+
+// Reading the escrow contract and the token: a deposit slot, claimable credits, balances, and
+// whether a deployment fits the service's configuration.
+
+/** One (job id, payer) slot of the escrow. */
+export interface EscrowRecord {
+  payer: Address;
+  amount: bigint;
+  state: EscrowState;
+  /** Block of the release or refund; 0n while not settled. */
+  settledBlock: bigint;
+}
+
+/** `payer`'s slot of a job's escrow (state NONE when that payer never deposited for it). */
+export async function getEscrow(params: { config: ChainConfig; escrowJobId: string; payer: Address }): Promise<EscrowRecord> {
+  const { config, payer } = params;
+  const [amount, state, settledBlock] = await getPublicClient(config).readContract({
+    address: config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "getEscrow",
+    args: [normalizeEscrowJobId(params.escrowJobId), payer],
+  });
+  return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
+}
+
+/** Payouts the token refused (e.g. a blacklisted address), waiting for `account` to claim. */
+export async function claimableOf(params: { config: ChainConfig; account: Address }): Promise<bigint> {
+  return getPublicClient(params.config).readContract({
+    address: params.config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "claimable",
+    args: [params.account],
+  });
+}
+
+export async function erc20BalanceOf(params: { config: ChainConfig; address: Address; token?: Address }): Promise<bigint> {
+  return getPublicClient(params.config).readContract({
+    address: params.token ?? params.config.tokenAddress,
+    abi: usdcAbi,
+    functionName: "balanceOf",
+    args: [params.address],
+  });
+}
+
+/**
+ * Problems with a configuration against what is deployed (empty when it fits): the RPC's chain,
+ * code at the escrow address, its token, fee and operator, and that the contract has the
+ * per-payer deposit surface the service settles with. Meant for deploy scripts and health checks.
+ */
+export async function checkEscrowDeployment(config: ChainConfig): Promise<string[]> {
+  const client = getPublicClient(config);
+  const problems: string[] = [];
+  const chainId = await client.getChainId();
+  if (chainId !== config.chainId) return [`RPC ${config.rpcUrl} serves chain ${chainId}, expected ${config.chainId}`];
+  const code = await client.getCode({ address: config.escrowAddress });
+  if (!code || code === "0x") return [`no contract at the escrow address ${config.escrowAddress}`];
+  const read = <F extends "token" | "feeBps" | "operator">(functionName: F) =>
+    client.readContract({ address: config.escrowAddress, abi: escrowAbi, functionName });
+  const [token, feeBps, operator] = await Promise.all([read("token"), read("feeBps"), read("operator")]);
+  if (!isAddressEqual(token, config.tokenAddress)) problems.push(`escrow token is ${token}, configured ${config.tokenAddress}`);
+  if (feeBps !== config.feeBps) problems.push(`escrow feeBps is ${feeBps}, configured ${config.feeBps}`);
+  const operatorAddress = privateKeyToAccount(config.operatorPrivateKey).address;
+  if (!isAddressEqual(operator, operatorAddress)) problems.push(`escrow operator is ${operator}, the configured key is ${operatorAddress}`);
+  // An escrow of the earlier one-slot-per-job surface answers getEscrow(bytes32) only, so this
+  // read reverts there: the service would register deposits it could never settle.
+  try {
+    await getEscrow({ config, escrowJobId: `0x${"00".repeat(31)}01`, payer: operatorAddress });
+  } catch {
+    problems.push(`escrow at ${config.escrowAddress} has no per-payer getEscrow(bytes32,address): redeploy the current contracts/Escrow.sol`);
+  }
+  if (config.treasuryAddress && isAddressEqual(config.treasuryAddress, config.escrowAddress)) {
+    problems.push("the pack treasury must not be the escrow contract");
+  }
+  return problems;
+}

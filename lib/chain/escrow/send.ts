@@ -1,0 +1,118 @@
+import type { Address, Hex } from "viem";
+import { escrowAbi, usdcAbi } from "../abi";
+import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "../clients";
+import type { ChainConfig } from "../config";
+import { normalizeEscrowJobId } from "../escrow-id";
+import { signUsdcPermit } from "../permit";
+import { EscrowError } from "./errors";
+
+// Sending money from a key the service (or a test, or seed data) holds: plain USDC transfers
+// (rewards) and deposits into a job's escrow (agents paying for jobs, reward slots, seed data).
+
+export const RECEIPT_TIMEOUT_MS = 180_000;
+
+/**
+ * Sends `amount` USDC units from `privateKey`'s wallet to `to` and waits for the receipt.
+ * Not idempotent by itself: exactly-once payouts are the caller's (a reserved reward row that
+ * stores the hash before it waits).
+ */
+export async function transferUsdc(params: {
+  config: ChainConfig;
+  to: Address;
+  amount: bigint;
+  privateKey: Hex;
+  /** Called with the hash as soon as the node accepted it, before waiting for the receipt. */
+  onSent?: (txHash: Hex) => void | Promise<void>;
+}): Promise<{ txHash: Hex; blockNumber: bigint }> {
+  const { config } = params;
+  if (params.amount <= 0n) throw new EscrowError("TX_FAILED", "transfer amount must be positive");
+  const client = getPublicClient(config);
+  const wallet = getWalletClient(config, params.privateKey);
+  const hash = await sendWithRetry(config, wallet.account.address, async () => {
+    const { request } = await client.simulateContract({
+      account: wallet.account,
+      address: config.tokenAddress,
+      abi: usdcAbi,
+      functionName: "transfer",
+      args: [params.to, params.amount],
+    });
+    return wallet.writeContract(request);
+  });
+  await params.onSent?.(hash);
+  const receipt = await client.waitForTransactionReceipt({ hash, confirmations: config.confirmations, timeout: RECEIPT_TIMEOUT_MS });
+  if (receipt.status !== "success") throw new EscrowError("TX_FAILED", "USDC transfer reverted", hash);
+  return { txHash: hash, blockNumber: receipt.blockNumber };
+}
+
+/**
+ * Deposits `amount` into the escrow of `escrowJobId` from `privateKey`'s wallet: approve then
+ * deposit, or one transaction with an EIP-2612 permit. Returns the deposit's transaction hash,
+ * the one a poster registers with PATCH /v1/jobs/:id/escrow.
+ */
+export async function depositToEscrow(params: {
+  config: ChainConfig;
+  privateKey: Hex;
+  escrowJobId: string;
+  amount: bigint;
+  usePermit?: boolean;
+}): Promise<{ txHash: Hex; blockNumber: bigint }> {
+  const { config, amount } = params;
+  const jobId = normalizeEscrowJobId(params.escrowJobId);
+  const client = getPublicClient(config);
+  const wallet = getWalletClient(config, params.privateKey);
+  const sender = wallet.account.address;
+
+  let send: () => Promise<Hex>;
+  if (params.usePermit) {
+    const permit = await signUsdcPermit({ config, privateKey: params.privateKey, spender: config.escrowAddress, value: amount });
+    send = async () => {
+      const { request } = await client.simulateContract({
+        account: wallet.account,
+        address: config.escrowAddress,
+        abi: escrowAbi,
+        functionName: "depositWithPermit",
+        args: [jobId, amount, permit.deadline, permit.v, permit.r, permit.s],
+      });
+      return wallet.writeContract(request);
+    };
+  } else {
+    const allowance = await client.readContract({
+      address: config.tokenAddress,
+      abi: usdcAbi,
+      functionName: "allowance",
+      args: [sender, config.escrowAddress],
+    });
+    if (allowance < amount) {
+      const approveHash = await sendWithRetry(config, sender, () =>
+        wallet.writeContract({ address: config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [config.escrowAddress, amount] }),
+      );
+      const approved = await client.waitForTransactionReceipt({ hash: approveHash, timeout: RECEIPT_TIMEOUT_MS });
+      if (approved.status !== "success") throw new EscrowError("TX_FAILED", "approve reverted", approveHash);
+    }
+    send = async () => {
+      const { request } = await client.simulateContract({
+        account: wallet.account,
+        address: config.escrowAddress,
+        abi: escrowAbi,
+        functionName: "deposit",
+        args: [jobId, amount],
+      });
+      return wallet.writeContract(request);
+    };
+  }
+  const hash = await sendWithRetry(config, sender, send);
+  const receipt = await client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
+  if (receipt.status !== "success") throw new EscrowError("TX_FAILED", "deposit reverted", hash);
+  return { txHash: hash, blockNumber: receipt.blockNumber };
+}
+
+/** Sends through the sender's lock, retrying a nonce clash (another sender of the same key) up to three times. */
+export async function sendWithRetry(config: ChainConfig, sender: Address, send: () => Promise<Hex>): Promise<Hex> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withSenderLock(config, sender, send);
+    } catch (err) {
+      if (attempt >= 3 || !isNonceError(err)) throw err;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { routes } from "@/lib/api/routes";
+
+/** Where each discovery file and endpoint lives, relative to the site. One list, so the files agree. */
+export const DISCOVERY_PATHS = {
+  agentCard: "/.well-known/agent-card.json",
+  mcpCard: "/.well-known/mcp.json",
+  skill: "/skill.md",
+  llms: "/llms.txt",
+  mcp: "/mcp",
+  openapi: "/v1/openapi.json",
+} as const;
+
+export const SITE_NAME = "Agent Work Marketplace";
+export const SITE_DESCRIPTION =
+  "A marketplace where AI agents find paid work: humans post jobs funded in USDC escrow, agents bid or claim bounties, " +
+  "deliver a public URL that is checked automatically, and are paid when the poster approves.";
+
+/** The site URL without a trailing slash; every URL in the files is absolute. */
+export const absolute = (siteUrl: string, path: string) => `${siteUrl.replace(/\/+$/, "")}${path}`;
+
+/** A route's URL on this site, with its `:name` parameters written as <NAME> placeholders. */
+export function routeUrl(siteUrl: string, name: keyof typeof routes, placeholders: Record<string, string> = {}): string {
+  const path = routes[name].path.replace(/:([A-Za-z]+)/g, (_, param: string) => placeholders[param] ?? `<${param.toUpperCase()}>`);
+  return absolute(siteUrl, path);
+}
+
+/** How a discovery file is answered: its type, and cacheable for a few minutes (it changes only with a deployment). */
+export function discoveryResponse(body: string, contentType: string): Response {
+  return new Response(body, {
+    headers: {
+      "content-type": contentType,
+      "cache-control": "public, max-age=300, stale-while-revalidate=3600",
+      "access-control-allow-origin": "*",
+    },
+  });
+}
+
+/** The site URL the files name: SITE_URL when set (the deployment's public URL), else the request's origin. */
+export function discoverySiteUrl(request: Request, configured: string | undefined): string {
+  return configured ?? new URL(request.url).origin;
+}
