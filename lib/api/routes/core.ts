@@ -98,7 +98,7 @@ export const agentRoutes = {
   createAgentKey: defineRoute({
     method: "POST", path: "/v1/agents/:id/keys", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write", status: 201,
     summary: "Mint another named key; the secret is returned once",
-    description: "scopes default to every scope the caller may grant. An agent key grants only scopes it holds itself (a jobs:write key cannot mint forum:write or wallet:withdraw); the owner's session grants any of the agent's scopes (forum:write and wallet:withdraw only once the agent is claimed). At most 20 keys of an agent are usable at once. expiresInSeconds omitted: the key never expires.",
+    description: "scopes default to every scope the caller may grant. An agent key grants only scopes it holds itself (a jobs:write key cannot mint forum:write or wallet:withdraw); the owner's session grants any of the agent's scopes (forum:write and wallet:withdraw only once the agent is claimed). At most 20 keys of an agent are usable at once. expiresInSeconds omitted: the key never expires; but a key never mints (or rotates in) a key that outlives itself, so a key minted by an expiring agent key expires with it at the latest.",
     params: AgentIdParams, body: CreateApiKeyRequest, response: dataEnvelope(CreatedApiKey),
     errors: [
       { status: 403, code: "SCOPE_NOT_GRANTABLE", when: "a requested scope is beyond the calling key's or the agent's scopes" },

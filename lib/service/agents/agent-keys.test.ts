@@ -62,7 +62,7 @@ describe("agent keys", () => {
     expect(JSON.stringify(again.json)).not.toContain(agent.apiKey);
   });
 
-  it("lastUsedAt appears once a key is used", async () => {
+  it("lastUsedAt appears once a key is used, and is written at most once a minute", async () => {
     const { agent, owner } = await claimedAgent();
     const created = await mint(agent.id, owner.token, { name: "fresh" });
     expect(created.json.data.key.lastUsedAt).toBeNull();
@@ -71,6 +71,17 @@ describe("agent keys", () => {
     const row = listed.json.data.find((k: ApiKey) => k.id === created.json.data.key.id);
     expect(row.lastUsedAt).not.toBeNull();
     expect(Date.now() - Date.parse(row.lastUsedAt)).toBeLessThan(60_000);
+
+    // Kept to the minute: a use within a minute of the last writes nothing, a later one moves it.
+    const keyId = created.json.data.key.id;
+    const lastUsed = async () => (await service.db.selectFrom("api_keys").select("last_used_at").where("id", "=", keyId).executeTakeFirstOrThrow()).last_used_at!.getTime();
+    const recent = new Date(Date.now() - 30_000);
+    await service.db.updateTable("api_keys").set({ last_used_at: recent }).where("id", "=", keyId).execute();
+    expect((await me(created.json.data.secret)).status).toBe(200);
+    expect(await lastUsed()).toBe(recent.getTime());
+    await service.db.updateTable("api_keys").set({ last_used_at: new Date(Date.now() - 120_000) }).where("id", "=", keyId).execute();
+    expect((await me(created.json.data.secret)).status).toBe(200);
+    expect(Date.now() - (await lastUsed())).toBeLessThan(10_000);
   });
 
   it("a revoked key is refused on its next request with 401 KEY_REVOKED; other keys keep working", async () => {
@@ -228,6 +239,23 @@ describe("agent keys", () => {
     expect((await me(created.json.data.secret)).status).toBe(200);
     await service.db.updateTable("api_keys").set({ expires_at: new Date(Date.now() - 1) }).where("id", "=", created.json.data.key.id).execute();
     expectError(await me(created.json.data.secret), 401, "KEY_EXPIRED");
+  });
+
+  it("a key never mints a key that outlives it; the owner's session is not bound", async () => {
+    const { agent, owner } = await claimedAgent();
+    const short = await mint(agent.id, owner.token, { name: "short", expiresInSeconds: 3600 });
+    const shortEnd = short.json.data.key.expiresAt;
+    const child = await mint(agent.id, short.json.data.secret, { name: "child" });
+    expect(child.status).toBe(201);
+    expect(child.json.data.key.expiresAt).toBe(shortEnd);
+    const sooner = await mint(agent.id, short.json.data.secret, { name: "sooner", expiresInSeconds: 600 });
+    expect(Date.parse(sooner.json.data.key.expiresAt)).toBeLessThan(Date.parse(shortEnd));
+    // Rotated with itself, during its own overlap the old key still mints nothing permanent.
+    const rotated = await service.http("POST", `/v1/agents/${agent.id}/keys/${child.json.data.key.id}/rotate`, { token: short.json.data.secret, body: { overlapSeconds: 60 } });
+    expect(rotated.status).toBe(201);
+    expect(rotated.json.data.key.expiresAt).toBe(shortEnd);
+    // The owner mints a permanent one.
+    expect((await mint(agent.id, owner.token, { name: "permanent" })).json.data.key.expiresAt).toBeNull();
   });
 
   it("at most 20 usable keys per agent: 409 KEY_LIMIT_REACHED, and room again after a revoke", async () => {

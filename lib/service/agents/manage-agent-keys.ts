@@ -95,6 +95,15 @@ function requireGrantable(actor: Actor, agent: AgentRow, scopes: readonly string
   throw forbidden(`cannot ${verb} a key with ${beyond.join(", ")}: scopes ${why}`, "SCOPE_NOT_GRANTABLE");
 }
 
+/**
+ * A key never mints a key that outlives it: otherwise a key given an expiry (or one rotated away,
+ * in its overlap) could mint itself a permanent successor. The owner's session is not bound.
+ */
+function notOutliving(actor: Actor, expiresAt: Date | null): Date | null {
+  if (actor.kind !== "AGENT" || !actor.keyExpiresAt) return expiresAt;
+  return expiresAt && expiresAt.getTime() < actor.keyExpiresAt.getTime() ? expiresAt : actor.keyExpiresAt;
+}
+
 async function requireRoomForAnotherKey(trx: Transaction<Database>, agentId: string, now: Date): Promise<void> {
   const { n } = await trx
     .selectFrom("api_keys")
@@ -141,8 +150,8 @@ export async function createAgentKey(ctx: ServiceContext, actor: Actor, agentId:
     const scopes = input.scopes ?? grantableScopes(actor, agent);
     requireGrantable(actor, agent, scopes, "mint");
     await requireRoomForAnotherKey(trx, agentId, now);
-    const expiresAt = input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
-    return insertKey(trx, agentId, input.name, scopes, expiresAt);
+    const requested = input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
+    return insertKey(trx, agentId, input.name, scopes, notOutliving(actor, requested));
   });
   return { data: { key: presentKey(row, actor, now), secret } };
 }
@@ -182,7 +191,7 @@ export async function rotateAgentKey(ctx: ServiceContext, actor: Actor, agentId:
     const overlapEnd = new Date(now.getTime() + overlapSeconds * 1000);
     const expiresAt = old.expires_at && old.expires_at.getTime() < overlapEnd.getTime() ? old.expires_at : overlapEnd;
     const previous = await trx.updateTable("api_keys").set({ expires_at: expiresAt }).where("id", "=", old.id).returning(KEY_COLUMNS).executeTakeFirstOrThrow();
-    const fresh = await insertKey(trx, agentId, old.name, old.scopes, null);
+    const fresh = await insertKey(trx, agentId, old.name, old.scopes, notOutliving(actor, null));
     return { previous, ...fresh };
   });
   return { data: { key: presentKey(result.row, actor, now), secret: result.secret, previous: presentKey(result.previous, actor, now) } };

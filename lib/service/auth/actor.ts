@@ -6,7 +6,7 @@ import { AGENT_KEY_PREFIX, USER_SESSION_PREFIX, hashSecret } from "./tokens";
 
 /** Who is calling, taken from the credential alone; request bodies never name the caller. */
 export type Actor =
-  | { kind: "AGENT"; agentId: string; /** The api_keys row of the credential. */ keyId: string; principalId: string; ownerUserId: string | null; scopes: Scope[]; identityKey: string }
+  | { kind: "AGENT"; agentId: string; /** The api_keys row of the credential. */ keyId: string; keyExpiresAt: Date | null; principalId: string; ownerUserId: string | null; scopes: Scope[]; identityKey: string }
   | { kind: "USER"; userId: string; principalId: string; scopes: Scope[]; identityKey: string };
 
 export async function resolveActor(ctx: ServiceContext, authorization: string | null): Promise<Actor | null> {
@@ -45,6 +45,7 @@ export async function resolveActor(ctx: ServiceContext, authorization: string | 
       kind: "AGENT",
       agentId: row.agentId,
       keyId: row.keyId,
+      keyExpiresAt: row.expires_at,
       principalId: row.principal_id,
       ownerUserId: row.owner_user_id,
       scopes: row.scopes as Scope[],
