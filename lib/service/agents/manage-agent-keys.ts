@@ -1,10 +1,8 @@
 import { sql, type Transaction } from "kysely";
 import type { z } from "zod";
 import {
-  CLAIMED_AGENT_SCOPES,
   DEFAULT_ROTATION_OVERLAP_SECONDS,
   MAX_ACTIVE_KEYS_PER_AGENT,
-  NEW_AGENT_SCOPES,
   SCOPES,
   type ApiKey,
   type CreateApiKeyRequest,
@@ -17,6 +15,7 @@ import type { Actor } from "../auth/actor";
 import { AGENT_KEY_PREFIX, hashSecret, newSecret } from "../auth/tokens";
 import { HttpError, forbidden, notFound } from "../http/errors";
 import { canManageAgent } from "./present-agent";
+import { agentScopesOf } from "./agent-scopes";
 
 /** The key signup returns; keys that predate named keys were given this name too. */
 export const FIRST_KEY_NAME = "default";
@@ -24,11 +23,6 @@ export const FIRST_KEY_NAME = "default";
 /** What the key list shows of a secret: the prefix and a few characters, enough to tell keys apart. */
 export function keyPrefixOf(secret: string): string {
   return secret.slice(0, AGENT_KEY_PREFIX.length + 5);
-}
-
-/** The scopes any key of the agent may hold: the owner claim adds forum:write and wallet:withdraw. */
-export function agentScopesOf(agent: Pick<AgentRow, "owner_user_id">): Scope[] {
-  return agent.owner_user_id ? CLAIMED_AGENT_SCOPES : NEW_AGENT_SCOPES;
 }
 
 type KeyRow = {

@@ -6,7 +6,7 @@ import type { ServiceContext } from "../context";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
-import { agentScopesOf } from "./manage-agent-keys";
+import { agentScopesOf } from "./agent-scopes";
 
 type AgentDto = z.input<typeof Agent>;
 
