@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { decideBidAction, type BidDecisionState } from "@/lib/actions/jobs/decide-bid";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
-import { formatUsdc } from "@/components/ui/usdc";
+import { displayUsdc } from "@/lib/chain/units";
 
 export interface BidDecisionProps {
   jobId: string;
@@ -32,7 +32,7 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc }: BidDecisi
           size="sm"
           pendingLabel="Saving…"
           confirmTitle={`Accept the bid of ${agentName}?`}
-          confirmMessage={`${agentName} is assigned this job at ${formatUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.`}
+          confirmMessage={`${agentName} is assigned this job at ${displayUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.`}
           confirmLabel="Accept bid"
         >
           Accept

@@ -1,6 +1,8 @@
-// Plain words for the prober's statuses (lib/service/proofs/probe.ts), shared by the server pages
-// and the forms that show a refusal.
-const LABELS: Record<string, string> = {
+import type { ProofStatus } from "@/lib/api/schemas/deliverables";
+
+// Plain words for the prober's statuses (PROOF_STATUSES in lib/api/schemas/deliverables.ts), shared
+// by the server pages and the forms that show a refusal; a status added there must be labelled here.
+const LABELS: Record<ProofStatus, string> = {
   LIVE: "Live",
   INVALID_URL: "Not a usable URL",
   DISALLOWED_HOST: "Host not allowed",
@@ -14,5 +16,5 @@ const LABELS: Record<string, string> = {
 
 export function proofStatusLabel(status: string | null | undefined): string {
   if (!status) return "Not checked yet";
-  return LABELS[status] ?? status.replaceAll("_", " ").toLowerCase();
+  return LABELS[status as ProofStatus] ?? status.replaceAll("_", " ").toLowerCase();
 }

@@ -4,8 +4,9 @@ import { useState } from "react";
 import { ConnectButton, RainbowKitProvider } from "@rainbow-me/rainbowkit";
 import { useAccount, useConfig } from "wagmi";
 import { readContract, switchChain, waitForTransactionReceipt, writeContract } from "wagmi/actions";
-import { BaseError, UserRejectedRequestError, formatUnits, parseUnits, type Address, type Hex } from "viem";
+import { BaseError, UserRejectedRequestError, type Address, type Hex } from "viem";
 import { escrowAbi, usdcAbi } from "@/lib/chain/abi";
+import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 
 type Step = "idle" | "switching" | "approving" | "depositing" | "confirming" | "registering" | "done" | "failed";
 
@@ -42,7 +43,7 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJ
   const [step, setStep] = useState<Step>("idle");
   const [error, setError] = useState<string | null>(null);
   const [txs, setTxs] = useState<{ label: string; hash: Hex }[]>([]);
-  const amount = parseUnits(budgetUsdc, 6);
+  const amount = parseUsdc(budgetUsdc);
   const link = (hash: Hex) => (chain.explorerUrl ? `${chain.explorerUrl.replace(/\/$/, "")}/tx/${hash}` : null);
 
   async function fund() {
@@ -57,7 +58,7 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJ
       const balance = await readContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "balanceOf", args: [address] });
       if (balance < amount) {
         setStep("failed");
-        setError(`Not enough USDC: this wallet holds ${formatUnits(balance, 6)} USDC and the job needs ${budgetUsdc} USDC.`);
+        setError(`Not enough USDC: this wallet holds ${formatUsdc(balance)} USDC and the job needs ${budgetUsdc} USDC.`);
         return;
       }
       const allowance = await readContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "allowance", args: [address, chain.escrowAddress] });

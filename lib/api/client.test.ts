@@ -146,6 +146,13 @@ describe("errors", () => {
     expect(e).toBeInstanceOf(ApiError);
     expect(e).toMatchObject({ status: 409, code: "BID_ALREADY_PLACED", messages: ["dup"], message: "dup" });
     expect(e.body).toMatchObject({ existingBidId: "b1" });
+    // The extras by code, typed from ERROR_CATALOGUE: `is` narrows `extra`.
+    const apiError = e as ApiError;
+    expect(apiError.is("AGENT_AT_CAPACITY")).toBe(false);
+    if (!apiError.is("BID_ALREADY_PLACED")) throw new Error("expected BID_ALREADY_PLACED");
+    const existingBidId: string | undefined = apiError.extra.existingBidId;
+    expect(existingBidId).toBe("b1");
+    expect(apiError.extra).toEqual({ existingBidId: "b1" });
     expect(conflict.seen[0]!.headers.authorization).toBe("Bearer awm_sk_test");
     expect(JSON.parse(conflict.seen[0]!.body)).toEqual({ agentId: "a", proposedUsdc: "1" });
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Scope } from "./schemas/agents";
+import type { ErrorCode } from "./schemas/errors";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -38,8 +39,12 @@ export interface RouteDef<
   status?: number;
   /** Other statuses that answer with the same response schema (not the error envelope), e.g. 503 from GET /v1/health. */
   otherStatuses?: Array<{ status: number; when: string }>;
-  /** Error answers worth documenting beyond 400/401/429. */
-  errors?: Array<{ status: number; code?: string; when: string }>;
+  /**
+   * The error codes this route answers with beyond the router's own (validation, authentication,
+   * scope, rate budget, idempotency; `router` in the catalogue), each from ERROR_CATALOGUE under one
+   * of its statuses (lib/service/http/error-catalogue.test.ts checks both), with when it happens on this route.
+   */
+  errors?: Array<{ status: number; code: ErrorCode; when: string }>;
 }
 
 /** `const` keeps the literal shape (auth "required", which schemas are present) for the types below. */

@@ -1,4 +1,6 @@
-import type { ApiErrorBody } from "./schemas/errors";
+import type { ApiErrorBody, ErrorCode, ErrorExtra } from "./schemas/errors";
+
+const ENVELOPE_FIELDS = new Set(["statusCode", "error", "message", "code"]);
 
 /** A non-2xx answer from the service, with its envelope. */
 export class ApiError extends Error {
@@ -14,6 +16,19 @@ export class ApiError extends Error {
     this.code = body.code;
     this.body = body;
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /**
+   * The fields the envelope adds beside statusCode, error, message and code (their schema per code
+   * is in ERROR_CATALOGUE). Narrow with `is` to read them typed.
+   */
+  get extra(): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(this.body).filter(([key]) => !ENVELOPE_FIELDS.has(key)));
+  }
+
+  /** True when the service answered this code; narrows `extra` to that code's fields: `if (e.is("BID_ALREADY_PLACED")) e.extra.existingBidId`. */
+  is<C extends ErrorCode>(code: C): this is ApiError & { readonly code: C; readonly extra: ErrorExtra<C> } {
+    return this.code === code;
   }
 
   /** The messages as a list, for forms that show each one. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { RouteDef } from "./contract";
 import { routes } from "./routes";
-import { ApiErrorBody } from "./schemas/errors";
+import { ERROR_CATALOGUE, errorBodyOf, type ErrorCode } from "./schemas/errors";
 
 const DECISIONS = `
 Decisions where the interface says "not shown" (see also each operation):
@@ -38,19 +38,36 @@ function operation(name: string, route: RouteDef) {
   if (route.idempotencyKey) {
     parameters.push({ name: "Idempotency-Key", in: "header", required: route.idempotencyKey === "required", schema: { type: "string", minLength: 8, maxLength: 128 } });
   }
-  const errorResponse = { description: "Error envelope", content: { "application/json": { schema: jsonSchema(ApiErrorBody, "output") } } };
   const responses: Record<string, unknown> = {
     [String(route.status ?? 200)]: { description: "Success", content: { "application/json": { schema: jsonSchema(route.response, "output") } } },
-    "400": errorResponse,
-    "429": { ...errorResponse, description: "Rate budget exceeded; Retry-After gives the wait in seconds" },
   };
   for (const other of route.otherStatuses ?? []) responses[String(other.status)] = { description: other.when, content: { "application/json": { schema: jsonSchema(route.response, "output") } } };
-  if (route.auth === "required") responses["401"] = errorResponse;
-  if (route.body) responses["413"] = { ...errorResponse, description: "PAYLOAD_TOO_LARGE: the body is over 256 KiB" };
-  // Several rules may answer the same status: list them all under it.
-  const byStatus = new Map<number, string[]>();
-  for (const e of route.errors ?? []) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), `${e.code ? `${e.code}: ` : ""}${e.when}`]);
-  for (const [status, lines] of byStatus) responses[String(status)] = { ...errorResponse, description: lines.join("; ") };
+  // Every error of the route from the catalogue: the router's own, then the route's declared ones;
+  // several codes may answer the same status, so each status lists them all, each envelope with
+  // its code and the schema of its extra fields.
+  const byStatus = new Map<number, Array<{ code: ErrorCode; when: string }>>();
+  const add = (status: number, code: ErrorCode, when: string = ERROR_CATALOGUE[code].description) =>
+    byStatus.set(status, [...(byStatus.get(status) ?? []), { code, when }]);
+  add(400, "VALIDATION_FAILED");
+  if (route.auth !== "none") add(401, "INVALID_CREDENTIALS");
+  if (route.auth === "required") add(401, "UNAUTHENTICATED");
+  if (route.scope) add(403, "MISSING_SCOPE");
+  if (route.idempotencyKey) {
+    add(409, "IDEMPOTENCY_KEY_REUSED");
+    add(409, "IDEMPOTENCY_IN_PROGRESS");
+  }
+  if (route.body) add(413, "PAYLOAD_TOO_LARGE", "the body is over 256 KiB");
+  add(429, "RATE_LIMITED", "Rate budget exceeded; Retry-After gives the wait in seconds");
+  for (const e of route.errors ?? []) add(e.status, e.code, e.when);
+  for (const [status, errors] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const codes = [...new Set(errors.map((e) => e.code))];
+    const schemas = codes.map((code) => jsonSchema(errorBodyOf(code), "output"));
+    responses[String(status)] = {
+      description: errors.map((e) => `${e.code}: ${e.when}`).join("; "),
+      content: { "application/json": { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas } } },
+      "x-error-codes": codes,
+    };
+  }
   return {
     operationId: name,
     summary: route.summary,

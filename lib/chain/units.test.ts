@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatUsdc, isUsdcAmount, parseUsdc, splitFee, UsdcAmountError } from "./units";
+import { displayUsdc, formatUsdc, isUsdcAmount, normaliseDecimal, parseUsdc, splitFee, UsdcAmountError } from "./units";
 
 describe("USDC units", () => {
   it("parses decimal strings into 6-decimal units", () => {
@@ -30,5 +30,22 @@ describe("USDC units", () => {
     expect(splitFee(parseUsdc("0.05"), 500)).toEqual({ net: parseUsdc("0.0475"), fee: parseUsdc("0.0025") });
     expect(splitFee(19n, 500)).toEqual({ net: 19n, fee: 0n });
     expect(splitFee(100n, 0)).toEqual({ net: 100n, fee: 0n });
+  });
+
+  it("normalises database decimals to the wire's shortest string", () => {
+    expect(normaliseDecimal("12.500000")).toBe("12.5");
+    expect(normaliseDecimal("5.000000")).toBe("5");
+    expect(normaliseDecimal("0.000001")).toBe("0.000001");
+    expect(normaliseDecimal("120")).toBe("120");
+    expect(normaliseDecimal(3)).toBe("3");
+  });
+
+  it("displays amounts exactly, grouped, with two fraction digits at least", () => {
+    expect(displayUsdc("1234.5")).toBe("1,234.50");
+    expect(displayUsdc(1_234_500_000n)).toBe("1,234.50");
+    expect(displayUsdc("0.000001")).toBe("0.000001");
+    expect(displayUsdc(-190_000n)).toBe("-0.19");
+    expect(displayUsdc("12", { minFractionDigits: 0 })).toBe("12");
+    expect(displayUsdc("not money")).toBe("not money");
   });
 });

@@ -1,5 +1,9 @@
 import { formatUnits, parseUnits } from "viem";
 
+// The one home of money rules, for the service and the dashboard alike (no server-only imports):
+// USDC amounts are decimal strings on the wire, numeric(20,6) in the database and 6-decimal
+// base units (bigint) on chain.
+
 /** USDC has 6 decimals on every chain we use (Base, Base Sepolia, the local test token). */
 export const USDC_DECIMALS = 6;
 
@@ -46,4 +50,37 @@ export function splitFee(gross: bigint, feeBps: number): { net: bigint; fee: big
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > 10_000) throw new UsdcAmountError(`bad feeBps ${feeBps}`);
   const fee = (gross * BigInt(feeBps)) / 10_000n;
   return { net: gross - fee, fee };
+}
+
+/**
+ * A decimal from the database (numeric(20,6), or a count) as the wire's shortest decimal string,
+ * without trailing zeros: "12.500000" -> "12.5", "5.000000" -> "5".
+ */
+export function normaliseDecimal(value: string | number): string {
+  const text = String(value);
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+}
+
+/**
+ * A USDC amount for people to read, exactly (no floating point): a decimal string such as
+ * "1234.5", or base units as a bigint. Thousands separated, at least `minFractionDigits` fraction
+ * digits, never more than the token has: "1,234.50". Text that is not an amount is shown as is.
+ */
+export function displayUsdc(amount: string | bigint | number, { minFractionDigits = 2 }: { minFractionDigits?: number } = {}): string {
+  let text: string;
+  if (typeof amount === "bigint") {
+    const negative = amount < 0n;
+    const abs = (negative ? -amount : amount).toString().padStart(USDC_DECIMALS + 1, "0");
+    text = `${negative ? "-" : ""}${abs.slice(0, -USDC_DECIMALS)}.${abs.slice(-USDC_DECIMALS)}`;
+  } else {
+    text = typeof amount === "number" ? amount.toFixed(USDC_DECIMALS) : amount.trim();
+  }
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) return String(amount);
+  const [, sign, whole, fraction = ""] = match;
+  const grouped = whole!.replace(/^0+(?=\d)/, "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  let frac = fraction.slice(0, USDC_DECIMALS).replace(/0+$/, "");
+  if (frac.length < minFractionDigits) frac = frac.padEnd(minFractionDigits, "0");
+  const isZero = /^0*$/.test(whole!) && /^0*$/.test(fraction);
+  return `${isZero ? "" : sign}${grouped}${frac ? `.${frac}` : ""}`;
 }

@@ -1,11 +1,10 @@
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import type { ServiceContext } from "./context";
-import { ServiceRouter, type ServiceApp } from "./http/router";
+import { ServiceRouter, type ServiceApp } from "./router";
 import { registerAgentRoutes } from "./agents/routes";
 import { registerJobRoutes } from "./jobs/routes";
 import { registerBidRoutes } from "./bids/routes";
 import { registerAuthRoutes } from "./auth/routes";
-import { registerEscrowRoutes } from "./escrow/routes";
 import { registerDeliverableRoutes } from "./deliverables/routes";
 import { registerForumRoutes } from "./forum/routes";
 import { registerEvalRoutes } from "./evals/routes";
@@ -20,7 +19,6 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerJobRoutes(router);
   registerBidRoutes(router);
   registerAuthRoutes(router);
-  registerEscrowRoutes(router);
   registerDeliverableRoutes(router);
   registerForumRoutes(router);
   registerEvalRoutes(router);

@@ -16,3 +16,14 @@ export function requireChain(ctx: ServiceContext): ChainConfig {
   }
   return ctx.config.chain;
 }
+
+/**
+ * A background task of a domain (its worker.ts), run by workers.ts. It lives here, below the
+ * domains, so that a domain's worker does not import the module that lists every worker.
+ */
+export interface Worker {
+  name: string;
+  /** How often to run, in milliseconds. */
+  everyMs: number;
+  run(ctx: ServiceContext): Promise<void>;
+}

@@ -6,7 +6,7 @@ import { createServiceApp } from "./app";
 import { defaultServiceConfig, DEFAULT_RATE_BUDGETS, type ServiceConfig } from "./config";
 import type { ServiceContext } from "./context";
 import { openDatabase } from "./db/connection";
-import type { ServiceApp } from "./http/router";
+import type { ServiceApp } from "./router";
 import { startWorkers } from "./workers";
 
 interface ServiceInstance {

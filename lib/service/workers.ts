@@ -1,15 +1,8 @@
-import type { ServiceContext } from "./context";
+import type { ServiceContext, Worker } from "./context";
 import { settlementWorker } from "./escrow/worker";
 import { proofRecheckWorker, reviewReleaseWorker } from "./deliverables/worker";
 import { claimLapseWorker } from "./job-modes/worker";
 import { rewardsWorker } from "./rewards/worker";
-
-export interface Worker {
-  name: string;
-  /** How often to run, in milliseconds. */
-  everyMs: number;
-  run(ctx: ServiceContext): Promise<void>;
-}
 
 /**
  * Background work of the service (proof rechecks, payouts, claim lapses). Each domain adds its

@@ -6,7 +6,7 @@ export const runtime = "nodejs";
 
 // Next passes the request body through as a stream (it buffers only for a proxy.ts/middleware, which
 // this app has none of: adding one would buffer up to proxyClientMaxBodySize first), so the
-// service's body limit (lib/service/http/router.ts) holds here too.
+// service's body limit (lib/service/router.ts) holds here too.
 async function handle(request: Request): Promise<Response> {
   const { app } = await getService();
   return app.fetch(request, { clientIp: clientIpOf(request) });

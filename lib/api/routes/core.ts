@@ -70,7 +70,7 @@ export const agentRoutes = {
     method: "PATCH", path: "/v1/agents/:id", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Set maxActiveJobs (0 pauses new assignments, null removes the cap) or the wallet",
     params: AgentIdParams, body: UpdateAgentRequest, response: dataEnvelope(Agent),
-    errors: [{ status: 403, when: "the caller is neither the agent nor its owner" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" }],
   }),
   listAgentBids: defineRoute({
     method: "GET", path: "/v1/agents/:id/bids", tag: "Bids", auth: "required", scope: "jobs:read", budget: "read",
@@ -82,6 +82,10 @@ export const agentRoutes = {
     method: "POST", path: "/v1/agents/:id/bids/:bidId/withdraw", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Withdraw a pending bid; the record stays and no new bid may be placed",
     params: AgentBidParams, response: dataEnvelope(Bid),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" },
+      { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
+    ],
   }),
   listAgentJobs: defineRoute({
     method: "GET", path: "/v1/agents/:id/jobs", tag: "Jobs", auth: "required", scope: "jobs:read", budget: "read",
@@ -93,7 +97,7 @@ export const agentRoutes = {
     summary: "The agent's API keys (never their secrets), newest first",
     description: "For the agent's own keys and its owner's session. Lists the 100 newest keys, revoked and expired ones included; current marks the key making the request.",
     params: AgentIdParams, response: z.object({ data: z.array(ApiKey) }),
-    errors: [{ status: 403, when: "the caller is neither the agent nor its owner" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" }],
   }),
   createAgentKey: defineRoute({
     method: "POST", path: "/v1/agents/:id/keys", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write", status: 201,
@@ -101,6 +105,7 @@ export const agentRoutes = {
     description: "scopes default to every scope the caller may grant. An agent key grants only scopes it holds itself (a jobs:write key cannot mint forum:write or wallet:withdraw); the owner's session grants any of the agent's scopes (forum:write and wallet:withdraw only once the agent is claimed). At most 20 keys of an agent are usable at once. expiresInSeconds omitted: the key never expires; but a key never mints (or rotates in) a key that outlives itself, so a key minted by an expiring agent key expires with it at the latest.",
     params: AgentIdParams, body: CreateApiKeyRequest, response: dataEnvelope(CreatedApiKey),
     errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" },
       { status: 403, code: "SCOPE_NOT_GRANTABLE", when: "a requested scope is beyond the calling key's or the agent's scopes" },
       { status: 409, code: "KEY_LIMIT_REACHED", when: "the agent already has 20 usable keys" },
     ],
@@ -110,7 +115,10 @@ export const agentRoutes = {
     summary: "Revoke a key; its next request answers 401 KEY_REVOKED",
     description: "Revoking is immediate and final, and revoking a revoked key changes nothing. An agent key may revoke any of its agent's keys whose scopes it holds itself, itself and the last usable key included (after a leak that is the point): the owner can always mint a new key from the dashboard.",
     params: AgentKeyParams, response: dataEnvelope(ApiKey),
-    errors: [{ status: 403, code: "SCOPE_NOT_GRANTABLE", when: "an agent key tries to revoke a key broader than itself" }],
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" },
+      { status: 403, code: "SCOPE_NOT_GRANTABLE", when: "an agent key tries to revoke a key broader than itself" },
+    ],
   }),
   rotateAgentKey: defineRoute({
     method: "POST", path: "/v1/agents/:id/keys/:keyId/rotate", tag: "Agents", auth: "required", scope: "jobs:write", budget: "write", status: 201,
@@ -118,8 +126,11 @@ export const agentRoutes = {
     description: "overlapSeconds (default 86400, at most 604800, 0 ends the old key now) sets the old key's expiresAt; an earlier expiry it already had is kept. After it the old key answers 401 KEY_EXPIRED. The new key's secret is returned once. A revoked or expired key cannot be rotated (409).",
     params: AgentKeyParams, body: RotateApiKeyRequest, response: dataEnvelope(RotatedApiKey),
     errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the agent nor its owner" },
       { status: 403, code: "SCOPE_NOT_GRANTABLE", when: "an agent key tries to rotate a key broader than itself" },
-      { status: 409, code: "KEY_REVOKED", when: "the key is revoked (KEY_EXPIRED: it has expired)" },
+      { status: 409, code: "KEY_REVOKED", when: "the key to rotate is revoked" },
+      { status: 409, code: "KEY_EXPIRED", when: "the key to rotate has expired" },
+      { status: 409, code: "KEY_LIMIT_REACHED", when: "with an overlap, the agent already has 20 usable keys" },
     ],
   }),
   getReferralCode: defineRoute({
@@ -131,6 +142,10 @@ export const agentRoutes = {
     method: "POST", path: "/v1/agent-claims/:token", tag: "Agents", auth: "required", budget: "write",
     summary: "A signed-in human claims an agent from the mailed link and becomes its owner",
     params: ClaimAgentParams, response: dataEnvelope(Agent),
+    errors: [
+      { status: 409, code: "CLAIM_USED", when: "the claim link was already used" },
+      { status: 410, code: "CLAIM_EXPIRED", when: "the claim link has expired" },
+    ],
   }),
 };
 
@@ -160,6 +175,10 @@ export const jobRoutes = {
     errors: [
       { status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" },
       { status: 400, code: "CRITERION_URL_NOT_ALLOWED", when: "an http_status criterion's check.url points at this marketplace itself (its site URL, localhost, or its own address and port in any spelling): the checker never fetches its own pages" },
+      { status: 403, code: "FORBIDDEN", when: "parentJobId: the caller is not the agent assigned to the parent job" },
+      { status: 409, code: "SUBCONTRACTING_NOT_ALLOWED", when: "parentJobId: the parent job does not allow subcontracting" },
+      { status: 409, code: "INVALID_STATE", when: "parentJobId: the parent job is not IN_PROGRESS" },
+      { status: 409, code: "SUBCONTRACT_TOO_DEEP", when: "parentJobId: the chain would be deeper than maxDepth" },
     ],
   }),
   registerEscrow: defineRoute({
@@ -173,7 +192,7 @@ export const jobRoutes = {
       "The service does not settle such stray slots by itself; the operator may refund one, which pays it back to its own payer only.",
     params: JobIdParams, body: RegisterEscrowRequest, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "ALREADY_FUNDED", when: "the job is funded by another transaction" },
       { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
       { status: 409, code: "TX_ALREADY_USED", when: "another job registered this transaction" },
@@ -195,8 +214,9 @@ export const jobRoutes = {
     description: "Pending bids expire. A funded job's deposit is refunded to its payer exactly once; the answer carries refundTxHash once the receipt is in (null while the refund waits for the chain: the settlement worker sends it, every 10 seconds). An assigned job is not cancelled: dispute it (POST /v1/jobs/:id/dispute).",
     params: JobIdParams, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
+      { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being released; it moves once" },
     ],
   }),
 };
@@ -210,6 +230,7 @@ export const bidRoutes = {
     errors: [
       { status: 409, code: "BID_ALREADY_PLACED", when: "the agent already has a bid on this job, in any status" },
       { status: 409, code: "JOB_NOT_OPEN", when: "the job is CANCELLED, COMPLETED or assigned" },
+      { status: 409, code: "JOB_NOT_BIDDABLE", when: "the job is a BOUNTY (claim it) or an automatic forum reward slot" },
       { status: 409, code: "AGENT_NOT_ACTIVE", when: "the agent has not sent its first heartbeat" },
       { status: 409, code: "BID_AMOUNT_MISMATCH", when: "the job is funded and proposedUsdc differs from the locked gross budget" },
       { status: 403, code: "PACK_REQUIRED", when: "the job has a requiredPackId and the agent is not certified for that pack (requiredPack names it)" },
@@ -224,11 +245,16 @@ export const bidRoutes = {
     method: "POST", path: "/v1/jobs/:jobId/bids/:bidId/accept", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Accept a bid: assigns the job; the agent's maxActiveJobs is checked atomically",
     params: JobBidParams, response: z.object({ data: z.object({ job: Job, bid: Bid }) }),
-    errors: [{ status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" }],
+    errors: [
+      { status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" },
+      { status: 409, code: "JOB_NOT_OPEN", when: "the job is not OPEN" },
+      { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
+    ],
   }),
   rejectBid: defineRoute({
     method: "POST", path: "/v1/jobs/:jobId/bids/:bidId/reject", tag: "Bids", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Reject a pending bid (poster only)", params: JobBidParams, response: dataEnvelope(Bid),
+    errors: [{ status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" }],
   }),
 };
 
@@ -242,6 +268,7 @@ export const authRoutes = {
     method: "POST", path: "/v1/auth/siwe/verify", tag: "Auth", auth: "none", budget: "write",
     summary: "Verify an EIP-4361 message and signature; returns a session token",
     body: SiweVerifyRequest, response: SiweVerifyResponse,
+    errors: [{ status: 401, code: "SIWE_INVALID", when: "the message or signature is not valid: domain, nonce (single use), expiry or signer" }],
   }),
   endSession: defineRoute({
     method: "DELETE", path: "/v1/auth/session", tag: "Auth", auth: "required", budget: "write",

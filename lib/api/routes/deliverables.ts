@@ -20,7 +20,7 @@ export const deliverableRoutes = {
     params: JobIdParams, body: SubmitDeliverableRequest, response: dataEnvelope(Job),
     errors: [
       { status: 400, code: "DELIVERABLE_URL_NOT_ALLOWED", when: "the URL points at this marketplace itself (its site URL, e.g. the job's own page, localhost, or its own address and port in any spelling); nothing is probed or changed" },
-      { status: 403, when: "the caller is not the assigned agent nor its owner" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the assigned agent nor its owner" },
       { status: 409, code: "JOB_NOT_FUNDED", when: "the job has no registered escrow" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS" },
       { status: 409, code: "CLAIM_EXPIRED", when: "the bounty claim ran out before the submission" },
@@ -33,11 +33,12 @@ export const deliverableRoutes = {
     description: `Only the poster, only a job in REVIEW. Approval runs a fresh probe (trigger APPROVAL) and the acceptance criteria, then sets approvedAt and releaseAt (submittedAt + inputData.proofHoldHours). If the hold has passed the escrow is released at once after another fresh check (trigger RELEASE): the agent's walletAddress receives the budget less the contract fee (5%), the job becomes COMPLETED with completedAt and releaseTxHash. Otherwise the job stays in REVIEW with releaseAt, and the review worker releases it when releaseAt comes, after a fresh check; a failing check at release keeps the money held, records the reason (proofCheckStatus, proofCheckReason, releaseHeldReason) and is retried on the next round. Approving an approved job again answers the job (and retries a release that is due). ${TIMEOUTS}`,
     params: JobIdParams, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "INVALID_STATE", when: "the job is not in REVIEW" },
       { status: 409, code: "AGENT_WALLET_MISSING", when: "the assigned agent has no walletAddress; the agent (or its owner) sets it with PATCH /v1/agents/:id" },
       { status: 409, code: "PROOF_CHECK_FAILED", when: "the fresh probe failed: the money stays held; proofCheckStatus and proofCheckReason in the body and on the job" },
       { status: 409, code: "CRITERIA_NOT_MET", when: "an acceptance criterion with a machine check is not met (failing lists them); the poster may override it" },
+      { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being refunded; it moves once" },
     ],
   }),
   disputeJob: defineRoute({
@@ -46,7 +47,7 @@ export const deliverableRoutes = {
     description: `Body {reason} (10 to 2000 characters), shown as disputeReason. A DISPUTED job still counts against the agent's maxActiveJobs and its escrow stays held. Once a release has been recorded the job can no longer be disputed. ${TIMEOUTS}`,
     params: JobIdParams, body: DisputeRequest, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is neither the poster nor the assigned agent (or its owner)" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the poster nor the assigned agent (or its owner)" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS or REVIEW" },
       { status: 409, code: "SETTLEMENT_IN_PROGRESS", when: "the escrow is already being released or refunded" },
     ],
@@ -56,6 +57,6 @@ export const deliverableRoutes = {
     summary: "Every probe of the job's deliverable, newest first (poster and assigned agent)",
     description: "Triggers: SUBMISSION (including refused submissions), RECHECK (the review queue, every 15 minutes), APPROVAL, RELEASE. Cursor pagination (meta.nextCursor).",
     params: JobIdParams, query: ListProofChecksQuery, response: listEnvelope(ProofCheck),
-    errors: [{ status: 403, when: "the caller is neither the poster nor the assigned agent (or its owner)" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither the poster nor the assigned agent (or its owner)" }],
   }),
 };

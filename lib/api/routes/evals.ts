@@ -49,8 +49,8 @@ export const evalRoutes = {
     errors: [
       { status: 400, code: "VALIDATION_FAILED", when: "txHash or signature sent for a free pack, txHash without signature (or the reverse), or an owner session without agentId" },
       { status: 402, code: "PAYMENT_REQUIRED", when: "a paid pack without txHash; the body carries the payment instructions" },
-      { status: 403, when: "agentId is not the caller's agent" },
-      { status: 404, when: "no such pack or agent" },
+      { status: 403, code: "FORBIDDEN", when: "agentId is not the caller's agent" },
+      { status: 404, code: "NOT_FOUND", when: "no such pack or agent" },
       { status: 409, code: "ATTEMPT_IN_PROGRESS", when: "the agent has an unsubmitted attempt at this pack (existingAttemptId names it)" },
       { status: 429, code: "PACK_COOLDOWN", when: "the agent's last attempt at this pack failed and its cooldown runs (retryAt, retryAfter seconds, failedAttempts; Retry-After header)" },
       { status: 409, code: "ALREADY_CERTIFIED", when: "the agent already holds this pack's certification" },
@@ -75,14 +75,14 @@ export const evalRoutes = {
     params: EvalAttemptParams, body: SubmitEvalAnswersRequest, response: dataEnvelope(EvalAttempt),
     errors: [
       { status: 400, code: "VALIDATION_FAILED", when: "a question is missing, unknown or answered twice, or a choice is not one of the question's" },
-      { status: 403, when: "the attempt belongs to another agent" },
+      { status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" },
       { status: 409, code: "ATTEMPT_ALREADY_SUBMITTED", when: "the attempt was already answered" },
     ],
   }),
   getEvalAttempt: defineRoute({
     method: "GET", path: "/v1/evals/attempts/:id", tag: T, auth: "required", scope: "jobs:read", budget: "read",
     summary: "An attempt (the agent itself or its owner)", params: EvalAttemptParams, response: dataEnvelope(EvalAttempt),
-    errors: [{ status: 403, when: "the attempt belongs to another agent" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" }],
   }),
   listEvalAttempts: defineRoute({
     method: "GET", path: "/v1/evals/attempts", tag: T, auth: "required", scope: "jobs:read", budget: "read",

@@ -24,9 +24,9 @@ export const jobModeRoutes = {
       "Body {agentId}: the caller's own agent (its key, or its owner's session), ACTIVE, not the poster's. The agent's maxActiveJobs is checked atomically, as at bid acceptance. The claim sets claimedAt and claimExpiresAt = claimedAt + claimWindowMinutes. A claim that reaches claimExpiresAt without a submission lapses: the job reopens (OPEN, agentId, claimedAt and claimExpiresAt null) and the agent's place is free. Any read of the job past that time sees it lapsed; a worker applies lapses every 30 s. An unfunded bounty can be claimed (check funded first): work is submitted only against a funded job.",
     params: JobIdParams, body: ClaimJobRequest, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "agentId is not the caller's own agent" },
+      { status: 403, code: "FORBIDDEN", when: "agentId is not the caller's own agent" },
       { status: 403, code: "PACK_REQUIRED", when: "the job has a requiredPackId and the agent is not certified for it" },
-      { status: 404, when: "no such job" },
+      { status: 404, code: "NOT_FOUND", when: "no such job" },
       { status: 409, code: "JOB_NOT_CLAIMABLE", when: "the job is not in participationMode BOUNTY (bid on it instead)" },
       { status: 409, code: "ALREADY_CLAIMED", when: "another claim holds the bounty (claimExpiresAt in the body says until when)" },
       { status: 409, code: "JOB_NOT_OPEN", when: "the job is in REVIEW, DISPUTED, COMPLETED or CANCELLED" },
@@ -40,7 +40,7 @@ export const jobModeRoutes = {
     summary: "Give a claimed bounty back before submitting: the job reopens at once",
     params: JobIdParams, response: dataEnvelope(Job),
     errors: [
-      { status: 403, when: "the caller is not the claimant (or its owner)" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the claimant (or its owner)" },
       { status: 409, code: "NOT_CLAIMED", when: "the job holds no unsubmitted claim" },
       { status: 409, code: "JOB_NOT_CLAIMABLE", when: "the job is not a bounty" },
     ],
@@ -53,7 +53,7 @@ export const jobModeRoutes = {
     description:
       "Child jobs are posted with POST /v1/jobs and parentJobId by the agent assigned to a parent that allows subcontracting and is IN_PROGRESS. Chains are at most maxDepth deep (a root is depth 0); a deeper child is refused with 409 SUBCONTRACT_TOO_DEEP. Visible to the poster and the assigned agent (or its owner) of the job or of any job above it.",
     params: JobIdParams, response: dataEnvelope(JobTree),
-    errors: [{ status: 403, when: "the caller is neither poster nor assigned agent of the job or of a job above it" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither poster nor assigned agent of the job or of a job above it" }],
   }),
 
   // ── Sharing ───────────────────────────────────────────────────────────────────────────────────
@@ -80,14 +80,14 @@ export const jobModeRoutes = {
     description:
       "http_status checks GET check.url (else the deliverable URL) through the SSRF-safe fetcher (which never fetches this marketplace itself: such a check FAILs) and compare the final status with check.equals; they run at submission, at approval and on POST …/criteria/evaluate. manual criteria PASS once the poster ticks them. reward criteria PASS when the job's forum reward is paid (pending until forum rewards are paid by this service). Approval answers 409 CRITERIA_NOT_MET while an http_status check (or a failed reward check) is neither PASS nor OVERRIDDEN; manual ticks never block. Poster and assigned agent only.",
     params: JobIdParams, response: dataEnvelope(JobCriteria),
-    errors: [{ status: 403, when: "the caller is neither the poster nor the assigned agent (or its owner)" }],
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither the poster nor the assigned agent (or its owner)" }],
   }),
   evaluateJobCriteria: defineRoute({
     method: "POST", path: "/v1/jobs/:id/criteria/evaluate", tag: "Acceptance criteria", auth: "required", scope: "jobs:write", budget: "write",
     summary: "Run the criteria checks now (poster or assigned agent) and return the results",
     params: JobIdParams, response: dataEnvelope(JobCriteria),
     errors: [
-      { status: 403, when: "the caller is neither the poster nor the assigned agent (or its owner)" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is neither the poster nor the assigned agent (or its owner)" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS, REVIEW or DISPUTED" },
     ],
   }),
@@ -96,8 +96,8 @@ export const jobModeRoutes = {
     summary: "The poster ticks ({ticked: true}) or unticks a manual criterion",
     params: CriterionParams, body: TickCriterionRequest, response: dataEnvelope(CriterionResult),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
-      { status: 404, when: "no such job or criterion" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      { status: 404, code: "NOT_FOUND", when: "no such job or criterion" },
       { status: 409, code: "CRITERION_NOT_MANUAL", when: "the criterion has a machine check (override it instead)" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS, REVIEW or DISPUTED" },
     ],
@@ -107,8 +107,8 @@ export const jobModeRoutes = {
     summary: "The poster accepts a criterion whatever its check says (status OVERRIDDEN, with the reason)",
     params: CriterionParams, body: OverrideCriterionRequest, response: dataEnvelope(CriterionResult),
     errors: [
-      { status: 403, when: "the caller is not the poster" },
-      { status: 404, when: "no such job or criterion" },
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      { status: 404, code: "NOT_FOUND", when: "no such job or criterion" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS, REVIEW or DISPUTED" },
     ],
   }),

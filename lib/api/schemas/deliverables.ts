@@ -11,12 +11,45 @@ export const DisputeRequest = z.strictObject({
   reason: z.string().trim().min(10, { message: "must be at least 10 characters" }).max(2000),
 });
 
+/**
+ * What the deliverable probe (lib/service/proofs/probe.ts) can find; only LIVE counts as proof.
+ * The service stores and returns these, and the dashboard labels them, from this one list.
+ */
+export const PROOF_STATUSES = [
+  /** Reached, not a login or error page, marker present (when the job set one). */
+  "LIVE",
+  /** Not an http(s) URL that can be parsed. */
+  "INVALID_URL",
+  /** Raw IP address, expiring tunnel or short-retention paste service (on any hop). */
+  "DISALLOWED_HOST",
+  /** Refused by the network policy: private address, reserved port, too many redirects. */
+  "BLOCKED",
+  /** The network gave no answer (timeout, DNS failure, reset, TLS failure): not proof. */
+  "UNREACHABLE",
+  /** The final answer was not a 2xx status. */
+  "HTTP_ERROR",
+  /** Needs credentials: 401, credentials in the URL, redirect to a sign-in page, sign-in form. */
+  "LOGIN_REQUIRED",
+  /** An error page (or empty artifact) served with a success status. */
+  "ERROR_PAGE",
+  /** The job's proofContentMarker is not in the first 256 KiB of the text artifact. */
+  "MARKER_MISSING",
+] as const;
+
+export const ProofStatus = z.enum(PROOF_STATUSES);
+export type ProofStatus = z.infer<typeof ProofStatus>;
+
+/** Why a probe ran: the submission, the review queue's recheck, the poster's approval, the release. */
+export const PROOF_TRIGGERS = ["SUBMISSION", "RECHECK", "APPROVAL", "RELEASE"] as const;
+export const ProofTrigger = z.enum(PROOF_TRIGGERS);
+export type ProofTrigger = z.infer<typeof ProofTrigger>;
+
 export const ProofCheck = z.object({
   id: Uuid,
   jobId: Uuid,
   url: z.string(),
-  trigger: z.enum(["SUBMISSION", "RECHECK", "APPROVAL", "RELEASE"]),
-  status: z.string(),
+  trigger: ProofTrigger,
+  status: ProofStatus,
   reason: z.string().nullable(),
   httpStatus: z.number().int().nullable(),
   finalUrl: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ProofStatus } from "./deliverables";
 
 /**
  * The one error envelope of the service (DESIGN.md), in the shape of a NestJS service because
@@ -16,48 +17,164 @@ export const ApiErrorBody = z
   .catchall(z.unknown());
 export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
 
-/** Every machine-readable `code` the service answers with. */
-export const ErrorCode = z.enum([
-  "VALIDATION_FAILED",
-  "UNAUTHENTICATED",
-  "INVALID_CREDENTIALS",
-  // Agent keys: a revoked or expired key is told apart from an unknown one
-  "KEY_REVOKED",
-  "KEY_EXPIRED",
-  "SCOPE_NOT_GRANTABLE",
-  "KEY_LIMIT_REACHED",
-  "FORBIDDEN",
-  "MISSING_SCOPE",
-  "NOT_FOUND",
-  "RATE_LIMITED",
-  "PAYLOAD_TOO_LARGE",
-  "BID_ALREADY_PLACED",
-  "JOB_NOT_OPEN",
-  "JOB_NOT_BIDDABLE",
-  "AGENT_NOT_ACTIVE",
-  "AGENT_AT_CAPACITY",
-  "BID_NOT_PENDING",
-  "BID_AMOUNT_MISMATCH",
-  "OWN_JOB",
-  "INVALID_STATE",
-  "JOB_NOT_FUNDED",
-  "ALREADY_FUNDED",
-  "IDEMPOTENCY_KEY_REUSED",
-  "IDEMPOTENCY_IN_PROGRESS",
-  "INTERNAL_ERROR",
-  // Job modes
-  "JOB_NOT_CLAIMABLE",
-  "ALREADY_CLAIMED",
-  "NOT_CLAIMED",
-  "SUBCONTRACTING_NOT_ALLOWED",
-  "SUBCONTRACT_TOO_DEEP",
-  "JOB_NOT_SHAREABLE",
-  "CRITERION_NOT_MANUAL",
-  "CRITERIA_NOT_MET",
-  // The prober never fetches this marketplace itself
-  "DELIVERABLE_URL_NOT_ALLOWED",
-  "CRITERION_URL_NOT_ALLOWED",
-]);
+const none = z.object({});
+const depositExtra = z.object({
+  /** Why the chain check refused the deposit. */
+  reason: z.string(),
+  /** True when sending the same txHash again later can succeed (NOT_CONFIRMED). */
+  retryable: z.boolean(),
+  confirmations: z.number().int().optional(),
+  requiredConfirmations: z.number().int().optional(),
+});
+const paymentExtra = z.object({ confirmations: z.number().int().optional(), required: z.number().int().optional() });
+
+interface CatalogueEntry {
+  /** The HTTP status it answers with; a few codes name one rule met on routes that answer differently. */
+  status: number | readonly number[];
+  description: string;
+  /** The fields the envelope adds beside statusCode, error, message and code. */
+  extra: z.ZodObject;
+  /** Answered by the router on any route (authentication, validation, rate budget, idempotency), not declared per route. */
+  router?: true;
+}
+
+/**
+ * Every machine-readable `code` the service answers with, closed: the service's HttpError helpers
+ * accept only these (lib/service/http/errors.ts), each route declares the ones it can answer
+ * (lib/api/routes, checked by lib/service/http/error-catalogue.test.ts), the client types `ApiError.extra` by code
+ * and /v1/openapi.json lists them per operation with the schema of their extra fields.
+ */
+export const ERROR_CATALOGUE = {
+  // Answered by the router on any route.
+  VALIDATION_FAILED: { status: 400, router: true, description: "The request does not match the route's schema (or a rule of its values); message is the list of problems.", extra: none },
+  UNAUTHENTICATED: { status: 401, router: true, description: "The route needs an API key or a session and none was sent.", extra: none },
+  INVALID_CREDENTIALS: { status: 401, router: true, description: "The Authorization header is malformed, or the key or session is unknown, or the session was ended or expired (an agent key that was revoked or expired says so: KEY_REVOKED, KEY_EXPIRED).", extra: none },
+  MISSING_SCOPE: { status: 403, router: true, description: "The agent key lacks the scope the route needs.", extra: none },
+  RATE_LIMITED: { status: 429, router: true, description: "A rate budget is spent; retryAfter (and the Retry-After header) give the wait in seconds.", extra: z.object({ retryAfter: z.number().int() }) },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, router: true, description: "The Idempotency-Key was used before with a different request.", extra: none },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, router: true, description: "A request with this Idempotency-Key is still being answered.", extra: none },
+  PAYLOAD_TOO_LARGE: { status: 413, router: true, description: "The request body is over 256 KiB.", extra: none },
+  INTERNAL_ERROR: { status: 500, router: true, description: "A bug: the service failed unexpectedly; nothing was changed on purpose.", extra: none },
+  NOT_FOUND: { status: 404, router: true, description: "The path, or the resource it names, does not exist (or is not visible to the caller).", extra: none },
+  FORBIDDEN: { status: 403, description: "The caller may not do this to this resource (authorisation is checked beside the data).", extra: none },
+  CHAIN_UNAVAILABLE: { status: 503, description: "No payment chain is configured, or it could not be reached; retry later.", extra: none },
+  INVALID_STATE: { status: 409, description: "The resource is not in a state that allows this action.", extra: none },
+
+  // Agents and sign-in.
+  CLAIM_USED: { status: 409, description: "The agent claim link was already used.", extra: none },
+  CLAIM_EXPIRED: { status: [409, 410], description: "A claim ran out: an agent claim link past its expiry (410), or a bounty claim that lapsed before the submission (409).", extra: none },
+  HUMAN_SESSION_REQUIRED: { status: 403, description: "Payout and withdrawal settings move the owner's money: only the owner's human session, never an agent key.", extra: none },
+  NOT_OPERATOR: { status: 403, description: "The action is for the operator (a human signed in with an address in OPERATOR_ADDRESSES).", extra: none },
+  SIWE_INVALID: { status: 401, description: "The sign-in message or signature is not valid (domain, nonce, expiry or signer).", extra: none },
+  KEY_REVOKED: { status: [401, 409], router: true, description: "The agent key was revoked: every request with it answers 401 (409: a revoked key cannot be rotated).", extra: none },
+  KEY_EXPIRED: { status: [401, 409], router: true, description: "The agent key has expired (a rotation's overlap ended, or its own expiry passed): 401 on requests with it, 409 when rotating it.", extra: none },
+  SCOPE_NOT_GRANTABLE: { status: 403, description: "A key may hold only scopes of the agent, and a key mints, rotates or revokes no key broader than itself.", extra: none },
+  KEY_LIMIT_REACHED: { status: 409, description: "The agent already has 20 usable keys; revoke one first.", extra: none },
+  NOT_CLAIMED: { status: [403, 409], description: "Nothing is claimed: an agent without an owner has no rewards, payout or wallet (403); a job holds no bounty claim to release (409).", extra: none },
+
+  // Jobs, bids and bounties.
+  BID_ALREADY_PLACED: { status: 409, description: "The agent already has a bid on this job (one per agent per job, whatever its status).", extra: z.object({ existingBidId: z.string().optional() }) },
+  JOB_NOT_OPEN: { status: 409, description: "The job is not OPEN, so it takes no bid, claim or link.", extra: none },
+  JOB_NOT_BIDDABLE: { status: 409, description: "The job is claimed (BOUNTY) or earned in the forum (AUTOMATIC_FORUM_REWARD), not bid on.", extra: none },
+  AGENT_NOT_ACTIVE: { status: 409, description: "The agent is PENDING_PROOF; a heartbeat activates it.", extra: none },
+  AGENT_AT_CAPACITY: { status: 409, description: "The agent holds maxActiveJobs active jobs (or is paused with 0).", extra: z.object({ maxActiveJobs: z.number().int(), activeJobs: z.number().int() }) },
+  BID_NOT_PENDING: { status: 409, description: "Only a PENDING bid can be accepted, rejected or withdrawn.", extra: none },
+  BID_AMOUNT_MISMATCH: { status: 409, description: "The job is funded: the bid must equal the locked budget.", extra: none },
+  OWN_JOB: { status: 409, description: "An agent cannot bid on or claim its own poster's job.", extra: none },
+  JOB_NOT_CLAIMABLE: { status: 409, description: "Only a BOUNTY job is claimed (or has a claim to release).", extra: none },
+  ALREADY_CLAIMED: { status: 409, description: "The bounty is claimed until claimExpiresAt.", extra: z.object({ claimExpiresAt: z.string().nullable() }) },
+  SUBCONTRACTING_NOT_ALLOWED: { status: 409, description: "The parent job does not allow subcontracting.", extra: none },
+  SUBCONTRACT_TOO_DEEP: { status: 409, description: "The subcontracting chain would be deeper than maxDepth.", extra: z.object({ maxDepth: z.number().int() }) },
+  JOB_NOT_SHAREABLE: { status: 404, description: "The job is not publicly shareable.", extra: none },
+
+  // Escrow and delivery.
+  JOB_NOT_FUNDED: { status: 409, description: "The job has no escrow deposit yet.", extra: none },
+  ALREADY_FUNDED: { status: 409, description: "The job is already funded by another transaction.", extra: z.object({ escrowTxHash: z.string().nullable() }) },
+  TX_ALREADY_USED: { status: 409, description: "The transaction already funds another job.", extra: none },
+  DEPOSIT_TX_NOT_FOUND: { status: 422, description: "The deposit transaction is not on the chain.", extra: depositExtra },
+  DEPOSIT_TX_REVERTED: { status: 422, description: "The deposit transaction reverted.", extra: depositExtra },
+  DEPOSIT_WRONG_CHAIN: { status: 422, description: "The deposit is on another chain.", extra: depositExtra },
+  DEPOSIT_WRONG_CONTRACT: { status: 422, description: "The deposit went to another contract than the escrow.", extra: depositExtra },
+  DEPOSIT_NO_DEPOSIT_EVENT: { status: 422, description: "The transaction emitted no Deposited event of the escrow.", extra: depositExtra },
+  DEPOSIT_WRONG_JOB: { status: 422, description: "The deposit is for another escrow job id.", extra: depositExtra },
+  DEPOSIT_WRONG_AMOUNT: { status: 422, description: "The deposit is not the job's budget.", extra: depositExtra },
+  DEPOSIT_NOT_CONFIRMED: { status: 422, description: "The deposit has fewer confirmations than required; retry.", extra: depositExtra },
+  DEPOSIT_ESCROW_NOT_FUNDED: { status: 422, description: "The job's escrow holds no funds on chain.", extra: depositExtra },
+  DELIVERABLE_URL_NOT_ALLOWED: { status: 400, description: "The deliverable URL points at this marketplace itself; nothing is probed.", extra: none },
+  CRITERION_URL_NOT_ALLOWED: { status: 400, description: "An acceptance criterion's check.url points at this marketplace itself.", extra: none },
+  PROOF_CHECK_FAILED: {
+    status: [422, 409],
+    description: "The deliverable probe did not find the work LIVE: the submission is refused (422), or the approval or release keeps the money held (409).",
+    extra: z.object({ proofCheckStatus: ProofStatus, proofCheckReason: z.string().nullable(), proofCheckHttpStatus: z.number().int().nullable(), proofCheckFinalUrl: z.string().nullable() }),
+  },
+  AGENT_WALLET_MISSING: { status: 409, description: "The assigned agent has no walletAddress to be paid at.", extra: z.object({ agentId: z.string().nullable() }) },
+  SETTLEMENT_IN_PROGRESS: { status: 409, description: "The escrow of the job is being settled.", extra: none },
+  SETTLEMENT_CONFLICT: { status: 409, description: "The escrow of the job is already being released or refunded; it moves once.", extra: z.object({ settlementKind: z.string(), settlementStatus: z.string() }) },
+  CRITERION_NOT_MANUAL: { status: 409, description: "Only a manual acceptance criterion is ticked by the poster.", extra: none },
+  CRITERIA_NOT_MET: {
+    status: 409,
+    description: "Acceptance criteria block the approval.",
+    extra: z.object({ failing: z.array(z.object({ id: z.string(), description: z.string(), status: z.string(), detail: z.string().nullable() })) }),
+  },
+
+  // Certification packs.
+  PACK_NOT_FOUND: { status: 400, description: "The required certification pack does not exist.", extra: none },
+  PACK_REQUIRED: {
+    status: 403,
+    description: "The job requires a certification the agent does not hold.",
+    extra: z.object({ requiredPackId: z.string(), requiredPack: z.object({ id: z.string(), slug: z.string(), title: z.string() }).nullable() }),
+  },
+  ALREADY_CERTIFIED: { status: 409, description: "The agent already holds this certification.", extra: z.object({ certificationId: z.string() }) },
+  ATTEMPT_IN_PROGRESS: { status: 409, description: "The agent has an unfinished attempt at this pack.", extra: z.object({ existingAttemptId: z.string().nullable() }) },
+  ATTEMPT_ALREADY_SUBMITTED: { status: 409, description: "The attempt was already answered.", extra: none },
+  PACK_COOLDOWN: {
+    status: 429,
+    description: "The agent's last attempt at this pack failed and its cooldown runs; retryAt (and Retry-After) say when it may try again.",
+    extra: z.object({ retryAt: z.string(), retryAfter: z.number().int(), failedAttempts: z.number().int() }),
+  },
+  PAYMENT_REQUIRED: { status: 402, description: "The pack is paid: transfer its price and send the txHash.", extra: z.object({ payment: z.unknown() }) },
+  PAYMENT_ALREADY_USED: { status: 409, description: "The payment transaction already paid for an attempt.", extra: none },
+  PAYMENT_TX_NOT_FOUND: { status: 422, description: "The payment transaction is not on the chain.", extra: paymentExtra },
+  PAYMENT_TX_REVERTED: { status: 422, description: "The payment transaction reverted.", extra: paymentExtra },
+  PAYMENT_WRONG_CHAIN: { status: 422, description: "The payment is on another chain.", extra: paymentExtra },
+  PAYMENT_WRONG_TOKEN: { status: 422, description: "The payment is not in USDC.", extra: paymentExtra },
+  PAYMENT_NO_TRANSFER: { status: 422, description: "The transaction moved no token.", extra: paymentExtra },
+  PAYMENT_WRONG_RECIPIENT: { status: 422, description: "The payment did not go to the pack treasury.", extra: paymentExtra },
+  PAYMENT_WRONG_AMOUNT: { status: 422, description: "The payment is not the pack's price.", extra: paymentExtra },
+  PAYMENT_WRONG_PAYER: { status: 422, description: "The signature is not by the address that sent the payment (a contract, such as the escrow, cannot sign).", extra: paymentExtra },
+  TREASURY_NOT_CONFIGURED: { status: 503, description: "No pack treasury is configured (TREASURY_ADDRESS): paid packs cannot be bought on this deployment.", extra: none },
+  PAYMENT_NOT_CONFIRMED: { status: 422, description: "The payment has fewer confirmations than required; retry.", extra: paymentExtra },
+
+  // Forum and rewards.
+  FORUM_DUPLICATE: { status: 409, description: "The same text was already posted.", extra: z.object({ existingId: z.string(), existingSlug: z.string().nullable() }) },
+  THREAD_LOCKED: { status: 409, description: "The thread is locked.", extra: none },
+  NOT_AUTHOR: { status: 403, description: "Only the author may change the post.", extra: none },
+  OWN_POST: { status: 403, description: "An author cannot vote on (or accept) their own post.", extra: none },
+  JOB_OWNER_MISMATCH: { status: 403, description: "The job linked to a thread must be posted by the thread's author (or its owner).", extra: none },
+  INSUFFICIENT_BALANCE: { status: 409, description: "The managed wallet holds less for the owner than asked.", extra: z.object({ balanceUsdc: z.string() }) },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+export const ErrorCode = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
+
+/** The extra fields of an error with this code (typed from the catalogue). */
+export type ErrorExtra<C extends ErrorCode> = z.infer<(typeof ERROR_CATALOGUE)[C]["extra"]>;
+
+type StatusOf<C extends ErrorCode> = (typeof ERROR_CATALOGUE)[C]["status"] extends infer S ? (S extends readonly (infer N)[] ? N : S) : never;
+/** The codes the catalogue lists under an HTTP status (what badRequest, forbidden, conflict… accept). */
+export type CodeWithStatus<S extends number> = { [C in ErrorCode]: S extends StatusOf<C> ? C : never }[ErrorCode];
+
+/** The statuses a code answers with. */
+export function statusesOf(code: ErrorCode): readonly number[] {
+  const status: number | readonly number[] = ERROR_CATALOGUE[code].status;
+  return typeof status === "number" ? [status] : status;
+}
+
+/** The envelope of one code: the common fields, the code and its extras. */
+export function errorBodyOf(code: ErrorCode) {
+  return ApiErrorBody.extend({ code: z.literal(code) }).extend(ERROR_CATALOGUE[code].extra.shape);
+}
 
 export const HTTP_ERROR_NAMES: Record<number, string> = {
   400: "Bad Request",

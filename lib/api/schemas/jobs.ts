@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ProofStatus } from "./deliverables";
 import {
   BooleanParam,
   Cursor,
@@ -142,7 +143,7 @@ export const Job = z.object({
   funded: z.boolean(),
   /** Present on the authenticated detail (GET /v1/jobs/:id) only. */
   proofCheckedAt: NullableTimestamp.optional(),
-  proofCheckStatus: z.string().nullable().optional(),
+  proofCheckStatus: ProofStatus.nullable().optional(),
   proofCheckReason: z.string().nullable().optional(),
   /** When the poster approved the work, and when the escrow is released (end of the proof hold). */
   approvedAt: NullableTimestamp.optional(),

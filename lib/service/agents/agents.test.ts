@@ -2,26 +2,13 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "@/lib/api/schemas/agents";
 import { newAgent, newUser, startTestService, type TestService } from "../testing/harness";
+import { expectError } from "../testing/expect-error";
 
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(() => service.stop());
-
-type Res = Awaited<ReturnType<TestService["http"]>>;
-const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" };
-
-/** The error envelope of DESIGN.md: {statusCode, error, message, code}; returns the messages as a list. */
-function expectError(res: Res, status: number, code: string): string[] {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(res.json).toMatchObject({ statusCode: status, error: ERROR_NAMES[status], code });
-  if (code === "VALIDATION_FAILED") expect(Array.isArray(res.json.message)).toBe(true);
-  const messages: unknown[] = Array.isArray(res.json.message) ? res.json.message : [res.json.message];
-  expect(messages.length).toBeGreaterThan(0);
-  for (const m of messages) expect(typeof m).toBe("string");
-  return messages as string[];
-}
 
 const email = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
 const signup = (body: unknown) => service.http("POST", "/v1/agent-signups", { body });

@@ -13,8 +13,8 @@ import type { ServiceContext } from "../context";
 import type { AgentRow, Database } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { AGENT_KEY_PREFIX, hashSecret, newSecret } from "../auth/tokens";
-import { HttpError, forbidden, notFound } from "../http/errors";
-import { canManageAgent } from "./present-agent";
+import { conflict, forbidden, notFound } from "../http/errors";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { agentScopesOf } from "./agent-scopes";
 
 /** The key signup returns; keys that predate named keys were given this name too. */
@@ -68,7 +68,7 @@ async function managedAgent(db: ServiceContext["db"] | Transaction<Database>, ac
   if (lock) query = query.forUpdate();
   const agent = await query.executeTakeFirst();
   if (!agent) throw notFound("agent");
-  if (!canManageAgent(actor, agent)) throw forbidden("only the agent itself or its owner may manage its keys");
+  if (!actsForAgent(actor, agent)) throw forbidden("only the agent itself or its owner may manage its keys");
   return agent;
 }
 
@@ -107,7 +107,7 @@ async function requireRoomForAnotherKey(trx: Transaction<Database>, agentId: str
     .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
     .executeTakeFirstOrThrow();
   if (n >= MAX_ACTIVE_KEYS_PER_AGENT) {
-    throw new HttpError(409, `the agent already has ${MAX_ACTIVE_KEYS_PER_AGENT} usable keys; revoke one first`, "KEY_LIMIT_REACHED");
+    throw conflict("KEY_LIMIT_REACHED", `the agent already has ${MAX_ACTIVE_KEYS_PER_AGENT} usable keys; revoke one first`);
   }
 }
 
@@ -177,8 +177,8 @@ export async function rotateAgentKey(ctx: ServiceContext, actor: Actor, agentId:
     const agent = await managedAgent(trx, actor, agentId, true);
     const old = await keyToChange(trx, actor, agent, keyId, "rotate");
     const status = statusOf(old, now);
-    if (status === "REVOKED") throw new HttpError(409, "a revoked key cannot be rotated; mint a new key instead", "KEY_REVOKED");
-    if (status === "EXPIRED") throw new HttpError(409, "an expired key cannot be rotated; mint a new key instead", "KEY_EXPIRED");
+    if (status === "REVOKED") throw conflict("KEY_REVOKED", "a revoked key cannot be rotated; mint a new key instead");
+    if (status === "EXPIRED") throw conflict("KEY_EXPIRED", "an expired key cannot be rotated; mint a new key instead");
     // Without an overlap the old key ends now and the count stays the same; with one, both count,
     // so that rotating over and over cannot pile up live keys past the limit.
     if (overlapSeconds > 0) await requireRoomForAnotherKey(trx, agentId, now);

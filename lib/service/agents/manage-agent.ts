@@ -6,7 +6,8 @@ import type { Actor } from "../auth/actor";
 import { requireUser } from "../auth/actor";
 import { HttpError, forbidden, notFound } from "../http/errors";
 import { hashSecret } from "../auth/tokens";
-import { canManageAgent, getAgentRowOrThrow, presentAgent } from "./present-agent";
+import { getAgentRowOrThrow, presentAgent } from "./present-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 
 /** The first heartbeat is the agent's proof of life: PENDING_PROOF becomes ACTIVE. */
 export async function recordHeartbeat(ctx: ServiceContext, actor: Actor) {
@@ -25,7 +26,7 @@ export async function recordHeartbeat(ctx: ServiceContext, actor: Actor) {
 export async function updateAgent(ctx: ServiceContext, actor: Actor, agentId: string, input: z.output<typeof UpdateAgentRequest>) {
   const row = await getAgentRowOrThrow(ctx, agentId);
   // The agent itself or its owner, never another agent of the same owner.
-  if (!canManageAgent(actor, row)) throw forbidden("only the agent itself or its owner may change it");
+  if (!actsForAgent(actor, row)) throw forbidden("only the agent itself or its owner may change it");
   const changes: Record<string, unknown> = {};
   if (input.maxActiveJobs !== undefined) changes.max_active_jobs = input.maxActiveJobs;
   if (input.walletAddress !== undefined) changes.wallet_address = input.walletAddress;

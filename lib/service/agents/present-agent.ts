@@ -1,24 +1,14 @@
-import { sql } from "kysely";
 import type { z } from "zod";
 import type { Agent } from "@/lib/api/schemas/agents";
-import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
+import { actsForAgent } from "../auth/acting-for-agent";
+import { countActiveJobs } from "./capacity";
 import { agentScopesOf } from "./agent-scopes";
 
 type AgentDto = z.input<typeof Agent>;
-
-export async function countActiveJobs(ctx: ServiceContext, agentId: string): Promise<number> {
-  const row = await ctx.db
-    .selectFrom("jobs")
-    .select(sql<number>`count(*)::int`.as("n"))
-    .where("agent_id", "=", agentId)
-    .where("status", "in", [...ACTIVE_JOB_STATUSES])
-    .executeTakeFirstOrThrow();
-  return row.n;
-}
 
 export async function getAgentRowOrThrow(ctx: ServiceContext, agentId: string): Promise<AgentRow> {
   const row = await ctx.db.selectFrom("agents").selectAll().where("id", "=", agentId).executeTakeFirst();
@@ -26,19 +16,12 @@ export async function getAgentRowOrThrow(ctx: ServiceContext, agentId: string): 
   return row;
 }
 
-/** The agent itself and its owner see the key's scopes; everyone else sees the public record. */
-export function canManageAgent(actor: Actor | null, agent: Pick<AgentRow, "id" | "owner_user_id">): boolean {
-  if (!actor) return false;
-  if (actor.kind === "AGENT") return actor.agentId === agent.id;
-  return agent.owner_user_id !== null && actor.userId === agent.owner_user_id;
-}
-
 export async function presentAgent(ctx: ServiceContext, row: AgentRow, actor: Actor | null): Promise<AgentDto> {
-  const activeJobs = await countActiveJobs(ctx, row.id);
+  const activeJobs = await countActiveJobs(ctx.db, row.id);
   // An agent sees the scopes of the key it called with (it may have several); the owner sees the
-  // agent's, which any key of it may hold.
+  // agent's, which any key of it may hold. Everyone else sees the public record.
   let scopes: string[] | undefined;
-  if (canManageAgent(actor, row)) scopes = actor!.kind === "AGENT" ? actor!.scopes : agentScopesOf(row);
+  if (actsForAgent(actor, row)) scopes = actor!.kind === "AGENT" ? actor!.scopes : agentScopesOf(row);
   return {
     id: row.id,
     name: row.name,

@@ -1,12 +1,13 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { signUpAgent } from "./sign-up-agent";
 import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
 import { agentViewerOf } from "./agent-viewer";
 import { createAgentKey, listAgentKeys, revokeAgentKey, rotateAgentKey } from "./manage-agent-keys";
 import { forbidden } from "../http/errors";
-import { lapseExpiredClaims } from "../job-modes/claims";
+import { lapseExpiredClaims } from "../jobs/read-job";
+import { listAgentJobs } from "./list-agent-jobs";
 
 export function registerAgentRoutes(router: ServiceRouter) {
   // POST /v1/agent-signups
@@ -28,6 +29,8 @@ export function registerAgentRoutes(router: ServiceRouter) {
     await lapseExpiredClaims(ctx, { agentId: agent.id });
     return { data: { ...(await presentAgent(ctx, agent, actor)), viewer: agentViewerOf(actor, agent) } };
   });
+  // GET /v1/agents/:id/jobs
+  router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) => listAgentJobs(ctx, actor, params.id, query));
   // PATCH /v1/agents/:id
   router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
   // POST /v1/agent-claims/:token

@@ -5,24 +5,13 @@ import { routes } from "@/lib/api/routes";
 import type { RouteDef } from "@/lib/api/contract";
 import { Me } from "@/lib/api/schemas/auth";
 import { newAgent, newUser, startTestService, type TestService } from "../testing/harness";
+import { expectError } from "../testing/expect-error";
 
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(() => service.stop());
-
-type Res = Awaited<ReturnType<TestService["http"]>>;
-const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" };
-
-function expectError(res: Res, status: number, code: string): string[] {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(res.json).toMatchObject({ statusCode: status, error: ERROR_NAMES[status], code });
-  const messages: unknown[] = Array.isArray(res.json.message) ? res.json.message : [res.json.message];
-  expect(messages.length).toBeGreaterThan(0);
-  for (const m of messages) expect(typeof m).toBe("string");
-  return messages as string[];
-}
 
 const CHAIN_ID = 31337; // the harness's offline chain
 

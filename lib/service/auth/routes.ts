@@ -1,7 +1,7 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { HttpError, forbidden } from "../http/errors";
-import { isLoopback } from "../http/router";
+import { isLoopback } from "../http/client-origin";
 import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
 import { isOperator } from "./operator";

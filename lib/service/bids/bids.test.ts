@@ -2,25 +2,13 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentBidRow, Bid } from "@/lib/api/schemas/bids";
 import { claimLinkFor, jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService } from "../testing/harness";
+import { expectError } from "../testing/expect-error";
 
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(() => service.stop());
-
-type Res = Awaited<ReturnType<TestService["http"]>>;
-const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" };
-
-function expectError(res: Res, status: number, code: string): string[] {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(res.json).toMatchObject({ statusCode: status, error: ERROR_NAMES[status], code });
-  if (code === "VALIDATION_FAILED") expect(Array.isArray(res.json.message)).toBe(true);
-  const messages: unknown[] = Array.isArray(res.json.message) ? res.json.message : [res.json.message];
-  expect(messages.length).toBeGreaterThan(0);
-  for (const m of messages) expect(typeof m).toBe("string");
-  return messages as string[];
-}
 
 async function openJob(budget = "40") {
   const poster = await newUser(service);

@@ -1,32 +1,11 @@
-import { sql } from "kysely";
-import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
+import { presentJob } from "../jobs/present-job";
+import { getJobRowOrThrow } from "../jobs/read-job";
 import { presentBid } from "./present-bid";
-import type { Transaction } from "kysely";
-import type { Database } from "../db/schema";
-
-/**
- * Takes one of the agent's maxActiveJobs places, or refuses. Must run inside the transaction that
- * assigns the job: the agent row lock serialises every assignment of this agent, on any instance,
- * so concurrent accepts and claims cannot overshoot the cap.
- */
-export async function reserveAgentCapacity(trx: Transaction<Database>, agentId: string): Promise<void> {
-  const agent = await trx.selectFrom("agents").select(["id", "max_active_jobs", "status"]).where("id", "=", agentId).forUpdate().executeTakeFirstOrThrow();
-  if (agent.max_active_jobs === null) return;
-  const { n } = await trx
-    .selectFrom("jobs")
-    .select(sql<number>`count(*)::int`.as("n"))
-    .where("agent_id", "=", agentId)
-    .where("status", "in", [...ACTIVE_JOB_STATUSES])
-    .executeTakeFirstOrThrow();
-  if (n >= agent.max_active_jobs) {
-    const why = agent.max_active_jobs === 0 ? "is paused (maxActiveJobs is 0)" : `is at its maxActiveJobs limit (${n} of ${agent.max_active_jobs} active jobs)`;
-    throw conflict("AGENT_AT_CAPACITY", `agent ${agentId} ${why}; it cannot take this job now`, { maxActiveJobs: agent.max_active_jobs, activeJobs: n });
-  }
-}
+import { actsForAgent } from "../auth/acting-for-agent";
+import { reserveAgentCapacity } from "../agents/capacity";
 
 export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
   await ctx.db.transaction().execute(async (trx) => {
@@ -75,8 +54,7 @@ export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string
 export async function withdrawBid(ctx: ServiceContext, actor: Actor, agentId: string, bidId: string) {
   const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", agentId).executeTakeFirst();
   if (!agent) throw notFound("agent");
-  const mayAct = actor.kind === "AGENT" ? actor.agentId === agentId : agent.owner_user_id === actor.userId;
-  if (!mayAct) throw forbidden("only the agent itself or its owner may withdraw its bids");
+  if (!actsForAgent(actor, agent)) throw forbidden("only the agent itself or its owner may withdraw its bids");
   const row = await ctx.db
     .updateTable("bids")
     .set({ status: "WITHDRAWN", updated_at: ctx.now() })

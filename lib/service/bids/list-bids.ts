@@ -4,7 +4,8 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { normaliseDecimal } from "../jobs/present-job";
+import { normaliseDecimal } from "@/lib/chain/units";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { presentBid } from "./present-bid";
 
 interface ListQuery {
@@ -42,8 +43,7 @@ export async function listJobBids(ctx: ServiceContext, actor: Actor, jobId: stri
 export async function listAgentBids(ctx: ServiceContext, actor: Actor, agentId: string, query: ListQuery) {
   const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", agentId).executeTakeFirst();
   if (!agent) throw notFound("agent");
-  const allowed = actor.kind === "AGENT" ? actor.agentId === agentId : agent.owner_user_id === actor.userId;
-  if (!allowed) throw forbidden("an agent's bids are readable by its own key or its owner's session only");
+  if (!actsForAgent(actor, agent)) throw forbidden("an agent's bids are readable by its own key or its owner's session only");
   const limit = query.limit ?? 20;
   const after = decodeCursor(query.cursor);
   let q = ctx.db

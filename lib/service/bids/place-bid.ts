@@ -1,15 +1,15 @@
-import { parseUnits } from "viem";
 import type { z } from "zod";
 import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
+import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden, notFound } from "../http/errors";
+import { conflict } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
+import { getJobOrThrow } from "../jobs/read-job";
+import { ownAgentOrThrow } from "../auth/acting-for-agent";
 import { assertBidAllowedByJobRules } from "./bid-rules";
-import { expireForumRewardBid } from "../rewards/bid-refund";
-
-const usdcUnits = (value: string) => parseUnits(value, 6);
+import { expireForumRewardBid } from "./bid-refund";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -17,12 +17,9 @@ const usdcUnits = (value: string) => parseUnits(value, 6);
  */
 export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof PlaceBidRequest>) {
   // The bidder is the caller's own agent; the body may only name it, never someone else's.
-  const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", input.agentId).executeTakeFirst();
-  const ownsAgent = agent && (actor.kind === "AGENT" ? actor.agentId === agent.id : agent.owner_user_id === actor.userId);
-  if (!agent || !ownsAgent) throw forbidden("agentId must be your own agent");
+  const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
 
-  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await getJobOrThrow(ctx.db, jobId);
 
   const existing = await ctx.db.selectFrom("bids").select(["id", "status"]).where("job_id", "=", jobId).where("agent_id", "=", agent.id).executeTakeFirst();
   if (existing) {
@@ -34,7 +31,7 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
   // Forum reward slots take no bids: the bid is recorded EXPIRED and refunded (BID_REFUND).
   if (job.participation_mode === "AUTOMATIC_FORUM_REWARD") return expireForumRewardBid(ctx, job, agent, input);
   await assertBidAllowedByJobRules(ctx, job, agent);
-  if (job.escrow_tx_hash !== null && usdcUnits(input.proposedUsdc) !== usdcUnits(job.budget_usdc)) {
+  if (job.escrow_tx_hash !== null && parseUsdc(input.proposedUsdc) !== parseUsdc(job.budget_usdc)) {
     throw conflict("BID_AMOUNT_MISMATCH", `the job is funded: proposedUsdc must equal the locked gross budget ${Number(job.budget_usdc)}`);
   }
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Bid } from "@/lib/api/schemas/bids";
 import type { BidRow } from "../db/schema";
-import { normaliseDecimal } from "../jobs/present-job";
+import { normaliseDecimal } from "@/lib/chain/units";
 
 export function presentBid(row: BidRow, agent?: { id: string; name: string; vertical: string | null; max_active_jobs: number | null }): z.input<typeof Bid> {
   return {

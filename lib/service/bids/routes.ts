@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { placeBid } from "./place-bid";
 import { acceptBid, rejectBid, withdrawBid } from "./decide-bid";
 import { listAgentBids, listJobBids } from "./list-bids";

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ProofStatus, ProofTrigger } from "@/lib/api/schemas/deliverables";
 
 // Row types of the database, one interface per table. A domain that adds tables declares them in
 // its own `lib/service/<domain>/tables.ts` and they are joined into `Database` below.
@@ -133,7 +134,7 @@ export interface JobsTable {
   last_shared_at: NullableTimestamp;
   forum_reward_campaign_id: string | null;
   proof_checked_at: NullableTimestamp;
-  proof_check_status: string | null;
+  proof_check_status: ProofStatus | null;
   proof_check_reason: string | null;
   approved_at: NullableTimestamp;
   release_at: NullableTimestamp;
@@ -220,8 +221,8 @@ export interface ProofChecksTable {
   id: Generated<string>;
   job_id: string;
   url: string;
-  trigger: "SUBMISSION" | "RECHECK" | "APPROVAL" | "RELEASE";
-  status: string;
+  trigger: ProofTrigger;
+  status: ProofStatus;
   reason: string | null;
   http_status: number | null;
   final_url: string | null;

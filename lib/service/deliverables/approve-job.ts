@@ -3,7 +3,8 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
+import { presentJob } from "../jobs/present-job";
+import { getJobOrThrow, getJobRowOrThrow } from "../jobs/read-job";
 import { completeSettlement, recordSettlement, type SettlementRow } from "../escrow/settle-job";
 import { criteriaBlockApproval, evaluateCriteria } from "../job-modes/evaluate-criteria";
 import { checkDeliverable, deliverableUrlOf, proofFailureExtra } from "./check-deliverable";
@@ -92,8 +93,7 @@ async function finishRelease(ctx: ServiceContext, jobId: string, settlement: Set
  * releaseAt comes. Used by the poster's route and by the auto-approval of the review worker.
  */
 export async function approveReviewedJob(ctx: ServiceContext, jobId: string, options: { automatic?: boolean } = {}) {
-  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await getJobOrThrow(ctx.db, jobId);
   if (job.status !== "REVIEW") throw conflict("INVALID_STATE", `a ${job.status} job cannot be approved; only a job in REVIEW can`);
   if (job.approved_at) {
     // Approved before: a repeated call (or a release that waits) retries a release that is due.

@@ -2,8 +2,9 @@ import { serviceFetchPolicy } from "../proofs/fetch-policy";
 import { probeDeliverable, type ProbeResult } from "../proofs/probe";
 import type { ServiceContext } from "../context";
 import type { JobRow } from "../db/schema";
+import type { ProofTrigger } from "@/lib/api/schemas/deliverables";
+import type { ErrorExtra } from "@/lib/api/schemas/errors";
 
-export type ProofTrigger = "SUBMISSION" | "RECHECK" | "APPROVAL" | "RELEASE";
 
 /** Test seam: tests may answer DNS for made-up public names; production uses the system resolver. */
 export const proberOptions: { resolve?: (hostname: string) => Promise<string[]>; timeoutMs?: number } = {};
@@ -72,6 +73,6 @@ export async function checkDeliverable(
 }
 
 /** The refusal body fields of a failed check (409/422 PROOF_CHECK_FAILED). */
-export function proofFailureExtra(probe: ProbeResult): Record<string, unknown> {
+export function proofFailureExtra(probe: ProbeResult): ErrorExtra<"PROOF_CHECK_FAILED"> {
   return { proofCheckStatus: probe.status, proofCheckReason: probe.reason, proofCheckHttpStatus: probe.httpStatus, proofCheckFinalUrl: probe.finalUrl };
 }

@@ -1,8 +1,9 @@
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
-import { isAssignedAgentOrOwner } from "./submit-deliverable";
+import { presentJob } from "../jobs/present-job";
+import { getJobRowOrThrow } from "../jobs/read-job";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 
 /**
  * POST /v1/jobs/:id/dispute. The poster or the assigned agent (or its owner) disputes an
@@ -14,7 +15,7 @@ import { isAssignedAgentOrOwner } from "./submit-deliverable";
 export async function disputeJob(ctx: ServiceContext, actor: Actor, jobId: string, reason: string) {
   const job = await ctx.db.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", jobId).executeTakeFirst();
   if (!job) throw notFound("job");
-  if (job.poster_id !== actor.principalId && !(await isAssignedAgentOrOwner(ctx, actor, job.agent_id))) {
+  if (job.poster_id !== actor.principalId && !(await isAgentOrItsOwner(ctx, actor, job.agent_id))) {
     throw forbidden("only the poster or the assigned agent may dispute this job");
   }
   await ctx.db.transaction().execute(async (trx) => {

@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { submitDeliverable, isAssignedAgentOrOwner } from "./submit-deliverable";
+import { submitDeliverable } from "./submit-deliverable";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { approveJob } from "./approve-job";
 import { disputeJob } from "./dispute-job";
 
@@ -18,7 +19,7 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
   router.implement(routes.listProofChecks, async ({ ctx, actor, params, query }) => {
     const job = await ctx.db.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", params.id).executeTakeFirst();
     if (!job) throw notFound("job");
-    if (job.poster_id !== actor.principalId && !(await isAssignedAgentOrOwner(ctx, actor, job.agent_id))) {
+    if (job.poster_id !== actor.principalId && !(await isAgentOrItsOwner(ctx, actor, job.agent_id))) {
       throw forbidden("the proof history is visible to the poster and the assigned agent");
     }
     const limit = query.limit ?? 20;

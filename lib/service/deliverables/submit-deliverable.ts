@@ -1,19 +1,12 @@
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
-import { isClaimLapsed } from "../job-modes/claims";
+import { HttpError, conflict, forbidden } from "../http/errors";
+import { presentJob } from "../jobs/present-job";
+import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed } from "../jobs/read-job";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { evaluateCriteria } from "../job-modes/evaluate-criteria";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
-
-/** True when the caller is the job's assigned agent, or the human who owns that agent. */
-export async function isAssignedAgentOrOwner(ctx: ServiceContext, actor: Actor, agentId: string | null): Promise<boolean> {
-  if (!agentId) return false;
-  if (actor.kind === "AGENT") return actor.agentId === agentId;
-  const agent = await ctx.db.selectFrom("agents").select("owner_user_id").where("id", "=", agentId).executeTakeFirst();
-  return agent !== undefined && agent.owner_user_id !== null && agent.owner_user_id === actor.userId;
-}
 
 /**
  * POST /v1/jobs/:id/submit. The assigned agent (or its owner's session) submits outputData.url for
@@ -24,9 +17,8 @@ export async function isAssignedAgentOrOwner(ctx: ServiceContext, actor: Actor, 
  * 400 DELIVERABLE_URL_NOT_ALLOWED before any probe.
  */
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
-  const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
-  if (!(await isAssignedAgentOrOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job (or its owner) may submit its deliverable");
+  const job = await getJobOrThrow(ctx.db, jobId);
+  if (!(await isAgentOrItsOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job (or its owner) may submit its deliverable");
   if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
   if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
   if (isClaimLapsed(job, ctx.now())) throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out before the submission; claim it again if it is still open");

@@ -1,4 +1,4 @@
-import type { Worker } from "../workers";
+import type { Worker } from "../context";
 import { RECHECK_BATCH, runProofRecheckRound, runReleaseAndTimeouts } from "./review-queue";
 
 /**

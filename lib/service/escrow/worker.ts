@@ -1,4 +1,4 @@
-import type { Worker } from "../workers";
+import type { Worker } from "../context";
 import { finishPendingSettlements } from "./settle-job";
 
 /** Every 10 s: finishes releases and refunds left PENDING by a crash or a chain outage (lease run out). */

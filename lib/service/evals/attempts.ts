@@ -10,6 +10,7 @@ import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { badRequest, forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
+import { actsForAgent } from "../auth/acting-for-agent";
 
 type AttemptDto = z.input<typeof EvalAttempt>;
 
@@ -55,12 +56,6 @@ export async function getAttemptDto(ctx: ServiceContext, attemptId: string): Pro
   return presentAttempt(row, ctx.config);
 }
 
-/** The agent itself (its key) or its owner (the session) acts for an agent. */
-export function actsFor(actor: Actor, agent: Pick<AgentRow, "id" | "owner_user_id">): boolean {
-  if (actor.kind === "AGENT") return actor.agentId === agent.id;
-  return agent.owner_user_id !== null && agent.owner_user_id === actor.userId;
-}
-
 /**
  * The agent a request is about: an agent key means its own agent (a body or query may repeat its
  * id, never name another); an owner session must name one of its agents.
@@ -75,7 +70,7 @@ export async function agentForActor(ctx: ServiceContext, actor: Actor, agentId: 
   if (agentId === undefined) throw badRequest([`${field} should not be empty`]);
   const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", agentId).executeTakeFirst();
   if (!agent) throw notFound("agent");
-  if (!actsFor(actor, agent)) throw forbidden(`${field} must be an agent you own`);
+  if (!actsForAgent(actor, agent)) throw forbidden(`${field} must be an agent you own`);
   return agent;
 }
 
@@ -84,7 +79,7 @@ export async function getAttempt(ctx: ServiceContext, actor: Actor, attemptId: s
   const row = await selectAttempts(ctx.db).where("a.id", "=", attemptId).executeTakeFirst();
   if (!row) throw notFound("attempt");
   const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", row.agent_id).executeTakeFirstOrThrow();
-  if (!actsFor(actor, agent)) throw forbidden("an attempt is readable by its agent's key or its owner's session only");
+  if (!actsForAgent(actor, agent)) throw forbidden("an attempt is readable by its agent's key or its owner's session only");
   return { data: presentAttempt(row, ctx.config) };
 }
 

@@ -6,7 +6,7 @@ import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { badRequest, notFound, HttpError } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { normaliseDecimal } from "../jobs/present-job";
+import { normaliseDecimal } from "@/lib/chain/units";
 import { packTreasury } from "./treasury";
 
 type PackDto = z.input<typeof EvalPack>;

@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { getPackDetail, listPacks } from "./packs";
 import { startAttempt } from "./start-attempt";
 import { submitAnswers } from "./submit-answers";

@@ -1,7 +1,8 @@
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
-import { actsFor, getAttemptDto } from "./attempts";
+import { getAttemptDto } from "./attempts";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { latestAnswered } from "./cooldown";
 
 /**
@@ -17,7 +18,7 @@ export async function submitAnswers(ctx: ServiceContext, actor: Actor, attemptId
     const attempt = await trx.selectFrom("eval_attempts").selectAll().where("id", "=", attemptId).forUpdate().executeTakeFirst();
     if (!attempt) throw notFound("attempt");
     const agent = await trx.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", attempt.agent_id).executeTakeFirstOrThrow();
-    if (!actsFor(actor, agent)) throw forbidden("only the attempt's agent or its owner may answer it");
+    if (!actsForAgent(actor, agent)) throw forbidden("only the attempt's agent or its owner may answer it");
     if (attempt.status !== "IN_PROGRESS") {
       throw conflict("ATTEMPT_ALREADY_SUBMITTED", `this attempt was already answered (score ${attempt.score} of ${attempt.question_count}, ${attempt.status}); start a new attempt to try again`);
     }

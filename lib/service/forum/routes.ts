@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { acceptAnswer } from "./accept-answer";
 import { createReply } from "./create-reply";
 import { createThread } from "./create-thread";

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newClientIp, newUser, startTestService, type TestAgent, type TestService, type TestUser } from "../testing/harness";
 import { sendEndlessBody } from "../testing/endless-body";
 import { encodeCursor } from "./pagination";
-import { MAX_BODY_BYTES } from "./router";
+import { MAX_BODY_BYTES } from "../router";
 
-// What every request passes before domain code runs (lib/service/http/router.ts): the body limit,
+// What every request passes before domain code runs (lib/service/router.ts): the body limit,
 // text that PostgreSQL cannot store, malformed paths and cursors, and the budget of callers whose
 // credential is refused.
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 import { claimLapseWorker } from "./worker";
-import { lapseExpiredClaims } from "./claims";
+import { lapseExpiredClaims } from "../jobs/read-job";
 import { bountyInput, claim, claimPath, expireClaim, openBounty, ownerWithTwoAgents } from "./test-support";
 
 let service: TestService;

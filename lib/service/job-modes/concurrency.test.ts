@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
-import { lapseExpiredClaims } from "./claims";
+import { lapseExpiredClaims } from "../jobs/read-job";
 import { claim, expireClaim, openBounty } from "./test-support";
 
 // PGlite has one connection and cannot show a race; these run against a PostgreSQL server.

@@ -1,11 +1,11 @@
-import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import type { CriterionStatus, JobRow } from "../db/schema";
+import type { JobRow } from "../db/schema";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { ASSIGNED_STATUSES, isAgentOrItsOwner } from "./access";
-import { getJobRowWithLapse } from "./claims";
-import { blockingCriteria, criteriaOf, evaluateCriteria, presentCriteria, type JobCriterion } from "./evaluate-criteria";
+import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
+import { getJobRowWithLapse } from "../jobs/read-job";
+import { blockingCriteria, criteriaOf, evaluateCriteria, presentCriteria, statusKeepingOverride, type JobCriterion } from "./evaluate-criteria";
 
 // The routes of acceptance criteria: read (poster and assigned agent), evaluate now, tick a manual
 // criterion and override any criterion (poster only).
@@ -24,7 +24,7 @@ async function loadJobFor(ctx: ServiceContext, actor: Actor, jobId: string, allo
 }
 
 function assertJudgeable(job: JobRow) {
-  if (!(ASSIGNED_STATUSES as readonly string[]).includes(job.status)) {
+  if (!(ACTIVE_JOB_STATUSES as readonly string[]).includes(job.status)) {
     throw conflict("INVALID_STATE", `the job is ${job.status}; criteria are judged while the job is IN_PROGRESS, REVIEW or DISPUTED`);
   }
 }
@@ -81,7 +81,7 @@ export async function tickCriterion(ctx: ServiceContext, actor: Actor, jobId: st
     .onConflict((oc) =>
       oc.columns(["job_id", "criterion_id"]).doUpdateSet((eb) => ({
         check_status: eb.ref("excluded.check_status"),
-        status: sql<CriterionStatus>`case when job_criteria_results.overridden_by is not null then 'OVERRIDDEN' else excluded.check_status end`,
+        status: statusKeepingOverride,
         detail: eb.ref("excluded.detail"),
         evaluated_at: eb.ref("excluded.evaluated_at"),
         ticked: eb.ref("excluded.ticked"),

@@ -32,6 +32,12 @@ type CheckStatus = Exclude<CriterionStatus, "OVERRIDDEN">;
 type ResultRow = Selectable<JobCriteriaResultsTable>;
 
 /** Test seam: tests answer DNS for made-up names or shorten timeouts; production leaves it empty. */
+/**
+ * The status a stored criterion result takes when a new check result is upserted: a poster's
+ * override stored meanwhile (or before) still wins over any check or tick.
+ */
+export const statusKeepingOverride = sql<CriterionStatus>`case when job_criteria_results.overridden_by is not null then 'OVERRIDDEN' else excluded.check_status end`;
+
 export const criteriaFetchOptions: Pick<SafeFetchOptions, "resolve" | "timeoutMs" | "dial"> = {};
 const CHECK_TIMEOUT_MS = 10_000;
 
@@ -169,8 +175,7 @@ export async function evaluateCriteria(
         .onConflict((oc) =>
           oc.columns(["job_id", "criterion_id"]).doUpdateSet((eb) => ({
             check_status: eb.ref("excluded.check_status"),
-            // An override stored meanwhile (or before) still wins.
-            status: sql<CriterionStatus>`case when job_criteria_results.overridden_by is not null then 'OVERRIDDEN' else excluded.check_status end`,
+            status: statusKeepingOverride,
             detail: eb.ref("excluded.detail"),
             checked_url: eb.ref("excluded.checked_url"),
             http_status: eb.ref("excluded.http_status"),

@@ -1,6 +1,7 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
-import { claimJob, lapseExpiredClaims, releaseJobClaim } from "./claims";
+import type { ServiceRouter } from "../router";
+import { lapseExpiredClaims } from "../jobs/read-job";
+import { claimJob, releaseJobClaim } from "./claims";
 import { getJobTree } from "./tree";
 import { getShareCard, shareJob } from "./share";
 import { evaluateJobCriteriaNow, listJobCriteria, overrideCriterion, tickCriterion } from "./criteria";

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import { HttpError, notFound } from "../http/errors";
-import { normaliseDecimal } from "../jobs/present-job";
-import { getJobRowWithLapse } from "./claims";
+import { normaliseDecimal } from "@/lib/chain/units";
+import { getJobRowWithLapse } from "../jobs/read-job";
 
 /**
  * Sharing. A job whose isPubliclyShareable is false has no share page: both share routes answer

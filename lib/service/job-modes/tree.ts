@@ -2,10 +2,10 @@ import { sql } from "kysely";
 import { MAX_SUBCONTRACT_DEPTH, type JobTreeNode } from "@/lib/api/schemas/job-modes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import type { JobStatus, ParticipationMode } from "../db/schema";
-import { conflict, forbidden, notFound } from "../http/errors";
-import { normaliseDecimal } from "../jobs/present-job";
-import { isAgentOrItsOwner } from "./access";
+import { forbidden, notFound } from "../http/errors";
+import { chainUp, NODE_COLUMNS, WALK_LIMIT, type NodeRow } from "../jobs/job-chain";
+import { normaliseDecimal } from "@/lib/chain/units";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 
 /**
  * Subcontracting: the agent working on a job that allows it may post child jobs
@@ -13,28 +13,8 @@ import { isAgentOrItsOwner } from "./access";
  * MAX_SUBCONTRACT_DEPTH deep (root 0, child 1, …), so a tree stays small enough to show whole.
  */
 
-/** Guards the walk up a chain against a cycle in bad data; real chains stop at MAX_SUBCONTRACT_DEPTH. */
-const WALK_LIMIT = 20;
 /** A tree answer never carries more than this many descendants. */
 const MAX_DESCENDANTS = 500;
-
-interface NodeRow {
-  id: string;
-  parent_job_id: string | null;
-  title: string;
-  status: JobStatus;
-  escrow_tx_hash: string | null;
-  budget_usdc: string;
-  participation_mode: ParticipationMode;
-  poster_id: string;
-  agent_id: string | null;
-  allow_subcontracting: boolean;
-  created_at: Date;
-}
-
-const NODE_COLUMNS = sql.raw(
-  "id, parent_job_id, title, status, escrow_tx_hash, budget_usdc::text as budget_usdc, participation_mode, poster_id, agent_id, allow_subcontracting, created_at",
-);
 
 function node(row: NodeRow, depth: number): JobTreeNode {
   return {
@@ -51,43 +31,6 @@ function node(row: NodeRow, depth: number): JobTreeNode {
     allowSubcontracting: row.allow_subcontracting,
     createdAt: new Date(row.created_at).toISOString(),
   };
-}
-
-/** The job and the chain above it: [job, parent, grandparent, …, root]. Empty when the job does not exist. */
-async function chainUp(ctx: ServiceContext, jobId: string): Promise<NodeRow[]> {
-  const result = await sql<NodeRow & { up: number }>`
-    with recursive chain as (
-      select ${NODE_COLUMNS}, 0 as up from jobs where id = ${jobId}::uuid
-      union all
-      select j.id, j.parent_job_id, j.title, j.status, j.escrow_tx_hash, j.budget_usdc::text, j.participation_mode, j.poster_id,
-             j.agent_id, j.allow_subcontracting, j.created_at, c.up + 1
-      from jobs j join chain c on j.id = c.parent_job_id
-      where c.up < ${WALK_LIMIT}
-    )
-    select * from chain order by up`.execute(ctx.db);
-  return result.rows;
-}
-
-/** Depth of a job in its chain (a root job is 0). */
-export async function subcontractDepthOf(ctx: ServiceContext, jobId: string): Promise<number> {
-  const chain = await chainUp(ctx, jobId);
-  if (chain.length === 0) throw notFound("job");
-  return chain.length - 1;
-}
-
-/**
- * For POST /v1/jobs with parentJobId (called from createJob after its own parent checks): a child
- * would sit one level below its parent; deeper than MAX_SUBCONTRACT_DEPTH is refused with 409.
- */
-export async function assertSubcontractDepth(ctx: ServiceContext, parentJobId: string): Promise<void> {
-  const parentDepth = await subcontractDepthOf(ctx, parentJobId);
-  if (parentDepth + 1 > MAX_SUBCONTRACT_DEPTH) {
-    throw conflict(
-      "SUBCONTRACT_TOO_DEEP",
-      `the parent job is already at depth ${parentDepth} of a subcontracting chain; chains are at most ${MAX_SUBCONTRACT_DEPTH} deep`,
-      { maxDepth: MAX_SUBCONTRACT_DEPTH },
-    );
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { Worker } from "../workers";
-import { closeSubmittedClaims, lapseExpiredClaims } from "./claims";
+import type { Worker } from "../context";
+import { lapseExpiredClaims } from "../jobs/read-job";
+import { closeSubmittedClaims } from "./claims";
 
 const BATCH = 100;
 

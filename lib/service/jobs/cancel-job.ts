@@ -1,7 +1,8 @@
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "./present-job";
+import { presentJob } from "./present-job";
+import { getJobRowOrThrow } from "./read-job";
 import { completeSettlement, recordSettlement } from "../escrow/settle-job";
 
 /**

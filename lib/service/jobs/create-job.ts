@@ -5,11 +5,11 @@ import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
-import { getJobRowOrThrow, presentJob } from "./present-job";
+import { presentJob } from "./present-job";
+import { getJobRowOrThrow, lapseExpiredClaims } from "./read-job";
 import { resolveRequiredPackId } from "../evals/packs";
-import { lapseExpiredClaims } from "../job-modes/claims";
-import { assertSubcontractDepth } from "../job-modes/tree";
-import { resolveForumSource } from "../job-modes/forum-source";
+import { assertSubcontractDepth } from "./job-chain";
+import { resolveForumSource } from "./forum-source";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 
 const DEFAULT_PROOF_HOLD_HOURS = JOB_LIMITS.proofHoldHoursDefault;

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { JobViewer } from "@/lib/api/schemas/viewer";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
-import type { JobWithRelations } from "./present-job";
+import type { JobWithRelations } from "./read-job";
+import { actsForAgent } from "../auth/acting-for-agent";
 
 /**
  * Who the caller is to a job: the one home of that question. The presenter asks it for every job
@@ -27,9 +28,8 @@ export function jobRoleOf(actor: Actor | null, job: JobPartiesRow): JobViewerRol
   if (!actor) return "PUBLIC";
   if (job.poster_id === actor.principalId) return "POSTER";
   if (actor.kind === "USER" && job.poster_owner_user_id !== null && job.poster_owner_user_id === actor.userId) return "OWNER_OF_POSTER";
-  if (job.agent_id !== null) {
-    if (actor.kind === "AGENT" && actor.agentId === job.agent_id) return "ASSIGNED_AGENT";
-    if (actor.kind === "USER" && job.agent_owner_user_id !== null && job.agent_owner_user_id === actor.userId) return "OWNER_OF_ASSIGNED_AGENT";
+  if (job.agent_id !== null && actsForAgent(actor, { id: job.agent_id, owner_user_id: job.agent_owner_user_id })) {
+    return actor.kind === "AGENT" ? "ASSIGNED_AGENT" : "OWNER_OF_ASSIGNED_AGENT";
   }
   return "PUBLIC";
 }

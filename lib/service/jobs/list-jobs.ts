@@ -4,7 +4,8 @@ import type { ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { presentJob, selectJobs } from "./present-job";
+import { presentJob } from "./present-job";
+import { selectJobs } from "./read-job";
 
 const DEFAULT_LIMIT = 20;
 

@@ -1,48 +1,13 @@
 import { hexToBytes } from "viem";
 import type { z } from "zod";
 import type { Job } from "@/lib/api/schemas/jobs";
-import type { Db } from "../db/connection";
+import { normaliseDecimal } from "@/lib/chain/units";
 import type { JobRow } from "../db/schema";
-import type { ServiceContext } from "../context";
-import { notFound } from "../http/errors";
 import type { Actor } from "../auth/actor";
+import type { JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 
 export type JobDto = z.input<typeof Job>;
-
-/** Jobs with their poster and assigned agent, the shape every job read starts from. */
-export function selectJobs(db: Db) {
-  return db
-    .selectFrom("jobs")
-    .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
-    .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
-    // A job posted by an agent: its owner is a party too (job-viewer.ts).
-    .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
-    .selectAll("jobs")
-    .select([
-      "poster.display_name as poster_display_name",
-      "poster.avatar_url as poster_avatar_url",
-      "agent.name as agent_name",
-      "agent.vertical as agent_vertical",
-      "agent.owner_user_id as agent_owner_user_id",
-      "poster_agent.owner_user_id as poster_owner_user_id",
-    ]);
-}
-
-export type JobWithRelations = JobRow & {
-  poster_display_name: string;
-  poster_avatar_url: string | null;
-  agent_name: string | null;
-  agent_vertical: string | null;
-  agent_owner_user_id: string | null;
-  poster_owner_user_id: string | null;
-};
-
-export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {
-  const row = await selectJobs(ctx.db).where("jobs.id", "=", id).executeTakeFirst();
-  if (!row) throw notFound("job");
-  return row;
-}
 
 /** The interface's wire shape of a 32-byte id: {"0": byte, …, "31": byte}. */
 export function escrowJobIdWire(hex: string): Record<string, number> {
@@ -50,11 +15,6 @@ export function escrowJobIdWire(hex: string): Record<string, number> {
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** Decimal string without trailing zeros ("12.500000" → "12.5"). */
-export function normaliseDecimal(value: string): string {
-  return value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value;
-}
 
 export interface PresentJobOptions {
   /** The authenticated detail adds the proof-check fields (to the parties: see below). */

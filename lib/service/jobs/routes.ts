@@ -1,12 +1,12 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { createJob } from "./create-job";
 import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";
 import { presentJob } from "./present-job";
+import { registerEscrow } from "./register-escrow";
 import { jobViewerOf } from "./job-viewer";
-import { listAgentJobs } from "./list-agent-jobs";
-import { getJobRowWithLapse } from "../job-modes/claims";
+import { getJobRowWithLapse } from "./read-job";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
@@ -22,8 +22,8 @@ export function registerJobRoutes(router: ServiceRouter) {
   router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
-  // GET /v1/agents/:id/jobs
-  router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) => listAgentJobs(ctx, actor, params.id, query));
+  // PATCH /v1/jobs/:id/escrow
+  router.implement(routes.registerEscrow, ({ ctx, actor, params, body }) => registerEscrow(ctx, actor, params.id, body.txHash));
 }
 
 

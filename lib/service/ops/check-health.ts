@@ -4,7 +4,8 @@ import type { z } from "zod";
 import type { ChainHealth, DatabaseHealth, Health, WorkerHealth, WorkersHealth } from "@/lib/api/schemas/ops";
 import type { ChainConfig } from "@/lib/chain/config";
 import type { ServiceContext } from "../context";
-import { workers as registeredWorkers, type Worker } from "../workers";
+import { workers as registeredWorkers } from "../workers";
+import type { Worker } from "../context";
 
 /** One answer per instance per this long, shared by every caller: probes cost nothing more however often they come. */
 export const HEALTH_CACHE_MS = 2_000;

@@ -5,7 +5,8 @@ import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import type { ServiceConfig } from "../config";
 import type { Database } from "../db/schema";
 import { startTestService, type TestService } from "../testing/harness";
-import { recordWorkerRound, recordWorkerStart, startWorkers, workers, type Worker } from "../workers";
+import { recordWorkerRound, recordWorkerStart, startWorkers, workers } from "../workers";
+import type { Worker } from "../context";
 import { LATE_AFTER_ROUNDS, ROUND_GRACE_MS } from "./check-health";
 
 let chain: TestChain;

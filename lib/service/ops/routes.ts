@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import { checkHealth } from "./check-health";
 import { computeStats, STATS_CACHE_SECONDS } from "./compute-stats";
 

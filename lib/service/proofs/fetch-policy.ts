@@ -1,5 +1,6 @@
 import type { ServiceConfig } from "../config";
 import { HttpError } from "../http/errors";
+import type { CodeWithStatus } from "@/lib/api/schemas/errors";
 import { ownOriginHeaderValue, ownOriginOf, ownUrlReason, type OwnOrigin } from "./own-origin";
 
 /**
@@ -44,7 +45,7 @@ export function serviceFetchPolicy(config: Pick<ServiceConfig, "siteUrl" | "list
  * `localhost`, or its own listen address and port by any spelling. Redirects and names that
  * resolve here are refused by safeFetch at fetch time.
  */
-export function refuseOwnUrl(config: Parameters<typeof serviceFetchPolicy>[0], url: string, code: string, what: string): void {
+export function refuseOwnUrl(config: Parameters<typeof serviceFetchPolicy>[0], url: string, code: CodeWithStatus<400>, what: string): void {
   const reason = ownUrlReason(url, serviceFetchPolicy(config).ownOrigin);
   if (reason) throw new HttpError(400, [`${what} must not point at this marketplace itself: ${reason}`], code);
 }

@@ -77,8 +77,9 @@ async function statusOf(svc: TestService, jobId: string) {
 
 describe("a deliverable on this service itself", () => {
   it("the job's own public page is refused at submission (400 DELIVERABLE_URL_NOT_ALLOWED), by its site URL and by every spelling of the app's own address and port", async () => {
-    const { jobId, agent } = await claimedJob(service);
-    // The job's public page does carry the marker: it would "prove" itself.
+    // The marker is private to the parties, but a poster may well quote it in the public
+    // description; then the job's public page carries it and would "prove" itself.
+    const { jobId, agent } = await claimedJob(service, { description: `Publish a page that shows the words ${MARKER} near its top, with the report below it.` });
     const own = await service.http("GET", `/v1/jobs/${jobId}/public`);
     expect(JSON.stringify(own.json)).toContain(MARKER);
 

@@ -15,28 +15,8 @@ import {
  * rules".) Run at submission, by the review queue, and again at release; only LIVE counts.
  */
 
-export const PROOF_STATUSES = [
-  /** Reached, not a login or error page, marker present (when the job set one). */
-  "LIVE",
-  /** Not an http(s) URL that can be parsed. */
-  "INVALID_URL",
-  /** Raw IP address, expiring tunnel or short-retention paste service (on any hop). */
-  "DISALLOWED_HOST",
-  /** Refused by the network policy: private address, reserved port, too many redirects. */
-  "BLOCKED",
-  /** The network gave no answer (timeout, DNS failure, reset, TLS failure): not proof. */
-  "UNREACHABLE",
-  /** The final answer was not a 2xx status. */
-  "HTTP_ERROR",
-  /** Needs credentials: 401, credentials in the URL, redirect to a sign-in page, sign-in form. */
-  "LOGIN_REQUIRED",
-  /** An error page (or empty artifact) served with a success status. */
-  "ERROR_PAGE",
-  /** The job's proofContentMarker is not in the first 256 KiB of the text artifact. */
-  "MARKER_MISSING",
-] as const;
-
-export type ProofStatus = (typeof PROOF_STATUSES)[number];
+export { PROOF_STATUSES, type ProofStatus } from "@/lib/api/schemas/deliverables";
+import type { ProofStatus } from "@/lib/api/schemas/deliverables";
 
 export interface ProbeResult {
   status: ProofStatus;

@@ -1,9 +1,8 @@
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
-import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import { formatUsdc, parseUsdc, splitFee } from "@/lib/chain/units";
 import type { RewardKind } from "@/lib/api/schemas/rewards";
-import { normaliseDecimal } from "../jobs/present-job";
 
 /** Gross reward per kind, in USDC. The net paid is gross less the escrow contract's fee. */
 export const GROSS_USDC: Record<RewardKind, string> = { THREAD: "0.1", REPLY: "0.05", REFERRAL: "0.2" };
@@ -14,8 +13,8 @@ export const MIN_CHARS = { THREAD: 400, REPLY: 200 } as const;
 /** Fee and net of a kind, computed as the contract does: fee = gross * feeBps / 10000 (rounded down). */
 export function amountsOf(kind: RewardKind, feeBps: number) {
   const gross = parseUsdc(GROSS_USDC[kind]);
-  const fee = (gross * BigInt(feeBps)) / 10_000n;
-  return { grossUsdc: formatUsdc(gross), feeUsdc: formatUsdc(fee), netUsdc: formatUsdc(gross - fee) };
+  const { fee, net } = splitFee(gross, feeBps);
+  return { grossUsdc: formatUsdc(gross), feeUsdc: formatUsdc(fee), netUsdc: formatUsdc(net) };
 }
 
 /** Rewards are paid from slots on the chain and escrow they were earned under. */
@@ -41,6 +40,3 @@ export function explorerTxUrl(chain: ChainConfig | null, txHash: string | null):
   if (!chain?.explorerUrl || !txHash) return null;
   return `${chain.explorerUrl.replace(/\/$/, "")}/tx/${txHash}`;
 }
-
-/** Numeric(20,6) from the database (or a count) to the wire's shortest decimal string, as jobs do. */
-export const decimal = (value: string | number): string => normaliseDecimal(String(value));

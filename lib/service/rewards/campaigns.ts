@@ -8,13 +8,13 @@ import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
-import { parseUsdc } from "@/lib/chain/units";
+import { parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import { requireUser, type Actor } from "../auth/actor";
 import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { amountsOf, chainKeyOf, decimal, managedWalletAddress, rewardsKey } from "./amounts";
+import { amountsOf, chainKeyOf, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
 
 const KIND_TITLE: Record<RewardKind, string> = {
@@ -81,7 +81,7 @@ export async function fundCampaignSlots(ctx: ServiceContext, campaignId: string)
   let funded = 0;
   for (const slot of slots) {
     try {
-      const amount = parseUsdc(decimal(slot.budget_usdc));
+      const amount = parseUsdc(normaliseDecimal(slot.budget_usdc));
       // The rewards wallet's own slot of the escrow: a stranger's deposit under the same id is
       // another slot and neither blocks this deposit nor passes for it.
       const payer = managedWalletAddress(chain) as Address;
@@ -136,7 +136,7 @@ async function campaignCounts(ctx: ServiceContext, ids: string[]) {
 function present(row: { id: string; kind: RewardKind; sponsor_user_id: string; slots: number; gross_usdc: string; chain_id: number; created_at: Date }, counts: { available: number; reserved: number; paid: number; unfunded: number } | undefined, feeBps: number): CampaignDto {
   const c = counts ?? { available: 0, reserved: 0, paid: 0, unfunded: row.slots };
   return {
-    id: row.id, kind: row.kind, sponsorId: row.sponsor_user_id, slots: row.slots, grossUsdc: decimal(row.gross_usdc), netUsdc: amountsOf(row.kind, feeBps).netUsdc,
+    id: row.id, kind: row.kind, sponsorId: row.sponsor_user_id, slots: row.slots, grossUsdc: normaliseDecimal(row.gross_usdc), netUsdc: amountsOf(row.kind, feeBps).netUsdc,
     status: c.unfunded === 0 ? "FUNDED" : c.unfunded === row.slots ? "FUNDING" : "PARTIALLY_FUNDED",
     availableSlots: c.available, reservedSlots: c.reserved, paidSlots: c.paid, unfundedSlots: c.unfunded, chainId: row.chain_id, createdAt: row.created_at.toISOString(),
   };

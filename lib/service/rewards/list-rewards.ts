@@ -3,11 +3,12 @@ import type { Selectable } from "kysely";
 import type { z } from "zod";
 import type { ForumReward, ListMyRewardsQuery } from "@/lib/api/schemas/rewards";
 import { REWARD_KINDS } from "@/lib/api/schemas/rewards";
+import { normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { ForumRewardsTable } from "../db/schema";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { amountsOf, chainKeyOf, decimal, explorerTxUrl } from "./amounts";
+import { amountsOf, chainKeyOf, explorerTxUrl } from "./amounts";
 import { ownerOf } from "./owner";
 
 export function presentReward(ctx: ServiceContext, r: Selectable<ForumRewardsTable>): z.input<typeof ForumReward> {
@@ -22,9 +23,9 @@ export function presentReward(ctx: ServiceContext, r: Selectable<ForumRewardsTab
       bodyLength: r.body_length, authorKey: r.author_key, publishedAt: r.published_at.toISOString(),
     },
     referredAgentId: r.kind === "REFERRAL" ? r.referred_agent_id : null,
-    grossUsdc: decimal(r.gross_usdc),
-    feeUsdc: decimal(r.fee_usdc),
-    netUsdc: decimal(r.net_usdc),
+    grossUsdc: normaliseDecimal(r.gross_usdc),
+    feeUsdc: normaliseDecimal(r.fee_usdc),
+    netUsdc: normaliseDecimal(r.net_usdc),
     payoutTarget: r.payout_target,
     payoutAddress: r.payout_address,
     campaignId: r.campaign_id,

@@ -5,7 +5,7 @@ import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
 import { listPublishedContributions, type ContributionPosition, type PublishedContribution } from "../forum/publish-hooks";
 import { amountsOf, chainKeyOf, MIN_CHARS } from "./amounts";
-import { recordReferral } from "../referrals/record-referral";
+import { recordReferral } from "./record-referral";
 import { minhashOf, nearestCopy, proseProblem } from "./assess-content";
 import { payoutKeyOf } from "./pay-rewards";
 

@@ -1,5 +1,5 @@
 import { routes } from "@/lib/api/routes";
-import type { ServiceRouter } from "../http/router";
+import type { ServiceRouter } from "../router";
 import type { ServiceContext } from "../context";
 import { requireActor } from "../auth/actor";
 import { onContributionPublished, onContributionRemoved, type PublishedContribution, type RemovedContribution } from "../forum/publish-hooks";
@@ -10,7 +10,7 @@ import { payWaitingRewards } from "./pay-rewards";
 import { getPayout, updatePayout } from "./payout";
 import { declineRemovedContribution, reviewContribution } from "./review-contribution";
 import { createWithdrawal, getWallet, getWithdrawal, listLedger } from "./wallet";
-import { listReferredOwners } from "../referrals/list-referred";
+import { listReferredOwners } from "./list-referred";
 
 /**
  * The review runs in the publishing request (database only); the payment is started without

@@ -4,14 +4,14 @@ import type { z } from "zod";
 import type { CreateWithdrawalRequest, LedgerEntry, ListLedgerQuery, Withdrawal } from "@/lib/api/schemas/rewards";
 import { usdcAbi } from "@/lib/chain/abi";
 import { getPublicClient, getWalletClient, withSenderLock } from "@/lib/chain/clients";
-import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import type { Database, WalletWithdrawalsTable } from "../db/schema";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { chainKeyOf, decimal, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
+import { chainKeyOf, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
 import { checksummed } from "./payout";
 import { ownerOf, requireHumanOwner, requireOwner } from "./owner";
 
@@ -25,7 +25,7 @@ async function balanceUnits(db: Transaction<Database> | ServiceContext["db"], ow
   const row = await db.selectFrom("wallet_ledger")
     .select(sql<string>`coalesce(sum(case when direction = 'CREDIT' then amount_usdc else -amount_usdc end), 0)`.as("balance"))
     .where("owner_user_id", "=", owner).executeTakeFirstOrThrow();
-  return parseUsdc(decimal(Number(row.balance) < 0 ? "0" : row.balance));
+  return parseUsdc(normaliseDecimal(Number(row.balance) < 0 ? "0" : row.balance));
 }
 
 // GET /v1/wallet
@@ -37,7 +37,7 @@ export async function getWallet(ctx: ServiceContext, actor: Actor) {
     data: {
       managedWalletAddress: managedWalletAddress(ctx.config.chain),
       balanceUsdc: formatUsdc(await balanceUnits(ctx.db, owner)),
-      pendingWithdrawalUsdc: decimal(pending.n),
+      pendingWithdrawalUsdc: normaliseDecimal(pending.n),
       chainId: ctx.config.chain?.chainId ?? null,
     },
   };
@@ -59,7 +59,7 @@ export async function listLedger(ctx: ServiceContext, actor: Actor, query: z.out
   const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   const data: Array<z.input<typeof LedgerEntry>> = page.rows.map((r) => ({
-    id: r.id, kind: r.kind, direction: r.direction, amountUsdc: decimal(r.amount_usdc), rewardId: r.reward_id, withdrawalId: r.withdrawal_id,
+    id: r.id, kind: r.kind, direction: r.direction, amountUsdc: normaliseDecimal(r.amount_usdc), rewardId: r.reward_id, withdrawalId: r.withdrawal_id,
     bidId: r.bid_id, jobId: r.job_id, agentId: r.agent_id, memo: r.memo, createdAt: r.created_at.toISOString(),
   }));
   return { data, meta: page.meta };
@@ -67,7 +67,7 @@ export async function listLedger(ctx: ServiceContext, actor: Actor, query: z.out
 
 function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsTable>): z.input<typeof Withdrawal> {
   return {
-    id: w.id, toAddress: w.to_address, amountUsdc: decimal(w.amount_usdc), status: w.status, txHash: w.status === "FAILED" ? null : w.tx_hash,
+    id: w.id, toAddress: w.to_address, amountUsdc: normaliseDecimal(w.amount_usdc), status: w.status, txHash: w.status === "FAILED" ? null : w.tx_hash,
     explorerUrl: explorerTxUrl(ctx.config.chain, w.tx_hash), failureReason: w.failure_reason, createdAt: w.created_at.toISOString(), confirmedAt: w.confirmed_at?.toISOString() ?? null,
   };
 }
@@ -149,7 +149,7 @@ export async function sendWithdrawal(ctx: ServiceContext, id: string, options: {
     await withSenderLock(chain, sender, async () => {
       const request = await wallet.prepareTransactionRequest({
         to: chain.tokenAddress,
-        data: encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [claimed.to_address as Hex, parseUsdc(decimal(claimed.amount_usdc))] }),
+        data: encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [claimed.to_address as Hex, parseUsdc(normaliseDecimal(claimed.amount_usdc))] }),
       });
       raw = (await wallet.signTransaction(request)) as Hex;
       hash = keccak256(raw);

@@ -1,4 +1,4 @@
-import type { Worker } from "../workers";
+import type { Worker } from "../context";
 import type { ServiceContext } from "../context";
 import { fundPendingCampaigns } from "./campaigns";
 import { finishPayingRewards, payWaitingRewards } from "./pay-rewards";

@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 
-// For tests of the body limit (lib/service/http/router.ts), over the harness or the real server.
+// For tests of the body limit (lib/service/router.ts), over the harness or the real server.
 
 export interface RawOutcome {
   status: number | null;

@@ -7,7 +7,7 @@ import { ApiError } from "@/lib/api/errors";
 import type { JobShareCard } from "@/lib/api/schemas/job-modes";
 import { FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { LinkButton } from "@/components/ui/link-button";
-import { formatUsdc } from "@/components/ui/usdc";
+import { displayUsdc } from "@/lib/chain/units";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
@@ -22,7 +22,7 @@ const loadCard = cache(async (id: string): Promise<JobShareCard | null> => {
   }
 });
 
-const headline = (card: JobShareCard) => `${formatUsdc(card.budgetUsdc)} ${card.tokenSymbol} · ${card.funded ? "funded in escrow" : "not funded yet"}`;
+const headline = (card: JobShareCard) => `${displayUsdc(card.budgetUsdc)} ${card.tokenSymbol} · ${card.funded ? "funded in escrow" : "not funded yet"}`;
 
 // The public share page of a job: what a link preview shows (Open Graph and Twitter card with the
 // title, the budget and whether it is funded), and a way on to the job. A job that is not

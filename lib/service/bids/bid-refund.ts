@@ -4,7 +4,7 @@ import type { ServiceContext } from "../context";
 import type { AgentRow, JobRow } from "../db/schema";
 import { isUniqueViolation } from "../db/errors";
 import { conflict } from "../http/errors";
-import { presentBid } from "../bids/present-bid";
+import { presentBid } from "./present-bid";
 
 /**
  * A bid on an AUTOMATIC_FORUM_REWARD job: such jobs take no bids (a slot is paid to an eligible

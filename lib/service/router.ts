@@ -1,13 +1,13 @@
 import { Hono, type Context } from "hono";
 import type { RouteDef, RouteOutput, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
-import type { ServiceContext } from "../context";
-import { resolveActor, requireScope, type Actor } from "../auth/actor";
-import { HttpError, badRequest, internalErrorBody, payloadTooLarge, unauthorized } from "./errors";
-import { parseOrThrow, refuseMalformedPath, refuseUnsafeText, strictQueryValues } from "./validation";
-import { consumeBudget } from "./rate-limit";
-import { withIdempotency } from "./idempotency";
-import { ownHeaderValueOf } from "../proofs/fetch-policy";
-import { OWN_ORIGIN_HEADER } from "../proofs/own-origin";
+import type { ServiceContext } from "./context";
+import { resolveActor, requireScope, type Actor } from "./auth/actor";
+import { HttpError, badRequest, internalErrorBody, payloadTooLarge, unauthorized } from "./http/errors";
+import { parseOrThrow, refuseMalformedPath, refuseUnsafeText, strictQueryValues } from "./http/validation";
+import { consumeBudget } from "./http/rate-limit";
+import { withIdempotency } from "./http/idempotency";
+import { ownHeaderValueOf } from "./proofs/fetch-policy";
+import { OWN_ORIGIN_HEADER } from "./proofs/own-origin";
 
 export interface ServiceBindings {
   /** The caller's address, stamped by the server in front of the service (never by the client). */
@@ -194,6 +194,3 @@ function errorResponse(error: unknown, c: Context) {
   return c.json(internalErrorBody(), 500);
 }
 
-export function isLoopback(ip: string): boolean {
-  return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
-}

@@ -2,10 +2,11 @@ import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { getAgentRowOrThrow, canManageAgent } from "../agents/present-agent";
+import { getAgentRowOrThrow } from "./present-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
 import { forbidden } from "../http/errors";
-import { presentJob, selectJobs } from "./present-job";
-import { lapseExpiredClaims } from "../job-modes/claims";
+import { presentJob } from "../jobs/present-job";
+import { lapseExpiredClaims, selectJobs } from "../jobs/read-job";
 
 /** The agent's assigned work, active and past, for its own key or its owner. */
 export async function listAgentJobs(
@@ -15,7 +16,7 @@ export async function listAgentJobs(
   query: { status?: string; limit?: number; cursor?: string },
 ) {
   const agent = await getAgentRowOrThrow(ctx, agentId);
-  if (!canManageAgent(actor, agent)) throw forbidden("an agent's assigned work is visible to its own key and its owner only");
+  if (!actsForAgent(actor, agent)) throw forbidden("an agent's assigned work is visible to its own key and its owner only");
   // Claims whose window ran out are not the agent's work any more, whether or not the worker ran yet.
   await lapseExpiredClaims(ctx, { agentId });
   const limit = query.limit ?? 20;

@@ -1,16 +1,23 @@
 import type { ServiceContext } from "../context";
-import type { Actor } from "../auth/actor";
+import type { Actor } from "./actor";
 import type { AgentRow } from "../db/schema";
 import { forbidden } from "../http/errors";
 
-/** True when the caller is the agent itself (its key) or the human who owns it. */
-export function actsForAgent(actor: Actor, agent: Pick<AgentRow, "id" | "owner_user_id">): boolean {
-  return actor.kind === "AGENT" ? actor.agentId === agent.id : agent.owner_user_id !== null && agent.owner_user_id === actor.userId;
+/**
+ * The one rule of who acts for an agent: the agent itself (its key) or the human who owns it (the
+ * owner's session). An unclaimed agent (owner_user_id null) has no human who acts for it, and an
+ * anonymous caller acts for no one.
+ */
+export function actsForAgent(actor: Actor | null, agent: Pick<AgentRow, "id" | "owner_user_id">): boolean {
+  if (!actor) return false;
+  if (actor.kind === "AGENT") return actor.agentId === agent.id;
+  return agent.owner_user_id !== null && agent.owner_user_id === actor.userId;
 }
 
-/** True when the caller is the job's assigned agent, or the human who owns that agent. */
+/** actsForAgent for an agent known by id (a job's assigned agent, which may be none). */
 export async function isAgentOrItsOwner(ctx: ServiceContext, actor: Actor, agentId: string | null): Promise<boolean> {
   if (!agentId) return false;
+  // An agent key names its agent: no read needed.
   if (actor.kind === "AGENT") return actor.agentId === agentId;
   const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", agentId).executeTakeFirst();
   return agent ? actsForAgent(actor, agent) : false;
@@ -22,6 +29,3 @@ export async function ownAgentOrThrow(ctx: ServiceContext, actor: Actor, agentId
   if (!agent || !actsForAgent(actor, agent)) throw forbidden("agentId must be your own agent");
   return agent;
 }
-
-/** Statuses in which a job has an assigned agent whose work is being judged. */
-export const ASSIGNED_STATUSES = ["IN_PROGRESS", "REVIEW", "DISPUTED"] as const;

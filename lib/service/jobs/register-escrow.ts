@@ -1,11 +1,13 @@
 import { verifyDeposit, type DepositCheck } from "@/lib/chain/escrow/verify-deposit";
 import { parseUsdc } from "@/lib/chain/units";
+import type { ErrorExtra } from "@/lib/api/schemas/errors";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError, conflict, forbidden, notFound } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
-import { getJobRowOrThrow, presentJob } from "../jobs/present-job";
+import { presentJob } from "./present-job";
+import { getJobRowOrThrow } from "./read-job";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
@@ -45,7 +47,7 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
     throw new HttpError(503, `the chain could not be asked about the deposit (${(error as Error).message.split("\n")[0]}); try again`, "CHAIN_UNAVAILABLE");
   }
   if (!check.ok) {
-    const extra: Record<string, unknown> = { reason: check.reason, retryable: check.code === "NOT_CONFIRMED" };
+    const extra: ErrorExtra<"DEPOSIT_TX_NOT_FOUND"> = { reason: check.reason, retryable: check.code === "NOT_CONFIRMED" };
     if (check.confirmations !== undefined) Object.assign(extra, { confirmations: check.confirmations, requiredConfirmations: chain.confirmations });
     throw new HttpError(422, `the deposit was not accepted (${check.code}): ${check.reason}`, `DEPOSIT_${check.code}`, extra);
   }

@@ -1,10 +1,11 @@
 import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListReferredQuery, ReferredOwner, RewardStatus } from "@/lib/api/schemas/rewards";
+import { normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { decimal, explorerTxUrl } from "../rewards/amounts";
+import { explorerTxUrl } from "./amounts";
 
 interface Row {
   joined_at: Date;
@@ -60,7 +61,7 @@ export async function listReferredOwners(ctx: ServiceContext, actor: Actor, quer
     claimed: r.claimed,
     joinedAt: new Date(r.joined_at).toISOString(),
     reward: r.reward_id
-      ? { id: r.reward_id, status: r.status!, declinedReason: r.declined_reason, netUsdc: decimal(r.net_usdc!), txHash: r.tx_hash, explorerUrl: explorerTxUrl(ctx.config.chain, r.tx_hash) }
+      ? { id: r.reward_id, status: r.status!, declinedReason: r.declined_reason, netUsdc: normaliseDecimal(r.net_usdc!), txHash: r.tx_hash, explorerUrl: explorerTxUrl(ctx.config.chain, r.tx_hash) }
       : null,
   }));
   return { data, meta: page.meta };

@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
-import { amountsOf } from "../rewards/amounts";
-import { payoutKeyOf } from "../rewards/pay-rewards";
+import { amountsOf } from "./amounts";
+import { payoutKeyOf } from "./pay-rewards";
 
 /**
  * A new owner's first useful thread (its THREAD review became eligible, which happens once per

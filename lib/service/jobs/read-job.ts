@@ -1,0 +1,138 @@
+import type { Transaction } from "kysely";
+import type { ServiceContext } from "../context";
+import type { Db } from "../db/connection";
+import type { Database, JobRow } from "../db/schema";
+import { notFound } from "../http/errors";
+
+/**
+ * Reading a job, the one way every domain does it. A bounty claim that has run out without a
+ * submission lapses (the job reopens for anyone and the agent's maxActiveJobs place is free):
+ * lazily here, on any read or claim of the job or a claim by the agent, and in the claim-lapse
+ * worker (job-modes/worker.ts), so no reader ever sees an expired claim as held.
+ */
+
+type Trx = Transaction<Database>;
+type ClaimFields = Pick<JobRow, "status" | "participation_mode" | "submitted_at" | "claim_expires_at">;
+
+/** The job row (no relations), or 404 job. */
+export async function getJobOrThrow(db: Db, jobId: string): Promise<JobRow> {
+  const job = await db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
+  if (!job) throw notFound("job");
+  return job;
+}
+
+/** Jobs with their poster and assigned agent, the shape every job read starts from. */
+export function selectJobs(db: Db) {
+  return db
+    .selectFrom("jobs")
+    .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
+    .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
+    // A job posted by an agent: its owner is a party too (job-viewer.ts).
+    .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
+    .selectAll("jobs")
+    .select([
+      "poster.display_name as poster_display_name",
+      "poster.avatar_url as poster_avatar_url",
+      "agent.name as agent_name",
+      "agent.vertical as agent_vertical",
+      "agent.owner_user_id as agent_owner_user_id",
+      "poster_agent.owner_user_id as poster_owner_user_id",
+    ]);
+}
+
+export type JobWithRelations = JobRow & {
+  poster_display_name: string;
+  poster_avatar_url: string | null;
+  agent_name: string | null;
+  agent_vertical: string | null;
+  agent_owner_user_id: string | null;
+  poster_owner_user_id: string | null;
+};
+
+export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {
+  const row = await selectJobs(ctx.db).where("jobs.id", "=", id).executeTakeFirst();
+  if (!row) throw notFound("job");
+  return row;
+}
+
+/** True when the job holds a bounty claim that has run out without a submission. */
+export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
+  return (
+    job.status === "IN_PROGRESS" &&
+    job.participation_mode === "BOUNTY" &&
+    job.submitted_at === null &&
+    job.claim_expires_at !== null &&
+    job.claim_expires_at.getTime() <= now.getTime()
+  );
+}
+
+/**
+ * Reopens jobs whose claim ended (lapsed or given back), in the caller's transaction, with the job
+ * rows already locked. Anything the previous claimant left behind (proof-check fields, criterion
+ * results and the poster's ticks on them) goes too: the next claimant starts clean.
+ */
+export async function reopenClaimedJobs(trx: Trx, jobIds: string[], now: Date, outcome: "LAPSED" | "RELEASED"): Promise<void> {
+  if (jobIds.length === 0) return;
+  await trx
+    .updateTable("jobs")
+    .set({
+      status: "OPEN",
+      agent_id: null,
+      claimed_at: null,
+      claim_expires_at: null,
+      output_data: null,
+      proof_checked_at: null,
+      proof_check_status: null,
+      proof_check_reason: null,
+      updated_at: now,
+    })
+    .where("id", "in", jobIds)
+    .execute();
+  await trx.updateTable("job_claims").set({ ended_at: now, outcome }).where("job_id", "in", jobIds).where("ended_at", "is", null).execute();
+  await trx.deleteFrom("job_criteria_results").where("job_id", "in", jobIds).execute();
+}
+
+export interface LapseOptions {
+  /** Only this job. */
+  jobId?: string;
+  /** Only this agent's claims (before a claim, so that its own lapsed claims do not hold its places). */
+  agentId?: string;
+  /** At most this many jobs per call (default 100). */
+  limit?: number;
+}
+
+/**
+ * Lapses expired bounty claims: jobs still IN_PROGRESS, never submitted, past claimExpiresAt.
+ * Rows are claimed with FOR UPDATE SKIP LOCKED, so several workers (and lazy callers) share the
+ * work and never wait on a job another transaction is changing. Returns the ids lapsed.
+ */
+export async function lapseExpiredClaims(ctx: ServiceContext, options: LapseOptions = {}): Promise<string[]> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom("jobs")
+      .select("id")
+      .where("status", "=", "IN_PROGRESS")
+      .where("participation_mode", "=", "BOUNTY")
+      .where("submitted_at", "is", null)
+      .where("claim_expires_at", "is not", null)
+      .where("claim_expires_at", "<=", now);
+    if (options.jobId) q = q.where("id", "=", options.jobId);
+    if (options.agentId) q = q.where("agent_id", "=", options.agentId);
+    const rows = await q.orderBy("claim_expires_at").limit(options.limit ?? 100).forUpdate().skipLocked().execute();
+    const ids = rows.map((r) => r.id);
+    await reopenClaimedJobs(trx, ids, now, "LAPSED");
+    return ids;
+  });
+}
+
+/**
+ * A job row as any reader should see it: if its claim has run out, the lapse is applied first.
+ * Costs nothing extra unless the claim has actually expired.
+ */
+export async function getJobRowWithLapse(ctx: ServiceContext, jobId: string): Promise<JobWithRelations> {
+  const row = await getJobRowOrThrow(ctx, jobId);
+  if (!isClaimLapsed(row, ctx.now())) return row;
+  await lapseExpiredClaims(ctx, { jobId });
+  return getJobRowOrThrow(ctx, jobId);
+}
