@@ -2,33 +2,69 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { apiForRequest } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
-import { JOB_STATUSES } from "@/lib/api/schemas/jobs";
+import { JOB_SEARCH_MAX, JOB_SORTS, JOB_STATUSES, type ListJobsQuery } from "@/lib/api/schemas/jobs";
+import { DecimalString } from "@/lib/api/schemas/common";
 import { Alert } from "@/components/ui/alert";
-import { FundedBadge, JobStatusBadge, Badge } from "@/components/ui/badge";
+import { Badge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
 import { CursorPager } from "@/components/ui/cursor-pager";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Select } from "@/components/ui/field";
+import { Input, Select } from "@/components/ui/field";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
-import { one, type SearchParams } from "@/components/ui/search-params";
+import { oneOf, one, type SearchParams } from "@/components/ui/search-params";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
 
-// The board renders on the server and works without JavaScript: filters are a GET form, paging a link.
+const SORT_LABELS: Record<(typeof JOB_SORTS)[number], string> = {
+  relevance: "Best match",
+  newest: "Newest",
+  budget_desc: "Budget, highest first",
+  budget_asc: "Budget, lowest first",
+  deadline: "Deadline, soonest first",
+  fewest_bids: "Fewest bids",
+};
+const MODES = ["BID", "BOUNTY"] as const;
+const label = "mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400";
+
+/**
+ * The board renders on the server and works without JavaScript: tabs are links, search and filters a
+ * GET form, paging a link, so every choice lives in the URL. The Marketplace tab (the default) asks
+ * the API for board=marketplace; forum reward and referral slots have their own tab. A value the
+ * URL carries that the API would refuse is dropped here, so a hand-edited URL shows a board, not an error.
+ */
 export default async function JobsBoard({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
-  const funded = one(params.funded);
+  const board = one(params.board) === "rewards" ? "rewards" : "marketplace";
+  const q = one(params.q)?.trim().slice(0, JOB_SEARCH_MAX) || undefined;
+  const funded = oneOf(params.funded, ["true", "false"] as const);
+  const decimal = (value: string | undefined) => (value && DecimalString.safeParse(value).success ? value : undefined);
+  const sortAsked = oneOf(params.sort, JOB_SORTS);
   const query = {
-    status: one(params.status) as (typeof JOB_STATUSES)[number] | undefined,
-    funded: funded === "true" ? true : funded === "false" ? false : undefined,
-    participationMode: one(params.participationMode) as "BID" | "BOUNTY" | "AUTOMATIC_FORUM_REWARD" | undefined,
+    board,
+    q,
+    status: oneOf(params.status, JOB_STATUSES),
+    funded: funded === undefined ? undefined : funded === "true",
+    participationMode: board === "marketplace" ? oneOf(params.participationMode, MODES) : undefined,
+    skills: one(params.skills)?.slice(0, 1000),
+    minBudget: decimal(one(params.minBudget)),
+    maxBudget: decimal(one(params.maxBudget)),
+    requiredPackId: one(params.requiredPackId)?.slice(0, 100),
+    sort: sortAsked === "relevance" && !q ? undefined : sortAsked,
     cursor: one(params.cursor),
     limit: 20,
-  };
+  } satisfies ListJobsQuery;
   const api = await apiForRequest();
-  const { result, error } = await settle(api.listJobs({ query }));
+  const [{ result, error }, packs] = await Promise.all([
+    settle(api.listJobs({ query })),
+    // Pack names for the cards and the filter: one read, never one per card; the board stands without it.
+    api.listEvalPacks({ query: { limit: 100 } }).then((res) => res.data, () => []),
+  ]);
+  const packTitle = new Map(packs.map((pack) => [pack.id, pack.title]));
+  const tabHref = (tab: "marketplace" | "rewards") => `/jobs${tab === "rewards" ? "?board=rewards" : ""}${q ? `${tab === "rewards" ? "&" : "?"}q=${encodeURIComponent(q)}` : ""}`;
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
@@ -40,36 +76,87 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
         <Link href="/jobs/new" className={buttonClasses({})}>Post a job</Link>
       </div>
 
-      <form method="get" action="/jobs" className="mt-6 flex flex-wrap items-end gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800" aria-label="Filter jobs">
+      <nav aria-label="Boards" className="mt-6 flex gap-1 border-b border-zinc-200 dark:border-zinc-800">
+        {(["marketplace", "rewards"] as const).map((tab) => (
+          <Link
+            key={tab}
+            href={tabHref(tab)}
+            aria-current={board === tab ? "page" : undefined}
+            className={cn(
+              "-mb-px border-b-2 px-3 py-2 text-sm font-medium",
+              board === tab ? "border-brand-600 text-zinc-900 dark:text-zinc-100" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200",
+            )}
+          >
+            {tab === "marketplace" ? "Marketplace" : "Forum rewards & referrals"}
+          </Link>
+        ))}
+      </nav>
+
+      <form method="get" action="/jobs" className="mt-4 grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800" aria-label="Search and filter jobs">
+        {board === "rewards" ? <input type="hidden" name="board" value="rewards" /> : null}
+        <label className="sm:col-span-3">
+          <span className={label}>Search</span>
+          <Input type="search" name="q" defaultValue={q ?? ""} maxLength={JOB_SEARCH_MAX} placeholder="Words of the title, skills or description" />
+        </label>
         <label>
-          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Status</span>
+          <span className={label}>Sort</span>
+          <Select name="sort" defaultValue={query.sort ?? ""}>
+            <option value="">{q ? SORT_LABELS.relevance : SORT_LABELS.newest}</option>
+            {JOB_SORTS.filter((s) => s !== "relevance" || q).map((s) => <option key={s} value={s}>{SORT_LABELS[s]}</option>)}
+          </Select>
+        </label>
+        <label>
+          <span className={label}>Status</span>
           <Select name="status" defaultValue={query.status ?? ""}>
             <option value="">Any</option>
             {JOB_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
           </Select>
         </label>
         <label>
-          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Funding</span>
+          <span className={label}>Funding</span>
           <Select name="funded" defaultValue={funded ?? ""}>
             <option value="">Any</option>
             <option value="true">Funded</option>
             <option value="false">Unfunded</option>
           </Select>
         </label>
+        {board === "marketplace" ? (
+          <label>
+            <span className={label}>Mode</span>
+            <Select name="participationMode" defaultValue={query.participationMode ?? ""}>
+              <option value="">Any</option>
+              <option value="BID">Bids</option>
+              <option value="BOUNTY">Bounty</option>
+            </Select>
+          </label>
+        ) : null}
         <label>
-          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Mode</span>
-          <Select name="participationMode" defaultValue={query.participationMode ?? ""}>
+          <span className={label}>Certification</span>
+          <Select name="requiredPackId" defaultValue={query.requiredPackId ?? ""}>
             <option value="">Any</option>
-            <option value="BID">Bids</option>
-            <option value="BOUNTY">Bounty</option>
-            <option value="AUTOMATIC_FORUM_REWARD">Forum reward</option>
+            {packs.map((pack) => <option key={pack.id} value={pack.id}>{pack.title}</option>)}
           </Select>
         </label>
-        <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>Apply</button>
+        <label>
+          <span className={label}>Skills (any of, comma-separated)</span>
+          <Input name="skills" defaultValue={query.skills ?? ""} placeholder="python, research" />
+        </label>
+        <label>
+          <span className={label}>Budget from (USDC)</span>
+          <Input name="minBudget" inputMode="decimal" defaultValue={query.minBudget ?? ""} />
+        </label>
+        <label>
+          <span className={label}>Budget up to (USDC)</span>
+          <Input name="maxBudget" inputMode="decimal" defaultValue={query.maxBudget ?? ""} />
+        </label>
+        <div className="flex items-end gap-2">
+          <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>Apply</button>
+          <Link href={board === "rewards" ? "/jobs?board=rewards" : "/jobs"} className="text-sm text-zinc-500 hover:underline">Clear</Link>
+        </div>
       </form>
 
       {error ? <Alert tone="error" title="The jobs could not be loaded" error={error.body} className="mt-6" /> : null}
-      {result && result.data.length === 0 ? <EmptyState className="mt-6" title="No jobs match" description="Change the filters, or post the first job." /> : null}
+      {result && result.data.length === 0 ? <EmptyState className="mt-6" title="No jobs match" description="Change the search or the filters, or post the first job." /> : null}
 
       <ul className="mt-6 grid gap-4 sm:grid-cols-2" aria-label="Jobs">
         {result?.data.map((job) => (
@@ -78,6 +165,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
               <JobStatusBadge status={job.status} />
               <FundedBadge funded={job.funded} />
               {job.participationMode !== "BID" ? <Badge tone="violet">{job.participationMode}</Badge> : null}
+              {job.requiredPackId ? <Badge tone="amber">Certification: {packTitle.get(job.requiredPackId) ?? "required"}</Badge> : null}
             </div>
             <h2 className="mt-2 font-medium">
               <Link href={`/jobs/${job.id}`} className="hover:underline">{job.title}</Link>
@@ -85,8 +173,11 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
             <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">{job.description}</p>
             <p className="mt-3 flex items-center justify-between text-sm">
               <Usdc amount={job.budgetUsdc} />
-              <span className="text-xs text-zinc-500">by {job.poster.displayName} · <TimeAgo value={job.createdAt} /></span>
+              <span className="text-xs text-zinc-500">
+                {job.bidCount === 1 ? "1 bid" : `${job.bidCount ?? 0} bids`} · {job.deadlineAt ? `due ${formatDate(job.deadlineAt)}` : "no deadline"}
+              </span>
             </p>
+            <p className="mt-1 text-xs text-zinc-500">by {job.poster.displayName} · <TimeAgo value={job.createdAt} /></p>
           </li>
         ))}
       </ul>

@@ -153,9 +153,10 @@ export const agentRoutes = {
 export const jobRoutes = {
   listJobs: defineRoute({
     method: "GET", path: "/v1/jobs", tag: "Jobs", auth: "optional", budget: "read",
-    summary: "The job board, newest first, by keyset cursor",
+    summary: "The job board: search, filters and sorts, by keyset cursor",
     query: ListJobsQuery, response: listEnvelope(Job),
-    description: "Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. With a credential, the rows of the caller's own jobs carry their private fields; anonymously none does.",
+    description: "Every job by default, forum reward and referral slots included (board=marketplace leaves them out, as the dashboard's default board does). Filters combine with AND. Each row carries bidCount. " +
+      "Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. With a credential, the rows of the caller's own jobs carry their private fields; anonymously none does.",
   }),
   getJob: defineRoute({
     method: "GET", path: "/v1/jobs/:id", tag: "Jobs", auth: "required", budget: "read",

@@ -141,6 +141,8 @@ export const Job = z.object({
   agent: JobAgentSummary.nullable(),
   forumRewardSlot: ForumRewardSlot.nullable(),
   funded: z.boolean(),
+  /** Bids placed on the job, whatever their status (withdrawn and rejected included). Present on the rows of GET /v1/jobs only. */
+  bidCount: z.number().int().optional(),
   /** Present on the authenticated detail (GET /v1/jobs/:id) only. */
   proofCheckedAt: NullableTimestamp.optional(),
   proofCheckStatus: ProofStatus.nullable().optional(),
@@ -227,15 +229,64 @@ export const CreateJobRequest = z.strictObject({
 });
 export type CreateJobRequest = z.input<typeof CreateJobRequest>;
 
-export const ListJobsQuery = z.strictObject({
-  status: JobStatus.optional(),
-  funded: BooleanParam.optional(),
-  participationMode: ParticipationMode.optional(),
-  excludeBidBy: z.string().min(1).max(100).optional(),
-  posterId: Uuid.optional(),
-  limit: intParam(1, 100).optional(),
-  cursor: Cursor.optional(),
-});
+export const JOB_SORTS = ["newest", "budget_desc", "budget_asc", "deadline", "fewest_bids", "relevance"] as const;
+export const JobSort = z.enum(JOB_SORTS);
+export const JOB_BOARDS = ["marketplace", "rewards"] as const;
+/** The longest search text GET /v1/jobs takes. */
+export const JOB_SEARCH_MAX = 200;
+
+/** A comma-separated list in a query string ("a,b"), or the key repeated; empty items are dropped. */
+const SkillsParam = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((item) => item.split(",")).map((item) => item.trim()).filter(Boolean))
+  .pipe(z.array(z.string().max(JOB_LIMITS.skillMax)).max(JOB_LIMITS.skillsMax, { message: `must list at most ${JOB_LIMITS.skillsMax} skills` }));
+
+export const ListJobsQuery = z
+  .strictObject({
+    q: z
+      .string()
+      .trim()
+      .min(1, { message: "must not be empty" })
+      .max(JOB_SEARCH_MAX, { message: `must be at most ${JOB_SEARCH_MAX} characters` })
+      .optional()
+      .meta({
+        description:
+          "Full-text search (PostgreSQL, English stemming) over title, skills and description, in web-search syntax: words are all required, \"a phrase\" in quotes, -word excludes, `or` between alternatives. " +
+          `Title matches rank above skill matches, which rank above description-only matches. At most ${JOB_SEARCH_MAX} characters. With q the default sort is relevance.`,
+      }),
+    status: JobStatus.optional(),
+    funded: BooleanParam.optional(),
+    participationMode: ParticipationMode.optional(),
+    purpose: JobPurpose.optional(),
+    board: z
+      .enum(JOB_BOARDS)
+      .optional()
+      .meta({
+        description:
+          "marketplace: purpose MARKETPLACE and participationMode BID or BOUNTY (the dashboard's default board); rewards: forum reward and referral slots (participationMode AUTOMATIC_FORUM_REWARD or purpose PLATFORM_REFERRAL). Omitted: every job.",
+      }),
+    skills: SkillsParam.optional().meta({
+      description: `Comma-separated (or repeated) skills; a job matches when ANY of them is among its requiredSkills or preferredSkills, ignoring case. At most ${JOB_LIMITS.skillsMax}.`,
+    }),
+    minBudget: DecimalString.optional().meta({ description: "Lowest budgetUsdc, inclusive (decimal string)." }),
+    maxBudget: DecimalString.optional().meta({ description: "Highest budgetUsdc, inclusive (decimal string)." }),
+    requiredPackId: z.string().min(1).max(100).optional().meta({ description: "Only jobs that require this certification pack." }),
+    sort: JobSort.optional().meta({
+      description:
+        "newest (default without q): createdAt, newest first. budget_desc / budget_asc: budgetUsdc. deadline: deadlineAt soonest first, jobs without a deadline last. fewest_bids: bidCount, fewest first. " +
+        "relevance (default with q; needs q): search rank, best first. Ties read newest first. Every sort pages by keyset: pass nextCursor back with the same query; a cursor of another sort is a 400.",
+    }),
+    excludeBidBy: z.string().min(1).max(100).optional(),
+    posterId: Uuid.optional(),
+    limit: intParam(1, 100).optional(),
+    cursor: Cursor.optional(),
+  })
+  .superRefine((query, ctx) => {
+    if (query.sort === "relevance" && query.q === undefined) ctx.addIssue({ code: "custom", path: ["sort"], message: "relevance needs q (a search text)" });
+    if (query.minBudget !== undefined && query.maxBudget !== undefined && Number(query.minBudget) > Number(query.maxBudget)) {
+      ctx.addIssue({ code: "custom", path: ["minBudget"], message: "must not be greater than maxBudget" });
+    }
+  });
 export type ListJobsQuery = z.input<typeof ListJobsQuery>;
 
 /**

@@ -19,8 +19,21 @@ export function encodeCursor(position: KeysetPosition): string {
 export const UUID_SOURCE = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 const UUID = new RegExp(`^${UUID_SOURCE}$`, "i");
 
-/** Decodes a cursor; `idPattern` is what row ids of this list look like (UUIDs by default). */
-export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUID): KeysetPosition | null {
+/**
+ * Most lists sort on a timestamp: the key must be a date the database can compare (a year out of
+ * range, e.g. 1e20 ms, would otherwise fail in the query as a 500).
+ */
+function isTimestampKey(k: string | number): boolean {
+  const at = new Date(k);
+  return !Number.isNaN(at.getTime()) && at.getUTCFullYear() >= 1 && at.getUTCFullYear() <= 9999;
+}
+
+/**
+ * Decodes a cursor; `idPattern` is what row ids of this list look like (UUIDs by default), and
+ * `isValidKey` what its sort keys look like (a timestamp by default; a list with other sorts passes
+ * its own check, which must refuse anything its query could not compare).
+ */
+export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUID, isValidKey: (k: string | number) => boolean = isTimestampKey): KeysetPosition | null {
   if (cursor === undefined) return null;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("alphabet");
@@ -28,10 +41,7 @@ export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUI
     if (!Array.isArray(value) || value.length !== 2) throw new Error("shape");
     const [k, id] = value;
     if ((typeof k !== "string" && typeof k !== "number") || typeof id !== "string" || !idPattern.test(id)) throw new Error("types");
-    // Every list sorts on a timestamp: the key must be a date the database can compare (a year
-    // out of range, e.g. 1e20 ms, would otherwise fail in the query as a 500).
-    const at = new Date(k);
-    if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) throw new Error("timestamp");
+    if (!isValidKey(k)) throw new Error("key");
     return { k, id };
   } catch {
     throw badRequest(["cursor is malformed; pass back the nextCursor of the previous page unchanged"]);

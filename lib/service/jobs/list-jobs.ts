@@ -1,37 +1,147 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { z } from "zod";
-import type { ListJobsQuery } from "@/lib/api/schemas/jobs";
+import type { JobSort, ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { presentJob } from "./present-job";
-import { selectJobs } from "./read-job";
+import { selectJobs, type JobWithRelations } from "./read-job";
 
 const DEFAULT_LIMIT = 20;
 
+type Query = z.output<typeof ListJobsQuery>;
+type Row = JobWithRelations & { bid_count: string | number; search_rank: string | number | null };
+
+// The search document, exactly as the index of migration 0011-job-search builds it (same function,
+// same arguments), so the planner uses that index. Columns of the wrapped select (below) are read as
+// jobs.x in the sort keys; the bid count is computed once per row there, never per card (no N+1).
+const DOCUMENT = sql`job_search_document(jobs.title, jobs.description, jobs.required_skills, jobs.preferred_skills)`;
+const BID_COUNT = sql<string>`(select count(*) from bids where bids.job_id = jobs.id)`;
+
+/** One column of a sort: its SQL, direction, how its cursor value is cast back, and read from a row. */
+interface SortKey {
+  expr: RawBuilder<unknown>;
+  desc: boolean;
+  cast: "timestamptz" | "numeric" | "real" | "bigint";
+  valueOf: (row: Row) => string;
+  /** The cursor value is something the cast accepts (anything else is a 400, never a 500). */
+  valid: (value: string) => boolean;
+}
+
+// Only what this list itself writes into cursors: an ISO instant that reads back to itself (so no
+// 30 February reaches the database), and ranks of ts_rank_cd's range, far inside a real's.
+const isTimestamp = (v: string) => v === "infinity" || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v) && new Date(v).toISOString() === v);
+const isRank = (v: string) => /^\d+(\.\d+)?(e-\d+)?$/i.test(v) && Number(v) <= 1e6;
+const CREATED: SortKey = { expr: sql`jobs.created_at`, desc: true, cast: "timestamptz", valueOf: (r) => r.created_at.toISOString(), valid: isTimestamp };
+const BUDGET = (desc: boolean): SortKey => ({ expr: sql`jobs.budget_usdc`, desc, cast: "numeric", valueOf: (r) => String(r.budget_usdc), valid: (v) => /^\d{1,14}(\.\d{1,6})?$/.test(v) });
+
 /**
- * The board: newest first, keyset-paginated on (created_at, id) so that page 5,000 costs what page
- * 1 does. Rows are presented for the caller: its own jobs carry their private fields, others not.
+ * Each sort is a list of keys, newest first as the last tie-break before the id (so equal budgets,
+ * deadlines or bid counts read newest first), and the id last: the order is total, so keyset pages
+ * neither repeat nor skip a row.
  */
-export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: z.output<typeof ListJobsQuery>) {
+const SORTS: Record<z.output<typeof JobSort>, SortKey[]> = {
+  newest: [CREATED],
+  budget_desc: [BUDGET(true), CREATED],
+  budget_asc: [BUDGET(false), CREATED],
+  // Soonest first; a job without a deadline sorts as if due at infinity, i.e. last.
+  deadline: [{ expr: sql`coalesce(jobs.deadline_at, 'infinity'::timestamptz)`, desc: false, cast: "timestamptz", valueOf: (r) => r.deadline_at?.toISOString() ?? "infinity", valid: isTimestamp }, CREATED],
+  fewest_bids: [{ expr: sql`jobs.bid_count`, desc: false, cast: "bigint", valueOf: (r) => String(r.bid_count), valid: (v) => /^\d{1,12}$/.test(v) }, CREATED],
+  // ts_rank_cd is a real (float4); its text form reads back to the same float4, and the cursor is
+  // compared with the very expression the order uses, so a rank round-trips exactly.
+  relevance: [{ expr: sql`search_rank`, desc: true, cast: "real", valueOf: (r) => String(r.search_rank), valid: isRank }, CREATED],
+};
+
+/**
+ * The board. Every sort is keyset-paginated: the cursor carries the sort's key values and the id of
+ * the page's last row (never an OFFSET), so page 5,000 costs what page 1 does. The newest sort keeps
+ * its cursor as before (the created_at alone); the others tag theirs with the sort, and a cursor of
+ * one sort given to another is a 400. Rows are presented for the caller: its own jobs carry their
+ * private fields, others not; each row carries bidCount.
+ */
+export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: Query) {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = decodeCursor(query.cursor);
-  let q = selectJobs(ctx.db);
+  const sortName = query.sort ?? (query.q ? "relevance" : "newest");
+  const keys = SORTS[sortName];
+  const after = decodeJobCursor(query.cursor, sortName, keys);
+
+  const tsquery = query.q ? sql`websearch_to_tsquery('english', ${query.q})` : null;
+  let q = selectJobs(ctx.db)
+    .select(BID_COUNT.as("bid_count"))
+    .select((tsquery ? sql<number | null>`ts_rank_cd(${DOCUMENT}, ${tsquery})` : sql<number | null>`null::real`).as("search_rank"));
+  if (tsquery) q = q.where(sql<boolean>`${DOCUMENT} @@ ${tsquery}`);
   if (query.status) q = q.where("jobs.status", "=", query.status);
   if (query.participationMode) q = q.where("jobs.participation_mode", "=", query.participationMode);
+  if (query.purpose) q = q.where("jobs.purpose", "=", query.purpose);
+  // Referral slots are AUTOMATIC_FORUM_REWARD jobs too; both tests keep the two boards complementary.
+  if (query.board === "marketplace") q = q.where("jobs.purpose", "=", "MARKETPLACE").where("jobs.participation_mode", "!=", "AUTOMATIC_FORUM_REWARD");
+  if (query.board === "rewards") q = q.where((eb) => eb.or([eb("jobs.purpose", "=", "PLATFORM_REFERRAL"), eb("jobs.participation_mode", "=", "AUTOMATIC_FORUM_REWARD")]));
   if (query.posterId) q = q.where("jobs.poster_id", "=", query.posterId);
+  if (query.requiredPackId) q = q.where("jobs.required_pack_id", "=", query.requiredPackId);
   if (query.funded === true) q = q.where("jobs.escrow_tx_hash", "is not", null);
   if (query.funded === false) q = q.where("jobs.escrow_tx_hash", "is", null);
+  if (query.minBudget !== undefined) q = q.where(sql<boolean>`jobs.budget_usdc >= ${query.minBudget}::numeric`);
+  if (query.maxBudget !== undefined) q = q.where(sql<boolean>`jobs.budget_usdc <= ${query.maxBudget}::numeric`);
+  if (query.skills?.length) {
+    // Any of the skills, required or preferred, ignoring case.
+    const wanted = query.skills.map((s) => s.toLowerCase());
+    q = q.where(sql<boolean>`exists (select 1 from unnest(jobs.required_skills || jobs.preferred_skills) as skill where lower(skill) = any(${wanted}::text[]))`);
+  }
   if (query.excludeBidBy) {
     const agentId = query.excludeBidBy;
     q = q.where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom("bids").select(sql`1`.as("one")).whereRef("bids.job_id", "=", "jobs.id").where("bids.agent_id", "=", agentId))),
     );
   }
-  if (after) {
-    q = q.where(sql<boolean>`(jobs.created_at, jobs.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+
+  // search_rank is a column of the select; the outer query can name it (order and cursor alike),
+  // so the filtered rows are wrapped once and sorted outside.
+  const inner = q.as("jobs");
+  let outer = ctx.db.selectFrom(inner).selectAll();
+  if (after) outer = outer.where(afterPosition(keys, after.values, after.id));
+  for (const key of keys) outer = outer.orderBy(key.expr, key.desc ? "desc" : "asc");
+  outer = outer.orderBy(sql`jobs.id`, idDescending(keys) ? "desc" : "asc");
+  const rows = (await outer.limit(limit + 1).execute()) as unknown as Row[];
+
+  const page = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
+  return { data: page.rows.map((row) => ({ ...presentJob(row, actor), bidCount: Number(row.bid_count) })), meta: page.meta };
+}
+
+/** The id breaks the last ties, in the direction of the last key (created_at, descending, in every sort). */
+function idDescending(keys: SortKey[]): boolean {
+  return keys[keys.length - 1]!.desc;
+}
+
+/**
+ * Rows strictly after the cursor in the sort's order: (k1 beyond v1) or (k1 = v1 and k2 beyond v2)
+ * … or (all equal and id beyond). Spelt out key by key, since the keys may run in different directions.
+ */
+function afterPosition(keys: SortKey[], values: string[], id: string): RawBuilder<boolean> {
+  const beyond = (expr: RawBuilder<unknown>, desc: boolean, value: RawBuilder<unknown>) => (desc ? sql`${expr} < ${value}` : sql`${expr} > ${value}`);
+  const cast = (key: SortKey, value: string) => sql`cast(${value} as ${sql.raw(key.cast)})`;
+  const terms: RawBuilder<unknown>[] = [];
+  for (let i = 0; i <= keys.length; i += 1) {
+    const equal = keys.slice(0, i).map((key, j) => sql`${key.expr} = ${cast(key, values[j]!)}`);
+    const last = i < keys.length ? beyond(keys[i]!.expr, keys[i]!.desc, cast(keys[i]!, values[i]!)) : beyond(sql`jobs.id`, idDescending(keys), sql`${id}::uuid`);
+    terms.push(sql`(${sql.join([...equal, last], sql` and `)})`);
   }
-  const rows = await q.orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(limit + 1).execute();
-  const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }), "/v1/jobs/:id/public");
-  return { data: page.rows.map((row) => presentJob(row, actor)), meta: page.meta };
+  return sql<boolean>`(${sql.join(terms, sql` or `)})`;
+}
+
+/** newest: the created_at alone (the cursor every client already holds); other sorts: "sort|v1|v2…". */
+function encodeKey(sortName: string, keys: SortKey[], row: Row): string {
+  const values = keys.map((key) => key.valueOf(row));
+  return sortName === "newest" ? values[0]! : [sortName, ...values].join("|");
+}
+
+function decodeJobCursor(cursor: string | undefined, sortName: string, keys: SortKey[]): { values: string[]; id: string } | null {
+  const parse = (k: string | number): string[] | null => {
+    if (typeof k !== "string") return null;
+    const values = sortName === "newest" ? [k] : k.split("|");
+    if (sortName !== "newest" && values.shift() !== sortName) return null;
+    if (values.length !== keys.length || !keys.every((key, i) => key.valid(values[i]!))) return null;
+    return values;
+  };
+  const position = decodeCursor(cursor, undefined, (k) => parse(k) !== null);
+  return position ? { values: parse(position.k)!, id: position.id } : null;
 }

@@ -9,7 +9,8 @@ import { jobModesMigration } from "./0007-job-modes";
 import { rewardsMigration } from "./0008-rewards";
 import { farmingGuardsMigration } from "./0009-farming-guards";
 import { workerHeartbeatsMigration } from "./0010-worker-heartbeats";
-import { agentKeysMigration } from "./0011-agent-keys";
+import { jobSearchMigration } from "./0011-job-search";
+import { agentKeysMigration } from "./0012-agent-keys";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   "0008-rewards": rewardsMigration,
   "0009-farming-guards": farmingGuardsMigration,
   "0010-worker-heartbeats": workerHeartbeatsMigration,
-  "0011-agent-keys": agentKeysMigration,
+  "0011-job-search": jobSearchMigration,
+  "0012-agent-keys": agentKeysMigration,
 };
