@@ -6,6 +6,7 @@ import { BID_STATUSES, type BidStatus } from "@/lib/api/schemas/bids";
 import { requireSessionApi } from "@/lib/session/api";
 import { AgentCapacity, AgentStatusBadge } from "@/components/agents/agent-summary";
 import { MaxActiveJobsForm } from "@/components/agents/max-active-jobs-form";
+import { AgentKeys } from "@/components/agents/agent-keys";
 import { Alert } from "@/components/ui/alert";
 import { Badge, BidStatusBadge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
@@ -36,9 +37,10 @@ export default async function AgentPage({ params, searchParams }: { params: Para
   if (agentRes.error) throw agentRes.error;
   const agent = agentRes.result.data;
   const mine = agent.viewer?.can.manage ?? false;
-  const [bidsRes, workRes] = await Promise.all([
+  const [bidsRes, workRes, keysRes] = await Promise.all([
     agent.viewer?.can.readBids ? settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } })) : Promise.resolve(null),
     agent.viewer?.can.readJobs ? settle(api.listAgentJobs({ params: { id }, query: { limit: 20, cursor: one(query.workCursor) } })) : Promise.resolve(null),
+    mine ? settle(api.listAgentKeys({ params: { id } })) : Promise.resolve(null),
   ]);
 
   return (
@@ -67,6 +69,20 @@ export default async function AgentPage({ params, searchParams }: { params: Para
         </div>
         {mine ? <MaxActiveJobsForm agentId={agent.id} value={agent.maxActiveJobs} /> : null}
       </div>
+
+      {keysRes ? (
+        <section className="mt-10" aria-labelledby="keys-heading">
+          <h2 id="keys-heading" className="text-lg font-semibold">API keys</h2>
+          <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
+            Each key acts as this agent with its own scopes. A new key&apos;s secret is shown once; rotating keeps the old key working for the overlap you choose; a revoked key is refused on its next request.
+          </p>
+          {keysRes.error ? (
+            <Alert className="mt-3" title="The keys could not be loaded" error={keysRes.error} />
+          ) : (
+            <AgentKeys agentId={agent.id} keys={keysRes.result.data} scopes={agent.scopes ?? []} />
+          )}
+        </section>
+      ) : null}
 
       <section className="mt-10" aria-labelledby="certifications-heading">
         <h2 id="certifications-heading" className="text-lg font-semibold">Certifications</h2>

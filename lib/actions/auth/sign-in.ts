@@ -55,6 +55,12 @@ export interface ApiKeySignInState {
   error?: string;
 }
 
+/** A known key that was ended says how, so that its holder knows to fetch the new one. */
+const KEY_REFUSALS: Record<string, string> = {
+  KEY_REVOKED: "This key was revoked. Use another key of the agent, or create one on the agent's page.",
+  KEY_EXPIRED: "This key has expired (it was rotated or given an expiry). Sign in with its replacement.",
+};
+
 /**
  * An agent owner pastes the key once; the service confirms it (GET /v1/agents/me) and it is kept
  * only in the sealed session. The form is never re-rendered with the key in it.
@@ -67,7 +73,7 @@ export async function signInWithApiKeyAction(_state: ApiKeySignInState, form: Fo
     const me = await api.getMyAgent({});
     await signInWithToken(parsed.data.apiKey, null, "AGENT", `${me.data.name} (${me.data.id})`);
   } catch (error) {
-    if (error instanceof ApiError) return { error: error.status === 401 ? "The service does not know this key (or it was revoked)." : error.messages.join("; ") };
+    if (error instanceof ApiError) return { error: error.status === 401 ? KEY_REFUSALS[error.code ?? ""] ?? "The service does not know this key." : error.messages.join("; ") };
     throw error;
   }
   redirect(safeReturnTo(parsed.data.returnTo, siteUrl()));

@@ -74,3 +74,57 @@ export const ListAgentJobsQuery = z.strictObject({
   limit: intParam(1, 100).optional(),
   cursor: Cursor.optional(),
 });
+
+// ── Keys ────────────────────────────────────────────────────────────────────────────────────────
+
+/** At most this many keys of one agent may be usable (neither revoked nor expired) at once. */
+export const MAX_ACTIVE_KEYS_PER_AGENT = 20;
+/** Rotation's overlap window: how long the old key keeps working next to the new one. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export const ApiKeyStatus = z.enum(["ACTIVE", "EXPIRED", "REVOKED"]);
+
+/** A key as its agent and owner see it: never the secret, only its first characters. */
+export const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The secret's first characters, to tell keys apart (awm_sk_…). */
+  prefix: z.string(),
+  scopes: z.array(Scope),
+  status: ApiKeyStatus,
+  createdAt: Timestamp,
+  lastUsedAt: NullableTimestamp,
+  expiresAt: NullableTimestamp,
+  revokedAt: NullableTimestamp,
+  /** The key that made this request. */
+  current: z.boolean(),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const KeyName = z.string().trim().min(1, { message: "must not be empty" }).max(60, { message: "must be at most 60 characters" });
+
+export const CreateApiKeyRequest = z.strictObject({
+  name: KeyName,
+  /** Omitted: every scope the caller may grant. */
+  scopes: z.array(Scope).min(1, { message: "must name at least one scope" }).optional(),
+  /** Omitted: the key never expires. */
+  expiresInSeconds: z.number().int().min(60).max(366 * 24 * 3600).optional(),
+});
+export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
+
+export const RotateApiKeyRequest = z.strictObject({
+  overlapSeconds: z
+    .number({ message: `must be an integer from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .int({ message: `must be an integer from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .min(0, { message: `must be an integer from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .max(MAX_ROTATION_OVERLAP_SECONDS, { message: `must be at most ${MAX_ROTATION_OVERLAP_SECONDS} (7 days)` })
+    .optional(),
+});
+export type RotateApiKeyRequest = z.input<typeof RotateApiKeyRequest>;
+
+export const AgentKeyParams = z.strictObject({ id: AgentIdParams.shape.id, keyId: z.uuid({ message: "must be a key id (UUID)" }) });
+
+/** A new key: the secret is in this answer only. */
+export const CreatedApiKey = z.object({ key: ApiKey, secret: z.string() });
+export const RotatedApiKey = z.object({ key: ApiKey, secret: z.string(), previous: ApiKey });

@@ -48,7 +48,7 @@ export const ERROR_CATALOGUE = {
   // Answered by the router on any route.
   VALIDATION_FAILED: { status: 400, router: true, description: "The request does not match the route's schema (or a rule of its values); message is the list of problems.", extra: none },
   UNAUTHENTICATED: { status: 401, router: true, description: "The route needs an API key or a session and none was sent.", extra: none },
-  INVALID_CREDENTIALS: { status: 401, router: true, description: "The Authorization header is malformed, or the key or session is unknown, revoked or expired.", extra: none },
+  INVALID_CREDENTIALS: { status: 401, router: true, description: "The Authorization header is malformed, or the key or session is unknown, or the session was ended or expired (an agent key that was revoked or expired says so: KEY_REVOKED, KEY_EXPIRED).", extra: none },
   MISSING_SCOPE: { status: 403, router: true, description: "The agent key lacks the scope the route needs.", extra: none },
   RATE_LIMITED: { status: 429, router: true, description: "A rate budget is spent; retryAfter (and the Retry-After header) give the wait in seconds.", extra: z.object({ retryAfter: z.number().int() }) },
   IDEMPOTENCY_KEY_REUSED: { status: 409, router: true, description: "The Idempotency-Key was used before with a different request.", extra: none },
@@ -69,6 +69,10 @@ export const ERROR_CATALOGUE = {
   HUMAN_SESSION_REQUIRED: { status: 403, description: "Payout and withdrawal settings move the owner's money: only the owner's human session, never an agent key.", extra: none },
   NOT_OPERATOR: { status: 403, description: "The action is for the operator (a human signed in with an address in OPERATOR_ADDRESSES).", extra: none },
   SIWE_INVALID: { status: 401, description: "The sign-in message or signature is not valid (domain, nonce, expiry or signer).", extra: none },
+  KEY_REVOKED: { status: [401, 409], router: true, description: "The agent key was revoked: every request with it answers 401 (409: a revoked key cannot be rotated).", extra: none },
+  KEY_EXPIRED: { status: [401, 409], router: true, description: "The agent key has expired (a rotation's overlap ended, or its own expiry passed): 401 on requests with it, 409 when rotating it.", extra: none },
+  SCOPE_NOT_GRANTABLE: { status: 403, description: "A key may hold only scopes of the agent, and a key mints, rotates or revokes no key broader than itself.", extra: none },
+  KEY_LIMIT_REACHED: { status: 409, description: "The agent already has 20 usable keys; revoke one first.", extra: none },
   NOT_CLAIMED: { status: [403, 409], description: "Nothing is claimed: an agent without an owner has no rewards, payout or wallet (403); a job holds no bounty claim to release (409).", extra: none },
 
   // Jobs, bids and bounties.

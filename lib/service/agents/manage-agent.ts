@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { CLAIMED_AGENT_SCOPES, type UpdateAgentRequest } from "@/lib/api/schemas/agents";
+import { sql } from "kysely";
+import { CLAIMED_AGENT_SCOPES, NEW_AGENT_SCOPES, type UpdateAgentRequest } from "@/lib/api/schemas/agents";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { requireUser } from "../auth/actor";
@@ -59,7 +60,15 @@ export async function claimAgent(ctx: ServiceContext, actor: Actor, token: strin
       .where("token_hash", "=", claim.token_hash)
       .execute();
     await trx.updateTable("agents").set({ owner_user_id: user.userId, updated_at: ctx.now() }).where("id", "=", claim.agent_id).execute();
-    await trx.updateTable("api_keys").set({ scopes: CLAIMED_AGENT_SCOPES }).where("agent_id", "=", claim.agent_id).where("revoked_at", "is", null).execute();
+    // Keys that hold every scope of an unclaimed agent gain the claimed ones; a key that was
+    // narrowed on purpose stays narrow.
+    await trx
+      .updateTable("api_keys")
+      .set({ scopes: CLAIMED_AGENT_SCOPES })
+      .where("agent_id", "=", claim.agent_id)
+      .where("revoked_at", "is", null)
+      .where(sql<boolean>`scopes @> ${sql.val(NEW_AGENT_SCOPES)}::text[]`)
+      .execute();
     return claim.agent_id;
   });
   return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, agentId), actor) };

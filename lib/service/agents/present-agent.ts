@@ -6,6 +6,7 @@ import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { countActiveJobs } from "./capacity";
+import { agentScopesOf } from "./agent-scopes";
 
 type AgentDto = z.input<typeof Agent>;
 
@@ -17,18 +18,10 @@ export async function getAgentRowOrThrow(ctx: ServiceContext, agentId: string): 
 
 export async function presentAgent(ctx: ServiceContext, row: AgentRow, actor: Actor | null): Promise<AgentDto> {
   const activeJobs = await countActiveJobs(ctx.db, row.id);
+  // An agent sees the scopes of the key it called with (it may have several); the owner sees the
+  // agent's, which any key of it may hold. Everyone else sees the public record.
   let scopes: string[] | undefined;
-  // The agent itself and its owner see the key's scopes; everyone else sees the public record.
-  if (actsForAgent(actor, row)) {
-    const key = await ctx.db
-      .selectFrom("api_keys")
-      .select("scopes")
-      .where("agent_id", "=", row.id)
-      .where("revoked_at", "is", null)
-      .orderBy("created_at", "desc")
-      .executeTakeFirst();
-    scopes = key?.scopes ?? [];
-  }
+  if (actsForAgent(actor, row)) scopes = actor!.kind === "AGENT" ? actor!.scopes : agentScopesOf(row);
   return {
     id: row.id,
     name: row.name,

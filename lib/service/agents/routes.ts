@@ -4,6 +4,7 @@ import { signUpAgent } from "./sign-up-agent";
 import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
 import { agentViewerOf } from "./agent-viewer";
+import { createAgentKey, listAgentKeys, revokeAgentKey, rotateAgentKey } from "./manage-agent-keys";
 import { forbidden } from "../http/errors";
 import { lapseExpiredClaims } from "../jobs/read-job";
 import { listAgentJobs } from "./list-agent-jobs";
@@ -34,6 +35,14 @@ export function registerAgentRoutes(router: ServiceRouter) {
   router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
   // POST /v1/agent-claims/:token
   router.implement(routes.claimAgent, ({ ctx, actor, params }) => claimAgent(ctx, actor, params.token));
+  // GET /v1/agents/:id/keys
+  router.implement(routes.listAgentKeys, ({ ctx, actor, params }) => listAgentKeys(ctx, actor, params.id));
+  // POST /v1/agents/:id/keys
+  router.implement(routes.createAgentKey, ({ ctx, actor, params, body }) => createAgentKey(ctx, actor, params.id, body));
+  // DELETE /v1/agents/:id/keys/:keyId
+  router.implement(routes.revokeAgentKey, ({ ctx, actor, params }) => revokeAgentKey(ctx, actor, params.id, params.keyId));
+  // POST /v1/agents/:id/keys/:keyId/rotate
+  router.implement(routes.rotateAgentKey, ({ ctx, actor, params, body }) => rotateAgentKey(ctx, actor, params.id, params.keyId, body));
   // GET /v1/referrals/my-code
   router.implement(routes.getReferralCode, ({ ctx, actor, siteUrl }) => referralCodeOf(ctx, actor, siteUrl));
 }

@@ -5,6 +5,7 @@ import type { ServiceContext } from "../context";
 import { badRequest } from "../http/errors";
 import { AGENT_KEY_PREFIX, CLAIM_TOKEN_PREFIX, hashSecret, newSecret } from "../auth/tokens";
 import { sendMail } from "../mail/send-mail";
+import { FIRST_KEY_NAME, keyPrefixOf } from "./manage-agent-keys";
 import { presentAgent } from "./present-agent";
 
 const CLAIM_LINK_TTL_DAYS = 7;
@@ -63,10 +64,11 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await trx
+    const key = await trx
       .insertInto("api_keys")
-      .values({ agent_id: id, key_hash: hashSecret(apiKey), key_prefix: apiKey.slice(0, 12), scopes: NEW_AGENT_SCOPES })
-      .execute();
+      .values({ agent_id: id, name: FIRST_KEY_NAME, key_hash: hashSecret(apiKey), key_prefix: keyPrefixOf(apiKey), scopes: NEW_AGENT_SCOPES })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     await trx
       .insertInto("agent_claims")
       .values({
@@ -75,7 +77,7 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
         expires_at: new Date(ctx.now().getTime() + CLAIM_LINK_TTL_DAYS * 86400_000),
       })
       .execute();
-    return row;
+    return { ...row, keyId: key.id };
   });
 
   await sendMail(ctx, {
@@ -94,7 +96,7 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
   return {
     data: {
       apiKey,
-      agent: await presentAgent(ctx, agent, { kind: "AGENT", agentId: agent.id, principalId: agent.principal_id, ownerUserId: null, scopes: NEW_AGENT_SCOPES, identityKey: `agent:${agent.id}` }),
+      agent: await presentAgent(ctx, agent, { kind: "AGENT", agentId: agent.id, keyId: agent.keyId, keyExpiresAt: null, principalId: agent.principal_id, ownerUserId: null, scopes: NEW_AGENT_SCOPES, identityKey: `agent:${agent.id}` }),
       scopes: NEW_AGENT_SCOPES,
       claimEmailSentTo: input.ownerEmail,
     },

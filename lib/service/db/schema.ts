@@ -71,6 +71,10 @@ export interface ApiKeysTable {
   created_at: CreatedAt;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** Shown to people; rotation keeps it. Existing keys were named "default". */
+  name: Generated<string>;
+  /** null: never. Rotation sets it on the old key (now + overlap). */
+  expires_at: NullableTimestamp;
 }
 
 export interface AgentClaimsTable {

@@ -10,7 +10,8 @@ import { rewardsMigration } from "./0008-rewards";
 import { farmingGuardsMigration } from "./0009-farming-guards";
 import { workerHeartbeatsMigration } from "./0010-worker-heartbeats";
 import { jobSearchMigration } from "./0011-job-search";
-import { sealedOutboxMigration } from "./0012-sealed-outbox";
+import { agentKeysMigration } from "./0012-agent-keys";
+import { sealedOutboxMigration } from "./0013-sealed-outbox";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -26,5 +27,6 @@ export const migrations: Record<string, Migration> = {
   "0009-farming-guards": farmingGuardsMigration,
   "0010-worker-heartbeats": workerHeartbeatsMigration,
   "0011-job-search": jobSearchMigration,
-  "0012-sealed-outbox": sealedOutboxMigration,
+  "0012-agent-keys": agentKeysMigration,
+  "0013-sealed-outbox": sealedOutboxMigration,
 };
