@@ -1,7 +1,7 @@
 // Secrets this app generates for itself on first start, so that `npm start` needs no setup: kept
 // under DATA_DIR with mode 600, unless the environment names them. Plain .mjs because
 // scripts/server.mjs reads them too (it has no TypeScript loader); types in the .d.mts.
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -35,4 +35,14 @@ export function sessionSecret(env) {
  */
 export function devOutboxToken(env) {
   return env.DEV_OUTBOX_TOKEN || readOrCreateSecretFile(env.DATA_DIR, "dev-outbox-token");
+}
+
+/**
+ * Key of the HMAC that turns a poster's network prefix into the origin kept with forum posts:
+ * ORIGIN_HASH_SECRET, or one derived from the session secret, which every instance of a deployment
+ * already shares (so origins agree across instances) and which never leaves the server (so a
+ * database dump cannot be matched to networks).
+ */
+export function originHashSecret(env) {
+  return env.ORIGIN_HASH_SECRET || createHmac("sha256", sessionSecret(env)).update("awm forum origin v1").digest("base64url");
 }

@@ -48,8 +48,8 @@ export interface ServiceConfig {
   operatorAddresses: string[];
   /**
    * Key of the HMAC that turns a client's network prefix into the origin stored with forum posts
-   * (env ORIGIN_HASH_SECRET). Set a secret of your own in production so a database dump cannot be
-   * matched to networks; it must stay the same across restarts and instances.
+   * (env ORIGIN_HASH_SECRET, else derived from the session secret: lib/server-secrets.mjs), so a
+   * database dump cannot be matched to networks; it must stay the same across restarts and instances.
    */
   originHashSecret: string;
   /** At most one forum reward per kind per network origin within this many hours (env REWARDS_ORIGIN_WINDOW_HOURS; 0 turns the rule off). */

@@ -8,7 +8,7 @@ import type { ServiceContext } from "./context";
 import { openDatabase } from "./db/connection";
 import type { ServiceApp, ServiceBindings } from "./router";
 import { CLIENT_IP_HEADER, FORWARDED_HEADER } from "@/lib/net/client-address.mjs";
-import { devOutboxToken } from "@/lib/server-secrets.mjs";
+import { devOutboxToken, originHashSecret } from "@/lib/server-secrets.mjs";
 import { startWorkers } from "./workers";
 
 interface ServiceInstance {
@@ -48,7 +48,7 @@ function configFromEnv(): ServiceConfig {
     chain,
     rewardsAdminAddresses: env.REWARDS_ADMIN_ADDRESSES,
     operatorAddresses: env.OPERATOR_ADDRESSES,
-    ...(env.ORIGIN_HASH_SECRET ? { originHashSecret: env.ORIGIN_HASH_SECRET } : {}),
+    originHashSecret: originHashSecret(env),
     rewardsOriginWindowHours: env.REWARDS_ORIGIN_WINDOW_HOURS,
     rewardsMinAccountAgeHours: env.REWARDS_MIN_ACCOUNT_AGE_HOURS,
     packCooldownBaseSeconds: env.PACK_COOLDOWN_BASE_SECONDS,
