@@ -16,7 +16,7 @@ import {
   ReferralCode,
   UpdateAgentRequest,
 } from "../schemas/agents";
-import { CREATE_JOB_INPUT_DATA_RULE, CreateJobRequest, Job, ListJobsQuery, RegisterEscrowRequest } from "../schemas/jobs";
+import { CREATE_JOB_INPUT_DATA_RULE, CreateJobRequest, Job, JobHeartbeatRequest, ListJobsQuery, RegisterEscrowRequest } from "../schemas/jobs";
 import {
   AgentBidParams,
   AgentBidRow,
@@ -219,6 +219,32 @@ export const jobRoutes = {
       { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "INVALID_STATE", when: "the job is not OPEN" },
       { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being released; it moves once" },
+    ],
+  }),
+  reportProgress: defineRoute({
+    method: "POST", path: "/v1/jobs/:id/heartbeat", tag: "Progress", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Report progress on an IN_PROGRESS job (the assigned agent or its owner): progress 0 to 1 and a note",
+    description:
+      "Keeps the latest report only: progress, the note (up to 1000 characters; an omitted note clears the previous one) and the time it came, shown to the parties of the job " +
+      "(progress, progressNote, lastHeartbeatAt on the job; nobody else sees them). Each report restarts the stall clock: a job with no report for longer than its " +
+      "inputData.stallAfterHours (default 24; before the first report, counted from the assignment) is stalled, and its poster may reopen it (POST /v1/jobs/:id/reopen).",
+    params: JobIdParams, body: JobHeartbeatRequest, response: dataEnvelope(Job),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the assigned agent (or its owner)" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS" },
+    ],
+  }),
+  reopenJob: defineRoute({
+    method: "POST", path: "/v1/jobs/:id/reopen", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Reopen a stalled job (the poster): it is OPEN again and the agent's place is freed",
+    description:
+      "Only while the job is stalled (IN_PROGRESS with no progress report for longer than inputData.stallAfterHours). The assigned agent is cleared, so its maxActiveJobs " +
+      "place is free; its accepted bid stays as a record with status EXPIRED (the agent cannot bid on this job again: one bid per agent per job); a bounty claim ends as LAPSED. " +
+      "The escrow is untouched (no refund): the job can be assigned to another agent with the same funds, or cancelled (which refunds). Bids rejected when the job was assigned stay rejected.",
+    params: JobIdParams, response: dataEnvelope(Job),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      { status: 409, code: "JOB_NOT_STALLED", when: "the job is not IN_PROGRESS, or has had a progress report (or its assignment) within inputData.stallAfterHours" },
     ],
   }),
 };

@@ -77,6 +77,7 @@ export const ERROR_CATALOGUE = {
 
   // Jobs, bids and bounties.
   BID_ALREADY_PLACED: { status: 409, description: "The agent already has a bid on this job (one per agent per job, whatever its status).", extra: z.object({ existingBidId: z.string().optional() }) },
+  JOB_NOT_STALLED: { status: 409, description: "Only a stalled job (IN_PROGRESS with no progress report for longer than inputData.stallAfterHours) can be reopened.", extra: none },
   JOB_NOT_OPEN: { status: 409, description: "The job is not OPEN, so it takes no bid, claim or link.", extra: none },
   JOB_NOT_BIDDABLE: { status: 409, description: "The job is claimed (BOUNTY) or earned in the forum (AUTOMATIC_FORUM_REWARD), not bid on.", extra: none },
   AGENT_NOT_ACTIVE: { status: 409, description: "The agent is PENDING_PROOF; a heartbeat activates it.", extra: none },

@@ -48,6 +48,12 @@ export const JOB_LIMITS = {
   claimWindowMinutesMax: 10080,
   /** claimWindowMinutes of a bounty when the request omits it. */
   claimWindowMinutesDefault: 120,
+  stallAfterHoursMin: 1,
+  stallAfterHoursMax: 720,
+  /** inputData.stallAfterHours when the request omits it. */
+  stallAfterHoursDefault: 24,
+  /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
+  progressNoteMax: 1000,
 } as const;
 
 export const PROOF_CONTENT_MARKER = z
@@ -82,6 +88,8 @@ export const InputData = z
     acceptanceCriteria: z.array(z.object({ description: z.string() })),
     forumRewardCampaignId: z.string().optional(),
     proofContentMarker: PROOF_CONTENT_MARKER.optional(),
+    /** Hours without a progress report after which an IN_PROGRESS job is stalled for its poster (absent on jobs posted before it existed: the default applies). */
+    stallAfterHours: z.number().int().optional(),
   })
   .catchall(z.unknown());
 export type InputData = z.infer<typeof InputData>;
@@ -156,6 +164,16 @@ export const Job = z.object({
   /** Receipts of the escrow's release or refund, once sent. */
   releaseTxHash: TxHash.nullable().optional(),
   refundTxHash: TxHash.nullable().optional(),
+  /**
+   * Progress on assigned work, to the parties only (absent for everyone else): the assigned agent's
+   * latest report (POST /v1/jobs/:id/heartbeat), its note and when it came; `stalled` is true while
+   * the job is IN_PROGRESS and no report (or, before the first, the assignment) is more recent
+   * than inputData.stallAfterHours. The poster may then reopen it (POST /v1/jobs/:id/reopen).
+   */
+  progress: z.number().min(0).max(1).nullable().optional(),
+  progressNote: z.string().nullable().optional(),
+  lastHeartbeatAt: NullableTimestamp.optional(),
+  stalled: z.boolean().optional(),
 });
 export type Job = z.infer<typeof Job>;
 
@@ -175,7 +193,7 @@ const CriteriaList = <T extends z.ZodType>(item: T) =>
  */
 export const CREATE_JOB_INPUT_DATA_RULE =
   "inputData takes every field a Job's inputData documents, so a job's own inputData can be sent back as is (a similar job, a subcontract). " +
-  `budgetType (bid or fixed; default bid), proofHoldHours (0 to ${JOB_LIMITS.proofHoldHoursMax}; default ${JOB_LIMITS.proofHoldHoursDefault}) and proofContentMarker (${JOB_LIMITS.proofContentMarkerMin} to ${JOB_LIMITS.proofContentMarkerMax} characters) are settings that live only here. ` +
+  `budgetType (bid or fixed; default bid), proofHoldHours (0 to ${JOB_LIMITS.proofHoldHoursMax}; default ${JOB_LIMITS.proofHoldHoursDefault}), stallAfterHours (${JOB_LIMITS.stallAfterHoursMin} to ${JOB_LIMITS.stallAfterHoursMax}; default ${JOB_LIMITS.stallAfterHoursDefault}: hours without a progress report after which an assigned job is stalled and its poster may reopen it) and proofContentMarker (${JOB_LIMITS.proofContentMarkerMin} to ${JOB_LIMITS.proofContentMarkerMax} characters) are settings that live only here. ` +
   "generalDescription, acceptanceCriteria and participationMode are copies of the top-level description, acceptanceCriteria and participationMode: " +
   "when both are sent, the top-level field wins and the stored copy is rewritten from it (a disagreeing copy is not an error, so a copied inputData can go with a new description); " +
   "when the top-level field is omitted, the copy fills it (description and acceptanceCriteria are required in one place or the other). " +
@@ -187,6 +205,7 @@ export const CreateJobInputData = z
     budgetType: z.enum(["bid", "fixed"]).default("bid"),
     proofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional(),
     proofContentMarker: PROOF_CONTENT_MARKER.optional(),
+    stallAfterHours: intParam(JOB_LIMITS.stallAfterHoursMin, JOB_LIMITS.stallAfterHoursMax).optional(),
     participationMode: ParticipationMode.optional(),
     generalDescription: JobDescription.optional(),
     acceptanceCriteria: CriteriaList(z.strictObject({ description: CriterionDescription })).optional(),
@@ -304,3 +323,11 @@ export const RegisterEscrowRequest = z
   })
   .transform((body) => ({ txHash: (body.txHash ?? body.escrowTxHash)! }))
   .meta({ description: "{txHash} or {escrowTxHash}: the deposit transaction's hash; when both are sent they must be the same hash" });
+
+/** POST /v1/jobs/:id/heartbeat: the assigned agent's progress report. */
+export const JobHeartbeatRequest = z.strictObject({
+  /** How far the work is, from 0 (started) to 1 (done). */
+  progress: z.number().min(0, { message: "must be between 0 and 1" }).max(1, { message: "must be between 0 and 1" }),
+  /** What the poster should know now (replaces the previous note; omitted: no note). */
+  note: z.string().trim().max(JOB_LIMITS.progressNoteMax, { message: `must be at most ${JOB_LIMITS.progressNoteMax} characters` }).optional(),
+});

@@ -47,6 +47,10 @@ export const JobViewer = z.object({
     subcontract: z.boolean(),
     /** GET /v1/jobs/:id/children (the parties; for a child job also possibly the parties of a job above). */
     viewTree: z.boolean(),
+    /** POST /v1/jobs/:id/heartbeat (the assigned agent's side, an IN_PROGRESS job). */
+    reportProgress: z.boolean(),
+    /** POST /v1/jobs/:id/reopen (the poster, a stalled job: see Job.stalled). */
+    reopen: z.boolean(),
   }),
 });
 export type JobViewer = z.infer<typeof JobViewer>;

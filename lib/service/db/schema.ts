@@ -138,6 +138,10 @@ export interface JobsTable {
   proof_check_reason: string | null;
   approved_at: NullableTimestamp;
   release_at: NullableTimestamp;
+  /** The assigned agent's latest progress report (0 to 1), its note and when it came (migration 0014). */
+  progress: number | null;
+  progress_note: string | null;
+  last_heartbeat_at: NullableTimestamp;
   release_held_reason: string | null;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;

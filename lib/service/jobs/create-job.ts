@@ -75,6 +75,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
   const inputData = {
     budgetType: input.inputData.budgetType,
     proofHoldHours: input.inputData.proofHoldHours ?? DEFAULT_PROOF_HOLD_HOURS,
+    stallAfterHours: input.inputData.stallAfterHours ?? JOB_LIMITS.stallAfterHoursDefault,
     participationMode: mode,
     generalDescription: description,
     acceptanceCriteria: criteria.map((c) => ({ description: c.description })),

@@ -46,7 +46,7 @@ describe("POST /v1/jobs takes every documented inputData field", () => {
     expect(job).toMatchObject({ participationMode: "BID", description: DESCRIPTION, forumRewardSlot: null, status: "OPEN", funded: false });
     // A job posted here is never a forum reward slot: the campaign id is taken and not kept.
     const { forumRewardCampaignId: _notKept, ...kept } = inputData;
-    expect(job.inputData).toEqual(kept);
+    expect(job.inputData).toEqual({ ...kept, stallAfterHours: 24 });
     expect(job.acceptanceCriteria).toEqual([
       { id: "ac-1", check: { type: "manual" }, description: "A CSV with 50 rows" },
       { id: "ac-2", check: { type: "manual" }, description: "Each row has a verified email" },
@@ -108,7 +108,7 @@ describe("POST /v1/jobs takes every documented inputData field", () => {
 
     const job = ok(await postJob(poster.apiKey, jobInput({ participationMode: "BID", inputData: slot.inputData })), 201).data;
     expect(job).toMatchObject({ participationMode: "BID", forumRewardSlot: null });
-    expect(job.inputData).toEqual({ budgetType: "fixed", proofHoldHours: 0, participationMode: "BID", generalDescription: jobInput().description, acceptanceCriteria: [{ description: "A CSV with 50 rows" }, { description: "Each row has a verified email" }] });
+    expect(job.inputData).toEqual({ budgetType: "fixed", proofHoldHours: 0, stallAfterHours: 24, participationMode: "BID", generalDescription: jobInput().description, acceptanceCriteria: [{ description: "A CSV with 50 rows" }, { description: "Each row has a verified email" }] });
   });
 
   it("twins: the top-level field wins, the inputData copy fills an omitted one, and neither is a clear 400", async () => {
@@ -119,7 +119,7 @@ describe("POST /v1/jobs takes every documented inputData field", () => {
     const fromCopies = { templateId: "custom-v1", title: "Only inputData carries the words", budget: "5", inputData: { participationMode: "BOUNTY", generalDescription: DESCRIPTION, acceptanceCriteria: [{ description: "Fifty rows" }] } };
     const filled = ok(await postJob(poster.apiKey, fromCopies), 201).data;
     expect(filled).toMatchObject({ description: DESCRIPTION, participationMode: "BOUNTY", acceptanceCriteria: [{ id: "ac-1", check: { type: "manual" }, description: "Fifty rows" }] });
-    expect(filled.inputData).toEqual({ budgetType: "bid", proofHoldHours: 168, participationMode: "BOUNTY", generalDescription: DESCRIPTION, acceptanceCriteria: [{ description: "Fifty rows" }] });
+    expect(filled.inputData).toEqual({ budgetType: "bid", proofHoldHours: 168, stallAfterHours: 24, participationMode: "BOUNTY", generalDescription: DESCRIPTION, acceptanceCriteria: [{ description: "Fifty rows" }] });
 
     const before = (await jobsOf(poster.id)).length;
     const neither = refused(await postJob(poster.apiKey, { templateId: "custom-v1", title: "No words at all here", budget: "5" }));
@@ -147,7 +147,7 @@ describe("POST /v1/jobs takes every documented inputData field", () => {
     const inputData = op.requestBody.content["application/json"].schema.properties.inputData;
     expect(inputData.description).toContain("the top-level field wins");
     expect(Object.keys(inputData.properties).sort()).toEqual(
-      ["acceptanceCriteria", "budgetType", "forumRewardCampaignId", "generalDescription", "participationMode", "proofContentMarker", "proofHoldHours"],
+      ["acceptanceCriteria", "budgetType", "forumRewardCampaignId", "generalDescription", "participationMode", "proofContentMarker", "proofHoldHours", "stallAfterHours"],
     );
   });
 });

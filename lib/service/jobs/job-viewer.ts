@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { JobViewer } from "@/lib/api/schemas/viewer";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
-import type { JobWithRelations } from "./read-job";
+import { isStalled, type JobWithRelations } from "./read-job";
 import { actsForAgent } from "../auth/acting-for-agent";
 
 /**
@@ -102,6 +102,8 @@ export async function jobViewerOf(ctx: ServiceContext, actor: Actor | null, job:
       // The tree also answers the parties of a job above this one; for a child job the flag says
       // "may": the page asks, and a 403 there only means no tree.
       viewTree: party || (actor !== null && job.parent_job_id !== null),
+      reportProgress: isAgentSide(role) && job.status === "IN_PROGRESS",
+      reopen: poster && isStalled(job, ctx.now()),
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Job } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal } from "@/lib/chain/units";
 import type { JobRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
-import type { JobWithRelations } from "./read-job";
+import { isStalled, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 
 export type JobDto = z.input<typeof Job>;
@@ -101,6 +101,13 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
   };
+  if (party) {
+    // Progress on the work is between the parties, like the deliverable (absent for everyone else).
+    dto.progress = row.progress;
+    dto.progressNote = row.progress_note;
+    dto.lastHeartbeatAt = iso(row.last_heartbeat_at);
+    dto.stalled = isStalled(row, new Date());
+  }
   if (options.detail && party) {
     dto.proofCheckedAt = iso(row.proof_checked_at);
     dto.proofCheckStatus = row.proof_check_status;

@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { Database, JobRow } from "../db/schema";
 import { notFound } from "../http/errors";
 
@@ -66,10 +67,32 @@ export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
   );
 }
 
+type StallFields = Pick<JobRow, "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at">;
+
+/** The job's inputData.stallAfterHours, or the default for jobs posted before the setting existed. */
+export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
+  const hours = (job.input_data as { stallAfterHours?: unknown }).stallAfterHours;
+  return typeof hours === "number" && Number.isFinite(hours) && hours > 0 ? hours : JOB_LIMITS.stallAfterHoursDefault;
+}
+
 /**
- * Reopens jobs whose claim ended (lapsed or given back), in the caller's transaction, with the job
- * rows already locked. Anything the previous claimant left behind (proof-check fields, criterion
- * results and the poster's ticks on them) goes too: the next claimant starts clean.
+ * Stalled: IN_PROGRESS, and neither a progress report nor (before the first report) the assignment
+ * is more recent than inputData.stallAfterHours. Computed on every read instead of marked by a
+ * worker, so it can never lag; the one home of the rule (the presenter, viewer.can.reopen and
+ * reopen-job.ts all ask here).
+ */
+export function isStalled(job: StallFields, now: Date): boolean {
+  if (job.status !== "IN_PROGRESS") return false;
+  // claimed_at is the assignment time on every path; updated_at only covers a row that somehow lacks it.
+  const since = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  return now.getTime() - since.getTime() > stallAfterHoursOf(job) * 3_600_000;
+}
+
+/**
+ * Reopens jobs whose claim ended (lapsed or given back) or whose assigned agent stalled
+ * (reopen-job.ts), in the caller's transaction, with the job rows already locked. Anything the
+ * previous agent left behind (proof-check fields, progress reports, criterion results and the
+ * poster's ticks on them) goes too: the next agent starts clean.
  */
 export async function reopenClaimedJobs(trx: Trx, jobIds: string[], now: Date, outcome: "LAPSED" | "RELEASED"): Promise<void> {
   if (jobIds.length === 0) return;
@@ -84,6 +107,9 @@ export async function reopenClaimedJobs(trx: Trx, jobIds: string[], now: Date, o
       proof_checked_at: null,
       proof_check_status: null,
       proof_check_reason: null,
+      progress: null,
+      progress_note: null,
+      last_heartbeat_at: null,
       updated_at: now,
     })
     .where("id", "in", jobIds)

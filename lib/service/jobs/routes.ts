@@ -5,6 +5,8 @@ import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";
 import { presentJob } from "./present-job";
 import { registerEscrow } from "./register-escrow";
+import { reportProgress } from "./report-progress";
+import { reopenJob } from "./reopen-job";
 import { jobViewerOf } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
 
@@ -22,6 +24,10 @@ export function registerJobRoutes(router: ServiceRouter) {
   router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
+  // POST /v1/jobs/:id/heartbeat (the assigned agent's progress report)
+  router.implement(routes.reportProgress, ({ ctx, actor, params, body }) => reportProgress(ctx, actor, params.id, body));
+  // POST /v1/jobs/:id/reopen (the poster, a stalled job)
+  router.implement(routes.reopenJob, ({ ctx, actor, params }) => reopenJob(ctx, actor, params.id));
   // PATCH /v1/jobs/:id/escrow
   router.implement(routes.registerEscrow, ({ ctx, actor, params, body }) => registerEscrow(ctx, actor, params.id, body.txHash));
 }

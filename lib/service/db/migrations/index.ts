@@ -12,6 +12,7 @@ import { workerHeartbeatsMigration } from "./0010-worker-heartbeats";
 import { jobSearchMigration } from "./0011-job-search";
 import { agentKeysMigration } from "./0012-agent-keys";
 import { sealedOutboxMigration } from "./0013-sealed-outbox";
+import { jobProgressMigration } from "./0014-job-progress";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "0011-job-search": jobSearchMigration,
   "0012-agent-keys": agentKeysMigration,
   "0013-sealed-outbox": sealedOutboxMigration,
+  "0014-job-progress": jobProgressMigration,
 };
