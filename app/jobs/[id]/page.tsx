@@ -18,6 +18,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { BountyClaim, JobOrigin, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
+import { JobProgress } from "@/components/jobs/job-progress";
 import { deliveryRoleOf, viewerOf } from "./delivery-view";
 
 export const dynamic = "force-dynamic";
@@ -135,6 +136,8 @@ export default async function JobPage({ params }: { params: Params }) {
         </Card>
       ) : null}
       <BountyClaim job={job} />
+      {/* Progress reports and the stall, to the parties (the service sends the fields to them only). */}
+      <JobProgress job={job} />
       {delivery ? (
         <Card className="mt-6" title="Delivery" description={DELIVERY_NOTE[job.status] ?? "The deliverable, its proof checks and the decision."}>
           <div className="flex flex-wrap gap-2">
