@@ -7,6 +7,7 @@ import { presentJob } from "./present-job";
 import { registerEscrow } from "./register-escrow";
 import { jobViewerOf } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
+import { listJobEvents } from "./job-timeline";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
@@ -20,6 +21,8 @@ export function registerJobRoutes(router: ServiceRouter) {
   });
   // GET /v1/jobs/:id/public (as to anyone, whatever credential comes with it)
   router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }));
+  // GET /v1/jobs/:id/events
+  router.implement(routes.listJobEvents, ({ ctx, actor, params, query }) => listJobEvents(ctx, actor, params.id, query));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
   // PATCH /v1/jobs/:id/escrow
