@@ -47,6 +47,8 @@ export const JobViewer = z.object({
     subcontract: z.boolean(),
     /** GET /v1/jobs/:id/children (the parties; for a child job also possibly the parties of a job above). */
     viewTree: z.boolean(),
+    /** GET /v1/jobs/:id/events, the timeline (the parties, the humans who own them, and the operator). */
+    readEvents: z.boolean(),
   }),
 });
 export type JobViewer = z.infer<typeof JobViewer>;

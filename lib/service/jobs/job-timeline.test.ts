@@ -156,6 +156,13 @@ describe("GET /v1/jobs/:id/events", () => {
     const operator = await newUser(service, operatorKey);
     const read = await events(jobId, operator.token);
     expect(read.status).toBe(200);
+    // GET /v1/jobs/:id's viewer says the same, so the job page knows whether to show the timeline.
+    const canRead = async (token: string) => (await service.http("GET", `/v1/jobs/${jobId}`, { token })).json.data.viewer.can.readEvents;
+    expect(await canRead(operator.token)).toBe(true);
+    expect(await canRead(completed.poster.token)).toBe(true);
+    expect(await canRead(completed.agent.apiKey)).toBe(true);
+    expect(await canRead(stranger.token)).toBe(false);
+    expect(await canRead(loser.apiKey)).toBe(false);
     expect(read.json.data.at(-1)).toMatchObject({ type: "settlement.released", data: { txHash: completed.releaseTx } });
   });
 });

@@ -1,11 +1,10 @@
 import { JOB_EVENT_TYPES, type JobEvent, type JobEventType } from "@/lib/api/schemas/job-events";
 import { formatUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { Actor } from "../auth/actor";
-import { isOperator } from "../auth/operator";
 import type { ServiceContext } from "../context";
 import { forbidden } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
+import { readsJobEvents, type JobPartiesRow } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
 
 /**
@@ -34,10 +33,9 @@ function compareEvents(a: { at: Date; type: JobEventType; id: string }, b: { at:
 
 const units = (value: string | null) => (value === null ? null : formatUsdc(BigInt(value)));
 
-/** Parties (poster, its owner, the assigned agent, its owner) and the operator, who arbitrates. */
-async function requireTimelineReader(ctx: ServiceContext, actor: Actor, job: Parameters<typeof jobRoleOf>[1]): Promise<void> {
-  if (seesDeliveredWork(jobRoleOf(actor, job))) return;
-  if (await isOperator(ctx, actor)) return;
+/** Parties (poster, its owner, the assigned agent, its owner) and the operator, who arbitrates: job-viewer.ts decides. */
+async function requireTimelineReader(ctx: ServiceContext, actor: Actor, job: JobPartiesRow): Promise<void> {
+  if (await readsJobEvents(ctx, actor, job)) return;
   throw forbidden("only the job's poster, its assigned agent (or the humans who own them) and the operator may read its timeline");
 }
 
