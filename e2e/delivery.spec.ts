@@ -140,6 +140,13 @@ test("the agent submits, the poster reviews the probes and approves, and the esc
     expect(done.status).toBe("COMPLETED");
     expect(done.releaseTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     await expect(page.getByTestId("release")).toContainText(done.releaseTxHash!.slice(0, 6));
+
+    // The job page's timeline: the whole life, oldest first, ending with the release transaction.
+    await page.goto(`/jobs/${job.id}`);
+    const timeline = page.getByTestId("job-timeline").locator("li");
+    await expect(timeline.first()).toHaveAttribute("data-event-type", "job.created");
+    await expect(timeline.last()).toHaveAttribute("data-event-type", "settlement.released");
+    await expect(timeline.last()).toContainText(done.releaseTxHash!.slice(0, 6));
     await secrets.assertNoLeaks();
   } finally {
     await site.close();

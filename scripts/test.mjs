@@ -12,6 +12,8 @@ function step(name, command, args, env = {}) {
   return result.status === 0;
 }
 
+const only = process.argv[2];
+let ok = true;
 if (!only || only === "lint") {
   // First, and a gate like the others: the layering (the dashboard never imports lib/service,
   // components never import app/, lib never imports scripts) and no import cycles.

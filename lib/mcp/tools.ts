@@ -23,6 +23,7 @@ export const AGENT_TOOL_ROUTES = [
   "listAgentJobs",
   "listJobCriteria",
   "getJobTree",
+  "listJobEvents",
   // Bid and withdraw.
   "placeBid",
   "listAgentBids",

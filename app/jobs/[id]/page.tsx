@@ -19,6 +19,7 @@ import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { BountyClaim, JobOrigin, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
 import { JobProgress } from "@/components/jobs/job-progress";
+import { JobTimeline } from "@/components/jobs/job-timeline";
 import { deliveryRoleOf, viewerOf } from "./delivery-view";
 
 export const dynamic = "force-dynamic";
@@ -73,9 +74,10 @@ export default async function JobPage({ params }: { params: Params }) {
   const role = deliveryRoleOf(viewer);
   const isPoster = viewer.role === "POSTER";
   const { api: asVisitor } = await sessionApi();
-  const [bids, treeRes] = await Promise.all([
+  const [bids, treeRes, eventsRes] = await Promise.all([
     viewer.can.readBids ? settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : Promise.resolve(null),
     viewer.can.viewTree ? settle(asVisitor.getJobTree({ params: { id: job.id } })) : Promise.resolve(null),
+    viewer.can.readEvents ? settle(asVisitor.listJobEvents({ params: { id: job.id }, query: { limit: 500 } })) : Promise.resolve(null),
   ]);
   const bidsError = bids?.error ?? null;
   const tree = treeRes?.result?.data ?? null;
@@ -229,6 +231,8 @@ export default async function JobPage({ params }: { params: Params }) {
           )}
         </section>
       ) : null}
+      {eventsRes?.error ? <Alert className="mt-8" title="The timeline could not be loaded" error={eventsRes.error} /> : null}
+      {eventsRes?.result ? <JobTimeline events={eventsRes.result.data} hasMore={eventsRes.result.meta.hasMore} explorerUrl={explorer} /> : null}
       {job.participationMode === "BID" && job.status === "OPEN" && !isPoster ? (
         <p className="mt-8 text-sm text-zinc-500 dark:text-zinc-400">
           Agents bid through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">POST /v1/jobs/{job.id}/bids</code>

@@ -27,6 +27,7 @@ import {
   PlaceBidRequest,
 } from "../schemas/bids";
 import { AgentDetail, JobDetail } from "../schemas/viewer";
+import { JobEvent, ListJobEventsQuery } from "../schemas/job-events";
 import {
   ChainInfo,
   ClaimAgentParams,
@@ -168,6 +169,16 @@ export const jobRoutes = {
     method: "GET", path: "/v1/jobs/:id/public", tag: "Jobs", auth: "none", budget: "read",
     summary: "Anonymous job detail", params: JobIdParams, response: dataEnvelope(Job),
     description: "Answers as to an anonymous caller, whatever credential is sent (a party reads its private fields at GET /v1/jobs/:id). Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them.",
+  }),
+  listJobEvents: defineRoute({
+    method: "GET", path: "/v1/jobs/:id/events", tag: "Jobs", auth: "required", scope: "jobs:read", budget: "read",
+    summary: "The job's timeline: every step of its life, oldest first (parties and the operator)",
+    description: "Each event is {id, type, at, actor, data}; id is `<type>:<row id>` and stable. Types: job.created, escrow.funded (data.txHash: the deposit), bid.placed, bid.accepted, bid.rejected, bid.withdrawn, bid.expired, claim.started, claim.lapsed, claim.released, deliverable.submitted, proof.checked (every probe: trigger, status, reason, contentSha256), criterion.ticked, criterion.overridden, job.approved, job.disputed (reason), settlement.released and settlement.refunded (once confirmed on chain: txHash, toAddress, amountUsdc, feeUsdc). " +
+      "actor is {kind: USER|AGENT|SYSTEM, id} (a user id, an agent id, or null for the service itself), or null where nothing records who acted (a dispute). " +
+      "Order: at, then the type's place in the list above, then id. The timeline is derived from the rows the service keeps: a step with no timestamp of its own is not an event (a cancellation: its refund settlement shows it; a criterion's evaluations: only the latest is kept, see GET /v1/jobs/:id/criteria). " +
+      "Readable by the poster, the assigned agent, the humans who own either, and the operator (the arbiter); anyone else gets 403. Cursor pagination over (at, id): limit 1 to 500, default 100.",
+    params: JobIdParams, query: ListJobEventsQuery, response: listEnvelope(JobEvent),
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the caller is neither a party to the job (or the owner of one) nor the operator" }],
   }),
   createJob: defineRoute({
     method: "POST", path: "/v1/jobs", tag: "Jobs", auth: "required", scope: "jobs:write", budget: "write", status: 201,

@@ -51,6 +51,8 @@ export const JobViewer = z.object({
     reportProgress: z.boolean(),
     /** POST /v1/jobs/:id/reopen (the poster, a stalled job: see Job.stalled). */
     reopen: z.boolean(),
+    /** GET /v1/jobs/:id/events, the timeline (the parties, the humans who own them, and the operator). */
+    readEvents: z.boolean(),
   }),
 });
 export type JobViewer = z.infer<typeof JobViewer>;

@@ -4,6 +4,7 @@ import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import { isStalled, type JobWithRelations } from "./read-job";
 import { actsForAgent } from "../auth/acting-for-agent";
+import { isOperator } from "../auth/operator";
 
 /**
  * Who the caller is to a job: the one home of that question. The presenter asks it for every job
@@ -39,6 +40,15 @@ export function seesDeliveredWork(role: JobViewerRole): boolean {
   return role === "POSTER" || role === "OWNER_OF_POSTER" || role === "ASSIGNED_AGENT" || role === "OWNER_OF_ASSIGNED_AGENT";
 }
 
+/**
+ * The job's timeline (job-timeline.ts) is the parties' (as for the delivered work) and the
+ * arbiter's: the operator, until disputes have arbiters of their own. The operator is asked only
+ * when the caller is no party.
+ */
+export async function readsJobEvents(ctx: ServiceContext, actor: Actor | null, job: JobPartiesRow): Promise<boolean> {
+  return seesDeliveredWork(jobRoleOf(actor, job)) || (await isOperator(ctx, actor));
+}
+
 /** The assigned agent's side: its key or its owner's session (submit, release a claim, subcontract). */
 const isAgentSide = (role: JobViewerRole) => role === "ASSIGNED_AGENT" || role === "OWNER_OF_ASSIGNED_AGENT";
 
@@ -70,6 +80,7 @@ async function callerAgents(ctx: ServiceContext, actor: Actor, jobId: string): P
  */
 export async function jobViewerOf(ctx: ServiceContext, actor: Actor | null, job: JobWithRelations): Promise<JobViewerDto> {
   let role = jobRoleOf(actor, job);
+  const readEvents = await readsJobEvents(ctx, actor, job);
   const agents = actor ? await callerAgents(ctx, actor, job.id) : [];
   const bids = agents.filter((a) => a.bid_id !== null).map((a) => ({ id: a.bid_id!, agentId: a.id, status: a.bid_status as JobViewerDto["bids"][number]["status"] }));
   if (role === "PUBLIC" && bids.length > 0) role = "BIDDER";
@@ -104,6 +115,7 @@ export async function jobViewerOf(ctx: ServiceContext, actor: Actor | null, job:
       viewTree: party || (actor !== null && job.parent_job_id !== null),
       reportProgress: isAgentSide(role) && job.status === "IN_PROGRESS",
       reopen: poster && isStalled(job, ctx.now()),
+      readEvents,
     },
   };
 }

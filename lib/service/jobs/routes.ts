@@ -9,6 +9,7 @@ import { reportProgress } from "./report-progress";
 import { reopenJob } from "./reopen-job";
 import { jobViewerOf } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
+import { listJobEvents } from "./job-timeline";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
@@ -22,6 +23,8 @@ export function registerJobRoutes(router: ServiceRouter) {
   });
   // GET /v1/jobs/:id/public (as to anyone, whatever credential comes with it)
   router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }));
+  // GET /v1/jobs/:id/events
+  router.implement(routes.listJobEvents, ({ ctx, actor, params, query }) => listJobEvents(ctx, actor, params.id, query));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
   // POST /v1/jobs/:id/heartbeat (the assigned agent's progress report)

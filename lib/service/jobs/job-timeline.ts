@@ -1,0 +1,126 @@
+import { JOB_EVENT_TYPES, type JobEvent, type JobEventType } from "@/lib/api/schemas/job-events";
+import { formatUsdc, normaliseDecimal } from "@/lib/chain/units";
+import type { Actor } from "../auth/actor";
+import type { ServiceContext } from "../context";
+import { forbidden } from "../http/errors";
+import { decodeCursor, pageOf } from "../http/pagination";
+import { readsJobEvents, type JobPartiesRow } from "./job-viewer";
+import { getJobRowWithLapse } from "./read-job";
+
+/**
+ * The job's timeline, the one place it is put together. It is derived from the rows the service
+ * already keeps (jobs, bids, job_claims, proof_checks, job_criteria_results, escrow_settlements)
+ * rather than written by every domain function: an event appears only where a row records when it
+ * happened. A cancellation has no timestamp of its own (the refund settlement shows it), and
+ * criterion evaluations keep only their latest result, so neither is an event.
+ *
+ * Order: oldest first by (at, the type's place in JOB_EVENT_TYPES, id), so events of the same
+ * millisecond come in the order they happen in a job's life and the order never changes between
+ * reads. The cursor carries (at, id); the type is part of the id.
+ */
+
+type Event = Omit<JobEvent, "at"> & { at: Date };
+type ActorRef = NonNullable<JobEvent["actor"]>;
+
+const SYSTEM: ActorRef = { kind: "SYSTEM", id: null };
+const agentActor = (agentId: string): ActorRef => ({ kind: "AGENT", id: agentId });
+const rank = (type: JobEventType) => JOB_EVENT_TYPES.indexOf(type);
+const EVENT_ID = new RegExp(`^(${JOB_EVENT_TYPES.map((t) => t.replace(".", "\\.")).join("|")}):[^\\s]{1,200}$`);
+
+function compareEvents(a: { at: Date; type: JobEventType; id: string }, b: { at: Date; type: JobEventType; id: string }): number {
+  return a.at.getTime() - b.at.getTime() || rank(a.type) - rank(b.type) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+const units = (value: string | null) => (value === null ? null : formatUsdc(BigInt(value)));
+
+/** Parties (poster, its owner, the assigned agent, its owner) and the operator, who arbitrates: job-viewer.ts decides. */
+async function requireTimelineReader(ctx: ServiceContext, actor: Actor, job: JobPartiesRow): Promise<void> {
+  if (await readsJobEvents(ctx, actor, job)) return;
+  throw forbidden("only the job's poster, its assigned agent (or the humans who own them) and the operator may read its timeline");
+}
+
+/** Principals as actors: a human by its user id (= principal id), an agent by its agent id. */
+async function actorsOf(ctx: ServiceContext, principalIds: string[]): Promise<Map<string, ActorRef>> {
+  const ids = [...new Set(principalIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom("principals")
+    .leftJoin("agents", "agents.principal_id", "principals.id")
+    .select(["principals.id", "principals.kind", "agents.id as agent_id"])
+    .where("principals.id", "in", ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.kind === "AGENT" && r.agent_id ? agentActor(r.agent_id) : { kind: "USER" as const, id: r.id }]));
+}
+
+export async function listJobEvents(ctx: ServiceContext, actor: Actor, jobId: string, query: { limit?: number; cursor?: string }) {
+  const job = await getJobRowWithLapse(ctx, jobId);
+  await requireTimelineReader(ctx, actor, job);
+  const limit = query.limit ?? 100;
+  const after = decodeCursor(query.cursor, EVENT_ID);
+  const afterAt = after ? new Date(after.k) : null;
+
+  // Proof checks can be many (a recheck every 15 minutes): read only the ones a page can need,
+  // those of the cursor's millisecond and the first limit + 1 after it. The rest are few per job.
+  const checksAfter = ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId);
+  const [bids, claims, checks, checksAtCursor, criteria, settlements] = await Promise.all([
+    ctx.db.selectFrom("bids").selectAll().where("job_id", "=", jobId).execute(),
+    ctx.db.selectFrom("job_claims").selectAll().where("job_id", "=", jobId).execute(),
+    (afterAt ? checksAfter.where("checked_at", ">", afterAt) : checksAfter).orderBy("checked_at").orderBy("id").limit(limit + 1).execute(),
+    afterAt ? ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId).where("checked_at", "=", afterAt).execute() : Promise.resolve([]),
+    ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute(),
+    ctx.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).where("status", "=", "CONFIRMED").execute(),
+  ]);
+  const actors = await actorsOf(ctx, [
+    job.poster_id,
+    ...criteria.flatMap((c) => [c.ticked_by, c.overridden_by]).filter((id): id is string => id !== null),
+  ]);
+  const poster = actors.get(job.poster_id) ?? { kind: "USER" as const, id: job.poster_id };
+  const principal = (id: string | null) => (id === null ? null : (actors.get(id) ?? null));
+
+  const events: Event[] = [];
+  const add = (type: JobEventType, rowId: string, at: Date | null, who: ActorRef | null, data: Record<string, unknown>) => {
+    if (at) events.push({ id: `${type}:${rowId}`, type, at, actor: who, data });
+  };
+
+  add("job.created", job.id, job.created_at, poster, { title: job.title, budgetUsdc: normaliseDecimal(job.budget_usdc), participationMode: job.participation_mode });
+  add("escrow.funded", job.id, job.funded_at, poster, { txHash: job.escrow_tx_hash, payer: job.escrow_payer, budgetUsdc: normaliseDecimal(job.budget_usdc) });
+  for (const bid of bids) {
+    const bidData = { bidId: bid.id, agentId: bid.agent_id, proposedUsdc: normaliseDecimal(bid.proposed_usdc) };
+    add("bid.placed", bid.id, bid.created_at, agentActor(bid.agent_id), bidData);
+    // A bid's status changes once; updated_at is when.
+    if (bid.status === "ACCEPTED") add("bid.accepted", bid.id, bid.updated_at, poster, bidData);
+    if (bid.status === "REJECTED") add("bid.rejected", bid.id, bid.updated_at, poster, bidData);
+    if (bid.status === "WITHDRAWN") add("bid.withdrawn", bid.id, bid.updated_at, agentActor(bid.agent_id), bidData);
+    // A bid refused on arrival (bid-refund.ts) is created EXPIRED: no separate event.
+    if (bid.status === "EXPIRED" && bid.updated_at.getTime() !== bid.created_at.getTime()) add("bid.expired", bid.id, bid.updated_at, SYSTEM, bidData);
+  }
+  for (const claim of claims) {
+    const claimData = { claimId: claim.id, agentId: claim.agent_id, expiresAt: claim.expires_at.toISOString() };
+    add("claim.started", claim.id, claim.claimed_at, agentActor(claim.agent_id), claimData);
+    if (claim.outcome === "LAPSED") add("claim.lapsed", claim.id, claim.ended_at, SYSTEM, claimData);
+    if (claim.outcome === "RELEASED") add("claim.released", claim.id, claim.ended_at, agentActor(claim.agent_id), claimData);
+  }
+  const url = typeof job.output_data?.url === "string" ? job.output_data.url : null;
+  add("deliverable.submitted", job.id, job.submitted_at, job.agent_id ? agentActor(job.agent_id) : null, { url, proofHash: job.proof_hash });
+  for (const check of [...checksAtCursor, ...checks]) {
+    add("proof.checked", check.id, check.checked_at, SYSTEM, {
+      checkId: check.id, trigger: check.trigger, status: check.status, reason: check.reason, httpStatus: check.http_status, url: check.url, contentSha256: check.content_sha256,
+    });
+  }
+  for (const c of criteria) {
+    add("criterion.ticked", c.criterion_id, c.ticked_at, principal(c.ticked_by), { criterionId: c.criterion_id, ticked: c.ticked });
+    add("criterion.overridden", c.criterion_id, c.overridden_at, principal(c.overridden_by), { criterionId: c.criterion_id, reason: c.override_reason });
+  }
+  add("job.approved", job.id, job.approved_at, job.auto_approved ? SYSTEM : poster, { autoApproved: job.auto_approved, releaseAt: job.release_at?.toISOString() ?? null });
+  add("job.disputed", job.id, job.disputed_at, null, { reason: job.dispute_reason });
+  for (const s of settlements) {
+    add(s.kind === "RELEASE" ? "settlement.released" : "settlement.refunded", s.id, s.confirmed_at, SYSTEM, {
+      settlementId: s.id, txHash: s.tx_hash, toAddress: s.to_address, amountUsdc: units(s.amount_units), feeUsdc: units(s.fee_units),
+    });
+  }
+
+  const cursorEvent = after && afterAt ? { at: afterAt, type: after.id.slice(0, after.id.indexOf(":")) as JobEventType, id: after.id } : null;
+  const ordered = events.sort(compareEvents).filter((e) => !cursorEvent || compareEvents(e, cursorEvent) > 0);
+  const page = pageOf(ordered.slice(0, limit + 1), limit, (e) => ({ k: e.at.toISOString(), id: e.id }));
+  return { data: page.rows.map((e) => ({ ...e, at: e.at.toISOString() })), meta: page.meta };
+}
