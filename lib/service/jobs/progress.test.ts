@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Job } from "@/lib/api/schemas/jobs";
 import { JobDetail } from "@/lib/api/schemas/viewer";
-import { jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService, type TestUser } from "../testing/harness";
+import { claimLinkFor, jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService, type TestUser } from "../testing/harness";
 import { expectError } from "../testing/expect-error";
 
 let service: TestService;
@@ -14,9 +14,9 @@ const HOUR = 3_600_000;
 const FAKE_ESCROW_TX = `0x${"ab".repeat(32)}`;
 
 /** A BID job assigned to a fresh agent (maxActiveJobs 1): posted, bid on, accepted. */
-async function assignedJob(inputData: Record<string, unknown> = {}) {
+async function assignedJob(inputData: Record<string, unknown> = {}, agentOptions: { ownerEmail?: string } = {}) {
   const poster = await newUser(service);
-  const agent = await newAgent(service);
+  const agent = await newAgent(service, agentOptions);
   expect((await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: 1 } })).status).toBe(200);
   const job = (await poster.client.createJob({ body: jobInput({ inputData: { budgetType: "bid", ...inputData } }) })).data;
   const bid = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
@@ -67,6 +67,18 @@ describe("POST /v1/jobs/:id/heartbeat", () => {
 
     // A later report replaces the earlier one; an omitted note clears it.
     expect((await heartbeat(job.id, agent.apiKey, { progress: 1 })).json.data).toMatchObject({ progress: 1, progressNote: null });
+  });
+
+  it("the human who owns the assigned agent may report for it, and reads what it reported", async () => {
+    const ownerEmail = `progress-owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+    const { poster, agent, job } = await assignedJob({}, { ownerEmail });
+    const owner = await newUser(service);
+    await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
+    expect((await detail(job.id, owner.token)).viewer?.can.reportProgress).toBe(true);
+    const res = await heartbeat(job.id, owner.token, { progress: 0.75, note: "Reported by the owner" });
+    expect(res.status).toBe(200);
+    expect(await detail(job.id, poster.token)).toMatchObject({ progress: 0.75, progressNote: "Reported by the owner" });
+    expect(await detail(job.id, agent.apiKey)).toMatchObject({ progress: 0.75, progressNote: "Reported by the owner" });
   });
 
   it("a stranger, another agent or the poster is 403, and nothing changes", async () => {
