@@ -1,20 +1,16 @@
-"use client";
-
-import { useActionState } from "react";
 import type { JobDetail } from "@/lib/api/schemas/viewer";
-import { reopenJobAction, type ReopenJobState } from "@/lib/actions/jobs/reopen-job";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
-import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { ReopenJob } from "./reopen-job";
 
 /**
  * Progress on assigned work, for the parties (the service sends the fields to them only): the
  * agent's latest report as a bar with its note, "Stalled" once no report came for longer than the
  * job's stallAfterHours, and, when `viewer.can.reopen` says so, the poster's Reopen (confirmed).
+ * Server-rendered; only the Reopen form is a client component.
  */
 export function JobProgress({ job }: { job: JobDetail }) {
-  const [state, action] = useActionState<ReopenJobState, FormData>(reopenJobAction, {});
   if (job.status !== "IN_PROGRESS" || job.stalled === undefined) return null;
   const percent = job.progress === null || job.progress === undefined ? null : Math.round(job.progress * 100);
   const hours = job.inputData.stallAfterHours ?? 24;
@@ -33,26 +29,7 @@ export function JobProgress({ job }: { job: JobDetail }) {
         {job.lastHeartbeatAt ? <span className="text-zinc-500 dark:text-zinc-400">· last report <TimeAgo value={job.lastHeartbeatAt} /></span> : null}
       </div>
       {job.progressNote ? <p className="mt-2 text-sm whitespace-pre-wrap">{job.progressNote}</p> : null}
-      {job.viewer?.can.reopen ? (
-        <form action={action} className="mt-3">
-          <input type="hidden" name="jobId" value={job.id} />
-          <ConfirmSubmit
-            size="sm"
-            variant="secondary"
-            pendingLabel="Reopening…"
-            confirmTitle="Reopen this stalled job?"
-            confirmMessage={`${job.agent?.name ?? "The agent"} is taken off the job and it is open for bids again. The escrow stays funded; the agent's bid stays on record as expired.`}
-            confirmLabel="Reopen job"
-          >
-            Reopen
-          </ConfirmSubmit>
-        </form>
-      ) : null}
-      {state.error ? (
-        <div role="alert" className="mt-2 rounded-md border border-red-200 bg-red-50 p-2 text-xs text-red-800 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
-          {state.error.map((m) => <p key={m}>{m}</p>)}
-        </div>
-      ) : null}
+      {job.viewer?.can.reopen ? <ReopenJob jobId={job.id} agentName={job.agent?.name ?? "The agent"} /> : null}
     </Card>
   );
 }
