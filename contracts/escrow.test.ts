@@ -401,6 +401,9 @@ describe("reentrancy through a malicious token", () => {
           failed++;
         }
         await chain.testClient.revert({ id: snapshot });
+        // anvil may put the reverted block's transaction back into its pool; the next one reuses
+        // its nonce and would be refused as an underpriced replacement, so the pool drops it.
+        await chain.testClient.dropTransaction({ hash }).catch(() => undefined);
       }
     } finally {
       await mined(await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "setGasToBurn", args: [0n] }));
