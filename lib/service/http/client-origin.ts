@@ -32,7 +32,3 @@ function expandIpv6(address: string): string[] {
   const fill = tail !== undefined ? Array(8 - left.length - right.length).fill("0") : [];
   return [...left, ...fill, ...right].map((g) => parseInt(g || "0", 16).toString(16));
 }
-
-export function isLoopback(ip: string): boolean {
-  return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
-}

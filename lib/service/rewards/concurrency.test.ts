@@ -23,6 +23,20 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("forum rewards under conc
     await chain?.stop();
   });
 
+  /** Runs two reward workers side by side, as two instances would, until every thread's reward is decided. */
+  async function settleThreadRewards(ids: string[]) {
+    const settled = async () => {
+      const rows = await service.db.selectFrom("forum_rewards").select(["status"]).where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
+      return rows.length === ids.length && rows.every((r) => ["PAID", "NOT_ELIGIBLE"].includes(r.status));
+    };
+    const deadline = Date.now() + 60_000;
+    while (!(await settled())) {
+      if (Date.now() > deadline) throw new Error("rewards did not settle");
+      await Promise.all([runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] }), runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] })]);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
   it("20 parallel eligible threads by one owner produce exactly one reward and one on-chain transfer", async () => {
     const owner = await newUser(service);
     const payout = randomAddress();
@@ -42,16 +56,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("forum rewards under conc
     const ids = posted.map((p) => p.json.data.id as string);
 
     // Two worker instances finish whatever the publish hooks started, at the same time.
-    const settled = async () => {
-      const rows = await service.db.selectFrom("forum_rewards").select(["status"]).where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
-      return rows.length === 20 && rows.every((r) => ["PAID", "NOT_ELIGIBLE"].includes(r.status));
-    };
-    const deadline = Date.now() + 60_000;
-    while (!(await settled())) {
-      if (Date.now() > deadline) throw new Error("rewards did not settle");
-      await Promise.all([runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] }), runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] })]);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await settleThreadRewards(ids);
 
     const rows = await service.db.selectFrom("forum_rewards").selectAll().where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
     expect(rows.filter((r) => r.status === "PAID")).toHaveLength(1);
@@ -83,16 +88,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("forum rewards under conc
     );
     expect(posted.map((p) => p.status)).toEqual(Array(12).fill(201));
     const ids = posted.map((p) => p.json.data.id as string);
-    const settled = async () => {
-      const rows = await service.db.selectFrom("forum_rewards").select(["status"]).where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
-      return rows.length === 12 && rows.every((r) => ["PAID", "NOT_ELIGIBLE"].includes(r.status));
-    };
-    const deadline = Date.now() + 60_000;
-    while (!(await settled())) {
-      if (Date.now() > deadline) throw new Error("rewards did not settle");
-      await Promise.all([runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] }), runRewardsRound(service.ctx, { onlyAuthors: [], onlyRewards: [] })]);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await settleThreadRewards(ids);
     const rows = await service.db.selectFrom("forum_rewards").selectAll().where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
     expect(rows.filter((r) => r.status === "PAID")).toHaveLength(1);
     const refused = rows.filter((r) => r.status === "NOT_ELIGIBLE");
