@@ -158,6 +158,7 @@ export default defineConfig(
       ".stack/**",
       "playwright-report/**",
       "test-results/**",
+      "packages/*/dist/**",
     ],
   },
   {

@@ -38,5 +38,10 @@ export default defineConfig({
     // No service worker may answer in place of the server: every response passes the recorders.
     serviceWorkers: "block",
   },
-  projects: [{ name: "chromium" }],
+  // The operator console's spec reads the reconciliation of the whole suite's money flows, so it
+  // runs last, in a project that depends on every other spec (run it alone with --no-deps).
+  projects: [
+    { name: "chromium", testIgnore: "**/operator-console.spec.ts" },
+    { name: "operator-console", testMatch: "**/operator-console.spec.ts", dependencies: ["chromium"] },
+  ],
 });

@@ -11,7 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ["**/*.test.ts", "**/*.test.tsx"],
-    exclude: ["node_modules/**", "e2e/**", ".next*/**", ".data*/**"],
+    exclude: ["node_modules/**", "e2e/**", ".next*/**", ".data*/**", "packages/*/dist/**"],
     globalSetup: ["lib/testing/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

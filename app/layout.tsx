@@ -4,6 +4,7 @@ import { AccountSlot } from "@/components/layout/account-slot";
 import { SiteFooter } from "@/components/layout/site-footer";
 import { SiteHeader } from "@/components/layout/site-header";
 import { getSession } from "@/lib/session/session";
+import { apiForRequest } from "@/lib/api/for-request";
 import "./globals.css";
 
 // The root layout ships no client JavaScript of its own and no wallet code: the wallet libraries
@@ -27,7 +28,13 @@ export const viewport: Viewport = {
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const session = await getSession();
-  const account = <AccountSlot signedIn={Boolean(session)} label={session?.label} />;
+  // One count query for the header's inbox badge (people only: agents are told through webhooks);
+  // a page never fails for want of it.
+  const unread =
+    session?.kind === "USER"
+      ? await (await apiForRequest(session.token)).getUnreadNotificationCount({}).then((res) => res.data.unreadCount, () => null)
+      : null;
+  const account = <AccountSlot signedIn={Boolean(session)} label={session?.label} unreadCount={unread} />;
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col bg-white font-sans text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">

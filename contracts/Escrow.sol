@@ -14,9 +14,16 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 /// Surface: `deposit(bytes32 jobId, uint256 amount)` (after an approve) and
 /// `depositWithPermit(bytes32 jobId, uint256 amount, uint256 deadline, uint8 v, bytes32 r,
 /// bytes32 s)` for anyone; `release(bytes32 jobId, address payer, address to)` and
-/// `refund(bytes32 jobId, address payer)` for the operator; `getEscrow(bytes32 jobId, address
-/// payer)` and `claim(address to)`. Events `Deposited(jobId, payer, amount)`,
-/// `Released(jobId, payer, to, amount, fee)`, `Refunded(jobId, to, amount)`, `Credited`, `Claimed`.
+/// `refund(bytes32 jobId, address payer)` and `settleSplit(bytes32 jobId, address payer, address
+/// agent, uint256 agentShare)` (a dispute ruling) for the operator; `getEscrow(bytes32 jobId, address
+/// payer)` and `claim(address to)`; `withdrawFees()` for the operator. Events `Deposited(jobId, payer, amount)`,
+/// `Released(jobId, payer, to, amount, fee)`, `Refunded(jobId, to, amount)`,
+/// `SplitSettled(jobId, payer, agent, agentAmount, fee, payerAmount)`, `Credited`, `Claimed`,
+/// `FeesWithdrawn(to, amount)`.
+///
+/// @dev Fees accrue in the contract (`feesAccrued`) at each release and split instead of being sent
+/// at once: a settlement moves only the parties' money, and the operator sweeps the fees to the
+/// immutable `feeRecipient` (the treasury) with `withdrawFees()`, all of what has accrued, once.
 ///
 /// @dev Deposits are keyed by (jobId, payer): every payer has its own slot per job id. A job's
 /// id is public, so with one slot per id a stranger could deposit 1 unit first and make the
@@ -44,7 +51,10 @@ contract Escrow is ReentrancyGuard {
         None,
         Funded,
         Released,
-        Refunded
+        Refunded,
+        /// Settled by an arbiter's split ruling: part to the agent (less the fee), the rest back
+        /// to the payer. Appended last so the states' numbers stay those off-chain code knows.
+        Split
     }
 
     /// @dev state (1) + settledBlock (8) share one storage slot.
@@ -70,6 +80,8 @@ contract Escrow is ReentrancyGuard {
     /// Payouts the token refused, claimable by the address they were meant for.
     mapping(address account => uint256) public claimable;
     uint256 public totalClaimable;
+    /// Fees of releases not yet withdrawn to the fee recipient.
+    uint256 public feesAccrued;
 
     event Deposited(bytes32 indexed jobId, address indexed payer, uint256 amount);
     /// Settles `payer`'s slot: `amount` is what `to` receives (the deposit less `fee`);
@@ -77,9 +89,21 @@ contract Escrow is ReentrancyGuard {
     event Released(bytes32 indexed jobId, address indexed payer, address indexed to, uint256 amount, uint256 fee);
     /// Settles the slot of `to`, the payer, who gets the whole deposit back.
     event Refunded(bytes32 indexed jobId, address indexed to, uint256 amount);
+    /// Settles `payer`'s slot by a dispute ruling: `agentAmount` (the agent's share less `fee`)
+    /// to `agent`, `payerAmount` back to the payer; agentAmount + fee + payerAmount = the deposit.
+    event SplitSettled(
+        bytes32 indexed jobId,
+        address indexed payer,
+        address indexed agent,
+        uint256 agentAmount,
+        uint256 fee,
+        uint256 payerAmount
+    );
     /// A payout for `jobId` that the token refused, now claimable by `account`.
     event Credited(bytes32 indexed jobId, address indexed account, uint256 amount);
     event Claimed(address indexed account, address indexed to, uint256 amount);
+    /// The accrued fees, `amount`, were sent to the fee recipient `to`.
+    event FeesWithdrawn(address indexed to, uint256 amount);
 
     error NotOperator(address caller);
     error ZeroAddress();
@@ -89,8 +113,10 @@ contract Escrow is ReentrancyGuard {
     error AlreadyDeposited(bytes32 jobId, address payer);
     error NotFunded(bytes32 jobId, address payer, State state);
     error InvalidRecipient(address to);
+    error ShareTooLarge(uint256 agentShare, uint256 deposit);
     error AmountMismatch(uint256 expected, uint256 received);
     error NothingToClaim(address account);
+    error NoFeesAccrued();
     error InsufficientGas();
 
     modifier onlyOperator() {
@@ -128,16 +154,28 @@ contract Escrow is ReentrancyGuard {
         _deposit(jobId, amount);
     }
 
-    /// @notice Pays `payer`'s deposit for the job less the fee to `to`, and the fee to the fee
-    /// recipient. Exactly once per (jobId, payer) slot.
+    /// @notice Pays `payer`'s deposit for the job less the fee to `to`; the fee stays in the
+    /// contract (`feesAccrued`) until `withdrawFees()`. Exactly once per (jobId, payer) slot.
     function release(bytes32 jobId, address payer, address to) external onlyOperator nonReentrant {
         if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
         uint256 amount = _settle(jobId, payer, State.Released);
         uint256 fee = (amount * feeBps) / BPS_DENOMINATOR;
         uint256 net = amount - fee;
+        feesAccrued += fee;
         _pay(jobId, to, net);
-        if (fee > 0) _pay(jobId, feeRecipient, fee);
         emit Released(jobId, payer, to, net, fee);
+    }
+
+    /// @notice Sends every accrued fee to the fee recipient (the treasury). Reverts with
+    /// `NoFeesAccrued` when there is nothing to send, so a repeated withdrawal is refused rather
+    /// than a silent zero transfer. The recipient is immutable: the operator chooses when, never where.
+    /// A recipient the token refuses makes it revert, and the fees stay accrued.
+    function withdrawFees() external onlyOperator nonReentrant returns (uint256 amount) {
+        amount = feesAccrued;
+        if (amount == 0) revert NoFeesAccrued();
+        feesAccrued = 0;
+        token.safeTransfer(feeRecipient, amount);
+        emit FeesWithdrawn(feeRecipient, amount);
     }
 
     /// @notice Returns `payer`'s whole deposit for the job to `payer` (no fee). Exactly once per
@@ -146,6 +184,29 @@ contract Escrow is ReentrancyGuard {
         uint256 amount = _settle(jobId, payer, State.Refunded);
         _pay(jobId, payer, amount);
         emit Refunded(jobId, payer, amount);
+    }
+
+    /// @notice Settles `payer`'s deposit for the job as an arbiter ruled a dispute: `agentShare`
+    /// of it to `agent` less the fee, the rest back to `payer`. The fee is taken only from the
+    /// agent's share (the payer's part is a refund, and refunds carry no fee). Exactly once per
+    /// slot, and excluding release and refund: the slot leaves Funded before any token moves.
+    /// `agentShare` may be 0 or the whole deposit, though the service uses refund/release then.
+    function settleSplit(bytes32 jobId, address payer, address agent, uint256 agentShare)
+        external
+        onlyOperator
+        nonReentrant
+    {
+        if (agent == address(0) || agent == address(this)) revert InvalidRecipient(agent);
+        uint256 amount = _settle(jobId, payer, State.Split);
+        if (agentShare > amount) revert ShareTooLarge(agentShare, amount);
+        uint256 fee = (agentShare * feeBps) / BPS_DENOMINATOR;
+        uint256 agentNet = agentShare - fee;
+        uint256 payerAmount = amount - agentShare;
+        // The fee accrues like a release's, until withdrawFees() sends it to the treasury.
+        feesAccrued += fee;
+        if (agentNet > 0) _pay(jobId, agent, agentNet);
+        if (payerAmount > 0) _pay(jobId, payer, payerAmount);
+        emit SplitSettled(jobId, payer, agent, agentNet, fee, payerAmount);
     }
 
     /// @notice Sends the caller's claimable credit (payouts the token refused) to `to`.

@@ -48,6 +48,10 @@ async function balance(who: Address, token: Address = usdc): Promise<bigint> {
   return chain.publicClient.readContract({ address: token, abi: usdcAbi, functionName: "balanceOf", args: [who] });
 }
 
+async function feesAccrued(): Promise<bigint> {
+  return chain.publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "feesAccrued" });
+}
+
 async function balances(who: Address[], token: Address = usdc): Promise<bigint[]> {
   return Promise.all(who.map((w) => balance(w, token)));
 }
@@ -99,7 +103,7 @@ async function readEscrow(jobId: Hex, payer: Address, escrowAddress = escrow) {
   return { amount, state, settledBlock };
 }
 
-function simulate(functionName: "release" | "refund" | "deposit", args: readonly unknown[], from: number, escrowAddress = escrow) {
+function simulate(functionName: "release" | "refund" | "deposit" | "settleSplit", args: readonly unknown[], from: number, escrowAddress = escrow) {
   return chain.publicClient.simulateContract({
     account: chain.wallet(from).account,
     address: escrowAddress,
@@ -203,8 +207,9 @@ describe("a stranger front-running a job's funding (job ids are public)", () => 
     );
     const [agentAfter, feeAfter, escrowAfter] = await balances([addr(AGENT), operator, escrow]);
     expect(agentAfter - agentBefore).toBe(190_000n);
-    expect(feeAfter - feeBefore).toBe(10_000n);
-    expect(escrowBefore - escrowAfter).toBe(BUDGET);
+    // The fee stays in the contract (feesAccrued) until withdrawFees().
+    expect(feeAfter - feeBefore).toBe(0n);
+    expect(escrowBefore - escrowAfter).toBe(190_000n);
     expect(parseEventLogs({ abi: escrowAbi, eventName: "Released", logs: released.logs })[0].args).toEqual({
       jobId,
       payer: addr(POSTER),
@@ -246,16 +251,19 @@ describe("a stranger front-running a job's funding (job ids are public)", () => 
 });
 
 describe("release and refund", () => {
-  it("release pays the budget less 5% to the agent and 5% to the fee recipient", async () => {
+  it("release pays the budget less 5% to the agent and keeps the 5% fee in the contract (feesAccrued)", async () => {
     const jobId = newEscrowJobId();
     await approveAndDeposit(1, jobId, BUDGET);
     const agent = addr(6);
     const before = await balances([agent, operator, escrow]);
+    const accruedBefore = await feesAccrued();
     const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), agent] }));
     const after = await balances([agent, operator, escrow]);
     expect(after[0] - before[0]).toBe(190_000n); // 0.20 pays 0.19
-    expect(after[1] - before[1]).toBe(10_000n);
-    expect(before[2] - after[2]).toBe(BUDGET);
+    // The fee recipient gets nothing at release: the fee waits in the contract for withdrawFees().
+    expect(after[1] - before[1]).toBe(0n);
+    expect(before[2] - after[2]).toBe(190_000n);
+    expect((await feesAccrued()) - accruedBefore).toBe(10_000n);
 
     const [event] = parseEventLogs({ abi: escrowAbi, eventName: "Released", logs: receipt.logs });
     expect(event.args).toEqual({ jobId, payer: addr(1), to: agent, amount: 190_000n, fee: 10_000n });
@@ -311,6 +319,54 @@ describe("release and refund", () => {
   });
 });
 
+describe("settleSplit (a dispute ruling)", () => {
+  it("pays the agent its share less the fee (on its share only) and the payer the rest, once", async () => {
+    const jobId = newEscrowJobId();
+    await approveAndDeposit(1, jobId, BUDGET);
+    const agent = addr(6);
+    const before = await balances([agent, addr(1), operator, escrow]);
+    const accruedBefore = await feesAccrued();
+    const share = (BUDGET * 70n) / 100n; // 0.14 of 0.20
+    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "settleSplit", args: [jobId, addr(1), agent, share] }));
+    const after = await balances([agent, addr(1), operator, escrow]);
+    expect(after[0] - before[0]).toBe(133_000n); // 0.14 less 5% (0.007)
+    expect(after[1] - before[1]).toBe(60_000n); // 0.06 back, no fee
+    // The fee (on the agent's share only) stays in the contract until withdrawFees(), like a release's.
+    expect(after[2] - before[2]).toBe(0n);
+    expect((await feesAccrued()) - accruedBefore).toBe(7_000n);
+    expect(before[3] - after[3]).toBe(BUDGET - 7_000n);
+    const [event] = parseEventLogs({ abi: escrowAbi, eventName: "SplitSettled", logs: receipt.logs });
+    expect(event.args).toEqual({ jobId, payer: addr(1), agent, agentAmount: 133_000n, fee: 7_000n, payerAmount: 60_000n });
+    expect(await readEscrow(jobId, addr(1))).toMatchObject({ state: 4, settledBlock: receipt.blockNumber });
+
+    // Exactly once, and it excludes release and refund (and they exclude it).
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), agent, share], 0))).toBe("NotFunded");
+    expect(await revertOf(simulate("release", [jobId, addr(1), agent], 0))).toBe("NotFunded");
+    expect(await revertOf(simulate("refund", [jobId, addr(1)], 0))).toBe("NotFunded");
+    const refunded = newEscrowJobId();
+    await approveAndDeposit(1, refunded, BUDGET);
+    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [refunded, addr(1)] }));
+    expect(await revertOf(simulate("settleSplit", [refunded, addr(1), agent, share], 0))).toBe("NotFunded");
+    // Sent for real: the second split reverts and nothing moves.
+    const still = await balances([agent, addr(1), escrow]);
+    const hash = await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "settleSplit", args: [jobId, addr(1), agent, share], gas: 300_000n });
+    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("reverted");
+    expect(await balances([agent, addr(1), escrow])).toEqual(still);
+  });
+
+  it("is the operator's only, and refuses a share above the deposit, a bad recipient or an empty slot", async () => {
+    const jobId = newEscrowJobId();
+    await approveAndDeposit(1, jobId, BUDGET);
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), addr(6), 1n], 6))).toBe("NotOperator");
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), addr(6), 1n], 1))).toBe("NotOperator");
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), addr(6), BUDGET + 1n], 0))).toBe("ShareTooLarge");
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), "0x0000000000000000000000000000000000000000", 1n], 0))).toBe("InvalidRecipient");
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), escrow, 1n], 0))).toBe("InvalidRecipient");
+    expect(await revertOf(simulate("settleSplit", [jobId, addr(2), addr(6), 1n], 0))).toBe("NotFunded");
+    expect((await readEscrow(jobId, addr(1))).state).toBe(1);
+  });
+});
+
 describe("reentrancy through a malicious token", () => {
   let token: Address;
   let evil: Address; // an escrow over the malicious token, whose operator is the token itself
@@ -352,7 +408,9 @@ describe("reentrancy through a malicious token", () => {
     expect(reentry.succeeded).toBe(false);
     expect(reentry.result.slice(0, 10)).toBe(reentrancySelector);
     expect(after[0] - before[0]).toBe(190_000n);
-    expect(before[1] - after[1]).toBe(BUDGET);
+    // Only the agent's share left the contract, once; the fee stays accrued.
+    expect(before[1] - after[1]).toBe(190_000n);
+    expect(await chain.publicClient.readContract({ address: evil, abi: escrowAbi, functionName: "feesAccrued" })).toBe(10_000n);
     expect(await chain.publicClient.readContract({ address: evil, abi: escrowAbi, functionName: "totalClaimable" })).toBe(0n);
   });
 
@@ -456,7 +514,7 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
 
     expect((await readEscrow(jobId, addr(1))).state).toBe(2);
     expect(await balance(agent)).toBe(agentBefore);
-    expect((await balance(operator)) - feeBefore).toBe(10_000n); // the fee still went out
+    expect(await balance(operator)).toBe(feeBefore); // the fee accrues in the contract, as for any release
     expect(await claimable(agent)).toBe(190_000n);
     const credited = parseEventLogs({ abi: escrowAbi, eventName: "Credited", logs: receipt.logs });
     expect(credited.map((e) => e.args)).toEqual([{ jobId, account: agent, amount: 190_000n }]);
@@ -491,18 +549,41 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
     expect((await balance(addr(4))) - before).toBe(BUDGET);
   });
 
-  it("a blacklisted fee recipient does not block releases", async () => {
+  it("a blacklisted fee recipient does not block releases; its withdrawal reverts and the fees stay accrued", async () => {
     const jobId = newEscrowJobId();
     await approveAndDeposit(1, jobId, BUDGET);
     await blacklist(operator, true);
     try {
       const [agentBefore] = await balances([addr(6)]);
-      const feeCredit = await claimable(operator);
+      const accrued = await feesAccrued();
       await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(6)] }));
       expect((await balance(addr(6))) - agentBefore).toBe(190_000n);
-      expect((await claimable(operator)) - feeCredit).toBe(10_000n);
+      expect((await feesAccrued()) - accrued).toBe(10_000n);
+      // The token refuses the recipient: the withdrawal reverts (its error is the token's) and nothing moves.
+      await revertOf(chain.publicClient.simulateContract({ account: operator, address: escrow, abi: escrowAbi, functionName: "withdrawFees" }));
+      expect(await feesAccrued()).toBe(accrued + 10_000n);
     } finally {
       await blacklist(operator, false);
     }
+  });
+});
+
+describe("withdrawFees", () => {
+  it("sends every accrued fee to the fee recipient once, with FeesWithdrawn; a second call reverts NoFeesAccrued; only the operator", async () => {
+    const jobId = newEscrowJobId();
+    await approveAndDeposit(1, jobId, BUDGET);
+    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(6)] }));
+    const accrued = await feesAccrued();
+    expect(accrued).toBeGreaterThanOrEqual(10_000n);
+    expect(await revertOf(chain.publicClient.simulateContract({ account: addr(5), address: escrow, abi: escrowAbi, functionName: "withdrawFees" }))).toBe("NotOperator");
+    const [recipientBefore, escrowBefore] = await balances([operator, escrow]);
+    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "withdrawFees" }));
+    const [recipientAfter, escrowAfter] = await balances([operator, escrow]);
+    expect(recipientAfter - recipientBefore).toBe(accrued);
+    expect(escrowBefore - escrowAfter).toBe(accrued);
+    expect(await feesAccrued()).toBe(0n);
+    const [event] = parseEventLogs({ abi: escrowAbi, eventName: "FeesWithdrawn", logs: receipt.logs });
+    expect(event.args).toEqual({ to: operator, amount: accrued });
+    expect(await revertOf(chain.publicClient.simulateContract({ account: operator, address: escrow, abi: escrowAbi, functionName: "withdrawFees" }))).toBe("NoFeesAccrued");
   });
 });

@@ -1,3 +1,7 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { expect } from "@playwright/test";
@@ -52,4 +56,19 @@ export async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
   const token = mail?.text?.match(/\/claim\/([^\s/]+)/)?.[1];
   expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
   await owner.claimAgent({ params: { token: token! } });
+}
+
+/**
+ * Data a spec file makes once for the stack and its tests share: kept in the stack's data folder,
+ * so a worker that restarts after a failed test reads it back instead of making it again (which
+ * would also run into the service's posting limits, such as three threads an hour).
+ */
+export async function madeOnce<T>(name: string, make: () => Promise<T>): Promise<T> {
+  const dir = process.env.E2E_DATA_DIR || path.join(os.tmpdir(), `awm-e2e-${createHash("sha256").update(process.env.E2E_BASE_URL ?? "").digest("hex").slice(0, 12)}`);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `spec-data-${name}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as T;
+  const data = await make();
+  writeFileSync(file, JSON.stringify(data));
+  return data;
 }

@@ -52,7 +52,7 @@ test("an agent fails the free pack, passes on its next attempt, and its page sho
   await expect(free).toContainText("Pass mark4 of 5");
   const paid = page.getByRole("listitem", { name: "Lead generation verified" });
   await expect(paid).toContainText("5.00");
-  await expect(paid).toContainText("LEAD_GEN");
+  await expect(paid).toContainText("Lead gen");
 
   await free.getByRole("link", { name: "Marketplace basics" }).click();
   await expect(page).toHaveURL(/\/packs\/marketplace-basics$/);

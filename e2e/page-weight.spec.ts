@@ -1,5 +1,5 @@
 import { expect, formatKb, measureFirstLoadJs, test } from "./fixtures";
-import { apiClient } from "./api-actors";
+import { apiClient, signedInHuman } from "./api-actors";
 
 // The read pages ship no wallet code: first-load JavaScript of the jobs board and a job page, gzip,
 // at most 30 kB over the empty page of the same build (/empty: framework and root layout only).
@@ -31,4 +31,22 @@ test("the jobs board and a job page ship at most 30 kB of JavaScript over an emp
   const walletExtra = signIn.totalGzipBytes - empty.totalGzipBytes;
   console.log(`/sign-in: ${formatKb(signIn.totalGzipBytes)} (+${formatKb(walletExtra)} over /empty: wagmi, viem, RainbowKit)`);
   expect(walletExtra, "the measurement sees the wallet code of /sign-in").toBeGreaterThan(100 * 1024);
+});
+
+// The thread page renders on the server; its client code is the reply form (and its buttons). The
+// compose forms take the forum's lists from a zod-free module, so no schema library ships with it.
+test("a forum thread page ships at most 15 kB of JavaScript over an empty page", async ({ baseURL }) => {
+  const author = await signedInHuman();
+  const thread = (
+    await author.client.createThread({
+      body: { title: `A thread to weigh ${Date.now()}`, body: "A thread whose page is weighed by the page-weight test, with **Markdown**.", category: "benchmarks" },
+    })
+  ).data;
+  const url = (path: string) => new URL(path, baseURL).href;
+  const empty = await measureFirstLoadJs(url("/empty"));
+  const weight = await measureFirstLoadJs(url(`/forum/${thread.slug}`));
+  const extra = weight.totalGzipBytes - empty.totalGzipBytes;
+  const added = weight.scripts.filter((s) => !empty.scripts.some((e) => e.src === s.src));
+  console.log(`/forum/${thread.slug}: +${formatKb(extra)} over /empty; own scripts: ${added.map((s) => `${s.src.split("/").pop()} ${formatKb(s.gzipBytes)}`).join(", ") || "none"}`);
+  expect(extra, "thread page first-load JS over /empty").toBeLessThanOrEqual(15 * 1024);
 });

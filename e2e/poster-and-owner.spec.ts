@@ -118,7 +118,7 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   const card = page.getByRole("listitem", { name: `Agent ${ownedName}` });
   await expect(card).toContainText("forum:write");
   await expect(card).toContainText("wallet:withdraw");
-  await card.getByLabel("maxActiveJobs").fill("0");
+  await card.getByLabel("Jobs at once").fill("0");
   await card.getByRole("button", { name: "Save" }).click();
   await expect(card.getByRole("status")).toHaveText("Saved: paused.");
   await page.reload();
@@ -140,7 +140,7 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   await page.goto(`/jobs/${job2}`);
   await acceptBidOf(page, ownedName);
   const refused = page.getByRole("row", { name: new RegExp(ownedName) }).getByRole("alert");
-  await expect(refused).toContainText(`${ownedName} is at its maxActiveJobs limit`);
+  await expect(refused).toContainText(`${ownedName} is at its limit of jobs at once`);
   await expect(refused).toContainText("paused");
   await expect(page.getByRole("row", { name: new RegExp(ownedName) })).toContainText(/pending/i);
 

@@ -67,14 +67,26 @@ const EnvSchema = z.object({
   OPERATOR_ADDRESSES: addressList,
   /** Key of the HMAC over a poster's network prefix (forum reward origins); default a fixed public value. */
   ORIGIN_HASH_SECRET: z.string().min(16).optional(),
+  /** Root of the key that seals webhook signing secrets in the database; default derived from the session secret. */
+  WEBHOOK_SECRET_KEY: z.string().min(16).optional(),
   /** At most one forum reward per kind per network (IPv4 /24, IPv6 /64) within this many hours; 0: off. */
   REWARDS_ORIGIN_WINDOW_HOURS: z.coerce.number().min(0).default(24),
   /** Hours after first sign-in before an owner without a verified email (a claimed agent) earns a first reward. */
   REWARDS_MIN_ACCOUNT_AGE_HOURS: z.coerce.number().min(0).default(72),
+  /** Hours each side of a dispute has to add statements and evidence (lib/service/config.ts). */
+  DISPUTE_ANSWER_HOURS: z.coerce.number().int().min(1).default(72),
+  /** Hours after which a dispute nobody ruled on escalates to the operator. */
+  DISPUTE_RULING_HOURS: z.coerce.number().int().min(1).default(168),
   /** Seconds an agent waits after its first failed attempt at a certification pack; doubles with each further failure. */
   PACK_COOLDOWN_BASE_SECONDS: z.coerce.number().min(0).default(600),
   /** The longest wait between attempts at a pack, in seconds. */
   PACK_COOLDOWN_MAX_SECONDS: z.coerce.number().min(0).default(86_400),
+  /** Processes serving the app with PostgreSQL (scripts/server.mjs): default one per core; PGlite always runs one. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).optional(),
+  /** Share of API responses checked against their schema: default 1 (all, strictly) in development, 0.01 in production. */
+  RESPONSE_CHECK_RATE: z.coerce.number().min(0).max(1).optional(),
+  /** Milliseconds the board's anonymous first page (the same for everyone) is kept and revalidated by ETag; 0: off. */
+  SHARED_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -46,3 +46,14 @@ export function devOutboxToken(env) {
 export function originHashSecret(env) {
   return env.ORIGIN_HASH_SECRET || createHmac("sha256", sessionSecret(env)).update("awm forum origin v1").digest("base64url");
 }
+
+/**
+ * Root of the key that seals webhook signing secrets in the database (lib/service/webhooks): the
+ * service must read a secret back to sign with it, so it cannot keep only a hash. WEBHOOK_SECRET_KEY,
+ * or one derived from the session secret (shared by every instance, never in the database), so a
+ * database dump yields no usable signing secret. Changing it makes every endpoint's secret unreadable:
+ * rotate each endpoint's secret afterwards.
+ */
+export function webhookSecretKey(env) {
+  return env.WEBHOOK_SECRET_KEY || createHmac("sha256", sessionSecret(env)).update("awm webhook secret seal v1").digest("base64url");
+}

@@ -41,6 +41,8 @@ export async function startE2EStack(): Promise<E2EStack> {
       RATE_LIMIT_SCALE: "10",
       // anvil's account 9 adds forum reward budget in the rewards spec, as an operator would.
       REWARDS_ADMIN_ADDRESSES: "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
+      // The demo owner (anvil's account 2) is the operator, as on `npm start`'s local stack: the console's spec signs in as it.
+      OPERATOR_ADDRESSES: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
       // The packs spec waits out a failed attempt's cooldown in the browser: seconds, not minutes.
       PACK_COOLDOWN_BASE_SECONDS: "6",
     },

@@ -4,6 +4,13 @@
 // the test harness): forwarding headers are believed only with TRUST_PROXY, and then the right-most
 // untrusted hop is the client; the dashboard's own calls to /v1 speak for the browser with a header
 // authenticated by a key derived from the session secret. The stamps overwrite anything a client sent.
+//
+// One process per core (WEB_CONCURRENCY to choose) with PostgreSQL, sharing the port through
+// node:cluster; the background workers start in every process and PostgreSQL decides which one runs
+// each (lib/service/worker-leadership.ts), so the processes share nothing in memory. With PGlite one
+// process owns the data, so the app stays a single process.
+import cluster from "node:cluster";
+import os from "node:os";
 import { createServer } from "node:http";
 import next from "next";
 import { CLIENT_IP_HEADER, FORWARDED_HEADER, dashboardClientKey, parseTrustProxy, resolveClient } from "../lib/net/client-address.mjs";
@@ -17,24 +24,81 @@ const dashboardKey = dashboardClientKey(sessionSecret(process.env));
 // default SITE_URL), so the deliverable prober recognises this app's own pages behind any alias.
 const ownSite = new URL(process.env.SITE_URL || `http://localhost:${port}`).origin;
 
-const app = next({ dev: false, hostname, port, dir: process.cwd() });
-const handle = app.getRequestHandler();
-await app.prepare();
+/** How many processes serve: WEB_CONCURRENCY, else one per core; always one on PGlite. */
+function processCount() {
+  if (!process.env.DATABASE_URL) return 1;
+  const wanted = Number(process.env.WEB_CONCURRENCY || os.availableParallelism());
+  if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`WEB_CONCURRENCY=${process.env.WEB_CONCURRENCY} is not a positive whole number`);
+  return wanted;
+}
 
-const server = createServer((req, res) => {
-  const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
-  req.headers[CLIENT_IP_HEADER] = clientIp;
-  req.headers[FORWARDED_HEADER] = forwarded ? "1" : "0";
-  res.setHeader("x-awm-site", ownSite);
-  handle(req, res);
-});
-server.listen(port, hostname, () => {
-  console.log(`[server] listening on http://${hostname}:${port}`);
-});
+const count = processCount();
+if (cluster.isPrimary && count > 1) {
+  runPrimary(count);
+} else {
+  if (cluster.isPrimary) {
+    console.log(process.env.DATABASE_URL ? "[server] 1 process (WEB_CONCURRENCY=1)" : "[server] 1 process: PGlite keeps the data in this process; set DATABASE_URL (PostgreSQL) to use every core");
+  }
+  await serve();
+}
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    server.close();
-    process.exit(0);
+/** The primary only forks, restarts a process that dies, and stops them all on a signal. */
+function runPrimary(n) {
+  let stopping = false;
+  let listening = 0;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.once("listening", () => {
+      listening += 1;
+      if (listening === n) console.log(`[server] listening on http://${hostname}:${port} with ${n} processes (pids ${Object.values(cluster.workers ?? {}).map((w) => w?.process.pid).join(", ")})`);
+    });
+    return worker;
+  };
+  for (let i = 0; i < n; i++) fork();
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) return;
+    console.error(`[server] process ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    listening -= 1;
+    setTimeout(fork, 1000).unref();
   });
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      stopping = true;
+      const alive = Object.values(cluster.workers ?? {}).filter(Boolean);
+      if (alive.length === 0) process.exit(0);
+      let left = alive.length;
+      for (const worker of alive) {
+        worker.once("exit", () => {
+          left -= 1;
+          if (left === 0) process.exit(0);
+        });
+        worker.process.kill("SIGTERM");
+      }
+      setTimeout(() => process.exit(0), 5000).unref();
+    });
+  }
+}
+
+async function serve() {
+  const app = next({ dev: false, hostname, port, dir: process.cwd() });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+
+  const server = createServer((req, res) => {
+    const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
+    req.headers[CLIENT_IP_HEADER] = clientIp;
+    req.headers[FORWARDED_HEADER] = forwarded ? "1" : "0";
+    res.setHeader("x-awm-site", ownSite);
+    handle(req, res);
+  });
+  server.listen(port, hostname, () => {
+    if (cluster.isPrimary) console.log(`[server] listening on http://${hostname}:${port}`);
+  });
+
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      server.close();
+      process.exit(0);
+    });
+  }
 }

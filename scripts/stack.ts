@@ -100,8 +100,9 @@ export interface AppServer {
   stop(): Promise<void>;
 }
 
-export async function startAppServer(options: { port: number; distDir: string; env: Record<string, string | undefined>; quiet?: boolean }): Promise<AppServer> {
-  const child = spawn(process.execPath, ["scripts/server.mjs"], {
+export async function startAppServer(options: { port: number; distDir: string; env: Record<string, string | undefined>; quiet?: boolean; nodeArgs?: string[] }): Promise<AppServer> {
+  // nodeArgs (e.g. --cpu-prof, which NODE_OPTIONS refuses) reach the cluster's processes too: they fork with the primary's execArgv.
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "scripts/server.mjs"], {
     stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit",
     env: { ...process.env, ...options.env, PORT: String(options.port), NEXT_DIST_DIR: options.distDir, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });

@@ -22,7 +22,13 @@ if (!only || only === "lint") {
 if (!only || only === "unit") {
   ok = step("vitest (PGlite)", "npx", ["vitest", "run"], { TEST_DATABASE_URL: "" }) && ok;
   if (process.env.TEST_DATABASE_URL) {
-    ok = step("vitest (PostgreSQL)", "npx", ["vitest", "run", "lib/service"]) && ok;
+    // The build that scripts/server.test.ts and the browser tests serve, made here rather than
+    // inside a test worker (a worker blocked for minutes on `next build` misses vitest's RPC deadline).
+    ok = step("next build (for the server and browser tests)", "npx", ["tsx", "scripts/ensure-build.ts", process.env.SERVER_TEST_DIST_DIR || ".next-e2e"]) && ok;
+    // scripts/server.test.ts starts the production server as `npm start` does (several processes,
+    // workers led through PostgreSQL). It builds into the browser tests' folder, which they then
+    // find up to date: one build for both.
+    ok = step("vitest (PostgreSQL)", "npx", ["vitest", "run", "lib/service", "scripts/server.test.ts"], { SERVER_TEST_DIST_DIR: process.env.SERVER_TEST_DIST_DIR || ".next-e2e" }) && ok;
   }
 }
 if (!only || only === "e2e") {

@@ -18,6 +18,12 @@ export const dynamic = "force-dynamic";
 
 // The forum home renders on the server and reads fully without JavaScript: the filters are a GET
 // form and paging is a link.
+/** "api-integration" → "Api integration": slugs read as words in the filters. */
+function words(slug: string): string {
+  const text = slug.replace(/[-_]+/g, " ").toLowerCase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export default async function ForumPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const query = {
@@ -31,6 +37,7 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
   };
   const api = await apiForRequest();
   const { result, error } = await settle(api.listThreads({ query }));
+  const filtered = Boolean(query.q || query.category || query.intent || query.filter);
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
@@ -42,33 +49,33 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
         <Link href="/forum/new" className={buttonClasses({})}>New thread</Link>
       </div>
 
-      <form method="get" action="/forum" className="mt-6 grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-6 dark:border-zinc-800" role="search" aria-label="Search the forum">
-        <label className="sm:col-span-2">
+      <form method="get" action="/forum" className="mt-6 flex flex-wrap items-end gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800" role="search" aria-label="Search the forum">
+        <label className="min-w-48 flex-[2_1_12rem]">
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Search</span>
           <Input type="search" name="q" defaultValue={query.q ?? ""} placeholder="Words in titles and posts" />
         </label>
-        <label>
+        <label className="min-w-36 flex-[1_1_9rem]">
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Category</span>
           <Select name="category" defaultValue={query.category ?? ""}>
             <option value="">All</option>
-            {FORUM_CATEGORIES.map((c) => <option key={c} value={c}>{c}</option>)}
+            {FORUM_CATEGORIES.map((c) => <option key={c} value={c}>{words(c)}</option>)}
           </Select>
         </label>
-        <label>
+        <label className="min-w-36 flex-[1_1_9rem]">
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Intent</span>
           <Select name="intent" defaultValue={query.intent ?? ""}>
             <option value="">All</option>
-            {FORUM_INTENTS.map((i) => <option key={i} value={i}>{i}</option>)}
+            {FORUM_INTENTS.map((i) => <option key={i} value={i}>{words(i)}</option>)}
           </Select>
         </label>
-        <label>
+        <label className="min-w-36 flex-[1_1_9rem]">
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Sort</span>
           <Select name="sort" defaultValue={query.sort}>
             <option value="activity">Latest activity</option>
             <option value="newest">Newest</option>
           </Select>
         </label>
-        <div className="flex items-end gap-3">
+        <div className="flex items-center gap-3 pb-1.5">
           <label className="flex items-center gap-2 text-sm">
             <input type="checkbox" name="filter" value="unanswered" defaultChecked={query.filter === "unanswered"} /> Unanswered
           </label>
@@ -79,7 +86,11 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
       {error ? <Alert tone="error" title="The forum could not be loaded" error={error.body} className="mt-6" /> : null}
 
       {result && result.data.length === 0 ? (
-        <EmptyState className="mt-6" title="No threads match" description="Try other words or filters, or start the thread yourself." />
+        filtered ? (
+          <EmptyState className="mt-6" title="No threads match" description="Try other words or filters, or start the thread yourself." />
+        ) : (
+          <EmptyState className="mt-6" title="No threads yet" description="The forum is empty: start the first thread." />
+        )
       ) : null}
 
       <ul className="mt-6 divide-y divide-zinc-200 dark:divide-zinc-800" aria-label="Threads">

@@ -5,7 +5,7 @@ import { settle } from "@/lib/api/errors";
 import { JOB_SEARCH_MAX, JOB_SORTS, JOB_STATUSES, type ListJobsQuery } from "@/lib/api/schemas/jobs";
 import { DecimalString } from "@/lib/api/schemas/common";
 import { Alert } from "@/components/ui/alert";
-import { Badge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
+import { Badge, FundedBadge, JobStatusBadge, jobStatusLabel } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { CursorPager } from "@/components/ui/cursor-pager";
@@ -14,7 +14,9 @@ import { Input, Select } from "@/components/ui/field";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
+import { SaveSearch } from "@/components/jobs/save-search";
 import { oneOf, one, type SearchParams } from "@/components/ui/search-params";
+import { PosterRecordLine, posterProfileHref } from "@/components/records/records";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
@@ -64,6 +66,10 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
     api.listEvalPacks({ query: { limit: 100 } }).then((res) => res.data, () => []),
   ]);
   const packTitle = new Map(packs.map((pack) => [pack.id, pack.title]));
+  // The posters' track records for the cards: one batched read for the page, never one per card; the board stands without it.
+  const posterIds = [...new Set(result?.data.map((job) => job.posterId) ?? [])];
+  const posterRecords = posterIds.length > 0 ? await api.getRecords({ query: { posterIds: posterIds.join(",") } }).then((r) => r.data.posters, () => []) : [];
+  const posterRecordOf = new Map(posterRecords.map((r) => [r.posterId, r]));
   const tabHref = (tab: "marketplace" | "rewards") => `/jobs${tab === "rewards" ? "?board=rewards" : ""}${q ? `${tab === "rewards" ? "&" : "?"}q=${encodeURIComponent(q)}` : ""}`;
 
   return (
@@ -109,7 +115,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           <span className={label}>Status</span>
           <Select name="status" defaultValue={query.status ?? ""}>
             <option value="">Any</option>
-            {JOB_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {JOB_STATUSES.map((s) => <option key={s} value={s}>{jobStatusLabel(s)}</option>)}
           </Select>
         </label>
         <label>
@@ -154,6 +160,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           <Link href={board === "rewards" ? "/jobs?board=rewards" : "/jobs"} className="text-sm text-zinc-500 hover:underline">Clear</Link>
         </div>
       </form>
+      <SaveSearch query={{ board: query.board, q, status: query.status, funded: query.funded, participationMode: query.participationMode, skills: query.skills, minBudget: query.minBudget, maxBudget: query.maxBudget, requiredPackId: query.requiredPackId, sort: query.sort }} />
 
       {error ? <Alert tone="error" title="The jobs could not be loaded" error={error.body} className="mt-6" /> : null}
       {result && result.data.length === 0 ? <EmptyState className="mt-6" title="No jobs match" description="Change the search or the filters, or post the first job." /> : null}
@@ -177,7 +184,11 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
                 {job.bidCount === 1 ? "1 bid" : `${job.bidCount ?? 0} bids`} · {job.deadlineAt ? `due ${formatDate(job.deadlineAt)}` : "no deadline"}
               </span>
             </p>
-            <p className="mt-1 text-xs text-zinc-500">by {job.poster.displayName} · <TimeAgo value={job.createdAt} /></p>
+            <p className="mt-1 text-xs text-zinc-500">
+              by{" "}
+              {posterRecordOf.get(job.posterId) ? <Link className="underline" href={posterProfileHref(posterRecordOf.get(job.posterId)!)}>{job.poster.displayName}</Link> : job.poster.displayName} · <TimeAgo value={job.createdAt} />
+            </p>
+            <p className="mt-0.5"><PosterRecordLine record={posterRecordOf.get(job.posterId)} /></p>
           </li>
         ))}
       </ul>

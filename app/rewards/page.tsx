@@ -31,6 +31,19 @@ function contributionHref(r: ForumReward): string {
 // Forum rewards: what each kind pays and how many funded slots remain (public, GET
 // /v1/forum/rewards and /v1/forum/guide), and for a signed-in owner each contribution's review,
 // declined reason and on-chain receipt (GET /v1/forum/me/rewards).
+/**
+ * The reward guide (GET /v1/forum/guide) is written for agents and names API routes and statuses;
+ * on this page people read it in words: route hints in parentheses and status names are dropped,
+ * and a rule that only points at routes is left out (this page shows what they return).
+ */
+function ruleForPeople(rule: string): string | null {
+  if (/^Your reviews, declined reasons and receipts:/.test(rule)) return null;
+  return rule
+    .replace(/\s*\((?:GET|PUT|POST|PATCH|DELETE) \/v1\/[^)]*\)/g, "")
+    .replace(/\s*\((?:WAITING_FOR_BUDGET)\)/g, "")
+    .replace(/\s{2,}/g, " ");
+}
+
 export default async function RewardsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const { api, session } = await sessionApi();
@@ -162,7 +175,7 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
         <section className="mt-10" aria-labelledby="rules">
           <h2 id="rules" className="text-lg font-semibold">How rewards work</h2>
           <ul className="mt-3 list-disc space-y-2 pl-5 text-sm text-zinc-700 dark:text-zinc-300">
-            {guide.result.data.rules.map((rule) => <li key={rule}>{rule}</li>)}
+            {guide.result.data.rules.map(ruleForPeople).filter((rule): rule is string => rule !== null).map((rule) => <li key={rule}>{rule}</li>)}
           </ul>
         </section>
       ) : null}

@@ -73,7 +73,7 @@ export function AgentKeys({ agentId, keys, scopes }: { agentId: string; keys: Ap
               <Th>Created</Th>
               <Th>Last used</Th>
               <Th>State</Th>
-              <Th><span className="sr-only">Actions</span></Th>
+              <Th actions><span className="sr-only">Actions</span></Th>
             </tr>
           </THead>
           <TBody>
@@ -92,7 +92,7 @@ export function AgentKeys({ agentId, keys, scopes }: { agentId: string; keys: Ap
                   {key.status === "REVOKED" && key.revokedAt ? <div className="text-xs text-zinc-500 dark:text-zinc-400">{formatDate(key.revokedAt, { withTime: true })}</div> : null}
                   {key.status === "EXPIRED" && key.expiresAt ? <div className="text-xs text-zinc-500 dark:text-zinc-400">{formatDate(key.expiresAt, { withTime: true })}</div> : null}
                 </Td>
-                <Td>
+                <Td actions>
                   {key.status === "ACTIVE" ? (
                     <div className="flex flex-wrap items-center gap-2">
                       <form action={rotate} className="flex items-center gap-1" aria-label={`Rotate ${key.name}`}>
@@ -113,7 +113,7 @@ export function AgentKeys({ agentId, keys, scopes }: { agentId: string; keys: Ap
                           variant="danger"
                           size="sm"
                           confirmTitle={`Revoke the key ${key.name}?`}
-                          confirmMessage={`Requests with ${key.prefix}… are refused from now on (401 KEY_REVOKED). This cannot be undone.`}
+                          confirmMessage={`Requests with ${key.prefix}… are refused from now on. This cannot be undone.`}
                           confirmLabel="Revoke key"
                           pendingLabel="Revoking…"
                         >

@@ -20,7 +20,7 @@ export function MaxActiveJobsForm({ agentId, value }: { agentId: string; value: 
     <form action={action} className="space-y-1.5">
       <input type="hidden" name="agentId" value={agentId} />
       <label htmlFor={id} className="block text-sm font-medium">
-        maxActiveJobs
+        Jobs at once
       </label>
       <div className="flex items-center gap-2">
         <div className="w-28">

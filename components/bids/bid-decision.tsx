@@ -10,6 +10,8 @@ export interface BidDecisionProps {
   bidId: string;
   agentName: string;
   proposedUsdc: string;
+  /** false: the agent has no payout wallet yet, and accepting says so before it happens. */
+  hasWallet?: boolean;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface BidDecisionProps {
  * buttons submit directly). A refusal is said plainly; the capacity refusal names the agent's
  * maxActiveJobs, the one thing its owner can change.
  */
-export function BidDecision({ jobId, bidId, agentName, proposedUsdc }: BidDecisionProps) {
+export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet = true }: BidDecisionProps) {
   const [state, action] = useActionState<BidDecisionState, FormData>(decideBidAction, {});
   const atCapacity = state.code === "AGENT_AT_CAPACITY";
   const paused = atCapacity && state.details?.maxActiveJobs === 0;
@@ -25,6 +27,7 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc }: BidDecisi
     <form action={action} className="flex min-w-44 flex-col gap-2">
       <input type="hidden" name="jobId" value={jobId} />
       <input type="hidden" name="bidId" value={bidId} />
+      {hasWallet ? null : <p className="text-xs text-amber-800 dark:text-amber-300">No payout wallet yet</p>}
       <div className="flex gap-2">
         <ConfirmSubmit
           name="decision"
@@ -32,7 +35,7 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc }: BidDecisi
           size="sm"
           pendingLabel="Saving…"
           confirmTitle={`Accept the bid of ${agentName}?`}
-          confirmMessage={`${agentName} is assigned this job at ${displayUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.`}
+          confirmMessage={`${agentName} is assigned this job at ${displayUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.${hasWallet ? "" : ` Note: ${agentName} has no payout wallet yet. You can still accept; when you approve the work, the money stays in escrow until its owner sets one.`}`}
           confirmLabel="Accept bid"
         >
           Accept
@@ -54,7 +57,7 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc }: BidDecisi
           {atCapacity ? (
             <>
               <p className="font-semibold">
-                {agentName} is at its maxActiveJobs limit{paused ? " (0: its owner has paused new assignments)" : state.details?.maxActiveJobs !== undefined ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)` : ""}.
+                {agentName} is at its limit of jobs at once{paused ? " (its owner has paused new assignments)" : state.details?.maxActiveJobs !== undefined ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)` : ""}.
               </p>
               <p className="mt-1">It cannot take this job now; the bid stays pending. Accept another bid, or try again once its owner raises the limit.</p>
             </>

@@ -7,6 +7,8 @@ import { disputeJobAction } from "@/lib/actions/deliverables/dispute-job";
 import { evaluateCriteriaAction } from "@/lib/actions/deliverables/evaluate-criteria";
 import { overrideCriterionAction } from "@/lib/actions/deliverables/override-criterion";
 import { submitDeliverableAction } from "@/lib/actions/deliverables/submit-deliverable";
+import { tickCriterionAction } from "@/lib/actions/deliverables/tick-criterion";
+import { remindAgentWalletAction } from "@/lib/actions/deliverables/remind-agent-wallet";
 import { buttonClasses, Spinner } from "@/components/ui/button";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { Field, Input, Textarea } from "@/components/ui/field";
@@ -86,12 +88,38 @@ export function ApproveForm({ jobId, releasesNow, budget }: { jobId: string; rel
   );
 }
 
+/**
+ * Approval cannot pay an agent without a payout wallet: the poster is told so before approving and
+ * may ask the agent's owner (by mail, once a day) to set one.
+ */
+export function AgentWalletMissing({ jobId, agentName }: { jobId: string; agentName: string }) {
+  const [state, action, pending] = useActionState<DeliveryActionState, FormData>(remindAgentWalletAction, {});
+  return (
+    <div className="space-y-2 rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-500/30 dark:bg-amber-500/10 dark:text-amber-200">
+      <p className="font-semibold">{agentName} has no payout wallet yet.</p>
+      <p>Approval is refused until its owner sets one: the escrow has nowhere to pay. The money stays safely in escrow meanwhile.</p>
+      {state.done ? (
+        <p role="status" className="font-medium">The owner has been asked by mail to set a wallet.</p>
+      ) : (
+        <form action={action}>
+          <input type="hidden" name="jobId" value={jobId} />
+          <button type="submit" disabled={pending} className={buttonClasses({ variant: "secondary", size: "sm" })}>
+            {pending ? <Spinner /> : null}
+            Ask the owner to set a wallet
+          </button>
+        </form>
+      )}
+      <Refusal state={state} />
+    </div>
+  );
+}
+
 export function DisputeForm({ jobId }: { jobId: string }) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(disputeJobAction, {});
   return (
     <form action={action} className="space-y-3">
       <input type="hidden" name="jobId" value={jobId} />
-      <Field name="reason" label="What is wrong?" error={state.fields?.reason} hint="The agent sees this. The escrow stays held while the job is disputed; after 14 days without agreement it is refunded to you.">
+      <Field name="reason" label="What is wrong?" error={state.fields?.reason} hint="The agent sees this. The escrow stays held while the job is disputed, until the job's arbiter rules: pay the agent, refund you, or split.">
         {(p) => <Textarea {...p} rows={3} minLength={10} maxLength={2000} defaultValue={state.values?.reason} />}
       </Field>
       <ConfirmSubmit variant="danger" pendingLabel="Opening the dispute…" confirmTitle="Dispute this job?" confirmMessage="The job becomes Disputed and the money stays in escrow until it is settled." confirmLabel="Open dispute">
@@ -115,6 +143,23 @@ export function OverrideCriterionForm({ jobId, criterionId, description }: { job
       <ConfirmSubmit size="sm" variant="secondary" confirmTitle="Override this check?" confirmMessage="The criterion counts as met whatever its check says, and no longer blocks approval." confirmLabel="Override">
         Override check
       </ConfirmSubmit>
+      <Refusal state={state} />
+    </form>
+  );
+}
+
+/** The poster's tick of a manual criterion ("the report reads well"): one button that flips it. */
+export function TickCriterionForm({ jobId, criterionId, description, ticked }: { jobId: string; criterionId: string; description: string; ticked: boolean }) {
+  const [state, action, pending] = useActionState<DeliveryActionState, FormData>(tickCriterionAction, {});
+  return (
+    <form action={action} className="mt-2 flex flex-wrap items-center gap-2">
+      <input type="hidden" name="jobId" value={jobId} />
+      <input type="hidden" name="criterionId" value={criterionId} />
+      <input type="hidden" name="ticked" value={ticked ? "false" : "true"} />
+      <button type="submit" disabled={pending} className={buttonClasses({ variant: ticked ? "secondary" : "primary", size: "sm" })} aria-label={`${ticked ? "Untick" : "Tick"} "${description}"`}>
+        {pending ? <Spinner /> : null}
+        {ticked ? "Untick" : "Tick as met"}
+      </button>
       <Refusal state={state} />
     </form>
   );

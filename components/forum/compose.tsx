@@ -6,7 +6,7 @@ import { createThreadAction } from "@/lib/actions/forum/create-thread";
 import type { PostState } from "@/lib/actions/forum/post-state";
 import { messagesOf } from "@/lib/actions/form-state";
 import { previewMarkdownAction } from "@/lib/actions/forum/preview-markdown";
-import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
+import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum-constants";
 
 const input = "block w-full rounded-lg px-3 py-2 text-sm ring-1 ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700";
 

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { messagesOf, type FormState } from "@/lib/actions/form-state";
 import { editPostAction } from "@/lib/actions/forum/edit-post";
-import { FORUM_CATEGORIES } from "@/lib/api/schemas/forum";
+import { FORUM_CATEGORIES } from "@/lib/api/schemas/forum-constants";
 
 const input = "block w-full rounded-lg px-3 py-2 text-sm ring-1 ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700";
 

@@ -7,6 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select, Textarea } from "@/components/ui/field";
 import { CHECK_ROWS, JOB_FORM_DEFAULTS, type JobFormErrors } from "@/lib/actions/jobs/job-form-schema";
+import { explainProofHold } from "./proof-hold";
 
 /**
  * "Post a job". A plain form posting to a server action: it works without JavaScript too. Every
@@ -84,7 +85,7 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }
         <Field name="budget" id="budget" label="Budget (USDC)" hint="The most you pay, e.g. 40 or 12.5." error={e.budget} required>
           {(p) => <Input {...p} inputMode="decimal" autoComplete="off" defaultValue={v.budget} />}
         </Field>
-        <Field name="proofHoldHours" id="proofHoldHours" label="Proof hold (hours)" hint={`How long the delivered work must stay live before the escrow pays (0–${L.proofHoldHoursMax}).`} error={e.proofHoldHours}>
+        <Field name="proofHoldHours" id="proofHoldHours" label="Proof hold (hours)" hint={`How long the delivered work must stay live before the escrow pays (0–${L.proofHoldHoursMax}). With the default: ${explainProofHold(L.proofHoldHoursDefault)}`} error={e.proofHoldHours}>
           {(p) => <Input {...p} type="number" min={0} max={L.proofHoldHoursMax} step={1} defaultValue={v.proofHoldHours} />}
         </Field>
       </div>
@@ -96,6 +97,15 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId }
         error={e.proofContentMarker}
       >
         {(p) => <Input {...p} maxLength={L.proofContentMarkerMax} defaultValue={v.proofContentMarker} />}
+      </Field>
+      <Field
+        name="evaluatorAddress"
+        id="evaluatorAddress"
+        label="Evaluator (optional)"
+        hint="The wallet address of a person who decides a dispute on this job, shown to agents before they bid. Left empty, the marketplace operator decides."
+        error={e.evaluatorAddress}
+      >
+        {(p) => <Input {...p} autoComplete="off" spellCheck={false} placeholder="0x…" defaultValue={v.evaluatorAddress} />}
       </Field>
       <div className="grid gap-6 sm:grid-cols-2">
         <Field name="requiredSkills" id="requiredSkills" label="Required skills" hint="Comma separated, e.g. research, python." error={e.requiredSkills}>

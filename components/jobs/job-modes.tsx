@@ -22,7 +22,7 @@ export function BountyClaim({ job }: { job: Job }) {
     return (
       <Card className="mt-6" title="Bounty: open for a claim" description={`The first agent to claim it is assigned at once and has ${window} minutes to submit; a claim that runs out reopens the bounty.`}>
         <p className="text-sm" data-testid="claim-state">
-          Nobody holds it. Agents claim it through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">POST /v1/jobs/{job.id}/claim</code>
+          Nobody holds it yet. An agent claims it with its API key (<a className="underline" href="/skill.md">how agents work</a>).
         </p>
       </Card>
     );

@@ -2,7 +2,7 @@ import type { JobEvent, JobEventType } from "@/lib/api/schemas/job-events";
 import { ExplorerLink } from "@/components/ui/explorer-link";
 import { formatDate } from "@/components/ui/time";
 
-// The job page's timeline (GET /v1/jobs/:id/events), for the parties and the operator: a server-
+// The job page's timeline (GET /v1/jobs/:id/events), for the parties and the arbiters: a server-
 // rendered list, oldest first, with the transaction hashes linked to the explorer.
 
 const LABEL: Record<JobEventType, string> = {
@@ -22,8 +22,12 @@ const LABEL: Record<JobEventType, string> = {
   "criterion.overridden": "Criterion overridden",
   "job.approved": "Approved",
   "job.disputed": "Disputed",
+  "dispute.statement": "Dispute statement",
+  "dispute.escalated": "Dispute escalated to the operator",
+  "dispute.ruled": "Dispute ruled",
   "settlement.released": "Escrow released",
   "settlement.refunded": "Escrow refunded",
+  "settlement.split": "Escrow split by the ruling",
 };
 
 const text = (value: unknown) => (typeof value === "string" ? value : null);
@@ -39,7 +43,7 @@ function detailOf(event: JobEvent): string | null {
     case "bid.expired":
       return text(d.proposedUsdc) ? `${d.proposedUsdc} USDC` : null;
     case "proof.checked":
-      return [text(d.trigger), text(d.status), text(d.reason)].filter(Boolean).join(" · ");
+      return [words(text(d.trigger)), words(text(d.status)), text(d.reason)].filter(Boolean).join(" · ");
     case "deliverable.submitted":
       return text(d.url);
     case "job.approved":
@@ -47,6 +51,12 @@ function detailOf(event: JobEvent): string | null {
     case "job.disputed":
     case "criterion.overridden":
       return text(d.reason);
+    case "dispute.statement":
+      return `${d.side === "POSTER" ? "poster's side" : "agent's side"}${typeof d.evidenceCount === "number" && d.evidenceCount > 0 ? ` · ${d.evidenceCount} evidence URL${d.evidenceCount === 1 ? "" : "s"}` : ""}`;
+    case "dispute.ruled":
+      return `${text(d.outcome) ?? ""}${d.outcome === "SPLIT" ? ` · ${String(d.agentShare)} % to the agent` : ""} · ${text(d.reason) ?? ""}`;
+    case "settlement.split":
+      return text(d.amountUsdc) ? `${d.amountUsdc} USDC to the agent (fee ${text(d.feeUsdc) ?? "0"} USDC), ${text(d.payerAmountUsdc) ?? "0"} USDC back to the payer` : null;
     case "settlement.released":
     case "settlement.refunded":
       return text(d.amountUsdc) ? `${d.amountUsdc} USDC${text(d.feeUsdc) && d.feeUsdc !== "0" ? ` (fee ${d.feeUsdc} USDC)` : ""}` : null;
@@ -55,10 +65,24 @@ function detailOf(event: JobEvent): string | null {
   }
 }
 
-const actorOf = (event: JobEvent) =>
-  !event.actor ? null : event.actor.kind === "SYSTEM" ? "the service" : event.actor.kind === "AGENT" ? `agent ${event.actor.id}` : `user ${event.actor.id}`;
+/** The job's parties, so that the timeline names people in words rather than by their ids. */
+export interface TimelineParties {
+  posterId: string;
+  /** Agents the page knows by name (the assigned one and the bidders): id → name. */
+  agentNames: Record<string, string>;
+}
 
-export function JobTimeline({ events, hasMore, explorerUrl }: { events: JobEvent[]; hasMore: boolean; explorerUrl: string | null }) {
+function actorOf(event: JobEvent, parties: TimelineParties): string | null {
+  if (!event.actor) return null;
+  if (event.actor.kind === "SYSTEM") return "the service";
+  if (event.actor.kind === "AGENT") return (event.actor.id && parties.agentNames[event.actor.id]) || "an agent";
+  return event.actor.id === parties.posterId ? "the poster" : "a person";
+}
+
+/** Enum values of the service ("SUBMISSION", "LOGIN_PAGE") as words ("submission", "login page"). */
+const words = (value: string | null) => (value && /^[A-Z_]+$/.test(value) ? value.toLowerCase().replace(/_/g, " ") : value);
+
+export function JobTimeline({ events, hasMore, explorerUrl, parties }: { events: JobEvent[]; hasMore: boolean; explorerUrl: string | null; parties: TimelineParties }) {
   return (
     <section className="mt-8" aria-labelledby="timeline-heading">
       <h2 id="timeline-heading" className="text-lg font-semibold">Timeline</h2>
@@ -68,7 +92,7 @@ export function JobTimeline({ events, hasMore, explorerUrl }: { events: JobEvent
         <ol className="mt-3 space-y-3 border-l border-zinc-200 pl-4 text-sm dark:border-zinc-800" data-testid="job-timeline">
           {events.map((event) => {
             const detail = detailOf(event);
-            const actor = actorOf(event);
+            const actor = actorOf(event, parties);
             const txHash = text(event.data.txHash);
             return (
               <li key={event.id} data-event-type={event.type}>
@@ -86,7 +110,7 @@ export function JobTimeline({ events, hasMore, explorerUrl }: { events: JobEvent
       )}
       {hasMore ? (
         <p className="mt-2 text-xs text-zinc-500 dark:text-zinc-400">
-          The first {events.length} events; the rest through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">GET /v1/jobs/:id/events</code> (follow meta.nextCursor).
+          The first {events.length} events are shown.
         </p>
       ) : null}
     </section>

@@ -9,8 +9,14 @@ export function PackPrice({ pack }: { pack: Pick<EvalPack, "isFree" | "priceUsdc
 }
 
 /** The kind of work a pack certifies, or that it is marketplace-wide. */
+/** "LEAD_GEN" → "Lead gen": the kind of work in words. */
+export function verticalInWords(vertical: string): string {
+  const text = vertical.replace(/_+/g, " ").toLowerCase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function PackVertical({ vertical }: { vertical: string | null }) {
-  return vertical ? <Badge tone="violet">{vertical}</Badge> : <Badge tone="zinc">All work</Badge>;
+  return vertical ? <Badge tone="violet">{verticalInWords(vertical)}</Badge> : <Badge tone="zinc">All work</Badge>;
 }
 
 // Colour is never the only signal: each badge spells its status out in words.

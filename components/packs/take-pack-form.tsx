@@ -18,6 +18,8 @@ export interface TakePackFormProps {
   agents: Array<{ id: string; name: string }> | null;
   /** The signed-in agent's own id (agent key sessions). */
   selfAgentId: string | null;
+  /** A community pack is taken by timed sessions only; the marketplace's packs also in one go. */
+  sessionOnly?: boolean;
 }
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -34,7 +36,7 @@ function fill(template: string, agentId: string, txHash: string): string {
  * address that sent it over a message naming the pack, the agent and the hash: the browser wallet
  * can pay and sign in one go, or sign for a transfer already made, or both are pasted.
  */
-export function TakePackForm({ packId, payment, paid, agents, selfAgentId }: TakePackFormProps) {
+export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessionOnly = false }: TakePackFormProps) {
   const [state, action, pending] = useActionState<StartAttemptState, FormData>(startAttemptAction, {});
   const [agentId, setAgentId] = useState(state.values?.agentId ?? (agents?.length === 1 ? agents[0].id : ""));
   const [txHash, setTxHash] = useState(state.values?.txHash ?? "");
@@ -95,6 +97,21 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId }: Tak
           )}
         </Field>
       ) : null}
+      <Field
+        name="mode"
+        label="How the agent answers"
+        error={state.fields?.mode}
+        hint="A session serves the items one at a time against the clock; the mode is shown on the certificate."
+      >
+        {(p) => (
+          <Select {...p} defaultValue={state.values?.mode ?? (sessionOnly ? "CLOSED_BOOK" : "")}>
+            {sessionOnly ? null : <option value="">All questions at once (no session)</option>}
+            <option value="CLOSED_BOOK">Session: closed book</option>
+            <option value="TOOL_ALLOWED">Session: tools allowed</option>
+            <option value="WEB_ALLOWED">Session: web allowed</option>
+          </Select>
+        )}
+      </Field>
       {paid && payment ? (
         <div className="space-y-2">
           <Button type="button" variant="primary" disabled={walletStep !== null || pending} onClick={() => withWallet(true)}>

@@ -50,6 +50,11 @@ function fallback(status: string) {
   return { tone: "neutral" as const, label: status.charAt(0) + status.slice(1).toLowerCase().replace(/_/g, " ") };
 }
 
+/** A job status in words ("In progress"), for filters and text; unknown values pass through. */
+export function jobStatusLabel(status: JobStatus | (string & {})): string {
+  return JOB_STATUS[status as JobStatus]?.label ?? status;
+}
+
 export function JobStatusBadge({ status, className }: { status: JobStatus | (string & {}); className?: string }) {
   const s = JOB_STATUS[status as JobStatus] ?? fallback(status);
   return (

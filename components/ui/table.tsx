@@ -31,16 +31,22 @@ export function Tr({ className, ...rest }: ComponentProps<"tr">) {
   return <tr {...rest} className={cn("hover:bg-zinc-50/60 dark:hover:bg-zinc-800/40", className)} />;
 }
 
-export function Th({ className, scope = "col", ...rest }: ComponentProps<"th">) {
+/**
+ * An actions column (accept, revoke, …) stays pinned at the right edge on a phone while the rest of
+ * the row scrolls sideways, so what a person came to do is never off screen.
+ */
+const PINNED = "max-sm:sticky max-sm:right-0 max-sm:bg-white max-sm:shadow-[-6px_0_6px_-6px_rgba(0,0,0,0.25)] dark:max-sm:bg-zinc-950";
+
+export function Th({ className, scope = "col", actions = false, ...rest }: ComponentProps<"th"> & { actions?: boolean }) {
   return (
     <th
       {...rest}
       scope={scope}
-      className={cn("px-4 py-2.5 text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-500 uppercase dark:text-zinc-400", className)}
+      className={cn("px-4 py-2.5 text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-600 uppercase dark:text-zinc-400", actions && PINNED, className)}
     />
   );
 }
 
-export function Td({ className, ...rest }: ComponentProps<"td">) {
-  return <td {...rest} className={cn("px-4 py-3 align-top text-zinc-700 dark:text-zinc-300", className)} />;
+export function Td({ className, actions = false, ...rest }: ComponentProps<"td"> & { actions?: boolean }) {
+  return <td {...rest} className={cn("px-4 py-3 align-top text-zinc-700 dark:text-zinc-300", actions && PINNED, className)} />;
 }

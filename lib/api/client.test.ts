@@ -129,6 +129,54 @@ describe("retries", () => {
     expect(keyed.seen[1]!.body).toBe(keyed.seen[0]!.body);
   });
 
+  it("a key sent to a route that does not honour Idempotency-Key does not make its write retryable", async () => {
+    // The service ignores the header on such a route (lib/service/router.ts): a retry would place the bid twice.
+    const { baseUrl, seen } = await scripted([() => ({ status: 503, body: envelope(503, "down") })]);
+    const error = await createApiClient({ baseUrl, baseDelayMs: 1 })
+      .placeBid({ params: { id: JOB_ID }, body: { agentId: "agent-1", proposedUsdc: "10" }, idempotencyKey: "key-12345678" })
+      .catch((e) => e);
+    expect(error).toMatchObject({ status: 503 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('idempotencyKeys "auto" gives a keyed route\'s write its own key, kept across retries; other writes get none', async () => {
+    const keyed = await scripted([() => ({ status: 502, body: envelope(502, "bad gateway") }), () => ({ status: 201, body: { data: {} } })]);
+    const looseCreate = { ...routes.createThread, response: z.object({ data: z.object({}) }) };
+    await createApiClient({ baseUrl: keyed.baseUrl, baseDelayMs: 1, idempotencyKeys: "auto" }).call(looseCreate, {
+      body: { title: "A thread title", body: "A body of twenty characters or more", category: "agent-lounge" },
+    } as never);
+    expect(keyed.seen).toHaveLength(2);
+    const [first, second] = keyed.seen.map((s) => s.headers["idempotency-key"]);
+    expect(first).toMatch(/^awm-[0-9a-f-]{36}$/);
+    expect(second).toBe(first);
+
+    const plain = await scripted([() => ({ status: 503, body: envelope(503, "down") })]);
+    await createApiClient({ baseUrl: plain.baseUrl, baseDelayMs: 1, idempotencyKeys: "auto" }).heartbeat({}).catch(() => undefined);
+    expect(plain.seen).toHaveLength(1);
+    expect(plain.seen[0]!.headers["idempotency-key"]).toBeUndefined();
+  });
+
+  it("409 IDEMPOTENCY_IN_PROGRESS is asked again with the same key; another 409 is not", async () => {
+    const looseCreate = { ...routes.createThread, response: z.object({ data: z.object({}) }) };
+    const input = { body: { title: "A thread title", body: "A body of twenty characters or more", category: "agent-lounge" }, idempotencyKey: "key-12345678" } as never;
+    const busy = await scripted([() => ({ status: 409, body: envelope(409, "busy", "IDEMPOTENCY_IN_PROGRESS") }), () => ({ status: 201, body: { data: {} } })]);
+    await createApiClient({ baseUrl: busy.baseUrl, baseDelayMs: 1 }).call(looseCreate, input);
+    expect(busy.seen).toHaveLength(2);
+
+    const reused = await scripted([() => ({ status: 409, body: envelope(409, "reused", "IDEMPOTENCY_KEY_REUSED") })]);
+    await expect(createApiClient({ baseUrl: reused.baseUrl, baseDelayMs: 1 }).call(looseCreate, input)).rejects.toMatchObject({ status: 409, code: "IDEMPOTENCY_KEY_REUSED" });
+    expect(reused.seen).toHaveLength(1);
+  });
+
+  it("a 500 of a read is retried like the other 5xx; 501 is not", async () => {
+    const flaky = await scripted([() => ({ status: 500, body: envelope(500, "oops") }), () => ({ status: 200, body: emptyList })]);
+    await createApiClient({ baseUrl: flaky.baseUrl, baseDelayMs: 1 }).listJobs({});
+    expect(flaky.seen).toHaveLength(2);
+    const never = await scripted([() => ({ status: 501, body: envelope(501, "no") })]);
+    await expect(createApiClient({ baseUrl: never.baseUrl, baseDelayMs: 1 }).listJobs({})).rejects.toMatchObject({ status: 501 });
+    expect(never.seen).toHaveLength(1);
+  });
+
   it("a network failure of a read is retried, then reported as ApiNetworkError", async () => {
     const { baseUrl, seen } = await scripted([() => "hang-up"]);
     const error = await createApiClient({ baseUrl, baseDelayMs: 1, maxAttempts: 3 }).listJobs({}).catch((e) => e);

@@ -9,7 +9,10 @@ export interface ApiClientOptions {
   /** An agent API key or a human session token, sent as a Bearer credential. */
   token?: string;
   fetch?: typeof fetch;
-  /** Attempts for a retryable read (429, 502, 503, 504, network failure). */
+  /**
+   * Attempts for a retryable request (429, 5xx, network failure): a read, or a write to a route that
+   * honours an Idempotency-Key (`route.idempotencyKey`) sent with one.
+   */
   maxAttempts?: number;
   /** Base delay of the exponential backoff. */
   baseDelayMs?: number;
@@ -17,11 +20,18 @@ export interface ApiClientOptions {
   /** A Retry-After longer than this is not waited for: the error goes to the caller (an hourly limit, say). */
   maxRetryAfterMs?: number;
   headers?: Record<string, string>;
+  /**
+   * "auto": a write to a route that honours an Idempotency-Key gets a fresh one when the caller gave
+   * none, so that it too can be retried safely (the SDK's default). "manual" (the app's): only the
+   * caller's keys are sent.
+   */
+  idempotencyKeys?: "auto" | "manual";
   /** Called before each retry; tests and logs use it. */
   onRetry?: (info: { attempt: number; delayMs: number; status: number | null }) => void;
 }
 
-const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+/** A rate limit, or the service (or a proxy in front of it) failing: worth another try later. 501 and 505 never change. */
+const isRetryableStatus = (status: number) => status === 429 || (status >= 500 && status !== 501 && status !== 505);
 
 function buildUrl(baseUrl: string, route: RouteDef, params: Record<string, unknown> | undefined, query: Record<string, unknown> | undefined) {
   const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
@@ -49,6 +59,16 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
 /** Exponential backoff with full jitter: a random delay in [0, min(max, base * 2^attempt)]. */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
   return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** attempt));
+}
+
+/** The envelope's code, read from a copy so the answer can still be read (or cancelled) after. */
+async function peekCode(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { code?: unknown } | null;
+    return typeof body?.code === "string" ? body.code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -80,7 +100,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 15_000;
 
   async function call<D extends RouteDef>(route: D, input: RouteInput<D>): Promise<RouteOutput<D>> {
-    const { params, query, body, idempotencyKey, signal } = (input ?? {}) as {
+    const { params, query, body, idempotencyKey: givenKey, signal } = (input ?? {}) as {
       params?: Record<string, unknown>;
       query?: Record<string, unknown>;
       body?: unknown;
@@ -91,9 +111,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const headers: Record<string, string> = { accept: "application/json", ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
+    const idempotencyKey = givenKey ?? (route.idempotencyKey && options.idempotencyKeys === "auto" && route.method !== "GET" ? `awm-${crypto.randomUUID()}` : undefined);
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
-    // Reads are always safe to repeat; a write only when an idempotency key makes it so.
-    const retryable = route.method === "GET" || Boolean(idempotencyKey);
+    // Reads are always safe to repeat; a write only when an idempotency key makes it so, and the
+    // service honours keys only on the routes that declare them (lib/service/router.ts): a key sent
+    // to any other route is ignored there, and a retry would repeat the write.
+    const retryable = route.method === "GET" || Boolean(idempotencyKey && route.idempotencyKey);
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
@@ -127,7 +150,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
       const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
       const waitable = retryAfter === null || retryAfter * 1000 <= maxRetryAfterMs;
-      if (retryable && waitable && RETRYABLE_STATUSES.has(response.status) && attempt + 1 < maxAttempts) {
+      // The first request with this key is still running on the service: its answer will be stored, ask again shortly.
+      const inProgress = response.status === 409 && Boolean(idempotencyKey) && (await peekCode(response)) === "IDEMPOTENCY_IN_PROGRESS";
+      if (retryable && waitable && (isRetryableStatus(response.status) || inProgress) && attempt + 1 < maxAttempts) {
         // Honour the server's Retry-After; otherwise back off with jitter.
         const delayMs = retryAfter !== null ? retryAfter * 1000 + backoffDelay(0, 100, 100) : backoffDelay(attempt, baseDelayMs, maxDelayMs);
         options.onRetry?.({ attempt: attempt + 1, delayMs, status: response.status });

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { RouteDef } from "./contract";
 import { routes } from "./routes";
 import { ERROR_CATALOGUE, errorBodyOf, type ErrorCode } from "./schemas/errors";
+import { EVENT_TYPES } from "./schemas/events";
+import { WEBHOOK_DELIVERY_RULES } from "./routes/webhooks";
 
 const DECISIONS = `
 Decisions where the interface says "not shown" (see also each operation):
@@ -14,6 +16,8 @@ Decisions where the interface says "not shown" (see also each operation):
 - Rate budgets: public reads 60/min per IP, authenticated reads 120/min per identity, writes 30/min per identity (per IP without a credential), counted in the database. A request with an invalid credential is counted against its address's budget before the 401, so guessing keys is throttled.
 - Request bodies are at most 256 KiB: a larger Content-Length is refused at once, a larger chunked body as soon as it passes the limit (413 PAYLOAD_TOO_LARGE).
 - Strings (body fields, query values, path ids) must not contain NUL characters or unpaired UTF-16 surrogates, and percent-encoding must be valid UTF-8 (400, naming the field).
+- Webhooks (tag Webhooks, /v1/agents/:id/webhooks): ${WEBHOOK_DELIVERY_RULES}
+- Event types (the envelope's type): ${Object.entries(EVENT_TYPES).map(([type, what]) => `${type} (${what})`).join("; ")}
 `.trim();
 
 function toPath(path: string) {

@@ -66,11 +66,11 @@ describe("Markdown: GitHub-flavoured features", () => {
     expect(html).toContain('<td style="text-align:center">2</td>');
   });
 
-  it("renders task lists as disabled checkboxes", () => {
+  it("renders task lists as disabled checkboxes labelled with their state", () => {
     const html = render("- [x] done\n- [ ] todo");
     expect(html).toContain('class="contains-task-list"');
-    expect(html).toMatch(/<input type="checkbox" disabled="" checked=""\/>/);
-    expect(html).toMatch(/<input type="checkbox" disabled=""\/>/);
+    expect(html).toMatch(/<input type="checkbox" disabled="" aria-label="Done" checked=""\/>/);
+    expect(html).toMatch(/<input type="checkbox" disabled="" aria-label="Not done"\/>/);
   });
 
   it("renders strikethrough", () => {

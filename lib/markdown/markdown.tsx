@@ -54,6 +54,9 @@ const components: Components = {
   h4: shifted(5),
   h5: shifted(6),
   h6: shifted(6),
+  // A task list's checkbox is read-only and has no text of its own: name its state for screen readers.
+  input: ({ node: _node, ...rest }) =>
+    rest.type === "checkbox" ? <input {...rest} aria-label={rest.checked ? "Done" : "Not done"} /> : <input {...rest} />,
   table: ({ node: _node, ...rest }) => (
     <div className="md-table-wrap">
       <table {...rest} />

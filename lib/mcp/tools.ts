@@ -15,6 +15,8 @@ import { routes, type RouteName } from "@/lib/api/routes";
 export const AGENT_TOOL_ROUTES = [
   // Who am I; liveness (a new agent becomes ACTIVE with its first heartbeat).
   "getMyAgent",
+  // Report a forum post to the operator.
+  "reportForumPost",
   "heartbeat",
   // Find and read jobs.
   "listJobs",
@@ -35,6 +37,10 @@ export const AGENT_TOOL_ROUTES = [
   "submitDeliverable",
   "reportProgress",
   "listProofChecks",
+  // Disputes: either side opens one, reads the case and adds statements with evidence.
+  "disputeJob",
+  "getDispute",
+  "addDisputeStatement",
   // The forum: search and read, post and reply.
   "listThreads",
   "getThread",
@@ -53,8 +59,29 @@ export const AGENT_TOOL_ROUTES = [
   "startEvalAttempt",
   "submitEvalAnswers",
   "getEvalAttempt",
+  "nextEvalItem",
+  "answerEvalItem",
+  "heartbeatEvalAttempt",
+  "finalizeEvalAttempt",
+  "getEvalReport",
+  "getCertificate",
   "listEvalAttempts",
   "listAgentCertifications",
+  // Track records and reviews (after a released escrow).
+  "getAgentProfile",
+  "getUserProfile",
+  "getRecords",
+  "createReview",
+  "listJobReviews",
+  // A job's conversations with its poster.
+  "listJobConversations",
+  "listJobMessages",
+  "postJobMessage",
+  "markJobMessagesRead",
+  // Saved searches: told (saved_search.matched, by webhook) when a new job matches.
+  "listSavedSearches",
+  "createSavedSearch",
+  "deleteSavedSearch",
 ] as const;
 
 /**

@@ -12,6 +12,13 @@ import { registerJobModeRoutes } from "./job-modes/routes";
 import { registerRewardRoutes } from "./rewards/routes";
 import { registerOpsRoutes } from "./ops/routes";
 import { registerMailRoutes } from "./mail/routes";
+import { registerRecordRoutes } from "./records/routes";
+import { registerReviewRoutes } from "./reviews/routes";
+import { registerMessageRoutes } from "./messages/routes";
+import { registerDisputeRoutes } from "./disputes/routes";
+import { registerWebhookRoutes } from "./webhooks/routes";
+import { registerAdminRoutes } from "./admin/routes";
+import { registerNotificationRoutes } from "./notifications/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -25,8 +32,15 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerForumRoutes(router);
   registerEvalRoutes(router);
   registerJobModeRoutes(router);
+  registerWebhookRoutes(router);
   registerRewardRoutes(router);
   registerOpsRoutes(router);
+  registerRecordRoutes(router);
+  registerReviewRoutes(router);
+  registerMessageRoutes(router);
+  registerAdminRoutes(router);
+  registerDisputeRoutes(router);
+  registerNotificationRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

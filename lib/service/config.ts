@@ -40,8 +40,16 @@ export interface ServiceConfig {
    * hours after its proof hold ends, if its deliverable is LIVE (autoApproved true).
    */
   reviewWindowHours: number;
-  /** A DISPUTED job nobody resolves is cancelled and its escrow refunded to the payer after this many days. */
-  disputeTimeoutDays: number;
+  /**
+   * Each side of a dispute may add statements and evidence for this many hours after it opens
+   * (env DISPUTE_ANSWER_HOURS); then the case waits for its ruling.
+   */
+  disputeAnswerHours: number;
+  /**
+   * A dispute nobody ruled on this many hours after it opened escalates to the operator (env
+   * DISPUTE_RULING_HOURS). Nothing is ever refunded or released without a ruling.
+   */
+  disputeRulingHours: number;
   /** Signed-in humans whose address is listed here may add reward budget funded by the rewards wallet (env REWARDS_ADMIN_ADDRESSES, comma-separated). */
   rewardsAdminAddresses: string[];
   /** Operators: signed-in humans whose address is listed here (env OPERATOR_ADDRESSES, comma-separated); see auth/operator.ts. */
@@ -62,6 +70,24 @@ export interface ServiceConfig {
    */
   packCooldownBaseSeconds: number;
   packCooldownMaxSeconds: number;
+  /**
+   * Root of the key that seals webhook signing secrets (env WEBHOOK_SECRET_KEY, else derived from
+   * the session secret: lib/server-secrets.mjs); the same on every instance.
+   */
+  webhookSecretKey: string;
+  /**
+   * Webhook retries: after the n-th failed attempt the next waits a random time in
+   * [0, min(maxMs, baseMs × 2^(n−1))] (exponential backoff, full jitter), for windowHours after the
+   * delivery was queued; an endpoint failing for failingHoursToDisable hours is disabled.
+   */
+  webhookRetry: { baseMs: number; maxMs: number; windowHours: number; failingHoursToDisable: number };
+  /**
+   * Share of responses checked against their route's schema (router.ts): 1 checks every one, and
+   * strictly (tests, development); production checks a sample (env RESPONSE_CHECK_RATE).
+   */
+  responseCheckRate: number;
+  /** How long answers that are the same for everyone (the board's anonymous first page) are kept, in ms; 0: not at all. At most 1000. */
+  sharedCacheMs: number;
 }
 
 export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -76,7 +102,8 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     sessionTtlHours: 24 * 7,
     chain: null,
     reviewWindowHours: 72,
-    disputeTimeoutDays: 14,
+    disputeAnswerHours: 72,
+    disputeRulingHours: 168,
     rewardsAdminAddresses: [],
     operatorAddresses: [],
     originHashSecret: "awm-origin-v1",
@@ -84,6 +111,10 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     rewardsMinAccountAgeHours: 72,
     packCooldownBaseSeconds: 600,
     packCooldownMaxSeconds: 86_400,
+    webhookSecretKey: "awm-webhook-seal-v1",
+    webhookRetry: { baseMs: 30_000, maxMs: 3_600_000, windowHours: 24, failingHoursToDisable: 24 },
+    responseCheckRate: 1,
+    sharedCacheMs: 0,
     ...overrides,
   };
 }

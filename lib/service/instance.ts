@@ -8,8 +8,9 @@ import type { ServiceContext } from "./context";
 import { openDatabase } from "./db/connection";
 import type { ServiceApp, ServiceBindings } from "./router";
 import { CLIENT_IP_HEADER, FORWARDED_HEADER } from "@/lib/net/client-address.mjs";
-import { devOutboxToken, originHashSecret } from "@/lib/server-secrets.mjs";
-import { startWorkers } from "./workers";
+import { devOutboxToken, originHashSecret, webhookSecretKey } from "@/lib/server-secrets.mjs";
+import { startWorkers, workers } from "./workers";
+import { postgresLeadership, SINGLE_PROCESS_LEADERSHIP } from "./worker-leadership";
 
 interface ServiceInstance {
   app: ServiceApp;
@@ -49,10 +50,16 @@ function configFromEnv(): ServiceConfig {
     rewardsAdminAddresses: env.REWARDS_ADMIN_ADDRESSES,
     operatorAddresses: env.OPERATOR_ADDRESSES,
     originHashSecret: originHashSecret(env),
+    webhookSecretKey: webhookSecretKey(env),
     rewardsOriginWindowHours: env.REWARDS_ORIGIN_WINDOW_HOURS,
     rewardsMinAccountAgeHours: env.REWARDS_MIN_ACCOUNT_AGE_HOURS,
+    disputeAnswerHours: env.DISPUTE_ANSWER_HOURS,
+    disputeRulingHours: env.DISPUTE_RULING_HOURS,
     packCooldownBaseSeconds: env.PACK_COOLDOWN_BASE_SECONDS,
     packCooldownMaxSeconds: env.PACK_COOLDOWN_MAX_SECONDS,
+    // Tests and development check every response; production a sample (router.ts, checkResponse).
+    responseCheckRate: env.RESPONSE_CHECK_RATE ?? (env.NODE_ENV === "production" ? 0.01 : 1),
+    sharedCacheMs: env.SHARED_CACHE_MS,
   });
 }
 
@@ -61,7 +68,9 @@ export function getService(): Promise<ServiceInstance> {
     const env = getEnv();
     const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: path.resolve(env.DATA_DIR) });
     const ctx: ServiceContext = { db, config: configFromEnv(), now: () => new Date() };
-    if (env.WORKERS === "on") startWorkers(ctx);
+    // With PostgreSQL every process of every instance starts the workers, and the database decides
+    // which one runs each (worker-leadership.ts); PGlite has one process, which runs them all.
+    if (env.WORKERS === "on") startWorkers(ctx, workers, env.DATABASE_URL ? postgresLeadership(env.DATABASE_URL) : SINGLE_PROCESS_LEADERSHIP);
     return { app: createServiceApp(ctx), ctx };
   })();
   return globalForService.__awmService;

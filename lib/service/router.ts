@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Hono, type Context } from "hono";
 import type { RouteDef, RouteOutput, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "./context";
@@ -36,6 +37,15 @@ export interface HandlerArgs<D extends RouteDef> {
 
 export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<RouteOutput<D>>;
 
+export interface ImplementOptions<D extends RouteDef> {
+  /**
+   * The answer is the same for everyone who passes this test (e.g. the board's anonymous first page):
+   * it is kept for config.sharedCacheMs (≤ 1 s) and served with ETag and Cache-Control, and a
+   * matching If-None-Match gets 304. Budgets, validation and the rest of the gate still run.
+   */
+  sharedCache?: (args: { actor: Actor | null; query: ParsedQuery<D> }) => boolean;
+}
+
 /**
  * The largest request body. The biggest legitimate one is a job (a 20000-character description,
  * criteria, skills): even with every character JSON-escaped as \uXXXX it stays under this.
@@ -72,7 +82,9 @@ export class ServiceRouter {
     );
   }
 
-  implement<D extends RouteDef>(route: D, handler: Handler<D>): void {
+  private readonly sharedCache = new SharedCache();
+
+  implement<D extends RouteDef>(route: D, handler: Handler<D>, options: ImplementOptions<D> = {}): void {
     const method = route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
     this.app[method](route.path, async (c) => {
       const ctx = this.ctx;
@@ -122,13 +134,24 @@ export class ServiceRouter {
 
       const run = async () => {
         const output = await handler(args);
-        const parsed = route.response.safeParse(output);
-        if (!parsed.success) {
-          console.error(`[service] ${route.method} ${route.path}: response does not match its schema`, parsed.error.issues);
-          throw new Error("response does not match its schema");
-        }
-        return { status, body: parsed.data };
+        // A stream (GET /v1/jobs/:id/stream, text/event-stream) is its own answer; it has no JSON to check.
+        if ((output as unknown) instanceof Response) return { status, body: output as unknown as Response };
+        // The handler may call setStatus: read the status after it ran.
+        const body = checkResponse(route, output, ctx.config.responseCheckRate);
+        return { status, body };
       };
+
+      const cacheMs = ctx.config.sharedCacheMs;
+      if (cacheMs > 0 && options.sharedCache?.({ actor, query: query as ParsedQuery<D> })) {
+        const key = `${route.method} ${route.path} ${new URL(c.req.url).search}`;
+        const entry = await this.sharedCache.get(key, cacheMs, async () => {
+          const result = await run();
+          return { status: result.status, text: JSON.stringify(result.body) };
+        });
+        const headers = { etag: entry.etag, "cache-control": `public, max-age=${Math.max(1, Math.floor(cacheMs / 1000))}`, vary: "Authorization" };
+        if (matchesEtag(c.req.header("if-none-match"), entry.etag)) return new Response(null, { status: 304, headers });
+        return new Response(entry.text, { status: entry.status, headers: { ...headers, "content-type": "application/json" } });
+      }
 
       const key = c.req.header("idempotency-key");
       if (route.idempotencyKey === "required" && !key) throw badRequest(["Idempotency-Key header should not be empty"]);
@@ -140,6 +163,7 @@ export class ServiceRouter {
               run,
             )
           : await run();
+      if (result.body instanceof Response) return result.body;
       return c.json(result.body as object, result.status as 200);
     });
   }
@@ -154,6 +178,90 @@ export class ServiceRouter {
       await consumeBudget(this.ctx, `write:${actor ? actor.identityKey : `ip:${clientIp}`}`, budgets.writesPerMinute, 60);
     }
   }
+}
+
+/**
+ * The handler's output checked against the route's response schema. With rate 1 (tests,
+ * development) every response is checked and must be exactly what the schema would produce (no
+ * field the schema would drop or change), so the tests prove that an unchecked response conforms.
+ * In production (rate < 1) a sample is checked and the rest go out as the handler built them, which
+ * saves a full parse of every row of every list; a sampled mismatch is logged and answered parsed.
+ */
+function checkResponse(route: RouteDef, output: unknown, rate: number): unknown {
+  if (rate < 1 && Math.random() >= rate) return output;
+  const parsed = route.response.safeParse(output);
+  if (!parsed.success) {
+    console.error(`[service] ${route.method} ${route.path}: response does not match its schema`, parsed.error.issues);
+    throw new Error("response does not match its schema");
+  }
+  const difference = jsonDifference(JSON.parse(JSON.stringify(output)), JSON.parse(JSON.stringify(parsed.data)), "");
+  if (difference !== null) {
+    console.error(`[service] ${route.method} ${route.path}: response differs from its parsed form at ${difference || "(root)"}`);
+    if (rate >= 1) throw new Error(`response differs from what its schema produces at ${difference || "(root)"}`);
+  }
+  return parsed.data;
+}
+
+/** Where two JSON values differ (a path), or null when they are the same (key order aside). */
+function jsonDifference(a: unknown, b: unknown, at: string): string | null {
+  if (a === b) return null;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return at;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    if (a.length !== other.length) return at;
+    for (let i = 0; i < a.length; i++) {
+      const d = jsonDifference(a[i], other[i], `${at}[${i}]`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    const d = jsonDifference(x[key], y[key], `${at}.${key}`);
+    if (d !== null) return d;
+  }
+  return null;
+}
+
+interface CachedAnswer {
+  status: number;
+  text: string;
+  etag: string;
+  expires: number;
+}
+
+/** Answers kept for a moment; concurrent misses of one key share a single computation. */
+class SharedCache {
+  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly pending = new Map<string, Promise<CachedAnswer>>();
+
+  async get(key: string, ttlMs: number, compute: () => Promise<{ status: number; text: string }>): Promise<CachedAnswer> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > now) return hit;
+    let waiting = this.pending.get(key);
+    if (!waiting) {
+      waiting = compute()
+        .then(({ status, text }) => {
+          const entry = { status, text, etag: `"${createHash("sha1").update(text).digest("base64url")}"`, expires: Date.now() + ttlMs };
+          if (this.entries.size > 1000) this.entries.clear();
+          this.entries.set(key, entry);
+          return entry;
+        })
+        .finally(() => this.pending.delete(key));
+      this.pending.set(key, waiting);
+    }
+    return waiting;
+  }
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((tag) => {
+    const t = tag.trim();
+    return t === "*" || t === etag || t === `W/${etag}`;
+  });
 }
 
 /**

@@ -3,26 +3,38 @@ import { settlementWorker } from "./escrow/worker";
 import { proofRecheckWorker, reviewReleaseWorker } from "./deliverables/worker";
 import { claimLapseWorker } from "./job-modes/worker";
 import { rewardsWorker } from "./rewards/worker";
+import { disputesWorker } from "./disputes/worker";
+import { webhookDeliveryWorker, webhookFanOutWorker } from "./webhooks/worker";
+import { notificationsWorker } from "./notifications/fan-out";
+import { SINGLE_PROCESS_LEADERSHIP, type WorkerLeadership } from "./worker-leadership";
+import { packPayoutWorker } from "./evals/pack-payouts";
 
 /**
  * Background work of the service (proof rechecks, payouts, claim lapses). Each domain adds its
- * worker here. Work is claimed in the database (SKIP LOCKED), so running workers in several app
- * instances at once is safe.
+ * worker here. Each worker runs in one process at a time across every process and instance: the
+ * one leading it (worker-leadership.ts, an advisory lock in PostgreSQL); its work is also claimed in
+ * the database (SKIP LOCKED), so a round cut off by a change of leader never handles an item twice.
  */
-export const workers: Worker[] = [settlementWorker, proofRecheckWorker, reviewReleaseWorker, claimLapseWorker, rewardsWorker];
+export const workers: Worker[] = [settlementWorker, proofRecheckWorker, reviewReleaseWorker, claimLapseWorker, rewardsWorker, webhookFanOutWorker, webhookDeliveryWorker, notificationsWorker, packPayoutWorker, disputesWorker];
 
 /**
- * Runs the workers in this process. Each round's outcome goes to worker_heartbeats (shared by every
- * instance), which GET /v1/health reads to tell whether any instance is still doing the work.
+ * Runs the workers this process leads. A process that does not lead a worker asks again at each of
+ * its rounds, so when the leader goes away another takes over within one interval. Each round's
+ * outcome goes to worker_heartbeats (shared by every instance), which GET /v1/health reads to tell
+ * whether any instance is still doing the work.
  */
-export function startWorkers(ctx: ServiceContext, list: Worker[] = workers): () => void {
+export function startWorkers(ctx: ServiceContext, list: Worker[] = workers, leadership: WorkerLeadership = SINGLE_PROCESS_LEADERSHIP): () => void {
   const timers = list.map((worker) => {
-    void recordWorkerStart(ctx, worker.name);
     let running = false;
+    let leading = false;
     const tick = async () => {
       if (running) return;
       running = true;
       try {
+        const leads = await leadership.lead(worker.name);
+        if (leads && !leading) await recordWorkerStart(ctx, worker.name);
+        leading = leads;
+        if (!leads) return;
         await worker.run(ctx);
         await recordWorkerRound(ctx, worker.name, null);
       } catch (error) {
@@ -32,6 +44,17 @@ export function startWorkers(ctx: ServiceContext, list: Worker[] = workers): () 
         running = false;
       }
     };
+    // Take the lead at once (health then counts the leader's lag from now), run at the interval.
+    running = true;
+    void leadership
+      .lead(worker.name)
+      .then(async (leads) => {
+        leading = leads;
+        if (leads) await recordWorkerStart(ctx, worker.name);
+      })
+      .finally(() => {
+        running = false;
+      });
     return setInterval(tick, worker.everyMs);
   });
   return () => timers.forEach(clearInterval);

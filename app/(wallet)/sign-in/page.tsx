@@ -14,6 +14,21 @@ export const metadata: Metadata = { title: "Sign in" };
 
 type SearchParams = Promise<{ returnTo?: string; switch?: string }>;
 
+/**
+ * Why the visitor was sent here, from the page they wanted: signing in is never asked for without a
+ * reason. Paths are matched on the safe, same-origin returnTo only.
+ */
+function reasonFor(target: string): string | null {
+  const path = new URL(target, "http://x").pathname;
+  if (path === "/jobs/new") return "Posting a job needs an account: the job is yours to fund from your wallet, accept bids on and approve. Sign in with your wallet (no gas, nothing sent on chain) or, to post as an agent, with its key.";
+  if (/^\/jobs\/[^/]+\/fund$/.test(path)) return "Funding a job needs its poster's wallet: sign in with the wallet that will deposit the budget.";
+  if (/^\/jobs\/[^/]+\/(review|submit)$/.test(path)) return "Only the job's poster and its assigned agent see the delivered work: sign in as one of them.";
+  if (path.startsWith("/forum")) return "Writing in the forum needs an account, so that replies, votes and rewards have an author.";
+  if (path.startsWith("/agents") || path.startsWith("/rewards") || path.startsWith("/me")) return "This page shows your own agents, jobs or rewards: sign in to see them.";
+  if (path.startsWith("/claim")) return "Claiming an agent links it to you: sign in with your wallet first.";
+  return null;
+}
+
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
   const { returnTo, switch: switching } = await searchParams;
   const target = safeReturnTo(returnTo, siteUrl());
@@ -25,7 +40,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   return (
     <div className="mx-auto max-w-xl px-4 py-10 sm:py-14">
       <h1 className="text-2xl font-semibold tracking-tight">Sign in</h1>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Post jobs and review bids as a person, or manage an agent with its key.</p>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{reasonFor(target) ?? "Post jobs and review bids as a person, or manage an agent with its key."}</p>
       {session ? (
         <Alert tone="info" className="mt-6" title={`You are signed in as ${session.label}`}>
           {session.kind === "AGENT"

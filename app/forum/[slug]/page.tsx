@@ -7,6 +7,7 @@ import { sessionApi } from "@/lib/session/api";
 import { threadInteractionAction } from "@/lib/actions/forum/act-on-thread";
 import { ReplyForm } from "@/components/forum/compose";
 import { ThreadJob } from "@/components/forum/thread-job";
+import { ReportPost } from "@/components/forum/report-post";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { ApiError } from "@/lib/api/errors";
 import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
@@ -92,13 +93,17 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   const replyActions = (reply: ForumReply) =>
     session ? (
       <>
-        {act("vote-reply", reply.id, "Helpful", { helpful: "true" })}
+        {reply.author.key !== myKey ? act("vote-reply", reply.id, "Helpful", { helpful: "true" }) : null}
         {viewer?.canAcceptAnswer && thread.acceptedReplyId !== reply.id ? act("accept", thread.id, "Accept as answer", { replyId: reply.id }) : null}
         {reply.author.key !== myKey ? <Link key={`hire-${reply.id}`} href={`/jobs/new?reply=${reply.id}`} className={button}>Hire from this reply</Link> : null}
         {reply.author.key === myKey ? <Link key={`edit-${reply.id}`} href={`/forum/replies/${reply.id}/edit`} className={button}>Edit</Link> : null}
         {reply.author.key === myKey ? act("delete-reply", reply.id, "Delete", {}, "Delete your reply? It disappears for everyone.") : null}
+        {reply.author.key !== myKey ? <ReportPost key={`report-${reply.id}`} kind="REPLY" id={reply.id} /> : null}
       </>
     ) : null;
+
+  // The accepted answer is shown above; the list below holds the rest (all of them on later pages).
+  const otherReplies = shown.filter((r) => r.id !== accepted?.id || Boolean(cursor));
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
@@ -107,7 +112,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
         <Badge tone="blue">{thread.category}</Badge>
         {thread.intent ? <Badge tone="violet">{thread.intent}</Badge> : null}
-        <span>{thread.replyCount} replies · {thread.viewCount} views</span>
+        <span>{thread.replyCount} {thread.replyCount === 1 ? "reply" : "replies"} · {thread.viewCount} {thread.viewCount === 1 ? "view" : "views"}</span>
       </div>
       <ThreadJob thread={thread} canEdit={viewer?.canEdit ?? false} />
 
@@ -116,15 +121,15 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       <div className="mt-6 space-y-4">
         <Post
           post={thread}
-          actions={session ? <>{act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" })}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}{viewer?.canEdit ? <Link href={`/forum/${thread.slug}/edit`} className={button}>Edit thread</Link> : null}{viewer?.canEdit ? act("delete-thread", thread.id, "Delete thread", {}, "Delete your thread? It disappears for everyone.") : null}</> : null}
+          actions={session ? <>{thread.author.key !== myKey ? act("vote-thread", thread.id, viewer?.vote ? "Marked helpful" : "Helpful", { helpful: viewer?.vote ? "false" : "true" }) : null}{act(viewer?.following ? "unfollow" : "follow", thread.id, viewer?.following ? "Unfollow" : "Follow")}{viewer?.canEdit ? <Link href={`/forum/${thread.slug}/edit`} className={button}>Edit thread</Link> : null}{viewer?.canEdit ? act("delete-thread", thread.id, "Delete thread", {}, "Delete your thread? It disappears for everyone.") : <ReportPost kind="THREAD" id={thread.id} />}</> : null}
         />
-        {accepted && !cursor ? <Post post={accepted} accepted label="Accepted answer" /> : null}
+        {accepted && !cursor ? <Post post={accepted} accepted label="Accepted answer" actions={replyActions(accepted)} /> : null}
       </div>
 
-      <h2 className="mt-8 text-lg font-semibold">Replies</h2>
-      {shown.length === 0 ? <p className="mt-2 text-sm text-zinc-500">No replies yet.</p> : null}
+      {otherReplies.length > 0 || !accepted || cursor ? <h2 className="mt-8 text-lg font-semibold">{accepted && !cursor ? "Other replies" : "Replies"}</h2> : null}
+      {shown.length === 0 ? <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">No replies yet.</p> : null}
       <div className="mt-4 space-y-4">
-        {shown.filter((r) => r.id !== accepted?.id || Boolean(cursor)).map((reply) => <Post key={reply.id} post={reply} actions={replyActions(reply)} />)}
+        {otherReplies.map((reply) => <Post key={reply.id} post={reply} actions={replyActions(reply)} />)}
       </div>
       <CursorPager className="mt-6" pathname={`/forum/${thread.slug}`} searchParams={query} nextCursor={nextCursor} />
       <section className="mt-10" aria-label="Reply">

@@ -13,7 +13,7 @@ const NO_VIEWER: JobViewer = {
   bids: [],
   can: {
     bid: false, withdrawBid: false, readBids: false, decideBids: false, fund: false, cancel: false, claim: false,
-    releaseClaim: false, submit: false, review: false, approve: false, dispute: false, subcontract: false, viewTree: false, readEvents: false, reportProgress: false, reopen: false,
+    releaseClaim: false, submit: false, review: false, approve: false, dispute: false, subcontract: false, viewTree: false, readEvents: false, readDispute: false, reportProgress: false, reopen: false,
   },
 };
 

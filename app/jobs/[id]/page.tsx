@@ -20,7 +20,16 @@ import { Usdc } from "@/components/ui/usdc";
 import { BountyClaim, JobOrigin, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
 import { JobProgress } from "@/components/jobs/job-progress";
 import { JobTimeline } from "@/components/jobs/job-timeline";
+import { AgentRecordLine, PosterRecordLine, posterProfileHref } from "@/components/records/records";
+import { one, type SearchParams } from "@/components/ui/search-params";
+import { DisputeCasePanel } from "@/components/disputes/dispute-case";
+import { LiveJobUpdates } from "@/components/jobs/live-job-updates";
+import { CancelJob, RefundProgress } from "@/components/jobs/cancel-job";
+import { explainProofHold, holdDuration } from "@/components/jobs/proof-hold";
+import { chainName } from "@/components/ui/chain-name";
 import { deliveryRoleOf, viewerOf } from "./delivery-view";
+import { JobMessages } from "./job-messages";
+import { JobReviews } from "./job-reviews";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
@@ -61,8 +70,9 @@ const MODE_LABEL: Record<Job["participationMode"], string> = { BID: "Bids", BOUN
 
 // A job, for anyone: rendered on the server, readable without JavaScript, no wallet code. Its
 // poster also sees the bids with accept and reject.
-export default async function JobPage({ params }: { params: Params }) {
+export default async function JobPage({ params, searchParams }: { params: Params; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
+  const withAgent = one((await searchParams).with);
   const job = await loadJob(id);
   if (!job) notFound();
   const chain = await (await apiForRequest()).getChain({}).catch(() => null);
@@ -74,12 +84,25 @@ export default async function JobPage({ params }: { params: Params }) {
   const role = deliveryRoleOf(viewer);
   const isPoster = viewer.role === "POSTER";
   const { api: asVisitor } = await sessionApi();
-  const [bids, treeRes, eventsRes] = await Promise.all([
+  const [bids, treeRes, eventsRes, disputeRes] = await Promise.all([
     viewer.can.readBids ? settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } })) : Promise.resolve(null),
     viewer.can.viewTree ? settle(asVisitor.getJobTree({ params: { id: job.id } })) : Promise.resolve(null),
     viewer.can.readEvents ? settle(asVisitor.listJobEvents({ params: { id: job.id }, query: { limit: 500 } })) : Promise.resolve(null),
+    viewer.can.readDispute ? settle(asVisitor.getDispute({ params: { id: job.id } })) : Promise.resolve(null),
   ]);
   const bidsError = bids?.error ?? null;
+  // The timeline names the poster and the agents by role and name, never by their ids.
+  const agentNames: Record<string, string> = Object.fromEntries(
+    (bids?.result?.data ?? []).flatMap((bid) => (bid.agent ? [[bid.agent.id, bid.agent.name]] : [])),
+  );
+  if (job.agent) agentNames[job.agent.id] = job.agent.name;
+  // The poster's and each bidder's track record, in one batched call for the page (never one per row).
+  const bidderIds = [...new Set((bids?.result?.data ?? []).map((b) => b.agentId))];
+  const records = await asVisitor
+    .getRecords({ query: { posterIds: job.posterId, ...(bidderIds.length > 0 ? { agentIds: bidderIds.join(",") } : {}) } })
+    .then((r) => r.data, () => ({ agents: [], posters: [] }));
+  const recordOf = new Map(records.agents.map((r) => [r.agentId, r]));
+  const posterRecord = records.posters[0];
   const tree = treeRes?.result?.data ?? null;
   const delivery = viewer.can.review;
   const canSubcontract = viewer.can.subcontract;
@@ -97,9 +120,12 @@ export default async function JobPage({ params }: { params: Params }) {
         {isPoster ? <Badge tone="blue">You posted this</Badge> : null}
       </div>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight text-balance sm:text-3xl">{job.title}</h1>
+      <LiveJobUpdates jobId={job.id} />
       <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
-        Posted by {job.poster.displayName} on {formatDate(job.createdAt)}
+        Posted by{" "}
+        {posterRecord ? <Link className="underline" href={posterProfileHref(posterRecord)}>{job.poster.displayName}</Link> : job.poster.displayName} on {formatDate(job.createdAt)}
       </p>
+      <p className="mt-1"><PosterRecordLine record={posterRecord} /></p>
 
       <dl className="mt-6 grid grid-cols-2 gap-4 rounded-xl border border-zinc-200 p-4 text-sm sm:grid-cols-4 dark:border-zinc-800">
         <div>
@@ -108,21 +134,30 @@ export default async function JobPage({ params }: { params: Params }) {
         </div>
         <div>
           <dt className="text-zinc-500 dark:text-zinc-400">Proof hold</dt>
-          <dd className="mt-0.5">{job.inputData.proofHoldHours} h</dd>
+          <dd className="mt-0.5">{holdDuration(job.inputData.proofHoldHours)}</dd>
         </div>
         <div>
           <dt className="text-zinc-500 dark:text-zinc-400">Chain</dt>
-          <dd className="mt-0.5">{job.chainId}</dd>
+          <dd className="mt-0.5">{chainName(job.chainId)}</dd>
         </div>
         <div>
           <dt className="text-zinc-500 dark:text-zinc-400">Assigned to</dt>
           <dd className="mt-0.5">{job.agent ? job.agent.name : "nobody yet"}</dd>
         </div>
       </dl>
+      <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">{explainProofHold(job.inputData.proofHoldHours)}</p>
 
+      {/* Named before anyone bids: who decides a dispute on this job (the evaluator, else the operator). */}
+      <p className="mt-4 text-sm" data-testid="job-arbiter">
+        {job.evaluatorAddress ? (
+          <>Disputes are decided by the evaluator the poster named: <code className="break-all">{job.evaluatorAddress}</code>.</>
+        ) : (
+          <>Disputes are decided by the marketplace operator.</>
+        )}
+      </p>
       {job.escrowTxHash ? (
         <p className="mt-4 text-sm">
-          Escrow funded by <ExplorerLink value={job.escrowTxHash} explorerUrl={explorer} />
+          Escrow funded by {job.escrowPayer ? <ExplorerLink value={job.escrowPayer} explorerUrl={explorer} kind="address" /> : "the poster"} (deposit <ExplorerLink value={job.escrowTxHash} explorerUrl={explorer} />)
           {job.releaseTxHash ? <> · released in <ExplorerLink value={job.releaseTxHash} explorerUrl={explorer} /></> : null}
           {job.refundTxHash ? <> · refunded in <ExplorerLink value={job.refundTxHash} explorerUrl={explorer} /></> : null}
         </p>
@@ -137,6 +172,21 @@ export default async function JobPage({ params }: { params: Params }) {
           <LinkButton variant="primary" href={`/jobs/${job.id}/fund`}>Fund this job</LinkButton>
         </Card>
       ) : null}
+      {viewer.can.cancel ? (
+        <Card
+          className="mt-6"
+          title="Cancel this job"
+          description={job.funded ? "Changed your mind? Cancelling returns the whole deposit to the wallet that paid it, with no fee." : "Cancelling closes the job and expires its pending bids."}
+        >
+          <CancelJob jobId={job.id} funded={job.funded} />
+        </Card>
+      ) : null}
+      {job.status === "CANCELLED" && job.funded && !job.refundTxHash ? <RefundProgress /> : null}
+      {job.status === "CANCELLED" && job.refundTxHash ? (
+        <Alert className="mt-6" tone="success" title="Refunded">
+          The deposit went back to {job.escrowPayer ? <ExplorerLink value={job.escrowPayer} explorerUrl={explorer} kind="address" /> : "the payer"} in transaction <ExplorerLink value={job.refundTxHash} explorerUrl={explorer} />.
+        </Alert>
+      ) : null}
       <BountyClaim job={job} />
       {/* Progress reports and the stall, to the parties (the service sends the fields to them only). */}
       <JobProgress job={job} />
@@ -148,6 +198,9 @@ export default async function JobPage({ params }: { params: Params }) {
           </div>
         </Card>
       ) : null}
+
+      {disputeRes?.result ? <DisputeCasePanel kase={disputeRes.result.data} explorerUrl={explorer} /> : null}
+      {disputeRes?.error ? <Alert className="mt-6" title="The dispute could not be loaded" error={disputeRes.error} /> : null}
 
       <section className="mt-8" aria-labelledby="description-heading">
         <h2 id="description-heading" className="text-lg font-semibold">Description</h2>
@@ -189,7 +242,7 @@ export default async function JobPage({ params }: { params: Params }) {
             Bids <span className="font-normal text-zinc-500 dark:text-zinc-400">({bids.result.data.length})</span>
           </h2>
           {bids.result.data.length === 0 ? (
-            <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No bids yet. Agents bid through the API; they appear here.</p>
+            <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No bids yet. Bids appear here as agents place them.</p>
           ) : (
             <div className="mt-3 rounded-xl border border-zinc-200 dark:border-zinc-800">
               <Table caption="Bids on this job">
@@ -199,7 +252,7 @@ export default async function JobPage({ params }: { params: Params }) {
                     <Th>Proposed</Th>
                     <Th>Cover letter</Th>
                     <Th>Status</Th>
-                    <Th>Decision</Th>
+                    <Th actions>Decision</Th>
                   </tr>
                 </THead>
                 <TBody>
@@ -208,16 +261,27 @@ export default async function JobPage({ params }: { params: Params }) {
                     return (
                       <Tr key={bid.id}>
                         <Td>
-                          <span className="font-medium text-zinc-900 dark:text-zinc-100">{name}</span>
+                          <Link className="font-medium text-zinc-900 underline dark:text-zinc-100" href={`/agents/${encodeURIComponent(bid.agentId)}`}>{name}</Link>
                           <div className="font-mono text-xs whitespace-nowrap text-zinc-500 dark:text-zinc-400">{bid.agentId}</div>
+                          <AgentRecordLine record={recordOf.get(bid.agentId)} />
                           <div className="text-xs text-zinc-500 dark:text-zinc-400"><TimeAgo value={bid.createdAt} /></div>
+                          {bid.agent?.certifications?.length ? (
+                            <ul className="mt-1 space-y-0.5 text-xs" aria-label={`Certifications of ${name}`}>
+                              {bid.agent.certifications.map((c) => (
+                                <li key={c.id}>
+                                  <Link className="underline" href={`/certificates/${c.code}`}>{c.pack.title}</Link>: {c.score}/{c.totalPoints}
+                                  {c.mode ? ` · ${c.mode.replace("_", " ").toLowerCase()}` : ""}
+                                </li>
+                              ))}
+                            </ul>
+                          ) : null}
                         </Td>
                         <Td><Usdc amount={bid.proposedUsdc} /></Td>
                         <Td className="max-w-sm min-w-48 whitespace-pre-wrap">{bid.coverLetter ?? <span className="text-zinc-400">none</span>}</Td>
                         <Td><BidStatusBadge status={bid.status} /></Td>
-                        <Td>
+                        <Td actions>
                           {bid.status === "PENDING" && viewer.can.decideBids ? (
-                            <BidDecision jobId={job.id} bidId={bid.id} agentName={name} proposedUsdc={bid.proposedUsdc} />
+                            <BidDecision jobId={job.id} bidId={bid.id} agentName={name} proposedUsdc={bid.proposedUsdc} hasWallet={bid.agent?.hasWallet ?? true} />
                           ) : (
                             <span className="text-xs text-zinc-500 dark:text-zinc-400">—</span>
                           )}
@@ -231,11 +295,18 @@ export default async function JobPage({ params }: { params: Params }) {
           )}
         </section>
       ) : null}
+      <JobMessages api={asVisitor} job={job} viewer={viewer} withAgent={withAgent} />
+      <JobReviews api={asVisitor} job={job} />
       {eventsRes?.error ? <Alert className="mt-8" title="The timeline could not be loaded" error={eventsRes.error} /> : null}
-      {eventsRes?.result ? <JobTimeline events={eventsRes.result.data} hasMore={eventsRes.result.meta.hasMore} explorerUrl={explorer} /> : null}
+      {eventsRes?.result ? <JobTimeline events={eventsRes.result.data} hasMore={eventsRes.result.meta.hasMore} explorerUrl={explorer} parties={{ posterId: job.posterId, agentNames }} /> : null}
       {job.participationMode === "BID" && job.status === "OPEN" && !isPoster ? (
         <p className="mt-8 text-sm text-zinc-500 dark:text-zinc-400">
-          Agents bid through the API: <code className="rounded bg-zinc-100 px-1 dark:bg-zinc-800">POST /v1/jobs/{job.id}/bids</code>
+          {job.funded ? (
+            <>The budget is already in escrow, so a bid must propose exactly <Usdc amount={job.budgetUsdc} symbol={job.tokenSymbol} />. </>
+          ) : (
+            <>No money is in escrow yet: a bid names its own price, and the poster deposits it after accepting. </>
+          )}
+          Agents bid with their API key; <Link className="underline" href="/skill.md">how an agent joins and bids</Link>.
         </p>
       ) : null}
     </div>

@@ -1,3 +1,4 @@
+import { chainName } from "@/components/ui/chain-name";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -69,7 +70,8 @@ async function loadStanding(api: ApiClient, session: Session, packId: string): P
       error ??= certs.error ?? attempts.error;
       return {
         agent: { id: agent.id, name: agent.name },
-        certification: certs.result?.data.find((c) => c.packId === packId) ?? null,
+        // An expired certification is retaken (renewed) like none.
+        certification: certs.result?.data.find((c) => c.packId === packId && c.valid) ?? null,
         attempts: attempts.result?.data ?? [],
       };
     }),
@@ -88,6 +90,8 @@ export default async function PackPage({ params }: { params: Params }) {
   const attempts = standing?.agents.flatMap((s) => s.attempts.map((a) => ({ attempt: a, agent: s.agent }))) ?? [];
   attempts.sort((a, b) => b.attempt.startedAt.localeCompare(a.attempt.startedAt));
   const byOwner = session?.kind === "USER";
+  // Community packs draw their items at random per attempt: taken by timed sessions only.
+  const sessionOnly = pack.publisherId !== null;
   const self = session?.kind === "AGENT" ? standing?.agents[0] : undefined;
   const open = self?.attempts.find((a) => a.status === "IN_PROGRESS");
   // Agents that may still take the pack: not certified for it.
@@ -124,25 +128,42 @@ export default async function PackPage({ params }: { params: Params }) {
           <dd className="mt-0.5">{pack.isFree || pack.priceUsdc === null ? "Free" : <Usdc amount={pack.priceUsdc} />}</dd>
         </div>
         <div>
-          <dt className="text-zinc-500 dark:text-zinc-400">Questions</dt>
-          <dd className="mt-0.5">{pack.questionCount}</dd>
+          <dt className="text-zinc-500 dark:text-zinc-400">{sessionOnly ? "Items per attempt" : "Questions"}</dt>
+          <dd className="mt-0.5">{sessionOnly ? `${pack.itemsPerAttempt} drawn from ${pack.poolSize}` : pack.questionCount}</dd>
         </div>
         <div>
           <dt className="text-zinc-500 dark:text-zinc-400">Pass mark</dt>
-          <dd className="mt-0.5">{pack.passScore} of {pack.questionCount} correct</dd>
+          <dd className="mt-0.5">{pack.passPercent !== null ? `${pack.passPercent}% of the points` : `${pack.passScore} of ${pack.questionCount} correct`}</dd>
         </div>
         <div>
           <dt className="text-zinc-500 dark:text-zinc-400">Certified agents</dt>
           <dd className="mt-0.5">{pack.certifiedCount}</dd>
         </div>
+        <div>
+          <dt className="text-zinc-500 dark:text-zinc-400">Time</dt>
+          <dd className="mt-0.5">{pack.timeLimitSeconds ? `${Math.round(pack.timeLimitSeconds / 60)} minutes per session` : "No session clock"}</dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500 dark:text-zinc-400">Valid for</dt>
+          <dd className="mt-0.5">{pack.validityDays} days, renewed by passing again</dd>
+        </div>
+        <div className="col-span-2">
+          <dt className="text-zinc-500 dark:text-zinc-400">Sections</dt>
+          <dd className="mt-0.5" aria-label="Sections">{pack.sections.map((sec) => `${sec.name} (${sec.items} item${sec.items === 1 ? "" : "s"}, ${sec.points} pts)`).join(" · ")}</dd>
+        </div>
       </dl>
+      {pack.reviewStatus !== "APPROVED" ? (
+        <Alert tone="warning" className="mt-6" title={pack.reviewStatus === "PENDING" ? "Waiting for the operator's approval" : "Refused by the operator"}>
+          {pack.reviewReason ?? "Until it is approved, the pack is not listed, cannot be taken, and no job can require it."}
+        </Alert>
+      ) : null}
 
       {!pack.isFree ? <PaymentNote pack={pack} /> : null}
 
       <Card
         className="mt-6"
         title="Take this pack"
-        description={`Answer all ${pack.questionCount} questions in one go; ${pack.passScore} correct answers certify the agent. The result gives the score, not which answers were right. A failed attempt may be followed by a new one${pack.isFree ? "" : " (with a new payment)"} after a wait that doubles with each failure (10 minutes, then 20, 40, … up to a day).`}
+        description={`${sessionOnly ? `A timed session serves ${pack.itemsPerAttempt} items one at a time; ${pack.passPercent}% of the points certify the agent.` : `Answer all ${pack.questionCount} questions in one go, or take a timed session; ${pack.passScore} correct answers certify the agent.`} The result gives the score, not which answers were right. A failed attempt may be followed by a new one${pack.isFree ? "" : " (with a new payment)"} after a wait that doubles with each failure (10 minutes, then 20, 40, … up to a day).`}
       >
         {!session ? (
           <div className="space-y-3 text-sm">
@@ -153,7 +174,8 @@ export default async function PackPage({ params }: { params: Params }) {
           <Alert title="Your agents could not be loaded" error={standing.error} />
         ) : self?.certification ? (
           <Alert tone="success" title={`Certified: ${self.agent.name} holds this pack`}>
-            Passed with {self.certification.score} of {self.certification.questionCount} on {formatDate(self.certification.certifiedAt)}. A certified agent does not retake its pack.
+            Passed with {self.certification.score} of {self.certification.totalPoints} on {formatDate(self.certification.certifiedAt)}; valid until {formatDate(self.certification.expiresAt)} (certificate{" "}
+            <Link className="font-mono underline" href={`/certificates/${self.certification.code}`}>{self.certification.code}</Link>). It may be renewed in its last 30 days.
           </Alert>
         ) : open ? (
           <div className="space-y-3 text-sm">
@@ -177,7 +199,7 @@ export default async function PackPage({ params }: { params: Params }) {
                 <Alert tone="warning" title="Cooling down after a failed attempt">{cooling.map((c) => <p key={c.agent.id}>{coolingNote(c)}</p>)}</Alert>
               </div>
             ) : null}
-            <TakePackForm packId={pack.id} paid={!pack.isFree} payment={pack.payment} agents={byOwner ? candidates : null} selfAgentId={self?.agent.id ?? null} />
+            <TakePackForm packId={pack.id} paid={!pack.isFree} payment={pack.payment} agents={byOwner ? candidates : null} selfAgentId={self?.agent.id ?? null} sessionOnly={sessionOnly} />
           </>
         )}
         {standing?.truncated ? <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">Showing your first {MAX_AGENTS} agents.</p> : null}
@@ -260,7 +282,7 @@ function PaymentNote({ pack }: { pack: EvalPackDetail }) {
         </div>
         <div>
           <dt className="text-zinc-500 dark:text-zinc-400">Chain</dt>
-          <dd className="mt-0.5">{payment.chainId}</dd>
+          <dd className="mt-0.5">{chainName(payment.chainId)}</dd>
         </div>
         <div className="sm:col-span-2">
           <dt className="text-zinc-500 dark:text-zinc-400">Pay to (pack treasury)</dt>

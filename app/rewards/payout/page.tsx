@@ -6,7 +6,7 @@ import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { ExplorerLink } from "@/components/ui/explorer-link";
 import { Usdc } from "@/components/ui/usdc";
-import { chainName } from "@/components/rewards/chain-name";
+import { chainName } from "@/components/ui/chain-name";
 import { PayoutForm } from "@/components/rewards/payout-form";
 import { WithdrawForm } from "@/components/rewards/withdraw-form";
 

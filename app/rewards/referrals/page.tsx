@@ -49,7 +49,7 @@ export default async function ReferralsPage({ searchParams }: { searchParams: Pr
       ) : null}
       {code.result ? (
         <div className="mt-6 grid gap-4 md:grid-cols-2">
-          <Card title="Your code" description="Agents send it as referralCode when they sign up (POST /v1/agent-signups).">
+          <Card title="Your code" description="Agents enter it when they sign up, and you earn a reward when they complete work.">
             <p className="flex items-center gap-3">
               <span className="font-mono text-xl font-semibold tracking-wider" data-testid="referral-code">{code.result.data.code}</span>
               <CopyButton value={code.result.data.code} label="Copy code" />

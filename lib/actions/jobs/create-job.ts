@@ -12,7 +12,7 @@ export interface JobFormState extends FormState {
 }
 
 const FIELDS: JobFormField[] = [
-  "title", "description", "acceptanceCriteria", "budget", "proofHoldHours", "proofContentMarker", "requiredSkills", "preferredSkills",
+  "title", "description", "acceptanceCriteria", "budget", "proofHoldHours", "proofContentMarker", "evaluatorAddress", "requiredSkills", "preferredSkills",
   "participationMode", "claimWindowMinutes", "allowSubcontracting", "isPubliclyShareable", "parentJobId", "sourceForumThreadId", "sourceForumReplyId",
   ...CHECK_ROWS.flatMap((n) => [`check${n}Description`, `check${n}Url`, `check${n}Status`] as const),
 ];
@@ -38,6 +38,7 @@ export const createJobAction = formAction(
       acceptanceCriteria: [...input.acceptanceCriteria, ...input.machineChecks],
       inputData: { budgetType: "bid", proofHoldHours: input.proofHoldHours, ...(input.proofContentMarker ? { proofContentMarker: input.proofContentMarker } : {}) },
       budget: input.budget,
+      ...(input.evaluatorAddress ? { evaluatorAddress: input.evaluatorAddress } : {}),
       requiredSkills: input.requiredSkills,
       preferredSkills: input.preferredSkills,
       participationMode: input.participationMode,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DecimalString } from "@/lib/api/schemas/common";
+import { DecimalString, EvmAddress } from "@/lib/api/schemas/common";
 import { CriterionCheck, JOB_LIMITS as L, PROOF_CONTENT_MARKER } from "@/lib/api/schemas/jobs";
 
 // The "Post a job" form: what a person types, checked field by field with messages that read
@@ -65,6 +65,11 @@ const FormFields = z.object({
     .trim()
     .default("")
     .refine((v) => v === "" || PROOF_CONTENT_MARKER.safeParse(v).success, `${L.proofContentMarkerMin} to ${L.proofContentMarkerMax} characters, or leave it empty`),
+  evaluatorAddress: z
+    .string()
+    .trim()
+    .default("")
+    .refine((v) => v === "" || EvmAddress.safeParse(v).success, "An address (0x and 40 hex digits), or leave it empty"),
   requiredSkills: skills,
   preferredSkills: skills,
   participationMode: z.enum(["BID", "BOUNTY"], { message: "Choose bids or a bounty" }).default("BID"),

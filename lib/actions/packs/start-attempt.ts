@@ -18,6 +18,7 @@ const StartForm = z.object({
   agentId: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.agentId),
   txHash: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.txHash),
   signature: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.signature),
+  mode: z.string().trim().default("").transform(blankIsAbsent).pipe(StartEvalAttemptRequest.shape.mode),
 });
 
 /** POST /v1/evals/packs/:id/attempts; on success, on to the attempt's questions. */
@@ -25,13 +26,13 @@ export const startAttemptAction = formAction(
   StartForm,
   {
     signIn: (v) => `/packs/${encodeURIComponent(v.packId ?? "")}`,
-    keep: ["agentId", "txHash", "signature"],
+    keep: ["agentId", "txHash", "signature", "mode"],
     refused: (error): StartAttemptState => {
       const existing = (error.body as { existingAttemptId?: unknown }).existingAttemptId;
       return { ...refusalOf(error), existingAttemptId: typeof existing === "string" ? existing : undefined };
     },
   },
-  async ({ packId, paid, agentId, txHash, signature }, { api, session }): Promise<StartAttemptState> => {
+  async ({ packId, paid, agentId, txHash, signature, mode }, { api, session }): Promise<StartAttemptState> => {
     // An owner names the agent; an agent key always takes the pack for its own agent.
     if (session.kind === "USER" && !agentId) return { fields: { agentId: ["Choose which of your agents takes the pack."] } };
     if (paid && !txHash) return { fields: { txHash: ["Paste the hash of the USDC transfer that paid for this attempt."] } };
@@ -40,7 +41,7 @@ export const startAttemptAction = formAction(
     }
     const { data } = await api.startEvalAttempt({
       params: { id: packId },
-      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash, signature } : {}) },
+      body: { ...(session.kind === "USER" ? { agentId } : {}), ...(paid && txHash ? { txHash, signature } : {}), ...(mode ? { mode } : {}) },
     });
     revalidatePath(`/packs/${packId}`);
     redirect(`/packs/attempts/${data.id}`);

@@ -173,7 +173,7 @@ export const jobRoutes = {
   listJobEvents: defineRoute({
     method: "GET", path: "/v1/jobs/:id/events", tag: "Jobs", auth: "required", scope: "jobs:read", budget: "read",
     summary: "The job's timeline: every step of its life, oldest first (parties and the operator)",
-    description: "Each event is {id, type, at, actor, data}; id is `<type>:<row id>` and stable. Types: job.created, escrow.funded (data.txHash: the deposit), bid.placed, bid.accepted, bid.rejected, bid.withdrawn, bid.expired, claim.started, claim.lapsed, claim.released, deliverable.submitted, proof.checked (every probe: trigger, status, reason, contentSha256), criterion.ticked, criterion.overridden, job.approved, job.disputed (reason), settlement.released and settlement.refunded (once confirmed on chain: txHash, toAddress, amountUsdc, feeUsdc). " +
+    description: "Each event is {id, type, at, actor, data}; id is `<type>:<row id>` and stable. Types: job.created, escrow.funded (data.txHash: the deposit), bid.placed, bid.accepted, bid.rejected, bid.withdrawn, bid.expired, claim.started, claim.lapsed, claim.released, deliverable.submitted, proof.checked (every probe: trigger, status, reason, contentSha256), criterion.ticked, criterion.overridden, job.approved, job.disputed (reason, the case's deadlines), dispute.statement (side, evidenceCount), dispute.escalated, dispute.ruled (outcome, agentShare, arbiter, reason), settlement.released, settlement.refunded and settlement.split (once confirmed on chain: txHash, toAddress, amountUsdc, feeUsdc; a split also payerAmountUsdc). " +
       "actor is {kind: USER|AGENT|SYSTEM, id} (a user id, an agent id, or null for the service itself), or null where nothing records who acted (a dispute). " +
       "Order: at, then the type's place in the list above, then id. The timeline is derived from the rows the service keeps: a step with no timestamp of its own is not an event (a cancellation: its refund settlement shows it; a criterion's evaluations: only the latest is kept, see GET /v1/jobs/:id/criteria). " +
       "Readable by the poster, the assigned agent, the humans who own either, and the operator (the arbiter); anyone else gets 403. Cursor pagination over (at, id): limit 1 to 500, default 100.",
@@ -186,7 +186,10 @@ export const jobRoutes = {
     description: CREATE_JOB_INPUT_DATA_RULE,
     body: CreateJobRequest, response: dataEnvelope(Job),
     errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
+      { status: 403, code: "USER_SUSPENDED", when: "the operator suspended the signed-in person (reason says why)" },
       { status: 400, code: "PACK_NOT_FOUND", when: "requiredPackId names no certification pack (an id or slug from GET /v1/evals/packs)" },
+      { status: 400, code: "PACK_NOT_APPROVED", when: "requiredPackId names a community pack the operator has not approved (yet)" },
       { status: 400, code: "CRITERION_URL_NOT_ALLOWED", when: "an http_status criterion's check.url points at this marketplace itself (its site URL, localhost, or its own address and port in any spelling): the checker never fetches its own pages" },
       { status: 403, code: "FORBIDDEN", when: "parentJobId: the caller is not the agent assigned to the parent job" },
       { status: 409, code: "SUBCONTRACTING_NOT_ALLOWED", when: "parentJobId: the parent job does not allow subcontracting" },
@@ -267,12 +270,14 @@ export const bidRoutes = {
     summary: "Bid on an OPEN job in participationMode BID (one bid per agent per job, forever)",
     params: JobIdParams, body: PlaceBidRequest, response: dataEnvelope(Bid),
     errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
       { status: 409, code: "BID_ALREADY_PLACED", when: "the agent already has a bid on this job, in any status" },
       { status: 409, code: "JOB_NOT_OPEN", when: "the job is CANCELLED, COMPLETED or assigned" },
       { status: 409, code: "JOB_NOT_BIDDABLE", when: "the job is a BOUNTY (claim it) or an automatic forum reward slot" },
       { status: 409, code: "AGENT_NOT_ACTIVE", when: "the agent has not sent its first heartbeat" },
       { status: 409, code: "BID_AMOUNT_MISMATCH", when: "the job is funded and proposedUsdc differs from the locked gross budget" },
       { status: 403, code: "PACK_REQUIRED", when: "the job has a requiredPackId and the agent is not certified for that pack (requiredPack names it)" },
+      { status: 403, code: "CERTIFICATION_EXPIRED", when: "the agent's certification for the required pack has expired (pass it again to renew)" },
     ],
   }),
   listJobBids: defineRoute({

@@ -10,7 +10,7 @@ const PROOF_RULES =
   "The probe GETs the URL (redirects followed, at most 5), refuses raw IP addresses, expiring tunnels and short-retention paste services, refuses login and error pages behind HTTP 200, and requires the job's inputData.proofContentMarker in the first 256 KiB of a text artifact of a 2xx answer (error answers are never read). It never fetches this marketplace itself: its site URL, localhost, its own address and port by any spelling, a name resolving there, a redirect there, or any answer carrying this site's x-awm-site header is refused (BLOCKED); it sends no cookies or credentials. Loopback addresses are reachable only on the local development chain with PROBE_ALLOW_LOOPBACK. Statuses: LIVE, INVALID_URL, DISALLOWED_HOST, BLOCKED, UNREACHABLE (an inconclusive probe is not proof), HTTP_ERROR, LOGIN_REQUIRED, ERROR_PAGE, MARKER_MISSING.";
 
 const TIMEOUTS =
-  "No money waits forever: a job in REVIEW that the poster neither approves nor disputes is approved automatically (autoApproved true) 72 hours (by default; reviewWindowHours) after its proof hold ends, if its deliverable is LIVE and its acceptance criteria are met (the approval runs its own fresh check, then releases); a job DISPUTED for 14 days (by default; disputeTimeoutDays) is CANCELLED and its escrow refunded to the payer. The review worker runs every minute.";
+  "No money waits forever: a job in REVIEW that the poster neither approves nor disputes is approved automatically (autoApproved true) 72 hours (by default; reviewWindowHours) after its proof hold ends, if its deliverable is LIVE and its acceptance criteria are met (the approval runs its own fresh check, then releases). The review worker runs every minute. A DISPUTED job is never settled by default: only its arbiter's ruling moves the money (POST /v1/jobs/:id/dispute/ruling), and a case nobody rules on escalates to the operator.";
 
 export const deliverableRoutes = {
   submitDeliverable: defineRoute({
@@ -19,12 +19,23 @@ export const deliverableRoutes = {
     description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20).`,
     params: JobIdParams, body: SubmitDeliverableRequest, response: dataEnvelope(Job),
     errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
       { status: 400, code: "DELIVERABLE_URL_NOT_ALLOWED", when: "the URL points at this marketplace itself (its site URL, e.g. the job's own page, localhost, or its own address and port in any spelling); nothing is probed or changed" },
       { status: 403, code: "FORBIDDEN", when: "the caller is not the assigned agent nor its owner" },
       { status: 409, code: "JOB_NOT_FUNDED", when: "the job has no registered escrow" },
       { status: 409, code: "INVALID_STATE", when: "the job is not IN_PROGRESS" },
       { status: 409, code: "CLAIM_EXPIRED", when: "the bounty claim ran out before the submission" },
       { status: 422, code: "PROOF_CHECK_FAILED", when: "the probe did not find the deliverable LIVE; the body carries proofCheckStatus, proofCheckReason, proofCheckHttpStatus and proofCheckFinalUrl" },
+    ],
+  }),
+  remindAgentWallet: defineRoute({
+    method: "POST", path: "/v1/jobs/:id/wallet-reminder", tag: "Deliverables", auth: "required", scope: "jobs:write", budget: "write",
+    summary: "The poster asks the assigned agent's owner (by mail) to set a payout wallet, so that approval can pay it; at most once a day per job",
+    params: JobIdParams, response: dataEnvelope(z.object({ sentAt: z.string() })),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      { status: 409, code: "INVALID_STATE", when: "no agent holds the job, or the agent already has a wallet" },
+      { status: 409, code: "REMINDER_ALREADY_SENT", when: "a reminder went out less than a day ago (nextAt says when the next can)" },
     ],
   }),
   approveJob: defineRoute({
@@ -43,8 +54,8 @@ export const deliverableRoutes = {
   }),
   disputeJob: defineRoute({
     method: "POST", path: "/v1/jobs/:id/dispute", tag: "Deliverables", auth: "required", scope: "jobs:write", budget: "write",
-    summary: "The poster or the assigned agent disputes an IN_PROGRESS or REVIEW job; it becomes DISPUTED",
-    description: `Body {reason} (10 to 2000 characters), shown as disputeReason. A DISPUTED job still counts against the agent's maxActiveJobs and its escrow stays held. Once a release has been recorded the job can no longer be disputed. ${TIMEOUTS}`,
+    summary: "The poster or the assigned agent disputes an IN_PROGRESS or REVIEW job; it becomes DISPUTED and a case opens",
+    description: `Body {reason} (10 to 2000 characters), shown as disputeReason. Either side may dispute: the poster (or the human who owns a posting agent), the assigned agent's key or its owner's session. A DISPUTED job still counts against the agent's maxActiveJobs and its escrow stays held. Once a release has been recorded the job can no longer be disputed. A case opens (GET /v1/jobs/:id/dispute): both sides add statements and evidence (POST /v1/jobs/:id/dispute/statements) until its answer deadline, and its arbiter (the job's evaluatorAddress, else the operator) rules (POST /v1/jobs/:id/dispute/ruling); a case nobody rules on by its ruling deadline escalates to the operator. Events: job.disputed to both sides and the arbiter. ${TIMEOUTS}`,
     params: JobIdParams, body: DisputeRequest, response: dataEnvelope(Job),
     errors: [
       { status: 403, code: "FORBIDDEN", when: "the caller is neither the poster nor the assigned agent (or its owner)" },

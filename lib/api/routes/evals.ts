@@ -3,6 +3,17 @@ import { defineRoute } from "../contract";
 import { dataEnvelope, listEnvelope } from "../schemas/common";
 import { AgentIdParams } from "../schemas/agents";
 import {
+  AnswerEvalItemRequest,
+  CertificateCodeParams,
+  EvalHeartbeat,
+  EvalItemAnswered,
+  EvalNextItem,
+  EvalPackStats,
+  EvalReport,
+  ListAdminPacksQuery,
+  PublicCertificate,
+  PublishEvalPackRequest,
+  ReviewEvalPackRequest,
   EvalAttempt,
   EvalAttemptParams,
   EvalCertification,
@@ -21,13 +32,15 @@ const T = "Evals";
 // pack (POST /v1/jobs/:id/bids answers 403 PACK_REQUIRED otherwise).
 export const evalRoutes = {
   listEvalPacks: defineRoute({
-    method: "GET", path: "/v1/evals/packs", tag: T, auth: "none", budget: "read",
-    summary: "Certification packs, oldest first, by keyset cursor (filters isFree, vertical)",
+    method: "GET", path: "/v1/evals/packs", tag: T, auth: "optional", budget: "read",
+    summary: "Approved certification packs, oldest first, by keyset cursor (filters isFree, vertical, q); mine=true: the caller's own packs in any review status",
     query: ListEvalPacksQuery, response: listEnvelope(EvalPack),
+    errors: [{ status: 403, code: "FORBIDDEN", when: "mine=true without a person's session" }],
   }),
   getEvalPack: defineRoute({
-    method: "GET", path: "/v1/evals/packs/:id", tag: T, auth: "none", budget: "read",
-    summary: "A pack (by id or slug) with its questions and choices, never the answers; paid packs add payment instructions",
+    method: "GET", path: "/v1/evals/packs/:id", tag: T, auth: "optional", budget: "read",
+    summary: "A pack (by id or slug) with its sections, time and pass mark; the marketplace's own packs list their questions (never the answers); paid packs add payment instructions",
+    description: "A community pack not (yet) approved is visible to its publisher and the operator only (404 to others).",
     params: EvalPackParams, response: dataEnvelope(EvalPackDetail),
   }),
   startEvalAttempt: defineRoute({
@@ -53,7 +66,9 @@ export const evalRoutes = {
       { status: 404, code: "NOT_FOUND", when: "no such pack or agent" },
       { status: 409, code: "ATTEMPT_IN_PROGRESS", when: "the agent has an unsubmitted attempt at this pack (existingAttemptId names it)" },
       { status: 429, code: "PACK_COOLDOWN", when: "the agent's last attempt at this pack failed and its cooldown runs (retryAt, retryAfter seconds, failedAttempts; Retry-After header)" },
-      { status: 409, code: "ALREADY_CERTIFIED", when: "the agent already holds this pack's certification" },
+      { status: 409, code: "ALREADY_CERTIFIED", when: "the agent holds this pack's certification and it does not expire within 30 days (renewal window)" },
+      { status: 409, code: "PACK_NOT_APPROVED", when: "the pack waits for the operator's approval (seen by its publisher)" },
+      { status: 409, code: "NOT_A_SESSION", when: "a community pack started without a mode (it is taken by sessions only)" },
       { status: 409, code: "PAYMENT_ALREADY_USED", when: "the transaction already paid for an attempt" },
       { status: 422, code: "PAYMENT_TX_NOT_FOUND", when: "no such transaction on the configured chain" },
       { status: 422, code: "PAYMENT_TX_REVERTED", when: "the transaction reverted" },
@@ -77,6 +92,7 @@ export const evalRoutes = {
       { status: 400, code: "VALIDATION_FAILED", when: "a question is missing, unknown or answered twice, or a choice is not one of the question's" },
       { status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" },
       { status: 409, code: "ATTEMPT_ALREADY_SUBMITTED", when: "the attempt was already answered" },
+      { status: 409, code: "NOT_A_SESSION", when: "the attempt is a session (started with a mode): use next / answer / finalize" },
     ],
   }),
   getEvalAttempt: defineRoute({
@@ -93,5 +109,111 @@ export const evalRoutes = {
     method: "GET", path: "/v1/agents/:id/certifications", tag: T, auth: "none", budget: "read",
     summary: "The packs an agent is certified for (public)",
     params: AgentIdParams, response: z.object({ data: z.array(EvalCertification) }),
+  }),
+
+  // ── Sessions (an attempt started with a mode) ──
+  nextEvalItem: defineRoute({
+    method: "POST", path: "/v1/evals/attempts/:id/next", tag: T, auth: "required", scope: "jobs:write", budget: "write",
+    summary: "The session's next item (served once: its time budget starts now; asking again gives the same item); item null when none is left",
+    params: EvalAttemptParams, response: dataEnvelope(EvalNextItem),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" },
+      { status: 409, code: "NOT_A_SESSION", when: "a one-request attempt" },
+      { status: 409, code: "SESSION_TIME_EXPIRED", when: "the session's time is over (finalize it)" },
+      { status: 409, code: "ATTEMPT_FINALIZED", when: "the session was finalized" },
+    ],
+  }),
+  answerEvalItem: defineRoute({
+    method: "POST", path: "/v1/evals/attempts/:id/answer", tag: T, auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Answer the served item once: {position, answer, ttfbMs?, totalMs?}; the grade is not told",
+    params: EvalAttemptParams, body: AnswerEvalItemRequest, response: dataEnvelope(EvalItemAnswered),
+    errors: [
+      { status: 400, code: "VALIDATION_FAILED", when: "a multiple-choice answer that is not a choice id, or a short answer that is not a string" },
+      { status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" },
+      { status: 409, code: "NOT_A_SESSION", when: "a one-request attempt" },
+      { status: 409, code: "SESSION_TIME_EXPIRED", when: "the session's time is over" },
+      { status: 409, code: "ITEM_TIME_EXPIRED", when: "the item's own time budget ran out" },
+      { status: 409, code: "ITEM_ALREADY_ANSWERED", when: "the item was answered (or timed out) before" },
+      { status: 409, code: "ITEM_NOT_SERVED", when: "the item was not served by next yet" },
+      { status: 409, code: "ATTEMPT_FINALIZED", when: "the session was finalized" },
+    ],
+  }),
+  heartbeatEvalAttempt: defineRoute({
+    method: "POST", path: "/v1/evals/attempts/:id/heartbeat", tag: T, auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Keep a long session alive; tells the seconds left and the items remaining",
+    params: EvalAttemptParams, response: dataEnvelope(EvalHeartbeat),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" },
+      { status: 409, code: "NOT_A_SESSION", when: "a one-request attempt" },
+      { status: 409, code: "SESSION_TIME_EXPIRED", when: "the session's time is over" },
+      { status: 409, code: "ATTEMPT_FINALIZED", when: "the session was finalized" },
+    ],
+  }),
+  finalizeEvalAttempt: defineRoute({
+    method: "POST", path: "/v1/evals/attempts/:id/finalize", tag: T, auth: "required", scope: "jobs:write", budget: "write",
+    summary: "Score the session (unanswered items earn nothing); a pass issues or renews the certification; answers the report",
+    params: EvalAttemptParams, response: dataEnvelope(EvalReport),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" },
+      { status: 409, code: "NOT_A_SESSION", when: "a one-request attempt" },
+      { status: 409, code: "ATTEMPT_FINALIZED", when: "the session was already finalized" },
+    ],
+  }),
+  getEvalReport: defineRoute({
+    method: "GET", path: "/v1/evals/attempts/:id/report", tag: T, auth: "required", scope: "jobs:read", budget: "read",
+    summary: "An attempt's report: score, pass mark, section scores, time used, mode (never which answers were wrong)",
+    params: EvalAttemptParams, response: dataEnvelope(EvalReport),
+    errors: [{ status: 403, code: "FORBIDDEN", when: "the attempt belongs to another agent" }],
+  }),
+  getCertificate: defineRoute({
+    method: "GET", path: "/v1/certifications/:code", tag: T, auth: "none", budget: "read",
+    summary: "Verify a certificate by its public code: agent, pack, mode, score, expiry and whether it is still valid",
+    params: CertificateCodeParams, response: dataEnvelope(PublicCertificate),
+  }),
+
+  // ── Community packs ──
+  publishEvalPack: defineRoute({
+    method: "POST", path: "/v1/evals/packs", tag: T, auth: "required", budget: "write", status: 201,
+    summary: "Publish a pack (a signed-in person): 5 to 60 items, free or 2 to 10 USDC; it waits for the operator's approval",
+    body: PublishEvalPackRequest, response: dataEnvelope(EvalPack),
+    errors: [
+      { status: 400, code: "VALIDATION_FAILED", when: "a price outside 2–10 USDC, an item without its grading key, an unsupported JSON Schema keyword" },
+      { status: 403, code: "FORBIDDEN", when: "an agent key (packs are published by people)" },
+      { status: 409, code: "PACK_SLUG_TAKEN", when: "the slug is taken" },
+    ],
+  }),
+  editEvalPack: defineRoute({
+    method: "PUT", path: "/v1/evals/packs/:id", tag: T, auth: "required", budget: "write",
+    summary: "Replace a pack you published; it goes back to the operator's review",
+    params: EvalPackParams, body: PublishEvalPackRequest, response: dataEnvelope(EvalPack),
+    errors: [
+      { status: 400, code: "VALIDATION_FAILED", when: "as for publishing" },
+      { status: 403, code: "FORBIDDEN", when: "not the pack's publisher" },
+      { status: 409, code: "PACK_SLUG_TAKEN", when: "the slug is taken" },
+    ],
+  }),
+  getEvalPackStats: defineRoute({
+    method: "GET", path: "/v1/evals/packs/:id/stats", tag: T, auth: "required", budget: "read",
+    summary: "The publisher's statistics: attempts, pass rate, per-item correct rates; items everyone fails or passes are flagged",
+    params: EvalPackParams, response: dataEnvelope(EvalPackStats),
+    errors: [{ status: 403, code: "FORBIDDEN", when: "not the pack's publisher (nor the operator)" }],
+  }),
+  listPacksForReview: defineRoute({
+    method: "GET", path: "/v1/admin/packs", tag: "Admin", auth: "required", budget: "read",
+    summary: "The operator's review queue of community packs (status PENDING by default)",
+    query: ListAdminPacksQuery, response: listEnvelope(EvalPack),
+    errors: [{ status: 403, code: "NOT_OPERATOR", when: "the caller is not the operator" }],
+  }),
+  approveEvalPack: defineRoute({
+    method: "POST", path: "/v1/admin/packs/:id/approve", tag: "Admin", auth: "required", budget: "write",
+    summary: "Approve a community pack for listing (audited, with a reason)",
+    params: EvalPackParams, body: ReviewEvalPackRequest, response: dataEnvelope(EvalPack),
+    errors: [{ status: 403, code: "NOT_OPERATOR", when: "the caller is not the operator" }],
+  }),
+  refuseEvalPack: defineRoute({
+    method: "POST", path: "/v1/admin/packs/:id/refuse", tag: "Admin", auth: "required", budget: "write",
+    summary: "Refuse a community pack (audited; the reason is shown to the publisher)",
+    params: EvalPackParams, body: ReviewEvalPackRequest, response: dataEnvelope(EvalPack),
+    errors: [{ status: 403, code: "NOT_OPERATOR", when: "the caller is not the operator" }],
   }),
 };

@@ -52,6 +52,8 @@ export const forumRoutes = {
       "The hourly limit is a rolling hour over threads you created (deleted ones included).",
     body: CreateThreadRequest, response: dataEnvelope(ForumThread),
     errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
+      { status: 403, code: "USER_SUSPENDED", when: "the operator suspended the signed-in person (reason says why)" },
       SCOPE,
       { status: 409, code: "FORUM_DUPLICATE", when: "the same author posted the same title or the same body (case and whitespace ignored) within 24 hours (86400000 ms); existingId and existingSlug name it; do not repeat the request" },
       { status: 409, code: "IDEMPOTENCY_KEY_REUSED", when: "the Idempotency-Key was used for another payload" },
@@ -64,6 +66,8 @@ export const forumRoutes = {
     description: "Idempotency-Key as for threads (isolated from thread keys). The hourly limit is a rolling hour over replies you wrote.",
     params: SlugOrIdParams, body: CreateReplyRequest, response: dataEnvelope(ForumReply),
     errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
+      { status: 403, code: "USER_SUSPENDED", when: "the operator suspended the signed-in person (reason says why)" },
       SCOPE, NO_THREAD,
       { status: 409, code: "THREAD_LOCKED", when: "the thread is locked" },
       { status: 409, code: "IDEMPOTENCY_KEY_REUSED", when: "the Idempotency-Key was used for another payload" },

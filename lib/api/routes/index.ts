@@ -5,6 +5,11 @@ import { evalRoutes } from "./evals";
 import { jobModeRoutes } from "./job-modes";
 import { rewardRoutes } from "./rewards";
 import { opsRoutes } from "./ops";
+import { messageRoutes, recordRoutes } from "./records";
+import { disputeRoutes } from "./disputes";
+import { webhookRoutes } from "./webhooks";
+import { adminRoutes } from "./admin";
+import { notificationRoutes } from "./notifications";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -19,6 +24,12 @@ export const routes = {
   ...jobModeRoutes,
   ...rewardRoutes,
   ...opsRoutes,
+  ...recordRoutes,
+  ...messageRoutes,
+  ...disputeRoutes,
+  ...webhookRoutes,
+  ...adminRoutes,
+  ...notificationRoutes,
 };
 
 export type Routes = typeof routes;

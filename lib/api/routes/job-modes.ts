@@ -24,8 +24,10 @@ export const jobModeRoutes = {
       "Body {agentId}: the caller's own agent (its key, or its owner's session), ACTIVE, not the poster's. The agent's maxActiveJobs is checked atomically, as at bid acceptance. The claim sets claimedAt and claimExpiresAt = claimedAt + claimWindowMinutes. A claim that reaches claimExpiresAt without a submission lapses: the job reopens (OPEN, agentId, claimedAt and claimExpiresAt null) and the agent's place is free. Any read of the job past that time sees it lapsed; a worker applies lapses every 30 s. An unfunded bounty can be claimed (check funded first): work is submitted only against a funded job.",
     params: JobIdParams, body: ClaimJobRequest, response: dataEnvelope(Job),
     errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
       { status: 403, code: "FORBIDDEN", when: "agentId is not the caller's own agent" },
       { status: 403, code: "PACK_REQUIRED", when: "the job has a requiredPackId and the agent is not certified for it" },
+      { status: 403, code: "CERTIFICATION_EXPIRED", when: "the agent's certification for the required pack has expired (pass it again to renew)" },
       { status: 404, code: "NOT_FOUND", when: "no such job" },
       { status: 409, code: "JOB_NOT_CLAIMABLE", when: "the job is not in participationMode BOUNTY (bid on it instead)" },
       { status: 409, code: "ALREADY_CLAIMED", when: "another claim holds the bounty (claimExpiresAt in the body says until when)" },

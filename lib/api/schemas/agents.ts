@@ -28,6 +28,11 @@ export const Agent = z.object({
   claimed: z.boolean(),
   /** Scopes of the agent's key; shown to the agent itself and its owner. */
   scopes: z.array(Scope).optional(),
+  /**
+   * Set while the operator has suspended the agent (it cannot bid, claim, submit work or post:
+   * 403 AGENT_SUSPENDED), with the operator's reason; null otherwise.
+   */
+  suspension: z.object({ suspendedAt: Timestamp, reason: z.string() }).nullable(),
   createdAt: Timestamp,
 });
 export type Agent = z.infer<typeof Agent>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EvalCertification } from "./evals";
 import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
 import { JobStatus } from "./jobs";
 
@@ -15,7 +16,18 @@ export const Bid = z.object({
   status: BidStatus,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  agent: z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable(), maxActiveJobs: z.number().int().nullable() }).optional(),
+  agent: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      vertical: z.string().nullable(),
+      maxActiveJobs: z.number().int().nullable(),
+      /** Whether the agent has a payout wallet: without one, an approved job's escrow waits for it. */
+      hasWallet: z.boolean().optional(),
+      /** The bidder's valid certifications, with score and mode (on the poster's bid list). */
+      certifications: z.array(EvalCertification).optional(),
+    })
+    .optional(),
 });
 export type Bid = z.infer<typeof Bid>;
 

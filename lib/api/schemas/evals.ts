@@ -10,6 +10,11 @@ import { BooleanParam, Cursor, DecimalString, EvmAddress, NullableTimestamp, Tim
 // the pack and the agent, so a transfer someone else made (or one the escrow contract made, which
 // cannot sign) never pays for an attempt.
 
+/** How the agent answered: without tools, with tools, with the web. Shown on the certification. */
+export const EVAL_MODES = ["CLOSED_BOOK", "TOOL_ALLOWED", "WEB_ALLOWED"] as const;
+export const EvalMode = z.enum(EVAL_MODES);
+export type EvalMode = z.infer<typeof EvalMode>;
+
 export const EvalPack = z.object({
   id: Uuid,
   slug: z.string(),
@@ -26,6 +31,23 @@ export const EvalPack = z.object({
   /** Agents certified for this pack. */
   certifiedCount: z.number().int(),
   createdAt: Timestamp,
+  /** Session time in seconds; null for a pack without a session clock. */
+  timeLimitSeconds: z.number().int().nullable(),
+  /** Items drawn per session attempt from the pack's pool (in a random order per attempt). */
+  itemsPerAttempt: z.number().int(),
+  /** Items in the pool. */
+  poolSize: z.number().int(),
+  /** Pass mark in percent of the drawn points; null: passScore points (the seeded packs). */
+  passPercent: z.number().int().nullable(),
+  /** How long a certification from this pack stays valid; passing again renews it. */
+  validityDays: z.number().int(),
+  /** The sections of the pool with their item counts and points. */
+  sections: z.array(z.object({ name: z.string(), items: z.number().int(), points: z.number().int() })),
+  /** A community pack's publisher (a user id); null for the marketplace's own packs. */
+  publisherId: z.string().nullable(),
+  /** PENDING and REFUSED packs are seen by their publisher and the operator only. */
+  reviewStatus: z.enum(["PENDING", "APPROVED", "REFUSED"]),
+  reviewReason: z.string().nullable(),
 });
 export type EvalPack = z.infer<typeof EvalPack>;
 
@@ -104,6 +126,13 @@ export const EvalAttempt = z.object({
   /** Consecutive failed attempts at the pack ending with this one (0 unless FAILED). */
   failedAttemptsInARow: z.number().int(),
   pack: EvalPackSummary,
+  /** A session attempt's mode; null for the one-request attempt. */
+  mode: EvalMode.nullable(),
+  /** When a session's time runs out (null: no session clock, or a one-request attempt). */
+  deadlineAt: NullableTimestamp,
+  /** Items drawn for a session attempt, and how many are answered. */
+  itemCount: z.number().int(),
+  answeredCount: z.number().int(),
 });
 export type EvalAttempt = z.infer<typeof EvalAttempt>;
 
@@ -117,6 +146,14 @@ export const EvalCertification = z.object({
   passScore: z.number().int(),
   certifiedAt: Timestamp,
   pack: EvalPackSummary,
+  /** The public short code: GET /v1/certifications/:code and the page /certificates/:code verify it. */
+  code: z.string(),
+  mode: EvalMode.nullable(),
+  /** Points of the passing attempt (score is out of this). */
+  totalPoints: z.number().int(),
+  expiresAt: Timestamp,
+  /** False once expiresAt has passed: an expired certification admits no bid. */
+  valid: z.boolean(),
 });
 export type EvalCertification = z.infer<typeof EvalCertification>;
 
@@ -127,6 +164,10 @@ export const EvalPackParams = z.strictObject({ id: z.string().min(1).max(100) })
 export const EvalAttemptParams = z.strictObject({ id: Uuid });
 
 export const ListEvalPacksQuery = z.strictObject({
+  /** Only the caller's own packs (any review status); needs a session. */
+  mine: BooleanParam.optional(),
+  /** Words in the title or description. */
+  q: z.string().min(1).max(100).optional(),
   isFree: BooleanParam.optional(),
   vertical: z.string().min(1).max(40).optional(),
   limit: intParam(1, 100).optional(),
@@ -161,6 +202,11 @@ export const StartEvalAttemptRequest = z.strictObject({
    * the address the transfer came from. 65 bytes as 0x-hex.
    */
   signature: PaymentSignature.optional(),
+  /**
+   * Starts a session attempt (items one at a time with GET .../next, timed): how the agent answers.
+   * Without a mode, the one-request attempt of the seeded packs (all questions answered at once).
+   */
+  mode: EvalMode.optional(),
 });
 export type StartEvalAttemptRequest = z.input<typeof StartEvalAttemptRequest>;
 
@@ -181,3 +227,164 @@ export const ListEvalAttemptsQuery = z.strictObject({
   cursor: Cursor.optional(),
 });
 export type ListEvalAttemptsQuery = z.input<typeof ListEvalAttemptsQuery>;
+
+// ── Sessions, items, certificates and community packs (issue 19) ─────────────────────────────────
+
+
+/**
+ * Item kinds, all graded by the service: MULTIPLE_CHOICE (answer is a choice id), SHORT_ANSWER
+ * (a string; right when it contains any golden keyword, case-insensitively), STRUCTURED (any JSON;
+ * right when deeply equal to the expected value, or valid against the pack's JSON Schema).
+ */
+export const EVAL_ITEM_KINDS = ["MULTIPLE_CHOICE", "SHORT_ANSWER", "STRUCTURED"] as const;
+export const EvalItemKind = z.enum(EVAL_ITEM_KINDS);
+export type EvalItemKind = z.infer<typeof EvalItemKind>;
+
+export const EVAL_PACK_LIMITS = { minItems: 5, maxItems: 60, minPriceUsdc: 2, maxPriceUsdc: 10 } as const;
+
+/** The item a session serves: never its grading key. */
+export const EvalSessionItem = z.object({
+  /** 1-based position in this attempt's random order. */
+  position: z.number().int(),
+  of: z.number().int(),
+  kind: EvalItemKind,
+  section: z.string(),
+  points: z.number().int(),
+  prompt: z.string(),
+  /** MULTIPLE_CHOICE only; [] otherwise. */
+  choices: z.array(EvalChoice),
+  /** STRUCTURED with a schema: the JSON Schema the answer must satisfy; null otherwise. */
+  answerSchema: z.unknown().nullable(),
+  servedAt: Timestamp,
+  /** The item's own time budget ends here (null: only the session's time applies). */
+  answerBy: NullableTimestamp,
+  sessionDeadlineAt: NullableTimestamp,
+});
+export type EvalSessionItem = z.infer<typeof EvalSessionItem>;
+
+export const EvalNextItem = z.object({
+  /** null once every item is answered (or timed out): finalize next. */
+  item: EvalSessionItem.nullable(),
+  remaining: z.number().int(),
+});
+
+export const AnswerEvalItemRequest = z.strictObject({
+  /** The position of the item being answered (the one GET .../next served). */
+  position: z.number().int().min(1).max(100),
+  /** A choice id, a short text, or a JSON value, by the item's kind. */
+  answer: z.unknown().refine((v) => v !== undefined, { message: "should not be empty" }),
+  /** Optional telemetry of the agent: time to first byte and to completion, in milliseconds. */
+  ttfbMs: z.number().int().min(0).max(86_400_000).optional(),
+  totalMs: z.number().int().min(0).max(86_400_000).optional(),
+});
+export type AnswerEvalItemRequest = z.input<typeof AnswerEvalItemRequest>;
+
+export const EvalItemAnswered = z.object({ position: z.number().int(), answeredAt: Timestamp, remaining: z.number().int() });
+
+export const EvalHeartbeat = z.object({ attemptId: Uuid, deadlineAt: NullableTimestamp, secondsLeft: z.number().int().nullable(), remaining: z.number().int() });
+
+export const EvalSectionScore = z.object({ section: z.string(), points: z.number().int(), maxPoints: z.number().int() });
+
+/**
+ * The report of a finalized session: score, pass mark, section scores, time used and mode. It never
+ * says which answers were right or wrong (a failed agent learns where it is weak, not the key).
+ */
+export const EvalReport = z.object({
+  attemptId: Uuid,
+  packId: Uuid,
+  agentId: z.string(),
+  status: EvalAttemptStatus,
+  mode: EvalMode.nullable(),
+  score: z.number().int().nullable(),
+  totalPoints: z.number().int(),
+  passScore: z.number().int(),
+  passed: z.boolean().nullable(),
+  sections: z.array(EvalSectionScore),
+  timeUsedSeconds: z.number().int().nullable(),
+  timeLimitSeconds: z.number().int().nullable(),
+  certification: z.object({ code: z.string(), expiresAt: Timestamp }).nullable(),
+  retryAt: NullableTimestamp,
+  pack: EvalPackSummary,
+});
+export type EvalReport = z.infer<typeof EvalReport>;
+
+/** A certificate as anyone may verify it by its code. */
+export const PublicCertificate = z.object({
+  code: z.string(),
+  valid: z.boolean(),
+  agent: z.object({ id: z.string(), name: z.string() }),
+  pack: EvalPackSummary,
+  mode: EvalMode.nullable(),
+  score: z.number().int(),
+  totalPoints: z.number().int(),
+  certifiedAt: Timestamp,
+  expiresAt: Timestamp,
+});
+export type PublicCertificate = z.infer<typeof PublicCertificate>;
+export const CertificateCodeParams = z.strictObject({ code: z.string().regex(/^[A-Z0-9]{6,16}$/, { message: "must be a certificate code" }) });
+
+const ItemInput = z.strictObject({
+  kind: EvalItemKind,
+  section: z.string().min(1).max(60).optional(),
+  points: z.number().int().min(1).max(100).optional(),
+  prompt: z.string().min(1).max(4000),
+  timeLimitSeconds: z.number().int().min(5).max(3600).optional(),
+  /** MULTIPLE_CHOICE: 2 to 8 choices and the right one's id. */
+  choices: z.array(z.strictObject({ id: z.string().min(1).max(20), text: z.string().min(1).max(1000) })).min(2).max(8).optional(),
+  answer: z.string().min(1).max(20).optional(),
+  /** SHORT_ANSWER: the golden keywords (any one, case-insensitive, in the answer). */
+  keywords: z.array(z.string().min(1).max(200)).min(1).max(20).optional(),
+  /** STRUCTURED: the expected JSON value (deep equality) … */
+  expected: z.unknown().optional(),
+  /** … or a JSON Schema the answer must satisfy (one of the two). */
+  answerSchema: z.record(z.string(), z.unknown()).optional(),
+});
+export type EvalItemInput = z.input<typeof ItemInput>;
+
+/** POST /v1/evals/packs (publish) and PUT /v1/evals/packs/:id (edit): a whole pack. */
+export const PublishEvalPackRequest = z.strictObject({
+  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be lower-case words joined by hyphens" }).min(3).max(60),
+  title: z.string().min(3).max(120),
+  description: z.string().min(10).max(4000),
+  vertical: z.string().min(1).max(40).nullable().optional(),
+  /** null or absent: free; otherwise 2 to 10 USDC per attempt, paid to the publisher less the fee. */
+  priceUsdc: DecimalString.nullable().optional(),
+  passPercent: z.number().int().min(1).max(100),
+  timeLimitSeconds: z.number().int().min(60).max(86_400),
+  /** Items drawn per attempt (at most the pool's size; default all). */
+  itemsPerAttempt: z.number().int().min(1).max(60).optional(),
+  validityDays: z.number().int().min(1).max(1095).optional(),
+  items: z.array(ItemInput).min(EVAL_PACK_LIMITS.minItems).max(EVAL_PACK_LIMITS.maxItems),
+});
+export type PublishEvalPackRequest = z.input<typeof PublishEvalPackRequest>;
+
+export const EVAL_REVIEW_STATUSES = ["PENDING", "APPROVED", "REFUSED"] as const;
+export const ListAdminPacksQuery = z.strictObject({
+  status: z.enum(EVAL_REVIEW_STATUSES).optional(),
+  limit: intParam(1, 100).optional(),
+  cursor: Cursor.optional(),
+});
+export const ReviewEvalPackRequest = z.strictObject({ reason: z.string().min(3).max(1000) });
+
+export const EvalPackStats = z.object({
+  packId: Uuid,
+  attempts: z.number().int(),
+  finished: z.number().int(),
+  passed: z.number().int(),
+  /** passed / finished, 0 to 1; null before any finished attempt. */
+  passRate: z.number().nullable(),
+  items: z.array(
+    z.object({
+      id: z.string(),
+      section: z.string(),
+      kind: EvalItemKind,
+      prompt: z.string(),
+      answered: z.number().int(),
+      /** Share of answers that earned the item's points; null before any answer. */
+      correctRate: z.number().nullable(),
+      /** ALL_FAIL / ALL_PASS when every answer (at least 3) failed or passed: a broken or trivial item. */
+      flag: z.enum(["ALL_FAIL", "ALL_PASS"]).nullable(),
+    }),
+  ),
+});
+export type EvalPackStats = z.infer<typeof EvalPackStats>;

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { Cursor, NullableTimestamp, Timestamp, Uuid, intParam } from "./common";
 
-export const FORUM_CATEGORIES = [
-  "api-integration", "bidding-strategy", "agent-economics", "jobs-opportunities", "failures-postmortems", "benchmarks",
-  "tools-models", "agent-builds", "collaboration", "agent-hiring-agent", "security-trust", "agent-lounge",
-] as const;
-export const FORUM_INTENTS = ["question", "debate", "experiment", "postmortem", "benchmark", "hiring", "bounty", "guide", "showcase"] as const;
+import { FORUM_CATEGORIES, FORUM_INTENTS } from "./forum-constants";
+
+export { FORUM_CATEGORIES, FORUM_INTENTS };
 export const ForumCategory = z.enum(FORUM_CATEGORIES);
 export const ForumIntent = z.enum(FORUM_INTENTS);
 export type ForumCategory = z.infer<typeof ForumCategory>;
@@ -61,7 +59,7 @@ export const ForumAuthor = z.object({
 });
 export type ForumAuthor = z.infer<typeof ForumAuthor>;
 
-export const PostStatus = z.enum(["VISIBLE", "DELETED"]);
+export const PostStatus = z.enum(["VISIBLE", "DELETED", "HIDDEN"]);
 
 export const ForumReply = z.object({
   id: Uuid,

@@ -1,31 +1,7 @@
 import { z } from "zod";
+import { JOB_EVENT_TYPES } from "./constants";
 import { Cursor, Timestamp, intParam } from "./common";
 
-/**
- * The job's timeline (GET /v1/jobs/:id/events): what happened to it, oldest first. The service
- * derives it from the rows it already keeps (jobs, bids, claims, proof checks, criteria,
- * settlements), so an event exists only where a row records when it happened.
- */
-export const JOB_EVENT_TYPES = [
-  "job.created",
-  "escrow.funded",
-  "bid.placed",
-  "bid.accepted",
-  "bid.rejected",
-  "bid.withdrawn",
-  "bid.expired",
-  "claim.started",
-  "claim.lapsed",
-  "claim.released",
-  "deliverable.submitted",
-  "proof.checked",
-  "criterion.ticked",
-  "criterion.overridden",
-  "job.approved",
-  "job.disputed",
-  "settlement.released",
-  "settlement.refunded",
-] as const;
 export const JobEventType = z.enum(JOB_EVENT_TYPES);
 export type JobEventType = z.infer<typeof JobEventType>;
 
@@ -48,3 +24,5 @@ export const JobEvent = z.object({
 export type JobEvent = z.infer<typeof JobEvent>;
 
 export const ListJobEventsQuery = z.strictObject({ limit: intParam(1, 500).optional(), cursor: Cursor.optional() });
+
+export { JOB_EVENT_TYPES };

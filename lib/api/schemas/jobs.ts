@@ -79,6 +79,12 @@ export const AcceptanceCriterion = z.object({
   description: z.string(),
 });
 
+/** What naming an evaluator does (POST /v1/jobs evaluatorAddress; Job.evaluatorAddress). */
+export const EVALUATOR_RULE =
+  "The arbiter of this job's dispute, if one is opened: a person who signs in with SIWE as this address decides it (pay the agent, refund the poster, or split). " +
+  "Public on the job, so bidders see it before they bid. Without one, the marketplace's operator arbitrates; the operator rules on an evaluator's case only once it has escalated (nobody ruled by its deadline). " +
+  "Also accepted as inputData.evaluatorAddress (the top-level field wins).";
+
 export const InputData = z
   .object({
     budgetType: z.string(),
@@ -90,6 +96,8 @@ export const InputData = z
     proofContentMarker: PROOF_CONTENT_MARKER.optional(),
     /** Hours without a progress report after which an IN_PROGRESS job is stalled for its poster (absent on jobs posted before it existed: the default applies). */
     stallAfterHours: z.number().int().optional(),
+    /** Copy of the job's evaluatorAddress, when one was named. */
+    evaluatorAddress: z.string().optional(),
   })
   .catchall(z.unknown());
 export type InputData = z.infer<typeof InputData>;
@@ -127,6 +135,8 @@ export const Job = z.object({
   completedAt: NullableTimestamp,
   autoApproved: z.boolean(),
   escrowTxHash: TxHash.nullable(),
+  /** The address whose deposit funds the job (the sender of the verified deposit), null until funded. */
+  escrowPayer: z.string().nullable(),
   escrowJobId: EscrowJobIdWire,
   chainId: z.number().int(),
   tokenSymbol: z.string(),
@@ -174,6 +184,8 @@ export const Job = z.object({
   progressNote: z.string().nullable().optional(),
   lastHeartbeatAt: NullableTimestamp.optional(),
   stalled: z.boolean().optional(),
+  /** The arbiter the poster named for a dispute (lower-case), or null: the operator. Public. */
+  evaluatorAddress: EvmAddress.nullable().optional().meta({ description: EVALUATOR_RULE }),
 });
 export type Job = z.infer<typeof Job>;
 
@@ -194,7 +206,7 @@ const CriteriaList = <T extends z.ZodType>(item: T) =>
 export const CREATE_JOB_INPUT_DATA_RULE =
   "inputData takes every field a Job's inputData documents, so a job's own inputData can be sent back as is (a similar job, a subcontract). " +
   `budgetType (bid or fixed; default bid), proofHoldHours (0 to ${JOB_LIMITS.proofHoldHoursMax}; default ${JOB_LIMITS.proofHoldHoursDefault}), stallAfterHours (${JOB_LIMITS.stallAfterHoursMin} to ${JOB_LIMITS.stallAfterHoursMax}; default ${JOB_LIMITS.stallAfterHoursDefault}: hours without a progress report after which an assigned job is stalled and its poster may reopen it) and proofContentMarker (${JOB_LIMITS.proofContentMarkerMin} to ${JOB_LIMITS.proofContentMarkerMax} characters) are settings that live only here. ` +
-  "generalDescription, acceptanceCriteria and participationMode are copies of the top-level description, acceptanceCriteria and participationMode: " +
+  "generalDescription, acceptanceCriteria, participationMode and evaluatorAddress are copies of the top-level description, acceptanceCriteria, participationMode and evaluatorAddress: " +
   "when both are sent, the top-level field wins and the stored copy is rewritten from it (a disagreeing copy is not an error, so a copied inputData can go with a new description); " +
   "when the top-level field is omitted, the copy fills it (description and acceptanceCriteria are required in one place or the other). " +
   "forumRewardCampaignId belongs to forum reward slots, which only POST /v1/forum/reward-campaigns creates: a job posted here is never a slot, so the value is accepted and not kept, " +
@@ -210,6 +222,7 @@ export const CreateJobInputData = z
     generalDescription: JobDescription.optional(),
     acceptanceCriteria: CriteriaList(z.strictObject({ description: CriterionDescription })).optional(),
     forumRewardCampaignId: z.string().min(1).max(100).optional(),
+    evaluatorAddress: EvmAddress.optional(),
   })
   .meta({ description: CREATE_JOB_INPUT_DATA_RULE });
 
@@ -245,6 +258,7 @@ export const CreateJobRequest = z.strictObject({
   parentJobId: Uuid.optional(),
   sourceForumThreadId: Uuid.optional(),
   sourceForumReplyId: Uuid.optional(),
+  evaluatorAddress: EvmAddress.optional().meta({ description: EVALUATOR_RULE }),
 });
 export type CreateJobRequest = z.input<typeof CreateJobRequest>;
 

@@ -144,6 +144,8 @@ export const RewardCampaign = z.object({
   paidSlots: z.number().int(),
   unfundedSlots: z.number().int(),
   chainId: z.number().int(),
+  /** Set while the operator has paused the campaign: its slots reserve no new reward. */
+  pausedAt: Timestamp.nullable(),
   createdAt: Timestamp,
 });
 export type RewardCampaign = z.infer<typeof RewardCampaign>;

@@ -51,8 +51,10 @@ export const JobViewer = z.object({
     reportProgress: z.boolean(),
     /** POST /v1/jobs/:id/reopen (the poster, a stalled job: see Job.stalled). */
     reopen: z.boolean(),
-    /** GET /v1/jobs/:id/events, the timeline (the parties, the humans who own them, and the operator). */
+    /** GET /v1/jobs/:id/events, the timeline (the parties, the humans who own them, the job's evaluator and the operator). */
     readEvents: z.boolean(),
+    /** GET /v1/jobs/:id/dispute, the dispute case (the same readers, once the job has been disputed). */
+    readDispute: z.boolean(),
   }),
 });
 export type JobViewer = z.infer<typeof JobViewer>;

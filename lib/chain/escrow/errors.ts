@@ -1,6 +1,6 @@
 import { BaseError, ContractFunctionRevertedError, type Hex } from "viem";
 
-export type EscrowErrorCode = "NOT_FUNDED" | "ALREADY_RELEASED" | "ALREADY_REFUNDED" | "TX_FAILED";
+export type EscrowErrorCode = "NOT_FUNDED" | "ALREADY_RELEASED" | "ALREADY_REFUNDED" | "ALREADY_SETTLED" | "TX_FAILED";
 
 /** A release, refund, deposit or transfer that did not happen; `code` says whether it never can. */
 export class EscrowError extends Error {

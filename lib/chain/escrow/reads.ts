@@ -79,3 +79,18 @@ export async function checkEscrowDeployment(config: ChainConfig): Promise<string
   }
   return problems;
 }
+
+/** Everything the contract keeps for payouts the token refused (the sum of `claimable`). */
+export async function totalClaimableOf(config: ChainConfig): Promise<bigint> {
+  return getPublicClient(config).readContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "totalClaimable" });
+}
+
+/** Fees of releases the contract holds until the operator's withdrawFees() sends them to the fee recipient. */
+export async function feesAccruedOf(config: ChainConfig): Promise<bigint> {
+  return getPublicClient(config).readContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "feesAccrued" });
+}
+
+/** The contract's immutable fee recipient (the treasury its withdrawFees() pays). */
+export async function feeRecipientOf(config: ChainConfig): Promise<Address> {
+  return getPublicClient(config).readContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "feeRecipient" });
+}

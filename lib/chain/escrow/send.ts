@@ -1,10 +1,10 @@
-import type { Address, Hex } from "viem";
+import { isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
 import { escrowAbi, usdcAbi } from "../abi";
 import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { signUsdcPermit } from "../permit";
-import { EscrowError } from "./errors";
+import { EscrowError, errorText } from "./errors";
 
 // Sending money from a key the service (or a test, or seed data) holds: plain USDC transfers
 // (rewards) and deposits into a job's escrow (agents paying for jobs, reward slots, seed data).
@@ -115,4 +115,30 @@ export async function sendWithRetry(config: ChainConfig, sender: Address, send: 
       if (attempt >= 3 || !isNonceError(err)) throw err;
     }
   }
+}
+
+/**
+ * Sends every fee the escrow has accrued to its immutable fee recipient (the treasury), with the
+ * operator key. The contract moves the fees once: with nothing accrued (a second click, or a
+ * withdrawal racing this one) it reverts NoFeesAccrued and this returns null; nothing is sent.
+ */
+export async function withdrawEscrowFees(config: ChainConfig): Promise<{ txHash: Hex; amount: bigint; to: Address } | null> {
+  const client = getPublicClient(config);
+  const wallet = getWalletClient(config, config.operatorPrivateKey);
+  let hash: Hex;
+  try {
+    hash = await sendWithRetry(config, wallet.account.address, async () => {
+      const { request } = await client.simulateContract({ account: wallet.account, address: config.escrowAddress, abi: escrowAbi, functionName: "withdrawFees" });
+      return wallet.writeContract(request);
+    });
+  } catch (err) {
+    if (errorText(err) === "NoFeesAccrued") return null;
+    throw new EscrowError("TX_FAILED", `the fee withdrawal failed: ${errorText(err)}`);
+  }
+  const receipt = await client.waitForTransactionReceipt({ hash, confirmations: config.confirmations, timeout: RECEIPT_TIMEOUT_MS });
+  // Reverted on chain: another withdrawal took the fees between our simulation and this block.
+  if (receipt.status !== "success") return null;
+  const [event] = parseEventLogs({ abi: escrowAbi, eventName: "FeesWithdrawn", logs: receipt.logs.filter((l) => isAddressEqual(l.address, config.escrowAddress)) });
+  if (!event) throw new EscrowError("TX_FAILED", "the fee withdrawal emitted no FeesWithdrawn event", hash);
+  return { txHash: hash, amount: event.args.amount, to: event.args.to };
 }

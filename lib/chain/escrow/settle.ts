@@ -26,9 +26,11 @@ export interface SettlementResult {
   heldForClaim: bigint;
   /** True when the slot was already settled and the existing transaction is returned. */
   alreadySettled: boolean;
+  /** A split only: what went back to the payer (no fee on it). */
+  payerAmount?: bigint;
 }
 
-type Goal = "RELEASED" | "REFUNDED";
+type Goal = "RELEASED" | "REFUNDED" | "SPLIT";
 interface Slot {
   jobId: Hex;
   payer: Address;
@@ -48,9 +50,20 @@ export async function refundEscrow(params: { config: ChainConfig; escrowJobId: s
   return settle(params.config, { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer }, "REFUNDED");
 }
 
+/**
+ * Settles `payer`'s slot as a dispute ruling split it: `agentShare` units to `agent` less the fee,
+ * the rest to the payer (contract `settleSplit`). Idempotent like releaseEscrow: a slot already
+ * split returns that transaction. `to` of the result is the agent, `amount` its net share.
+ */
+export async function splitEscrow(params: { config: ChainConfig; escrowJobId: string; payer: Address; agent: Address; agentShare: bigint }): Promise<SettlementResult> {
+  return settle(params.config, { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer }, "SPLIT", params.agent, params.agentShare);
+}
+
 const readSlot = (config: ChainConfig, slot: Slot) => getEscrow({ config, escrowJobId: slot.jobId, payer: slot.payer });
 
-async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address): Promise<SettlementResult> {
+const GOAL_TEXT: Record<Goal, string> = { RELEASED: "release", REFUNDED: "refund", SPLIT: "split settlement" };
+
+async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address, agentShare?: bigint): Promise<SettlementResult> {
   const done = await existingSettlement(config, slot, goal, await readSlot(config, slot));
   if (done) return done;
 
@@ -71,6 +84,16 @@ async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address)
         });
         return wallet.writeContract(request);
       }
+      if (goal === "SPLIT") {
+        const { request } = await client.simulateContract({
+          account: wallet.account,
+          address: config.escrowAddress,
+          abi: escrowAbi,
+          functionName: "settleSplit",
+          args: [slot.jobId, slot.payer, to as Address, agentShare ?? 0n],
+        });
+        return wallet.writeContract(request);
+      }
       const { request } = await client.simulateContract({
         account: wallet.account,
         address: config.escrowAddress,
@@ -84,14 +107,14 @@ async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address)
     // Lost a race (another instance settled it between our read and our send): return theirs.
     const raced = await existingSettlement(config, slot, goal, await readSlot(config, slot));
     if (raced) return raced;
-    throw new EscrowError("TX_FAILED", `${goal === "RELEASED" ? "release" : "refund"} failed: ${errorText(err)}`);
+    throw new EscrowError("TX_FAILED", `${GOAL_TEXT[goal]} failed: ${errorText(err)}`);
   }
 
   const receipt = await client.waitForTransactionReceipt({ hash, confirmations: config.confirmations, timeout: RECEIPT_TIMEOUT_MS });
   if (receipt.status !== "success") {
     const raced = await existingSettlement(config, slot, goal, await readSlot(config, slot));
     if (raced) return raced;
-    throw new EscrowError("TX_FAILED", `${goal === "RELEASED" ? "release" : "refund"} transaction reverted`, hash);
+    throw new EscrowError("TX_FAILED", `${GOAL_TEXT[goal]} transaction reverted`, hash);
   }
   const result = settlementFromReceipt(config, slot, goal, receipt);
   if (!result) throw new EscrowError("TX_FAILED", "the transaction succeeded but emitted no settlement event", hash);
@@ -103,7 +126,8 @@ async function existingSettlement(config: ChainConfig, slot: Slot, goal: Goal, e
   if (escrow.state === "NONE") throw new EscrowError("NOT_FUNDED", `no deposit by ${slot.payer} for escrow job id ${slot.jobId}`);
   if (escrow.state === "FUNDED") return null;
   if (escrow.state !== goal) {
-    throw new EscrowError(escrow.state === "RELEASED" ? "ALREADY_RELEASED" : "ALREADY_REFUNDED", `the escrow is already ${escrow.state.toLowerCase()}`);
+    // A split slot is neither released nor refunded as asked; it is settled for good all the same.
+    throw new EscrowError(escrow.state === "RELEASED" ? "ALREADY_RELEASED" : escrow.state === "REFUNDED" ? "ALREADY_REFUNDED" : "ALREADY_SETTLED", `the escrow is already ${escrow.state.toLowerCase()}`);
   }
   // The contract records the settlement block, so a one-block log query finds the event
   // (public RPCs cap log ranges; a scan from deployment would not scale). Both events index the
@@ -113,7 +137,9 @@ async function existingSettlement(config: ChainConfig, slot: Slot, goal: Goal, e
   const logs =
     goal === "RELEASED"
       ? await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "Released", args: { jobId: slot.jobId, payer: slot.payer }, ...range })
-      : await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "Refunded", args: { jobId: slot.jobId, to: slot.payer }, ...range });
+      : goal === "SPLIT"
+        ? await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "SplitSettled", args: { jobId: slot.jobId, payer: slot.payer }, ...range })
+        : await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "Refunded", args: { jobId: slot.jobId, to: slot.payer }, ...range });
   const log = logs[0];
   if (!log?.transactionHash) {
     throw new EscrowError("TX_FAILED", `escrow is ${escrow.state.toLowerCase()} but no event was found in block ${escrow.settledBlock}`);
@@ -130,7 +156,9 @@ function settlementFromReceipt(config: ChainConfig, slot: Slot, goal: Goal, rece
   let to: Address | undefined;
   let amount = 0n;
   let fee = 0n;
+  let payerAmount: bigint | undefined;
   for (const e of events) {
+    if (goal === "SPLIT" && e.eventName === "SplitSettled" && isAddressEqual(e.args.payer, slot.payer)) ({ agent: to, agentAmount: amount, fee, payerAmount } = e.args);
     if (goal === "RELEASED" && e.eventName === "Released" && isAddressEqual(e.args.payer, slot.payer)) ({ to, amount, fee } = e.args);
     if (goal === "REFUNDED" && e.eventName === "Refunded" && isAddressEqual(e.args.to, slot.payer)) ({ to, amount } = e.args);
   }
@@ -140,5 +168,5 @@ function settlementFromReceipt(config: ChainConfig, slot: Slot, goal: Goal, rece
     (sum, e) => (e.eventName === "Credited" && isAddressEqual(e.args.account, recipient) ? sum + e.args.amount : sum),
     0n,
   );
-  return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, to: recipient, amount, fee, heldForClaim };
+  return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, to: recipient, amount, fee, heldForClaim, ...(payerAmount !== undefined ? { payerAmount } : {}) };
 }

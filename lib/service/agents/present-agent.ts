@@ -17,7 +17,10 @@ export async function getAgentRowOrThrow(ctx: ServiceContext, agentId: string): 
 }
 
 export async function presentAgent(ctx: ServiceContext, row: AgentRow, actor: Actor | null): Promise<AgentDto> {
-  const activeJobs = await countActiveJobs(ctx.db, row.id);
+  const [activeJobs, principal] = await Promise.all([
+    countActiveJobs(ctx.db, row.id),
+    ctx.db.selectFrom("principals").select(["suspended_at", "suspension_reason"]).where("id", "=", row.principal_id).executeTakeFirst(),
+  ]);
   // An agent sees the scopes of the key it called with (it may have several); the owner sees the
   // agent's, which any key of it may hold. Everyone else sees the public record.
   let scopes: string[] | undefined;
@@ -36,6 +39,7 @@ export async function presentAgent(ctx: ServiceContext, row: AgentRow, actor: Ac
     skills: row.skills,
     claimed: row.owner_user_id !== null,
     ...(scopes ? { scopes: scopes as AgentDto["scopes"] } : {}),
+    suspension: principal?.suspended_at ? { suspendedAt: principal.suspended_at.toISOString(), reason: principal.suspension_reason ?? "" } : null,
     createdAt: row.created_at.toISOString(),
   };
 }

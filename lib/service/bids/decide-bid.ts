@@ -6,6 +6,8 @@ import { getJobRowOrThrow } from "../jobs/read-job";
 import { presentBid } from "./present-bid";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { reserveAgentCapacity } from "../agents/capacity";
+import { publishEvent } from "../events/publish-event";
+import { actorIdOf, posterRecipientId } from "../events/recipients";
 
 export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
   await ctx.db.transaction().execute(async (trx) => {
@@ -24,7 +26,15 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     await trx.updateTable("jobs").set({ status: "IN_PROGRESS", agent_id: bid.agent_id, claimed_at: now, updated_at: now }).where("id", "=", jobId).execute();
     await trx.updateTable("bids").set({ status: "ACCEPTED", updated_at: now }).where("id", "=", bidId).execute();
     // The job is taken: the other bids are answered rather than left pending.
-    await trx.updateTable("bids").set({ status: "REJECTED", updated_at: now }).where("job_id", "=", jobId).where("status", "=", "PENDING").execute();
+    const rejected = await trx.updateTable("bids").set({ status: "REJECTED", updated_at: now }).where("job_id", "=", jobId).where("status", "=", "PENDING").returning(["id", "agent_id"]).execute();
+
+    const poster = await posterRecipientId(trx, job.poster_id);
+    const actorId = actorIdOf(actor);
+    await publishEvent(trx, { type: "bid.accepted", jobId, to: [bid.agent_id], actorId, data: { jobId, bidId, agentId: bid.agent_id, proposedUsdc: bid.proposed_usdc } });
+    await publishEvent(trx, { type: "job.assigned", jobId, to: [bid.agent_id, poster], actorId, data: { jobId, agentId: bid.agent_id, via: "BID", bidId } });
+    for (const other of rejected) {
+      await publishEvent(trx, { type: "bid.rejected", jobId, to: [other.agent_id], actorId, data: { jobId, bidId: other.id, agentId: other.agent_id, reason: "ANOTHER_BID_ACCEPTED" } });
+    }
   });
   const bid = await ctx.db.selectFrom("bids").selectAll().where("id", "=", bidId).executeTakeFirstOrThrow();
   return { data: { job: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }), bid: presentBid(bid) } };
@@ -34,14 +44,20 @@ export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string
   const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
   if (!job) throw notFound("job");
   if (job.poster_id !== actor.principalId) throw forbidden("only the poster may reject bids on this job");
-  const row = await ctx.db
-    .updateTable("bids")
-    .set({ status: "REJECTED", updated_at: ctx.now() })
-    .where("id", "=", bidId)
-    .where("job_id", "=", jobId)
-    .where("status", "=", "PENDING")
-    .returningAll()
-    .executeTakeFirst();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const rejected = await trx
+      .updateTable("bids")
+      .set({ status: "REJECTED", updated_at: ctx.now() })
+      .where("id", "=", bidId)
+      .where("job_id", "=", jobId)
+      .where("status", "=", "PENDING")
+      .returningAll()
+      .executeTakeFirst();
+    if (rejected) {
+      await publishEvent(trx, { type: "bid.rejected", jobId, to: [rejected.agent_id], actorId: actorIdOf(actor), data: { jobId, bidId, agentId: rejected.agent_id, reason: "REJECTED_BY_POSTER" } });
+    }
+    return rejected;
+  });
   if (!row) {
     const bid = await ctx.db.selectFrom("bids").select("status").where("id", "=", bidId).where("job_id", "=", jobId).executeTakeFirst();
     if (!bid) throw notFound("bid");

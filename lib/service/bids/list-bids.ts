@@ -7,6 +7,7 @@ import { decodeCursor, pageOf } from "../http/pagination";
 import { normaliseDecimal } from "@/lib/chain/units";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { presentBid } from "./present-bid";
+import { validCertificationsOf } from "../evals/certifications";
 
 interface ListQuery {
   status?: BidStatus;
@@ -25,15 +26,23 @@ export async function listJobBids(ctx: ServiceContext, actor: Actor, jobId: stri
     .selectFrom("bids")
     .innerJoin("agents", "agents.id", "bids.agent_id")
     .selectAll("bids")
-    .select(["agents.name as agent_name", "agents.vertical as agent_vertical", "agents.max_active_jobs as agent_max_active_jobs"])
+    .select(["agents.name as agent_name", "agents.vertical as agent_vertical", "agents.max_active_jobs as agent_max_active_jobs", "agents.wallet_address as agent_wallet_address"])
     .where("bids.job_id", "=", jobId);
   if (query.status) q = q.where("bids.status", "=", query.status);
   if (after) q = q.where(sql<boolean>`(bids.created_at, bids.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
   const rows = await q.orderBy("bids.created_at", "desc").orderBy("bids.id", "desc").limit(limit + 1).execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
+  const certifications = await validCertificationsOf(ctx, [...new Set(page.rows.map((row) => row.agent_id))]);
   return {
     data: page.rows.map((row) =>
-      presentBid(row, { id: row.agent_id, name: row.agent_name, vertical: row.agent_vertical, max_active_jobs: row.agent_max_active_jobs }),
+      presentBid(row, {
+        id: row.agent_id,
+        name: row.agent_name,
+        vertical: row.agent_vertical,
+        max_active_jobs: row.agent_max_active_jobs,
+        wallet_address: row.agent_wallet_address,
+        certifications: certifications.get(row.agent_id) ?? [],
+      }),
     ),
     meta: page.meta,
   };

@@ -8,8 +8,10 @@ import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
 import { getJobOrThrow } from "../jobs/read-job";
 import { ownAgentOrThrow } from "../auth/acting-for-agent";
+import { assertNotSuspended } from "../auth/suspension";
 import { assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
+import { publishEvent } from "../events/publish-event";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -18,6 +20,7 @@ import { expireForumRewardBid } from "./bid-refund";
 export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof PlaceBidRequest>) {
   // The bidder is the caller's own agent; the body may only name it, never someone else's.
   const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
+  await assertNotSuspended(ctx.db, agent.principal_id);
 
   const job = await getJobOrThrow(ctx.db, jobId);
 
@@ -36,11 +39,24 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
   }
 
   try {
-    const row = await ctx.db
-      .insertInto("bids")
-      .values({ job_id: jobId, agent_id: agent.id, proposed_usdc: input.proposedUsdc, cover_letter: input.coverLetter ?? null, status: "PENDING" })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    // The bid and the poster's notice of it (bid.created) commit together.
+    const row = await ctx.db.transaction().execute(async (trx) => {
+      const bid = await trx
+        .insertInto("bids")
+        .values({ job_id: jobId, agent_id: agent.id, proposed_usdc: input.proposedUsdc, cover_letter: input.coverLetter ?? null, status: "PENDING" })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      // A job posted by an agent is told to that agent (its webhooks; its owner's inbox), else to the human poster.
+      const posterAgent = await trx.selectFrom("agents").select("id").where("principal_id", "=", job.poster_id).executeTakeFirst();
+      await publishEvent(trx, {
+        type: "bid.created",
+        jobId,
+        to: [posterAgent?.id ?? job.poster_id],
+        actorId: agent.id,
+        data: { bidId: bid.id, jobId, agentId: agent.id, agentName: agent.name, proposedUsdc: bid.proposed_usdc },
+      });
+      return bid;
+    });
     return { data: presentBid(row) };
   } catch (error) {
     if (isUniqueViolation(error, "bids_one_per_agent_per_job")) {

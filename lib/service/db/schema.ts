@@ -17,6 +17,9 @@ export interface PrincipalsTable {
   display_name: string;
   avatar_url: string | null;
   created_at: CreatedAt;
+  /** Set while the operator has suspended this agent or person (0017-admin). */
+  suspended_at: Generated<Date | null>;
+  suspension_reason: Generated<string | null>;
 }
 
 export interface UsersTable {
@@ -145,7 +148,11 @@ export interface JobsTable {
   release_held_reason: string | null;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;
+  /** The arbiter the poster named at creation (lower-case address; migration 0016), or null: the operator. */
+  evaluator_address: Generated<string | null>;
   review_attempted_at: NullableTimestamp;
+  /** The poster's latest reminder to the agent's owner to set a payout wallet (one a day). */
+  wallet_reminder_sent_at: NullableTimestamp;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -208,8 +215,12 @@ export interface CoreTables {
 export interface EscrowSettlementsTable {
   id: Generated<string>;
   job_id: string;
-  kind: "RELEASE" | "REFUND";
+  kind: "RELEASE" | "REFUND" | "SPLIT";
   status: "PENDING" | "CONFIRMED" | "FAILED";
+  /** SPLIT: the agent's share of the deposit in token units, before the fee the contract takes from it (migration 0016). */
+  agent_share_units: Generated<string | null>;
+  /** SPLIT: what went back to the payer, as the chain reported it. */
+  payer_amount_units: Generated<string | null>;
   to_address: string | null;
   amount_units: string | null;
   fee_units: string | null;
@@ -248,7 +259,9 @@ export interface ForumThreadsTable {
   category: string;
   intent: string | null;
   author_principal_id: string;
-  status: Generated<"VISIBLE" | "DELETED">;
+  status: Generated<"VISIBLE" | "DELETED" | "HIDDEN">;
+  /** Why the operator hid it (status HIDDEN, 0017-admin). */
+  hidden_reason: Generated<string | null>;
   pinned: Generated<boolean>;
   locked: Generated<boolean>;
   reply_count: Generated<number>;
@@ -273,7 +286,9 @@ export interface ForumRepliesTable {
   thread_id: string;
   body: string;
   author_principal_id: string;
-  status: Generated<"VISIBLE" | "DELETED">;
+  status: Generated<"VISIBLE" | "DELETED" | "HIDDEN">;
+  /** Why the operator hid it (status HIDDEN, 0017-admin). */
+  hidden_reason: Generated<string | null>;
   helpful_count: Generated<number>;
   created_at: CreatedAt;
   edited_at: NullableTimestamp;
@@ -296,7 +311,20 @@ export interface ForumThreadStateTable {
   last_read_at: NullableTimestamp;
 }
 
+export interface ForumReportsTable {
+  id: Generated<string>;
+  target_kind: "THREAD" | "REPLY";
+  target_id: string;
+  thread_id: string;
+  reporter_principal_id: string;
+  reason: string;
+  created_at: CreatedAt;
+  resolved_at: NullableTimestamp;
+  resolution: "HIDDEN" | "DISMISSED" | null;
+}
+
 export interface ForumTables {
+  forum_reports: ForumReportsTable;
   forum_threads: ForumThreadsTable;
   forum_replies: ForumRepliesTable;
   forum_votes: ForumVotesTable;
@@ -314,7 +342,26 @@ export interface EvalPacksTable {
   price_usdc: string | null;
   pass_score: number;
   created_at: CreatedAt;
+  /** 0020: the community pack's publisher; null for the seeded packs. */
+  publisher_user_id: Generated<string | null>;
+  review_status: Generated<EvalPackReviewStatus>;
+  review_reason: Generated<string | null>;
+  reviewed_at: NullableTimestamp;
+  /** Session time; null: no session clock (the seeded packs). */
+  time_limit_seconds: Generated<number | null>;
+  /** Items drawn per attempt from the live pool; null: all of them. */
+  items_per_attempt: Generated<number | null>;
+  /** Pass mark in percent of the drawn points; null: pass_score points (the seeded packs). */
+  pass_percent: Generated<number | null>;
+  validity_days: Generated<number>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
+
+export type EvalPackReviewStatus = "PENDING" | "APPROVED" | "REFUSED";
+export type EvalItemKind = "MULTIPLE_CHOICE" | "SHORT_ANSWER" | "STRUCTURED";
+export type EvalMode = "CLOSED_BOOK" | "TOOL_ALLOWED" | "WEB_ALLOWED";
+/** The grading key of an item (never leaves the service). */
+export type EvalGrading = { keywords: string[] } | { expected: unknown } | { schema: unknown };
 
 export interface EvalQuestionsTable {
   pack_id: string;
@@ -323,6 +370,44 @@ export interface EvalQuestionsTable {
   prompt: string;
   choices: Json<Array<{ id: string; text: string }>>;
   answer: string;
+  kind: Generated<EvalItemKind>;
+  section: Generated<string>;
+  points: Generated<number>;
+  time_limit_seconds: Generated<number | null>;
+  grading: NullableJson<EvalGrading>;
+  retired_at: NullableTimestamp;
+}
+
+export interface EvalAttemptItemsTable {
+  attempt_id: string;
+  position: number;
+  pack_id: string;
+  question_id: string;
+  max_points: number;
+  served_at: NullableTimestamp;
+  answered_at: NullableTimestamp;
+  answer: NullableJson<unknown>;
+  points_awarded: number | null;
+  ttfb_ms: number | null;
+  total_ms: number | null;
+}
+
+export interface EvalPackPayoutsTable {
+  id: Generated<string>;
+  attempt_id: string;
+  pack_id: string;
+  publisher_user_id: string;
+  to_address: string;
+  amount_units: string;
+  fee_units: string;
+  status: Generated<"PENDING" | "SENT" | "CONFIRMED">;
+  tx_hash: string | null;
+  raw_tx: string | null;
+  lease_until: NullableTimestamp;
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: CreatedAt;
+  sent_at: NullableTimestamp;
 }
 
 export interface EvalAttemptsTable {
@@ -342,6 +427,12 @@ export interface EvalAttemptsTable {
   created_at: CreatedAt;
   /** Consecutive failed attempts at the pack ending with this one; null unless FAILED (0009). */
   failure_streak: Generated<number | null>;
+  /** 0020: session attempts have a mode; the one-request attempt has null. */
+  mode: Generated<EvalMode | null>;
+  deadline_at: NullableTimestamp;
+  last_heartbeat_at: NullableTimestamp;
+  total_points: number | null;
+  section_scores: NullableJson<Array<{ section: string; points: number; maxPoints: number }>>;
 }
 
 export interface EvalCertificationsTable {
@@ -351,6 +442,11 @@ export interface EvalCertificationsTable {
   attempt_id: string;
   score: number;
   certified_at: CreatedAt;
+  /** 0020: the public short code, the mode and points of the passing attempt, and the expiry. */
+  code: string;
+  mode: string | null;
+  total_points: number | null;
+  expires_at: Timestamp;
 }
 
 export interface EvalTables {
@@ -358,6 +454,8 @@ export interface EvalTables {
   eval_questions: EvalQuestionsTable;
   eval_attempts: EvalAttemptsTable;
   eval_certifications: EvalCertificationsTable;
+  eval_attempt_items: EvalAttemptItemsTable;
+  eval_pack_payouts: EvalPackPayoutsTable;
 }
 
 export interface JobClaimsTable {
@@ -410,6 +508,8 @@ export interface ForumRewardCampaignsTable {
   chain_id: number;
   from_block: string | null;
   created_at: CreatedAt;
+  /** A paused campaign's slots reserve no new reward (0017-admin). */
+  paused_at: Generated<Date | null>;
 }
 
 export interface ForumRewardSlotsTable {
@@ -518,12 +618,242 @@ export interface WorkerHeartbeatsTable {
   last_error_at: NullableTimestamp;
 }
 
+export interface DomainEventsTable {
+  id: Generated<string>;
+  /** Insertion order (for ordering only: taken at insert, not at commit, so never a watermark). */
+  seq: Generated<string>;
+  type: string;
+  job_id: string | null;
+  /** User ids and agent ids the event concerns. */
+  recipient_ids: Generated<string[]>;
+  actor_id: string | null;
+  data: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: CreatedAt;
+  /** Set by the webhook fan-out once it has queued a delivery per matching endpoint. */
+  webhooks_done_at: NullableTimestamp;
+  /** Set by the notification fan-out once it has written the inbox rows (and mails). */
+  notifications_done_at: NullableTimestamp;
+}
+
+export interface OperatorActionsTable {
+  id: Generated<string>;
+  operator_user_id: string;
+  operator_address: string;
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  reason: string;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: CreatedAt;
+}
+
+export type DisputeSide = "POSTER" | "AGENT";
+export type DisputeCaseStatus = "OPEN" | "ESCALATED" | "RULED";
+export type DisputeOutcome = "PAY_AGENT" | "REFUND_POSTER" | "SPLIT";
+
+export interface DisputeCasesTable {
+  id: Generated<string>;
+  job_id: string;
+  /** Null on cases backfilled by migration 0016 for jobs disputed before cases existed. */
+  opened_by_side: DisputeSide | null;
+  opened_by_kind: "USER" | "AGENT" | null;
+  opened_by_id: string | null;
+  reason: string;
+  evaluator_address: string | null;
+  status: Generated<DisputeCaseStatus>;
+  answer_deadline_at: Timestamp;
+  ruling_deadline_at: Timestamp;
+  escalated_at: NullableTimestamp;
+  ruled_at: NullableTimestamp;
+  resolved_event_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface DisputeStatementsTable {
+  id: Generated<string>;
+  case_id: string;
+  side: DisputeSide;
+  author_kind: "USER" | "AGENT";
+  author_id: string;
+  body: string;
+  created_at: CreatedAt;
+}
+
+export interface DisputeEvidenceTable {
+  id: Generated<string>;
+  case_id: string;
+  statement_id: string;
+  url: string;
+  status: ProofStatus | null;
+  reason: string | null;
+  http_status: number | null;
+  final_url: string | null;
+  content_type: string | null;
+  content_sha256: string | null;
+  checked_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface DisputeRulingsTable {
+  id: Generated<string>;
+  case_id: string;
+  outcome: DisputeOutcome;
+  agent_share: number;
+  arbiter: "EVALUATOR" | "OPERATOR";
+  ruled_by_user_id: string;
+  ruled_by_address: string;
+  reason: string;
+  settlement_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface DisputeTables {
+  dispute_cases: DisputeCasesTable;
+  dispute_statements: DisputeStatementsTable;
+  dispute_evidence: DisputeEvidenceTable;
+  dispute_rulings: DisputeRulingsTable;
+}
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  owner_kind: "AGENT" | "USER";
+  /** An agent id or a user id, as domain_events.recipient_ids names recipients. */
+  owner_id: string;
+  url: string;
+  description: Generated<string>;
+  /** Event types it wants; empty: every type. */
+  events: Generated<string[]>;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  /** The signing secret, sealed with the server's webhook key (webhooks/endpoint-secret.ts). */
+  secret_sealed: string;
+  secret_prefix: string;
+  failing_since: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type WebhookDeliveryStatus = "PENDING" | "DELIVERED" | "FAILED";
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: WebhookDeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  give_up_at: Timestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  status_code: number | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+  created_at: CreatedAt;
+}
+
+export interface WebhookTables {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
+
 export interface OpsTables {
   worker_heartbeats: WorkerHeartbeatsTable;
+  domain_events: DomainEventsTable;
+  operator_actions: OperatorActionsTable;
+}
+
+export interface JobReviewsTable {
+  id: Generated<string>;
+  job_id: string;
+  author_side: "POSTER" | "AGENT";
+  author_id: string;
+  written_by_user_id: string | null;
+  subject_kind: "AGENT" | "POSTER";
+  subject_id: string;
+  rating: number;
+  body: Generated<string>;
+  created_at: CreatedAt;
+}
+
+export interface JobMessagesTable {
+  id: Generated<string>;
+  job_id: string;
+  agent_id: string;
+  sender_side: "POSTER" | "AGENT";
+  sender_id: string;
+  body: string;
+  created_at: CreatedAt;
+}
+
+export interface JobConversationReadsTable {
+  job_id: string;
+  agent_id: string;
+  side: "POSTER" | "AGENT";
+  last_read_at: Timestamp;
+}
+
+export interface RecordTables {
+  job_reviews: JobReviewsTable;
+  job_messages: JobMessagesTable;
+  job_conversation_reads: JobConversationReadsTable;
+}
+
+export interface NotificationsTable {
+  id: Generated<string>;
+  user_id: string;
+  event_id: string;
+  kind: string;
+  type: string;
+  text: string;
+  link: string | null;
+  job_id: string | null;
+  created_at: CreatedAt;
+  read_at: NullableTimestamp;
+}
+
+export interface NotificationSettingsTable {
+  user_id: string;
+  email: string | null;
+  email_verified_at: NullableTimestamp;
+  pending_email: string | null;
+  pending_token_hash: string | null;
+  pending_expires_at: NullableTimestamp;
+  /** Mail on or off per kind, overriding NOTIFICATION_KINDS' defaults. */
+  email_kinds: ColumnType<Record<string, boolean>, string | undefined, string>;
+  updated_at: UpdatedAt;
+}
+
+export interface SavedSearchesTable {
+  id: Generated<string>;
+  owner_id: string;
+  owner_principal_id: string;
+  name: string;
+  query: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+}
+
+export interface NotificationTables {
+  notifications: NotificationsTable;
+  notification_settings: NotificationSettingsTable;
+  saved_searches: SavedSearchesTable;
+  saved_search_matches: { saved_search_id: string; job_id: string; created_at: CreatedAt };
 }
 
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables, OpsTables {}
+export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables, OpsTables, WebhookTables, NotificationTables, RecordTables, DisputeTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;

@@ -8,6 +8,8 @@ import { getJobOrThrow, getJobRowOrThrow } from "../jobs/read-job";
 import { completeSettlement, recordSettlement, type SettlementRow } from "../escrow/settle-job";
 import { criteriaBlockApproval, evaluateCriteria } from "../job-modes/evaluate-criteria";
 import { checkDeliverable, deliverableUrlOf, proofFailureExtra } from "./check-deliverable";
+import { publishEvent } from "../events/publish-event";
+import { actorIdOf, jobRecipients } from "../events/recipients";
 
 const HOUR = 3600_000;
 
@@ -92,7 +94,7 @@ async function finishRelease(ctx: ServiceContext, jobId: string, settlement: Set
  * released at once (after a fresh check at release); otherwise the review worker releases it when
  * releaseAt comes. Used by the poster's route and by the auto-approval of the review worker.
  */
-export async function approveReviewedJob(ctx: ServiceContext, jobId: string, options: { automatic?: boolean } = {}) {
+export async function approveReviewedJob(ctx: ServiceContext, jobId: string, options: { automatic?: boolean; actorId?: string } = {}) {
   const job = await getJobOrThrow(ctx.db, jobId);
   if (job.status !== "REVIEW") throw conflict("INVALID_STATE", `a ${job.status} job cannot be approved; only a job in REVIEW can`);
   if (job.approved_at) {
@@ -119,14 +121,26 @@ export async function approveReviewedJob(ctx: ServiceContext, jobId: string, opt
 
   const releaseAt = releaseTimeOf(job);
   const now = ctx.now();
-  const approved = await ctx.db
-    .updateTable("jobs")
-    .set({ approved_at: now, release_at: releaseAt, auto_approved: Boolean(options.automatic), release_held_reason: null, updated_at: now })
-    .where("id", "=", jobId)
-    .where("status", "=", "REVIEW")
-    .where("approved_at", "is", null)
-    .returning("id")
-    .executeTakeFirst();
+  const approved = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("jobs")
+      .set({ approved_at: now, release_at: releaseAt, auto_approved: Boolean(options.automatic), release_held_reason: null, updated_at: now })
+      .where("id", "=", jobId)
+      .where("status", "=", "REVIEW")
+      .where("approved_at", "is", null)
+      .returning(["id", "poster_id", "agent_id"])
+      .executeTakeFirst();
+    if (row) {
+      await publishEvent(trx, {
+        type: "job.approved",
+        jobId,
+        to: await jobRecipients(trx, row),
+        actorId: options.actorId ?? null,
+        data: { jobId, agentId: row.agent_id, automatic: Boolean(options.automatic), releaseAt: releaseAt.toISOString() },
+      });
+    }
+    return row;
+  });
   if (!approved) {
     const current = await ctx.db.selectFrom("jobs").select(["status", "approved_at"]).where("id", "=", jobId).executeTakeFirstOrThrow();
     if (current.status !== "REVIEW") throw conflict("INVALID_STATE", `the job became ${current.status} while it was being approved`);
@@ -140,6 +154,6 @@ export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: strin
   const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
   if (!job) throw notFound("job");
   if (job.poster_id !== actor.principalId) throw forbidden("only the poster may approve this job");
-  await approveReviewedJob(ctx, jobId);
+  await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

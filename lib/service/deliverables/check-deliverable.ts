@@ -4,6 +4,8 @@ import type { ServiceContext } from "../context";
 import type { JobRow } from "../db/schema";
 import type { ProofTrigger } from "@/lib/api/schemas/deliverables";
 import type { ErrorExtra } from "@/lib/api/schemas/errors";
+import { publishEvent } from "../events/publish-event";
+import { jobRecipients } from "../events/recipients";
 
 
 /** Test seam: tests may answer DNS for made-up public names; production uses the system resolver. */
@@ -32,7 +34,7 @@ export function deliverableUrlOf(job: Pick<JobRow, "output_data">): string | nul
  */
 export async function checkDeliverable(
   ctx: ServiceContext,
-  job: Pick<JobRow, "id" | "input_data">,
+  job: Pick<JobRow, "id" | "input_data" | "poster_id" | "agent_id">,
   url: string,
   trigger: ProofTrigger,
   options: CheckOptions = {},
@@ -47,28 +49,43 @@ export async function checkDeliverable(
     now: options.now ? () => options.now! : ctx.now,
   });
   const checkedAt = options.now ?? ctx.now();
-  await ctx.db
-    .insertInto("proof_checks")
-    .values({
-      job_id: job.id,
-      url,
-      trigger,
-      status: result.status,
-      reason: result.reason,
-      http_status: result.httpStatus,
-      final_url: result.finalUrl,
-      content_sha256: result.contentSha256,
-      checked_at: checkedAt,
-    })
-    .execute();
-  if (options.updateJob ?? true) {
-    await ctx.db
-      .updateTable("jobs")
-      .set({ proof_checked_at: checkedAt, proof_check_status: result.status, proof_check_reason: result.reason })
-      .where("id", "=", job.id)
-      .where("status", "in", ["REVIEW", "DISPUTED"])
+  await ctx.db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom("jobs").select("proof_check_status").where("id", "=", job.id).executeTakeFirst();
+    await trx
+      .insertInto("proof_checks")
+      .values({
+        job_id: job.id,
+        url,
+        trigger,
+        status: result.status,
+        reason: result.reason,
+        http_status: result.httpStatus,
+        final_url: result.finalUrl,
+        content_sha256: result.contentSha256,
+        checked_at: checkedAt,
+      })
       .execute();
-  }
+    if (options.updateJob ?? true) {
+      await trx
+        .updateTable("jobs")
+        .set({ proof_checked_at: checkedAt, proof_check_status: result.status, proof_check_reason: result.reason })
+        .where("id", "=", job.id)
+        .where("status", "in", ["REVIEW", "DISPUTED"])
+        .execute();
+    }
+    // A check that found the work missing or wrong (not one that could not tell: UNREACHABLE) is
+    // announced to the agent and the poster; the periodic recheck only when the status changed, so
+    // a link that stays broken is not announced every round.
+    const changed = trigger !== "RECHECK" || before?.proof_check_status !== result.status;
+    if (result.status !== "LIVE" && result.status !== "UNREACHABLE" && changed) {
+      await publishEvent(trx, {
+        type: "proof.failed",
+        jobId: job.id,
+        to: await jobRecipients(trx, job),
+        data: { jobId: job.id, agentId: job.agent_id, trigger, url, status: result.status, reason: result.reason, httpStatus: result.httpStatus, checkedAt: checkedAt.toISOString() },
+      });
+    }
+  });
   return result;
 }
 

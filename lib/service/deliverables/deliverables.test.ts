@@ -115,6 +115,8 @@ const submit = (jobId: string, token: string, url: string) => service.http("POST
 const approve = (jobId: string, token: string) => service.http("POST", `/v1/jobs/${jobId}/approve`, { token });
 const detailOf = async (a: Assigned) => (await a.poster.client.getJob({ params: { id: a.job.id } })).data;
 const walletBalance = () => erc20BalanceOf({ config: chain.config, address: AGENT_WALLET() });
+/** The domain events published about a job, in order (what its webhooks and notifications are made of). */
+const eventsOf = (jobId: string) => service.db.selectFrom("domain_events").selectAll().where("job_id", "=", jobId).orderBy("seq").execute();
 /** The service's context with the clock moved by `ms`: what the workers would see then. */
 const later = (ms: number): ServiceContext => ({ ...service.ctx, now: () => new Date(Date.now() + ms) });
 
@@ -171,6 +173,15 @@ describe("POST /v1/jobs/:id/submit", () => {
       ["SUBMISSION", "LOGIN_REQUIRED"],
     ]);
     expect(history.data[3]).toMatchObject({ url: `${siteUrl}/login`, httpStatus: 200, contentSha256: null });
+    // Each failed check is announced (proof.failed) to the agent and the poster, and nothing was submitted.
+    const failed = (await eventsOf(job.id)).filter((e) => e.type === "proof.failed" || e.type === "job.submitted");
+    expect(failed.map((e) => [e.type, (e.data as { status: string }).status, (e.data as { trigger: string }).trigger])).toEqual([
+      ["proof.failed", "LOGIN_REQUIRED", "SUBMISSION"],
+      ["proof.failed", "ERROR_PAGE", "SUBMISSION"],
+      ["proof.failed", "HTTP_ERROR", "SUBMISSION"],
+      ["proof.failed", "MARKER_MISSING", "SUBMISSION"],
+    ]);
+    expect(failed[0]!.recipient_ids).toEqual([agent.id, poster.id]);
   });
 
   it("a LIVE deliverable moves the job to REVIEW with submittedAt, the proof fields and the content hash", async () => {
@@ -269,6 +280,12 @@ describe("POST /v1/jobs/:id/approve", () => {
     expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address })).state).toBe("RELEASED");
     const checks = await a.poster.client.listProofChecks({ params: { id: a.job.id } });
     expect(checks.data.map((c) => c.trigger)).toEqual(["RELEASE", "APPROVAL", "SUBMISSION"]);
+    // Announced along the way, each in the transaction of its change: job.paid with the confirmed figures.
+    const events = await eventsOf(a.job.id);
+    expect(events.map((e) => e.type).filter((type) => type !== "bid.created")).toEqual(["bid.accepted", "job.assigned", "job.submitted", "job.approved", "job.paid"]);
+    expect(events.at(-1)!.data).toMatchObject({ jobId: a.job.id, agentId: a.agent.id, net: "38", fee: "2", txHash: res.data.releaseTxHash });
+    expect(events.at(-1)!.recipient_ids).toEqual([a.agent.id, a.poster.id]);
+    expect(events.find((e) => e.type === "job.approved")!.data).toMatchObject({ automatic: false });
 
     const again = await approve(a.job.id, a.poster.token);
     expect(again.status).toBe(409);
@@ -401,7 +418,7 @@ describe("timeouts", () => {
     expect(await detailOf(a)).toMatchObject({ status: "REVIEW", autoApproved: false, approvedAt: null });
   });
 
-  it("disputes: the poster or the agent, from IN_PROGRESS or REVIEW; still counted as active; refunded to the payer after 14 days", async () => {
+  it("disputes: the poster or the agent, from IN_PROGRESS or REVIEW; still counted as active; never refunded without a ruling", async () => {
     const a = await assignedJob();
     const stranger = await newAgent(service);
     expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: stranger.apiKey, body: { reason: "not my job at all" } })).status).toBe(403);
@@ -413,15 +430,17 @@ describe("timeouts", () => {
     expect((await approve(a.job.id, a.poster.token)).json.code).toBe("INVALID_STATE");
     expect((await service.http("POST", `/v1/jobs/${a.job.id}/cancel`, { token: a.poster.token })).json.code).toBe("INVALID_STATE");
 
+    // No silent refund any more: a dispute waits for its arbiter's ruling however long it takes.
     const payer = chain.accounts[PAYER]!.address;
     const before = await erc20BalanceOf({ config: chain.config, address: payer });
-    expect(await runReleaseAndTimeouts(later(13 * 24 * HOUR), { only: [a.job.id] })).toMatchObject({ refunded: 0 });
-    expect(await runReleaseAndTimeouts(later(15 * 24 * HOUR), { only: [a.job.id] })).toMatchObject({ refunded: 1 });
+    await runReleaseAndTimeouts(later(30 * 24 * HOUR), { only: [a.job.id] });
     const detail = await detailOf(a);
-    expect(detail.status).toBe("CANCELLED");
-    expect(detail.refundTxHash).toMatch(/^0x/);
-    expect((await erc20BalanceOf({ config: chain.config, address: payer })) - before).toBe(parseUsdc("40"));
-    expect((await a.agent.client.getMyAgent({})).data.activeJobs).toBe(0);
+    expect(detail).toMatchObject({ status: "DISPUTED", refundTxHash: null });
+    expect(await erc20BalanceOf({ config: chain.config, address: payer })).toBe(before);
+    expect((await a.agent.client.getMyAgent({})).data.activeJobs).toBe(1);
+    const events = await eventsOf(a.job.id);
+    expect(events.filter((e) => e.type === "job.disputed").map((e) => [e.actor_id, e.recipient_ids])).toEqual([[a.agent.id, [a.agent.id, a.poster.id]]]);
+    expect(events.filter((e) => e.type === "job.refunded")).toEqual([]);
 
     const b = await submittedJob();
     const byPoster = await b.poster.client.disputeJob({ params: { id: b.job.id }, body: { reason: "the leads are made up" } });

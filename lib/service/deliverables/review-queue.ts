@@ -2,7 +2,6 @@ import { sql, type Selectable } from "kysely";
 import type { ServiceContext } from "../context";
 import type { JobsTable } from "../db/schema";
 import { HttpError } from "../http/errors";
-import { completeSettlement, recordSettlement } from "../escrow/settle-job";
 import { approveReviewedJob, releaseApprovedJob } from "./approve-job";
 import { checkDeliverable, deliverableUrlOf } from "./check-deliverable";
 
@@ -10,12 +9,10 @@ export const RECHECK_INTERVAL_MS = 15 * 60_000;
 export const RECHECK_BATCH = 20;
 /** Probes of one recheck batch run this many at a time. */
 const RECHECK_PARALLELISM = 5;
-/** A release or dispute timeout that could not be finished is tried again after this (the next round). */
+/** A release that could not be finished is tried again after this (the next round). */
 export const REVIEW_RETRY_MS = 60_000;
 /** An automatic approval that was refused (criteria not met, no agent wallet) is tried again after this. */
 const AUTO_APPROVE_RETRY_MS = RECHECK_INTERVAL_MS;
-const HOUR = 3600_000;
-const DAY = 24 * HOUR;
 
 export interface RecheckOptions {
   /** Jobs claimed per round (default 20). */
@@ -48,7 +45,7 @@ export async function runProofRecheckRound(ctx: ServiceContext, options: Recheck
   const claimed = await ctx.db.transaction().execute(async (trx) => {
     let q = trx
       .selectFrom("jobs")
-      .select(["id", "input_data", "output_data"])
+      .select(["id", "input_data", "output_data", "poster_id", "agent_id"])
       .where("status", "=", "REVIEW")
       .where((eb) => eb.or([eb("proof_checked_at", "is", null), eb("proof_checked_at", "<=", dueBefore)]));
     if (options.only) q = options.only.length > 0 ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
@@ -89,7 +86,6 @@ export interface ReviewRound {
   released: number;
   held: number;
   autoApproved: number;
-  refunded: number;
 }
 
 type JobRowSel = Selectable<JobsTable>;
@@ -126,13 +122,14 @@ function baseQuery(db: ServiceContext["db"]) {
  *   a failing check holds the money, records the reason on the job and is retried next round;
  * - approves automatically (autoApproved) a job in REVIEW the poster left alone for
  *   ServiceConfig.reviewWindowHours (72 h) after its hold ended, when its deliverable is LIVE (the
- *   approval runs its own fresh check and the acceptance criteria, then releases);
- * - cancels a job DISPUTED for ServiceConfig.disputeTimeoutDays (14 days) and refunds its escrow to
- *   the payer.
+ *   approval runs its own fresh check and the acceptance criteria, then releases).
+ * A DISPUTED job is never settled here: only its arbiter's ruling moves its money
+ * (disputes/rule-dispute.ts), and a case nobody rules on escalates to the operator
+ * (disputes/escalate-disputes.ts) instead of being refunded by default.
  */
 export async function runReleaseAndTimeouts(ctx: ServiceContext, options: ReviewRoundOptions = {}): Promise<ReviewRound> {
   const now = ctx.now();
-  const round: ReviewRound = { released: 0, held: 0, autoApproved: 0, refunded: 0 };
+  const round: ReviewRound = { released: 0, held: 0, autoApproved: 0 };
 
   const releases = await claimDue(ctx, now, options, REVIEW_RETRY_MS, (q) =>
     q.where("status", "=", "REVIEW").where("approved_at", "is not", null).where("release_at", "<=", now),
@@ -169,21 +166,5 @@ export async function runReleaseAndTimeouts(ctx: ServiceContext, options: Review
     }
   }
 
-  const disputeCutoff = new Date(now.getTime() - ctx.config.disputeTimeoutDays * DAY);
-  const disputes = await claimDue(ctx, now, options, REVIEW_RETRY_MS, (q) => q.where("status", "=", "DISPUTED").where("disputed_at", "<=", disputeCutoff));
-  for (const job of disputes) {
-    try {
-      const settlement = await ctx.db.transaction().execute(async (trx) => {
-        const locked = await trx.selectFrom("jobs").select(["status", "escrow_tx_hash"]).where("id", "=", job.id).forUpdate().executeTakeFirstOrThrow();
-        if (locked.status !== "DISPUTED") return null;
-        await trx.updateTable("jobs").set({ status: "CANCELLED", updated_at: now }).where("id", "=", job.id).execute();
-        return locked.escrow_tx_hash ? recordSettlement(trx, job.id, "REFUND", null) : null;
-      });
-      if (settlement?.status === "PENDING") await completeSettlement(ctx, settlement.id);
-      round.refunded += 1;
-    } catch (error) {
-      console.error(`[review-dispute-timeout] ${job.id}: ${(error as Error).message}`);
-    }
-  }
   return round;
 }

@@ -6,15 +6,15 @@ import { decodeCursor, pageOf } from "../http/pagination";
 import { submitDeliverable } from "./submit-deliverable";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { approveJob } from "./approve-job";
-import { disputeJob } from "./dispute-job";
+import { remindAgentWallet } from "./remind-agent-wallet";
 
 export function registerDeliverableRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:id/submit
   router.implement(routes.submitDeliverable, ({ ctx, actor, params, body }) => submitDeliverable(ctx, actor, params.id, body.outputData.url));
   // POST /v1/jobs/:id/approve
   router.implement(routes.approveJob, ({ ctx, actor, params }) => approveJob(ctx, actor, params.id));
-  // POST /v1/jobs/:id/dispute
-  router.implement(routes.disputeJob, ({ ctx, actor, params, body }) => disputeJob(ctx, actor, params.id, body.reason));
+  // POST /v1/jobs/:id/wallet-reminder
+  router.implement(routes.remindAgentWallet, async ({ ctx, actor, params, siteUrl }) => ({ data: await remindAgentWallet(ctx, actor, params.id, siteUrl) }));
   // GET /v1/jobs/:id/proof-checks
   router.implement(routes.listProofChecks, async ({ ctx, actor, params, query }) => {
     const job = await ctx.db.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", params.id).executeTakeFirst();

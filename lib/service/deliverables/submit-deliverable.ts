@@ -4,9 +4,12 @@ import { HttpError, conflict, forbidden } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed } from "../jobs/read-job";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
+import { assertAgentNotSuspended } from "../auth/suspension";
 import { evaluateCriteria } from "../job-modes/evaluate-criteria";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
+import { publishEvent } from "../events/publish-event";
+import { actorIdOf, jobRecipients } from "../events/recipients";
 
 /**
  * POST /v1/jobs/:id/submit. The assigned agent (or its owner's session) submits outputData.url for
@@ -19,6 +22,7 @@ import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
   const job = await getJobOrThrow(ctx.db, jobId);
   if (!(await isAgentOrItsOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job (or its owner) may submit its deliverable");
+  await assertAgentNotSuspended(ctx.db, job.agent_id);
   if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
   if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
   if (isClaimLapsed(job, ctx.now())) throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out before the submission; claim it again if it is still open");
@@ -33,27 +37,39 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
   }
 
   const now = ctx.now();
-  const moved = await ctx.db
-    .updateTable("jobs")
-    .set({
-      status: "REVIEW",
-      output_data: JSON.stringify({ url }),
-      submitted_at: now,
-      proof_checked_at: new Date(probe.checkedAt),
-      proof_check_status: probe.status,
-      proof_check_reason: probe.reason,
-      proof_hash: probe.contentSha256,
-      release_held_reason: null,
-      updated_at: now,
-    })
-    .where("id", "=", jobId)
-    .where("status", "=", "IN_PROGRESS")
-    .where("agent_id", "=", job.agent_id)
-    // The probe takes seconds: a bounty claim may have lapsed meanwhile (and the job been claimed
-    // again, by this agent or another). Only a claim still running when we write may submit.
-    .where((eb) => eb.or([eb("claim_expires_at", "is", null), eb("claim_expires_at", ">", now)]))
-    .returning("id")
-    .executeTakeFirst();
+  const moved = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("jobs")
+      .set({
+        status: "REVIEW",
+        output_data: JSON.stringify({ url }),
+        submitted_at: now,
+        proof_checked_at: new Date(probe.checkedAt),
+        proof_check_status: probe.status,
+        proof_check_reason: probe.reason,
+        proof_hash: probe.contentSha256,
+        release_held_reason: null,
+        updated_at: now,
+      })
+      .where("id", "=", jobId)
+      .where("status", "=", "IN_PROGRESS")
+      .where("agent_id", "=", job.agent_id)
+      // The probe takes seconds: a bounty claim may have lapsed meanwhile (and the job been claimed
+      // again, by this agent or another). Only a claim still running when we write may submit.
+      .where((eb) => eb.or([eb("claim_expires_at", "is", null), eb("claim_expires_at", ">", now)]))
+      .returning(["id", "poster_id", "agent_id"])
+      .executeTakeFirst();
+    if (row) {
+      await publishEvent(trx, {
+        type: "job.submitted",
+        jobId,
+        to: await jobRecipients(trx, row),
+        actorId: actorIdOf(actor),
+        data: { jobId, agentId: row.agent_id, url, proofHash: probe.contentSha256, submittedAt: now.toISOString() },
+      });
+    }
+    return row;
+  });
   if (!moved) {
     if (job.claim_expires_at && job.claim_expires_at.getTime() <= now.getTime()) {
       throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out while the deliverable was being checked; claim it again if it is still open");

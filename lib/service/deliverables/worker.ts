@@ -15,7 +15,7 @@ export const proofRecheckWorker: Worker = {
   },
 };
 
-/** Every minute: releases approved jobs whose hold ended, auto-approves stale reviews, refunds stale disputes. */
+/** Every minute: releases approved jobs whose hold ended and auto-approves stale reviews (disputes wait for a ruling). */
 export const reviewReleaseWorker: Worker = {
   name: "review-release",
   everyMs: 60_000,

@@ -2,11 +2,14 @@ import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError } from "@/lib/chain/escrow/errors";
-import { refundEscrow, releaseEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
+import { refundEscrow, releaseEscrow, splitEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Database, EscrowSettlementsTable } from "../db/schema";
 import { conflict } from "../http/errors";
+import { formatUsdc } from "@/lib/chain/units";
+import { publishEvent } from "../events/publish-event";
+import { jobRecipients } from "../events/recipients";
 
 /**
  * Money leaves a job's escrow exactly once, as a RELEASE to the agent's wallet (budget less the
@@ -22,12 +25,15 @@ import { conflict } from "../http/errors";
  *    returns its existing transaction instead of sending one), then records the receipt and
  *    updates the job in one transaction (release: COMPLETED, completedAt, releaseTxHash; refund:
  *    refundTxHash).
+ *    A SPLIT (a dispute ruling, disputes/rule-dispute.ts) pays agent_share_units less the fee to
+ *    the agent and the rest to the payer in one transaction (contract settleSplit); the job
+ *    becomes COMPLETED with releaseTxHash.
  * 3. If the process dies between sending and recording, the row stays PENDING; when its lease has
  *    run out the settlement worker repeats step 2, gets the same transaction back from the chain,
  *    and records it. Money moves once.
  */
 
-export type SettlementKind = "RELEASE" | "REFUND";
+export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
 export type SettlementRow = Selectable<EscrowSettlementsTable>;
 type Trx = Transaction<Database>;
 
@@ -39,17 +45,18 @@ const MAX_BACKOFF_MS = 10 * 60_000;
 /** Test seam: a hook that runs after the chain call and before the receipt is recorded (a test makes it throw, as a crash would). */
 export const settlementHooks: { afterSend?: (jobId: string, result: SettlementResult) => void | Promise<void> } = {};
 
-const KIND_TEXT: Record<SettlementKind, string> = { RELEASE: "released to the agent", REFUND: "refunded to the payer" };
+const KIND_TEXT: Record<SettlementKind, string> = { RELEASE: "released to the agent", REFUND: "refunded to the payer", SPLIT: "split between the agent and the payer" };
 
 /**
  * Records the intent to settle a job's escrow, once. Call it inside the transaction that changes
  * the job (job row locked). A second call of the same kind returns the existing row; a call of
  * the other kind is refused (409 SETTLEMENT_CONFLICT).
  */
-export async function recordSettlement(trx: Trx, jobId: string, kind: SettlementKind, to: Address | null): Promise<SettlementRow> {
+export async function recordSettlement(trx: Trx, jobId: string, kind: SettlementKind, to: Address | null, split?: { agentShareUnits: bigint }): Promise<SettlementRow> {
+  if ((kind === "SPLIT") !== (split !== undefined)) throw new Error("a SPLIT settlement, and only one, names the agent's share");
   await trx
     .insertInto("escrow_settlements")
-    .values({ job_id: jobId, kind, status: "PENDING", to_address: to })
+    .values({ job_id: jobId, kind, status: "PENDING", to_address: to, ...(split ? { agent_share_units: split.agentShareUnits.toString() } : {}) })
     .onConflict((oc) => oc.column("job_id").doNothing())
     .execute();
   const row = await trx.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirstOrThrow();
@@ -116,6 +123,7 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
         to_address: result.to,
         amount_units: result.amount.toString(),
         fee_units: result.fee.toString(),
+        ...(result.payerAmount !== undefined ? { payer_amount_units: result.payerAmount.toString() } : {}),
         last_error: result.heldForClaim > 0n ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim` : null,
         lease_until: null,
         updated_at: recordedAt,
@@ -124,14 +132,32 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
       .where("id", "=", claimed.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (claimed.kind === "RELEASE") {
+    const parties = await trx.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", claimed.job_id).executeTakeFirstOrThrow();
+    if (claimed.kind === "RELEASE" || claimed.kind === "SPLIT") {
       await trx
         .updateTable("jobs")
         .set({ release_tx_hash: result.txHash, status: "COMPLETED", completed_at: recordedAt, release_held_reason: null, updated_at: recordedAt })
         .where("id", "=", claimed.job_id)
         .execute();
+      // Announced with the confirmation it describes, so a receiver never hears of money that did not move.
+      await publishEvent(trx, {
+        type: "job.paid",
+        jobId: claimed.job_id,
+        to: await jobRecipients(trx, parties),
+        data: {
+          jobId: claimed.job_id, agentId: parties.agent_id, net: formatUsdc(result.amount), fee: formatUsdc(result.fee), txHash: result.txHash, to: result.to, chainId: chain.chainId,
+          // A dispute ruling's split: the rest went back to the payer in the same transaction.
+          ...(result.payerAmount !== undefined ? { split: true, payerRefund: formatUsdc(result.payerAmount) } : {}),
+        },
+      });
     } else {
       await trx.updateTable("jobs").set({ refund_tx_hash: result.txHash, updated_at: recordedAt }).where("id", "=", claimed.job_id).execute();
+      await publishEvent(trx, {
+        type: "job.refunded",
+        jobId: claimed.job_id,
+        to: await jobRecipients(trx, parties),
+        data: { jobId: claimed.job_id, amount: formatUsdc(result.amount), txHash: result.txHash, to: result.to, chainId: chain.chainId },
+      });
     }
     return confirmed;
   });
@@ -144,6 +170,10 @@ function settleOnChain(chain: ChainConfig, job: { escrow_job_id: string; escrow_
   if (row.kind === "RELEASE") {
     if (!row.to_address) throw new EscrowError("TX_FAILED", "the release has no recipient address");
     return releaseEscrow({ ...slot, to: row.to_address as Address });
+  }
+  if (row.kind === "SPLIT") {
+    if (!row.to_address || row.agent_share_units === null) throw new EscrowError("TX_FAILED", "the split has no agent address or share");
+    return splitEscrow({ ...slot, agent: row.to_address as Address, agentShare: BigInt(row.agent_share_units) });
   }
   return refundEscrow(slot);
 }

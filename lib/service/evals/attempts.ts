@@ -21,7 +21,8 @@ export function selectAttempts(db: Db) {
     .innerJoin("eval_packs as p", "p.id", "a.pack_id")
     .leftJoin("eval_certifications as c", "c.attempt_id", "a.id")
     .selectAll("a")
-    .select(["p.slug as pack_slug", "p.title as pack_title", "p.vertical as pack_vertical", "c.id as certification_id"]);
+    .select(["p.slug as pack_slug", "p.title as pack_title", "p.vertical as pack_vertical", "c.id as certification_id"])
+    .select(sql<number>`(select count(*)::int from eval_attempt_items i where i.attempt_id = a.id and i.answered_at is not null)`.as("answered_items"));
 }
 
 type AttemptRow = Awaited<ReturnType<ReturnType<typeof selectAttempts>["executeTakeFirstOrThrow"]>>;
@@ -47,6 +48,10 @@ export function presentAttempt(row: AttemptRow, config: ServiceConfig): AttemptD
     retryAt: retryAt ? retryAt.toISOString() : null,
     failedAttemptsInARow: row.status === "FAILED" ? (row.failure_streak ?? 1) : 0,
     pack: { id: row.pack_id, slug: row.pack_slug, title: row.pack_title, vertical: row.pack_vertical },
+    mode: row.mode,
+    deadlineAt: row.deadline_at ? row.deadline_at.toISOString() : null,
+    itemCount: row.question_count,
+    answeredCount: row.mode === null ? (row.answers?.length ?? 0) : row.answered_items,
   };
 }
 

@@ -28,7 +28,10 @@ describe("GET /v1/evals/packs", () => {
     expect(typeof free.certifiedCount).toBe("number");
     for (const pack of res.json.data) {
       expect(Object.keys(pack).sort()).toEqual(
-        ["certifiedCount", "createdAt", "description", "id", "isFree", "passScore", "priceUsdc", "questionCount", "slug", "title", "vertical"].sort(),
+        [
+          "certifiedCount", "createdAt", "description", "id", "isFree", "passScore", "priceUsdc", "questionCount", "slug", "title", "vertical",
+          "timeLimitSeconds", "itemsPerAttempt", "poolSize", "passPercent", "validityDays", "sections", "publisherId", "reviewStatus", "reviewReason",
+        ].sort(),
       );
       if (!pack.isFree) {
         expect(Number(pack.priceUsdc)).toBeGreaterThanOrEqual(2);

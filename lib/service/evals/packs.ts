@@ -4,7 +4,9 @@ import { packPaymentMessage, type EvalPack, type EvalPackDetail, type EvalPaymen
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
-import { badRequest, notFound, HttpError } from "../http/errors";
+import { badRequest, forbidden, notFound, HttpError } from "../http/errors";
+import type { Actor } from "../auth/actor";
+import { isOperator } from "../auth/operator";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { normaliseDecimal } from "@/lib/chain/units";
 import { packTreasury } from "./treasury";
@@ -15,18 +17,27 @@ type PaymentDto = z.input<typeof EvalPayment>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
-/** Packs with their question and certification counts. */
-function selectPacks(db: Db) {
+/** Packs with their live item counts, sections and certification counts. */
+export function selectPacks(db: Db) {
   return db
     .selectFrom("eval_packs as p")
     .selectAll("p")
     .select([
-      sql<number>`(select count(*)::int from eval_questions q where q.pack_id = p.id)`.as("question_count"),
+      sql<number>`(select count(*)::int from eval_questions q where q.pack_id = p.id and q.retired_at is null)`.as("question_count"),
       sql<number>`(select count(*)::int from eval_certifications c where c.pack_id = p.id)`.as("certified_count"),
+      sql<Array<{ name: string; items: number; points: number }>>`(select coalesce(jsonb_agg(jsonb_build_object('name', s.section, 'items', s.n, 'points', s.pts) order by s.first), '[]'::jsonb)
+        from (select q.section, count(*)::int as n, sum(q.points)::int as pts, min(q.position) as first from eval_questions q
+              where q.pack_id = p.id and q.retired_at is null group by q.section) s)`.as("sections"),
     ]);
 }
 
 type PackRow = Awaited<ReturnType<ReturnType<typeof selectPacks>["executeTakeFirstOrThrow"]>>;
+
+/** Who may see a pack that is not (yet) approved: its publisher and the operator. */
+export async function canSeeUnlisted(ctx: ServiceContext, actor: Actor | null, pack: { publisher_user_id: string | null }): Promise<boolean> {
+  if (actor?.kind === "USER" && pack.publisher_user_id === actor.userId) return true;
+  return isOperator(ctx, actor);
+}
 
 /** A pack named by its id or its slug; null when there is none. */
 export async function findPack(ctx: ServiceContext, idOrSlug: string): Promise<PackRow | null> {
@@ -48,6 +59,10 @@ export async function getPackOrThrow(ctx: ServiceContext, idOrSlug: string): Pro
 export async function resolveRequiredPackId(ctx: ServiceContext, idOrSlug: string): Promise<string> {
   const pack = await findPack(ctx, idOrSlug);
   if (!pack) throw badRequest([`requiredPackId ${idOrSlug} names no certification pack; GET /v1/evals/packs lists them`], "PACK_NOT_FOUND");
+  // A community pack is required only once the operator approved it (an edit sends it back to review).
+  if (pack.review_status !== "APPROVED") {
+    throw new HttpError(400, `requiredPackId ${idOrSlug} names a pack that is ${pack.review_status === "PENDING" ? "waiting for the operator's approval" : "refused"}`, "PACK_NOT_APPROVED", { reviewStatus: pack.review_status });
+  }
   return pack.id;
 }
 
@@ -64,10 +79,22 @@ export function presentPack(row: PackRow): PackDto {
     passScore: row.pass_score,
     certifiedCount: row.certified_count,
     createdAt: row.created_at.toISOString(),
+    timeLimitSeconds: row.time_limit_seconds,
+    itemsPerAttempt: Math.min(row.items_per_attempt ?? row.question_count, row.question_count),
+    poolSize: row.question_count,
+    passPercent: row.pass_percent,
+    validityDays: row.validity_days,
+    sections: row.sections,
+    publisherId: row.publisher_user_id,
+    reviewStatus: row.review_status,
+    reviewReason: row.review_reason,
   };
 }
 
 export interface ListPacksQuery {
+  /** Only the caller's own packs (any review status). */
+  mine?: boolean;
+  q?: string;
   isFree?: boolean;
   vertical?: string;
   limit?: number;
@@ -75,10 +102,18 @@ export interface ListPacksQuery {
 }
 
 /** GET /v1/evals/packs: oldest first, keyset on (created_at, id). */
-export async function listPacks(ctx: ServiceContext, query: ListPacksQuery) {
+export async function listPacks(ctx: ServiceContext, actor: Actor | null, query: ListPacksQuery) {
   const limit = query.limit ?? 20;
   const after = decodeCursor(query.cursor);
   let q = selectPacks(ctx.db);
+  if (query.mine) {
+    if (actor?.kind !== "USER") throw forbidden("mine=true lists the packs a signed-in person published");
+    q = q.where("p.publisher_user_id", "=", actor.userId);
+  } else {
+    // Listed: approved packs only (new and edited community packs wait for the operator).
+    q = q.where("p.review_status", "=", "APPROVED");
+  }
+  if (query.q) q = q.where(sql<boolean>`(p.title ilike ${"%" + query.q.replace(/[\\%_]/g, "\\$&") + "%"} or p.description ilike ${"%" + query.q.replace(/[\\%_]/g, "\\$&") + "%"})`);
   if (query.isFree !== undefined) q = q.where("p.is_free", "=", query.isFree);
   if (query.vertical !== undefined) q = q.where("p.vertical", "=", query.vertical);
   if (after) q = q.where(sql<boolean>`(p.created_at, p.id) > (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
@@ -106,13 +141,22 @@ export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "id" |
   };
 }
 
-/** GET /v1/evals/packs/:id: the questions with their choices; the answers never leave the service. */
-export async function getPackDetail(ctx: ServiceContext, idOrSlug: string): Promise<{ data: z.input<typeof EvalPackDetail> }> {
+/**
+ * GET /v1/evals/packs/:id: the marketplace's own packs show their questions with their choices (the
+ * one-request attempt answers them all at once); a community pack shows its sections only (its
+ * items are drawn at random per session, seen one at a time). Answers never leave the service.
+ * A pack not approved is seen by its publisher and the operator only (404 to anyone else).
+ */
+export async function getPackDetail(ctx: ServiceContext, actor: Actor | null, idOrSlug: string): Promise<{ data: z.input<typeof EvalPackDetail> }> {
   const pack = await getPackOrThrow(ctx, idOrSlug);
-  const questions = await ctx.db
+  const reviewer = pack.publisher_user_id !== null && (await canSeeUnlisted(ctx, actor, pack));
+  if (pack.review_status !== "APPROVED" && !reviewer) throw notFound("certification pack");
+  // A community pack's pool is shown to its publisher and the operator (to review it), not to takers.
+  const questions = pack.publisher_user_id !== null && !reviewer ? [] : await ctx.db
     .selectFrom("eval_questions")
     .select(["id", "position", "prompt", "choices"])
     .where("pack_id", "=", pack.id)
+    .where("retired_at", "is", null)
     .orderBy("position")
     .execute();
   let payment: PaymentDto | null = null;

@@ -4,7 +4,7 @@ import { abi as escrowArtifactAbi, bytecode as escrowBytecode } from "@/contract
 import { packPaymentMessage } from "@/lib/api/schemas/evals";
 import { usdcAbi } from "@/lib/chain/abi";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
-import { depositToEscrow } from "@/lib/chain/escrow/send";
+import { depositToEscrow, withdrawEscrowFees } from "@/lib/chain/escrow/send";
 import { releaseEscrow } from "@/lib/chain/escrow/settle";
 import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
@@ -154,18 +154,20 @@ describe("paid packs", () => {
 
   it("a transfer sent by the escrow contract (its fee, when the fee recipient is the treasury) never pays: a contract cannot sign", async () => {
     // An escrow whose fee recipient is the treasury (a misconfiguration the dedicated treasury
-    // avoids): each release sends the fee from the contract to the treasury, on chain for all to see.
+    // avoids): each fee withdrawal sends the fees from the contract to the treasury, on chain for all to see.
     const deployHash = await chain.wallet(0).deployContract({ abi: escrowArtifactAbi, bytecode: escrowBytecode, args: [chain.config.tokenAddress, walletOf(0), treasury, 500] });
     const escrow = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
     const config = { ...chain.config, escrowAddress: escrow };
     const jobId = `0x${"5e".repeat(32)}` as const;
     await depositToEscrow({ config, privateKey: chain.accounts[1]!.privateKey, escrowJobId: jobId, amount: parseUsdc("100") });
     const release = await releaseEscrow({ config, escrowJobId: jobId, payer: walletOf(1), to: walletOf(7) });
-    expect(release.fee).toBe(parseUsdc("5")); // exactly the pack's price, from the escrow to the treasury
+    expect(release.fee).toBe(parseUsdc("5")); // exactly the pack's price, accrued in the escrow
+    const withdrawal = (await withdrawEscrowFees(config))!;
+    expect(withdrawal).toMatchObject({ amount: parseUsdc("5"), to: treasury }); // from the escrow to the treasury
 
     const attacker = await newAgent(service, { walletAddress: escrow });
-    expect((await start(service, attacker.apiKey, { txHash: release.txHash })).status).toBe(400);
-    const signed = await start(service, attacker.apiKey, await paid(STRANGER, attacker.id, release.txHash));
+    expect((await start(service, attacker.apiKey, { txHash: withdrawal.txHash })).status).toBe(400);
+    const signed = await start(service, attacker.apiKey, await paid(STRANGER, attacker.id, withdrawal.txHash));
     expect(signed.status).toBe(422);
     expect(signed.json.code).toBe("PAYMENT_WRONG_PAYER");
     expect(await attemptsOf(attacker.id)).toHaveLength(0);

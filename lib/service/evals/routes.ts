@@ -4,13 +4,17 @@ import { getPackDetail, listPacks } from "./packs";
 import { startAttempt } from "./start-attempt";
 import { submitAnswers } from "./submit-answers";
 import { getAttempt, listAttempts } from "./attempts";
-import { listAgentCertifications } from "./certifications";
+import { getCertificateByCode, listAgentCertifications } from "./certifications";
+import { answerItem, finalizeSession, getReport, heartbeat, nextItem } from "./sessions";
+import { editPack, getPackStats, publishPack } from "./publish-pack";
+import { listPacksForReview, reviewPack } from "./review-packs";
+import { isOperator } from "../auth/operator";
 
 export function registerEvalRoutes(router: ServiceRouter) {
   // GET /v1/evals/packs
-  router.implement(routes.listEvalPacks, ({ ctx, query }) => listPacks(ctx, query));
+  router.implement(routes.listEvalPacks, ({ ctx, actor, query }) => listPacks(ctx, actor, query));
   // GET /v1/evals/packs/:id
-  router.implement(routes.getEvalPack, ({ ctx, params }) => getPackDetail(ctx, params.id));
+  router.implement(routes.getEvalPack, ({ ctx, actor, params }) => getPackDetail(ctx, actor, params.id));
   // POST /v1/evals/packs/:id/attempts
   router.implement(routes.startEvalAttempt, ({ ctx, actor, params, body }) => startAttempt(ctx, actor, params.id, body));
   // POST /v1/evals/attempts/:id/answers
@@ -21,4 +25,28 @@ export function registerEvalRoutes(router: ServiceRouter) {
   router.implement(routes.listEvalAttempts, ({ ctx, actor, query }) => listAttempts(ctx, actor, query));
   // GET /v1/agents/:id/certifications
   router.implement(routes.listAgentCertifications, ({ ctx, params }) => listAgentCertifications(ctx, params.id));
+  // POST /v1/evals/attempts/:id/next
+  router.implement(routes.nextEvalItem, ({ ctx, actor, params }) => nextItem(ctx, actor, params.id));
+  // POST /v1/evals/attempts/:id/answer
+  router.implement(routes.answerEvalItem, ({ ctx, actor, params, body }) => answerItem(ctx, actor, params.id, body));
+  // POST /v1/evals/attempts/:id/heartbeat
+  router.implement(routes.heartbeatEvalAttempt, ({ ctx, actor, params }) => heartbeat(ctx, actor, params.id));
+  // POST /v1/evals/attempts/:id/finalize
+  router.implement(routes.finalizeEvalAttempt, ({ ctx, actor, params }) => finalizeSession(ctx, actor, params.id));
+  // GET /v1/evals/attempts/:id/report
+  router.implement(routes.getEvalReport, ({ ctx, actor, params }) => getReport(ctx, actor, params.id));
+  // GET /v1/certifications/:code
+  router.implement(routes.getCertificate, ({ ctx, params }) => getCertificateByCode(ctx, params.code));
+  // POST /v1/evals/packs
+  router.implement(routes.publishEvalPack, ({ ctx, actor, body }) => publishPack(ctx, actor, body));
+  // PUT /v1/evals/packs/:id
+  router.implement(routes.editEvalPack, ({ ctx, actor, params, body }) => editPack(ctx, actor, params.id, body));
+  // GET /v1/evals/packs/:id/stats
+  router.implement(routes.getEvalPackStats, async ({ ctx, actor, params }) => getPackStats(ctx, actor, params.id, await isOperator(ctx, actor)));
+  // GET /v1/admin/packs
+  router.implement(routes.listPacksForReview, ({ ctx, actor, query }) => listPacksForReview(ctx, actor, query));
+  // POST /v1/admin/packs/:id/approve
+  router.implement(routes.approveEvalPack, ({ ctx, actor, params, body }) => reviewPack(ctx, actor, params.id, "APPROVED", body.reason));
+  // POST /v1/admin/packs/:id/refuse
+  router.implement(routes.refuseEvalPack, ({ ctx, actor, params, body }) => reviewPack(ctx, actor, params.id, "REFUSED", body.reason));
 }

@@ -4,11 +4,17 @@ import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, badRequest, conflict } from "../http/errors";
+import { HttpError, badRequest, conflict, notFound } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { agentForActor, getAttemptDto } from "./attempts";
 import { assertNoCooldown } from "./cooldown";
-import { getPackOrThrow, paymentFor } from "./packs";
+import { canSeeUnlisted, getPackOrThrow, paymentFor } from "./packs";
+import { randomInt } from "node:crypto";
+import type { EvalMode } from "../db/schema";
+import { queuePackPayout } from "./pack-payouts";
+
+/** A certification may be renewed (the pack retaken) from this many days before it expires. */
+export const RENEWAL_WINDOW_DAYS = 30;
 import { packTreasury } from "./treasury";
 import { verifyPackPayment } from "./verify-pack-payment";
 
@@ -25,12 +31,23 @@ const PAYMENT_ONCE = "eval_attempts_payment_once";
  * that doubles with each consecutive failure (cooldown.ts: 429 PACK_COOLDOWN). Every refusal
  * changes nothing.
  */
-export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string; signature?: string }) {
+export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string; signature?: string; mode?: EvalMode }) {
   const pack = await getPackOrThrow(ctx, packIdOrSlug);
+  if (pack.review_status !== "APPROVED") {
+    if (!(await canSeeUnlisted(ctx, actor, pack))) throw notFound("certification pack");
+    throw conflict("PACK_NOT_APPROVED", "this pack waits for the operator's approval (or was refused): it cannot be taken yet", { reviewStatus: pack.review_status });
+  }
+  // Community packs draw items from a pool: they are taken by sessions only.
+  if (pack.publisher_user_id !== null && input.mode === undefined) {
+    throw conflict("NOT_A_SESSION", `"${pack.title}" is taken by sessions: send a mode (CLOSED_BOOK, TOOL_ALLOWED or WEB_ALLOWED)`);
+  }
   const agent = await agentForActor(ctx, actor, input.agentId);
 
-  const certified = await ctx.db.selectFrom("eval_certifications").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).executeTakeFirst();
-  if (certified) throw conflict("ALREADY_CERTIFIED", `agent ${agent.id} already holds the certification "${pack.title}"`, { certificationId: certified.id });
+  // A valid certification is not retaken, except in its last RENEWAL_WINDOW_DAYS (renewal) or after it expired.
+  const certified = await ctx.db.selectFrom("eval_certifications").select(["id", "expires_at"]).where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).executeTakeFirst();
+  if (certified && certified.expires_at.getTime() > ctx.now().getTime() + RENEWAL_WINDOW_DAYS * 86_400_000) {
+    throw conflict("ALREADY_CERTIFIED", `agent ${agent.id} already holds the certification "${pack.title}" (renewable from ${RENEWAL_WINDOW_DAYS} days before it expires)`, { certificationId: certified.id });
+  }
   const open = await ctx.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).where("status", "=", "IN_PROGRESS").executeTakeFirst();
   if (open) throw openAttemptConflict(open.id);
   // Before any payment is checked: a payment sent during the cooldown stays unused for later.
@@ -74,25 +91,44 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
     payment = { txHash, units: check.amount, payer: getAddress(check.payer) };
   }
 
-  const questionCount = await ctx.db.selectFrom("eval_questions").select((eb) => eb.fn.countAll<number>().as("n")).where("pack_id", "=", pack.id).executeTakeFirstOrThrow();
   let attemptId: string;
   try {
-    const row = await ctx.db
-      .insertInto("eval_attempts")
-      .values({
-        pack_id: pack.id,
-        agent_id: agent.id,
-        payment_tx_hash: payment?.txHash ?? null,
-        payment_units: payment ? payment.units.toString() : null,
-        payer_address: payment?.payer ?? null,
-        answers: null,
-        score: null,
-        question_count: Number(questionCount.n),
-        pass_score: pack.pass_score,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    attemptId = row.id;
+    attemptId = await ctx.db.transaction().execute(async (trx) => {
+      const pool = await trx.selectFrom("eval_questions").select(["id", "points", "section"]).where("pack_id", "=", pack.id).where("retired_at", "is", null).orderBy("position").execute();
+      // A session draws its items from the pool in a random order of its own.
+      const drawn = input.mode === undefined ? pool : shuffle(pool).slice(0, Math.min(pack.items_per_attempt ?? pool.length, pool.length));
+      const totalPoints = drawn.reduce((sum, q) => sum + q.points, 0);
+      const passScore = pack.pass_percent === null ? pack.pass_score : Math.ceil((pack.pass_percent * totalPoints) / 100);
+      const now = ctx.now();
+      const row = await trx
+        .insertInto("eval_attempts")
+        .values({
+          pack_id: pack.id,
+          agent_id: agent.id,
+          payment_tx_hash: payment?.txHash ?? null,
+          payment_units: payment ? payment.units.toString() : null,
+          payer_address: payment?.payer ?? null,
+          answers: null,
+          score: null,
+          question_count: drawn.length,
+          pass_score: passScore,
+          total_points: totalPoints,
+          ...(input.mode !== undefined
+            ? { mode: input.mode, started_at: now, deadline_at: pack.time_limit_seconds === null ? null : new Date(now.getTime() + pack.time_limit_seconds * 1000) }
+            : {}),
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      if (input.mode !== undefined) {
+        await trx
+          .insertInto("eval_attempt_items")
+          .values(drawn.map((q, index) => ({ attempt_id: row.id, position: index + 1, pack_id: pack.id, question_id: q.id, max_points: q.points })))
+          .execute();
+      }
+      // The price of a community pack goes to its publisher, less the fee: one payout per paid attempt.
+      if (payment && pack.publisher_user_id !== null) await queuePackPayout(trx, ctx, { attemptId: row.id, packId: pack.id, publisherUserId: pack.publisher_user_id, units: payment.units });
+      return row.id;
+    });
   } catch (error) {
     if (isUniqueViolation(error, PAYMENT_ONCE)) throw paymentUsedConflict();
     if (isUniqueViolation(error, ONE_OPEN_ATTEMPT)) {
@@ -102,6 +138,16 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
     throw error;
   }
   return { data: await getAttemptDto(ctx, attemptId) };
+}
+
+/** Fisher–Yates with the CSPRNG: an agent cannot predict the next attempt's order. */
+function shuffle<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 function openAttemptConflict(existingAttemptId: string | null) {

@@ -4,6 +4,7 @@ import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { getAttemptDto } from "./attempts";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { latestAnswered } from "./cooldown";
+import { issueCertification } from "./certifications";
 
 /**
  * POST /v1/evals/attempts/:id/answers: one answer per question of the pack, once. The attempt row
@@ -19,11 +20,12 @@ export async function submitAnswers(ctx: ServiceContext, actor: Actor, attemptId
     if (!attempt) throw notFound("attempt");
     const agent = await trx.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", attempt.agent_id).executeTakeFirstOrThrow();
     if (!actsForAgent(actor, agent)) throw forbidden("only the attempt's agent or its owner may answer it");
+    if (attempt.mode !== null) throw conflict("NOT_A_SESSION", "this is a session attempt: take its items with GET /v1/evals/attempts/:id/next and POST .../answer, then finalize");
     if (attempt.status !== "IN_PROGRESS") {
       throw conflict("ATTEMPT_ALREADY_SUBMITTED", `this attempt was already answered (score ${attempt.score} of ${attempt.question_count}, ${attempt.status}); start a new attempt to try again`);
     }
 
-    const questions = await trx.selectFrom("eval_questions").select(["id", "choices", "answer"]).where("pack_id", "=", attempt.pack_id).orderBy("position").execute();
+    const questions = await trx.selectFrom("eval_questions").select(["id", "choices", "answer"]).where("pack_id", "=", attempt.pack_id).where("retired_at", "is", null).orderBy("position").execute();
     const byId = new Map(questions.map((q) => [q.id, q]));
     const problems: string[] = [];
     const seen = new Set<string>();
@@ -55,13 +57,7 @@ export async function submitAnswers(ctx: ServiceContext, actor: Actor, attemptId
       })
       .where("id", "=", attempt.id)
       .execute();
-    if (passed) {
-      await trx
-        .insertInto("eval_certifications")
-        .values({ agent_id: attempt.agent_id, pack_id: attempt.pack_id, attempt_id: attempt.id, score })
-        .onConflict((oc) => oc.constraint("eval_certifications_one_per_agent_pack").doNothing())
-        .execute();
-    }
+    if (passed) await issueCertification(trx, ctx.now(), { id: attempt.id, agent_id: attempt.agent_id, pack_id: attempt.pack_id, mode: null }, { score, totalPoints: attempt.question_count });
   });
   return { data: await getAttemptDto(ctx, attemptId) };
 }

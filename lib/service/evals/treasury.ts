@@ -5,7 +5,7 @@ import { HttpError } from "../http/errors";
 
 // The pack treasury: where certification pack fees are paid. A dedicated address of its own
 // (ChainConfig.treasuryAddress: TREASURY_ADDRESS, or the local stack's treasury account), never
-// the escrow's fee recipient: the escrow sends USDC to its fee recipient on every release, and
+// the escrow's fee recipient: the escrow sends USDC to its fee recipient at every fee withdrawal, and
 // none of those transfers may ever look like a pack payment. Without one, paid packs cannot be
 // bought (503); nothing is guessed.
 

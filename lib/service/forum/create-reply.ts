@@ -3,10 +3,13 @@ import { originKeyOf } from "../http/client-origin";
 import { charCount, type ForumCategory, type ForumIntent } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
+import { assertNotSuspended } from "../auth/suspension";
 import { conflict, notFound } from "../http/errors";
 import { assertWithinHourlyLimit, lockAuthorPosting, markOwnActivityRead } from "./posting-rules";
 import { UUID, getReplyOrThrow, presentReply, threadUrl } from "./present";
 import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
+import { publishEvent } from "../events/publish-event";
+import type { Queryable } from "./present";
 
 /**
  * POST /v1/forum/threads/:slugOrId/replies. Under the author's posting lock: the hourly limit,
@@ -15,6 +18,7 @@ import { contributionAuthor, notifyContributionPublished } from "./publish-hooks
  */
 export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: string, body: string, siteUrl: string, clientIp: string | null = null) {
   const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
+  await assertNotSuspended(ctx.db, actor.principalId);
   const created = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
     const thread = await trx
@@ -41,7 +45,14 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
       })
       .where("id", "=", thread.id)
       .execute();
+    // Repliers follow the thread they answer (authors do from the start), unless they chose to stop.
+    await trx
+      .insertInto("forum_thread_state")
+      .values({ principal_id: actor.principalId, thread_id: thread.id, following: true, last_read_at: reply.created_at })
+      .onConflict((oc) => oc.columns(["principal_id", "thread_id"]).doNothing())
+      .execute();
     await markOwnActivityRead(trx, actor.principalId, thread.id, reply.created_at);
+    await publishReplyToFollowers(trx, actor, { threadId: thread.id, threadSlug: thread.slug, threadTitle: thread.title, replyId: reply.id });
     return { reply, thread };
   });
 
@@ -62,4 +73,27 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
     originKey,
   });
   return { data };
+}
+
+/**
+ * forum.reply to everyone following the thread but the replier, as user ids and agent ids (an
+ * agent's webhooks, and its owner's inbox), in the reply's transaction.
+ */
+async function publishReplyToFollowers(trx: Queryable, actor: Actor, reply: { threadId: string; threadSlug: string; threadTitle: string; replyId: string }) {
+  const followers = await trx
+    .selectFrom("forum_thread_state")
+    .leftJoin("agents", "agents.principal_id", "forum_thread_state.principal_id")
+    .select(["forum_thread_state.principal_id", "agents.id as agent_id"])
+    .where("forum_thread_state.thread_id", "=", reply.threadId)
+    .where("forum_thread_state.following", "=", true)
+    .where("forum_thread_state.principal_id", "!=", actor.principalId)
+    .execute();
+  if (followers.length === 0) return;
+  const author = await trx.selectFrom("principals").select("display_name").where("id", "=", actor.principalId).executeTakeFirst();
+  await publishEvent(trx, {
+    type: "forum.reply",
+    to: followers.map((f) => f.agent_id ?? f.principal_id),
+    actorId: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+    data: { ...reply, authorName: author?.display_name ?? null },
+  });
 }

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { charCount, type CreateThreadRequest } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
+import { assertNotSuspended } from "../auth/suspension";
 import { badRequest } from "../http/errors";
 import { assertNotDuplicateThread, assertWithinHourlyLimit, lockAuthorPosting } from "./posting-rules";
 import { getThreadOrThrow, presentThread, threadUrl } from "./present";
@@ -35,6 +36,7 @@ export function slugFor(title: string): string {
 export async function createThread(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateThreadRequest>, siteUrl: string, clientIp: string | null = null) {
   // The network the post came from (a keyed hash of its prefix), for the rewards' per-network rule.
   const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
+  await assertNotSuspended(ctx.db, actor.principalId);
   // A named referrer must exist (lib/service/referrals decides whether it earns anything).
   if (input.referredByAgentId) {
     const referrer = await ctx.db.selectFrom("agents").select("id").where("id", "=", input.referredByAgentId).executeTakeFirst();

@@ -11,8 +11,27 @@ export async function getReputation(ctx: ServiceContext, agentIds: string[]) {
   const ids = [...new Set(agentIds)];
   const agents = await ctx.db.selectFrom("agents").select(["id", "principal_id"]).where("id", "in", ids).execute();
   if (agents.length === 0) return { data: [] };
-  const principals = agents.map((a) => a.principal_id);
+  const standing = await reputationOfPrincipals(ctx, agents.map((a) => a.principal_id));
+  const byId = new Map(agents.map((x) => [x.id, x.principal_id]));
+  return {
+    data: ids
+      .filter((id) => byId.has(id))
+      .map((id) => {
+        return { agentId: id, ...standing.get(byId.get(id)!)! };
+      }),
+  };
+}
 
+/**
+ * The forum standing of principals (agents or humans): visible threads started, visible replies
+ * written (in visible threads), helpful votes received on those, and visible threads whose accepted
+ * answer is theirs. Four grouped queries whatever the batch; every id asked gets an entry. Also the
+ * forum part of a track record (records/get-profile.ts).
+ */
+export async function reputationOfPrincipals(ctx: ServiceContext, principalIds: string[]) {
+  const principals = [...new Set(principalIds)];
+  const result = new Map<string, { threads: number; replies: number; helpfulVotes: number; acceptedAnswers: number }>();
+  if (principals.length === 0) return result;
   const threads = await ctx.db
     .selectFrom("forum_threads")
     .select(["author_principal_id as p", sql<number>`count(*)::int`.as("n")])
@@ -57,13 +76,8 @@ export async function getReputation(ctx: ServiceContext, agentIds: string[]) {
   const r = byPrincipal(replies);
   const h = byPrincipal(helpful.rows);
   const a = byPrincipal(accepted);
-  const byId = new Map(agents.map((x) => [x.id, x.principal_id]));
-  return {
-    data: ids
-      .filter((id) => byId.has(id))
-      .map((id) => {
-        const p = byId.get(id)!;
-        return { agentId: id, threads: t.get(p) ?? 0, replies: r.get(p) ?? 0, helpfulVotes: h.get(p) ?? 0, acceptedAnswers: a.get(p) ?? 0 };
-      }),
-  };
+  for (const p of principals) {
+    result.set(p, { threads: t.get(p) ?? 0, replies: r.get(p) ?? 0, helpfulVotes: h.get(p) ?? 0, acceptedAnswers: a.get(p) ?? 0 });
+  }
+  return result;
 }

@@ -5,9 +5,12 @@ import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed, lapseExpiredClaims, reopenClaimedJobs } from "../jobs/read-job";
+import { publishEvent } from "../events/publish-event";
+import { actorIdOf, jobRecipients } from "../events/recipients";
 import { reserveAgentCapacity } from "../agents/capacity";
 import { assertCertifiedForPack } from "../evals/certifications";
 import { isAgentOrItsOwner, ownAgentOrThrow } from "../auth/acting-for-agent";
+import { assertNotSuspended } from "../auth/suspension";
 
 /**
  * Bounties: a job in participationMode BOUNTY takes no bids; the first ACTIVE agent to claim it
@@ -40,6 +43,7 @@ export async function closeSubmittedClaims(ctx: ServiceContext): Promise<number>
  */
 export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string, input: { agentId: string }) {
   const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
+  await assertNotSuspended(ctx.db, agent.principal_id);
   const job = await getJobOrThrow(ctx.db, jobId);
   if (job.participation_mode !== "BOUNTY") {
     throw conflict("JOB_NOT_CLAIMABLE", `this job is in participationMode ${job.participation_mode}; only BOUNTY jobs are claimed (bid with POST /v1/jobs/:id/bids)`);
@@ -87,6 +91,13 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
       .where("id", "=", jobId)
       .execute();
     await trx.insertInto("job_claims").values({ job_id: jobId, agent_id: agent.id, claimed_at: now, expires_at: expiresAt }).execute();
+    await publishEvent(trx, {
+      type: "job.assigned",
+      jobId,
+      to: await jobRecipients(trx, { poster_id: job.poster_id, agent_id: agent.id }),
+      actorId: actorIdOf(actor),
+      data: { jobId, agentId: agent.id, via: "BOUNTY_CLAIM", claimExpiresAt: expiresAt.toISOString() },
+    });
   });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

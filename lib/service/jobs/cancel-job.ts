@@ -4,6 +4,8 @@ import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { completeSettlement, recordSettlement } from "../escrow/settle-job";
+import { publishEvent } from "../events/publish-event";
+import { actorIdOf, posterRecipientId } from "../events/recipients";
 
 /**
  * The poster cancels a job that nobody is working on (OPEN). Pending bids expire. A funded job's
@@ -22,7 +24,15 @@ export async function cancelJob(ctx: ServiceContext, actor: Actor, jobId: string
     }
     const now = ctx.now();
     await trx.updateTable("jobs").set({ status: "CANCELLED", updated_at: now }).where("id", "=", jobId).execute();
-    await trx.updateTable("bids").set({ status: "EXPIRED", updated_at: now }).where("job_id", "=", jobId).where("status", "=", "PENDING").execute();
+    const expired = await trx.updateTable("bids").set({ status: "EXPIRED", updated_at: now }).where("job_id", "=", jobId).where("status", "=", "PENDING").returning("agent_id").execute();
+    // The poster and every agent whose bid it ends (an OPEN job has no assigned agent).
+    await publishEvent(trx, {
+      type: "job.cancelled",
+      jobId,
+      to: [await posterRecipientId(trx, job.poster_id), ...expired.map((bid) => bid.agent_id)],
+      actorId: actorIdOf(actor),
+      data: { jobId, funded: job.escrow_tx_hash !== null },
+    });
     return job.escrow_tx_hash !== null ? recordSettlement(trx, jobId, "REFUND", null) : null;
   });
   if (settlement?.status === "PENDING") {

@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { JOB_LIMITS, type CreateJobRequest, type CriterionCheck } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
+import { matchSavedSearches } from "./saved-searches";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
+import { assertNotSuspended } from "../auth/suspension";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow, lapseExpiredClaims } from "./read-job";
@@ -41,6 +43,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
   const chain = requireChain(ctx);
   // Before anything is read or written: bad input changes nothing.
   const { description, criteria: criteriaInput, mode } = resolveTopLevelTwins(input);
+  await assertNotSuspended(ctx.db, actor.principalId);
 
   // A child job may only be posted by the agent working on a parent that allows subcontracting.
   if (input.parentJobId) {
@@ -71,6 +74,8 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
       refuseOwnUrl(ctx.config, c.check.url, "CRITERION_URL_NOT_ALLOWED", `acceptanceCriteria.${index}.check.url`);
     }
   });
+  // The arbiter of a dispute (disputes/arbiter.ts), compared in lower case like session addresses.
+  const evaluatorAddress = (input.evaluatorAddress ?? input.inputData.evaluatorAddress)?.toLowerCase() ?? null;
   // The stored copies always agree with the job itself; forumRewardCampaignId is never kept (see the rule).
   const inputData = {
     budgetType: input.inputData.budgetType,
@@ -80,57 +85,64 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
     generalDescription: description,
     acceptanceCriteria: criteria.map((c) => ({ description: c.description })),
     ...(input.inputData.proofContentMarker ? { proofContentMarker: input.inputData.proofContentMarker } : {}),
+    ...(evaluatorAddress ? { evaluatorAddress } : {}),
   };
 
-  const inserted = await ctx.db
-    .insertInto("jobs")
-    .values({
-      poster_id: actor.principalId,
-      parent_job_id: input.parentJobId ?? null,
-      allow_subcontracting: input.allowSubcontracting ?? false,
-      source_forum_thread_id: forumSource.threadId,
-      source_forum_reply_id: forumSource.replyId,
-      agent_id: null,
-      status: "OPEN",
-      participation_mode: mode,
-      claim_window_minutes: mode === "BOUNTY" ? (input.claimWindowMinutes ?? DEFAULT_CLAIM_WINDOW_MINUTES) : null,
-      claimed_at: null,
-      claim_expires_at: null,
-      template_id: input.templateId,
-      title: input.title,
-      description,
-      budget_usdc: input.budget,
-      input_data: JSON.stringify(inputData),
-      output_data: null,
-      proof_hash: null,
-      deadline_at: input.deadlineAt ?? null,
-      submitted_at: null,
-      completed_at: null,
-      // A random 32-byte id names the job in the escrow contract; it reveals nothing about the job.
-      escrow_job_id: `0x${randomBytes(32).toString("hex")}`,
-      escrow_tx_hash: null,
-      escrow_payer: null,
-      funded_at: null,
-      release_tx_hash: null,
-      refund_tx_hash: null,
-      chain_id: chain.chainId,
-      token_symbol: chain.tokenSymbol,
-      token_address: chain.tokenAddress,
-      payment_provider: "ON_CHAIN_USDC",
-      payment_status: null,
-      acceptance_criteria: JSON.stringify(criteria),
-      required_pack_id: requiredPackId,
-      required_skills: input.requiredSkills ?? [],
-      preferred_skills: input.preferredSkills ?? [],
-      is_publicly_shareable: input.isPubliclyShareable ?? true,
-      last_shared_at: null,
-      forum_reward_campaign_id: null,
-      proof_checked_at: null,
-      proof_check_status: null,
-      proof_check_reason: null,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  // The job and the saved searches it matches are told in one transaction (saved-searches.ts).
+  const inserted = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto("jobs")
+      .values({
+        poster_id: actor.principalId,
+        parent_job_id: input.parentJobId ?? null,
+        allow_subcontracting: input.allowSubcontracting ?? false,
+        source_forum_thread_id: forumSource.threadId,
+        source_forum_reply_id: forumSource.replyId,
+        agent_id: null,
+        status: "OPEN",
+        participation_mode: mode,
+        claim_window_minutes: mode === "BOUNTY" ? (input.claimWindowMinutes ?? DEFAULT_CLAIM_WINDOW_MINUTES) : null,
+        claimed_at: null,
+        claim_expires_at: null,
+        template_id: input.templateId,
+        title: input.title,
+        description,
+        budget_usdc: input.budget,
+        input_data: JSON.stringify(inputData),
+        evaluator_address: evaluatorAddress,
+        output_data: null,
+        proof_hash: null,
+        deadline_at: input.deadlineAt ?? null,
+        submitted_at: null,
+        completed_at: null,
+        // A random 32-byte id names the job in the escrow contract; it reveals nothing about the job.
+        escrow_job_id: `0x${randomBytes(32).toString("hex")}`,
+        escrow_tx_hash: null,
+        escrow_payer: null,
+        funded_at: null,
+        release_tx_hash: null,
+        refund_tx_hash: null,
+        chain_id: chain.chainId,
+        token_symbol: chain.tokenSymbol,
+        token_address: chain.tokenAddress,
+        payment_provider: "ON_CHAIN_USDC",
+        payment_status: null,
+        acceptance_criteria: JSON.stringify(criteria),
+        required_pack_id: requiredPackId,
+        required_skills: input.requiredSkills ?? [],
+        preferred_skills: input.preferredSkills ?? [],
+        is_publicly_shareable: input.isPubliclyShareable ?? true,
+        last_shared_at: null,
+        forum_reward_campaign_id: null,
+        proof_checked_at: null,
+        proof_check_status: null,
+        proof_check_reason: null,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await matchSavedSearches(trx, row.id);
+    return row;
+  });
 
   return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), actor, { detail: true }) };
 }

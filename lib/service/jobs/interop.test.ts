@@ -40,10 +40,14 @@ describe("POST /v1/jobs takes every documented inputData field", () => {
       acceptanceCriteria: [{ description: "A CSV with 50 rows" }, { description: "Each row has a verified email" }],
       forumRewardCampaignId: "campaign-copied-from-a-slot",
       proofContentMarker: "awm-interop-marker",
+      evaluatorAddress: "0x00000000000000000000000000000000000000Ab",
     };
     const job = ok(await postJob(poster.apiKey, jobInput({ inputData })), 201).data;
     Job.parse(job);
     expect(job).toMatchObject({ participationMode: "BID", description: DESCRIPTION, forumRewardSlot: null, status: "OPEN", funded: false });
+    // The inputData copy fills the top-level evaluatorAddress (stored lower-case, like session addresses).
+    expect(job.evaluatorAddress).toBe("0x00000000000000000000000000000000000000ab");
+    inputData.evaluatorAddress = "0x00000000000000000000000000000000000000ab";
     // A job posted here is never a forum reward slot: the campaign id is taken and not kept.
     const { forumRewardCampaignId: _notKept, ...kept } = inputData;
     expect(job.inputData).toEqual({ ...kept, stallAfterHours: 24 });
@@ -147,7 +151,7 @@ describe("POST /v1/jobs takes every documented inputData field", () => {
     const inputData = op.requestBody.content["application/json"].schema.properties.inputData;
     expect(inputData.description).toContain("the top-level field wins");
     expect(Object.keys(inputData.properties).sort()).toEqual(
-      ["acceptanceCriteria", "budgetType", "forumRewardCampaignId", "generalDescription", "participationMode", "proofContentMarker", "proofHoldHours", "stallAfterHours"],
+      ["acceptanceCriteria", "budgetType", "evaluatorAddress", "forumRewardCampaignId", "generalDescription", "participationMode", "proofContentMarker", "proofHoldHours", "stallAfterHours"],
     );
   });
 });

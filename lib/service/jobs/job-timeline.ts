@@ -9,7 +9,8 @@ import { getJobRowWithLapse } from "./read-job";
 
 /**
  * The job's timeline, the one place it is put together. It is derived from the rows the service
- * already keeps (jobs, bids, job_claims, proof_checks, job_criteria_results, escrow_settlements)
+ * already keeps (jobs, bids, job_claims, proof_checks, job_criteria_results, escrow_settlements,
+ * dispute_cases, dispute_statements, dispute_rulings)
  * rather than written by every domain function: an event appears only where a row records when it
  * happened. A cancellation has no timestamp of its own (the refund settlement shows it), and
  * criterion evaluations keep only their latest result, so neither is an event.
@@ -33,10 +34,10 @@ function compareEvents(a: { at: Date; type: JobEventType; id: string }, b: { at:
 
 const units = (value: string | null) => (value === null ? null : formatUsdc(BigInt(value)));
 
-/** Parties (poster, its owner, the assigned agent, its owner) and the operator, who arbitrates: job-viewer.ts decides. */
+/** Parties (poster, its owner, the assigned agent, its owner) and the arbiters (the job's evaluator, the operator): job-viewer.ts decides. */
 async function requireTimelineReader(ctx: ServiceContext, actor: Actor, job: JobPartiesRow): Promise<void> {
   if (await readsJobEvents(ctx, actor, job)) return;
-  throw forbidden("only the job's poster, its assigned agent (or the humans who own them) and the operator may read its timeline");
+  throw forbidden("only the job's poster, its assigned agent (or the humans who own them), its evaluator and the operator may read its timeline");
 }
 
 /** Principals as actors: a human by its user id (= principal id), an agent by its agent id. */
@@ -62,13 +63,22 @@ export async function listJobEvents(ctx: ServiceContext, actor: Actor, jobId: st
   // Proof checks can be many (a recheck every 15 minutes): read only the ones a page can need,
   // those of the cursor's millisecond and the first limit + 1 after it. The rest are few per job.
   const checksAfter = ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId);
-  const [bids, claims, checks, checksAtCursor, criteria, settlements] = await Promise.all([
+  const [bids, claims, checks, checksAtCursor, criteria, settlements, disputeCase, statements, ruling] = await Promise.all([
     ctx.db.selectFrom("bids").selectAll().where("job_id", "=", jobId).execute(),
     ctx.db.selectFrom("job_claims").selectAll().where("job_id", "=", jobId).execute(),
     (afterAt ? checksAfter.where("checked_at", ">", afterAt) : checksAfter).orderBy("checked_at").orderBy("id").limit(limit + 1).execute(),
     afterAt ? ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId).where("checked_at", "=", afterAt).execute() : Promise.resolve([]),
     ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute(),
     ctx.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).where("status", "=", "CONFIRMED").execute(),
+    ctx.db.selectFrom("dispute_cases").selectAll().where("job_id", "=", jobId).executeTakeFirst(),
+    ctx.db
+      .selectFrom("dispute_statements as st")
+      .innerJoin("dispute_cases as c", "c.id", "st.case_id")
+      .selectAll("st")
+      .select((eb) => eb.selectFrom("dispute_evidence as e").select(eb.fn.countAll<string>().as("n")).whereRef("e.statement_id", "=", "st.id").as("evidence_count"))
+      .where("c.job_id", "=", jobId)
+      .execute(),
+    ctx.db.selectFrom("dispute_rulings as r").innerJoin("dispute_cases as c", "c.id", "r.case_id").selectAll("r").where("c.job_id", "=", jobId).executeTakeFirst(),
   ]);
   const actors = await actorsOf(ctx, [
     job.poster_id,
@@ -112,10 +122,26 @@ export async function listJobEvents(ctx: ServiceContext, actor: Actor, jobId: st
     add("criterion.overridden", c.criterion_id, c.overridden_at, principal(c.overridden_by), { criterionId: c.criterion_id, reason: c.override_reason });
   }
   add("job.approved", job.id, job.approved_at, job.auto_approved ? SYSTEM : poster, { autoApproved: job.auto_approved, releaseAt: job.release_at?.toISOString() ?? null });
-  add("job.disputed", job.id, job.disputed_at, null, { reason: job.dispute_reason });
+  // The case (disputes/) records who opened it; a job disputed before cases existed has none.
+  const opener: ActorRef | null = disputeCase?.opened_by_kind && disputeCase.opened_by_id ? { kind: disputeCase.opened_by_kind, id: disputeCase.opened_by_id } : null;
+  add("job.disputed", job.id, job.disputed_at, opener, {
+    reason: job.dispute_reason,
+    ...(disputeCase ? { caseId: disputeCase.id, openedBy: disputeCase.opened_by_side, answerDeadlineAt: disputeCase.answer_deadline_at.toISOString(), rulingDeadlineAt: disputeCase.ruling_deadline_at.toISOString() } : {}),
+  });
+  for (const st of statements) {
+    add("dispute.statement", st.id, st.created_at, { kind: st.author_kind, id: st.author_id }, { statementId: st.id, side: st.side, evidenceCount: Number(st.evidence_count ?? 0) });
+  }
+  if (disputeCase) add("dispute.escalated", disputeCase.id, disputeCase.escalated_at, SYSTEM, { caseId: disputeCase.id, rulingDeadlineAt: disputeCase.ruling_deadline_at.toISOString() });
+  if (ruling) {
+    add("dispute.ruled", ruling.id, ruling.created_at, { kind: "USER", id: ruling.ruled_by_user_id }, {
+      outcome: ruling.outcome, agentShare: ruling.agent_share, arbiter: ruling.arbiter, reason: ruling.reason, settlementId: ruling.settlement_id,
+    });
+  }
   for (const s of settlements) {
-    add(s.kind === "RELEASE" ? "settlement.released" : "settlement.refunded", s.id, s.confirmed_at, SYSTEM, {
+    const type = s.kind === "RELEASE" ? "settlement.released" : s.kind === "SPLIT" ? "settlement.split" : "settlement.refunded";
+    add(type, s.id, s.confirmed_at, SYSTEM, {
       settlementId: s.id, txHash: s.tx_hash, toAddress: s.to_address, amountUsdc: units(s.amount_units), feeUsdc: units(s.fee_units),
+      ...(s.kind === "SPLIT" ? { payerAmountUsdc: units(s.payer_amount_units) } : {}),
     });
   }
 

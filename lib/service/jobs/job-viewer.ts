@@ -22,7 +22,8 @@ import { isOperator } from "../auth/operator";
 export type JobViewerRole = "POSTER" | "OWNER_OF_POSTER" | "ASSIGNED_AGENT" | "OWNER_OF_ASSIGNED_AGENT" | "BIDDER" | "PUBLIC";
 
 /** The columns the role is decided on: selectJobs joins the owners of the poster agent and of the assigned agent. */
-export type JobPartiesRow = Pick<JobWithRelations, "poster_id" | "agent_id" | "poster_owner_user_id" | "agent_owner_user_id">;
+export type JobPartiesRow = Pick<JobWithRelations, "poster_id" | "agent_id" | "poster_owner_user_id" | "agent_owner_user_id"> &
+  Partial<Pick<JobWithRelations, "evaluator_address">>;
 
 /** The role from the job row alone (no bid lookup: a bidder is PUBLIC here, which is what privacy needs). */
 export function jobRoleOf(actor: Actor | null, job: JobPartiesRow): JobViewerRole {
@@ -41,12 +42,23 @@ export function seesDeliveredWork(role: JobViewerRole): boolean {
 }
 
 /**
+ * Is the caller the evaluator the poster named on the job (a human signed in with SIWE as that
+ * address)? The address comes from the session's user row, never from a request. An agent key is
+ * never the evaluator, even when its owner is.
+ */
+export async function isJobEvaluator(ctx: ServiceContext, actor: Actor | null, evaluatorAddress: string | null | undefined): Promise<boolean> {
+  if (actor?.kind !== "USER" || !evaluatorAddress) return false;
+  const user = await ctx.db.selectFrom("users").select("address").where("id", "=", actor.userId).executeTakeFirst();
+  return user !== undefined && user.address.toLowerCase() === evaluatorAddress.toLowerCase();
+}
+
+/**
  * The job's timeline (job-timeline.ts) is the parties' (as for the delivered work) and the
- * arbiter's: the operator, until disputes have arbiters of their own. The operator is asked only
- * when the caller is no party.
+ * arbiters': the evaluator named on the job and the operator. Those are asked only when the caller
+ * is no party.
  */
 export async function readsJobEvents(ctx: ServiceContext, actor: Actor | null, job: JobPartiesRow): Promise<boolean> {
-  return seesDeliveredWork(jobRoleOf(actor, job)) || (await isOperator(ctx, actor));
+  return seesDeliveredWork(jobRoleOf(actor, job)) || (await isJobEvaluator(ctx, actor, job.evaluator_address)) || (await isOperator(ctx, actor));
 }
 
 /** The assigned agent's side: its key or its owner's session (submit, release a claim, subcontract). */
@@ -116,6 +128,7 @@ export async function jobViewerOf(ctx: ServiceContext, actor: Actor | null, job:
       reportProgress: isAgentSide(role) && job.status === "IN_PROGRESS",
       reopen: poster && isStalled(job, ctx.now()),
       readEvents,
+      readDispute: readEvents && job.disputed_at !== null,
     },
   };
 }

@@ -66,10 +66,29 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
   const after = decodeJobCursor(query.cursor, sortName, keys);
 
   const tsquery = query.q ? sql`websearch_to_tsquery('english', ${query.q})` : null;
-  let q = selectJobs(ctx.db)
+  const q = filterBoard(selectJobs(ctx.db), query)
     .select(BID_COUNT.as("bid_count"))
     .select((tsquery ? sql<number | null>`ts_rank_cd(${DOCUMENT}, ${tsquery})` : sql<number | null>`null::real`).as("search_rank"));
-  if (tsquery) q = q.where(sql<boolean>`${DOCUMENT} @@ ${tsquery}`);
+
+  // search_rank is a column of the select; the outer query can name it (order and cursor alike),
+  // so the filtered rows are wrapped once and sorted outside.
+  const inner = q.as("jobs");
+  let outer = ctx.db.selectFrom(inner).selectAll();
+  if (after) outer = outer.where(afterPosition(keys, after.values, after.id));
+  for (const key of keys) outer = outer.orderBy(key.expr, key.desc ? "desc" : "asc");
+  outer = outer.orderBy(sql`jobs.id`, idDescending(keys) ? "desc" : "asc");
+  const rows = (await outer.limit(limit + 1).execute()) as unknown as Row[];
+
+  const page = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
+  return { data: page.rows.map((row) => ({ ...presentJob(row, actor), bidCount: Number(row.bid_count) })), meta: page.meta };
+}
+
+/** The board's filters (everything of its query but the sort and the page), the one home of what "a job matches" means: the board and saved searches (saved-searches.ts) both apply it. */
+export type BoardFilters = Omit<Query, "sort" | "limit" | "cursor">;
+
+export function filterBoard(jobs: ReturnType<typeof selectJobs>, query: BoardFilters): ReturnType<typeof selectJobs> {
+  let q = jobs;
+  if (query.q) q = q.where(sql<boolean>`${DOCUMENT} @@ websearch_to_tsquery('english', ${query.q})`);
   if (query.status) q = q.where("jobs.status", "=", query.status);
   if (query.participationMode) q = q.where("jobs.participation_mode", "=", query.participationMode);
   if (query.purpose) q = q.where("jobs.purpose", "=", query.purpose);
@@ -93,18 +112,7 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
       not(exists(selectFrom("bids").select(sql`1`.as("one")).whereRef("bids.job_id", "=", "jobs.id").where("bids.agent_id", "=", agentId))),
     );
   }
-
-  // search_rank is a column of the select; the outer query can name it (order and cursor alike),
-  // so the filtered rows are wrapped once and sorted outside.
-  const inner = q.as("jobs");
-  let outer = ctx.db.selectFrom(inner).selectAll();
-  if (after) outer = outer.where(afterPosition(keys, after.values, after.id));
-  for (const key of keys) outer = outer.orderBy(key.expr, key.desc ? "desc" : "asc");
-  outer = outer.orderBy(sql`jobs.id`, idDescending(keys) ? "desc" : "asc");
-  const rows = (await outer.limit(limit + 1).execute()) as unknown as Row[];
-
-  const page = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
-  return { data: page.rows.map((row) => ({ ...presentJob(row, actor), bidCount: Number(row.bid_count) })), meta: page.meta };
+  return q;
 }
 
 /** The id breaks the last ties, in the direction of the last key (created_at, descending, in every sort). */

@@ -72,6 +72,7 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     completedAt: iso(row.completed_at),
     autoApproved: row.auto_approved,
     escrowTxHash: row.escrow_tx_hash,
+    escrowPayer: row.escrow_payer,
     escrowJobId: escrowJobIdWire(row.escrow_job_id),
     chainId: row.chain_id,
     tokenSymbol: row.token_symbol,
@@ -100,6 +101,7 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     disputeReason: party ? row.dispute_reason : null,
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
+    evaluatorAddress: row.evaluator_address,
   };
   if (party) {
     // Progress on the work is between the parties, like the deliverable (absent for everyone else).

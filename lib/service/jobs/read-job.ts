@@ -4,6 +4,8 @@ import type { Db } from "../db/connection";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { Database, JobRow } from "../db/schema";
 import { notFound } from "../http/errors";
+import { publishEvent } from "../events/publish-event";
+import { jobRecipients } from "../events/recipients";
 
 /**
  * Reading a job, the one way every domain does it. A bounty claim that has run out without a
@@ -96,6 +98,26 @@ export function isStalled(job: StallFields, now: Date): boolean {
  */
 export async function reopenClaimedJobs(trx: Trx, jobIds: string[], now: Date, outcome: "LAPSED" | "RELEASED"): Promise<void> {
   if (jobIds.length === 0) return;
+  if (outcome === "LAPSED") {
+    // A bounty claim whose window ran out (not a poster's reopen of a stalled job before it): the
+    // agent and the poster are told, in the transaction that reopens the job.
+    const lapsed = await trx
+      .selectFrom("jobs")
+      .select(["id", "poster_id", "agent_id", "claim_expires_at"])
+      .where("id", "in", jobIds)
+      .where("participation_mode", "=", "BOUNTY")
+      .where("agent_id", "is not", null)
+      .where("claim_expires_at", "<=", now)
+      .execute();
+    for (const job of lapsed) {
+      await publishEvent(trx, {
+        type: "claim.lapsed",
+        jobId: job.id,
+        to: await jobRecipients(trx, job),
+        data: { jobId: job.id, agentId: job.agent_id, claimExpiresAt: job.claim_expires_at?.toISOString() ?? null },
+      });
+    }
+  }
   await trx
     .updateTable("jobs")
     .set({

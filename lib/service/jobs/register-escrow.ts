@@ -1,3 +1,4 @@
+import { matchSavedSearches } from "./saved-searches";
 import { verifyDeposit, type DepositCheck } from "@/lib/chain/escrow/verify-deposit";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ErrorExtra } from "@/lib/api/schemas/errors";
@@ -54,15 +55,19 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
 
   try {
     const now = ctx.now();
-    const updated = await ctx.db
-      .updateTable("jobs")
-      .set({ escrow_tx_hash: txHash, escrow_payer: check.payer, funded_at: now, updated_at: now })
-      .where("id", "=", jobId)
-      .where("escrow_tx_hash", "is", null)
-      .where("status", "=", "OPEN")
-      .returning("id")
-      .executeTakeFirst();
-    if (!updated) throw conflict("ALREADY_FUNDED", "the job changed while the deposit was being checked; reload it");
+    // Funding and the saved searches that now match (a search for funded jobs) commit together.
+    await ctx.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable("jobs")
+        .set({ escrow_tx_hash: txHash, escrow_payer: check.payer, funded_at: now, updated_at: now })
+        .where("id", "=", jobId)
+        .where("escrow_tx_hash", "is", null)
+        .where("status", "=", "OPEN")
+        .returning("id")
+        .executeTakeFirst();
+      if (!updated) throw conflict("ALREADY_FUNDED", "the job changed while the deposit was being checked; reload it");
+      await matchSavedSearches(trx, jobId);
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict("TX_ALREADY_USED", TX_ALREADY_USED);
     throw error;

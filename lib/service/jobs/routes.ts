@@ -13,7 +13,10 @@ import { listJobEvents } from "./job-timeline";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
-  router.implement(routes.listJobs, ({ ctx, actor, query }) => listJobs(ctx, actor, query));
+  // The anonymous first page (no cursor) is the same for everyone: kept for a moment (router.ts).
+  router.implement(routes.listJobs, ({ ctx, actor, query }) => listJobs(ctx, actor, query), {
+    sharedCache: ({ actor, query }) => actor === null && !query.cursor,
+  });
   // POST /v1/jobs
   router.implement(routes.createJob, ({ ctx, actor, body }) => createJob(ctx, actor, body));
   // GET /v1/jobs/:id (authenticated: the parties also read the proof-check fields; viewer for all)

@@ -6,6 +6,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** Extra headers for SMTP (List-Unsubscribe and List-Unsubscribe-Post on notifications); the outbox does not keep them. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -23,7 +25,7 @@ export async function sendMail(ctx: ServiceContext, mail: Mail): Promise<void> {
   if (!ctx.config.smtpUrl) return;
   try {
     const transport = nodemailer.createTransport(ctx.config.smtpUrl);
-    await transport.sendMail({ from: ctx.config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text });
+    await transport.sendMail({ from: ctx.config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.headers ? { headers: mail.headers } : {}) });
     await ctx.db.updateTable("mail_outbox").set({ sent_at: ctx.now() }).where("id", "=", row.id).execute();
   } catch (error) {
     // The signup still succeeds; the owner can ask for a new link. The failure is kept for support.

@@ -63,7 +63,8 @@ async function aggregate(ctx: ServiceContext): Promise<Stats> {
       count(j.funded_at) as funded,
       count(*) filter (where j.status = 'COMPLETED') as completed,
       count(s.id) filter (where s.kind = 'REFUND') as refunded,
-      sum(s.amount_units) filter (where s.kind = 'RELEASE') as released_units,
+      -- A split ruling pays the agent too (amount_units: the agent's net share).
+      sum(s.amount_units) filter (where s.kind in ('RELEASE', 'SPLIT')) as released_units,
       percentile_cont(0.5) within group (order by extract(epoch from (s.confirmed_at - j.funded_at)))
         filter (where s.kind = 'RELEASE' and j.funded_at is not null and s.confirmed_at is not null) as median_seconds,
       count(s.id) as settled,

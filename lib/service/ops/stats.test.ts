@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
-import type { ServiceContext } from "../context";
-import { runReleaseAndTimeouts } from "../deliverables/review-queue";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 
 // The figures cover the configured chain's jobs: a chain id of this run's own keeps other suites'
 // jobs (the database is shared) out of them, so the numbers below are exact.
 const CHAIN_ID = 40_000 + Math.floor(Math.random() * 20_000);
 const PAYER = 1;
+const OPERATOR = 9;
 
 let chain: TestChain;
 let service: TestService;
@@ -21,7 +20,7 @@ const readers: TestService[] = [];
 
 beforeAll(async () => {
   chain = await startTestChain({ chainId: CHAIN_ID });
-  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config, probeAllowLoopback: true });
+  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config, probeAllowLoopback: true, operatorAddresses: [chain.accounts[OPERATOR]!.address] });
   site = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end("<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td><td>ada@example.test</td></tr></table></body></html>");
@@ -76,13 +75,15 @@ describe("GET /v1/stats", () => {
     expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
     expect((await poster.client.approveJob({ params: { id: released.id } })).data.status).toBe("COMPLETED");
 
-    // Disputed, then refunded when nobody resolved the dispute in time.
+    // Disputed, then refunded by the operator's ruling (nothing is refunded without one).
     const disputed = await postedJob(poster, "10", true);
     await assign(poster, disputed.id, "10");
     const dispute = await service.http("POST", `/v1/jobs/${disputed.id}/dispute`, { token: poster.token, body: { reason: "The agent stopped answering." } });
     expect(dispute.status, JSON.stringify(dispute.json)).toBe(200);
-    const later: ServiceContext = { ...service.ctx, now: () => new Date(Date.now() + (service.ctx.config.disputeTimeoutDays + 1) * 86_400_000) };
-    expect((await runReleaseAndTimeouts(later, { only: [disputed.id] })).refunded).toBe(1);
+    const operator = await newUser(service, chain.accounts[OPERATOR]!.privateKey);
+    const ruling = await service.http("POST", `/v1/jobs/${disputed.id}/dispute/ruling`, { token: operator.token, body: { outcome: "REFUND_POSTER", reason: "The agent never delivered anything." } });
+    expect(ruling.status, JSON.stringify(ruling.json)).toBe(200);
+    expect(ruling.json.data.ruling.settlement).toMatchObject({ kind: "REFUND", status: "CONFIRMED" });
 
     // Disputed and still open: not settled, so it is in neither side of the dispute rate.
     const open = await postedJob(poster, "12", true);

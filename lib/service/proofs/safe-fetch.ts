@@ -85,6 +85,13 @@ export interface SafeFetchOptions extends AddressPolicyOptions {
    * fetch-policy.ts); without it only `localhost` names are known to be this machine.
    */
   ownOrigin?: OwnOrigin;
+  /**
+   * A POST instead of a GET (webhook deliveries): the body and headers are sent on every address
+   * tried. Pass maxRedirects 0 with it: a redirect is then refused, never followed with the body.
+   */
+  post?: { body: string; headers: Record<string, string> };
+  /** Read the body of any answer, not only a 2xx one (a webhook's delivery log shows what the receiver said). */
+  readAnyStatus?: boolean;
 }
 
 export interface SafeFetchSuccess {
@@ -280,7 +287,7 @@ export function buildRequestOptions(
   hop: Extract<HopCheck, { ok: true }>,
   address: string,
   family: 4 | 6,
-  opts: Pick<SafeFetchOptions, "dial" | "ca" | "userAgent">,
+  opts: Pick<SafeFetchOptions, "dial" | "ca" | "userAgent" | "post">,
 ): https.RequestOptions {
   const dialed = opts.dial
     ? opts.dial({ address, family, port: hop.port, hostname: hop.hostname })
@@ -301,13 +308,15 @@ export function buildRequestOptions(
     protocol: hop.secure ? "https:" : "http:",
     host: dialed.address,
     port: dialed.port,
-    method: "GET",
+    method: opts.post ? "POST" : "GET",
     path: `${hop.url.pathname}${hop.url.search}`,
     headers: {
+      ...opts.post?.headers,
       Host: hop.url.host,
       "User-Agent": opts.userAgent ?? "AgentWorkMarketplace-ProofProbe/1.0",
-      Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8",
+      Accept: opts.post ? "*/*" : "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8",
       "Accept-Encoding": "gzip, deflate, br",
+      ...(opts.post ? { "Content-Length": String(Buffer.byteLength(opts.post.body)) } : {}),
     },
     lookup,
     // A fresh agent per request: no pooled socket from another hop can be reused.
@@ -368,7 +377,8 @@ function requestOnce(attempt: Attempt): Promise<{ res: IncomingMessage } | { con
         }
       });
     });
-    req.end();
+    if (attempt.options.post) req.end(attempt.options.post.body);
+    else req.end();
   });
 }
 
@@ -585,7 +595,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
       // Only a success answer is read: an error page is nobody's proof, and never reading one
       // keeps a proof marker from becoming a yes/no oracle on what a refusal page says.
       const success = status >= 200 && status <= 299;
-      if (success && (contentType === null || isTextContentType(contentType))) {
+      if ((success || opts.readAnyStatus) && (contentType === null || isTextContentType(contentType))) {
         const read = await readCapped(res, maxBodyBytes, signal);
         // Without a declared type, a NUL byte is the classic tell of binary content.
         if (read && !(contentType === null && read.body.includes(0))) {

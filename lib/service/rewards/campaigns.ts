@@ -12,7 +12,10 @@ import { parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import { requireUser, type Actor } from "../auth/actor";
-import { forbidden, notFound } from "../http/errors";
+import { conflict, forbidden, notFound } from "../http/errors";
+import { asOperator } from "../audit/record-operator-action";
+import type { Db } from "../db/connection";
+import type { ChainConfig } from "@/lib/chain/config";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { amountsOf, chainKeyOf, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
@@ -46,22 +49,7 @@ export async function createRewardCampaign(ctx: ServiceContext, actor: Actor, in
     const campaign = await trx.insertInto("forum_reward_campaigns")
       .values({ kind: input.kind, sponsor_user_id: user.userId, slots: input.slots, gross_usdc: grossUsdc, funding, chain_key: chainKeyOf(chain), chain_id: chain.chainId, from_block: fromBlock?.toString() ?? null })
       .returning("id").executeTakeFirstOrThrow();
-    for (let n = 1; n <= input.slots; n++) {
-      const inputData = { budgetType: "fixed", proofHoldHours: 0, participationMode: "AUTOMATIC_FORUM_REWARD", generalDescription: KIND_TITLE[input.kind], acceptanceCriteria: [{ description: "An original contribution that passes the automatic quality review" }], forumRewardCampaignId: campaign.id };
-      const job = await trx.insertInto("jobs").values({
-        poster_id: user.principalId, parent_job_id: null, source_forum_thread_id: null, source_forum_reply_id: null, agent_id: null, status: "OPEN",
-        purpose: input.kind === "REFERRAL" ? "PLATFORM_REFERRAL" : "MARKETPLACE",
-        participation_mode: "AUTOMATIC_FORUM_REWARD", claim_window_minutes: null, claimed_at: null, claim_expires_at: null, template_id: "custom-v1",
-        title: `${KIND_TITLE[input.kind]} (slot ${n} of ${input.slots})`,
-        description: "Fulfilled by publishing in the forum: the automatic quality review reserves this slot for an eligible contribution and releases its escrow to the author's owner. Takes no bids.",
-        budget_usdc: grossUsdc, input_data: JSON.stringify(inputData), output_data: null, proof_hash: null, deadline_at: null, submitted_at: null, completed_at: null,
-        escrow_job_id: `0x${randomBytes(32).toString("hex")}`, escrow_tx_hash: null, escrow_payer: null, funded_at: null, release_tx_hash: null, refund_tx_hash: null,
-        chain_id: chain.chainId, token_symbol: chain.tokenSymbol, token_address: chain.tokenAddress, payment_provider: "ON_CHAIN_USDC", payment_status: null,
-        acceptance_criteria: JSON.stringify([{ id: "ac-1", check: { type: "reward" }, description: "An original contribution that passes the automatic quality review" }]),
-        required_pack_id: null, last_shared_at: null, forum_reward_campaign_id: campaign.id, proof_checked_at: null, proof_check_status: null, proof_check_reason: null,
-      }).returning("id").executeTakeFirstOrThrow();
-      await trx.insertInto("forum_reward_slots").values({ job_id: job.id, campaign_id: campaign.id, kind: input.kind, chain_key: chainKeyOf(chain), slot_no: n, reward_id: null, fund_error: null }).execute();
-    }
+    await insertCampaignSlots(trx as unknown as Db, chain, { id: campaign.id, kind: input.kind, grossUsdc }, user.principalId, 1, input.slots);
     return campaign.id;
   });
   if (funding === "OPERATOR") {
@@ -117,6 +105,63 @@ export async function fundPendingCampaigns(ctx: ServiceContext): Promise<void> {
   for (const row of rows) await fundCampaignSlots(ctx, row.campaign_id);
 }
 
+/** Slot jobs numbered from..from+count-1 of a campaign, unfunded: creation and the operator's added budget share them. */
+async function insertCampaignSlots(trx: Db, chain: ChainConfig, campaign: { id: string; kind: RewardKind; grossUsdc: string }, posterPrincipalId: string, from: number, count: number) {
+  for (let n = from; n < from + count; n++) {
+    const inputData = { budgetType: "fixed", proofHoldHours: 0, participationMode: "AUTOMATIC_FORUM_REWARD", generalDescription: KIND_TITLE[campaign.kind], acceptanceCriteria: [{ description: "An original contribution that passes the automatic quality review" }], forumRewardCampaignId: campaign.id };
+    const job = await trx.insertInto("jobs").values({
+      poster_id: posterPrincipalId, parent_job_id: null, source_forum_thread_id: null, source_forum_reply_id: null, agent_id: null, status: "OPEN",
+      purpose: campaign.kind === "REFERRAL" ? "PLATFORM_REFERRAL" : "MARKETPLACE",
+      participation_mode: "AUTOMATIC_FORUM_REWARD", claim_window_minutes: null, claimed_at: null, claim_expires_at: null, template_id: "custom-v1",
+      title: `${KIND_TITLE[campaign.kind]} (slot ${n})`,
+      description: "Fulfilled by publishing in the forum: the automatic quality review reserves this slot for an eligible contribution and releases its escrow to the author's owner. Takes no bids.",
+      budget_usdc: campaign.grossUsdc, input_data: JSON.stringify(inputData), output_data: null, proof_hash: null, deadline_at: null, submitted_at: null, completed_at: null,
+      escrow_job_id: `0x${randomBytes(32).toString("hex")}`, escrow_tx_hash: null, escrow_payer: null, funded_at: null, release_tx_hash: null, refund_tx_hash: null,
+      chain_id: chain.chainId, token_symbol: chain.tokenSymbol, token_address: chain.tokenAddress, payment_provider: "ON_CHAIN_USDC", payment_status: null,
+      acceptance_criteria: JSON.stringify([{ id: "ac-1", check: { type: "reward" }, description: "An original contribution that passes the automatic quality review" }]),
+      required_pack_id: null, last_shared_at: null, forum_reward_campaign_id: campaign.id, proof_checked_at: null, proof_check_status: null, proof_check_reason: null,
+    }).returning("id").executeTakeFirstOrThrow();
+    await trx.insertInto("forum_reward_slots").values({ job_id: job.id, campaign_id: campaign.id, kind: campaign.kind, chain_key: chainKeyOf(chain), slot_no: n, reward_id: null, fund_error: null }).execute();
+  }
+}
+
+/**
+ * POST /v1/admin/campaigns/:id/budget. The operator adds `slots` slots to a campaign, in one
+ * transaction with the audit line (the campaign row locked, so two additions number their slots
+ * apart); an OPERATOR-funded campaign's new slots are deposited from the rewards wallet at once
+ * (a failed deposit is retried by the worker, as at creation), a SPONSOR campaign's wait for its
+ * sponsor to fund them.
+ */
+export async function addCampaignBudget(ctx: ServiceContext, actor: Actor | null, campaignId: string, slots: number, reason: string) {
+  const chain = requireChain(ctx);
+  const added = await asOperator(ctx, actor, { action: "campaign.add_budget", subjectType: "reward_campaign", subjectId: campaignId, reason, details: { slots } }, async (trx) => {
+    const campaign = await trx.selectFrom("forum_reward_campaigns").selectAll().where("id", "=", campaignId).forUpdate().executeTakeFirst();
+    if (!campaign) throw notFound("reward campaign");
+    if (campaign.chain_key !== chainKeyOf(chain)) throw conflict("INVALID_STATE", "the campaign belongs to another chain than the configured one");
+    const poster = await trx.selectFrom("jobs").innerJoin("forum_reward_slots as s", "s.job_id", "jobs.id").select("jobs.poster_id").where("s.campaign_id", "=", campaignId).limit(1).executeTakeFirst();
+    await insertCampaignSlots(trx, chain, { id: campaign.id, kind: campaign.kind, grossUsdc: campaign.gross_usdc }, poster?.poster_id ?? campaign.sponsor_user_id, campaign.slots + 1, slots);
+    await trx.updateTable("forum_reward_campaigns").set({ slots: campaign.slots + slots }).where("id", "=", campaignId).execute();
+    return campaign;
+  });
+  if (added.funding === "OPERATOR") {
+    await fundCampaignSlots(ctx, campaignId);
+    await payWaitingRewards(ctx).catch((error) => console.error("[rewards] paying after added budget:", error));
+  }
+  return { data: await presentCampaign(ctx, campaignId) };
+}
+
+/** POST /v1/admin/campaigns/:id/pause and /resume: a paused campaign's slots reserve no new reward; rewards already paying finish. */
+export async function setCampaignPaused(ctx: ServiceContext, actor: Actor | null, campaignId: string, paused: boolean, reason: string) {
+  await asOperator(ctx, actor, { action: paused ? "campaign.pause" : "campaign.resume", subjectType: "reward_campaign", subjectId: campaignId, reason }, async (trx) => {
+    const campaign = await trx.selectFrom("forum_reward_campaigns").select("paused_at").where("id", "=", campaignId).forUpdate().executeTakeFirst();
+    if (!campaign) throw notFound("reward campaign");
+    if ((campaign.paused_at !== null) === paused) throw conflict("INVALID_STATE", paused ? "the campaign is already paused" : "the campaign is not paused");
+    await trx.updateTable("forum_reward_campaigns").set({ paused_at: paused ? ctx.now() : null }).where("id", "=", campaignId).execute();
+  });
+  if (!paused && ctx.config.chain) await payWaitingRewards(ctx).catch((error) => console.error("[rewards] paying after resume:", error));
+  return { data: await presentCampaign(ctx, campaignId) };
+}
+
 type CampaignDto = z.input<typeof RewardCampaign>;
 
 async function campaignCounts(ctx: ServiceContext, ids: string[]) {
@@ -133,12 +178,13 @@ async function campaignCounts(ctx: ServiceContext, ids: string[]) {
   return new Map(rows.map((r) => [r.campaign_id, { available: Number(r.available), reserved: Number(r.reserved), paid: Number(r.paid), unfunded: Number(r.unfunded) }]));
 }
 
-function present(row: { id: string; kind: RewardKind; sponsor_user_id: string; slots: number; gross_usdc: string; chain_id: number; created_at: Date }, counts: { available: number; reserved: number; paid: number; unfunded: number } | undefined, feeBps: number): CampaignDto {
+function present(row: { id: string; kind: RewardKind; sponsor_user_id: string; slots: number; gross_usdc: string; chain_id: number; created_at: Date; paused_at: Date | null }, counts: { available: number; reserved: number; paid: number; unfunded: number } | undefined, feeBps: number): CampaignDto {
   const c = counts ?? { available: 0, reserved: 0, paid: 0, unfunded: row.slots };
   return {
     id: row.id, kind: row.kind, sponsorId: row.sponsor_user_id, slots: row.slots, grossUsdc: normaliseDecimal(row.gross_usdc), netUsdc: amountsOf(row.kind, feeBps).netUsdc,
     status: c.unfunded === 0 ? "FUNDED" : c.unfunded === row.slots ? "FUNDING" : "PARTIALLY_FUNDED",
-    availableSlots: c.available, reservedSlots: c.reserved, paidSlots: c.paid, unfundedSlots: c.unfunded, chainId: row.chain_id, createdAt: row.created_at.toISOString(),
+    availableSlots: c.available, reservedSlots: c.reserved, paidSlots: c.paid, unfundedSlots: c.unfunded, chainId: row.chain_id,
+    pausedAt: row.paused_at?.toISOString() ?? null, createdAt: row.created_at.toISOString(),
   };
 }
 

@@ -11,7 +11,10 @@ const DESCRIPTION = {
 // GET /v1/forum/guide
 export function rewardGuide(ctx: ServiceContext) {
   const feeBps = ctx.config.chain?.feeBps ?? 0;
-  const kinds = REWARD_KINDS.map((kind) => ({ kind, ...amountsOf(kind, feeBps), description: DESCRIPTION[kind] }));
+  const kinds = REWARD_KINDS.map((kind) => {
+    const { grossUsdc, netUsdc } = amountsOf(kind, feeBps);
+    return { kind, grossUsdc, netUsdc, description: DESCRIPTION[kind] };
+  });
   const rules = [
     `Every thread and reply is reviewed automatically after publishing. It passes when it is visible, its author is verified (a signed-in human, or an agent claimed by its owner) and it is original (its text, ignoring case, whitespace and punctuation, was not published before).`,
     `A thread body needs at least ${MIN_CHARS.THREAD} characters and a reply at least ${MIN_CHARS.REPLY}; shorter ones are declined with that reason.`,

@@ -6,6 +6,8 @@ import type { ServiceContext } from "../context";
 import { completeSettlement, recordSettlement } from "../escrow/settle-job";
 import { chainKeyOf, managedWalletAddress } from "./amounts";
 import { isUniqueViolation } from "../db/errors";
+import { publishEvent } from "../events/publish-event";
+import { formatUsdc } from "@/lib/chain/units";
 
 /**
  * Paying eligible rewards from funded slots, exactly once.
@@ -56,6 +58,8 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
         }
       }
       const slot = await trx.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id")
+        // A campaign the operator paused lends no slot (lib/service/rewards/campaigns.ts, setCampaignPaused).
+        .innerJoin("forum_reward_campaigns as c", (join) => join.onRef("c.id", "=", "s.campaign_id").on("c.paused_at", "is", null))
         .select(["s.job_id", "s.campaign_id"])
         .where("s.chain_key", "=", key).where("s.kind", "=", reward.kind).where("s.status", "=", "OPEN")
         .where("j.escrow_tx_hash", "is not", null).where("j.status", "=", "OPEN")
@@ -141,6 +145,20 @@ export async function finalizeReward(ctx: ServiceContext, rewardId: string): Pro
       .set({ status: "PAID", tx_hash: settlement.tx_hash, paid_at: settlement.confirmed_at ?? now, net_usdc: sql`${settlement.amount_units}::numeric / 1000000`, updated_at: now })
       .where("id", "=", rewardId).execute();
     await trx.updateTable("forum_reward_slots").set({ status: "PAID", updated_at: now }).where("job_id", "=", reward.slot_job_id).execute();
+    // The author (its agent, or the person) and the owner who is paid hear of it with the receipt.
+    await publishEvent(trx, {
+      type: "reward.paid",
+      to: [reward.author_agent_id ?? reward.author_principal_id, reward.owner_user_id],
+      data: {
+        rewardId: reward.id,
+        kind: reward.kind,
+        agentId: reward.author_agent_id,
+        net: formatUsdc(BigInt(settlement.amount_units ?? "0")),
+        txHash: settlement.tx_hash,
+        payoutTarget: reward.payout_target,
+        url: reward.url,
+      },
+    });
     if (reward.payout_target === "MANAGED_WALLET") {
       await trx.insertInto("wallet_ledger")
         .values({

@@ -82,6 +82,10 @@ describe("forum rewards on the local chain", () => {
     const paid = await rewardOf(service, first.id, "THREAD", (s) => s === "PAID");
     expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
     expect(paid.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // reward.paid goes to the author agent and the paid owner, with the receipt, once.
+    const announced = await service.db.selectFrom("domain_events").selectAll().where("type", "=", "reward.paid").where(({ eb, ref }) => eb(ref("data", "->>").key("rewardId" as never), "=", paid.id)).execute();
+    expect(announced.map((e) => e.recipient_ids)).toEqual([[agent.id, owner.id]]);
+    expect(announced[0]!.data).toMatchObject({ kind: "THREAD", agentId: agent.id, net: "0.095", txHash: paid.tx_hash });
 
     const second = await postThread(agent, 800);
     const none = await rewardOf(service, second.id, "THREAD", (s) => s !== "PENDING_REVIEW");

@@ -1,9 +1,9 @@
 import { sql, type Selectable, type Transaction } from "kysely";
-import { encodeFunctionData, keccak256, parseTransaction, type Hex } from "viem";
+import type { Hex } from "viem";
 import type { z } from "zod";
 import type { CreateWithdrawalRequest, LedgerEntry, ListLedgerQuery, Withdrawal } from "@/lib/api/schemas/rewards";
-import { usdcAbi } from "@/lib/chain/abi";
-import { getPublicClient, getWalletClient, withSenderLock } from "@/lib/chain/clients";
+import { getPublicClient } from "@/lib/chain/clients";
+import { sendDurableUsdcTransfer } from "@/lib/chain/durable-transfer";
 import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -125,40 +125,21 @@ export async function sendWithdrawal(ctx: ServiceContext, id: string, options: {
     .returningAll().executeTakeFirst();
   if (!claimed) return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
-  const client = getPublicClient(chain);
-  const wallet = getWalletClient(chain, rewardsKey(chain));
-  const sender = wallet.account.address;
-  let raw = claimed.raw_tx as Hex | null;
-  let hash = claimed.tx_hash as Hex | null;
-  if (raw && hash) {
-    const mined = await client.getTransactionReceipt({ hash }).catch(() => null);
-    if (!mined) {
-      const nonce = parseTransaction(raw).nonce ?? 0;
-      const used = await client.getTransactionCount({ address: sender, blockTag: "latest" });
-      if (used > nonce) {
-        // Its nonce went to another transaction: this one can never be mined. Sign again.
-        await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: null, tx_hash: null }).where("id", "=", id).execute();
-        raw = null;
-        hash = null;
-      } else {
-        await client.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
-      }
-    }
-  }
-  if (!raw || !hash) {
-    await withSenderLock(chain, sender, async () => {
-      const request = await wallet.prepareTransactionRequest({
-        to: chain.tokenAddress,
-        data: encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [claimed.to_address as Hex, parseUsdc(normaliseDecimal(claimed.amount_usdc))] }),
-      });
-      raw = (await wallet.signTransaction(request)) as Hex;
-      hash = keccak256(raw);
-      await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: raw, tx_hash: hash }).where("id", "=", id).execute();
+  const hash = await sendDurableUsdcTransfer({
+    chain,
+    privateKey: rewardsKey(chain),
+    to: claimed.to_address as Hex,
+    amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
+    stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
+    forget: async () => {
+      await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: null, tx_hash: null }).where("id", "=", id).execute();
+    },
+    record: async (raw, signedHash) => {
+      await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: raw, tx_hash: signedHash }).where("id", "=", id).execute();
       await withdrawalHooks.beforeBroadcast?.(id);
-      await client.sendRawTransaction({ serializedTransaction: raw });
-    });
-  }
-  const receipt = await client.waitForTransactionReceipt({ hash: hash!, confirmations: chain.confirmations, timeout: 180_000 });
+    },
+  });
+  const receipt = await getPublicClient(chain).waitForTransactionReceipt({ hash, confirmations: chain.confirmations, timeout: 180_000 });
   const at = options.now ?? ctx.now();
   if (receipt.status === "success") {
     return ctx.db.updateTable("wallet_withdrawals").set({ status: "CONFIRMED", confirmed_at: at, lease_until: null, updated_at: at })

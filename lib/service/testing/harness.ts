@@ -1,3 +1,4 @@
+import { returnUnspentLeases } from "../http/rate-limit";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -85,8 +86,13 @@ export function newClientIp(): string {
  */
 const HARNESS_TRUST = parseTrustProxy("1");
 
-export async function startTestService(overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
-  const db = await database();
+/**
+ * `ownPool`: this service gets connections of its own to TEST_DATABASE_URL instead of the worker's
+ * shared pool, as a second app instance (another process or machine) on the same PostgreSQL would.
+ */
+export async function startTestService(overrides: Partial<ServiceConfig> = {}, options: { ownPool?: boolean } = {}): Promise<TestService> {
+  const ownPool = options.ownPool && process.env.TEST_DATABASE_URL ? await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, maxConnections: 15 }) : null;
+  const db = ownPool ?? (await database());
   // Its own origin hash key: reward origins of suites (and earlier runs on a kept PostgreSQL
   // database) sharing one database never match each other's; within a suite the rule holds.
   const config = defaultServiceConfig({ chain: OFFLINE_CHAIN, originHashSecret: `test-${randomUUID()}`, devOutboxToken: randomBytes(32).toString("base64url"), ...overrides });
@@ -135,7 +141,13 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
       }
       return { status: response.status, headers: response.headers, json };
     },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // What this process's rate-budget leases left unspent goes back, as a stopping instance's does:
+      // the next suite on a shared PostgreSQL database starts from what was really spent.
+      await returnUnspentLeases(db);
+      await ownPool?.destroy();
+    },
   };
 }
 

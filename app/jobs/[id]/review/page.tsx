@@ -5,7 +5,7 @@ import type { Job } from "@/lib/api/schemas/jobs";
 import type { CriterionResult } from "@/lib/api/schemas/job-modes";
 import { apiForRequest } from "@/lib/api/for-request";
 import { requireSessionApi } from "@/lib/session/api";
-import { ApproveForm, DisputeForm, EvaluateCriteriaForm, OverrideCriterionForm } from "@/components/deliverables/delivery-forms";
+import { AgentWalletMissing, ApproveForm, DisputeForm, EvaluateCriteriaForm, OverrideCriterionForm, TickCriterionForm } from "@/components/deliverables/delivery-forms";
 import { ProofHistory, ProofStatusBadge } from "@/components/deliverables/proof-history";
 import { Alert } from "@/components/ui/alert";
 import { Badge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
@@ -48,11 +48,14 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
       </div>
     );
   }
-  const [checks, criteria, chain] = await Promise.all([
+  const [checks, criteria, chain, assigned] = await Promise.all([
     settle(api.listProofChecks({ params: { id }, query: { limit: 50 } })),
     job.acceptanceCriteria.length > 0 ? settle(api.listJobCriteria({ params: { id } })) : Promise.resolve(null),
     (await apiForRequest()).getChain({}).catch(() => null),
+    job.agent ? settle(api.getAgent({ params: { id: job.agent.id } })) : Promise.resolve(null),
   ]);
+  // undefined: unknown (the read failed; approval then says itself what is missing).
+  const agentWallet = assigned?.result ? assigned.result.data.walletAddress : undefined;
   const explorer = chain?.data.explorerUrl ?? null;
   const isPoster = role === "poster";
   const holdEnd = holdEndsAt(job);
@@ -110,7 +113,7 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
           <div className="text-sm">
             <p className="font-medium">Disputed: the money stays in escrow.</p>
             {job.disputeReason ? <p className="mt-1">Reason: {job.disputeReason}</p> : null}
-            <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">A dispute left unresolved for 14 days is cancelled and the escrow refunded to the payer.</p>
+            <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">A dispute opens a case: both sides add statements and evidence, and the job's arbiter (its evaluator, or the operator) rules how the escrow is paid out.</p>
           </div>
         ) : (
           <div className="space-y-2 text-sm">
@@ -142,7 +145,7 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
           ) : null}
           <ul className="mt-3 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
             {criteria.result.data.criteria.map((c) => (
-              <CriterionRow key={c.id} c={c} jobId={job.id} canOverride={isPoster && c.checkStatus === "FAIL" && !c.overridden && c.check.type !== "manual" && ["IN_PROGRESS", "REVIEW", "DISPUTED"].includes(job.status)} />
+              <CriterionRow key={c.id} c={c} jobId={job.id} canTick={isPoster && c.check.type === "manual" && ["IN_PROGRESS", "REVIEW", "DISPUTED"].includes(job.status)} canOverride={isPoster && c.checkStatus === "FAIL" && !c.overridden && c.check.type !== "manual" && ["IN_PROGRESS", "REVIEW", "DISPUTED"].includes(job.status)} />
             ))}
           </ul>
         </section>
@@ -153,7 +156,7 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
         <section className="mt-8 grid gap-6 sm:grid-cols-2" aria-label="Your decision">
           {viewer.can.approve ? (
             <Card title="Approve" description={holdPassed ? "The proof hold is over: approving releases the escrow now, after a fresh check." : "Approving now releases the escrow when the proof hold ends, after a last check."}>
-              <ApproveForm jobId={job.id} releasesNow={holdPassed} budget={job.budgetUsdc} />
+              {agentWallet === null ? <AgentWalletMissing jobId={job.id} agentName={job.agent?.name ?? "The agent"} /> : <ApproveForm jobId={job.id} releasesNow={holdPassed} budget={job.budgetUsdc} />}
             </Card>
           ) : null}
           {canDispute ? (
@@ -174,7 +177,7 @@ export default async function ReviewPage({ params, searchParams }: { params: Pro
   );
 }
 
-function CriterionRow({ c, jobId, canOverride }: { c: CriterionResult; jobId: string; canOverride: boolean }) {
+function CriterionRow({ c, jobId, canOverride, canTick }: { c: CriterionResult; jobId: string; canOverride: boolean; canTick: boolean }) {
   const check = c.check.type === "http_status" ? `GET ${c.checkedUrl ?? c.check.url ?? "the deliverable"} must answer ${c.check.equals}` : c.check.type === "manual" ? "Ticked by the poster" : "Forum reward paid";
   return (
     <li className="p-4 text-sm" data-testid={`criterion-${c.id}`}>
@@ -189,6 +192,7 @@ function CriterionRow({ c, jobId, canOverride }: { c: CriterionResult; jobId: st
       </p>
       {c.detail ? <p className="mt-1">{c.detail}</p> : null}
       {c.overridden && c.overrideReason ? <p className="mt-1 text-xs">Overridden by the poster: {c.overrideReason}</p> : null}
+      {canTick ? <TickCriterionForm jobId={jobId} criterionId={c.id} description={c.description} ticked={c.ticked} /> : null}
       {canOverride ? <OverrideCriterionForm jobId={jobId} criterionId={c.id} description={c.description} /> : null}
     </li>
   );

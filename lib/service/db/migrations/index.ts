@@ -13,6 +13,14 @@ import { jobSearchMigration } from "./0011-job-search";
 import { agentKeysMigration } from "./0012-agent-keys";
 import { sealedOutboxMigration } from "./0013-sealed-outbox";
 import { jobProgressMigration } from "./0014-job-progress";
+import { eventsAndAuditMigration } from "./0015-events-and-audit";
+import { disputesMigration } from "./0016-disputes";
+import { webhooksMigration } from "./0018-webhooks";
+import { certificationSessionsMigration } from "./0020-certification-sessions";
+import { recordsAndMessagesMigration } from "./0021-records-and-messages";
+import { adminMigration } from "./0017-admin";
+import { notificationsMigration } from "./0022-notifications";
+import { walletRemindersMigration } from "./0023-wallet-reminders";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -31,4 +39,12 @@ export const migrations: Record<string, Migration> = {
   "0012-agent-keys": agentKeysMigration,
   "0013-sealed-outbox": sealedOutboxMigration,
   "0014-job-progress": jobProgressMigration,
+  "0015-events-and-audit": eventsAndAuditMigration,
+  "0016-disputes": disputesMigration,
+  "0018-webhooks": webhooksMigration,
+  "0020-certification-sessions": certificationSessionsMigration,
+  "0021-records-and-messages": recordsAndMessagesMigration,
+  "0017-admin": adminMigration,
+  "0022-notifications": notificationsMigration,
+  "0023-wallet-reminders": walletRemindersMigration,
 };

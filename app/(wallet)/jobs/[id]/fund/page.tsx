@@ -1,3 +1,4 @@
+import { chainName } from "@/components/ui/chain-name";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -25,7 +26,7 @@ export default async function FundJobPage({ params }: { params: Params }) {
       <nav className="text-sm text-zinc-500"><Link href={`/jobs/${id}`} className="hover:underline">{job.data.title}</Link> / fund</nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Fund the escrow</h1>
       <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">
-        <Usdc amount={job.data.budgetUsdc} /> goes into the escrow contract on chain {chain.chainId}, held for this job until you approve the delivered work (or refunded if you cancel).
+        <Usdc amount={job.data.budgetUsdc} /> goes into the escrow contract on {chainName(chain.chainId)}, held for this job until you approve the delivered work (or refunded if you cancel).
       </p>
       <div className="mt-6 rounded-lg border border-zinc-200 p-5 dark:border-zinc-800">
         {job.data.funded ? (

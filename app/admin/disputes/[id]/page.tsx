@@ -1,0 +1,49 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { apiForRequest } from "@/lib/api/for-request";
+import { settle } from "@/lib/api/errors";
+import { requireSessionApi } from "@/lib/session/api";
+import { ProofHistory } from "@/components/deliverables/proof-history";
+import { DisputeCasePanel } from "@/components/disputes/dispute-case";
+import { JobTimeline } from "@/components/jobs/job-timeline";
+import { Alert } from "@/components/ui/alert";
+
+export const metadata: Metadata = { title: "Dispute case" };
+export const dynamic = "force-dynamic";
+
+// One dispute case for the operator (the [id] is the job's id: a job has at most one case): the
+// statements and evidence, the deliverable's proof history, the job's timeline and the ruling
+// form when the operator is the case's arbiter now. GET /v1/jobs/:id/dispute decides who reads it.
+export default async function AdminDisputePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const { api } = await requireSessionApi(`/admin/disputes/${id}`);
+  const res = await settle(api.getDispute({ params: { id } }));
+  if (res.error?.status === 404 || res.error?.status === 400) notFound();
+  const chain = await (await apiForRequest()).getChain({}).catch(() => null);
+  const explorer = chain?.data.explorerUrl ?? null;
+  const kase = res.result?.data ?? null;
+  // The timeline names the poster and the agent in words: the job says who they are.
+  const job = kase ? (await settle(api.getJob({ params: { id: kase.jobId } }))).result?.data : undefined;
+  const parties = { posterId: job?.posterId ?? "", agentNames: job?.agent ? { [job.agent.id]: job.agent.name } : {} };
+  return (
+    <div className="mx-auto max-w-4xl px-4 py-8">
+      <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
+        <Link href="/admin/disputes" className="hover:underline">Disputes</Link>
+      </nav>
+      {res.error ? (
+        <Alert tone="warning" className="mt-6" title={res.error.status === 403 ? "Not yours to read" : "The case could not be loaded"} error={res.error} />
+      ) : null}
+      {kase ? (
+        <>
+          <h1 className="mt-2 text-2xl font-semibold tracking-tight">
+            <Link href={`/jobs/${kase.jobId}`} className="hover:underline">{kase.jobTitle}</Link>
+          </h1>
+          <DisputeCasePanel kase={kase} explorerUrl={explorer} />
+          <ProofHistory className="mt-8" checks={[...kase.proofChecks].reverse()} />
+          <JobTimeline events={kase.timeline} hasMore={false} explorerUrl={explorer} parties={parties} />
+        </>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+
+import { useActionState } from "react";
+import { messagesOf } from "@/lib/actions/form-state";
+import type { OperatorActionState } from "@/lib/actions/admin/suspend-agent";
+import { Alert } from "@/components/ui/alert";
+import { Button, type ButtonVariant } from "@/components/ui/button";
+
+/**
+ * One operator action: hidden fields naming the subject, a required reason and a button. Every
+ * operator action takes a reason (it goes to the audit log), so every console form is this form.
+ */
+export function OperatorForm({
+  action,
+  fields,
+  label,
+  variant = "secondary",
+  reasonLabel = "Reason",
+  testId,
+  numberField,
+}: {
+  action: (state: OperatorActionState, form: FormData) => Promise<OperatorActionState>;
+  fields: Record<string, string>;
+  label: string;
+  variant?: ButtonVariant;
+  reasonLabel?: string;
+  testId?: string;
+  /** A number the action needs besides the reason (e.g. how many slots to add). */
+  numberField?: { name: string; label: string; min: number; max: number };
+}) {
+  const [state, run, pending] = useActionState<OperatorActionState, FormData>(action, {});
+  return (
+    <form action={run} className="flex flex-wrap items-start gap-2" data-testid={testId}>
+      {Object.entries(fields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)}
+      {numberField ? (
+        <label className="flex items-center gap-1 text-sm">
+          {numberField.label}
+          <input name={numberField.name} type="number" required min={numberField.min} max={numberField.max} defaultValue={numberField.min} className="h-9 w-20 rounded-lg px-2 ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700" />
+        </label>
+      ) : null}
+      <label className="sr-only" htmlFor={`${testId ?? label}-reason`}>{reasonLabel}</label>
+      <input
+        id={`${testId ?? label}-reason`}
+        name="reason"
+        required
+        minLength={3}
+        maxLength={500}
+        placeholder={`${reasonLabel} (required)`}
+        className="h-9 min-w-48 flex-1 rounded-lg px-3 text-sm ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
+      />
+      <Button type="submit" size="sm" variant={variant} loading={pending} loadingLabel="Working…">{label}</Button>
+      {state.done ? <p className="basis-full text-sm text-green-700 dark:text-green-400" role="status">{state.done}</p> : null}
+      {messagesOf(state).length > 0 ? <Alert className="basis-full" tone="error" title="Refused">{messagesOf(state).join(" ")}</Alert> : null}
+    </form>
+  );
+}

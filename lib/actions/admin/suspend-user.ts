@@ -1,0 +1,21 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { AdminUserParams, OperatorReason } from "@/lib/api/schemas/admin";
+import { formAction, type FormState } from "../action";
+
+export interface OperatorActionState extends FormState {
+  done?: string;
+}
+
+/** POST /v1/admin/users/:id/suspend, with the reason. */
+export const suspendUserAction = formAction(
+  z.object({ userId: AdminUserParams.shape.id, reason: OperatorReason }),
+  { signIn: () => "/admin/people", human: true },
+  async (input, { api }): Promise<OperatorActionState> => {
+    await api.suspendUser({ params: { id: input.userId }, body: { reason: input.reason } });
+    revalidatePath("/admin", "layout");
+    return { done: "Suspended." };
+  },
+);

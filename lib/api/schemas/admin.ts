@@ -1,0 +1,209 @@
+import { z } from "zod";
+import { Cursor, EvmAddress, NullableTimestamp, Timestamp, Uuid, intParam } from "./common";
+import { Health } from "./ops";
+import { CreateRewardCampaignRequest } from "./rewards";
+
+/** Every operator action says why: the reason goes to the audit log and, where it concerns them, to the people affected. */
+export const OperatorReason = z.string().trim().min(3, { message: "must say why (3 characters or more)" }).max(500);
+export const OperatorReasonRequest = z.strictObject({ reason: OperatorReason });
+export type OperatorReasonRequest = z.input<typeof OperatorReasonRequest>;
+
+export const ADMIN_JOB_STATUSES = ["OPEN", "IN_PROGRESS", "REVIEW", "DISPUTED", "COMPLETED", "CANCELLED"] as const;
+
+export const AdminSettlement = z.object({
+  id: Uuid,
+  jobId: Uuid,
+  jobTitle: z.string(),
+  kind: z.enum(["RELEASE", "REFUND", "SPLIT"]),
+  status: z.enum(["PENDING", "CONFIRMED", "FAILED"]),
+  toAddress: z.string().nullable(),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  leaseUntil: NullableTimestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type AdminSettlement = z.infer<typeof AdminSettlement>;
+
+export const RECONCILIATION_DIFFERENCE_KINDS = [
+  /** The database holds the job's money in escrow; the chain's slot is not FUNDED (settled, or never deposited). */
+  "SLOT_NOT_FUNDED",
+  /** The slot holds another amount than the job's budget. */
+  "AMOUNT_MISMATCH",
+  /** The slot could not be read. */
+  "SLOT_UNREADABLE",
+  /** The contract's token balance is not what the funded slots, the claimable credits and the accrued fees add up to. */
+  "BALANCE_MISMATCH",
+] as const;
+
+export const ReconciliationDifference = z.object({
+  kind: z.enum(RECONCILIATION_DIFFERENCE_KINDS),
+  jobId: Uuid.nullable(),
+  detail: z.string(),
+  databaseUsdc: z.string().nullable(),
+  chainUsdc: z.string().nullable(),
+});
+
+export const Reconciliation = z.object({
+  checkedAt: Timestamp,
+  /** false: no payment chain is configured, nothing to reconcile. */
+  chainConfigured: z.boolean(),
+  escrowAddress: EvmAddress.nullable(),
+  /** Jobs the database says the escrow holds: funded (deposit verified) and without a confirmed settlement. */
+  jobsHeld: z.number().int(),
+  heldInDatabaseUsdc: z.string(),
+  /** The same jobs' slots as the chain reports them (FUNDED ones). */
+  heldOnChainUsdc: z.string(),
+  /** Payouts the token refused, held in the contract for their recipients (totalClaimable). */
+  claimableUsdc: z.string(),
+  /** Release fees the contract keeps until the operator withdraws them to the treasury (feesAccrued). */
+  feesAccruedUsdc: z.string(),
+  /** Whether the contract's Deposited events could be scanned for deposits the service never registered. */
+  strayDepositsScanned: z.boolean(),
+  /** Deposits the service never registered that the contract still holds (a stranger's deposit under a public job id, a funding not registered yet): explained, listed apart. */
+  strayDeposits: z.array(z.object({ escrowJobId: z.string(), payer: EvmAddress, amountUsdc: z.string() })),
+  /** The contract's token balance. */
+  tokenBalanceUsdc: z.string(),
+  differences: z.array(ReconciliationDifference),
+});
+export type Reconciliation = z.infer<typeof Reconciliation>;
+
+export const AdminOverview = z.object({
+  generatedAt: Timestamp,
+  jobsByStatus: z.array(z.object({ status: z.enum(ADMIN_JOB_STATUSES), count: z.number().int() })),
+  /** Settlements not confirmed: PENDING (being sent or waiting for a retry) and FAILED; oldest first, at most 100. */
+  settlements: z.array(AdminSettlement),
+  /** The same answer as GET /v1/health: database, chain, workers with their lag. */
+  health: Health,
+  openReports: z.number().int(),
+  suspendedPrincipals: z.number().int(),
+});
+export type AdminOverview = z.infer<typeof AdminOverview>;
+
+export const Suspension = z.object({ suspendedAt: Timestamp, reason: z.string() }).nullable();
+
+export const AdminPerson = z.object({
+  kind: z.enum(["AGENT", "USER"]),
+  principalId: Uuid,
+  /** The agent's id (AGENT) or the user's id (USER). */
+  id: z.string(),
+  name: z.string(),
+  /** USER: the signed-in address; AGENT: its wallet address. */
+  address: z.string().nullable(),
+  /** AGENT only. */
+  ownerEmail: z.string().nullable(),
+  ownerUserId: z.string().nullable(),
+  agentStatus: z.string().nullable(),
+  suspension: Suspension,
+  createdAt: Timestamp,
+});
+export type AdminPerson = z.infer<typeof AdminPerson>;
+
+export const ListPeopleQuery = z.strictObject({
+  q: z.string().trim().max(200).optional(),
+  kind: z.enum(["AGENT", "USER"]).optional(),
+  suspended: z.enum(["true", "false"]).optional(),
+  cursor: Cursor.optional(),
+  limit: intParam(1, 100).optional(),
+});
+
+export const SuspendResult = z.object({
+  person: AdminPerson,
+  /** Pending bids the suspension withdrew. */
+  withdrawnBidIds: z.array(Uuid),
+  /** Assigned jobs the suspension put into dispute. */
+  disputedJobIds: z.array(Uuid),
+});
+
+export const FORUM_MODERATION_ACTIONS = ["HIDE", "RESTORE", "LOCK", "UNLOCK", "PIN", "UNPIN"] as const;
+export const ModerateForumRequest = z.strictObject({
+  kind: z.enum(["THREAD", "REPLY"]),
+  id: Uuid,
+  action: z.enum(FORUM_MODERATION_ACTIONS),
+  reason: OperatorReason,
+});
+export type ModerateForumRequest = z.input<typeof ModerateForumRequest>;
+
+export const ModeratedPost = z.object({
+  kind: z.enum(["THREAD", "REPLY"]),
+  id: Uuid,
+  threadId: Uuid,
+  threadSlug: z.string(),
+  status: z.enum(["VISIBLE", "DELETED", "HIDDEN"]),
+  hiddenReason: z.string().nullable(),
+  locked: z.boolean().nullable(),
+  pinned: z.boolean().nullable(),
+});
+
+export const ReportPostRequest = z.strictObject({
+  kind: z.enum(["THREAD", "REPLY"]),
+  id: Uuid,
+  reason: z.string().trim().min(3, { message: "must say why (3 characters or more)" }).max(500),
+});
+export type ReportPostRequest = z.input<typeof ReportPostRequest>;
+
+export const ForumReport = z.object({
+  id: Uuid,
+  kind: z.enum(["THREAD", "REPLY"]),
+  targetId: Uuid,
+  threadId: Uuid,
+  reason: z.string(),
+  createdAt: Timestamp,
+  resolvedAt: NullableTimestamp,
+  resolution: z.enum(["HIDDEN", "DISMISSED"]).nullable(),
+});
+
+export const AdminForumReport = ForumReport.extend({
+  threadSlug: z.string(),
+  threadTitle: z.string(),
+  /** The reported text (untrusted Markdown; the console shows it as plain text). */
+  excerpt: z.string(),
+  postStatus: z.enum(["VISIBLE", "DELETED", "HIDDEN"]),
+  reporterName: z.string(),
+  /** Open reports of the same post. */
+  reportCount: z.number().int(),
+});
+
+export const ListReportsQuery = z.strictObject({
+  status: z.enum(["OPEN", "RESOLVED"]).optional(),
+  cursor: Cursor.optional(),
+  limit: intParam(1, 100).optional(),
+});
+
+export const AuditEntry = z.object({
+  id: Uuid,
+  operatorAddress: z.string(),
+  action: z.string(),
+  subjectType: z.string(),
+  subjectId: z.string(),
+  reason: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  createdAt: Timestamp,
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+export const ListAuditQuery = z.strictObject({
+  subjectType: z.string().max(40).optional(),
+  subjectId: z.string().max(100).optional(),
+  cursor: Cursor.optional(),
+  limit: intParam(1, 100).optional(),
+});
+
+export const AddCampaignBudgetRequest = z.strictObject({ slots: CreateRewardCampaignRequest.shape.slots, reason: OperatorReason });
+export const AdminCampaignParams = z.strictObject({ id: Uuid });
+
+export const EscrowFees = z.object({
+  /** Fees of every confirmed release, as the database recorded them (escrow_settlements.fee_units). */
+  earnedUsdc: z.string(),
+  /** Fees the contract holds now, not yet withdrawn (feesAccrued, read on chain). */
+  accruedUsdc: z.string(),
+  /** Where a withdrawal goes: the contract's immutable fee recipient (the treasury). */
+  feeRecipient: EvmAddress,
+  feeBps: z.number().int(),
+});
+export const FeeWithdrawal = z.object({ txHash: z.string(), amountUsdc: z.string(), to: EvmAddress });
+
+export const AdminSettlementParams = z.strictObject({ id: Uuid });
+export const AdminAgentParams = z.strictObject({ id: z.string().min(1).max(100) });
+export const AdminUserParams = z.strictObject({ id: Uuid });
+export const AdminReportParams = z.strictObject({ id: Uuid });

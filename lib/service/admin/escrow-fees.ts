@@ -1,0 +1,57 @@
+import type { z } from "zod";
+import type { EscrowFees, FeeWithdrawal } from "@/lib/api/schemas/admin";
+import { feeRecipientOf, feesAccruedOf } from "@/lib/chain/escrow/reads";
+import { withdrawEscrowFees } from "@/lib/chain/escrow/send";
+import { formatUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import type { Actor } from "../auth/actor";
+import { requireOperator } from "../auth/operator";
+import { asOperator } from "../audit/record-operator-action";
+import { HttpError, conflict } from "../http/errors";
+
+function chainOrThrow(ctx: ServiceContext) {
+  if (!ctx.config.chain) throw new HttpError(503, "no payment chain is configured", "CHAIN_UNAVAILABLE");
+  return ctx.config.chain;
+}
+
+/** GET /v1/admin/fees: earned (the database's confirmed releases) and accrued (the contract, now). */
+export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): Promise<z.infer<typeof EscrowFees>> {
+  await requireOperator(ctx, actor);
+  const chain = chainOrThrow(ctx);
+  const earned = await ctx.db
+    .selectFrom("escrow_settlements as s")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>("s.fee_units"), eb.val("0")).as("units"))
+    .where("s.kind", "=", "RELEASE")
+    .where("s.status", "=", "CONFIRMED")
+    .where("j.chain_id", "=", chain.chainId)
+    .executeTakeFirstOrThrow();
+  try {
+    const [accrued, feeRecipient] = await Promise.all([feesAccruedOf(chain), feeRecipientOf(chain)]);
+    return { earnedUsdc: formatUsdc(BigInt(earned.units)), accruedUsdc: formatUsdc(accrued), feeRecipient, feeBps: chain.feeBps };
+  } catch (error) {
+    throw new HttpError(503, `the chain could not be read: ${(error as Error).message.split("\n")[0]}`, "CHAIN_UNAVAILABLE");
+  }
+}
+
+/**
+ * POST /v1/admin/fees/withdraw. The contract is what makes it happen once (withdrawFees() sends
+ * everything accrued and leaves zero; with zero it reverts), so two clicks at once send one
+ * transfer and the other is refused. The audit line records the transaction after it confirmed:
+ * a send that did not happen leaves no line.
+ */
+export async function withdrawFees(ctx: ServiceContext, actor: Actor | null, reason: string): Promise<{ data: z.infer<typeof FeeWithdrawal> }> {
+  await requireOperator(ctx, actor);
+  const chain = chainOrThrow(ctx);
+  let sent: Awaited<ReturnType<typeof withdrawEscrowFees>>;
+  try {
+    sent = await withdrawEscrowFees(chain);
+  } catch (error) {
+    throw new HttpError(503, (error as Error).message.split("\n")[0]!, "CHAIN_UNAVAILABLE");
+  }
+  if (!sent) throw conflict("NO_FEES_ACCRUED", "the escrow holds no accrued fee: they were withdrawn already");
+  const data = { txHash: sent.txHash, amountUsdc: formatUsdc(sent.amount), to: sent.to };
+  // The change happened on chain (a send cannot be part of a database transaction); the audit line follows its receipt.
+  await asOperator(ctx, actor, { action: "fees.withdraw", subjectType: "escrow", subjectId: chain.escrowAddress.toLowerCase(), reason, details: data }, async () => undefined);
+  return { data };
+}

@@ -1,0 +1,50 @@
+import type { AdminOverview, AdminSettlement } from "@/lib/api/schemas/admin";
+import { ADMIN_JOB_STATUSES } from "@/lib/api/schemas/admin";
+import type { ServiceContext } from "../context";
+import type { Selectable } from "kysely";
+import type { EscrowSettlementsTable } from "../db/schema";
+import { checkHealth } from "../ops/check-health";
+
+/** GET /v1/admin/overview (the caller is checked by the route: requireOperator). */
+export async function getAdminOverview(ctx: ServiceContext): Promise<AdminOverview> {
+  const [byStatus, settlements, health, reports, suspended] = await Promise.all([
+    ctx.db.selectFrom("jobs").select(["status", (eb) => eb.fn.countAll<string>().as("n")]).groupBy("status").execute(),
+    ctx.db
+      .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .selectAll("s")
+      .select("j.title as job_title")
+      .where("s.status", "in", ["PENDING", "FAILED"])
+      .orderBy("s.created_at", "asc")
+      .limit(100)
+      .execute(),
+    // The same answer as GET /v1/health, from the same code.
+    checkHealth(ctx),
+    ctx.db.selectFrom("forum_reports").select((eb) => eb.fn.countAll<string>().as("n")).where("resolved_at", "is", null).executeTakeFirstOrThrow(),
+    ctx.db.selectFrom("principals").select((eb) => eb.fn.countAll<string>().as("n")).where("suspended_at", "is not", null).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    generatedAt: ctx.now().toISOString(),
+    jobsByStatus: ADMIN_JOB_STATUSES.map((status) => ({ status, count: Number(byStatus.find((r) => r.status === status)?.n ?? 0) })),
+    settlements: settlements.map((s) => presentSettlement(s, s.job_title)),
+    health,
+    openReports: Number(reports.n),
+    suspendedPrincipals: Number(suspended.n),
+  };
+}
+
+export function presentSettlement(s: Selectable<EscrowSettlementsTable>, jobTitle: string): AdminSettlement {
+  return {
+    id: s.id,
+    jobId: s.job_id,
+    jobTitle,
+    kind: s.kind,
+    status: s.status,
+    toAddress: s.to_address,
+    attempts: s.attempts,
+    lastError: s.last_error,
+    leaseUntil: s.lease_until?.toISOString() ?? null,
+    createdAt: s.created_at.toISOString(),
+    updatedAt: s.updated_at.toISOString(),
+  };
+}

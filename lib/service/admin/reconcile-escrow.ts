@@ -1,0 +1,145 @@
+import type { Address } from "viem";
+import { escrowAbi } from "@/lib/chain/abi";
+import { getPublicClient } from "@/lib/chain/clients";
+import type { ChainConfig } from "@/lib/chain/config";
+import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
+import type { Reconciliation } from "@/lib/api/schemas/admin";
+import { erc20BalanceOf, feesAccruedOf, getEscrow, totalClaimableOf, type EscrowRecord } from "@/lib/chain/escrow/reads";
+import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { HttpError } from "../http/errors";
+
+type Difference = Reconciliation["differences"][number];
+
+/** Slots read at once: enough to be quick on a few thousand held jobs without flooding the RPC. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * GET /v1/admin/reconciliation. What the database says the escrow holds (jobs whose deposit was
+ * verified and that have no confirmed settlement) against the chain: each of those jobs' slot must
+ * be FUNDED with the job's budget, and the contract's token balance must be exactly those slots
+ * plus the credits it keeps for refused payouts. Anything else is listed as a difference.
+ */
+export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliation> {
+  const chain = ctx.config.chain;
+  const checkedAt = ctx.now().toISOString();
+  if (!chain) {
+    return { checkedAt, chainConfigured: false, escrowAddress: null, jobsHeld: 0, heldInDatabaseUsdc: "0", heldOnChainUsdc: "0", claimableUsdc: "0", feesAccruedUsdc: "0", strayDepositsScanned: false, strayDeposits: [], tokenBalanceUsdc: "0", differences: [] };
+  }
+  const held = await ctx.db
+    .selectFrom("jobs as j")
+    .select(["j.id", "j.escrow_job_id", "j.escrow_payer", "j.budget_usdc"])
+    .where("j.escrow_tx_hash", "is not", null)
+    .where("j.chain_id", "=", chain.chainId)
+    .where((eb) => eb.fn("lower", ["j.token_address"]), "=", chain.tokenAddress.toLowerCase())
+    .where((eb) => eb.not(eb.exists(eb.selectFrom("escrow_settlements as s").select("s.id").whereRef("s.job_id", "=", "j.id").where("s.status", "=", "CONFIRMED"))))
+    .orderBy("j.funded_at")
+    .execute();
+
+  let balance: bigint;
+  let claimable: bigint;
+  let fees: bigint;
+  try {
+    [balance, claimable, fees] = await Promise.all([erc20BalanceOf({ config: chain, address: chain.escrowAddress }), totalClaimableOf(chain), feesAccruedOf(chain)]);
+  } catch (error) {
+    throw new HttpError(503, `the chain could not be read: ${(error as Error).message.split("\n")[0]}`, "CHAIN_UNAVAILABLE");
+  }
+
+  const differences: Difference[] = [];
+  let inDatabase = 0n;
+  let onChain = 0n;
+  for (let i = 0; i < held.length; i += READ_CONCURRENCY) {
+    const batch = held.slice(i, i + READ_CONCURRENCY);
+    const slots = await Promise.all(
+      batch.map((job) =>
+        job.escrow_payer
+          ? getEscrow({ config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address }).catch((error: Error) => error)
+          : Promise.resolve(new Error("the job has no registered payer")),
+      ),
+    );
+    batch.forEach((job, k) => {
+      const expected = parseUsdc(job.budget_usdc);
+      inDatabase += expected;
+      const slot = slots[k] as EscrowRecord | Error;
+      if (slot instanceof Error) {
+        differences.push({ kind: "SLOT_UNREADABLE", jobId: job.id, detail: `the slot could not be read: ${slot.message.split("\n")[0]}`, databaseUsdc: formatUsdc(expected), chainUsdc: null });
+        return;
+      }
+      if (slot.state !== "FUNDED") {
+        differences.push({
+          kind: "SLOT_NOT_FUNDED",
+          jobId: job.id,
+          detail: `the database holds this job's budget in escrow, but its slot on chain is ${slot.state}${slot.settledBlock > 0n ? ` (settled in block ${slot.settledBlock})` : ""}`,
+          databaseUsdc: formatUsdc(expected),
+          chainUsdc: "0",
+        });
+        return;
+      }
+      onChain += slot.amount;
+      if (slot.amount !== expected) {
+        differences.push({ kind: "AMOUNT_MISMATCH", jobId: job.id, detail: "the slot holds another amount than the job's budget", databaseUsdc: formatUsdc(expected), chainUsdc: formatUsdc(slot.amount) });
+      }
+    });
+  }
+
+  const strays = await findStrayDeposits(ctx, chain);
+  const strayUnits = strays?.reduce((sum, s) => sum + s.amount, 0n) ?? 0n;
+  const explained = onChain + claimable + fees + strayUnits;
+  if (balance !== explained) {
+    differences.push({
+      kind: "BALANCE_MISMATCH",
+      jobId: null,
+      detail:
+        balance > explained
+          ? `the contract holds ${formatUsdc(balance - explained)} USDC more than the funded slots the database knows, the claimable credits and the accrued fees (a deposit the service never registered, or a settlement it did not record)`
+          : `the contract holds ${formatUsdc(explained - balance)} USDC less than the funded slots, the claimable credits and the accrued fees`,
+      databaseUsdc: formatUsdc(explained),
+      chainUsdc: formatUsdc(balance),
+    });
+  }
+  return {
+    checkedAt,
+    chainConfigured: true,
+    escrowAddress: chain.escrowAddress,
+    jobsHeld: held.length,
+    heldInDatabaseUsdc: formatUsdc(inDatabase),
+    heldOnChainUsdc: formatUsdc(onChain),
+    claimableUsdc: formatUsdc(claimable),
+    feesAccruedUsdc: formatUsdc(fees),
+    strayDepositsScanned: strays !== null,
+    strayDeposits: (strays ?? []).map((s) => ({ escrowJobId: s.jobId, payer: s.payer, amountUsdc: formatUsdc(s.amount) })),
+    tokenBalanceUsdc: formatUsdc(balance),
+    differences,
+  };
+}
+
+/**
+ * Deposits the service never registered that the contract still holds: anyone may deposit under a
+ * job's public id into their own slot (a stranger's front-run, or a poster who has not registered
+ * yet). They are explained money, not a disagreement: listed apart, and the operator may refund
+ * them to their payer. Found from the contract's Deposited events; null when the RPC will not
+ * serve the whole log range (then they show up in BALANCE_MISMATCH instead).
+ */
+async function findStrayDeposits(ctx: ServiceContext, chain: ChainConfig): Promise<Array<{ jobId: string; payer: Address; amount: bigint }> | null> {
+  let logs;
+  try {
+    logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", fromBlock: 0n });
+  } catch {
+    return null;
+  }
+  const registered = new Set(
+    (await ctx.db.selectFrom("jobs").select(["escrow_job_id", "escrow_payer"]).where("escrow_payer", "is not", null).where("chain_id", "=", chain.chainId).execute())
+      .map((j) => `${normalizeEscrowJobId(j.escrow_job_id).toLowerCase()}:${j.escrow_payer!.toLowerCase()}`),
+  );
+  const candidates = new Map<string, { jobId: string; payer: Address }>();
+  for (const log of logs) {
+    const key = `${log.args.jobId!.toLowerCase()}:${log.args.payer!.toLowerCase()}`;
+    if (!registered.has(key)) candidates.set(key, { jobId: log.args.jobId!, payer: log.args.payer! });
+  }
+  const strays: Array<{ jobId: string; payer: Address; amount: bigint }> = [];
+  for (const c of candidates.values()) {
+    const slot = await getEscrow({ config: chain, escrowJobId: c.jobId, payer: c.payer });
+    if (slot.state === "FUNDED") strays.push({ ...c, amount: slot.amount });
+  }
+  return strays;
+}

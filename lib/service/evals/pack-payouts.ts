@@ -1,0 +1,109 @@
+import { sql } from "kysely";
+import type { Hex } from "viem";
+import { getPublicClient } from "@/lib/chain/clients";
+import { sendDurableUsdcTransfer } from "@/lib/chain/durable-transfer";
+import { splitFee } from "@/lib/chain/units";
+import type { ServiceContext, Worker } from "../context";
+import { requireChain } from "../context";
+import type { Db } from "../db/connection";
+
+const PAYOUT_LEASE_MS = 5 * 60_000;
+
+/**
+ * A paid attempt at a community pack owes its publisher the price less the marketplace fee (the
+ * escrow's feeBps, rounded as the contract does). Queued in the attempt's transaction: the unique
+ * attempt_id makes it one payout per payment, whatever retries or races happen.
+ */
+export async function queuePackPayout(trx: Db, ctx: ServiceContext, p: { attemptId: string; packId: string; publisherUserId: string; units: bigint }) {
+  const chain = requireChain(ctx);
+  const publisher = await trx.selectFrom("users").select("address").where("id", "=", p.publisherUserId).executeTakeFirstOrThrow();
+  const { net, fee } = splitFee(p.units, chain.feeBps);
+  if (net <= 0n) return;
+  await trx
+    .insertInto("eval_pack_payouts")
+    .values({
+      attempt_id: p.attemptId,
+      pack_id: p.packId,
+      publisher_user_id: p.publisherUserId,
+      to_address: publisher.address.toLowerCase(),
+      amount_units: net.toString(),
+      fee_units: fee.toString(),
+      tx_hash: null,
+      raw_tx: null,
+      last_error: null,
+    })
+    .onConflict((oc) => oc.column("attempt_id").doNothing())
+    .execute();
+}
+
+/**
+ * Sends one payout exactly once, from the service's operator wallet (which the pack treasury keeps
+ * funded): claimed under a lease; the transfer is signed and its hash stored before it is
+ * broadcast; a later try rebroadcasts the same signed bytes (same nonce: mined once at most), and
+ * signs anew only when the wallet's nonce moved past it without mining it.
+ */
+export async function sendPackPayout(ctx: ServiceContext, id: string, now: Date = ctx.now()): Promise<"CONFIRMED" | "PENDING"> {
+  const chain = requireChain(ctx);
+  const claimed = await ctx.db
+    .updateTable("eval_pack_payouts")
+    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + PAYOUT_LEASE_MS) })
+    .where("id", "=", id)
+    .where("status", "<>", "CONFIRMED")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) return "PENDING";
+  const hash = await sendDurableUsdcTransfer({
+    chain,
+    privateKey: chain.operatorPrivateKey,
+    to: claimed.to_address as Hex,
+    amount: BigInt(claimed.amount_units),
+    stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
+    forget: async () => {
+      await ctx.db.updateTable("eval_pack_payouts").set({ raw_tx: null, tx_hash: null, status: "PENDING" }).where("id", "=", id).execute();
+    },
+    record: async (raw, signedHash) => {
+      await ctx.db.updateTable("eval_pack_payouts").set({ raw_tx: raw, tx_hash: signedHash, status: "SENT", sent_at: now }).where("id", "=", id).execute();
+    },
+  });
+  const receipt = await getPublicClient(chain).waitForTransactionReceipt({ hash, confirmations: chain.confirmations, timeout: 180_000 });
+  if (receipt.status === "success") {
+    await ctx.db.updateTable("eval_pack_payouts").set({ status: "CONFIRMED", lease_until: null, last_error: null }).where("id", "=", id).execute();
+    return "CONFIRMED";
+  }
+  // Reverted (e.g. the wallet lacked USDC): nothing moved; sign anew on the next round.
+  await ctx.db.updateTable("eval_pack_payouts").set({ status: "PENDING", raw_tx: null, tx_hash: null, last_error: "the USDC transfer reverted", lease_until: null }).where("id", "=", id).execute();
+  return "PENDING";
+}
+
+/** The worker's round: payouts not confirmed whose lease is free (new, or left by a crash or an outage). */
+export async function payPendingPackPayouts(ctx: ServiceContext, now: Date = ctx.now()): Promise<number> {
+  if (!ctx.config.chain) return 0;
+  const rows = await ctx.db
+    .selectFrom("eval_pack_payouts")
+    .select("id")
+    .where("status", "<>", "CONFIRMED")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .orderBy("created_at")
+    .limit(20)
+    .execute();
+  let done = 0;
+  for (const { id } of rows) {
+    try {
+      if ((await sendPackPayout(ctx, id, now)) === "CONFIRMED") done += 1;
+    } catch (error) {
+      await ctx.db.updateTable("eval_pack_payouts").set({ last_error: (error as Error).message.slice(0, 500) }).where("id", "=", id).execute();
+      console.error(`[evals] pack payout ${id}: ${(error as Error).message}`);
+    }
+  }
+  return done;
+}
+
+/** Every 10 s: pays publishers their share of paid attempts at their packs. */
+export const packPayoutWorker: Worker = {
+  name: "pack-payouts",
+  everyMs: 10_000,
+  run: async (ctx) => {
+    await payPendingPackPayouts(ctx);
+  },
+};

@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import { MESSAGE_LIMITS, type PostMessageRequest } from "@/lib/api/schemas/messages";
+import type { Actor } from "../auth/actor";
+import type { ServiceContext } from "../context";
+import { publishEvent } from "../events/publish-event";
+import { conflict, forbidden } from "../http/errors";
+import { consumeBudget } from "../http/rate-limit";
+import { presentMessage } from "./list-messages";
+import { resolveConversation } from "./conversation-access";
+
+/** The user id (a human poster) or agent id (an agent that posts) a job's poster is told at. */
+async function posterRecipient(ctx: ServiceContext, posterId: string): Promise<string> {
+  const agent = await ctx.db.selectFrom("agents").select("id").where("principal_id", "=", posterId).executeTakeFirst();
+  return agent?.id ?? posterId;
+}
+
+/**
+ * POST /v1/jobs/:id/messages: a message in the caller's conversation. Each sender (an agent key's
+ * agent, or a human) has its own budget across every conversation (MESSAGE_LIMITS, 429 RATE_LIMITED
+ * with retryAfter), on top of the route's write budget, so no one floods a poster's inbox. The
+ * other side is told with a `message.created` event in the same transaction.
+ */
+export async function postMessage(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof PostMessageRequest>) {
+  const access = await resolveConversation(ctx, actor, jobId, input.with);
+  if (access.side === null) throw forbidden("the operator reads a disputed job's conversations; only its parties write in them", "NOT_IN_CONVERSATION");
+  if (!access.open) throw conflict("CONVERSATION_CLOSED", "this conversation is read-only: the bid is no longer pending and the job is not assigned to this agent");
+  await consumeBudget(ctx, `messages:${actor.identityKey}`, MESSAGE_LIMITS.perSenderPerWindow, MESSAGE_LIMITS.windowSeconds);
+
+  const side = access.side;
+  const to = side === "POSTER" ? access.agentId : await posterRecipient(ctx, access.job.poster_id);
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const message = await trx
+      .insertInto("job_messages")
+      .values({
+        job_id: access.job.id,
+        agent_id: access.agentId,
+        sender_side: side,
+        sender_id: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+        body: input.body,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // The sender has read its own conversation up to its message.
+    await trx
+      .insertInto("job_conversation_reads")
+      .values({ job_id: access.job.id, agent_id: access.agentId, side, last_read_at: message.created_at })
+      .onConflict((oc) => oc.columns(["job_id", "agent_id", "side"]).doUpdateSet({ last_read_at: message.created_at }))
+      .execute();
+    await publishEvent(trx, {
+      type: "message.created",
+      jobId: access.job.id,
+      to: [to],
+      actorId: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+      // No message text: the receiver reads it through the API, where the conversation's rules apply.
+      // link: the conversation itself on the job page (the inbox item opens it there).
+      data: { jobId: access.job.id, agentId: access.agentId, messageId: message.id, senderSide: side, link: `/jobs/${access.job.id}?with=${encodeURIComponent(access.agentId)}#messages` },
+    });
+    return message;
+  });
+  return { data: presentMessage(row) };
+}

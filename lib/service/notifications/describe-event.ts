@@ -1,0 +1,56 @@
+import type { EventType } from "@/lib/api/schemas/events";
+
+/** What the fan-out knows of an event when it writes the sentence. */
+export interface EventForText {
+  type: string;
+  jobId: string | null;
+  jobTitle: string | null;
+  data: Record<string, unknown>;
+}
+
+const str = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : typeof value === "number" ? String(value) : null);
+const quoted = (title: string | null) => (title ? `“${title.length > 80 ? `${title.slice(0, 79)}…` : title}”` : "your job");
+/** "40.500000" → "40.5": amounts as people write them. */
+const tidy = (amount: string) => (/^\d+\.\d+$/.test(amount) ? amount.replace(/0+$/, "").replace(/\.$/, "") : amount);
+const usdc = (value: unknown) => (str(value) ? ` of ${tidy(str(value)!)} USDC` : "");
+
+/**
+ * The one sentence and the dashboard path of each event type that reaches an inbox (and its mail
+ * subject). Written from what the event carries plus the job's title; never private text (a
+ * deliverable, a message's body): the reader opens the link for that, where the page checks access.
+ */
+export function describeEvent(event: EventForText): { text: string; link: string | null } {
+  const job = quoted(event.jobTitle);
+  const jobLink = event.jobId ? `/jobs/${event.jobId}` : null;
+  const d = event.data;
+  const texts: Partial<Record<EventType, () => { text: string; link: string | null }>> = {
+    "bid.created": () => ({ text: `New bid${usdc(d.proposedUsdc)} on ${job}${str(d.agentName) ? ` from ${str(d.agentName)}` : ""}.`, link: jobLink }),
+    "bid.accepted": () => ({ text: `Your agent's bid on ${job} was accepted.`, link: jobLink }),
+    "bid.rejected": () => ({ text: `Your agent's bid on ${job} was rejected.`, link: jobLink }),
+    "job.assigned": () => ({ text: `${job} was assigned to your agent.`, link: jobLink }),
+    "job.submitted": () => ({ text: `A deliverable was submitted on ${job}: review it.`, link: jobLink }),
+    "proof.failed": () => ({ text: `A proof check of the deliverable on ${job} failed${str(d.reason) ? `: ${str(d.reason)}` : ""}.`, link: jobLink }),
+    "job.approved": () => ({ text: `The work on ${job} was approved.`, link: jobLink }),
+    "job.paid": () => ({ text: `Payment${usdc(d.netUsdc ?? d.amountUsdc)} released for ${job}.`, link: jobLink }),
+    "job.disputed": () => ({ text: `A dispute was opened on ${job}.`, link: jobLink }),
+    "dispute.statement": () => ({ text: `New statement in the dispute on ${job}.`, link: jobLink }),
+    "dispute.escalated": () => ({ text: `The dispute on ${job} went to the operator.`, link: jobLink }),
+    "dispute.resolved": () => ({ text: `The dispute on ${job} was ruled${str(d.outcome) ? `: ${str(d.outcome)}` : ""}.`, link: jobLink }),
+    "job.cancelled": () => ({ text: `${job} was cancelled.`, link: jobLink }),
+    "job.refunded": () => ({ text: `The escrow of ${job} was refunded${usdc(d.amountUsdc)}.`, link: jobLink }),
+    "job.stalled": () => ({ text: `${job} has had no progress report for too long.`, link: jobLink }),
+    "claim.lapsed": () => ({ text: `The claim on ${job} lapsed without a submission.`, link: jobLink }),
+    "message.created": () => ({ text: `New message about ${job}.`, link: str(d.link) ?? jobLink }),
+    "forum.reply": () => ({
+      text: `New reply in “${str(d.threadTitle) ?? "a thread you follow"}”${str(d.authorName) ? ` from ${str(d.authorName)}` : ""}.`,
+      link: str(d.threadSlug) ? `/forum/${str(d.threadSlug)}${str(d.replyId) ? `#reply-${str(d.replyId)}` : ""}` : null,
+    }),
+    "reward.paid": () => ({ text: `A reward${usdc(d.netUsdc ?? d.amountUsdc)} was paid${str(d.threadTitle) ? ` for “${str(d.threadTitle)}”` : ""}.`, link: "/rewards" }),
+    "saved_search.matched": () => ({ text: `New job ${job} matches your saved search “${str(d.searchName) ?? "search"}”.`, link: jobLink }),
+    "eval.certified": () => ({ text: `Your agent passed the ${str(d.packTitle) ?? "certification"} pack.`, link: str(d.agentId) ? `/agents/${str(d.agentId)}` : null }),
+    "agent.suspended": () => ({ text: `The operator suspended your agent${str(d.agentName) ? ` ${str(d.agentName)}` : ""}.`, link: str(d.agentId) ? `/agents/${str(d.agentId)}` : null }),
+    "agent.restored": () => ({ text: `The operator restored your agent${str(d.agentName) ? ` ${str(d.agentName)}` : ""}.`, link: str(d.agentId) ? `/agents/${str(d.agentId)}` : null }),
+    "webhook.disabled": () => ({ text: "A webhook endpoint of your agent was disabled after a day of failed deliveries.", link: str(d.agentId) ? `/agents/${str(d.agentId)}` : null }),
+  };
+  return texts[event.type as EventType]?.() ?? { text: `Update on ${job}.`, link: jobLink };
+}

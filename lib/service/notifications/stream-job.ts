@@ -1,0 +1,130 @@
+import { sql } from "kysely";
+import type { Actor } from "../auth/actor";
+import type { ServiceContext } from "../context";
+import { encodeCursor } from "../http/pagination";
+import { listJobEvents } from "../jobs/job-timeline";
+import { readsJobEvents } from "../jobs/job-viewer";
+import { getJobRowWithLapse } from "../jobs/read-job";
+
+export const STREAM_POLL_MS = 1_000;
+const STREAM_LIFETIME_MS = 5 * 60_000;
+const KEEPALIVE_MS = 15_000;
+
+interface Fingerprint {
+  /** What anyone may see: the page's public state. */
+  public: { status: string; funded: boolean; bidCount: number; updatedAt: string };
+  /** Everything the timeline is made of: when it changes, a party's stream reads the timeline. */
+  all: string;
+}
+
+/**
+ * One cheap query per poll: the job's public state, and a fingerprint of every row its timeline is
+ * derived from (job-timeline.ts), so the timeline itself is read only when something changed.
+ */
+async function fingerprintOf(ctx: ServiceContext, jobId: string): Promise<Fingerprint | null> {
+  const { rows } = await sql<{ status: string; funded: boolean; bid_count: string; updated_at: Date; rest: string }>`
+    select j.status, j.escrow_tx_hash is not null as funded, j.updated_at,
+      (select count(*) from bids b where b.job_id = j.id) as bid_count,
+      concat_ws('|',
+        (select max(updated_at)::text from bids b where b.job_id = j.id),
+        (select count(*)::text || ':' || coalesce(max(checked_at)::text, '') from proof_checks p where p.job_id = j.id),
+        (select max(updated_at)::text from job_criteria_results c where c.job_id = j.id),
+        (select count(*)::text from escrow_settlements s where s.job_id = j.id and s.status = 'CONFIRMED'),
+        (select max(coalesce(ended_at, claimed_at))::text from job_claims k where k.job_id = j.id)
+      ) as rest
+    from jobs j where j.id = ${jobId}`.execute(ctx.db);
+  const row = rows[0];
+  if (!row) return null;
+  const pub = { status: row.status, funded: row.funded, bidCount: Number(row.bid_count), updatedAt: new Date(row.updated_at).toISOString() };
+  return { public: pub, all: `${JSON.stringify(pub)}|${row.rest}` };
+}
+
+/**
+ * GET /v1/jobs/:id/stream: server-sent events for an open job page. Every instance polls the
+ * database (no process memory is shared), so a bid placed through any instance reaches every
+ * stream within a poll. Anyone gets `job` (the public state) when it changes; a caller who may read
+ * the job's timeline (the parties and the operator, decided by job-viewer.ts as for GET
+ * /v1/jobs/:id/events) also gets each new timeline event under its own type, as that route writes it.
+ */
+export async function streamJob(ctx: ServiceContext, actor: Actor | null, jobId: string, request: Request, pollMs = STREAM_POLL_MS): Promise<Response> {
+  const job = await getJobRowWithLapse(ctx, jobId);
+  const party = actor !== null && (await readsJobEvents(ctx, actor, job));
+  const encoder = new TextEncoder();
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (text: string) => {
+        if (!closed) controller.enqueue(encoder.encode(text));
+      };
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        if (timer) clearTimeout(timer);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      };
+      request.signal.addEventListener("abort", close);
+      const started = Date.now();
+      let lastKeepalive = started;
+      let last = await fingerprintOf(ctx, jobId);
+      // Where the page's timeline ends now: only what happens after this is sent.
+      let cursor = party ? await timelineEnd(ctx, actor!, jobId, undefined) : undefined;
+      send(`retry: 3000\n: connected\n\n`);
+
+      const poll = async () => {
+        if (closed) return;
+        if (Date.now() - started > STREAM_LIFETIME_MS) return close();
+        try {
+          const now = await fingerprintOf(ctx, jobId);
+          if (now && now.all !== last?.all) {
+            if (JSON.stringify(now.public) !== JSON.stringify(last?.public)) send(`event: job\ndata: ${JSON.stringify(now.public)}\n\n`);
+            if (party) {
+              for (;;) {
+                const page = await listJobEvents(ctx, actor!, jobId, { limit: 100, cursor });
+                for (const event of page.data) {
+                  send(`event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
+                  cursor = encodeCursor({ k: event.at, id: event.id });
+                }
+                if (!page.meta.hasMore) break;
+              }
+            }
+            last = now;
+          }
+          if (Date.now() - lastKeepalive > KEEPALIVE_MS) {
+            send(`: keepalive\n\n`);
+            lastKeepalive = Date.now();
+          }
+        } catch (error) {
+          // The caller lost access (or the database is away): end the stream; EventSource retries.
+          console.error("[stream] job stream ended", error);
+          return close();
+        }
+        timer = setTimeout(() => void poll(), pollMs);
+      };
+      timer = setTimeout(() => void poll(), pollMs);
+    },
+    cancel() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  });
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
+  });
+}
+
+/** The cursor just past the timeline's last event now (undefined for an empty timeline). */
+async function timelineEnd(ctx: ServiceContext, actor: Actor, jobId: string, from: string | undefined): Promise<string | undefined> {
+  let cursor = from;
+  for (;;) {
+    const page = await listJobEvents(ctx, actor, jobId, { limit: 500, cursor });
+    const last = page.data[page.data.length - 1];
+    if (last) cursor = encodeCursor({ k: last.at, id: last.id });
+    if (!page.meta.hasMore) return cursor;
+  }
+}

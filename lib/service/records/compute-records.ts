@@ -1,0 +1,166 @@
+import { sql } from "kysely";
+import type { z } from "zod";
+import type { AgentRecord, PosterRecord } from "@/lib/api/schemas/records";
+import { formatUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { reviewIsVisible } from "../reviews/visibility";
+import { RELEASED_ON_CHAIN } from "../escrow/released";
+
+type AgentRecordDto = z.input<typeof AgentRecord>;
+type PosterRecordDto = z.input<typeof PosterRecord>;
+
+/**
+ * The one home of track records: profile reads, the bids table and the board's cards all come here,
+ * in batches (a fixed number of grouped queries whatever the number of ids, never one per row).
+ *
+ * A record is earned only by settled money. A job is completed for a record when its escrow was
+ * released on chain: the job carries release_tx_hash AND its settlement row is a CONFIRMED RELEASE
+ * (the settlement worker writes both in one transaction once the receipt is in). Earned and paid
+ * amounts are the settlement's own figures (amount_units to the agent, fee_units to the treasury),
+ * never the budget a job asked for: an approved job whose release is held, a refunded job, a job
+ * that was never funded and a job whose release failed add nothing. Ratings count only reviews
+ * that are public (reviews/visibility.ts), and a review exists only for a released job.
+ */
+const RELEASED = RELEASED_ON_CHAIN;
+
+const rate = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null);
+const units = (value: string | null) => formatUsdc(BigInt(value ?? "0"));
+const mean = (value: string | number | null) => (value === null ? null : Math.round(Number(value) * 100) / 100);
+
+interface DisputeRow {
+  id: string;
+  delivered: number;
+  disputed: number;
+  released: number;
+  refunded: number;
+}
+
+function outcomes(row: DisputeRow | undefined) {
+  const disputed = Number(row?.disputed ?? 0);
+  const released = Number(row?.released ?? 0);
+  const refunded = Number(row?.refunded ?? 0);
+  return { delivered: Number(row?.delivered ?? 0), disputed, outcomes: { released, refunded, open: Math.max(0, disputed - released - refunded) } };
+}
+
+async function ratingsOf(ctx: ServiceContext, kind: "AGENT" | "POSTER", ids: string[]) {
+  const rows = await ctx.db
+    .selectFrom("job_reviews as r")
+    .select(["r.subject_id as id", sql<string>`avg(r.rating)`.as("avg"), sql<number>`count(*)::int`.as("n")])
+    .where("r.subject_kind", "=", kind)
+    .where("r.subject_id", "in", ids)
+    .where(reviewIsVisible("r", ctx.now()))
+    .groupBy("r.subject_id")
+    .execute();
+  return new Map(rows.map((r) => [r.id, { averageRating: mean(r.avg), ratingCount: Number(r.n) }]));
+}
+
+/** The records of agents as the ones who did the work, in the order asked (unknown ids get an empty record). */
+export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Promise<AgentRecordDto[]> {
+  const ids = [...new Set(agentIds)];
+  if (ids.length === 0) return [];
+  const [done, disputes, ratings] = await Promise.all([
+    ctx.db
+      .selectFrom("jobs as j")
+      .innerJoin("escrow_settlements as s", "s.job_id", "j.id")
+      .select([
+        "j.agent_id as id",
+        sql<number>`count(*)::int`.as("completed"),
+        sql<string>`coalesce(sum(s.amount_units::numeric), 0)::text`.as("earned"),
+        sql<number>`count(*) filter (where j.deadline_at is not null)::int`.as("with_deadline"),
+        sql<number>`count(*) filter (where j.deadline_at is not null and j.submitted_at is not null and j.submitted_at <= j.deadline_at)::int`.as("on_time"),
+      ])
+      .where("j.agent_id", "in", ids)
+      .where(RELEASED)
+      .groupBy("j.agent_id")
+      .execute(),
+    disputeRows(ctx, "agent_id", ids),
+    ratingsOf(ctx, "AGENT", ids),
+  ]);
+  const byId = new Map(done.map((r) => [r.id!, r]));
+  const disputesById = new Map(disputes.map((r) => [r.id, r]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    const d = outcomes(disputesById.get(id));
+    const withDeadline = Number(row?.with_deadline ?? 0);
+    const onTime = Number(row?.on_time ?? 0);
+    return {
+      agentId: id,
+      completedJobs: Number(row?.completed ?? 0),
+      earnedUsdc: units(row?.earned ?? null),
+      jobsWithDeadline: withDeadline,
+      onTimeJobs: onTime,
+      onTimeRate: rate(onTime, withDeadline),
+      deliveredJobs: d.delivered,
+      disputedJobs: d.disputed,
+      disputeRate: rate(d.disputed, d.delivered),
+      disputeOutcomes: d.outcomes,
+      ...(ratings.get(id) ?? { averageRating: null, ratingCount: 0 }),
+    };
+  });
+}
+
+/** The records of posters (job.posterId: a user id or a posting agent's principal id), in the order asked. */
+export async function posterRecords(ctx: ServiceContext, posterIds: string[]): Promise<PosterRecordDto[]> {
+  const ids = [...new Set(posterIds)];
+  if (ids.length === 0) return [];
+  const [done, disputes, ratings, postingAgents] = await Promise.all([
+    ctx.db
+      .selectFrom("jobs as j")
+      .innerJoin("escrow_settlements as s", "s.job_id", "j.id")
+      .select([
+        "j.poster_id as id",
+        sql<number>`count(*)::int`.as("completed"),
+        sql<string>`coalesce(sum(s.amount_units::numeric + coalesce(s.fee_units::numeric, 0)), 0)::text`.as("paid"),
+        sql<string | null>`percentile_cont(0.5) within group (order by extract(epoch from (j.approved_at - j.submitted_at)) / 3600) filter (where j.approved_at is not null and j.submitted_at is not null)`.as("median_hours"),
+      ])
+      .where("j.poster_id", "in", ids)
+      .where(RELEASED)
+      .groupBy("j.poster_id")
+      .execute(),
+    disputeRows(ctx, "poster_id", ids),
+    ratingsOf(ctx, "POSTER", ids),
+    ctx.db.selectFrom("agents").select(["id", "principal_id"]).where("principal_id", "in", ids).execute(),
+  ]);
+  const agentOf = new Map(postingAgents.map((a) => [a.principal_id, a.id]));
+  const byId = new Map(done.map((r) => [r.id, r]));
+  const disputesById = new Map(disputes.map((r) => [r.id, r]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    const d = outcomes(disputesById.get(id));
+    const median = row?.median_hours ?? null;
+    return {
+      posterId: id,
+      agentId: agentOf.get(id) ?? null,
+      completedJobs: Number(row?.completed ?? 0),
+      paidUsdc: units(row?.paid ?? null),
+      deliveredJobs: d.delivered,
+      disputedJobs: d.disputed,
+      disputeRate: rate(d.disputed, d.delivered),
+      disputeOutcomes: d.outcomes,
+      medianHoursToApprove: median === null ? null : Math.round(Number(median) * 10) / 10,
+      ...(ratings.get(id) ?? { averageRating: null, ratingCount: 0 }),
+    };
+  });
+}
+
+/**
+ * Disputes, per agent or per poster: of the jobs that reached a delivery or a dispute, how many were
+ * disputed, and how each dispute ended in money (released to the agent, refunded to the poster, or
+ * not settled yet). The outcome is read from the confirmed settlement, as everywhere in a record.
+ */
+async function disputeRows(ctx: ServiceContext, column: "agent_id" | "poster_id", ids: string[]): Promise<DisputeRow[]> {
+  const rows = await ctx.db
+    .selectFrom("jobs as j")
+    .leftJoin("escrow_settlements as s", (join) => join.onRef("s.job_id", "=", "j.id").on("s.status", "=", "CONFIRMED"))
+    .select([
+      sql<string>`j.${sql.raw(column)}`.as("id"),
+      sql<number>`count(*) filter (where j.submitted_at is not null or j.disputed_at is not null)::int`.as("delivered"),
+      sql<number>`count(*) filter (where j.disputed_at is not null)::int`.as("disputed"),
+      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'RELEASE' and j.release_tx_hash is not null)::int`.as("released"),
+      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'REFUND')::int`.as("refunded"),
+    ])
+    .where(sql.ref(`j.${column}`), "in", ids)
+    .groupBy(sql.ref(`j.${column}`))
+    .execute();
+  return rows as DisputeRow[];
+}

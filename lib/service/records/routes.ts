@@ -1,0 +1,12 @@
+import { routes } from "@/lib/api/routes";
+import type { ServiceRouter } from "../router";
+import { getAgentProfile, getRecords, getUserProfile } from "./get-profile";
+
+export function registerRecordRoutes(router: ServiceRouter) {
+  // GET /v1/agents/:id/profile
+  router.implement(routes.getAgentProfile, ({ ctx, params }) => getAgentProfile(ctx, params.id));
+  // GET /v1/users/:id/profile
+  router.implement(routes.getUserProfile, ({ ctx, params }) => getUserProfile(ctx, params.id));
+  // GET /v1/records
+  router.implement(routes.getRecords, ({ ctx, query }) => getRecords(ctx, query));
+}

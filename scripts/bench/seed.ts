@@ -1,0 +1,95 @@
+// The benchmark's data: 100,000 jobs on the board and a forum thread with 500 replies, written in
+// SQL (insert … select from generate_series: one statement per 10,000 rows, the database builds the
+// rows itself), and reused when a previous run left them there.
+import { sql, type QueryResult, type RawBuilder } from "kysely";
+import type { Db } from "@/lib/service/db/connection";
+import { encodeCursor } from "@/lib/service/http/pagination";
+
+/** Names the data set; a different one (an older seed) is replaced. */
+export const SEED_MARK = "Bench poster v2";
+export const THREAD_SLUG = "bench-thread-500-replies";
+/** Words of the job descriptions: each pair is in 1 job of 50, so the search ranks 2,000 of 100,000. */
+const TOPICS = ["translation", "scraping", "summary", "invoice", "audit", "research", "labeling", "transcript", "pricing", "outreach"];
+const QUALIFIERS = ["urgent", "weekly", "bulk", "nightly", "small"];
+export const SEARCH_TERM = "urgent scraping";
+
+export interface BenchData {
+  jobs: number;
+  jobId: string;
+  deepCursor: string;
+  deepPages: number;
+  /** A cursor that starts at the very top: the first page through the same keyset path as the deep one. */
+  firstCursor: string;
+  threadSlug: string;
+}
+
+export async function seedBench(db: Db, jobs: number, log: (line: string) => void): Promise<BenchData> {
+  let poster = await db.selectFrom("principals").select("id").where("display_name", "=", SEED_MARK).executeTakeFirst();
+  poster ??= await db.insertInto("principals").values({ kind: "USER", display_name: SEED_MARK }).returning("id").executeTakeFirstOrThrow();
+  const existing = await db.selectFrom("jobs").select(sql<number>`count(*)::int`.as("n")).where("poster_id", "=", poster.id).executeTakeFirstOrThrow();
+  if (existing.n >= jobs) {
+    log(`  reusing ${existing.n} seeded jobs`);
+  } else {
+    const started = Date.now();
+    for (let done = existing.n; done < jobs; done += 10_000) {
+      const n = Math.min(10_000, jobs - done);
+      await sql`
+        insert into jobs (poster_id, status, participation_mode, template_id, title, description, budget_usdc, input_data,
+                          escrow_job_id, chain_id, token_symbol, token_address, payment_provider, acceptance_criteria, created_at)
+        select ${poster.id}::uuid, 'OPEN', 'BID', 'custom-v1', 'Bench job ' || g,
+               'A job created by the benchmark to fill the board: ' || (${sql.lit(`{${QUALIFIERS.join(",")}}`)}::text[])[1 + g % 5] || ' ' ||
+                 (${sql.lit(`{${TOPICS.join(",")}}`)}::text[])[1 + (g / 5) % 10] || ' work.',
+               (10 + g % 90)::numeric,
+               '{"budgetType":"bid","proofHoldHours":168,"participationMode":"BID","generalDescription":"bench","acceptanceCriteria":[{"description":"done"}]}'::jsonb,
+               '0x' || lpad(to_hex(g), 64, '0') || '', 31337, 'USDC', '0x1111111111111111111111111111111111111111', 'ON_CHAIN_USDC',
+               '[{"id":"ac-1","check":{"type":"manual"},"description":"done"}]'::jsonb,
+               now() - (g || ' seconds')::interval
+        from generate_series(${done + 1}::int, ${done + n}::int) g`.execute(db);
+    }
+    await sql`analyze`.execute(db);
+    log(`  seeded ${jobs - existing.n} jobs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  const thread = await db.selectFrom("forum_threads").select("id").where("slug", "=", THREAD_SLUG).executeTakeFirst();
+  if (!thread) {
+    const body = "A benchmark thread with **Markdown**, a [link](https://example.com), `code`, and a table:\n\n| a | b |\n| - | - |\n| 1 | 2 |\n";
+    const created = await db
+      .insertInto("forum_threads")
+      .values({ slug: THREAD_SLUG, title: "Benchmark thread with five hundred replies", body, category: "benchmarks", intent: "benchmark", author_principal_id: poster.id })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await sql`
+      insert into forum_replies (thread_id, body, author_principal_id, created_at)
+      select ${created.id}::uuid, 'Reply ' || g || ': measured **' || g || ' ms** on [our runner](https://example.com/' || g || ') with p99.', ${poster.id}::uuid,
+             now() - ((600 - g) || ' seconds')::interval
+      from generate_series(1, 500) g`.execute(db);
+    await db.updateTable("forum_threads").set({ reply_count: 500 }).where("id", "=", created.id).execute();
+  }
+
+  const total = await db.selectFrom("jobs").select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow();
+  const deepPages = Math.min(5000, Math.floor(total.n / 20) - 1);
+  const job = await db.selectFrom("jobs").select("id").where("poster_id", "=", poster.id).orderBy("created_at", "desc").executeTakeFirstOrThrow();
+  return {
+    jobs: total.n,
+    jobId: job.id,
+    deepCursor: await cursorAfter(db, deepPages * 20),
+    deepPages,
+    firstCursor: encodeCursor({ k: "9999-12-31T00:00:00.000Z", id: "ffffffff-ffff-ffff-ffff-ffffffffffff" }),
+    threadSlug: THREAD_SLUG,
+  };
+}
+
+/** Where the board continues after `rows` rows, walked by keyset as a client paging there would. */
+async function cursorAfter(db: Db, rows: number): Promise<string> {
+  let left = rows;
+  let last: { created_at: Date; id: string } | null = null;
+  while (left > 0) {
+    const chunk = Math.min(left, 5000);
+    const after: RawBuilder<unknown> = last ? sql`where (created_at, id) < (${last.created_at}, ${last.id}::uuid)` : sql``;
+    const page: QueryResult<{ created_at: Date; id: string }> = await sql<{ created_at: Date; id: string }>`
+      select created_at, id from jobs ${after} order by created_at desc, id desc limit ${chunk}`.execute(db);
+    last = page.rows[page.rows.length - 1]!;
+    left -= chunk;
+  }
+  return encodeCursor({ k: last!.created_at.toISOString(), id: last!.id });
+}
