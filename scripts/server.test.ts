@@ -45,8 +45,11 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("scripts/server.mjs on Po
         const rows = [];
         for (const worker of workers) {
           const { rows: holders } = await db.query<{ application_name: string }>(
+            // Advisory locks are per database, and other suites' instances lead workers of the same
+            // names in theirs at the same time: only this database's holders count.
             `select a.application_name from pg_locks l join pg_stat_activity a on a.pid = l.pid
              where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+               and l.database = (select oid from pg_database where datname = current_database())
                and ((l.classid::bigint << 32) | l.objid::bigint) = ${WORKER_LOCK_KEY_SQL}`,
             [worker.name],
           );
