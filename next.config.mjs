@@ -1,3 +1,5 @@
+import { FRAME_HEADERS } from "./lib/net/frame-headers.mjs";
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // A separate build directory lets the e2e suite build without touching a running dev stack.
@@ -8,18 +10,9 @@ const nextConfig = {
   // native bindings. Both must be required at run time, not bundled.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "nodemailer", "solc"],
   experimental: {},
-  // No page may be framed by another site (clickjacking of claim, sign-in, funding and moderation
-  // buttons): the CSP directive for current browsers, X-Frame-Options for older ones.
+  // No page may be framed by another site (lib/net/frame-headers.mjs says why).
   async headers() {
-    return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
-          { key: "X-Frame-Options", value: "DENY" },
-        ],
-      },
-    ];
+    return [{ source: "/:path*", headers: [...FRAME_HEADERS] }];
   },
 };
 

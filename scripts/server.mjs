@@ -4,6 +4,8 @@
 // the test harness): forwarding headers are believed only with TRUST_PROXY, and then the right-most
 // untrusted hop is the client; the dashboard's own calls to /v1 speak for the browser with a header
 // authenticated by a key derived from the session secret. The stamps overwrite anything a client sent.
+// Once a process has loaded the service, it answers /v1 itself, without Next's routing
+// (lib/net/service-handler.mjs).
 //
 // One process per core (WEB_CONCURRENCY to choose) with PostgreSQL, sharing the port through
 // node:cluster; the background workers start in every process and PostgreSQL decides which one runs
@@ -13,6 +15,9 @@ import cluster from "node:cluster";
 import os from "node:os";
 import { createServer } from "node:http";
 import next from "next";
+import { getRequestListener } from "@hono/node-server";
+import { FRAME_HEADERS } from "../lib/net/frame-headers.mjs";
+import { isServiceTarget, registeredServiceHandler } from "../lib/net/service-handler.mjs";
 import { CLIENT_IP_HEADER, FORWARDED_HEADER, dashboardClientKey, parseTrustProxy, resolveClient } from "../lib/net/client-address.mjs";
 import { sessionSecret } from "../lib/server-secrets.mjs";
 
@@ -84,11 +89,21 @@ async function serve() {
   const handle = app.getRequestHandler();
   await app.prepare();
 
+  // /v1 straight to the service once this process's /v1 route has registered it
+  // (lib/net/service-handler.mjs). overrideGlobalObjects: false, since Next shares this process and
+  // its globals: the listener must not swap the global Request and Response for its own.
+  const serviceListener = getRequestListener((request) => registeredServiceHandler()(request), { overrideGlobalObjects: false });
+
   const server = createServer((req, res) => {
     const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
     req.headers[CLIENT_IP_HEADER] = clientIp;
     req.headers[FORWARDED_HEADER] = forwarded ? "1" : "0";
     res.setHeader("x-awm-site", ownSite);
+    if (isServiceTarget(req.url) && registeredServiceHandler()) {
+      for (const { key, value } of FRAME_HEADERS) res.setHeader(key, value);
+      serviceListener(req, res);
+      return;
+    }
     handle(req, res);
   });
   server.listen(port, hostname, () => {

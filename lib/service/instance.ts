@@ -11,6 +11,7 @@ import { CLIENT_IP_HEADER, FORWARDED_HEADER } from "@/lib/net/client-address.mjs
 import { devOutboxToken, originHashSecret, webhookSecretKey } from "@/lib/server-secrets.mjs";
 import { startWorkers, workers } from "./workers";
 import { postgresLeadership, SINGLE_PROCESS_LEADERSHIP } from "./worker-leadership";
+import { SERVICE_HANDLER_GLOBAL } from "@/lib/net/service-handler.mjs";
 
 interface ServiceInstance {
   app: ServiceApp;
@@ -19,7 +20,10 @@ interface ServiceInstance {
 
 // One service per process, kept on globalThis so that Next's module reloading in development does
 // not open a second PGlite on the same directory.
-const globalForService = globalThis as unknown as { __awmService?: Promise<ServiceInstance> };
+const globalForService = globalThis as unknown as {
+  __awmService?: Promise<ServiceInstance>;
+  [SERVICE_HANDLER_GLOBAL]?: (request: Request) => Promise<Response>;
+};
 
 function configFromEnv(): ServiceConfig {
   const env = getEnv();
@@ -86,3 +90,13 @@ export function clientOf(request: Request): ServiceBindings {
     forwarded: request.headers.get(FORWARDED_HEADER) !== "0",
   };
 }
+
+/** One /v1 request, answered by this process's service: the Next route's body, and the fast path's. */
+export async function handleServiceRequest(request: Request): Promise<Response> {
+  const { app } = await getService();
+  return app.fetch(request, clientOf(request));
+}
+
+// scripts/server.mjs answers /v1 itself, ahead of Next's routing, once the build's /v1 route has
+// loaded this module in its process (lib/net/service-handler.mjs says why it is done this way).
+globalForService[SERVICE_HANDLER_GLOBAL] = handleServiceRequest;

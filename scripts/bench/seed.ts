@@ -12,6 +12,8 @@ export const THREAD_SLUG = "bench-thread-500-replies";
 const TOPICS = ["translation", "scraping", "summary", "invoice", "audit", "research", "labeling", "transcript", "pricing", "outreach"];
 const QUALIFIERS = ["urgent", "weekly", "bulk", "nightly", "small"];
 export const SEARCH_TERM = "urgent scraping";
+/** A word of one job's title alone (titles are "Bench job <n>"): the search finds that one. */
+export const RARE_SEARCH_TERM = "77777";
 
 export interface BenchData {
   jobs: number;
@@ -20,6 +22,8 @@ export interface BenchData {
   deepPages: number;
   /** A cursor that starts at the very top: the first page through the same keyset path as the deep one. */
   firstCursor: string;
+  /** The same for a search's relevance order (ranks are at most 1e6, list-jobs.ts). */
+  firstSearchCursor: string;
   threadSlug: string;
 }
 
@@ -75,6 +79,7 @@ export async function seedBench(db: Db, jobs: number, log: (line: string) => voi
     deepCursor: await cursorAfter(db, deepPages * 20),
     deepPages,
     firstCursor: encodeCursor({ k: "9999-12-31T00:00:00.000Z", id: "ffffffff-ffff-ffff-ffff-ffffffffffff" }),
+    firstSearchCursor: encodeCursor({ k: "relevance|1000000|9999-12-31T00:00:00.000Z", id: "ffffffff-ffff-ffff-ffff-ffffffffffff" }),
     threadSlug: THREAD_SLUG,
   };
 }

@@ -1,0 +1,1 @@
+export declare const FRAME_HEADERS: ReadonlyArray<{ key: string; value: string }>;
