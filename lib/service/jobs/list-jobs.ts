@@ -12,10 +12,11 @@ const DEFAULT_LIMIT = 20;
 type Query = z.output<typeof ListJobsQuery>;
 type Row = JobWithRelations & { bid_count: string | number; search_rank: string | number | null };
 
-// The search document, exactly as the index of migration 0011-job-search builds it (same function,
-// same arguments), so the planner uses that index. Columns of the wrapped select (below) are read as
-// jobs.x in the sort keys; the bid count is computed once per row there, never per card (no N+1).
-const DOCUMENT = sql`job_search_document(jobs.title, jobs.description, jobs.required_skills, jobs.preferred_skills)`;
+// The stored search document (migration 0024-job-search-document, GIN-indexed): matching uses the
+// index and ranking reads the stored tsvector instead of rebuilding it from the text. Columns of the
+// wrapped select (below) are read as jobs.x in the sort keys; the bid count is computed once per
+// row there, never per card (no N+1).
+const DOCUMENT = sql`jobs.search_document`;
 const BID_COUNT = sql<string>`(select count(*) from bids where bids.job_id = jobs.id)`;
 
 /** One column of a sort: its SQL, direction, how its cursor value is cast back, and read from a row. */

@@ -21,6 +21,7 @@ import { recordsAndMessagesMigration } from "./0021-records-and-messages";
 import { adminMigration } from "./0017-admin";
 import { notificationsMigration } from "./0022-notifications";
 import { walletRemindersMigration } from "./0023-wallet-reminders";
+import { jobSearchDocumentMigration } from "./0024-job-search-document";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   "0017-admin": adminMigration,
   "0022-notifications": notificationsMigration,
   "0023-wallet-reminders": walletRemindersMigration,
+  "0024-job-search-document": jobSearchDocumentMigration,
 };
