@@ -241,6 +241,11 @@ test("the outbox through the real server: only with its secret, never through a 
   await refused(await request.get(api("?token=guess")), "OUTBOX_TOKEN_INVALID");
   await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1, 198.51.100.7" } }), "OUTBOX_PROXIED");
   await refused(await request.get(api(`?token=${token}`), { headers: { forwarded: "for=198.51.100.7" } }), "OUTBOX_PROXIED");
+  // Nor can it write the server's own verdict: its x-awm-forwarded and x-awm-client-ip are replaced
+  // (twice, so that the second request takes the /v1 fast path, lib/net/service-handler.mjs).
+  for (let i = 0; i < 2; i++) {
+    await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "198.51.100.7", "x-awm-forwarded": "0", "x-awm-client-ip": "127.0.0.1" } }), "OUTBOX_PROXIED");
+  }
   // A client cannot speak for the dashboard: a forged signed header changes nothing.
   await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1", "x-awm-dashboard-client": `127.0.0.1 0 ${Date.now()} forged` } }), "OUTBOX_PROXIED");
   expect((await request.get(api(`?token=${token}`))).status()).toBe(200);
