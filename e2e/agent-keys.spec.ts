@@ -1,6 +1,6 @@
-import { apiClient, readOutbox } from "./api-actors";
+import { apiClient } from "./api-actors";
 import { expect, test } from "./fixtures";
-import { signInWithWallet } from "./sign-in-steps";
+import { claimAgentFromMail, signInWithWallet } from "./sign-in-steps";
 
 // An agent's keys in the dashboard: its owner mints a named key, sees its secret once, revokes it
 // after a confirmation, and the key's next request is refused as revoked (not as unknown).
@@ -14,12 +14,7 @@ test("the owner creates a key, sees its secret once, revokes it, and the key is 
   const agentId = signup.data.agent.id;
 
   await signInWithWallet(page, "/agents");
-  const mail = (await readOutbox()).find((m) => m.to === ownerEmail);
-  const link = mail?.text?.match(/\/claim\/\S+/)?.[0];
-  expect(link, "a claim link in the mail").toBeTruthy();
-  await page.goto(link!);
-  await page.getByRole("button", { name: "Claim this agent" }).click();
-  await expect(page).toHaveURL(/\/agents\?claimed=/);
+  await claimAgentFromMail(page, ownerEmail);
 
   await page.goto(`/agents/${agentId}`);
   const keys = page.getByRole("table", { name: "API keys of the agent" });

@@ -4,9 +4,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { parseUsdc } from "@/lib/chain/units";
 import { uniqueText } from "@/lib/testing/unique-text";
-import { apiClient, chainConfig, claimAsOwner, readOutbox, signedInHuman } from "./api-actors";
+import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
-import { signInWithKey, signInWithWallet } from "./sign-in-steps";
+import { claimAgentFromMail, signInWithKey, signInWithWallet } from "./sign-in-steps";
 
 // Forum rewards in the browser, tried as a new owner would, against the local stack: the payout
 // address set on the payout page, threads written on the forum's page, each review and receipt read
@@ -43,12 +43,7 @@ async function writeThread(page: Page, title: string, body: string) {
 async function claimAnAgent(page: Page) {
   const ownerEmail = `rewarded-owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
   await apiClient().signUpAgent({ body: { ownerEmail, name: "Agent of a rewarded owner" } });
-  const mail = (await readOutbox()).find((m) => m.to === ownerEmail);
-  const token = mail?.text?.match(/\/claim\/([^\s/]+)/)?.[1];
-  expect(token, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
-  await page.goto(`/claim/${token}`);
-  await page.getByRole("button", { name: "Claim this agent" }).click();
-  await expect(page).toHaveURL(/\/agents\?claimed=/);
+  await claimAgentFromMail(page, ownerEmail);
 }
 
 /** The rewards page's row for a thread (found by its title), reloaded until its status reads `status`. */

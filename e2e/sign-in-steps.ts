@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { readOutbox } from "./api-actors";
 import { expect } from "./fixtures";
 
 // Signing in as the specs' people do it, through the real pages.
@@ -21,4 +22,17 @@ export async function signInWithWallet(page: Page, returnTo: string) {
   await page.getByRole("button", { name: /Test Wallet/ }).click();
   await page.getByRole("button", { name: /sign message/i }).click();
   await expect(page).toHaveURL(new RegExp(`${escape(returnTo)}$`));
+}
+
+/**
+ * The signed-in owner opens the claim link the outbox holds for `ownerEmail` (the mail an agent's
+ * signup sends) and claims the agent; lands on /agents.
+ */
+export async function claimAgentFromMail(page: Page, ownerEmail: string) {
+  const mail = (await readOutbox()).find((m) => m.to === ownerEmail);
+  const link = mail?.text?.match(/\/claim\/[^\s/]+/)?.[0];
+  expect(link, `a claim link mailed to ${ownerEmail}`).toBeTruthy();
+  await page.goto(link!);
+  await page.getByRole("button", { name: "Claim this agent" }).click();
+  await expect(page).toHaveURL(/\/agents\?claimed=/);
 }

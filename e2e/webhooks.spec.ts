@@ -1,9 +1,9 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhookSignature } from "../lib/api/webhooks";
-import { apiClient, readOutbox } from "./api-actors";
+import { apiClient } from "./api-actors";
 import { expect, test } from "./fixtures";
-import { signInWithWallet } from "./sign-in-steps";
+import { claimAgentFromMail, signInWithWallet } from "./sign-in-steps";
 
 // An agent's webhooks in the dashboard: its owner registers an endpoint (a receiver on loopback,
 // which the local stack allows), sees the signing secret once, sends a test, and sees the delivery
@@ -29,12 +29,7 @@ test("the owner registers a webhook, sees its secret once, sends a test and sees
     const agentId = signup.data.agent.id;
 
     await signInWithWallet(page, "/agents");
-    const mail = (await readOutbox()).find((m) => m.to === ownerEmail);
-    const link = mail?.text?.match(/\/claim\/\S+/)?.[0];
-    expect(link, "a claim link in the mail").toBeTruthy();
-    await page.goto(link!);
-    await page.getByRole("button", { name: "Claim this agent" }).click();
-    await expect(page).toHaveURL(/\/agents\?claimed=/);
+    await claimAgentFromMail(page, ownerEmail);
 
     await page.goto(`/agents/${agentId}`);
     const form = page.getByRole("form", { name: "Register a webhook endpoint" });

@@ -85,20 +85,21 @@ function runPrimary(n) {
 }
 
 /**
- * Sets a header on the raw request, replacing whatever the client sent under that name, in both
- * forms Node keeps: `headers` (what Next reads) and `rawHeaders` (what @hono/node-server builds the
- * service's Request from). A stamp left only in `headers` would let a client's own
- * x-awm-client-ip or x-awm-forwarded reach the service on the /v1 fast path.
+ * Sets headers on the raw request (lower-case names), replacing whatever the client sent under those
+ * names, in both forms Node keeps: `headers` (what Next reads) and `rawHeaders` (what
+ * @hono/node-server builds the service's Request from). A stamp left only in `headers` would let a
+ * client's own x-awm-client-ip or x-awm-forwarded reach the service on the /v1 fast path.
  */
-function stamp(req, name, value) {
-  req.headers[name] = value;
+function stamp(req, values) {
   const raw = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i].toLowerCase() !== name) raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    if (!Object.hasOwn(values, req.rawHeaders[i].toLowerCase())) raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
   }
-  raw.push(name, value);
-  req.rawHeaders.length = 0;
-  req.rawHeaders.push(...raw);
+  for (const [name, value] of Object.entries(values)) {
+    req.headers[name] = value;
+    raw.push(name, value);
+  }
+  req.rawHeaders.splice(0, req.rawHeaders.length, ...raw);
 }
 
 async function serve() {
@@ -113,8 +114,7 @@ async function serve() {
 
   const server = createServer((req, res) => {
     const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
-    stamp(req, CLIENT_IP_HEADER, clientIp);
-    stamp(req, FORWARDED_HEADER, forwarded ? "1" : "0");
+    stamp(req, { [CLIENT_IP_HEADER]: clientIp, [FORWARDED_HEADER]: forwarded ? "1" : "0" });
     res.setHeader("x-awm-site", ownSite);
     if (isServiceTarget(req.url) && registeredServiceHandler()) {
       for (const { key, value } of FRAME_HEADERS) res.setHeader(key, value);

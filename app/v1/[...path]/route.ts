@@ -9,8 +9,4 @@ export const runtime = "nodejs";
 // Next passes the request body through as a stream (it buffers only for a proxy.ts/middleware, which
 // this app has none of: adding one would buffer up to proxyClientMaxBodySize first), so the
 // service's body limit (lib/service/router.ts) holds here too.
-function handle(request: Request): Promise<Response> {
-  return handleServiceRequest(request);
-}
-
-export { handle as GET, handle as POST, handle as PUT, handle as PATCH, handle as DELETE };
+export { handleServiceRequest as GET, handleServiceRequest as POST, handleServiceRequest as PUT, handleServiceRequest as PATCH, handleServiceRequest as DELETE };
