@@ -267,6 +267,8 @@ export const JobSort = z.enum(JOB_SORTS);
 export const JOB_BOARDS = ["marketplace", "rewards"] as const;
 /** The longest search text GET /v1/jobs takes. */
 export const JOB_SEARCH_MAX = 200;
+/** Relevance ranks at most this many matches, the newest (list-jobs.ts says why); sort=newest pages through all of them. */
+export const JOB_SEARCH_RANKED = 5000;
 
 /** A comma-separated list in a query string ("a,b"), or the key repeated; empty items are dropped. */
 const SkillsParam = z
@@ -307,7 +309,7 @@ export const ListJobsQuery = z
     sort: JobSort.optional().meta({
       description:
         "newest (default without q): createdAt, newest first. budget_desc / budget_asc: budgetUsdc. deadline: deadlineAt soonest first, jobs without a deadline last. fewest_bids: bidCount, fewest first. " +
-        "relevance (default with q; needs q): search rank, best first. Ties read newest first. Every sort pages by keyset: pass nextCursor back with the same query; a cursor of another sort is a 400.",
+        `relevance (default with q; needs q): search rank, best first, over the newest ${JOB_SEARCH_RANKED} matches (sort=newest pages through every match). Ties read newest first. Every sort pages by keyset: pass nextCursor back with the same query; a cursor of another sort is a 400.`,
     }),
     excludeBidBy: z.string().min(1).max(100).optional(),
     posterId: Uuid.optional(),

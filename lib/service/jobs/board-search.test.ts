@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JOB_SEARCH_RANKED } from "@/lib/api/schemas/jobs";
 import { jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService } from "../testing/harness";
 
 let service: TestService;
@@ -83,6 +85,31 @@ describe("GET /v1/jobs search", () => {
 
   it("pages relevance results by keyset without repeats or gaps", async () => {
     expect(await allPages(`q=${word}+or+${titleWord}+or+landing`)).toHaveLength(4);
+  });
+
+  it(`ranks the newest ${JOB_SEARCH_RANKED} matches by relevance, and other sorts page through every match`, async () => {
+    const common = tag();
+    // A poster of its own: the other tests list their poster's jobs.
+    const other = await newAgent(service);
+    // The oldest match is the best one (the word in its title) and the dearest.
+    const best = await service.http("POST", "/v1/jobs", { token: other.apiKey, body: jobInput({ title: `The ${common} job`, description: "Written before all the others.", budget: "900" }) });
+    expect(best.status, JSON.stringify(best.json)).toBe(201);
+    // Then JOB_SEARCH_RANKED newer jobs with the word in their description alone, written in SQL
+    // (thousands of posts over HTTP would be the test's whole time).
+    const posterId = best.json.data.posterId as string;
+    await sql`
+      insert into jobs (poster_id, status, participation_mode, template_id, title, description, budget_usdc, input_data, escrow_job_id, chain_id, token_symbol, token_address, payment_provider, acceptance_criteria, created_at)
+      select ${posterId}::uuid, 'OPEN', 'BID', 'custom-v1', 'Filler ' || g, 'A filler job about ' || ${common} || '.', 10,
+             '{"budgetType":"bid","proofHoldHours":168,"participationMode":"BID","generalDescription":"filler","acceptanceCriteria":[{"description":"done"}]}'::jsonb, '0x' || md5(${common} || g) || md5(g || ${common}), 31337, 'USDC',
+             '0x1111111111111111111111111111111111111111', 'ON_CHAIN_USDC', '[{"id":"ac-1","check":{"type":"manual"},"description":"done"}]'::jsonb, now() + (g || ' milliseconds')::interval
+      from generate_series(1, ${JOB_SEARCH_RANKED}) g`.execute(service.db);
+
+    const relevance = await service.http("GET", `/v1/jobs?q=${common}&limit=100`);
+    expect(relevance.status).toBe(200);
+    expect(relevance.json.data).toHaveLength(100);
+    expect(relevance.json.data.map((job: { id: string }) => job.id)).not.toContain(best.json.data.id);
+    const byBudget = await service.http("GET", `/v1/jobs?q=${common}&sort=budget_desc&limit=1`);
+    expect(byBudget.json.data.map((job: { id: string }) => job.id)).toEqual([best.json.data.id]);
   });
 
   it("refuses a bad q or sort with a 400", async () => {

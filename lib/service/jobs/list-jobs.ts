@@ -1,7 +1,9 @@
-import { sql, type RawBuilder } from "kysely";
+import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import type { z } from "zod";
-import type { JobSort, ListJobsQuery } from "@/lib/api/schemas/jobs";
+import { JOB_SEARCH_RANKED, type JobSort, type ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
+import type { Database } from "../db/schema";
+import type { Db } from "../db/connection";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { presentJob } from "./present-job";
@@ -13,9 +15,7 @@ type Query = z.output<typeof ListJobsQuery>;
 type Row = JobWithRelations & { bid_count: string | number; search_rank: string | number | null };
 
 // The stored search document (migration 0024-job-search-document, GIN-indexed): matching uses the
-// index and ranking reads the stored tsvector instead of rebuilding it from the text. Columns of the
-// wrapped select (below) are read as jobs.x in the sort keys; the bid count is computed once per
-// row there, never per card (no N+1).
+// index and ranking reads the stored tsvector instead of rebuilding it from the text.
 const DOCUMENT = sql`jobs.search_document`;
 const BID_COUNT = sql<string>`(select count(*) from bids where bids.job_id = jobs.id)`;
 
@@ -66,28 +66,50 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
   const keys = SORTS[sortName];
   const after = decodeJobCursor(query.cursor, sortName, keys);
 
-  const tsquery = query.q ? sql`websearch_to_tsquery('english', ${query.q})` : null;
-  const q = filterBoard(selectJobs(ctx.db), query)
-    .select(BID_COUNT.as("bid_count"))
-    .select((tsquery ? sql<number | null>`ts_rank_cd(${DOCUMENT}, ${tsquery})` : sql<number | null>`null::real`).as("search_rank"));
+  // The page is chosen first, from the jobs table alone and with only the columns its order reads;
+  // only its rows are then read in full (the joins of selectJobs, the bid count). A sort over a
+  // broad filter so never carries 100,000 wide joined rows.
+  let positions = ctx.db.selectFrom(sortableMatches(ctx.db, query, sortName).as("jobs")).select(["jobs.id", "jobs.search_rank"]);
+  if (after) positions = positions.where(afterPosition(keys, after.values, after.id));
+  positions = inSortOrder(positions, keys).limit(limit + 1);
 
-  // search_rank is a column of the select; the outer query can name it (order and cursor alike),
-  // so the filtered rows are wrapped once and sorted outside.
-  const inner = q.as("jobs");
-  let outer = ctx.db.selectFrom(inner).selectAll();
-  if (after) outer = outer.where(afterPosition(keys, after.values, after.id));
-  for (const key of keys) outer = outer.orderBy(key.expr, key.desc ? "desc" : "asc");
-  outer = outer.orderBy(sql`jobs.id`, idDescending(keys) ? "desc" : "asc");
-  const rows = (await outer.limit(limit + 1).execute()) as unknown as Row[];
+  // Sort keys are read as jobs.x (bid_count and search_rank are columns of this select), so the
+  // page's rows are wrapped once and put back in the sort's order outside.
+  const page = selectJobs(ctx.db).innerJoin(positions.as("page"), "page.id", "jobs.id").select(BID_COUNT.as("bid_count")).select("page.search_rank");
+  const rows = (await inSortOrder(ctx.db.selectFrom(page.as("jobs")).selectAll(), keys).execute()) as unknown as Row[];
 
-  const page = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
-  return { data: page.rows.map((row) => ({ ...presentJob(row, actor), bidCount: Number(row.bid_count) })), meta: page.meta };
+  const paged = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
+  return { data: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: Number(row.bid_count) })), meta: paged.meta };
+}
+
+/**
+ * The jobs the board's filters match, with the columns the sorts read. Relevance ranks the newest
+ * JOB_SEARCH_RANKED matches (the window is taken by the created_at index, or from the GIN index when
+ * the words are rare): ranking every match of a word in every job would cost a scan of the whole
+ * table per search, and a marketplace's relevant work is its recent work. Other sorts, sort=newest
+ * included, page through every match.
+ */
+function sortableMatches(db: Db, query: Query, sortName: z.output<typeof JobSort>) {
+  const relevance = sortName === "relevance" && query.q !== undefined;
+  const matches = filterBoard(db.selectFrom("jobs"), query)
+    .select(["jobs.id", "jobs.created_at", "jobs.budget_usdc", "jobs.deadline_at"])
+    .$if(sortName === "fewest_bids", (qb) => qb.select(BID_COUNT.as("bid_count")))
+    .$if(relevance, (qb) => qb.select("jobs.search_document").orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(JOB_SEARCH_RANKED));
+  const rank = relevance ? sql<number | null>`ts_rank_cd(${DOCUMENT}, websearch_to_tsquery('english', ${query.q}))` : sql<number | null>`null::real`;
+  return db.selectFrom(matches.as("jobs")).selectAll().select(rank.as("search_rank"));
+}
+
+/** Orders by the sort's keys, then the id. */
+function inSortOrder<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>, keys: SortKey[]): SelectQueryBuilder<DB, TB, O> {
+  let ordered = q;
+  for (const key of keys) ordered = ordered.orderBy(key.expr, key.desc ? "desc" : "asc");
+  return ordered.orderBy(sql`jobs.id`, idDescending(keys) ? "desc" : "asc");
 }
 
 /** The board's filters (everything of its query but the sort and the page), the one home of what "a job matches" means: the board and saved searches (saved-searches.ts) both apply it. */
 export type BoardFilters = Omit<Query, "sort" | "limit" | "cursor">;
 
-export function filterBoard(jobs: ReturnType<typeof selectJobs>, query: BoardFilters): ReturnType<typeof selectJobs> {
+export function filterBoard<O>(jobs: SelectQueryBuilder<Database, "jobs", O>, query: BoardFilters): SelectQueryBuilder<Database, "jobs", O> {
   let q = jobs;
   if (query.q) q = q.where(sql<boolean>`${DOCUMENT} @@ websearch_to_tsquery('english', ${query.q})`);
   if (query.status) q = q.where("jobs.status", "=", query.status);

@@ -9,7 +9,6 @@ import { publishEvent } from "../events/publish-event";
 import { conflict, notFound } from "../http/errors";
 import { pageOf } from "../http/pagination";
 import { filterBoard } from "./list-jobs";
-import { selectJobs } from "./read-job";
 
 type SavedRow = { id: string; name: string; query: Record<string, unknown>; created_at: Date };
 
@@ -92,7 +91,7 @@ export async function matchSavedSearches(trx: Db, jobId: string): Promise<number
   for (const search of searches) {
     const parsed = ListJobsQuery.safeParse(search.query);
     if (!parsed.success) continue;
-    const hit = await filterBoard(selectJobs(trx), parsed.data).where("jobs.id", "=", jobId).select(sql`1`.as("one")).executeTakeFirst();
+    const hit = await filterBoard(trx.selectFrom("jobs"), parsed.data).where("jobs.id", "=", jobId).select(sql`1`.as("one")).executeTakeFirst();
     if (!hit) continue;
     const fresh = await trx
       .insertInto("saved_search_matches")
