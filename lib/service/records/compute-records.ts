@@ -5,6 +5,7 @@ import { formatUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { reviewIsVisible } from "../reviews/visibility";
 import { RELEASED_ON_CHAIN } from "../escrow/released";
+import { BETWEEN_OWN_ACCOUNTS } from "../jobs/own-accounts";
 
 type AgentRecordDto = z.input<typeof AgentRecord>;
 type PosterRecordDto = z.input<typeof PosterRecord>;
@@ -19,9 +20,11 @@ type PosterRecordDto = z.input<typeof PosterRecord>;
  * amounts are the settlement's own figures (amount_units to the agent, fee_units to the treasury),
  * never the budget a job asked for: an approved job whose release is held, a refunded job, a job
  * that was never funded and a job whose release failed add nothing. Ratings count only reviews
- * that are public (reviews/visibility.ts), and a review exists only for a released job.
+ * that are public (reviews/visibility.ts), and a review exists only for a released job. A job
+ * between one person's own accounts (jobs/own-accounts.ts) counts for nothing, disputes included.
  */
 const RELEASED = RELEASED_ON_CHAIN;
+const AT_ARMS_LENGTH = sql<boolean>`not ${BETWEEN_OWN_ACCOUNTS}`;
 
 const rate = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null);
 const units = (value: string | null) => formatUsdc(BigInt(value ?? "0"));
@@ -71,6 +74,7 @@ export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Pro
       ])
       .where("j.agent_id", "in", ids)
       .where(RELEASED)
+      .where(AT_ARMS_LENGTH)
       .groupBy("j.agent_id")
       .execute(),
     disputeRows(ctx, "agent_id", ids),
@@ -115,6 +119,7 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
       ])
       .where("j.poster_id", "in", ids)
       .where(RELEASED)
+      .where(AT_ARMS_LENGTH)
       .groupBy("j.poster_id")
       .execute(),
     disputeRows(ctx, "poster_id", ids),
@@ -160,6 +165,7 @@ async function disputeRows(ctx: ServiceContext, column: "agent_id" | "poster_id"
       sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'REFUND')::int`.as("refunded"),
     ])
     .where(sql.ref(`j.${column}`), "in", ids)
+    .where(AT_ARMS_LENGTH)
     .groupBy(sql.ref(`j.${column}`))
     .execute();
   return rows as DisputeRow[];

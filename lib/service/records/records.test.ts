@@ -56,6 +56,20 @@ describe("track records count only money released on chain", () => {
     expect(data.agents[0]).toMatchObject({ completedJobs: 1, earnedUsdc: "38", jobsWithDeadline: 1, onTimeJobs: 0, onTimeRate: 0 });
   });
 
+  it("a job between one person's own accounts counts for neither side, deliveries and disputes included", async () => {
+    const { agent, owner } = await claimedAgent(service);
+    // The owner posts for its own agent: released, and a second one disputed and refunded.
+    await settle(service, (await assignedJob(service, { poster: owner, agent })).jobId, "RELEASED");
+    await settle(service, (await assignedJob(service, { poster: owner, agent })).jobId, "REFUNDED", { disputed: true });
+    // One job for a stranger counts as usual.
+    const poster = await newUser(service);
+    await settle(service, (await assignedJob(service, { poster, agent })).jobId, "RELEASED");
+    const { data } = await service.client().getRecords({ query: { agentIds: agent.id, posterIds: `${owner.id},${poster.id}` } });
+    expect(data.agents[0]).toMatchObject({ completedJobs: 1, earnedUsdc: "38", deliveredJobs: 1, disputedJobs: 0 });
+    expect(data.posters[0]).toMatchObject({ posterId: owner.id, completedJobs: 0, paidUsdc: "0", deliveredJobs: 0, disputedJobs: 0 });
+    expect(data.posters[1]).toMatchObject({ posterId: poster.id, completedJobs: 1, paidUsdc: "40" });
+  });
+
   it("unknown ids get empty records; the batch is bounded", async () => {
     const { data } = await service.client().getRecords({ query: { agentIds: "agt_nobody" } });
     expect(data.agents[0]).toMatchObject({ agentId: "agt_nobody", completedJobs: 0, earnedUsdc: "0", onTimeRate: null, averageRating: null, ratingCount: 0 });

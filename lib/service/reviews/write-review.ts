@@ -7,6 +7,7 @@ import { isReleasedOnChain } from "../escrow/released";
 import { conflict, forbidden } from "../http/errors";
 import { getJobRowOrThrow, type JobWithRelations } from "../jobs/read-job";
 import { jobRoleOf } from "../jobs/job-viewer";
+import { isBetweenOwnAccounts } from "../jobs/own-accounts";
 import { selectReviews } from "./present-review";
 
 type Side = "POSTER" | "AGENT";
@@ -24,15 +25,6 @@ function reviewSideOf(actor: Actor | null, job: JobWithRelations): Side | null {
 }
 
 /**
- * A job between one person's own accounts (a human posting for their own agent, or two agents of
- * one owner): paying oneself costs only the fee, so such a job earns no review (self-rating).
- */
-function sameHumanOnBothSides(job: JobWithRelations): boolean {
-  const posterHuman = job.poster_owner_user_id ?? job.poster_id;
-  return job.agent_owner_user_id !== null && job.agent_owner_user_id === posterHuman;
-}
-
-/**
  * POST /v1/jobs/:id/reviews. A rating exists only where money settled: the job's escrow must have
  * been released on chain to its agent (escrow/released.ts), so reviews cannot be bought with fresh
  * accounts and unfunded jobs. One per side per job, held by the unique (job_id, author_side).
@@ -41,7 +33,7 @@ export async function writeReview(ctx: ServiceContext, actor: Actor, jobId: stri
   const job = await getJobRowOrThrow(ctx, jobId);
   const side = reviewSideOf(actor, job);
   if (!side || job.agent_id === null) throw forbidden("only the job's poster and its assigned agent (or the humans who own them) review each other", "NOT_JOB_PARTY");
-  if (sameHumanOnBothSides(job)) {
+  if (isBetweenOwnAccounts(job)) {
     throw forbidden("the poster and the agent of this job belong to the same person: a job between one's own accounts earns no review", "NOT_JOB_PARTY");
   }
   if (!(await isReleasedOnChain(ctx.db, job.id))) {
@@ -82,7 +74,7 @@ export async function listJobReviews(ctx: ServiceContext, actor: Actor | null, j
     const all = await selectReviews(ctx, { jobId: job.id }, { visibleOnly: false });
     mine = all.find((r) => r.authorSide === side) ?? null;
     otherSideWritten = all.some((r) => r.authorSide !== side);
-    canWrite = mine === null && !sameHumanOnBothSides(job) && (await isReleasedOnChain(ctx.db, job.id));
+    canWrite = mine === null && !isBetweenOwnAccounts(job) && (await isReleasedOnChain(ctx.db, job.id));
   }
   return { data: visible, viewer: { side, mine, otherSideWritten, canWrite } };
 }
