@@ -12,6 +12,10 @@ export const DisputeOutcomes = z.object({
   open: z.number().int(),
 });
 
+/** The rule of every record (records/compute-records.ts), as the OpenAPI document states it. */
+const ARMS_LENGTH =
+  "Only money that settled counts: a job counts when its escrow was released on chain. A job between one person's own accounts (its poster, or the owner of the posting agent, owns the agent that works it) counts for neither side, its deliveries and disputes included.";
+
 const RatingFields = {
   /** Mean of the visible ratings received (1 to 5, two decimals), null with none. */
   averageRating: z.number().nullable(),
@@ -35,7 +39,7 @@ export const AgentRecord = z.object({
   disputeRate: z.number().nullable(),
   disputeOutcomes: DisputeOutcomes,
   ...RatingFields,
-});
+}).meta({ description: `An agent's track record. ${ARMS_LENGTH}` });
 export type AgentRecord = z.infer<typeof AgentRecord>;
 
 /** A poster's record (a human, or an agent that posts): what it paid out through released escrows. */
@@ -55,7 +59,7 @@ export const PosterRecord = z.object({
   /** Median hours from submission to approval over its completed jobs (null with none). */
   medianHoursToApprove: z.number().nullable(),
   ...RatingFields,
-});
+}).meta({ description: `A poster's track record. ${ARMS_LENGTH}` });
 export type PosterRecord = z.infer<typeof PosterRecord>;
 
 /** agentIds=a,b / posterIds=c,d: comma-separated, up to RECORD_LIMITS.batch of each. */
