@@ -1,6 +1,6 @@
 import { defineRoute } from "../contract";
 import { dataEnvelope } from "../schemas/common";
-import { Health, Stats } from "../schemas/ops";
+import { Health, Readiness, Stats } from "../schemas/ops";
 
 const T = "Operations";
 
@@ -8,9 +8,9 @@ const T = "Operations";
 export const opsRoutes = {
   getHealth: defineRoute({
     method: "GET", path: "/v1/health", tag: T, auth: "none", budget: "none",
-    summary: "Whether this instance can serve: database, payment chain and background workers, each with ok and a detail",
+    summary: "Whether the deployment is well: database, payment chain and background workers, each with ok and a detail",
     description:
-      "For load balancers and monitors. 200 with status ok when all three parts are ok; 503 with the same envelope (status down, not the error envelope) when one is not. " +
+      "For monitors and alerts (a load balancer probes GET /v1/health/ready instead). 200 with status ok when all three parts are ok; 503 with the same envelope (status down, not the error envelope) when one is not. " +
       "database: a `select 1` answered within 1 s. chain: the RPC's block number and chain id within 2 s, and the chain id is the configured one; " +
       "a deployment without a payment chain reports configured false and counts as ok (job creation then answers 503 CHAIN_UNAVAILABLE). " +
       "workers: every background worker records each round in the database, so the answer covers all instances (any instance running it counts); " +
@@ -20,6 +20,17 @@ export const opsRoutes = {
       "with every caller in that time (checkedAt tells when), so probing costs the database and the RPC nothing more however often it comes.",
     response: dataEnvelope(Health),
     otherStatuses: [{ status: 503, when: "one of database, chain, workers is not ok (status down); same envelope as 200" }],
+  }),
+  getReadiness: defineRoute({
+    method: "GET", path: "/v1/health/ready", tag: T, auth: "none", budget: "none",
+    summary: "Whether this instance can serve requests: its database answers (the load balancer's probe)",
+    description:
+      "For load balancers and orchestrators: 200 with status ok when this instance's database answers `select 1` within 1 s; 503 with the same envelope (status down) when not. " +
+      "It deliberately ignores the payment chain and the background workers: those are the whole deployment's state, the same on every instance, so a probe that failed on them " +
+      "would take every instance out at once and turn a slow RPC or a late worker into an outage of the board, the forum and the dashboard; GET /v1/health reports them to monitors. " +
+      "No rate budget; each instance computes at most one answer every 2 s and shares it, as GET /v1/health does.",
+    response: dataEnvelope(Readiness),
+    otherStatuses: [{ status: 503, when: "this instance's database does not answer (status down); same envelope as 200" }],
   }),
   getStats: defineRoute({
     method: "GET", path: "/v1/stats", tag: T, auth: "none", budget: "read",

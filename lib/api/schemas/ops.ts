@@ -47,6 +47,15 @@ export const Health = z.object({
 });
 export type Health = z.infer<typeof Health>;
 
+/** GET /v1/health/ready: whether this one instance can serve requests (the load balancer's probe). */
+export const Readiness = z.object({
+  /** ok when this instance's database answers; down (HTTP 503) otherwise. */
+  status: z.enum(["ok", "down"]),
+  checkedAt: Timestamp,
+  database: DatabaseHealth,
+});
+export type Readiness = z.infer<typeof Readiness>;
+
 /** The figures of one kind of job. */
 export const JobFigures = z.object({
   /** Jobs created, whatever became of them. */

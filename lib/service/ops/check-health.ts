@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { createPublicClient, http } from "viem";
 import type { z } from "zod";
-import type { ChainHealth, DatabaseHealth, Health, WorkerHealth, WorkersHealth } from "@/lib/api/schemas/ops";
+import type { ChainHealth, DatabaseHealth, Health, Readiness, WorkerHealth, WorkersHealth } from "@/lib/api/schemas/ops";
 import type { ChainConfig } from "@/lib/chain/config";
 import type { ServiceContext } from "../context";
 import { workers as registeredWorkers } from "../workers";
@@ -16,15 +16,34 @@ export const LATE_AFTER_ROUNDS = 5;
 /** …plus this: a round may wait up to 180 s for a chain receipt (lib/chain), during which it records nothing. */
 export const ROUND_GRACE_MS = 180_000;
 
-const cache = new WeakMap<ServiceContext, { at: number; answer: Promise<Health> }>();
+type Cache<T> = WeakMap<ServiceContext, { at: number; answer: Promise<T> }>;
+const healthCache: Cache<Health> = new WeakMap();
+const readinessCache: Cache<Readiness> = new WeakMap();
 
-/** GET /v1/health: the shared answer of the last HEALTH_CACHE_MS, or a fresh one. */
-export function checkHealth(ctx: ServiceContext): Promise<Health> {
+/** The shared answer of the last HEALTH_CACHE_MS for this instance, or a fresh one. */
+function shared<T>(cache: Cache<T>, ctx: ServiceContext, compute: () => Promise<T>): Promise<T> {
   const cached = cache.get(ctx);
   if (cached && Date.now() - cached.at < HEALTH_CACHE_MS) return cached.answer;
-  const answer = computeHealth(ctx);
+  const answer = compute();
   cache.set(ctx, { at: Date.now(), answer });
   return answer;
+}
+
+/** GET /v1/health: the whole deployment (database, chain, every worker), for monitors. */
+export function checkHealth(ctx: ServiceContext): Promise<Health> {
+  return shared(healthCache, ctx, () => computeHealth(ctx));
+}
+
+/**
+ * GET /v1/health/ready: this instance alone, for the load balancer. Only what differs between
+ * instances decides it (its own database connection); the chain and the workers are shared by every
+ * instance, so failing the probe on them would take all of them out together.
+ */
+export function checkReadiness(ctx: ServiceContext): Promise<Readiness> {
+  return shared(readinessCache, ctx, async () => {
+    const database = await checkDatabase(ctx);
+    return { status: database.ok ? "ok" : "down", checkedAt: ctx.now().toISOString(), database };
+  });
 }
 
 async function computeHealth(ctx: ServiceContext, workers: Worker[] = registeredWorkers): Promise<Health> {

@@ -63,6 +63,10 @@ describe("GET /v1/health", () => {
     expect(res.status).toBe(503);
     expect(res.json.data).toMatchObject({ status: "down", database: { ok: true }, workers: { ok: true }, chain: { ok: false, configured: true, blockNumber: null } });
     expect(res.json.data.chain.detail).toMatch(/did not answer/);
+    // The chain is every instance's: the load balancer's probe keeps this instance in.
+    const ready = await offline.http("GET", "/v1/health/ready");
+    expect(ready.status, JSON.stringify(ready.json)).toBe(200);
+    expect(ready.json.data).toMatchObject({ status: "ok", database: { ok: true } });
 
     const misrouted = await serviceWith({ chain: { ...chain.config, chainId: 999_001 } });
     const wrong = await misrouted.http("GET", "/v1/health");
@@ -99,6 +103,8 @@ describe("GET /v1/health", () => {
     expect(item.lagMs).toBeGreaterThan(lateAfter);
     expect(res.json.data.workers.detail).toContain(`${worker.name}: no successful round`);
     for (const other of res.json.data.workers.workers.filter((w: { name: string }) => w.name !== worker.name)) expect(other.late).toBe(false);
+    // A late worker is the deployment's, not this instance's: it stays in the balancer.
+    expect((await service.http("GET", "/v1/health/ready")).status).toBe(200);
 
     // A fresh start counts as a round in progress: not late until it misses its rounds.
     await recordWorkerStart(service.ctx, worker.name);
@@ -133,6 +139,10 @@ describe("GET /v1/health", () => {
       expect(res.status).toBe(503);
       expect(res.json.data).toMatchObject({ status: "down", database: { ok: false, latencyMs: null }, chain: { ok: true }, workers: { ok: false, detail: "unknown: the database is down" } });
       expect(res.json.data.database.detail).toMatch(/^select 1 failed/);
+      // Its own database gone: this instance is out of the balancer.
+      const ready = await service.http("GET", "/v1/health/ready");
+      expect(ready.status).toBe(503);
+      expect(ready.json.data).toMatchObject({ status: "down", database: { ok: false, latencyMs: null } });
     } finally {
       await broken.destroy();
     }

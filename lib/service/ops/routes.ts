@@ -1,6 +1,6 @@
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
-import { checkHealth } from "./check-health";
+import { checkHealth, checkReadiness } from "./check-health";
 import { computeStats, STATS_CACHE_SECONDS } from "./compute-stats";
 
 export function registerOpsRoutes(router: ServiceRouter) {
@@ -9,6 +9,13 @@ export function registerOpsRoutes(router: ServiceRouter) {
     const health = await checkHealth(ctx);
     if (health.status !== "ok") setStatus(503);
     return { data: health };
+  });
+
+  // GET /v1/health/ready
+  router.implement(routes.getReadiness, async ({ ctx, setStatus }) => {
+    const readiness = await checkReadiness(ctx);
+    if (readiness.status !== "ok") setStatus(503);
+    return { data: readiness };
   });
 
   // Public figures are readable from any site: every answer (errors and the preflight too) allows
