@@ -88,6 +88,7 @@ const ROUTE_SAMPLES: Record<string, Sample> = {
   "/rewards/payout": { url: () => "/rewards/payout", as: ["person"] },
   "/rewards/referrals": { url: () => "/rewards/referrals", as: ["agent"] },
   "/settings/notifications": { url: () => "/settings/notifications", as: ["person"] },
+  "/settings/webhooks": { url: () => "/settings/webhooks", as: ["person"] },
   "/settings/notifications/verify": { url: () => "/settings/notifications/verify?token=not-a-real-token", as: ["visitor"] },
   "/unsubscribe": { url: () => "/unsubscribe?token=not-a-real-token", as: ["visitor"] },
   "/share/jobs/[id]": { url: (d) => `/share/jobs/${d.jobId}`, as: ["visitor"] },

@@ -5,12 +5,13 @@ import { apiClient } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { claimAgentFromMail, signInWithWallet } from "./sign-in-steps";
 
-// An agent's webhooks in the dashboard: its owner registers an endpoint (a receiver on loopback,
-// which the local stack allows), sees the signing secret once, sends a test, and sees the delivery
-// in the log; the receiver got it signed with that secret.
+// Webhooks in the dashboard: an agent's (for its owner, on the agent's page) and a person's own
+// (/settings/webhooks). An endpoint is registered (a receiver on loopback, which the local stack
+// allows), its signing secret is shown once, a test is sent and the delivery shows in the log; the
+// receiver got it signed with that secret.
 
-test("the owner registers a webhook, sees its secret once, sends a test and sees it delivered in the log", async ({ page, wallet }) => {
-  void wallet;
+/** A receiver on loopback that answers 200 "received" and keeps what it got. */
+async function startReceiver() {
   const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -21,7 +22,16 @@ test("the owner registers a webhook, sees its secret once, sends a test and sees
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/awm-hook`;
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/awm-hook-${Date.now().toString(36)}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+test("the owner registers a webhook, sees its secret once, sends a test and sees it delivered in the log", async ({ page, wallet }) => {
+  void wallet;
+  const { url, received, close } = await startReceiver();
   try {
     const run = Date.now().toString(36);
     const ownerEmail = `hooks-owner-${run}@example.test`;
@@ -68,6 +78,45 @@ test("the owner registers a webhook, sees its secret once, sends a test and sees
     expect(JSON.parse(hit!.body)).toMatchObject({ type: "webhook.test", data: { agentId } });
     expect(verifyWebhookSignature({ secret, body: hit!.body, headers: hit!.headers }).ok).toBe(true);
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
+  }
+});
+
+test("a person registers a webhook of their own in settings, sends a test and sees it delivered, signed", async ({ page, wallet }) => {
+  void wallet;
+  const receiver = await startReceiver();
+  try {
+    await signInWithWallet(page, "/settings/notifications");
+    await page.getByRole("link", { name: "set up webhooks" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Webhooks" })).toBeVisible();
+
+    const form = page.getByRole("form", { name: "Register a webhook endpoint" });
+    await form.getByLabel("Endpoint URL").fill(receiver.url);
+    await form.getByRole("button", { name: "Register endpoint" }).click();
+    const shown = page.getByLabel("Webhook signing secret");
+    await expect(shown).toHaveText(/^whsec_/);
+    const secret = (await shown.textContent())!.trim();
+
+    await page.reload();
+    expect(await page.content()).not.toContain(secret);
+    const endpoint = page.getByRole("listitem", { name: `Endpoint ${receiver.url}` });
+    await expect(endpoint).toContainText("every event");
+    await endpoint.getByRole("button", { name: "Send test" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Queued" })).toBeVisible();
+    await expect(async () => {
+      await page.reload();
+      await expect(endpoint.getByRole("listitem", { name: "Delivery webhook.test delivered" })).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+
+    expect(receiver.received).toHaveLength(1);
+    const [hit] = receiver.received;
+    expect(JSON.parse(hit!.body)).toMatchObject({ type: "webhook.test" });
+    expect(verifyWebhookSignature({ secret, body: hit!.body, headers: hit!.headers }).ok).toBe(true);
+
+    // Disabled from the page, it says so.
+    await endpoint.getByRole("button", { name: "Disable" }).click();
+    await expect(endpoint.getByText("disabled", { exact: true })).toBeVisible();
+  } finally {
+    await receiver.close();
   }
 });

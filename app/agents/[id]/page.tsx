@@ -8,7 +8,7 @@ import { sessionApi } from "@/lib/session/api";
 import { AgentCapacity, AgentStatusBadge } from "@/components/agents/agent-summary";
 import { MaxActiveJobsForm } from "@/components/agents/max-active-jobs-form";
 import { AgentKeys } from "@/components/agents/agent-keys";
-import { AgentWebhooks } from "@/components/webhooks/agent-webhooks";
+import { WebhookEndpoints } from "@/components/webhooks/webhook-endpoints";
 import { Alert } from "@/components/ui/alert";
 import { AgentRecordDetails, ForumStandingLine, PosterRecordDetails, ReviewList } from "@/components/records/records";
 import { Badge, BidStatusBadge, FundedBadge, JobStatusBadge } from "@/components/ui/badge";
@@ -145,7 +145,7 @@ export default async function AgentPage({ params, searchParams }: { params: Para
           {hooksRes.error ? (
             <Alert className="mt-3" title="The webhooks could not be loaded" error={hooksRes.error} />
           ) : (
-            <AgentWebhooks agentId={agent.id} endpoints={hooks ?? []} pagePath={`/agents/${encodeURIComponent(agent.id)}`} />
+            <WebhookEndpoints agentId={agent.id} endpoints={hooks ?? []} pagePath={`/agents/${encodeURIComponent(agent.id)}`} />
           )}
         </section>
       ) : null}

@@ -82,6 +82,13 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
           </ul>
         )}
       </section>
+
+      <section className="mt-10" aria-labelledby="webhooks-heading">
+        <h2 id="webhooks-heading" className="text-lg font-semibold">Webhooks</h2>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+          Your own systems can receive the events of the jobs you posted, signed: <Link href="/settings/webhooks" className="underline">set up webhooks</Link>.
+        </p>
+      </section>
     </div>
   );
 }

@@ -4,16 +4,18 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { WebhookParams } from "@/lib/api/schemas/webhooks";
 import { formAction, type FormState } from "../action";
+import { OwnerField, pageOfEndpoints, signInTo } from "./endpoint-owner";
 
-const DeleteForm = z.object({ agentId: WebhookParams.shape.id, webhookId: WebhookParams.shape.webhookId });
+const DeleteForm = z.object({ agentId: OwnerField, webhookId: WebhookParams.shape.webhookId });
 
-/** DELETE /v1/agents/:id/webhooks/:webhookId: the endpoint and its log go; nothing more is sent. */
+/** DELETE …/webhooks/:webhookId (an agent's or one's own): the endpoint and its log go; nothing more is sent. */
 export const deleteWebhookAction = formAction(
   DeleteForm,
-  { signIn: (v) => `/agents/${encodeURIComponent(v.agentId ?? "")}` },
+  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
   async ({ agentId, webhookId }, { api }): Promise<FormState> => {
-    await api.deleteWebhook({ params: { id: agentId, webhookId } });
-    revalidatePath(`/agents/${agentId}`);
+    if (agentId) await api.deleteWebhook({ params: { id: agentId, webhookId } });
+    else await api.deleteMyWebhook({ params: { webhookId } });
+    revalidatePath(pageOfEndpoints(agentId));
     return {};
   },
 );

@@ -4,17 +4,18 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { WebhookParams } from "@/lib/api/schemas/webhooks";
 import { formAction } from "../action";
+import { OwnerField, pageOfEndpoints, signInTo } from "./endpoint-owner";
 import type { NewWebhookState } from "./create-webhook";
 
-const RotateForm = z.object({ agentId: WebhookParams.shape.id, webhookId: WebhookParams.shape.webhookId });
+const RotateForm = z.object({ agentId: OwnerField, webhookId: WebhookParams.shape.webhookId });
 
-/** POST /v1/agents/:id/webhooks/:webhookId/rotate-secret: the new secret is shown once and signs from now on. */
+/** POST …/webhooks/:webhookId/rotate-secret: the new secret is shown once and signs from now on. */
 export const rotateWebhookSecretAction = formAction(
   RotateForm,
-  { signIn: (v) => `/agents/${encodeURIComponent(v.agentId ?? "")}` },
+  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
   async ({ agentId, webhookId }, { api }): Promise<NewWebhookState> => {
-    const { data } = await api.rotateWebhookSecret({ params: { id: agentId, webhookId } });
-    revalidatePath(`/agents/${agentId}`);
+    const { data } = agentId ? await api.rotateWebhookSecret({ params: { id: agentId, webhookId } }) : await api.rotateMyWebhookSecret({ params: { webhookId } });
+    revalidatePath(pageOfEndpoints(agentId));
     return { created: { id: data.endpoint.id, url: data.endpoint.url, secret: data.secret } };
   },
 );

@@ -4,20 +4,22 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { WebhookParams } from "@/lib/api/schemas/webhooks";
 import { formAction, type FormState } from "../action";
+import { OwnerField, pageOfEndpoints, signInTo } from "./endpoint-owner";
 
 const EnableForm = z.object({
-  agentId: WebhookParams.shape.id,
+  agentId: OwnerField,
   webhookId: WebhookParams.shape.webhookId,
   enabled: z.enum(["true", "false"]).transform((v) => v === "true"),
 });
 
-/** PATCH /v1/agents/:id/webhooks/:webhookId {enabled}: turning it on also clears a failure run. */
+/** PATCH …/webhooks/:webhookId {enabled}: turning it on also clears a failure run. */
 export const setWebhookEnabledAction = formAction(
   EnableForm,
-  { signIn: (v) => `/agents/${encodeURIComponent(v.agentId ?? "")}` },
+  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
   async ({ agentId, webhookId, enabled }, { api }): Promise<FormState> => {
-    await api.updateWebhook({ params: { id: agentId, webhookId }, body: { enabled } });
-    revalidatePath(`/agents/${agentId}`);
+    if (agentId) await api.updateWebhook({ params: { id: agentId, webhookId }, body: { enabled } });
+    else await api.updateMyWebhook({ params: { webhookId }, body: { enabled } });
+    revalidatePath(pageOfEndpoints(agentId));
     return {};
   },
 );

@@ -39,16 +39,17 @@ function NewSecret({ created }: { created: NonNullable<NewWebhookState["created"
   );
 }
 
-function Hidden({ agentId, webhookId }: { agentId: string; webhookId: string }) {
+/** The endpoint's owner (an agent's id; none for the person's own endpoints) and the endpoint. */
+function Hidden({ agentId, webhookId }: { agentId: string | null; webhookId: string }) {
   return (
     <>
-      <input type="hidden" name="agentId" value={agentId} />
+      {agentId ? <input type="hidden" name="agentId" value={agentId} /> : null}
       <input type="hidden" name="webhookId" value={webhookId} />
     </>
   );
 }
 
-function DeliveryLog({ agentId, endpointId, deliveries, redeliver }: { agentId: string; endpointId: string; deliveries: WebhookDelivery[]; redeliver: (form: FormData) => void }) {
+function DeliveryLog({ agentId, endpointId, deliveries, redeliver }: { agentId: string | null; endpointId: string; deliveries: WebhookDelivery[]; redeliver: (form: FormData) => void }) {
   if (deliveries.length === 0) return <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No deliveries yet.</p>;
   return (
     <ul className="mt-2 divide-y divide-zinc-200 rounded-lg border border-zinc-200 text-sm dark:divide-zinc-800 dark:border-zinc-800" aria-label="Deliveries">
@@ -85,11 +86,12 @@ function DeliveryLog({ agentId, endpointId, deliveries, redeliver }: { agentId: 
 }
 
 /**
- * The agent's webhook endpoints for its owner: register one (URL, events; the signing secret is
+ * Webhook endpoints: an agent's for its owner (agentId, on the agent's page), or the signed-in
+ * person's own (agentId null, /settings/webhooks). Register one (URL, events; the signing secret is
  * shown once), and per endpoint its state (a notice when it was disabled after a day of failures),
  * send test, enable/disable, rotate the secret, delete, and its delivery log with redelivery.
  */
-export function AgentWebhooks({ agentId, endpoints, pagePath }: { agentId: string; endpoints: EndpointWithLog[]; pagePath: string }) {
+export function WebhookEndpoints({ agentId, endpoints, pagePath }: { agentId: string | null; endpoints: EndpointWithLog[]; pagePath: string }) {
   const [created, create, creating] = useActionState<NewWebhookState, FormData>(createWebhookAction, {});
   const [rotated, rotate] = useActionState<NewWebhookState, FormData>(rotateWebhookSecretAction, {});
   const [tested, test, testing] = useActionState<WebhookQueuedState, FormData>(sendWebhookTestAction, {});
@@ -101,7 +103,7 @@ export function AgentWebhooks({ agentId, endpoints, pagePath }: { agentId: strin
   return (
     <div>
       <form action={create} key={created.attempt ?? 0} className="mt-4 space-y-3" aria-label="Register a webhook endpoint">
-        <input type="hidden" name="agentId" value={agentId} />
+        {agentId ? <input type="hidden" name="agentId" value={agentId} /> : null}
         <div className="flex flex-wrap items-end gap-4">
           <label className="block min-w-72 flex-1">
             <span className="mb-1 block text-sm font-medium">Endpoint URL</span>
