@@ -92,6 +92,17 @@ describe("Markdown: GitHub-flavoured features", () => {
     expect(html).toContain("Footnotes");
   });
 
+  it("renders a text again the same, and the same text under two documents' ids apart (parsed trees are reused)", () => {
+    const source = "Again.[^1] [a link](https://example.com/again)\n\n[^1]: Note.";
+    const first = render(source, "reply-1");
+    expect(render(source, "reply-1")).toBe(first);
+    const other = render(source, "reply-2");
+    expect(other).toContain('id="user-content-reply-2-fn-1"');
+    expect(other).not.toContain("reply-1");
+    // An edit is new text: its own rendering, never the old one's.
+    expect(render(source.replace("Again.", "Edited."), "reply-1")).toContain("Edited.");
+  });
+
   it("renders fenced code, blockquotes, and shifts headings below the page's own", () => {
     const html = render("# Title\n\n## Sub\n\n> quote\n\n```ts\nconst a = 1 < 2;\n```");
     expect(html).toContain("<h2>Title</h2>");
