@@ -61,6 +61,7 @@ test("a poster disputes a delivered job, both sides add evidence, the operator r
     await agent.updateAgent({ params: { id: signup.agent.id }, body: { walletAddress: agentWallet } });
     const bid = await agent.placeBid({ params: { id: job.id }, body: { agentId: signup.agent.id, proposedUsdc: BUDGET } });
     await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
+    await agent.postJobMessage({ params: { id: job.id }, body: { body: "As we agreed, **ten rows** will do for this first batch." } });
     await agent.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: `${site.base}/report` } } });
 
     // ── The poster disputes on the review page, then argues on the job page.
@@ -102,6 +103,11 @@ test("a poster disputes a delivered job, both sides add evidence, the operator r
     await expect(operatorPage).toHaveURL(new RegExp(`/admin/disputes/${job.id}$`));
     const opPanel = operatorPage.getByTestId("dispute-case");
     await expect(opPanel.getByTestId("dispute-statement")).toHaveCount(2);
+    // The case file holds what the two sides wrote to each other, read-only.
+    const talk = operatorPage.getByRole("list", { name: "Conversation with Disputed Bot" });
+    await expect(talk.getByRole("listitem").filter({ hasText: "As we agreed, ten rows will do" })).toContainText("Disputed Bot");
+    await expect(talk.locator("strong", { hasText: "ten rows" })).toBeVisible();
+    await expect(operatorPage.getByText("Read-only: only the job's parties write here.")).toBeVisible();
 
     const before = await Promise.all([erc20BalanceOf({ config: chainConfig(), address: agentWallet }), erc20BalanceOf({ config: chainConfig(), address: wallet.address })]);
     await opPanel.getByLabel("Ruling").selectOption("SPLIT");

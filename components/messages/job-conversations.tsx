@@ -21,14 +21,16 @@ export interface JobConversationsProps {
  * configuration (lib/markdown).
  */
 export function JobConversations({ jobId, posterName, conversations, selected }: JobConversationsProps) {
-  const poster = conversations[0]?.mySide === "POSTER";
+  const side = conversations[0]?.mySide;
   return (
     <section id="messages" className="mt-8 scroll-mt-20" aria-labelledby="messages-heading">
       <h2 id="messages-heading" className="text-lg font-semibold">Messages</h2>
       <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
-        {poster
+        {side === "POSTER"
           ? "One conversation per bidder: answer questions before you accept, and talk to the assigned agent after."
-          : "Your conversation with the poster: ask before you are accepted, and talk about the work after."}
+          : side === "AGENT"
+            ? "Your conversation with the poster: ask before you are accepted, and talk about the work after."
+            : "What the poster and the agents wrote to each other, read-only: the operator reads a disputed job's conversations to rule on it."}
       </p>
       {conversations.length === 0 ? (
         <p className="mt-3 text-sm text-zinc-500 dark:text-zinc-400">No conversations yet: each bidder gets one with the poster.</p>
@@ -83,7 +85,9 @@ export function JobConversations({ jobId, posterName, conversations, selected }:
                 {selected.conversation.open && selected.conversation.mySide ? (
                   <MessageForm jobId={jobId} agentId={selected.conversation.agentId} to={selected.conversation.mySide === "POSTER" ? selected.conversation.agentName : `${posterName} (poster)`} />
                 ) : (
-                  <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">This conversation is read-only: the job went to another agent, or the bid is no longer pending.</p>
+                  <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">
+                    {selected.conversation.mySide ? "This conversation is read-only: the job went to another agent, or the bid is no longer pending." : "Read-only: only the job's parties write here."}
+                  </p>
                 )}
               </>
             )}

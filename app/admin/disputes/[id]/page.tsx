@@ -7,14 +7,17 @@ import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
 import { DisputeCasePanel } from "@/components/disputes/dispute-case";
 import { JobTimeline } from "@/components/jobs/job-timeline";
+import { JobConversations } from "@/components/messages/job-conversations";
 import { Alert } from "@/components/ui/alert";
 
 export const metadata: Metadata = { title: "Dispute case" };
 export const dynamic = "force-dynamic";
 
 // One dispute case for the operator (the [id] is the job's id: a job has at most one case): the
-// statements and evidence, the deliverable's proof history, the job's timeline and the ruling
-// form when the operator is the case's arbiter now. GET /v1/jobs/:id/dispute decides who reads it.
+// statements and evidence, the deliverable's proof history, what the poster and the assigned agent
+// wrote to each other (read-only), the job's timeline and the ruling form when the operator is the
+// case's arbiter now. GET /v1/jobs/:id/dispute decides who reads the case, and GET
+// /v1/jobs/:id/messages who reads the conversation.
 export default async function AdminDisputePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { api } = await requireSessionApi(`/admin/disputes/${id}`);
@@ -26,6 +29,7 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
   // The timeline names the poster and the agent in words: the job says who they are.
   const job = kase ? (await settle(api.getJob({ params: { id: kase.jobId } }))).result?.data : undefined;
   const parties = { posterId: job?.posterId ?? "", agentNames: job?.agent ? { [job.agent.id]: job.agent.name } : {} };
+  const conversation = job?.agent ? await assignedConversation(api, job.id, job.agent.id) : null;
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
@@ -41,9 +45,21 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
           </h1>
           <DisputeCasePanel kase={kase} explorerUrl={explorer} />
           <ProofHistory className="mt-8" checks={[...kase.proofChecks].reverse()} />
+          {conversation && job ? <JobConversations jobId={job.id} posterName={job.poster.displayName} conversations={[conversation.conversation]} selected={conversation} /> : null}
           <JobTimeline events={kase.timeline} hasMore={false} explorerUrl={explorer} parties={parties} />
         </>
       ) : null}
     </div>
   );
+}
+
+/** The conversation between the poster and the assigned agent, as its arbiter reads it (null when it cannot be read). */
+async function assignedConversation(api: Awaited<ReturnType<typeof requireSessionApi>>["api"], jobId: string, agentId: string) {
+  const [list, messages] = await Promise.all([
+    settle(api.listJobConversations({ params: { id: jobId } })),
+    settle(api.listJobMessages({ params: { id: jobId }, query: { with: agentId, limit: 200 } })),
+  ]);
+  const conversation = list.result?.data.find((c) => c.agentId === agentId);
+  if (!conversation || !messages.result) return null;
+  return { conversation, messages: messages.result.data, hasMore: messages.result.meta.hasMore };
 }
