@@ -7,7 +7,9 @@
 //   so their rounds do not land inside a measurement.
 // - The raw baseline (scripts/bench/raw-server.mjs): node:http and the driver, the board's first-page
 //   query, rows written as JSON. Same data, same machine.
-// - The load generator (autocannon, scripts/bench/load.mjs) runs in its own process.
+// - The load generator (scripts/bench/load.mjs) runs in its own process: autocannon for saturation,
+//   evenly spaced arrivals for a rate (latency from each request's due time; load.mjs says why not
+//   autocannon's rate mode).
 //
 // Data: 100,000 jobs and a 500-reply forum thread (scripts/bench/seed.ts), reused between runs:
 // PostgreSQL in BENCH_DATABASE_URL (default awm_bench on 127.0.0.1:5432, created when missing),
@@ -51,7 +53,7 @@ const say = (line: string) => {
   console.log(line);
 };
 
-/** autocannon in its own process; `rate` offers that many requests a second, without it saturation. */
+/** The load generator in its own process; `rate` offers that many requests a second, evenly spaced; without it, saturation. */
 function load(url: string, rate?: number, seconds = SECONDS, accept = "application/json", connections = CONNECTIONS): Promise<Load> {
   const options = { url, connections, duration: seconds, headers: { accept }, ...(rate ? { overallRate: rate } : {}) };
   return new Promise((resolve, reject) => {
@@ -92,7 +94,7 @@ const row = (label: string, x: Load, target?: Target | string) =>
 async function benchDatabase(distDir: string, name: "PostgreSQL" | "PGlite", data: BenchData, appEnv: Record<string, string>, rawDb: string, rate: number, p99Target: number) {
   const results: Target[] = [];
   const mark = (t: Target) => (results.push(t), t);
-  say(`\n${name}: ${data.jobs} jobs; load ${CONNECTIONS} connections, ${SECONDS} s per line; offered ${rate} req/s where a rate is shown`);
+  say(`\n${name}: ${data.jobs} jobs; load ${CONNECTIONS} connections, ${SECONDS} s per line; offered ${rate} req/s where a rate is shown (evenly spaced arrivals)`);
 
   // The raw baseline first, alone (PGlite's directory can be opened by one process at a time).
   const raw = await startRaw(rawDb);
