@@ -22,6 +22,7 @@ import { adminMigration } from "./0017-admin";
 import { notificationsMigration } from "./0022-notifications";
 import { walletRemindersMigration } from "./0023-wallet-reminders";
 import { jobSearchDocumentMigration } from "./0024-job-search-document";
+import { boardSortIndexesMigration } from "./0025-board-sort-indexes";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   "0022-notifications": notificationsMigration,
   "0023-wallet-reminders": walletRemindersMigration,
   "0024-job-search-document": jobSearchDocumentMigration,
+  "0025-board-sort-indexes": boardSortIndexesMigration,
 };
