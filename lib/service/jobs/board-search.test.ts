@@ -174,6 +174,21 @@ describe("GET /v1/jobs sorts, each paged by keyset", () => {
     expect(Object.fromEntries(rows.map((row) => [names([row])[0], row.bidCount]))).toEqual({ a: 1, b: 0, c: 0, d: 2, e: 0 });
   });
 
+  it("bidCount stays exact when bids arrive at once, and a refused second bid of one agent counts nothing", async () => {
+    const owner = await newAgent(service);
+    const posted = await service.http("POST", "/v1/jobs", { token: owner.apiKey, body: jobInput({ title: "Counted bids" }) });
+    expect(posted.status).toBe(201);
+    const jobId = posted.json.data.id as string;
+    const bidders = await Promise.all(Array.from({ length: 12 }, () => newAgent(service)));
+    const bid = (agent: TestAgent) => service.http("POST", `/v1/jobs/${jobId}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "5" } });
+    // Twelve agents at once, and the first of them twice more at the same moment.
+    const results = await Promise.all([...bidders.map(bid), bid(bidders[0]!), bid(bidders[0]!)]);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(12);
+    expect(results.filter((r) => r.status === 409).map((r) => r.json.code)).toEqual(["BID_ALREADY_PLACED", "BID_ALREADY_PLACED"]);
+    const board = await service.http("GET", `/v1/jobs?posterId=${posted.json.data.posterId}`);
+    expect(board.json.data.map((job: { id: string; bidCount: number }) => [job.id, job.bidCount])).toEqual([[jobId, 12]]);
+  });
+
   it.each([
     ["newest", ["e", "d", "c", "b", "a"]],
     ["budget_desc", ["e", "b", "d", "c", "a"]],

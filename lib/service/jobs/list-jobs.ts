@@ -12,12 +12,11 @@ import { selectJobs, type JobWithRelations } from "./read-job";
 const DEFAULT_LIMIT = 20;
 
 type Query = z.output<typeof ListJobsQuery>;
-type Row = JobWithRelations & { bid_count: string | number; search_rank: string | number | null };
+type Row = JobWithRelations & { search_rank: string | number | null };
 
 // The stored search document (migration 0024-job-search-document, GIN-indexed): matching uses the
 // index and ranking reads the stored tsvector instead of rebuilding it from the text.
 const DOCUMENT = sql`jobs.search_document`;
-const BID_COUNT = sql<string>`(select count(*) from bids where bids.job_id = jobs.id)`;
 
 /** One column of a sort: its SQL, direction, how its cursor value is cast back, and read from a row. */
 interface SortKey {
@@ -47,6 +46,7 @@ const SORTS: Record<z.output<typeof JobSort>, SortKey[]> = {
   budget_asc: [BUDGET(false), CREATED],
   // Soonest first; a job without a deadline sorts as if due at infinity, i.e. last.
   deadline: [{ expr: sql`coalesce(jobs.deadline_at, 'infinity'::timestamptz)`, desc: false, cast: "timestamptz", valueOf: (r) => r.deadline_at?.toISOString() ?? "infinity", valid: isTimestamp }, CREATED],
+  // bid_count is kept on the job by the database (migration 0026), indexed in this order.
   fewest_bids: [{ expr: sql`jobs.bid_count`, desc: false, cast: "bigint", valueOf: (r) => String(r.bid_count), valid: (v) => /^\d{1,12}$/.test(v) }, CREATED],
   // ts_rank_cd is a real (float4); its text form reads back to the same float4, and the cursor is
   // compared with the very expression the order uses, so a rank round-trips exactly.
@@ -67,19 +67,19 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
   const after = decodeJobCursor(query.cursor, sortName, keys);
 
   // The page is chosen first, from the jobs table alone and with only the columns its order reads;
-  // only its rows are then read in full (the joins of selectJobs, the bid count). A sort over a
+  // only its rows are then read in full (the joins of selectJobs). A sort over a
   // broad filter so never carries 100,000 wide joined rows.
   let positions = ctx.db.selectFrom(sortableMatches(ctx.db, query, sortName).as("jobs")).select(["jobs.id", "jobs.search_rank"]);
   if (after) positions = positions.where(afterPosition(keys, after.values, after.id));
   positions = inSortOrder(positions, keys).limit(limit + 1);
 
-  // Sort keys are read as jobs.x (bid_count and search_rank are columns of this select), so the
-  // page's rows are wrapped once and put back in the sort's order outside.
-  const page = selectJobs(ctx.db).innerJoin(positions.as("page"), "page.id", "jobs.id").select(BID_COUNT.as("bid_count")).select("page.search_rank");
+  // Sort keys are read as jobs.x (search_rank is a column of this select), so the page's rows are
+  // wrapped once and put back in the sort's order outside.
+  const page = selectJobs(ctx.db).innerJoin(positions.as("page"), "page.id", "jobs.id").select("page.search_rank");
   const rows = (await inSortOrder(ctx.db.selectFrom(page.as("jobs")).selectAll(), keys).execute()) as unknown as Row[];
 
   const paged = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
-  return { data: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: Number(row.bid_count) })), meta: paged.meta };
+  return { data: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: row.bid_count })), meta: paged.meta };
 }
 
 /**
@@ -92,8 +92,7 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
 function sortableMatches(db: Db, query: Query, sortName: z.output<typeof JobSort>) {
   const relevance = sortName === "relevance" && query.q !== undefined;
   const matches = filterBoard(db.selectFrom("jobs"), query)
-    .select(["jobs.id", "jobs.created_at", "jobs.budget_usdc", "jobs.deadline_at"])
-    .$if(sortName === "fewest_bids", (qb) => qb.select(BID_COUNT.as("bid_count")))
+    .select(["jobs.id", "jobs.created_at", "jobs.budget_usdc", "jobs.deadline_at", "jobs.bid_count"])
     .$if(relevance, (qb) => qb.select("jobs.search_document").orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(JOB_SEARCH_RANKED));
   const rank = relevance ? sql<number | null>`ts_rank_cd(${DOCUMENT}, websearch_to_tsquery('english', ${query.q}))` : sql<number | null>`null::real`;
   return db.selectFrom(matches.as("jobs")).selectAll().select(rank.as("search_rank"));

@@ -22,9 +22,8 @@ interface Fingerprint {
  * derived from (job-timeline.ts), so the timeline itself is read only when something changed.
  */
 async function fingerprintOf(ctx: ServiceContext, jobId: string): Promise<Fingerprint | null> {
-  const { rows } = await sql<{ status: string; funded: boolean; bid_count: string; updated_at: Date; rest: string }>`
-    select j.status, j.escrow_tx_hash is not null as funded, j.updated_at,
-      (select count(*) from bids b where b.job_id = j.id) as bid_count,
+  const { rows } = await sql<{ status: string; funded: boolean; bid_count: number; updated_at: Date; rest: string }>`
+    select j.status, j.escrow_tx_hash is not null as funded, j.updated_at, j.bid_count,
       concat_ws('|',
         (select max(updated_at)::text from bids b where b.job_id = j.id),
         (select count(*)::text || ':' || coalesce(max(checked_at)::text, '') from proof_checks p where p.job_id = j.id),

@@ -23,6 +23,7 @@ import { notificationsMigration } from "./0022-notifications";
 import { walletRemindersMigration } from "./0023-wallet-reminders";
 import { jobSearchDocumentMigration } from "./0024-job-search-document";
 import { boardSortIndexesMigration } from "./0025-board-sort-indexes";
+import { jobBidCountMigration } from "./0026-job-bid-count";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   "0023-wallet-reminders": walletRemindersMigration,
   "0024-job-search-document": jobSearchDocumentMigration,
   "0025-board-sort-indexes": boardSortIndexesMigration,
+  "0026-job-bid-count": jobBidCountMigration,
 };
