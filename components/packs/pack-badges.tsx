@@ -1,6 +1,9 @@
-import type { EvalAttemptStatus, EvalPack } from "@/lib/api/schemas/evals";
+import type { EvalAttemptStatus, EvalMode, EvalPack } from "@/lib/api/schemas/evals";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Usdc } from "@/components/ui/usdc";
+
+/** A certification's mode in words (attempt reports and certificates). */
+export const MODE_LABELS: Record<EvalMode, string> = { CLOSED_BOOK: "Closed book", TOOL_ALLOWED: "Tools allowed", WEB_ALLOWED: "Web allowed" };
 
 /** "Free", or the price of one attempt in USDC. */
 export function PackPrice({ pack }: { pack: Pick<EvalPack, "isFree" | "priceUsdc"> }) {

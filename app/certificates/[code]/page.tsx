@@ -7,11 +7,10 @@ import { ApiError } from "@/lib/api/errors";
 import type { PublicCertificate } from "@/lib/api/schemas/evals";
 import { Alert } from "@/components/ui/alert";
 import { formatDate } from "@/components/ui/time";
+import { MODE_LABELS } from "@/components/packs/pack-badges";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ code: string }>;
-
-const MODE_LABELS = { CLOSED_BOOK: "Closed book", TOOL_ALLOWED: "Tools allowed", WEB_ALLOWED: "Web allowed" } as const;
 
 /** GET /v1/certifications/:code, once per request. */
 const loadCertificate = cache(async (code: string): Promise<PublicCertificate | null> => {

@@ -3,11 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { AdminReportParams, OperatorReason } from "@/lib/api/schemas/admin";
-import { formAction, type FormState } from "../action";
-
-export interface OperatorActionState extends FormState {
-  done?: string;
-}
+import { formAction } from "../action";
+import type { OperatorActionState } from "./suspend-agent";
 
 /** POST /v1/admin/forum/reports/:id/dismiss, with the reason. */
 export const dismissReportAction = formAction(

@@ -4,11 +4,8 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { OperatorReason } from "@/lib/api/schemas/admin";
 import { AgentIdParams } from "@/lib/api/schemas/agents";
-import { formAction, type FormState } from "../action";
-
-export interface OperatorActionState extends FormState {
-  done?: string;
-}
+import { formAction } from "../action";
+import type { OperatorActionState } from "./suspend-agent";
 
 /** POST /v1/admin/agents/:id/restore, with the reason. */
 export const restoreAgentAction = formAction(

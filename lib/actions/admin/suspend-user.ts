@@ -3,11 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { AdminUserParams, OperatorReason } from "@/lib/api/schemas/admin";
-import { formAction, type FormState } from "../action";
-
-export interface OperatorActionState extends FormState {
-  done?: string;
-}
+import { formAction } from "../action";
+import type { OperatorActionState } from "./suspend-agent";
 
 /** POST /v1/admin/users/:id/suspend, with the reason. */
 export const suspendUserAction = formAction(

@@ -27,7 +27,7 @@ export const createWebhookAction = formAction(
     // Event types are checkboxes: every checked one; none checked is every type.
     read: (form, values) => {
       const events = form.getAll("events").map(String);
-      return { agentId: values.agentId || undefined, url: values.url ?? "", description: values.description || undefined, events: events.length > 0 ? events : undefined };
+      return { agentId: values.agentId, url: values.url ?? "", description: values.description || undefined, events: events.length > 0 ? events : undefined };
     },
   },
   async ({ agentId, url, description, events }, { api }): Promise<NewWebhookState> => {

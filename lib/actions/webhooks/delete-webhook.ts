@@ -11,7 +11,7 @@ const DeleteForm = z.object({ agentId: OwnerField, webhookId: WebhookParams.shap
 /** DELETE …/webhooks/:webhookId (an agent's or one's own): the endpoint and its log go; nothing more is sent. */
 export const deleteWebhookAction = formAction(
   DeleteForm,
-  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
+  { signIn: signInTo },
   async ({ agentId, webhookId }, { api }): Promise<FormState> => {
     if (agentId) await api.deleteWebhook({ params: { id: agentId, webhookId } });
     else await api.deleteMyWebhook({ params: { webhookId } });

@@ -16,7 +16,7 @@ const RedeliverForm = z.object({
 /** POST …/deliveries/:deliveryId/redeliver: the same event again, newly signed, with a fresh retry window. */
 export const redeliverWebhookAction = formAction(
   RedeliverForm,
-  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
+  { signIn: signInTo },
   async ({ agentId, webhookId, deliveryId }, { api }): Promise<WebhookQueuedState> => {
     const { data } = agentId
       ? await api.redeliverWebhook({ params: { id: agentId, webhookId, deliveryId } })

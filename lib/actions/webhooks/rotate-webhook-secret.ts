@@ -12,7 +12,7 @@ const RotateForm = z.object({ agentId: OwnerField, webhookId: WebhookParams.shap
 /** POST …/webhooks/:webhookId/rotate-secret: the new secret is shown once and signs from now on. */
 export const rotateWebhookSecretAction = formAction(
   RotateForm,
-  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
+  { signIn: signInTo },
   async ({ agentId, webhookId }, { api }): Promise<NewWebhookState> => {
     const { data } = agentId ? await api.rotateWebhookSecret({ params: { id: agentId, webhookId } }) : await api.rotateMyWebhookSecret({ params: { webhookId } });
     revalidatePath(pageOfEndpoints(agentId));

@@ -15,7 +15,7 @@ const TestForm = z.object({ agentId: OwnerField, webhookId: WebhookParams.shape.
 /** POST …/webhooks/:webhookId/test: a webhook.test to this endpoint, in its log within seconds. */
 export const sendWebhookTestAction = formAction(
   TestForm,
-  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
+  { signIn: signInTo },
   async ({ agentId, webhookId }, { api }): Promise<WebhookQueuedState> => {
     const { data } = agentId ? await api.sendWebhookTest({ params: { id: agentId, webhookId } }) : await api.sendMyWebhookTest({ params: { webhookId } });
     revalidatePath(pageOfEndpoints(agentId));

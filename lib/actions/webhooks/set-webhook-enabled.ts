@@ -15,7 +15,7 @@ const EnableForm = z.object({
 /** PATCH …/webhooks/:webhookId {enabled}: turning it on also clears a failure run. */
 export const setWebhookEnabledAction = formAction(
   EnableForm,
-  { signIn: signInTo, read: (_form, values) => ({ ...values, agentId: values.agentId || undefined }) },
+  { signIn: signInTo },
   async ({ agentId, webhookId, enabled }, { api }): Promise<FormState> => {
     if (agentId) await api.updateWebhook({ params: { id: agentId, webhookId }, body: { enabled } });
     else await api.updateMyWebhook({ params: { webhookId }, body: { enabled } });

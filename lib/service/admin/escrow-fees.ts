@@ -3,21 +3,16 @@ import type { EscrowFees, FeeWithdrawal } from "@/lib/api/schemas/admin";
 import { feeRecipientOf, feesAccruedOf } from "@/lib/chain/escrow/reads";
 import { withdrawEscrowFees } from "@/lib/chain/escrow/send";
 import { formatUsdc } from "@/lib/chain/units";
-import type { ServiceContext } from "../context";
+import { requireChain, type ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { requireOperator } from "../auth/operator";
 import { asOperator } from "../audit/record-operator-action";
 import { HttpError, conflict } from "../http/errors";
 
-function chainOrThrow(ctx: ServiceContext) {
-  if (!ctx.config.chain) throw new HttpError(503, "no payment chain is configured", "CHAIN_UNAVAILABLE");
-  return ctx.config.chain;
-}
-
 /** GET /v1/admin/fees: earned (the database's confirmed releases) and accrued (the contract, now). */
 export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): Promise<z.infer<typeof EscrowFees>> {
   await requireOperator(ctx, actor);
-  const chain = chainOrThrow(ctx);
+  const chain = requireChain(ctx);
   const earned = await ctx.db
     .selectFrom("escrow_settlements as s")
     .innerJoin("jobs as j", "j.id", "s.job_id")
@@ -42,7 +37,7 @@ export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): P
  */
 export async function withdrawFees(ctx: ServiceContext, actor: Actor | null, reason: string): Promise<{ data: z.infer<typeof FeeWithdrawal> }> {
   await requireOperator(ctx, actor);
-  const chain = chainOrThrow(ctx);
+  const chain = requireChain(ctx);
   let sent: Awaited<ReturnType<typeof withdrawEscrowFees>>;
   try {
     sent = await withdrawEscrowFees(chain);

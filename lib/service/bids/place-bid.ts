@@ -12,6 +12,7 @@ import { assertNotSuspended } from "../auth/suspension";
 import { assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { publishEvent } from "../events/publish-event";
+import { posterRecipientId } from "../events/recipients";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -47,11 +48,10 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
         .returningAll()
         .executeTakeFirstOrThrow();
       // A job posted by an agent is told to that agent (its webhooks; its owner's inbox), else to the human poster.
-      const posterAgent = await trx.selectFrom("agents").select("id").where("principal_id", "=", job.poster_id).executeTakeFirst();
       await publishEvent(trx, {
         type: "bid.created",
         jobId,
-        to: [posterAgent?.id ?? job.poster_id],
+        to: [await posterRecipientId(trx, job.poster_id)],
         actorId: agent.id,
         data: { bidId: bid.id, jobId, agentId: agent.id, agentName: agent.name, proposedUsdc: bid.proposed_usdc },
       });

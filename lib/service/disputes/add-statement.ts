@@ -11,6 +11,7 @@ import { probeDeliverable, type ProbeResult } from "../proofs/probe";
 import { caseAccessOf, getCaseRowOrThrow, type DisputeCaseRow } from "./case-access";
 import { presentStatement } from "./present-dispute";
 import { disputeRecipients } from "./recipients";
+import { actorIdOf } from "../events/recipients";
 
 type Input = z.output<typeof AddDisputeStatementRequest>;
 
@@ -62,7 +63,7 @@ export async function addDisputeStatement(ctx: ServiceContext, actor: Actor, job
     refuseIfClosed(locked, now);
     const statement = await trx
       .insertInto("dispute_statements")
-      .values({ case_id: kase.id, side, author_kind: actor.kind, author_id: actor.kind === "AGENT" ? actor.agentId : actor.userId, body: input.body, created_at: now })
+      .values({ case_id: kase.id, side, author_kind: actor.kind, author_id: actorIdOf(actor), body: input.body, created_at: now })
       .returning("id")
       .executeTakeFirstOrThrow();
     if (probes.length > 0) {
@@ -93,7 +94,7 @@ export async function addDisputeStatement(ctx: ServiceContext, actor: Actor, job
       type: "dispute.statement",
       jobId,
       to: await disputeRecipients(trx, ctx.config, job, locked, { evaluator: true, operators: locked.evaluator_address === null || locked.escalated_at !== null }),
-      actorId: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+      actorId: actorIdOf(actor),
       data: { caseId: kase.id, statementId: statement.id, side, evidenceCount: probes.length },
     });
     return statement.id;

@@ -7,6 +7,7 @@ import { presentJob } from "../jobs/present-job";
 import { getJobRowOrThrow } from "../jobs/read-job";
 import { caseAccessOf } from "./case-access";
 import { disputeRecipients } from "./recipients";
+import { actorIdOf } from "../events/recipients";
 
 const HOUR = 3600_000;
 
@@ -23,7 +24,7 @@ export async function disputeJob(ctx: ServiceContext, actor: Actor, jobId: strin
   const job = await getJobRowOrThrow(ctx, jobId);
   const access = await caseAccessOf(ctx, actor, job, { evaluator_address: null });
   if (access.side === null) throw forbidden("only the poster or the assigned agent may dispute this job");
-  const opener: DisputeOpener = { side: access.side, kind: actor.kind, id: actor.kind === "AGENT" ? actor.agentId : actor.userId };
+  const opener: DisputeOpener = { side: access.side, kind: actor.kind, id: actorIdOf(actor) };
   await ctx.db.transaction().execute((trx) => openDisputeCase(ctx, trx as unknown as Db, jobId, reason, opener));
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

@@ -11,7 +11,7 @@ import { isUuid } from "./packs";
 // Certificate codes: 10 characters of an alphabet without look-alikes (no 0/O, 1/I), ~50 bits,
 // short enough to read out, long enough not to be guessed.
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-export function newCertificateCode(): string {
+function newCertificateCode(): string {
   const bytes = randomBytes(10);
   return Array.from(bytes, (b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join("");
 }
@@ -28,7 +28,7 @@ function selectCertifications(db: Db) {
 }
 type CertRow = Awaited<ReturnType<ReturnType<typeof selectCertifications>["executeTakeFirstOrThrow"]>>;
 
-export function presentCertification(row: CertRow, now: Date): z.input<typeof EvalCertification> {
+function presentCertification(row: CertRow, now: Date): z.input<typeof EvalCertification> {
   return {
     id: row.id,
     agentId: row.agent_id,

@@ -28,7 +28,7 @@ export function gradeItem(item: { kind: EvalItemKind; answer: string; grading: E
 const normalise = (s: string) => s.trim().replace(/\s+/g, " ").toLowerCase();
 
 /** JSON deep equality: same types, same array order, same object keys in any order. */
-export function deepEqual(a: unknown, b: unknown): boolean {
+function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
@@ -76,7 +76,7 @@ export function schemaProblems(schema: unknown, path = "$"): string[] {
 }
 
 /** The problems of `value` against `schema` (empty: valid), as "<path> <message>" lines. */
-export function checkJsonSchema(schema: unknown, value: unknown): string[] {
+function checkJsonSchema(schema: unknown, value: unknown): string[] {
   let validate: ValidateFunction;
   try {
     validate = validatorFor(schema);

@@ -42,7 +42,7 @@ export async function queuePackPayout(trx: Db, ctx: ServiceContext, p: { attempt
  * broadcast; a later try rebroadcasts the same signed bytes (same nonce: mined once at most), and
  * signs anew only when the wallet's nonce moved past it without mining it.
  */
-export async function sendPackPayout(ctx: ServiceContext, id: string, now: Date = ctx.now()): Promise<"CONFIRMED" | "PENDING"> {
+async function sendPackPayout(ctx: ServiceContext, id: string, now: Date = ctx.now()): Promise<"CONFIRMED" | "PENDING"> {
   const chain = requireChain(ctx);
   const claimed = await ctx.db
     .updateTable("eval_pack_payouts")

@@ -14,7 +14,7 @@ import type { EvalMode } from "../db/schema";
 import { queuePackPayout } from "./pack-payouts";
 
 /** A certification may be renewed (the pack retaken) from this many days before it expires. */
-export const RENEWAL_WINDOW_DAYS = 30;
+const RENEWAL_WINDOW_DAYS = 30;
 import { packTreasury } from "./treasury";
 import { verifyPackPayment } from "./verify-pack-payment";
 

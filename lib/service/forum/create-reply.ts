@@ -10,6 +10,7 @@ import { UUID, getReplyOrThrow, presentReply, threadUrl } from "./present";
 import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
 import { publishEvent } from "../events/publish-event";
 import type { Queryable } from "./present";
+import { actorIdOf } from "../events/recipients";
 
 /**
  * POST /v1/forum/threads/:slugOrId/replies. Under the author's posting lock: the hourly limit,
@@ -93,7 +94,7 @@ async function publishReplyToFollowers(trx: Queryable, actor: Actor, reply: { th
   await publishEvent(trx, {
     type: "forum.reply",
     to: followers.map((f) => f.agent_id ?? f.principal_id),
-    actorId: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+    actorId: actorIdOf(actor),
     data: { ...reply, authorName: author?.display_name ?? null },
   });
 }

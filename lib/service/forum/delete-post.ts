@@ -1,10 +1,10 @@
-import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
 import { notAuthor } from "./edit-post";
 import { getReplyOrThrow, getThreadOrThrow } from "./present";
 import { notifyContributionRemoved } from "./publish-hooks";
+import { recountThreadReplies } from "./recount-thread";
 
 /**
  * DELETE /v1/forum/threads/:id: a soft delete by the author. The row stays (status DELETED) for
@@ -44,15 +44,7 @@ export async function deleteReply(ctx: ServiceContext, actor: Actor, id: string)
       .returning("id")
       .executeTakeFirst();
     if (!deleted) throw notFound("reply");
-    await trx
-      .updateTable("forum_threads")
-      .set((eb) => ({
-        reply_count: sql`(select count(*) from forum_replies r where r.thread_id = forum_threads.id and r.status = 'VISIBLE')::int`,
-        last_reply_at: sql`(select max(r.created_at) from forum_replies r where r.thread_id = forum_threads.id and r.status = 'VISIBLE')`,
-        accepted_reply_id: eb.case().when("accepted_reply_id", "=", reply.id).then(null).else(eb.ref("accepted_reply_id")).end(),
-      }))
-      .where("id", "=", reply.thread_id)
-      .execute();
+    await recountThreadReplies(trx, reply.thread_id, reply.id);
   });
   await notifyContributionRemoved(ctx, { kind: "REPLY", id: reply.id, threadId: reply.thread_id, authorPrincipalId: reply.author_principal_id });
   return { data: { id: reply.id, status: "DELETED" as const } };

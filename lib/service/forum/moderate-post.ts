@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { z } from "zod";
 import type { ModerateForumRequest, ModeratedPost } from "@/lib/api/schemas/admin";
 import type { ServiceContext } from "../context";
@@ -7,6 +6,7 @@ import type { Db } from "../db/connection";
 import { asOperator } from "../audit/record-operator-action";
 import { conflict, notFound } from "../http/errors";
 import { notifyContributionRemoved } from "./publish-hooks";
+import { recountThreadReplies } from "./recount-thread";
 
 type Input = z.output<typeof ModerateForumRequest>;
 type PostDto = z.infer<typeof ModeratedPost>;
@@ -88,15 +88,7 @@ async function moderateReply(ctx: ServiceContext, trx: Db, input: Input): Promis
     .returningAll()
     .executeTakeFirstOrThrow();
   // The thread's counters count visible replies only, as after a deletion; a hidden accepted answer is no longer accepted.
-  await trx
-    .updateTable("forum_threads")
-    .set((eb) => ({
-      reply_count: sql`(select count(*) from forum_replies r where r.thread_id = forum_threads.id and r.status = 'VISIBLE')::int`,
-      last_reply_at: sql`(select max(r.created_at) from forum_replies r where r.thread_id = forum_threads.id and r.status = 'VISIBLE')`,
-      accepted_reply_id: input.action === "HIDE" ? eb.case().when("accepted_reply_id", "=", reply.id).then(null).else(eb.ref("accepted_reply_id")).end() : eb.ref("accepted_reply_id"),
-    }))
-    .where("id", "=", thread.id)
-    .execute();
+  await recountThreadReplies(trx, thread.id, input.action === "HIDE" ? reply.id : null);
   if (input.action === "HIDE") await resolveReports(ctx, trx, "REPLY", reply.id);
   return {
     post: { kind: "REPLY", id: row.id, threadId: thread.id, threadSlug: thread.slug, status: row.status, hiddenReason: row.hidden_reason, locked: null, pinned: null },

@@ -13,7 +13,7 @@ import type { Selectable } from "kysely";
 
 type ReportDto = z.infer<typeof ForumReport>;
 
-export function presentReport(r: Selectable<ForumReportsTable>): ReportDto {
+function presentReport(r: Selectable<ForumReportsTable>): ReportDto {
   return {
     id: r.id,
     kind: r.target_kind,

@@ -9,11 +9,10 @@ import { publishEvent } from "../events/publish-event";
 import { conflict, notFound } from "../http/errors";
 import { pageOf } from "../http/pagination";
 import { filterBoard } from "./list-jobs";
+import { actorIdOf } from "../events/recipients";
 
 type SavedRow = { id: string; name: string; query: Record<string, unknown>; created_at: Date };
 
-/** Who a saved search tells: the human by user id, an agent by agent id (its webhooks, and its owner's inbox). */
-const ownerIdOf = (actor: Actor) => (actor.kind === "USER" ? actor.userId : actor.agentId);
 
 /** The board URL of a saved query: the same parameters the board page reads. */
 function boardPathOf(query: Record<string, unknown>): string {
@@ -41,7 +40,7 @@ function presentSavedSearch(row: SavedRow): SavedSearch {
 export async function createSavedSearch(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateSavedSearchRequest>) {
   const query: Record<string, unknown> = { ...input.query };
   for (const field of SAVED_SEARCH_DROPPED_FIELDS) delete query[field];
-  const ownerId = ownerIdOf(actor);
+  const ownerId = actorIdOf(actor);
   const row = await ctx.db.transaction().execute(async (trx) => {
     // One saver at a time per owner, so two parallel saves cannot both pass the limit.
     await sql`select pg_advisory_xact_lock(hashtext(${`saved-searches:${ownerId}`}))`.execute(trx);
@@ -60,7 +59,7 @@ export async function listSavedSearches(ctx: ServiceContext, actor: Actor) {
   const rows = await ctx.db
     .selectFrom("saved_searches")
     .select(["id", "name", "query", "created_at"])
-    .where("owner_id", "=", ownerIdOf(actor))
+    .where("owner_id", "=", actorIdOf(actor))
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(SAVED_SEARCH_LIMIT + 1)
@@ -70,7 +69,7 @@ export async function listSavedSearches(ctx: ServiceContext, actor: Actor) {
 }
 
 export async function deleteSavedSearch(ctx: ServiceContext, actor: Actor, id: string) {
-  const deleted = await ctx.db.deleteFrom("saved_searches").where("id", "=", id).where("owner_id", "=", ownerIdOf(actor)).returning("id").executeTakeFirst();
+  const deleted = await ctx.db.deleteFrom("saved_searches").where("id", "=", id).where("owner_id", "=", actorIdOf(actor)).returning("id").executeTakeFirst();
   if (!deleted) throw notFound("saved search");
   return { data: { deleted: true } };
 }

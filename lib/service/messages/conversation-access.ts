@@ -3,7 +3,7 @@ import type { ServiceContext } from "../context";
 import { isOperator } from "../auth/operator";
 import { badRequest, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, type JobWithRelations } from "../jobs/read-job";
-import { jobRoleOf } from "../jobs/job-viewer";
+import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
 
 export type MessageSide = "POSTER" | "AGENT";
 
@@ -31,10 +31,7 @@ export interface ConversationAccess {
  */
 export async function canReadJobConversation(ctx: ServiceContext, actor: Actor | null, job: Pick<JobWithRelations, "disputed_at" | "status" | "evaluator_address">): Promise<boolean> {
   if (job.disputed_at === null && job.status !== "DISPUTED") return false;
-  if (actor?.kind === "USER" && job.evaluator_address) {
-    const user = await ctx.db.selectFrom("users").select("address").where("id", "=", actor.userId).executeTakeFirst();
-    if (user && user.address.toLowerCase() === job.evaluator_address.toLowerCase()) return true;
-  }
+  if (await isJobEvaluator(ctx, actor, job.evaluator_address)) return true;
   return isOperator(ctx, actor);
 }
 

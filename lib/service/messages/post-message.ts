@@ -3,16 +3,11 @@ import { MESSAGE_LIMITS, type PostMessageRequest } from "@/lib/api/schemas/messa
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import { publishEvent } from "../events/publish-event";
+import { actorIdOf, posterRecipientId } from "../events/recipients";
 import { conflict, forbidden } from "../http/errors";
 import { consumeBudget } from "../http/rate-limit";
 import { presentMessage } from "./list-messages";
 import { resolveConversation } from "./conversation-access";
-
-/** The user id (a human poster) or agent id (an agent that posts) a job's poster is told at. */
-async function posterRecipient(ctx: ServiceContext, posterId: string): Promise<string> {
-  const agent = await ctx.db.selectFrom("agents").select("id").where("principal_id", "=", posterId).executeTakeFirst();
-  return agent?.id ?? posterId;
-}
 
 /**
  * POST /v1/jobs/:id/messages: a message in the caller's conversation. Each sender (an agent key's
@@ -27,7 +22,7 @@ export async function postMessage(ctx: ServiceContext, actor: Actor, jobId: stri
   await consumeBudget(ctx, `messages:${actor.identityKey}`, MESSAGE_LIMITS.perSenderPerWindow, MESSAGE_LIMITS.windowSeconds);
 
   const side = access.side;
-  const to = side === "POSTER" ? access.agentId : await posterRecipient(ctx, access.job.poster_id);
+  const to = side === "POSTER" ? access.agentId : await posterRecipientId(ctx.db, access.job.poster_id);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const message = await trx
       .insertInto("job_messages")
@@ -35,7 +30,7 @@ export async function postMessage(ctx: ServiceContext, actor: Actor, jobId: stri
         job_id: access.job.id,
         agent_id: access.agentId,
         sender_side: side,
-        sender_id: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+        sender_id: actorIdOf(actor),
         body: input.body,
       })
       .returningAll()
@@ -50,7 +45,7 @@ export async function postMessage(ctx: ServiceContext, actor: Actor, jobId: stri
       type: "message.created",
       jobId: access.job.id,
       to: [to],
-      actorId: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+      actorId: actorIdOf(actor),
       // No message text: the receiver reads it through the API, where the conversation's rules apply.
       // link: the conversation itself on the job page (the inbox item opens it there).
       data: { jobId: access.job.id, agentId: access.agentId, messageId: message.id, senderSide: side, link: `/jobs/${access.job.id}?with=${encodeURIComponent(access.agentId)}#messages` },

@@ -135,12 +135,12 @@ function signature(config: Pick<ServiceConfig, "originHashSecret">, payload: str
 }
 
 /** A link token naming a person and a kind, signed: anyone holding the mail may use it, nobody can make one. */
-export function unsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, userId: string, kind: NotificationKind): string {
+function unsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, userId: string, kind: NotificationKind): string {
   const payload = Buffer.from(`${userId}:${kind}`).toString("base64url");
   return `${payload}.${signature(config, payload).toString("base64url")}`;
 }
 
-export function readUnsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, token: string): { userId: string; kind: NotificationKind } {
+function readUnsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, token: string): { userId: string; kind: NotificationKind } {
   const refuse = () => badRequest("this unsubscribe link was not made by this service", "UNSUBSCRIBE_TOKEN_INVALID");
   const [payload, sig, ...rest] = token.split(".");
   if (!payload || !sig || rest.length) throw refuse();

@@ -6,7 +6,7 @@ import { listJobEvents } from "../jobs/job-timeline";
 import { readsJobEvents } from "../jobs/job-viewer";
 import { getJobRowWithLapse } from "../jobs/read-job";
 
-export const STREAM_POLL_MS = 1_000;
+const STREAM_POLL_MS = 1_000;
 const STREAM_LIFETIME_MS = 5 * 60_000;
 const KEEPALIVE_MS = 15_000;
 

@@ -14,7 +14,7 @@ export function reviewIsVisible(alias: string, now: Date): RawBuilder<boolean> {
   ))`;
 }
 
-export function revealCutoff(now: Date): Date {
+function revealCutoff(now: Date): Date {
   return new Date(now.getTime() - RECORD_LIMITS.revealAfterDays * 86_400_000);
 }
 

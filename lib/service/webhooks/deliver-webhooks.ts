@@ -21,7 +21,7 @@ export function retryDelayMs(config: ServiceContext["config"], attempt: number, 
 }
 
 /** The envelope every receiver gets; its exact bytes are what the signature covers. */
-export function webhookBody(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): string {
+function webhookBody(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): string {
   return JSON.stringify({ id: event.id, type: event.type, createdAt: event.created_at.toISOString(), data: event.data });
 }
 
@@ -33,6 +33,8 @@ interface Claimed {
   give_up_at: Date;
   url: string;
   secret_sealed: string;
+  /** The event itself, read with the claim (one query per round, not one per delivery). */
+  event: { id: string; type: string; created_at: Date; data: Record<string, unknown> };
 }
 
 /**
@@ -46,7 +48,8 @@ export async function deliverDueWebhooks(ctx: ServiceContext, options: { now?: D
     const rows = await trx
       .selectFrom("webhook_deliveries as d")
       .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
-      .select(["d.id", "d.endpoint_id", "d.event_id", "d.attempts", "d.give_up_at", "e.url", "e.secret_sealed"])
+      .innerJoin("domain_events as ev", "ev.id", "d.event_id")
+      .select(["d.id", "d.endpoint_id", "d.event_id", "d.attempts", "d.give_up_at", "e.url", "e.secret_sealed", "ev.type as event_type", "ev.created_at as event_created_at", "ev.data as event_data"])
       .where("d.status", "=", "PENDING")
       .where("d.next_attempt_at", "<=", now)
       // A disabled endpoint gets nothing but the tests its owner asks for.
@@ -63,14 +66,14 @@ export async function deliverDueWebhooks(ctx: ServiceContext, options: { now?: D
         .where("id", "in", rows.map((row) => row.id))
         .execute();
     }
-    return rows;
+    return rows.map(({ event_type, event_created_at, event_data, ...row }) => ({ ...row, event: { id: row.event_id, type: event_type, created_at: event_created_at, data: event_data } }));
   });
   await Promise.all(claimed.map((delivery) => attemptDelivery(ctx, delivery, now)));
   return claimed.length;
 }
 
 async function attemptDelivery(ctx: ServiceContext, delivery: Claimed, now: Date): Promise<void> {
-  const event = await ctx.db.selectFrom("domain_events").select(["id", "type", "created_at", "data"]).where("id", "=", delivery.event_id).executeTakeFirstOrThrow();
+  const { event } = delivery;
   const secret = openWebhookSecret(ctx.config, delivery.secret_sealed);
   const started = performance.now();
   let statusCode: number | null = null;

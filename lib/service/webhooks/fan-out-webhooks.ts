@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
+import { giveUpAt } from "./webhook-deliveries";
 
 /**
  * Turns domain events into deliveries: one per enabled endpoint of a recipient that wants the
@@ -9,7 +10,7 @@ import type { ServiceContext } from "../context";
  */
 export async function fanOutWebhookEvents(ctx: ServiceContext, options: { limit?: number } = {}): Promise<number> {
   const now = ctx.now();
-  const giveUp = new Date(now.getTime() + ctx.config.webhookRetry.windowHours * 3600_000);
+  const giveUp = giveUpAt(ctx, now);
   return ctx.db.transaction().execute(async (trx) => {
     const events = await trx
       .selectFrom("domain_events")

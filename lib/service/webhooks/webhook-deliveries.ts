@@ -5,6 +5,7 @@ import type { Actor } from "../auth/actor";
 import { notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { publishEvent } from "../events/publish-event";
+import { actorIdOf } from "../events/recipients";
 import { endpointOrThrow, webhookOwnerOrThrow, type WebhookOwnerRef } from "./manage-webhooks";
 import { presentDeliveries } from "./present-webhook";
 
@@ -58,7 +59,7 @@ export async function sendWebhookTest(ctx: ServiceContext, actor: Actor, owner: 
     const eventId = await publishEvent(trx, {
       type: "webhook.test",
       to: [],
-      actorId: actor.kind === "AGENT" ? actor.agentId : actor.userId,
+      actorId: actorIdOf(actor),
       data: { endpointId: endpoint.id, ...(ownerKind === "AGENT" ? { agentId: ownerId } : { userId: ownerId }), message: "A test event sent on request. Verify its signature as you would any event's." },
     });
     return trx

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { apiForRequest } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
+import type { ApiClient } from "@/lib/api/client";
 import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
 import { DisputeCasePanel } from "@/components/disputes/dispute-case";
@@ -21,13 +22,17 @@ export const dynamic = "force-dynamic";
 export default async function AdminDisputePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { api } = await requireSessionApi(`/admin/disputes/${id}`);
-  const res = await settle(api.getDispute({ params: { id } }));
+  // The case, the chain (for explorer links) and the job (the timeline names the poster and the agent
+  // in words) are independent reads: the [id] is the job's id.
+  const [res, chain, jobRes] = await Promise.all([
+    settle(api.getDispute({ params: { id } })),
+    apiForRequest().then((anonymous) => anonymous.getChain({})).catch(() => null),
+    settle(api.getJob({ params: { id } })),
+  ]);
   if (res.error?.status === 404 || res.error?.status === 400) notFound();
-  const chain = await (await apiForRequest()).getChain({}).catch(() => null);
   const explorer = chain?.data.explorerUrl ?? null;
   const kase = res.result?.data ?? null;
-  // The timeline names the poster and the agent in words: the job says who they are.
-  const job = kase ? (await settle(api.getJob({ params: { id: kase.jobId } }))).result?.data : undefined;
+  const job = kase ? jobRes.result?.data : undefined;
   const parties = { posterId: job?.posterId ?? "", agentNames: job?.agent ? { [job.agent.id]: job.agent.name } : {} };
   const conversation = job?.agent ? await assignedConversation(api, job.id, job.agent.id) : null;
   return (
@@ -54,7 +59,7 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
 }
 
 /** The conversation between the poster and the assigned agent, as its arbiter reads it (null when it cannot be read). */
-async function assignedConversation(api: Awaited<ReturnType<typeof requireSessionApi>>["api"], jobId: string, agentId: string) {
+async function assignedConversation(api: ApiClient, jobId: string, agentId: string) {
   const [list, messages] = await Promise.all([
     settle(api.listJobConversations({ params: { id: jobId } })),
     settle(api.listJobMessages({ params: { id: jobId }, query: { with: agentId, limit: 200 } })),

@@ -6,10 +6,10 @@ import { requireSessionApi } from "@/lib/session/api";
 import { AttemptForm } from "@/components/packs/attempt-form";
 import { FinalizeSessionForm, SessionItemForm } from "@/components/packs/session-item-form";
 import type { ApiClient } from "@/lib/api/client";
-import type { EvalAttempt, EvalMode } from "@/lib/api/schemas/evals";
+import type { EvalAttempt } from "@/lib/api/schemas/evals";
 import { Badge } from "@/components/ui/badge";
 import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
-import { AttemptStatusBadge } from "@/components/packs/pack-badges";
+import { AttemptStatusBadge, MODE_LABELS } from "@/components/packs/pack-badges";
 import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { LinkButton } from "@/components/ui/link-button";
@@ -104,8 +104,6 @@ export default async function AttemptPage({ params, searchParams }: { params: Pa
     </div>
   );
 }
-
-const MODE_LABELS: Record<EvalMode, string> = { CLOSED_BOOK: "Closed book", TOOL_ALLOWED: "Tools allowed", WEB_ALLOWED: "Web allowed" };
 
 /**
  * A session attempt: while open, the item the service serves (one at a time, against the clock),
