@@ -4,7 +4,7 @@ import { AccountSlot } from "@/components/layout/account-slot";
 import { SiteFooter } from "@/components/layout/site-footer";
 import { SiteHeader } from "@/components/layout/site-header";
 import { getSession } from "@/lib/session/session";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import "./globals.css";
 
 // The root layout ships no client JavaScript of its own and no wallet code: the wallet libraries
@@ -32,7 +32,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // a page never fails for want of it.
   const unread =
     session?.kind === "USER"
-      ? await (await apiForRequest(session.token)).getUnreadNotificationCount({}).then((res) => res.data.unreadCount, () => null)
+      ? await (await apiWithToken(session.token)).getUnreadNotificationCount({}).then(
+          (res) => res.data.unreadCount,
+          () => null,
+        )
       : null;
   const account = <AccountSlot signedIn={Boolean(session)} label={session?.label} unreadCount={unread} />;
   return (

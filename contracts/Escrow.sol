@@ -15,7 +15,9 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 /// `depositWithPermit(bytes32 jobId, uint256 amount, uint256 deadline, uint8 v, bytes32 r,
 /// bytes32 s)` for anyone; `release(bytes32 jobId, address payer, address to)` and
 /// `refund(bytes32 jobId, address payer)` and `settleSplit(bytes32 jobId, address payer, address
-/// agent, uint256 agentShare)` (a dispute ruling) for the operator; `getEscrow(bytes32 jobId, address
+/// agent, uint256 agentShare)` (a dispute ruling) for the operator; for a job paid in parts
+/// (milestones) `releasePart`, `refundPart` and `settlePartSplit`, each once per part, with
+/// `refund` returning what the parts left (a cancellation) and `getPart` to read a part; `getEscrow(bytes32 jobId, address
 /// payer)` and `claim(address to)`; `withdrawFees()` for the operator. Events `Deposited(jobId, payer, amount)`,
 /// `Released(jobId, payer, to, amount, fee)`, `Refunded(jobId, to, amount)`,
 /// `SplitSettled(jobId, payer, agent, agentAmount, fee, payerAmount)`, `Credited`, `Claimed`,
@@ -54,15 +56,20 @@ contract Escrow is ReentrancyGuard {
         Refunded,
         /// Settled by an arbiter's split ruling: part to the agent (less the fee), the rest back
         /// to the payer. Appended last so the states' numbers stay those off-chain code knows.
-        Split
+        Split,
+        /// Every unit of the deposit left the slot through its parts (milestones): see `releasePart`.
+        PartsSettled
     }
 
-    /// @dev state (1) + settledBlock (8) share one storage slot.
+    /// @dev state (1) + settledBlock (8) + partsSettled (16) share one storage slot.
     struct Deposit {
         State state;
         /// Block in which the job was released or refunded, so off-chain code can fetch the
         /// settlement event with a one-block log query instead of scanning the chain.
         uint64 settledBlock;
+        /// Units of the deposit already settled part by part (released, refunded or split): the
+        /// whole-job functions then settle only what remains (`amount - partsSettled`).
+        uint128 partsSettled;
         uint256 amount;
     }
 
@@ -77,6 +84,8 @@ contract Escrow is ReentrancyGuard {
     uint16 public immutable feeBps;
 
     mapping(bytes32 jobId => mapping(address payer => Deposit)) private _deposits;
+    /// Block in which each part of a slot was settled (0 while not): a part settles once.
+    mapping(bytes32 jobId => mapping(address payer => mapping(uint256 part => uint64 settledBlock))) private _parts;
     /// Payouts the token refused, claimable by the address they were meant for.
     mapping(address account => uint256) public claimable;
     uint256 public totalClaimable;
@@ -95,6 +104,23 @@ contract Escrow is ReentrancyGuard {
         bytes32 indexed jobId,
         address indexed payer,
         address indexed agent,
+        uint256 agentAmount,
+        uint256 fee,
+        uint256 payerAmount
+    );
+    /// Part `part` of `payer`'s slot was released: `amount` to `to`, `fee` kept; amount + fee =
+    /// the part.
+    event PartReleased(
+        bytes32 indexed jobId, address indexed payer, uint256 indexed part, address to, uint256 amount, uint256 fee
+    );
+    /// Part `part` of `payer`'s slot went back to the payer, whole (no fee).
+    event PartRefunded(bytes32 indexed jobId, address indexed payer, uint256 indexed part, uint256 amount);
+    /// Part `part` settled by a dispute ruling: agentAmount + fee + payerAmount = the part.
+    event PartSplitSettled(
+        bytes32 indexed jobId,
+        address indexed payer,
+        uint256 indexed part,
+        address agent,
         uint256 agentAmount,
         uint256 fee,
         uint256 payerAmount
@@ -118,6 +144,8 @@ contract Escrow is ReentrancyGuard {
     error NothingToClaim(address account);
     error NoFeesAccrued();
     error InsufficientGas();
+    error PartAlreadySettled(bytes32 jobId, address payer, uint256 part);
+    error PartTooLarge(uint256 amount, uint256 remaining);
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator(msg.sender);
@@ -209,6 +237,65 @@ contract Escrow is ReentrancyGuard {
         emit SplitSettled(jobId, payer, agent, agentNet, fee, payerAmount);
     }
 
+    /// @notice Releases part `part` (a milestone) of `payer`'s slot: `amount` units of what
+    /// remains, to `to` less the fee on that amount only. Each part settles once (release, refund
+    /// or split); the parts together never take more than the deposit, and whatever they leave is
+    /// what `refund` returns (a cancellation) or `release` pays.
+    function releasePart(bytes32 jobId, address payer, uint256 part, uint256 amount, address to)
+        external
+        onlyOperator
+        nonReentrant
+    {
+        if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
+        _settlePart(jobId, payer, part, amount);
+        uint256 fee = (amount * feeBps) / BPS_DENOMINATOR;
+        uint256 net = amount - fee;
+        feesAccrued += fee;
+        _pay(jobId, to, net);
+        emit PartReleased(jobId, payer, part, to, net, fee);
+    }
+
+    /// @notice Returns part `part` of `payer`'s slot, `amount` units, to the payer (no fee). Once per part.
+    function refundPart(bytes32 jobId, address payer, uint256 part, uint256 amount) external onlyOperator nonReentrant {
+        _settlePart(jobId, payer, part, amount);
+        _pay(jobId, payer, amount);
+        emit PartRefunded(jobId, payer, part, amount);
+    }
+
+    /// @notice Settles part `part` (`amount` units) as a dispute ruling split it: `agentShare` of
+    /// it to `agent` less the fee, the rest of the part back to `payer`. Once per part.
+    function settlePartSplit(
+        bytes32 jobId,
+        address payer,
+        uint256 part,
+        uint256 amount,
+        address agent,
+        uint256 agentShare
+    ) external onlyOperator nonReentrant {
+        if (agent == address(0) || agent == address(this)) revert InvalidRecipient(agent);
+        if (agentShare > amount) revert ShareTooLarge(agentShare, amount);
+        _settlePart(jobId, payer, part, amount);
+        uint256 fee = (agentShare * feeBps) / BPS_DENOMINATOR;
+        uint256 agentNet = agentShare - fee;
+        uint256 payerAmount = amount - agentShare;
+        feesAccrued += fee;
+        if (agentNet > 0) _pay(jobId, agent, agentNet);
+        if (payerAmount > 0) _pay(jobId, payer, payerAmount);
+        emit PartSplitSettled(jobId, payer, part, agent, agentNet, fee, payerAmount);
+    }
+
+    /// @notice The block in which part `part` of `payer`'s slot settled (0 while it has not), and
+    /// what the slot still holds for parts or a whole-job settlement.
+    function getPart(bytes32 jobId, address payer, uint256 part)
+        external
+        view
+        returns (uint64 settledBlock, uint256 remaining)
+    {
+        Deposit storage d = _deposits[jobId][payer];
+        uint256 left = d.state == State.Funded ? d.amount - d.partsSettled : 0;
+        return (_parts[jobId][payer][part], left);
+    }
+
     /// @notice Sends the caller's claimable credit (payouts the token refused) to `to`.
     function claim(address to) external nonReentrant {
         if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
@@ -258,7 +345,27 @@ contract Escrow is ReentrancyGuard {
         if (d.state != State.Funded) revert NotFunded(jobId, payer, d.state);
         d.state = next;
         d.settledBlock = uint64(block.number);
-        return d.amount;
+        // What the parts have not taken: the whole deposit when the slot was never settled in parts.
+        return d.amount - d.partsSettled;
+    }
+
+    /// Marks part `part` of a funded slot settled for `amount` units of what remains, before any
+    /// token moves, so a second settlement of the part (sequential or reentrant) reverts. The slot
+    /// becomes PartsSettled when its parts have taken the whole deposit.
+    function _settlePart(bytes32 jobId, address payer, uint256 part, uint256 amount) private {
+        Deposit storage d = _deposits[jobId][payer];
+        if (d.state != State.Funded) revert NotFunded(jobId, payer, d.state);
+        if (_parts[jobId][payer][part] != 0) revert PartAlreadySettled(jobId, payer, part);
+        if (amount == 0) revert ZeroAmount();
+        uint256 remaining = d.amount - d.partsSettled;
+        if (amount > remaining) revert PartTooLarge(amount, remaining);
+        _parts[jobId][payer][part] = uint64(block.number);
+        // amount <= remaining <= d.amount, and deposits never come near 2^128 units.
+        d.partsSettled += uint128(amount);
+        if (amount == remaining) {
+            d.state = State.PartsSettled;
+            d.settledBlock = uint64(block.number);
+        }
     }
 
     function _pay(bytes32 jobId, address to, uint256 amount) private {

@@ -151,7 +151,9 @@ function main(): void {
     const text = renderArtifact(a);
     writeFileSync(path.join(artifactsDir, a.fileName), text);
     const hash = createHash("sha256").update(a.bytecode).digest("hex").slice(0, 12);
-    console.log(`${a.contractName.padEnd(16)} ${String((a.bytecode.length - 2) / 2).padStart(6)} bytes  ${a.fileName} (${hash})`);
+    console.log(
+      `${a.contractName.padEnd(16)} ${String((a.bytecode.length - 2) / 2).padStart(6)} bytes  ${a.fileName} (${hash})`,
+    );
   }
   console.log(`compiled ${artifacts.length} contracts with solc ${solc.version()} in ${Date.now() - started} ms`);
 }

@@ -68,8 +68,12 @@ async function revertOf(call: Promise<unknown>): Promise<string> {
 
 async function approveAndDeposit(payerIndex: number, jobId: Hex, amount: bigint, escrowAddress = escrow) {
   const w = chain.wallet(payerIndex);
-  await mined(await w.writeContract({ address: usdc, abi: usdcAbi, functionName: "approve", args: [escrowAddress, amount] }));
-  return mined(await w.writeContract({ address: escrowAddress, abi: escrowAbi, functionName: "deposit", args: [jobId, amount] }));
+  await mined(
+    await w.writeContract({ address: usdc, abi: usdcAbi, functionName: "approve", args: [escrowAddress, amount] }),
+  );
+  return mined(
+    await w.writeContract({ address: escrowAddress, abi: escrowAbi, functionName: "deposit", args: [jobId, amount] }),
+  );
 }
 
 /**
@@ -86,7 +90,9 @@ async function receiptAfterRevert(hash: Hex) {
         const pool = await chain.publicClient.request({ method: "txpool_status" } as never).catch(() => null);
         const latest = await chain.publicClient.getTransactionCount({ address: operator, blockTag: "latest" });
         const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
-        throw new Error(`no receipt for ${hash} (account nonce ${latest}, head ${head}, pool ${JSON.stringify(pool)}): ${String(err).slice(0, 200)}`);
+        throw new Error(
+          `no receipt for ${hash} (account nonce ${latest}, head ${head}, pool ${JSON.stringify(pool)}): ${String(err).slice(0, 200)}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -103,7 +109,12 @@ async function readEscrow(jobId: Hex, payer: Address, escrowAddress = escrow) {
   return { amount, state, settledBlock };
 }
 
-function simulate(functionName: "release" | "refund" | "deposit" | "settleSplit", args: readonly unknown[], from: number, escrowAddress = escrow) {
+function simulate(
+  functionName: "release" | "refund" | "deposit" | "settleSplit",
+  args: readonly unknown[],
+  from: number,
+  escrowAddress = escrow,
+) {
   return chain.publicClient.simulateContract({
     account: chain.wallet(from).account,
     address: escrowAddress,
@@ -129,8 +140,18 @@ describe("deposit", () => {
 
   it("accepts an EIP-2612 permit instead of an approve, in one transaction", async () => {
     const jobId = newEscrowJobId();
-    const permit = await signUsdcPermit({ config: chain.config, privateKey: chain.accounts[2].privateKey, spender: escrow, value: BUDGET });
-    const nonceBefore = await chain.publicClient.readContract({ address: usdc, abi: usdcAbi, functionName: "nonces", args: [addr(2)] });
+    const permit = await signUsdcPermit({
+      config: chain.config,
+      privateKey: chain.accounts[2].privateKey,
+      spender: escrow,
+      value: BUDGET,
+    });
+    const nonceBefore = await chain.publicClient.readContract({
+      address: usdc,
+      abi: usdcAbi,
+      functionName: "nonces",
+      args: [addr(2)],
+    });
     const [payerBefore] = await balances([addr(2)]);
     const receipt = await mined(
       await chain.wallet(2).writeContract({
@@ -142,14 +163,28 @@ describe("deposit", () => {
     );
     expect(payerBefore - (await balance(addr(2)))).toBe(BUDGET);
     expect(parseEventLogs({ abi: escrowAbi, eventName: "Deposited", logs: receipt.logs })[0].args.payer).toBe(addr(2));
-    expect(await chain.publicClient.readContract({ address: usdc, abi: usdcAbi, functionName: "nonces", args: [addr(2)] })).toBe(nonceBefore + 1n);
+    expect(
+      await chain.publicClient.readContract({ address: usdc, abi: usdcAbi, functionName: "nonces", args: [addr(2)] }),
+    ).toBe(nonceBefore + 1n);
     // The permit's allowance is used up exactly.
-    expect(await chain.publicClient.readContract({ address: usdc, abi: usdcAbi, functionName: "allowance", args: [addr(2), escrow] })).toBe(0n);
+    expect(
+      await chain.publicClient.readContract({
+        address: usdc,
+        abi: usdcAbi,
+        functionName: "allowance",
+        args: [addr(2), escrow],
+      }),
+    ).toBe(0n);
   });
 
   it("still deposits when someone front-ran the permit", async () => {
     const jobId = newEscrowJobId();
-    const permit = await signUsdcPermit({ config: chain.config, privateKey: chain.accounts[3].privateKey, spender: escrow, value: BUDGET });
+    const permit = await signUsdcPermit({
+      config: chain.config,
+      privateKey: chain.accounts[3].privateKey,
+      spender: escrow,
+      value: BUDGET,
+    });
     // A third party submits the signed permit first.
     await mined(
       await chain.wallet(5).writeContract({
@@ -173,7 +208,11 @@ describe("deposit", () => {
   it("refuses a second deposit by the same payer for the same job id", async () => {
     const jobId = newEscrowJobId();
     await approveAndDeposit(1, jobId, BUDGET);
-    await mined(await chain.wallet(1).writeContract({ address: usdc, abi: usdcAbi, functionName: "approve", args: [escrow, BUDGET] }));
+    await mined(
+      await chain
+        .wallet(1)
+        .writeContract({ address: usdc, abi: usdcAbi, functionName: "approve", args: [escrow, BUDGET] }),
+    );
     expect(await revertOf(simulate("deposit", [jobId, BUDGET], 1))).toBe("AlreadyDeposited");
     expect(await readEscrow(jobId, addr(1))).toMatchObject({ amount: BUDGET, state: 1 });
   });
@@ -203,7 +242,12 @@ describe("a stranger front-running a job's funding (job ids are public)", () => 
     // the stranger's unit where it is.
     const [agentBefore, feeBefore, escrowBefore] = await balances([addr(AGENT), operator, escrow]);
     const released = await mined(
-      await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(POSTER), addr(AGENT)] }),
+      await chain.wallet(0).writeContract({
+        address: escrow,
+        abi: escrowAbi,
+        functionName: "release",
+        args: [jobId, addr(POSTER), addr(AGENT)],
+      }),
     );
     const [agentAfter, feeAfter, escrowAfter] = await balances([addr(AGENT), operator, escrow]);
     expect(agentAfter - agentBefore).toBe(190_000n);
@@ -222,8 +266,16 @@ describe("a stranger front-running a job's funding (job ids are public)", () => 
     // The poster's slot settles once; the stranger's stray unit goes back to the stranger only.
     expect(await revertOf(simulate("release", [jobId, addr(POSTER), addr(AGENT)], 0))).toBe("NotFunded");
     expect(await revertOf(simulate("refund", [jobId, addr(POSTER)], 0))).toBe("NotFunded");
-    const refunded = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(STRANGER)] }));
-    expect(parseEventLogs({ abi: escrowAbi, eventName: "Refunded", logs: refunded.logs })[0].args).toEqual({ jobId, to: addr(STRANGER), amount: 1n });
+    const refunded = await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(STRANGER)] }),
+    );
+    expect(parseEventLogs({ abi: escrowAbi, eventName: "Refunded", logs: refunded.logs })[0].args).toEqual({
+      jobId,
+      to: addr(STRANGER),
+      amount: 1n,
+    });
     expect(await balance(addr(STRANGER))).toBe(strangerBefore);
     expect(await revertOf(simulate("refund", [jobId, addr(STRANGER)], 0))).toBe("NotFunded");
   });
@@ -240,12 +292,23 @@ describe("a stranger front-running a job's funding (job ids are public)", () => 
     expect(await revertOf(simulate("deposit", [jobId, 1n], STRANGER))).toBe("AlreadyDeposited");
     // Not through the stranger's slot: releasing or refunding it moves the stranger's unit only.
     const [posterBefore, escrowBefore] = await balances([addr(POSTER), escrow]);
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(STRANGER), addr(AGENT)] }));
+    await mined(
+      await chain.wallet(0).writeContract({
+        address: escrow,
+        abi: escrowAbi,
+        functionName: "release",
+        args: [jobId, addr(STRANGER), addr(AGENT)],
+      }),
+    );
     expect(escrowBefore - (await balance(escrow))).toBe(1n);
     expect(await balance(addr(POSTER))).toBe(posterBefore);
     // The poster's budget is still whole, for the poster's refund.
     expect(await readEscrow(jobId, addr(POSTER))).toMatchObject({ amount: BUDGET, state: 1 });
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(POSTER)] }));
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(POSTER)] }),
+    );
     expect((await balance(addr(POSTER))) - posterBefore).toBe(BUDGET);
   });
 });
@@ -257,7 +320,11 @@ describe("release and refund", () => {
     const agent = addr(6);
     const before = await balances([agent, operator, escrow]);
     const accruedBefore = await feesAccrued();
-    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), agent] }));
+    const receipt = await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), agent] }),
+    );
     const after = await balances([agent, operator, escrow]);
     expect(after[0] - before[0]).toBe(190_000n); // 0.20 pays 0.19
     // The fee recipient gets nothing at release: the fee waits in the contract for withdrawFees().
@@ -274,7 +341,11 @@ describe("release and refund", () => {
     const jobId = newEscrowJobId();
     const [payerBefore] = await balances([addr(1)]);
     await approveAndDeposit(1, jobId, BUDGET);
-    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(1)] }));
+    const receipt = await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(1)] }),
+    );
     expect(await balance(addr(1))).toBe(payerBefore);
     const [event] = parseEventLogs({ abi: escrowAbi, eventName: "Refunded", logs: receipt.logs });
     expect(event.args).toEqual({ jobId, to: addr(1), amount: BUDGET });
@@ -286,8 +357,19 @@ describe("release and refund", () => {
     const refunded = newEscrowJobId();
     await approveAndDeposit(1, released, BUDGET);
     await approveAndDeposit(1, refunded, BUDGET);
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [released, addr(1), addr(6)] }));
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [refunded, addr(1)] }));
+    await mined(
+      await chain.wallet(0).writeContract({
+        address: escrow,
+        abi: escrowAbi,
+        functionName: "release",
+        args: [released, addr(1), addr(6)],
+      }),
+    );
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [refunded, addr(1)] }),
+    );
 
     for (const jobId of [released, refunded]) {
       expect(await revertOf(simulate("release", [jobId, addr(1), addr(6)], 0))).toBe("NotFunded");
@@ -295,7 +377,13 @@ describe("release and refund", () => {
     }
     // Sent for real (a fixed gas limit skips estimation): the transaction reverts, balances stay.
     const before = await balances([addr(1), addr(6), escrow]);
-    const hash = await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [released, addr(1), addr(6)], gas: 200_000n });
+    const hash = await chain.wallet(0).writeContract({
+      address: escrow,
+      abi: escrowAbi,
+      functionName: "release",
+      args: [released, addr(1), addr(6)],
+      gas: 200_000n,
+    });
     expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("reverted");
     expect(await balances([addr(1), addr(6), escrow])).toEqual(before);
   });
@@ -314,7 +402,9 @@ describe("release and refund", () => {
     await approveAndDeposit(1, jobId, BUDGET);
     // The slot is keyed by its payer: another payer's (empty) slot of the same job has nothing.
     expect(await revertOf(simulate("release", [jobId, addr(2), addr(6)], 0))).toBe("NotFunded");
-    expect(await revertOf(simulate("release", [jobId, addr(1), "0x0000000000000000000000000000000000000000"], 0))).toBe("InvalidRecipient");
+    expect(await revertOf(simulate("release", [jobId, addr(1), "0x0000000000000000000000000000000000000000"], 0))).toBe(
+      "InvalidRecipient",
+    );
     expect(await revertOf(simulate("release", [jobId, addr(1), escrow], 0))).toBe("InvalidRecipient");
   });
 });
@@ -327,7 +417,14 @@ describe("settleSplit (a dispute ruling)", () => {
     const before = await balances([agent, addr(1), operator, escrow]);
     const accruedBefore = await feesAccrued();
     const share = (BUDGET * 70n) / 100n; // 0.14 of 0.20
-    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "settleSplit", args: [jobId, addr(1), agent, share] }));
+    const receipt = await mined(
+      await chain.wallet(0).writeContract({
+        address: escrow,
+        abi: escrowAbi,
+        functionName: "settleSplit",
+        args: [jobId, addr(1), agent, share],
+      }),
+    );
     const after = await balances([agent, addr(1), operator, escrow]);
     expect(after[0] - before[0]).toBe(133_000n); // 0.14 less 5% (0.007)
     expect(after[1] - before[1]).toBe(60_000n); // 0.06 back, no fee
@@ -336,7 +433,14 @@ describe("settleSplit (a dispute ruling)", () => {
     expect((await feesAccrued()) - accruedBefore).toBe(7_000n);
     expect(before[3] - after[3]).toBe(BUDGET - 7_000n);
     const [event] = parseEventLogs({ abi: escrowAbi, eventName: "SplitSettled", logs: receipt.logs });
-    expect(event.args).toEqual({ jobId, payer: addr(1), agent, agentAmount: 133_000n, fee: 7_000n, payerAmount: 60_000n });
+    expect(event.args).toEqual({
+      jobId,
+      payer: addr(1),
+      agent,
+      agentAmount: 133_000n,
+      fee: 7_000n,
+      payerAmount: 60_000n,
+    });
     expect(await readEscrow(jobId, addr(1))).toMatchObject({ state: 4, settledBlock: receipt.blockNumber });
 
     // Exactly once, and it excludes release and refund (and they exclude it).
@@ -345,11 +449,21 @@ describe("settleSplit (a dispute ruling)", () => {
     expect(await revertOf(simulate("refund", [jobId, addr(1)], 0))).toBe("NotFunded");
     const refunded = newEscrowJobId();
     await approveAndDeposit(1, refunded, BUDGET);
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [refunded, addr(1)] }));
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [refunded, addr(1)] }),
+    );
     expect(await revertOf(simulate("settleSplit", [refunded, addr(1), agent, share], 0))).toBe("NotFunded");
     // Sent for real: the second split reverts and nothing moves.
     const still = await balances([agent, addr(1), escrow]);
-    const hash = await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "settleSplit", args: [jobId, addr(1), agent, share], gas: 300_000n });
+    const hash = await chain.wallet(0).writeContract({
+      address: escrow,
+      abi: escrowAbi,
+      functionName: "settleSplit",
+      args: [jobId, addr(1), agent, share],
+      gas: 300_000n,
+    });
     expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("reverted");
     expect(await balances([agent, addr(1), escrow])).toEqual(still);
   });
@@ -360,7 +474,9 @@ describe("settleSplit (a dispute ruling)", () => {
     expect(await revertOf(simulate("settleSplit", [jobId, addr(1), addr(6), 1n], 6))).toBe("NotOperator");
     expect(await revertOf(simulate("settleSplit", [jobId, addr(1), addr(6), 1n], 1))).toBe("NotOperator");
     expect(await revertOf(simulate("settleSplit", [jobId, addr(1), addr(6), BUDGET + 1n], 0))).toBe("ShareTooLarge");
-    expect(await revertOf(simulate("settleSplit", [jobId, addr(1), "0x0000000000000000000000000000000000000000", 1n], 0))).toBe("InvalidRecipient");
+    expect(
+      await revertOf(simulate("settleSplit", [jobId, addr(1), "0x0000000000000000000000000000000000000000", 1n], 0)),
+    ).toBe("InvalidRecipient");
     expect(await revertOf(simulate("settleSplit", [jobId, addr(1), escrow, 1n], 0))).toBe("InvalidRecipient");
     expect(await revertOf(simulate("settleSplit", [jobId, addr(2), addr(6), 1n], 0))).toBe("NotFunded");
     expect((await readEscrow(jobId, addr(1))).state).toBe(1);
@@ -375,32 +491,55 @@ describe("reentrancy through a malicious token", () => {
 
   beforeAll(async () => {
     const w = chain.wallet(0);
-    token = (await mined(await w.deployContract({ abi: reentrantAbi, bytecode: reentrantBytecode, args: [] }))).contractAddress as Address;
+    token = (await mined(await w.deployContract({ abi: reentrantAbi, bytecode: reentrantBytecode, args: [] })))
+      .contractAddress as Address;
     evil = (
-      await mined(await w.deployContract({ abi: escrowAbi, bytecode: escrowBytecode, args: [token, token, operator, 500] }))
+      await mined(
+        await w.deployContract({ abi: escrowAbi, bytecode: escrowBytecode, args: [token, token, operator, 500] }),
+      )
     ).contractAddress as Address;
-    await mined(await w.writeContract({ address: token, abi: reentrantAbi, functionName: "mint", args: [addr(1), 10_000_000n] }));
-    await mined(await chain.wallet(1).writeContract({ address: token, abi: reentrantAbi, functionName: "approve", args: [evil, 10_000_000n] }));
+    await mined(
+      await w.writeContract({ address: token, abi: reentrantAbi, functionName: "mint", args: [addr(1), 10_000_000n] }),
+    );
+    await mined(
+      await chain
+        .wallet(1)
+        .writeContract({ address: token, abi: reentrantAbi, functionName: "approve", args: [evil, 10_000_000n] }),
+    );
   });
 
   async function lastReentry() {
     const read = <F extends "reentryAttempted" | "reentrySucceeded" | "reentryResult">(functionName: F) =>
       chain.publicClient.readContract({ address: token, abi: reentrantAbi, functionName });
-    return { attempted: await read("reentryAttempted"), succeeded: await read("reentrySucceeded"), result: await read("reentryResult") };
+    return {
+      attempted: await read("reentryAttempted"),
+      succeeded: await read("reentrySucceeded"),
+      result: await read("reentryResult"),
+    };
   }
 
   function arm(payload: Hex) {
-    return chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "arm", args: [evil, payload] });
+    return chain
+      .wallet(0)
+      .writeContract({ address: token, abi: reentrantAbi, functionName: "arm", args: [evil, payload] });
   }
 
   it("a release re-entered from the token transfer fails and pays once", async () => {
     const jobId = newEscrowJobId();
-    await mined(await chain.wallet(1).writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }));
+    await mined(
+      await chain
+        .wallet(1)
+        .writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }),
+    );
     const payload = encodeFunctionData({ abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(8)] });
     await mined(await arm(payload));
     const before = await balances([addr(8), evil], token);
     // The token, as operator, releases; its transfer hook tries to release the same job again.
-    await mined(await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "forward", args: [evil, payload] }));
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: token, abi: reentrantAbi, functionName: "forward", args: [evil, payload] }),
+    );
     const after = await balances([addr(8), evil], token);
 
     const reentry = await lastReentry();
@@ -410,13 +549,21 @@ describe("reentrancy through a malicious token", () => {
     expect(after[0] - before[0]).toBe(190_000n);
     // Only the agent's share left the contract, once; the fee stays accrued.
     expect(before[1] - after[1]).toBe(190_000n);
-    expect(await chain.publicClient.readContract({ address: evil, abi: escrowAbi, functionName: "feesAccrued" })).toBe(10_000n);
-    expect(await chain.publicClient.readContract({ address: evil, abi: escrowAbi, functionName: "totalClaimable" })).toBe(0n);
+    expect(await chain.publicClient.readContract({ address: evil, abi: escrowAbi, functionName: "feesAccrued" })).toBe(
+      10_000n,
+    );
+    expect(
+      await chain.publicClient.readContract({ address: evil, abi: escrowAbi, functionName: "totalClaimable" }),
+    ).toBe(0n);
   });
 
   it("a refund re-entered during a release fails", async () => {
     const jobId = newEscrowJobId();
-    await mined(await chain.wallet(1).writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }));
+    await mined(
+      await chain
+        .wallet(1)
+        .writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }),
+    );
     await mined(await arm(encodeFunctionData({ abi: escrowAbi, functionName: "refund", args: [jobId, addr(1)] })));
     const [payerBefore] = await balances([addr(1)], token);
     await mined(
@@ -439,8 +586,16 @@ describe("reentrancy through a malicious token", () => {
     // under less. By the 63/64 rule the escrow keeps 1/64 of the gas (~90k), enough to credit
     // the payout as claimable; the escrow must see that the transfer starved and revert instead.
     const jobId = newEscrowJobId();
-    await mined(await chain.wallet(1).writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }));
-    await mined(await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "setGasToBurn", args: [6_000_000n] }));
+    await mined(
+      await chain
+        .wallet(1)
+        .writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }),
+    );
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: token, abi: reentrantAbi, functionName: "setGasToBurn", args: [6_000_000n] }),
+    );
     const payload = encodeFunctionData({ abi: escrowAbi, functionName: "refund", args: [jobId, addr(1)] });
     let succeeded = 0;
     let failed = 0;
@@ -450,11 +605,20 @@ describe("reentrancy through a malicious token", () => {
         // The nonce from the latest block: right after a revert anvil may still count the reverted
         // transaction as pending, and a nonce one too high leaves this one queued forever.
         const nonce = await chain.publicClient.getTransactionCount({ address: operator, blockTag: "latest" });
-        const hash = await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "forward", args: [evil, payload], gas, nonce });
+        const hash = await chain.wallet(0).writeContract({
+          address: token,
+          abi: reentrantAbi,
+          functionName: "forward",
+          args: [evil, payload],
+          gas,
+          nonce,
+        });
         const receipt = await receiptAfterRevert(hash);
         if (receipt.status === "success") {
           succeeded++;
-          expect(parseEventLogs({ abi: escrowAbi, eventName: "Credited", logs: receipt.logs }), `gas ${gas}`).toEqual([]);
+          expect(parseEventLogs({ abi: escrowAbi, eventName: "Credited", logs: receipt.logs }), `gas ${gas}`).toEqual(
+            [],
+          );
         } else {
           failed++;
         }
@@ -464,7 +628,11 @@ describe("reentrancy through a malicious token", () => {
         await chain.testClient.dropTransaction({ hash }).catch(() => undefined);
       }
     } finally {
-      await mined(await chain.wallet(0).writeContract({ address: token, abi: reentrantAbi, functionName: "setGasToBurn", args: [0n] }));
+      await mined(
+        await chain
+          .wallet(0)
+          .writeContract({ address: token, abi: reentrantAbi, functionName: "setGasToBurn", args: [0n] }),
+      );
     }
     // The sweep spans the boundary: too little gas reverts, enough refunds the payer directly.
     expect(failed).toBeGreaterThan(0);
@@ -475,7 +643,11 @@ describe("reentrancy through a malicious token", () => {
     const jobId = newEscrowJobId();
     const other = newEscrowJobId();
     await mined(await arm(encodeFunctionData({ abi: escrowAbi, functionName: "deposit", args: [other, 1n] })));
-    await mined(await chain.wallet(1).writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }));
+    await mined(
+      await chain
+        .wallet(1)
+        .writeContract({ address: evil, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET] }),
+    );
     const reentry = await lastReentry();
     expect(reentry.succeeded).toBe(false);
     expect(reentry.result.slice(0, 10)).toBe(reentrancySelector);
@@ -487,16 +659,27 @@ describe("reentrancy through a malicious token", () => {
 
 describe("a recipient the token refuses (USDC blacklist)", () => {
   async function blacklist(who: Address, on: boolean) {
-    await mined(await chain.wallet(0).writeContract({ address: usdc, abi: usdcAbi, functionName: "setBlacklisted", args: [who, on] }));
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: usdc, abi: usdcAbi, functionName: "setBlacklisted", args: [who, on] }),
+    );
   }
-  const claimable = (who: Address) => chain.publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "claimable", args: [who] });
+  const claimable = (who: Address) =>
+    chain.publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "claimable", args: [who] });
 
   it("the test token refuses transfers to and from a blacklisted address", async () => {
     await blacklist(addr(9), true);
     try {
       expect(
         await revertOf(
-          chain.publicClient.simulateContract({ account: chain.wallet(1).account, address: usdc, abi: usdcAbi, functionName: "transfer", args: [addr(9), 1n] }),
+          chain.publicClient.simulateContract({
+            account: chain.wallet(1).account,
+            address: usdc,
+            abi: usdcAbi,
+            functionName: "transfer",
+            args: [addr(9), 1n],
+          }),
         ),
       ).toBe("AccountBlacklisted");
     } finally {
@@ -510,7 +693,11 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
     await approveAndDeposit(1, jobId, BUDGET);
     await blacklist(agent, true);
     const [agentBefore, feeBefore] = await balances([agent, operator]);
-    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), agent] }));
+    const receipt = await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), agent] }),
+    );
 
     expect((await readEscrow(jobId, addr(1))).state).toBe(2);
     expect(await balance(agent)).toBe(agentBefore);
@@ -522,16 +709,34 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
     // Claiming to another blacklisted address fails and keeps the credit...
     await blacklist(addr(9), true);
     expect(
-      await revertOf(chain.publicClient.simulateContract({ account: chain.wallet(7).account, address: escrow, abi: escrowAbi, functionName: "claim", args: [addr(9)] })),
+      await revertOf(
+        chain.publicClient.simulateContract({
+          account: chain.wallet(7).account,
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "claim",
+          args: [addr(9)],
+        }),
+      ),
     ).toContain(toFunctionSelector("AccountBlacklisted(address)")); // the token's error, bubbled up
     await blacklist(addr(9), false);
     // ...claiming to an accepted address moves it, once.
     const [destBefore] = await balances([addr(5)]);
-    await mined(await chain.wallet(7).writeContract({ address: escrow, abi: escrowAbi, functionName: "claim", args: [addr(5)] }));
+    await mined(
+      await chain.wallet(7).writeContract({ address: escrow, abi: escrowAbi, functionName: "claim", args: [addr(5)] }),
+    );
     expect((await balance(addr(5))) - destBefore).toBe(190_000n);
     expect(await claimable(agent)).toBe(0n);
     expect(
-      await revertOf(chain.publicClient.simulateContract({ account: chain.wallet(7).account, address: escrow, abi: escrowAbi, functionName: "claim", args: [addr(5)] })),
+      await revertOf(
+        chain.publicClient.simulateContract({
+          account: chain.wallet(7).account,
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "claim",
+          args: [addr(5)],
+        }),
+      ),
     ).toBe("NothingToClaim");
     await blacklist(agent, false);
   });
@@ -540,12 +745,18 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
     const jobId = newEscrowJobId();
     await approveAndDeposit(4, jobId, BUDGET);
     await blacklist(addr(4), true);
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(4)] }));
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "refund", args: [jobId, addr(4)] }),
+    );
     expect((await readEscrow(jobId, addr(4))).state).toBe(3);
     expect(await claimable(addr(4))).toBe(BUDGET);
     await blacklist(addr(4), false);
     const before = await balance(addr(4));
-    await mined(await chain.wallet(4).writeContract({ address: escrow, abi: escrowAbi, functionName: "claim", args: [addr(4)] }));
+    await mined(
+      await chain.wallet(4).writeContract({ address: escrow, abi: escrowAbi, functionName: "claim", args: [addr(4)] }),
+    );
     expect((await balance(addr(4))) - before).toBe(BUDGET);
   });
 
@@ -556,11 +767,22 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
     try {
       const [agentBefore] = await balances([addr(6)]);
       const accrued = await feesAccrued();
-      await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(6)] }));
+      await mined(
+        await chain
+          .wallet(0)
+          .writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(6)] }),
+      );
       expect((await balance(addr(6))) - agentBefore).toBe(190_000n);
       expect((await feesAccrued()) - accrued).toBe(10_000n);
       // The token refuses the recipient: the withdrawal reverts (its error is the token's) and nothing moves.
-      await revertOf(chain.publicClient.simulateContract({ account: operator, address: escrow, abi: escrowAbi, functionName: "withdrawFees" }));
+      await revertOf(
+        chain.publicClient.simulateContract({
+          account: operator,
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "withdrawFees",
+        }),
+      );
       expect(await feesAccrued()).toBe(accrued + 10_000n);
     } finally {
       await blacklist(operator, false);
@@ -572,18 +794,42 @@ describe("withdrawFees", () => {
   it("sends every accrued fee to the fee recipient once, with FeesWithdrawn; a second call reverts NoFeesAccrued; only the operator", async () => {
     const jobId = newEscrowJobId();
     await approveAndDeposit(1, jobId, BUDGET);
-    await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(6)] }));
+    await mined(
+      await chain
+        .wallet(0)
+        .writeContract({ address: escrow, abi: escrowAbi, functionName: "release", args: [jobId, addr(1), addr(6)] }),
+    );
     const accrued = await feesAccrued();
     expect(accrued).toBeGreaterThanOrEqual(10_000n);
-    expect(await revertOf(chain.publicClient.simulateContract({ account: addr(5), address: escrow, abi: escrowAbi, functionName: "withdrawFees" }))).toBe("NotOperator");
+    expect(
+      await revertOf(
+        chain.publicClient.simulateContract({
+          account: addr(5),
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "withdrawFees",
+        }),
+      ),
+    ).toBe("NotOperator");
     const [recipientBefore, escrowBefore] = await balances([operator, escrow]);
-    const receipt = await mined(await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "withdrawFees" }));
+    const receipt = await mined(
+      await chain.wallet(0).writeContract({ address: escrow, abi: escrowAbi, functionName: "withdrawFees" }),
+    );
     const [recipientAfter, escrowAfter] = await balances([operator, escrow]);
     expect(recipientAfter - recipientBefore).toBe(accrued);
     expect(escrowBefore - escrowAfter).toBe(accrued);
     expect(await feesAccrued()).toBe(0n);
     const [event] = parseEventLogs({ abi: escrowAbi, eventName: "FeesWithdrawn", logs: receipt.logs });
     expect(event.args).toEqual({ to: operator, amount: accrued });
-    expect(await revertOf(chain.publicClient.simulateContract({ account: operator, address: escrow, abi: escrowAbi, functionName: "withdrawFees" }))).toBe("NoFeesAccrued");
+    expect(
+      await revertOf(
+        chain.publicClient.simulateContract({
+          account: operator,
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "withdrawFees",
+        }),
+      ),
+    ).toBe("NoFeesAccrued");
   });
 });

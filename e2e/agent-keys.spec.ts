@@ -5,12 +5,18 @@ import { claimAgentFromMail, signInWithWallet } from "./sign-in-steps";
 // An agent's keys in the dashboard: its owner mints a named key, sees its secret once, revokes it
 // after a confirmation, and the key's next request is refused as revoked (not as unknown).
 
-test("the owner creates a key, sees its secret once, revokes it, and the key is then refused with 401 KEY_REVOKED", async ({ page, wallet, request }) => {
+test("the owner creates a key, sees its secret once, revokes it, and the key is then refused with 401 KEY_REVOKED", async ({
+  page,
+  wallet,
+  request,
+}) => {
   void wallet;
   const run = Date.now().toString(36);
   const ownerEmail = `keys-owner-${run}@example.test`;
   const keyName = `ci ${run}`;
-  const signup = await apiClient().signUpAgent({ body: { ownerEmail, name: `Keyed Bot ${run}`, vertical: "RESEARCH" } });
+  const signup = await apiClient().signUpAgent({
+    body: { ownerEmail, name: `Keyed Bot ${run}`, vertical: "RESEARCH" },
+  });
   const agentId = signup.data.agent.id;
 
   await signInWithWallet(page, "/agents");
@@ -44,12 +50,17 @@ test("the owner creates a key, sees its secret once, revokes it, and the key is 
 
   // Revoke, after confirming; its next request is refused as revoked.
   await row.getByRole("button", { name: "Revoke" }).click();
-  await page.getByRole("dialog", { name: `Revoke the key ${keyName}?` }).getByRole("button", { name: "Revoke key" }).click();
+  await page
+    .getByRole("dialog", { name: `Revoke the key ${keyName}?` })
+    .getByRole("button", { name: "Revoke key" })
+    .click();
   await expect(page.getByRole("status").filter({ hasText: `Revoked “${keyName}”` })).toBeVisible();
   await expect(row).toContainText(/revoked/i);
   const refused = await request.get("/v1/agents/me", { headers: bearer });
   expect(refused.status()).toBe(401);
   expect(await refused.json()).toMatchObject({ statusCode: 401, code: "KEY_REVOKED" });
   // The agent's own key is untouched.
-  expect((await request.get("/v1/agents/me", { headers: { authorization: `Bearer ${signup.data.apiKey}` } })).status()).toBe(200);
+  expect(
+    (await request.get("/v1/agents/me", { headers: { authorization: `Bearer ${signup.data.apiKey}` } })).status(),
+  ).toBe(200);
 });

@@ -19,13 +19,22 @@ export function apiClient(token?: string): ApiClient {
 }
 
 /** A human signed in with SIWE from a fresh key. */
-export async function signedInHuman(privateKey = generatePrivateKey()): Promise<{ client: ApiClient; token: string; address: string }> {
+export async function signedInHuman(
+  privateKey = generatePrivateKey(),
+): Promise<{ client: ApiClient; token: string; address: string }> {
   const anonymous = apiClient();
   const account = privateKeyToAccount(privateKey);
   const chainId = (await anonymous.getChain({})).data.chainId;
   const site = new URL(process.env.E2E_BASE_URL!);
   const { data } = await anonymous.createSiweNonce({});
-  const message = createSiweMessage({ address: account.address, chainId, domain: site.host, nonce: data.nonce, uri: site.origin, version: "1" });
+  const message = createSiweMessage({
+    address: account.address,
+    chainId,
+    domain: site.host,
+    nonce: data.nonce,
+    uri: site.origin,
+    version: "1",
+  });
   const verified = await anonymous.verifySiwe({ body: { message, signature: await account.signMessage({ message }) } });
   return { client: apiClient(verified.data.token), token: verified.data.token, address: account.address };
 }
@@ -64,7 +73,15 @@ export async function claimAsOwner(owner: ApiClient, ownerEmail: string) {
  * would also run into the service's posting limits, such as three threads an hour).
  */
 export async function madeOnce<T>(name: string, make: () => Promise<T>): Promise<T> {
-  const dir = process.env.E2E_DATA_DIR || path.join(os.tmpdir(), `awm-e2e-${createHash("sha256").update(process.env.E2E_BASE_URL ?? "").digest("hex").slice(0, 12)}`);
+  const dir =
+    process.env.E2E_DATA_DIR ||
+    path.join(
+      os.tmpdir(),
+      `awm-e2e-${createHash("sha256")
+        .update(process.env.E2E_BASE_URL ?? "")
+        .digest("hex")
+        .slice(0, 12)}`,
+    );
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `spec-data-${name}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as T;

@@ -17,7 +17,14 @@ const RIGHT = [
 
 test("a session taken item by item ends in a report and a public certificate", async ({ page, secrets }) => {
   test.setTimeout(120_000);
-  const signup = (await apiClient().signUpAgent({ body: { ownerEmail: `session-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, name: `Session Taker ${Date.now()}` } })).data;
+  const signup = (
+    await apiClient().signUpAgent({
+      body: {
+        ownerEmail: `session-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`,
+        name: `Session Taker ${Date.now()}`,
+      },
+    })
+  ).data;
   await apiClient(signup.apiKey).heartbeat({});
   secrets.addSecret(signup.apiKey);
   await signInWithKey(page, signup.apiKey, "/packs/marketplace-basics");

@@ -18,7 +18,12 @@ import { signInWithWallet } from "./sign-in-steps";
 // anvil's account 1: the injected test wallet signs as it, and it holds test USDC.
 const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 
-async function fundedJob(poster: ApiClient, title: string, budget: string, extra: { criteria?: unknown[]; marker?: string } = {}) {
+async function fundedJob(
+  poster: ApiClient,
+  title: string,
+  budget: string,
+  extra: { criteria?: unknown[]; marker?: string } = {},
+) {
   const job = (
     await poster.createJob({
       body: {
@@ -26,12 +31,21 @@ async function fundedJob(poster: ApiClient, title: string, budget: string, extra
         title,
         description: "A job made by the dashboard flows spec, funded from the poster's wallet.",
         acceptanceCriteria: (extra.criteria ?? ["Done"]) as never,
-        inputData: { budgetType: "bid", proofHoldHours: 0, ...(extra.marker ? { proofContentMarker: extra.marker } : {}) },
+        inputData: {
+          budgetType: "bid",
+          proofHoldHours: 0,
+          ...(extra.marker ? { proofContentMarker: extra.marker } : {}),
+        },
         budget,
       },
     })
   ).data;
-  const { txHash } = await depositToEscrow({ config: chainConfig(), privateKey: POSTER_KEY, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(budget) });
+  const { txHash } = await depositToEscrow({
+    config: chainConfig(),
+    privateKey: POSTER_KEY,
+    escrowJobId: escrowJobIdFromWire(job.escrowJobId),
+    amount: parseUsdc(budget),
+  });
   await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
   return job;
 }
@@ -41,7 +55,9 @@ async function fundedJob(poster: ApiClient, title: string, budget: string, extra
  * JavaScript) and acts at once: a test of its confirmation waits until React owns the button.
  */
 async function hydrated(button: Locator) {
-  await expect.poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber")))).toBe(true);
+  await expect
+    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
+    .toBe(true);
   return button;
 }
 
@@ -53,7 +69,10 @@ async function walletlessAgent(ownerEmail: string, name: string) {
   return { id: signup.agent.id, client: agent };
 }
 
-test("the poster cancels a funded job in the dashboard; the deposit returns to the payer on chain and the receipt shows", async ({ page, wallet }) => {
+test("the poster cancels a funded job in the dashboard; the deposit returns to the payer on chain and the receipt shows", async ({
+  page,
+  wallet,
+}) => {
   test.setTimeout(90_000);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
@@ -79,7 +98,10 @@ test("the poster cancels a funded job in the dashboard; the deposit returns to t
   await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
 });
 
-test("the bids table warns before accepting a wallet-less agent; its owner sets the payout wallet on the agent's page and the warning goes", async ({ page, wallet }) => {
+test("the bids table warns before accepting a wallet-less agent; its owner sets the payout wallet on the agent's page and the warning goes", async ({
+  page,
+  wallet,
+}) => {
   test.setTimeout(90_000);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
@@ -90,10 +112,20 @@ test("the bids table warns before accepting a wallet-less agent; its owner sets 
   await claimAsOwner(poster.client, ownerEmail);
   const job = (
     await poster.client.createJob({
-      body: { templateId: "custom-v1", title: `Needs a wallet ${stamp}`, description: "A job whose bidder has no payout wallet yet.", acceptanceCriteria: ["Done"], inputData: { budgetType: "bid" }, budget: "4" },
+      body: {
+        templateId: "custom-v1",
+        title: `Needs a wallet ${stamp}`,
+        description: "A job whose bidder has no payout wallet yet.",
+        acceptanceCriteria: ["Done"],
+        inputData: { budgetType: "bid" },
+        budget: "4",
+      },
     })
   ).data;
-  await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "4", coverLetter: "I will do it." } });
+  await agent.client.placeBid({
+    params: { id: job.id },
+    body: { agentId: agent.id, proposedUsdc: "4", coverLetter: "I will do it." },
+  });
 
   await signInWithWallet(page, `/jobs/${job.id}`);
   const bids = page.getByRole("table").filter({ hasText: `Walletless ${stamp}` });
@@ -112,13 +144,22 @@ test("the bids table warns before accepting a wallet-less agent; its owner sets 
   expect((await apiClient().getAgent({ params: { id: agent.id } })).data.walletAddress).toBe(payTo);
 
   await page.goto(`/jobs/${job.id}`);
-  await expect(page.getByRole("table").filter({ hasText: `Walletless ${stamp}` })).not.toContainText("No payout wallet yet");
+  await expect(page.getByRole("table").filter({ hasText: `Walletless ${stamp}` })).not.toContainText(
+    "No payout wallet yet",
+  );
 });
 
-test("on the review of a wallet-less agent's delivery the poster ticks the manual criterion, reads why approval waits, and asks the owner by mail", async ({ page, wallet }) => {
+test("on the review of a wallet-less agent's delivery the poster ticks the manual criterion, reads why approval waits, and asks the owner by mail", async ({
+  page,
+  wallet,
+}) => {
   test.setTimeout(90_000);
   const marker = `AWM-FLOWS-${Date.now()}`;
-  const server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>Report</title><h1>Report</h1><p>The findings. ${marker}</p>`));
+  const server = createServer((_req, res) =>
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(`<!doctype html><title>Report</title><h1>Report</h1><p>The findings. ${marker}</p>`),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
     const poster = await signedInHuman(POSTER_KEY);
@@ -126,10 +167,19 @@ test("on the review of a wallet-less agent's delivery the poster ticks the manua
     const stamp = Date.now();
     const ownerEmail = `remind-${stamp}@example.test`;
     const agent = await walletlessAgent(ownerEmail, `Forgetful ${stamp}`);
-    const job = await fundedJob(poster.client, `Tick and remind ${stamp}`, "3", { marker, criteria: [{ description: "The report reads well", check: { type: "manual" } }] });
-    const bid = await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "3", coverLetter: "On it." } });
+    const job = await fundedJob(poster.client, `Tick and remind ${stamp}`, "3", {
+      marker,
+      criteria: [{ description: "The report reads well", check: { type: "manual" } }],
+    });
+    const bid = await agent.client.placeBid({
+      params: { id: job.id },
+      body: { agentId: agent.id, proposedUsdc: "3", coverLetter: "On it." },
+    });
     await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
-    await agent.client.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/report` } } });
+    await agent.client.submitDeliverable({
+      params: { id: job.id },
+      body: { outputData: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/report` } },
+    });
 
     await signInWithWallet(page, `/jobs/${job.id}/review`);
     const criterion = page.getByTestId("criterion-ac-1");

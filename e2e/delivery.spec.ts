@@ -22,9 +22,19 @@ const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b
 
 type Mode = "good" | "no-marker" | "login" | "error" | "missing";
 const PAGES: Record<Mode, { status: number; body: (marker: string) => string }> = {
-  good: { status: 200, body: (m) => `<!doctype html><title>Market report</title><h1>Market report</h1><p>Findings of the study. ${m}</p>` },
-  "no-marker": { status: 200, body: () => `<!doctype html><title>Market report</title><h1>Market report</h1><p>Findings, but no marker.</p>` },
-  login: { status: 200, body: (m) => `<!doctype html><title>Sign in</title><h1>Sign in to continue</h1><form><input name="u"><input type="password" name="p"></form><!-- ${m} -->` },
+  good: {
+    status: 200,
+    body: (m) => `<!doctype html><title>Market report</title><h1>Market report</h1><p>Findings of the study. ${m}</p>`,
+  },
+  "no-marker": {
+    status: 200,
+    body: () => `<!doctype html><title>Market report</title><h1>Market report</h1><p>Findings, but no marker.</p>`,
+  },
+  login: {
+    status: 200,
+    body: (m) =>
+      `<!doctype html><title>Sign in</title><h1>Sign in to continue</h1><form><input name="u"><input type="password" name="p"></form><!-- ${m} -->`,
+  },
   error: { status: 200, body: (m) => `<!doctype html><title>404 Not Found</title><h1>Page not found</h1><p>${m}</p>` },
   missing: { status: 404, body: () => "not here" },
 };
@@ -37,7 +47,12 @@ async function serveDeliverable(marker: string) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: `${base}/report`, checkUrl: `${base}/check`, set: (m: Mode) => void (mode = m), close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `${base}/report`,
+    checkUrl: `${base}/check`,
+    set: (m: Mode) => void (mode = m),
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** A funded job assigned to a fresh agent with a fresh wallet, as the API users would set it up. */
@@ -54,15 +69,25 @@ async function assignedFundedJob(poster: ApiClient, options: { title: string; ma
       },
     })
   ).data;
-  const { txHash } = await depositToEscrow({ config: chainConfig(), privateKey: POSTER_KEY, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc("20") });
+  const { txHash } = await depositToEscrow({
+    config: chainConfig(),
+    privateKey: POSTER_KEY,
+    escrowJobId: escrowJobIdFromWire(job.escrowJobId),
+    amount: parseUsdc("20"),
+  });
   await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
 
-  const signup = (await apiClient().signUpAgent({ body: { ownerEmail: `deliver-${Date.now()}@example.test`, name: "Delivery Bot" } })).data;
+  const signup = (
+    await apiClient().signUpAgent({ body: { ownerEmail: `deliver-${Date.now()}@example.test`, name: "Delivery Bot" } })
+  ).data;
   const agent = apiClient(signup.apiKey);
   const wallet = privateKeyToAccount(generatePrivateKey()).address;
   await agent.heartbeat({});
   await agent.updateAgent({ params: { id: signup.agent.id }, body: { walletAddress: wallet } });
-  const bid = await agent.placeBid({ params: { id: job.id }, body: { agentId: signup.agent.id, proposedUsdc: "20", coverLetter: "I will deliver the report." } });
+  const bid = await agent.placeBid({
+    params: { id: job.id },
+    body: { agentId: signup.agent.id, proposedUsdc: "20", coverLetter: "I will deliver the report." },
+  });
   await poster.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
   return { job, apiKey: signup.apiKey, agentId: signup.agent.id, wallet };
 }
@@ -72,13 +97,23 @@ async function approve(page: Page) {
   await page.getByRole("dialog").getByRole("button", { name: "Approve" }).click();
 }
 
-test("the agent submits, the poster reviews the probes and approves, and the escrow pays the agent's wallet on chain", async ({ page, browser, baseURL, wallet, secrets }) => {
+test("the agent submits, the poster reviews the probes and approves, and the escrow pays the agent's wallet on chain", async ({
+  page,
+  browser,
+  baseURL,
+  wallet,
+  secrets,
+}) => {
   test.setTimeout(120_000);
   const marker = `AWM-PROOF-${Date.now()}`;
   const site = await serveDeliverable(marker);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
-  const { job, apiKey, wallet: agentWallet } = await assignedFundedJob(poster.client, { title: `Market report ${Date.now()}`, marker });
+  const {
+    job,
+    apiKey,
+    wallet: agentWallet,
+  } = await assignedFundedJob(poster.client, { title: `Market report ${Date.now()}`, marker });
   secrets.addSecret(apiKey);
 
   try {
@@ -92,7 +127,9 @@ test("the agent submits, the poster reviews the probes and approves, and the esc
     site.set("no-marker");
     await agentPage.getByLabel("Deliverable URL").fill(site.url);
     await agentPage.getByRole("button", { name: "Submit for review" }).click();
-    await expect(agentPage.getByRole("alert").filter({ hasText: "did not find the work live" })).toContainText("Marker missing");
+    await expect(agentPage.getByRole("alert").filter({ hasText: "did not find the work live" })).toContainText(
+      "Marker missing",
+    );
     await expect(agentPage.getByTestId("proof-refusal-reason")).toContainText(/marker/i);
     expect((await poster.client.getJob({ params: { id: job.id } })).data.status).toBe("IN_PROGRESS");
 
@@ -141,29 +178,41 @@ test("the agent submits, the poster reviews the probes and approves, and the esc
     expect(done.releaseTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     await expect(page.getByTestId("release")).toContainText(done.releaseTxHash!.slice(0, 6));
 
-    // The job page's timeline: the whole life, oldest first, ending with the release transaction.
+    // The job page's timeline: the whole life, oldest first, ending with the release; its
+    // transaction is shown once, in the escrow line above the timeline, and the timeline points there.
     await page.goto(`/jobs/${job.id}`);
     const timeline = page.getByTestId("job-timeline").locator("li");
     await expect(timeline.first()).toHaveAttribute("data-event-type", "job.created");
     await expect(timeline.last()).toHaveAttribute("data-event-type", "settlement.released");
-    await expect(timeline.last()).toContainText(done.releaseTxHash!.slice(0, 6));
+    await expect(timeline.last()).toContainText("Its transaction is shown above");
+    await expect(page.getByText(/released in/)).toContainText(done.releaseTxHash!.slice(0, 6));
     await secrets.assertNoLeaks();
   } finally {
     await site.close();
   }
 });
 
-test("a failing machine check blocks approval until the poster overrides it; each criterion's result is shown", async ({ page, wallet }) => {
+test("a failing machine check blocks approval until the poster overrides it; each criterion's result is shown", async ({
+  page,
+  wallet,
+}) => {
   test.setTimeout(120_000);
   const marker = `AWM-CHECK-${Date.now()}`;
   const site = await serveDeliverable(marker);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
-  const { job, apiKey, wallet: agentWallet } = await assignedFundedJob(poster.client, {
+  const {
+    job,
+    apiKey,
+    wallet: agentWallet,
+  } = await assignedFundedJob(poster.client, {
     title: `Checked report ${Date.now()}`,
     marker,
     criteria: [
-      { description: "The status endpoint answers 200", check: { type: "http_status", url: site.checkUrl, equals: 200 } },
+      {
+        description: "The status endpoint answers 200",
+        check: { type: "http_status", url: site.checkUrl, equals: 200 },
+      },
       { description: "The report reads well", check: { type: "manual" } },
     ],
   });

@@ -13,14 +13,22 @@ async function signIn(page: Page, returnTo: string) {
 test.describe("an author", () => {
   test.use({ walletAccountIndex: 4 });
 
-  test("posts a thread with GFM, sees the preview, and accepts an answer; the hourly limit is explained", async ({ page, wallet, secrets }) => {
+  test("posts a thread with GFM, sees the preview, and accepts an answer; the hourly limit is explained", async ({
+    page,
+    wallet,
+    secrets,
+  }) => {
     void wallet;
     await signIn(page, "/forum/new");
     const title = `Tool-call retries that actually work ${Date.now()}`;
     await page.getByLabel("Title").fill(title);
     await page.getByLabel("Category").selectOption("tools-models");
     await page.getByLabel("Intent (optional)").selectOption("question");
-    await page.getByLabel("Post").fill("How do you retry **tool calls**?\n\n| strategy | success |\n| --- | --- |\n| none | 71% |\n| backoff | 93% |\n\n- [x] tried jitter\n- [ ] tried hedging");
+    await page
+      .getByLabel("Post")
+      .fill(
+        "How do you retry **tool calls**?\n\n| strategy | success |\n| --- | --- |\n| none | 71% |\n| backoff | 93% |\n\n- [x] tried jitter\n- [ ] tried hedging",
+      );
     await expect(page.getByLabel("Preview").locator("table")).toHaveCount(1);
     await expect(page.getByLabel("Preview").locator("strong")).toHaveText("tool calls");
     await page.getByRole("button", { name: "Publish thread" }).click();
@@ -29,7 +37,10 @@ test.describe("an author", () => {
     const slug = page.url().split("/").pop()!;
 
     const replier = await signedInHuman();
-    await replier.client.createReply({ params: { slugOrId: slug }, body: { body: "Exponential backoff with full jitter, capped at 8 s, fixed it for us." } });
+    await replier.client.createReply({
+      params: { slugOrId: slug },
+      body: { body: "Exponential backoff with full jitter, capped at 8 s, fixed it for us." },
+    });
     await page.reload();
     const reply = page.locator("article").filter({ hasText: "full jitter" });
     await reply.getByRole("button", { name: "Accept as answer" }).click();
@@ -55,22 +66,36 @@ test.describe("a replier", () => {
     void wallet;
     const author = await signedInHuman();
     const thread = (
-      await author.client.createThread({ body: { title: `Which eval harness do you use ${Date.now()}`, body: "Looking for an eval harness that handles multi-step agents well.", category: "benchmarks" } })
+      await author.client.createThread({
+        body: {
+          title: `Which eval harness do you use ${Date.now()}`,
+          body: "Looking for an eval harness that handles multi-step agents well.",
+          category: "benchmarks",
+        },
+      })
     ).data;
     await signIn(page, `/forum/${thread.slug}`);
-    await page.getByLabel("Your reply").fill("We use a small in-house harness with recorded tool responses; happy to share.");
+    await page
+      .getByRole("textbox", { name: "Your reply" })
+      .fill("We use a small in-house harness with recorded tool responses; happy to share.");
     await page.getByRole("button", { name: "Post reply" }).click();
     await expect(page.locator("article").filter({ hasText: "in-house harness" })).toBeVisible();
 
     // The replier edits their own reply.
     await page.locator("article").filter({ hasText: "in-house harness" }).getByRole("link", { name: "Edit" }).click();
     await expect(page.getByRole("heading", { name: "Edit reply" })).toBeVisible();
-    await page.getByRole("textbox", { name: "Reply", exact: true }).fill("We use a small in-house harness with recorded tool responses and seeded randomness.");
+    await page
+      .getByRole("textbox", { name: "Reply", exact: true })
+      .fill("We use a small in-house harness with recorded tool responses and seeded randomness.");
     await page.getByRole("button", { name: "Save changes" }).click();
     await expect(page.locator("article").filter({ hasText: "seeded randomness" })).toContainText("(edited)");
 
     await page.locator("article").first().getByRole("button", { name: "Helpful" }).click();
-    await expect(page.locator("article").first().getByRole("button", { name: "Marked helpful" })).toBeVisible();
+    // The vote shows its state (pressed) and stays a button that takes it back.
+    await expect(page.locator("article").first().getByRole("button", { name: "Helpful" })).toHaveAttribute(
+      "aria-pressed",
+      "true",
+    );
     await page.getByRole("button", { name: "Follow" }).click();
     await expect(page.getByRole("button", { name: "Unfollow" })).toBeVisible();
     const viewer = await author.client.getThread({ params: { slugOrId: thread.id } });

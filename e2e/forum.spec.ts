@@ -15,12 +15,12 @@ const XSS_PAYLOADS = [
   "![img](javascript:window.__xss=1)",
   "![img](x onerror=window.__xss=1)",
   "<script>window.__xss=1</script>",
-  "<img src=x onerror=\"window.__xss=1\">",
-  "<svg onload=\"window.__xss=1\"></svg>",
-  "<iframe src=\"javascript:window.__xss=1\"></iframe>",
-  "<a href=\"javascript:window.__xss=1\">a</a>",
-  "<details open ontoggle=\"window.__xss=1\"><summary>x</summary></details>",
-  "<div style=\"background:url(javascript:window.__xss=1)\">x</div>",
+  '<img src=x onerror="window.__xss=1">',
+  '<svg onload="window.__xss=1"></svg>',
+  '<iframe src="javascript:window.__xss=1"></iframe>',
+  '<a href="javascript:window.__xss=1">a</a>',
+  '<details open ontoggle="window.__xss=1"><summary>x</summary></details>',
+  '<div style="background:url(javascript:window.__xss=1)">x</div>',
   "&lt;script&gt;window.__xss=1&lt;/script&gt;",
   "<!-- <script>window.__xss=1</script> -->",
   "<![CDATA[<script>window.__xss=1</script>]]>",
@@ -42,7 +42,10 @@ test("XSS payloads in threads and replies run no script and leave no unsafe mark
   ).data;
   for (const [i, payload] of XSS_PAYLOADS.entries()) {
     const replier = authors[1 + (i % 2)]!;
-    await replier.client.createReply({ params: { slugOrId: thread.id }, body: { body: `Payload ${i}: ${payload}\n\nend of payload ${i}` } });
+    await replier.client.createReply({
+      params: { slugOrId: thread.id },
+      body: { body: `Payload ${i}: ${payload}\n\nend of payload ${i}` },
+    });
   }
 
   const dialogs: string[] = [];
@@ -64,11 +67,13 @@ test("XSS payloads in threads and replies run no script and leave no unsafe mark
     const found: string[] = [];
     for (const el of document.querySelectorAll("article *")) {
       const tag = el.tagName.toLowerCase();
-      if (["script", "img", "iframe", "svg", "math", "style", "object", "embed", "details"].includes(tag)) found.push(`<${tag}>`);
+      if (["script", "img", "iframe", "svg", "math", "style", "object", "embed", "details"].includes(tag))
+        found.push(`<${tag}>`);
       for (const attr of el.getAttributeNames()) {
         const value = el.getAttribute(attr) ?? "";
         if (attr.startsWith("on")) found.push(`${tag}[${attr}]`);
-        if (["href", "src", "action", "formaction"].includes(attr) && /^\s*(javascript|data|vbscript):/i.test(value)) found.push(`${tag}[${attr}=${value}]`);
+        if (["href", "src", "action", "formaction"].includes(attr) && /^\s*(javascript|data|vbscript):/i.test(value))
+          found.push(`${tag}[${attr}=${value}]`);
         if (attr === "style") found.push(`${tag}[style]`);
       }
     }
@@ -96,7 +101,12 @@ test.describe("a reader without JavaScript", () => {
         },
       })
     ).data;
-    const reply = (await replier.client.createReply({ params: { slugOrId: thread.id }, body: { body: "Use **alpha**: its p99 held under load in our runs too." } })).data;
+    const reply = (
+      await replier.client.createReply({
+        params: { slugOrId: thread.id },
+        body: { body: "Use **alpha**: its p99 held under load in our runs too." },
+      })
+    ).data;
     await author.client.acceptAnswer({ params: { id: thread.id }, body: { replyId: reply.id } });
 
     await page.goto("/forum");

@@ -2,14 +2,18 @@ import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { expect, test } from "./fixtures";
-import { chainConfig, signedInHuman } from "./api-actors";
+import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 
 // anvil's account 1: the injected test wallet signs as it, and it holds test USDC.
 const ACCOUNT_1_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 // anvil's account 5: a stranger who front-runs the funding with a 1-unit deposit under the job's public escrowJobId.
 const STRANGER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba" as const;
 
-test("a poster funds a job from the injected wallet (after a stranger's 1-unit deposit under its id), watches the progress, and the job shows funded", async ({ page, wallet, secrets }) => {
+test("a poster funds a job from the injected wallet (after a stranger's 1-unit deposit under its id), watches the progress, and the job shows funded", async ({
+  page,
+  wallet,
+  secrets,
+}) => {
   const poster = await signedInHuman(ACCOUNT_1_KEY);
   expect(poster.address).toBe(wallet.address);
   const job = (
@@ -48,6 +52,69 @@ test("a poster funds a job from the injected wallet (after a stranger's 1-unit d
   const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
   expect(detail.funded).toBe(true);
   expect(detail.escrowTxHash).toMatch(/^0x[0-9a-f]{64}$/);
-  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({ amount: 12_500_000n, state: "FUNDED" });
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+    amount: 12_500_000n,
+    state: "FUNDED",
+  });
+  await secrets.assertNoLeaks();
+});
+
+test("the fund page re-checks the job before each transaction: a bid accepted at another price after the page loaded stops the send and says why; the poster then funds the accepted price", async ({
+  page,
+  wallet,
+  secrets,
+}) => {
+  const poster = await signedInHuman(ACCOUNT_1_KEY);
+  expect(poster.address).toBe(wallet.address);
+  const job = (
+    await poster.client.createJob({
+      body: {
+        templateId: "custom-v1",
+        title: `Taken while funding ${Date.now()}`,
+        description: "A job whose bid is accepted after the poster opened its fund page.",
+        acceptanceCriteria: ["Funded at the accepted price"],
+        inputData: { budgetType: "bid" },
+        budget: "30",
+      },
+    })
+  ).data;
+  const escrowJobId = escrowJobIdFromWire(job.escrowJobId);
+
+  await page.goto(`/sign-in?returnTo=${encodeURIComponent(`/jobs/${job.id}/fund`)}`);
+  await page.getByRole("button", { name: "Connect wallet to sign in" }).click();
+  await page.getByRole("button", { name: /Test Wallet/ }).click();
+  await page.getByRole("button", { name: /sign message/i }).click();
+  await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}/fund$`));
+  await expect(page.getByRole("button", { name: "Fund 30 USDC into escrow" })).toBeVisible();
+
+  // Meanwhile (another tab, the API) a bid of 25 is accepted: the agreed price is now the budget.
+  const signup = (
+    await apiClient().signUpAgent({
+      body: { ownerEmail: `taker-${Date.now()}@example.test`, name: `Taker ${Date.now()}`, vertical: "RESEARCH" },
+    })
+  ).data;
+  const agent = { id: signup.agent.id, client: apiClient(signup.apiKey) };
+  await agent.client.heartbeat({});
+  const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "25" } }))
+    .data;
+  await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.id } });
+
+  await page.getByRole("button", { name: "Fund 30 USDC into escrow" }).click();
+  await expect(page.getByText(/Not sent: The job's budget changed from 30 to 25 USDC/)).toBeVisible();
+  // Nothing went on chain: the wallet's slot for this job is empty.
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+    state: "NONE",
+  });
+
+  // The assigned job is funded at the accepted price, so the agent can deliver: no dead end.
+  await page.reload();
+  await page.getByRole("button", { name: "Fund 25 USDC into escrow" }).click();
+  await expect(page.getByText("This job is funded")).toBeVisible({ timeout: 30_000 });
+  const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
+  expect(detail).toMatchObject({ status: "IN_PROGRESS", funded: true });
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+    amount: 25_000_000n,
+    state: "FUNDED",
+  });
   await secrets.assertNoLeaks();
 });

@@ -8,13 +8,17 @@
 
 export default async function globalSetup(): Promise<(() => Promise<void>) | void> {
   if (process.env.E2E_BASE_URL) {
-    console.log(`[e2e] using the running stack at ${process.env.E2E_BASE_URL} (anvil: ${process.env.E2E_RPC_URL ?? "unset"})`);
+    console.log(
+      `[e2e] using the running stack at ${process.env.E2E_BASE_URL} (anvil: ${process.env.E2E_RPC_URL ?? "unset"})`,
+    );
     return;
   }
   const { startE2EStack } = await import("../scripts/e2e-stack");
   const started = Date.now();
   const stack = await startE2EStack();
-  console.log(`[e2e] stack up in ${Math.round((Date.now() - started) / 1000)} s: app ${stack.baseUrl}, anvil ${stack.rpcUrl}`);
+  console.log(
+    `[e2e] stack up in ${Math.round((Date.now() - started) / 1000)} s: app ${stack.baseUrl}, anvil ${stack.rpcUrl}`,
+  );
   process.env.E2E_BASE_URL = stack.baseUrl;
   process.env.E2E_RPC_URL = stack.rpcUrl;
   process.env.E2E_DATA_DIR = stack.dataDir;

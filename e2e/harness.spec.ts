@@ -15,12 +15,17 @@ test.describe("harness", () => {
     expect(home.totalGzipBytes - empty.totalGzipBytes).toBeLessThan(5_000);
   });
 
-  test("wallet: injected provider answers with the anvil account, signs and sends for real", async ({ page, wallet }) => {
+  test("wallet: injected provider answers with the anvil account, signs and sends for real", async ({
+    page,
+    wallet,
+  }) => {
     await page.goto("/empty");
     const announced = await page.evaluate(
       () =>
         new Promise<{ name: string; rdns: string }>((resolve) => {
-          window.addEventListener("eip6963:announceProvider", (e) => resolve((e as CustomEvent).detail.info), { once: true });
+          window.addEventListener("eip6963:announceProvider", (e) => resolve((e as CustomEvent).detail.info), {
+            once: true,
+          });
           window.dispatchEvent(new Event("eip6963:requestProvider"));
         }),
     );
@@ -28,7 +33,10 @@ test.describe("harness", () => {
 
     type Eth = { request(a: { method: string; params?: unknown[] }): Promise<unknown> };
     const call = (method: string, params: unknown[] = []) =>
-      page.evaluate(([m, p]) => (window as unknown as { ethereum: Eth }).ethereum.request({ method: m, params: p }), [method, params] as const);
+      page.evaluate(([m, p]) => (window as unknown as { ethereum: Eth }).ethereum.request({ method: m, params: p }), [
+        method,
+        params,
+      ] as const);
 
     expect(await call("eth_accounts")).toEqual([]);
     expect(await call("eth_requestAccounts")).toEqual([wallet.address]);
@@ -44,11 +52,23 @@ test.describe("harness", () => {
       primaryType: "Note" as const,
       message: { text: "hi" },
     };
-    const typedJson = JSON.stringify({ ...typed, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }], ...typed.types } });
+    const typedJson = JSON.stringify({
+      ...typed,
+      types: {
+        EIP712Domain: [
+          { name: "name", type: "string" },
+          { name: "version", type: "string" },
+          { name: "chainId", type: "uint256" },
+        ],
+        ...typed.types,
+      },
+    });
     const typedSig = (await call("eth_signTypedData_v4", [wallet.address, typedJson])) as `0x${string}`;
     expect(await verifyTypedData({ address: wallet.address, ...typed, signature: typedSig })).toBe(true);
 
-    const hash = (await call("eth_sendTransaction", [{ from: wallet.address, to: anvilAddress(2), value: "0x1" }])) as string;
+    const hash = (await call("eth_sendTransaction", [
+      { from: wallet.address, to: anvilAddress(2), value: "0x1" },
+    ])) as string;
     const receipt = await wallet.rpc<{ status: string }>("eth_getTransactionReceipt", [hash]);
     expect(receipt.status).toBe("0x1");
 
@@ -59,7 +79,13 @@ test.describe("harness", () => {
     await expect(call("personal_sign", ["0x00", wallet.address])).rejects.toThrow(/User rejected/);
 
     const changed = page.evaluate(
-      () => new Promise((resolve) => (window as unknown as { ethereum: { on(e: string, l: (a: unknown) => void): void } }).ethereum.on("accountsChanged", resolve)),
+      () =>
+        new Promise((resolve) =>
+          (window as unknown as { ethereum: { on(e: string, l: (a: unknown) => void): void } }).ethereum.on(
+            "accountsChanged",
+            resolve,
+          ),
+        ),
     );
     await wallet.switchAccount(3);
     expect(await changed).toEqual([anvilAddress(3)]);
@@ -69,8 +95,12 @@ test.describe("harness", () => {
   test("secret recorder: finds a credential in a response body, ignores clean ones", async ({ page, context }) => {
     const recorder = recordResponses(context, { secrets: ["correct horse battery staple password"] });
     const key = `awm_sk_${"A1b2".repeat(11)}`;
-    await page.route("**/leaky.json", (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ apiKey: key }) }));
-    await page.route("**/leaky.html", (route) => route.fulfill({ contentType: "text/html", body: "<p>correct horse battery staple password</p>" }));
+    await page.route("**/leaky.json", (route) =>
+      route.fulfill({ contentType: "application/json", body: JSON.stringify({ apiKey: key }) }),
+    );
+    await page.route("**/leaky.html", (route) =>
+      route.fulfill({ contentType: "text/html", body: "<p>correct horse battery staple password</p>" }),
+    );
     await page.goto("/empty");
     await page.evaluate(() => fetch("/leaky.json").then((r) => r.text()));
     await page.goto("/leaky.html");

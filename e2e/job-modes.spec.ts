@@ -19,15 +19,30 @@ const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b
 const SPONSOR_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a" as const;
 
 async function fund(poster: ApiClient, job: Job, key: `0x${string}` = POSTER_KEY) {
-  const { txHash } = await depositToEscrow({ config: chainConfig(), privateKey: key, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(job.budgetUsdc) });
+  const { txHash } = await depositToEscrow({
+    config: chainConfig(),
+    privateKey: key,
+    escrowJobId: escrowJobIdFromWire(job.escrowJobId),
+    amount: parseUsdc(job.budgetUsdc),
+  });
   await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
 }
 
-async function activeAgent(name: string, maxActiveJobs?: number, ownerEmail = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`) {
+async function activeAgent(
+  name: string,
+  maxActiveJobs?: number,
+  ownerEmail = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`,
+) {
   const signup = (await apiClient().signUpAgent({ body: { ownerEmail, name } })).data;
   const client = apiClient(signup.apiKey);
   await client.heartbeat({});
-  await client.updateAgent({ params: { id: signup.agent.id }, body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address, ...(maxActiveJobs !== undefined ? { maxActiveJobs } : {}) } });
+  await client.updateAgent({
+    params: { id: signup.agent.id },
+    body: {
+      walletAddress: privateKeyToAccount(generatePrivateKey()).address,
+      ...(maxActiveJobs !== undefined ? { maxActiveJobs } : {}),
+    },
+  });
   return { id: signup.agent.id, apiKey: signup.apiKey, client };
 }
 
@@ -41,14 +56,19 @@ const jobBody = (title: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-test("a bounty posted in the browser is claimed, the claim lapses, and the job reopens with the agent's place free", async ({ page, wallet }) => {
+test("a bounty posted in the browser is claimed, the claim lapses, and the job reopens with the agent's place free", async ({
+  page,
+  wallet,
+}) => {
   test.setTimeout(150_000);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
   await signInWithWallet(page, "/jobs/new");
   const title = `Bounty: label 200 images ${Date.now()}`;
   await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Description").fill("Label 200 product images with their category and post the labels as a public CSV page.");
+  await page
+    .getByLabel("Description")
+    .fill("Label 200 product images with their category and post the labels as a public CSV page.");
   await page.getByLabel("Acceptance criteria").fill("Every image has a label");
   await page.getByLabel("Budget (USDC)").fill("15");
   await page.getByLabel("Mode").selectOption("BOUNTY");
@@ -64,7 +84,9 @@ test("a bounty posted in the browser is claimed, the claim lapses, and the job r
   await page.getByLabel("Check 1: HTTP status").fill("200");
   await page.getByRole("button", { name: "Post the job" }).click();
   await expect(page.getByRole("heading", { name: title })).toBeVisible();
-  await expect(page.getByRole("listitem").filter({ hasText: "Every image has a label" })).toContainText("manual");
+  await expect(page.getByRole("listitem").filter({ hasText: "Every image has a label" })).toContainText(
+    "ticked by the poster",
+  );
   await expect(page.getByRole("listitem").filter({ hasText: "The labels page is online" })).toContainText("HTTP 200");
   await expect(page.getByText("Bounty", { exact: true })).toBeVisible();
   await expect(page.getByTestId("claim-state")).toContainText("Nobody holds it");
@@ -88,7 +110,10 @@ test("a bounty posted in the browser is claimed, the claim lapses, and the job r
   await expect(work).toContainText(/claim ends in \d+s/);
   // A second agent is refused while the claim holds.
   const rival = await activeAgent("Rival Bot");
-  await expect(rival.client.claimJob({ params: { id: jobId }, body: { agentId: rival.id } })).rejects.toMatchObject({ status: 409, code: "ALREADY_CLAIMED" });
+  await expect(rival.client.claimJob({ params: { id: jobId }, body: { agentId: rival.id } })).rejects.toMatchObject({
+    status: 409,
+    code: "ALREADY_CLAIMED",
+  });
 
   // The window runs out without a submission: the job is open again and the agent's place is free.
   const msLeft = new Date(claimed.claimExpiresAt!).getTime() - Date.now();
@@ -101,24 +126,45 @@ test("a bounty posted in the browser is claimed, the claim lapses, and the job r
   await expect(page.getByText("In progress")).toHaveCount(0);
   await page.goto(`/agents/${agent.id}`);
   await expect(page.getByText("Active jobs: 0 of 1")).toBeVisible();
-  await expect(page.getByRole("list", { name: "Assigned work" }).getByRole("listitem").filter({ hasText: title })).toHaveCount(0);
+  await expect(
+    page.getByRole("list", { name: "Assigned work" }).getByRole("listitem").filter({ hasText: title }),
+  ).toHaveCount(0);
   expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(0);
-  const other = (await poster.client.createJob({ body: jobBody(`Second bounty ${Date.now()}`, { participationMode: "BOUNTY", claimWindowMinutes: 30 }) })).data;
-  expect((await agent.client.claimJob({ params: { id: other.id }, body: { agentId: agent.id } })).data.status).toBe("IN_PROGRESS");
+  const other = (
+    await poster.client.createJob({
+      body: jobBody(`Second bounty ${Date.now()}`, { participationMode: "BOUNTY", claimWindowMinutes: 30 }),
+    })
+  ).data;
+  expect((await agent.client.claimJob({ params: { id: other.id }, body: { agentId: agent.id } })).data.status).toBe(
+    "IN_PROGRESS",
+  );
 });
 
-test("an agent subcontracts part of its job from the browser; the child is funded and completed, and the poster sees it under the parent", async ({ page, browser, baseURL, wallet }) => {
+test("an agent subcontracts part of its job from the browser; the child is funded and completed, and the poster sees it under the parent", async ({
+  page,
+  browser,
+  baseURL,
+  wallet,
+}) => {
   test.setTimeout(120_000);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
-  const parent = (await poster.client.createJob({ body: jobBody(`Parent: market study ${Date.now()}`, { allowSubcontracting: true, budget: "30" }) })).data;
+  const parent = (
+    await poster.client.createJob({
+      body: jobBody(`Parent: market study ${Date.now()}`, { allowSubcontracting: true, budget: "30" }),
+    })
+  ).data;
   await fund(poster.client, parent);
   const lead = await activeAgent("Lead Bot");
-  const bid = (await lead.client.placeBid({ params: { id: parent.id }, body: { agentId: lead.id, proposedUsdc: "30" } })).data;
+  const bid = (
+    await lead.client.placeBid({ params: { id: parent.id }, body: { agentId: lead.id, proposedUsdc: "30" } })
+  ).data;
   await poster.client.acceptBid({ params: { jobId: parent.id, bidId: bid.id } });
   const closed = (await poster.client.createJob({ body: jobBody(`No subcontracting ${Date.now()}`) })).data;
   await fund(poster.client, closed);
-  const closedBid = (await lead.client.placeBid({ params: { id: closed.id }, body: { agentId: lead.id, proposedUsdc: "10" } })).data;
+  const closedBid = (
+    await lead.client.placeBid({ params: { id: closed.id }, body: { agentId: lead.id, proposedUsdc: "10" } })
+  ).data;
   await poster.client.acceptBid({ params: { jobId: closed.id, bidId: closedBid.id } });
 
   // The lead agent, signed in with its key, posts a child job from the parent's page.
@@ -129,7 +175,9 @@ test("an agent subcontracts part of its job from the browser; the child is funde
   await expect(leadPage.getByRole("heading", { name: "Post a child job" })).toBeVisible();
   const childTitle = `Child: collect pricing pages ${Date.now()}`;
   await leadPage.getByLabel("Title").fill(childTitle);
-  await leadPage.getByLabel("Description").fill("Collect the pricing pages of 20 competitors and list them on a public page.");
+  await leadPage
+    .getByLabel("Description")
+    .fill("Collect the pricing pages of 20 competitors and list them on a public page.");
   await leadPage.getByLabel("Acceptance criteria").fill("20 pricing pages listed");
   await leadPage.getByLabel("Budget (USDC)").fill("8");
   await leadPage.getByLabel("Proof hold (hours)").fill("0");
@@ -153,12 +201,19 @@ test("an agent subcontracts part of its job from the browser; the child is funde
   expect(child.parentJobId).toBe(parent.id);
   await fund(lead.client, child, SPONSOR_KEY);
   const helper = await activeAgent("Helper Bot");
-  const helperBid = (await helper.client.placeBid({ params: { id: child.id }, body: { agentId: helper.id, proposedUsdc: "8" } })).data;
+  const helperBid = (
+    await helper.client.placeBid({ params: { id: child.id }, body: { agentId: helper.id, proposedUsdc: "8" } })
+  ).data;
   await lead.client.acceptBid({ params: { jobId: child.id, bidId: helperBid.id } });
-  const site = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<title>Pricing pages</title><h1>20 pricing pages</h1>"));
+  const site = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<title>Pricing pages</title><h1>20 pricing pages</h1>"),
+  );
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   try {
-    await helper.client.submitDeliverable({ params: { id: child.id }, body: { outputData: { url: `http://127.0.0.1:${(site.address() as AddressInfo).port}/pricing` } } });
+    await helper.client.submitDeliverable({
+      params: { id: child.id },
+      body: { outputData: { url: `http://127.0.0.1:${(site.address() as AddressInfo).port}/pricing` } },
+    });
     const approved = (await lead.client.approveJob({ params: { id: child.id } })).data;
     expect(approved.status).toBe("COMPLETED");
   } finally {
@@ -181,12 +236,20 @@ const FORUM_AUTHOR_KEY = "0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1f
 test.describe("hiring from the forum and sharing", () => {
   test.use({ walletAccountIndex: 7 });
 
-  test("a job hired from a forum thread shows on the thread and the thread on the job; the share page carries the card, and a non-shareable job has none", async ({ page, request, wallet }) => {
+  test("a job hired from a forum thread shows on the thread and the thread on the job; the share page carries the card, and a non-shareable job has none", async ({
+    page,
+    request,
+    wallet,
+  }) => {
     const poster = await signedInHuman(FORUM_AUTHOR_KEY);
     expect(poster.address).toBe(wallet.address);
     const thread = (
       await poster.client.createThread({
-        body: { title: `Who can benchmark our retrieval agent ${Date.now()}`, body: "We need someone to benchmark our retrieval agent against three baselines and publish the numbers.", category: "benchmarks" },
+        body: {
+          title: `Who can benchmark our retrieval agent ${Date.now()}`,
+          body: "We need someone to benchmark our retrieval agent against three baselines and publish the numbers.",
+          category: "benchmarks",
+        },
       })
     ).data;
 
@@ -195,7 +258,9 @@ test.describe("hiring from the forum and sharing", () => {
     await expect(page.getByText("Hiring from the forum")).toBeVisible();
     const title = `Benchmark our retrieval agent ${Date.now()}`;
     await page.getByLabel("Title").fill(title);
-    await page.getByLabel("Description").fill("Benchmark our retrieval agent against three baselines and publish a public report.");
+    await page
+      .getByLabel("Description")
+      .fill("Benchmark our retrieval agent against three baselines and publish a public report.");
     await page.getByLabel("Acceptance criteria").fill("Three baselines compared");
     await page.getByLabel("Budget (USDC)").fill("45");
     await page.getByRole("button", { name: "Post the job" }).click();
@@ -213,33 +278,56 @@ test.describe("hiring from the forum and sharing", () => {
     await expect(page).toHaveURL(new RegExp(`/jobs/${jobId}$`));
 
     // The author of another thread links a job they had already posted, from the thread page.
-    const other = (await poster.client.createThread({ body: { title: `Looking for a data labeller ${Date.now()}`, body: "We have 500 support tickets to label by topic; who can do it this week?", category: "jobs-opportunities" } })).data;
+    const other = (
+      await poster.client.createThread({
+        body: {
+          title: `Looking for a data labeller ${Date.now()}`,
+          body: "We have 500 support tickets to label by topic; who can do it this week?",
+          category: "jobs-opportunities",
+        },
+      })
+    ).data;
     const existing = (await poster.client.createJob({ body: jobBody(`Label 500 support tickets ${Date.now()}`) })).data;
     await page.goto(`/forum/${other.slug}`);
     const linkForm = page.getByRole("form", { name: "Link a hiring job" });
     await linkForm.getByLabel("Or link a job you posted").selectOption(existing.id);
     await linkForm.getByRole("button", { name: "Link the job" }).click();
     await expect(page.getByTestId("thread-job")).toContainText(existing.title);
-    await expect((await poster.client.getThread({ params: { slugOrId: other.id } })).data).toMatchObject({ linkedJobId: existing.id, jobContextKind: "HIRING" });
+    await expect((await poster.client.getThread({ params: { slugOrId: other.id } })).data).toMatchObject({
+      linkedJobId: existing.id,
+      jobContextKind: "HIRING",
+    });
     await page.getByTestId("thread-job").getByRole("link", { name: "see the job" }).click();
     await expect(page.getByTestId("source-discussion").getByRole("link", { name: other.title })).toBeVisible();
     expect((await poster.client.getJob({ params: { id: existing.id } })).data.funded).toBe(false);
 
     // Hiring the author of a reply: the job carries the reply and its thread, and links to the reply.
     const replier = await signedInHuman();
-    const reply = (await replier.client.createReply({ params: { slugOrId: other.id }, body: { body: "I label tickets by topic every week; I can take all 500 by Friday." } })).data;
+    const reply = (
+      await replier.client.createReply({
+        params: { slugOrId: other.id },
+        body: { body: "I label tickets by topic every week; I can take all 500 by Friday." },
+      })
+    ).data;
     await page.goto(`/forum/${other.slug}`);
     await page.locator(`#reply-${reply.id}`).getByRole("link", { name: "Hire from this reply" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Hiring from the forum" })).toContainText("reply in the thread");
+    await expect(page.getByRole("status").filter({ hasText: "Hiring from the forum" })).toContainText(
+      "reply in the thread",
+    );
     const replyJobTitle = `Label the tickets, as offered ${Date.now()}`;
     await page.getByLabel("Title").fill(replyJobTitle);
-    await page.getByLabel("Description").fill("Label our 500 support tickets by topic, as offered in your reply, and publish the labels.");
+    await page
+      .getByLabel("Description")
+      .fill("Label our 500 support tickets by topic, as offered in your reply, and publish the labels.");
     await page.getByLabel("Acceptance criteria").fill("All 500 tickets labelled");
     await page.getByLabel("Budget (USDC)").fill("20");
     await page.getByRole("button", { name: "Post the job" }).click();
     await expect(page.getByRole("heading", { name: replyJobTitle })).toBeVisible();
     await expect(page.getByTestId("source-discussion")).toContainText("hired from the forum reply in");
-    await expect(page.getByTestId("source-discussion").getByRole("link", { name: other.title })).toHaveAttribute("href", `/forum/${other.slug}#reply-${reply.id}`);
+    await expect(page.getByTestId("source-discussion").getByRole("link", { name: other.title })).toHaveAttribute(
+      "href",
+      `/forum/${other.slug}#reply-${reply.id}`,
+    );
     const replyJob = (await poster.client.getJob({ params: { id: page.url().split("/jobs/")[1]! } })).data;
     expect(replyJob).toMatchObject({ sourceForumThreadId: other.id, sourceForumReplyId: reply.id });
     await page.goto(`/jobs/${jobId}`);
@@ -263,7 +351,9 @@ test.describe("hiring from the forum and sharing", () => {
     expect(head).toContain(`<meta name="twitter:card" content="summary"/>`);
     expect(head).toMatch(/<meta property="og:description" content="45\.00 USDC · not funded yet/);
 
-    const hidden = (await poster.client.createJob({ body: jobBody(`Private job ${Date.now()}`, { isPubliclyShareable: false }) })).data;
+    const hidden = (
+      await poster.client.createJob({ body: jobBody(`Private job ${Date.now()}`, { isPubliclyShareable: false }) })
+    ).data;
     const res = await request.get(`/share/jobs/${hidden.id}`);
     expect(res.status()).toBe(404);
     const html = await res.text();

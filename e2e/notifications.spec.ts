@@ -12,7 +12,9 @@ test.use({ walletAccountIndex: 8 });
 async function postJob(page: Page, title: string) {
   await page.goto("/jobs/new");
   await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Description").fill("Read twelve public agent postmortems and summarise what went wrong in each, with links.");
+  await page
+    .getByLabel("Description")
+    .fill("Read twelve public agent postmortems and summarise what went wrong in each, with links.");
   await page.getByLabel("Acceptance criteria").fill("Twelve summaries");
   await page.getByLabel("Budget (USDC)").fill("25");
   await page.getByRole("button", { name: "Post the job" }).click();
@@ -21,13 +23,22 @@ async function postJob(page: Page, title: string) {
 }
 
 async function agentBids(jobId: string, name: string) {
-  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `bidder-${Date.now()}@example.test`, name, vertical: "RESEARCH" } });
+  const signup = await apiClient().signUpAgent({
+    body: { ownerEmail: `bidder-${Date.now()}@example.test`, name, vertical: "RESEARCH" },
+  });
   const agent = apiClient(signup.data.apiKey);
   await agent.heartbeat({});
-  await agent.placeBid({ params: { id: jobId }, body: { agentId: signup.data.agent.id, proposedUsdc: "25", coverLetter: `${name} has read many postmortems.` } });
+  await agent.placeBid({
+    params: { id: jobId },
+    body: { agentId: signup.data.agent.id, proposedUsdc: "25", coverLetter: `${name} has read many postmortems.` },
+  });
 }
 
-test("a new bid reaches the poster's inbox, the header's count and a mail whose unsubscribe link works signed out", async ({ page, browser, wallet }) => {
+test("a new bid reaches the poster's inbox, the header's count and a mail whose unsubscribe link works signed out", async ({
+  page,
+  browser,
+  wallet,
+}) => {
   void wallet;
   const run = Date.now().toString(36);
   const email = `poster-${run}@example.test`;
@@ -36,12 +47,21 @@ test("a new bid reaches the poster's inbox, the header's count and a mail whose 
   // Set and confirm the notification email (the link is mailed; the outbox shows it).
   await page.getByLabel("New address (a confirmation link is mailed to it)").fill(email);
   await page.getByRole("button", { name: "Save settings" }).click();
-  await expect(page.getByRole("status").filter({ hasText: `A confirmation link was mailed to ${email}` })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: `A confirmation link was mailed to ${email}` }),
+  ).toBeVisible();
   await page.goto(outboxPath());
-  const confirmation = (await page.getByRole("listitem").filter({ hasText: `To ${email}` }).first().locator("pre").textContent())!;
+  const confirmation = (await page
+    .getByRole("listitem")
+    .filter({ hasText: `To ${email}` })
+    .first()
+    .locator("pre")
+    .textContent())!;
   await page.goto(confirmation.match(/http\S+\/settings\/notifications\/verify\?token=\S+/)![0]);
   await page.getByRole("button", { name: "Confirm this address" }).click();
-  await expect(page.getByRole("status").filter({ hasText: `Confirmed: notifications will be mailed to ${email}` })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: `Confirmed: notifications will be mailed to ${email}` }),
+  ).toBeVisible();
 
   const title = `Summarise agent postmortems ${run}`;
   const jobId = await postJob(page, title);
@@ -54,7 +74,9 @@ test("a new bid reaches the poster's inbox, the header's count and a mail whose 
   }).toPass({ timeout: 30_000 });
   await page.getByRole("link", { name: /Inbox, \d+ unread/ }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Inbox" })).toBeVisible();
-  const note = page.getByRole("button", { name: new RegExp(`New bid of 25 USDC on “${title}” from Postmortem Reader ${run}`) });
+  const note = page.getByRole("button", {
+    name: new RegExp(`New bid of 25 USDC on “${title}” from Postmortem Reader ${run}`),
+  });
   await expect(note).toBeVisible();
   await note.click();
   await expect(page).toHaveURL(new RegExp(`/jobs/${jobId}$`));
@@ -77,7 +99,9 @@ test("a new bid reaches the poster's inbox, the header's count and a mail whose 
     await signedOut.goto(unsubscribe);
     await expect(signedOut.getByText("Stop mail about new bids on your jobs?")).toBeVisible();
     await signedOut.getByRole("button", { name: "Unsubscribe" }).click();
-    await expect(signedOut.getByRole("status").filter({ hasText: "Unsubscribed: no more mail about new bids on your jobs." })).toBeVisible();
+    await expect(
+      signedOut.getByRole("status").filter({ hasText: "Unsubscribed: no more mail about new bids on your jobs." }),
+    ).toBeVisible();
     // A forged link is refused.
     await signedOut.goto(unsubscribe.replace(/token=[^.]+/, "token=Zm9yZ2Vk"));
     await expect(signedOut.getByRole("alert").filter({ hasText: "not made by this service" })).toBeVisible();

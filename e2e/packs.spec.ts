@@ -22,7 +22,11 @@ const QUESTIONS = [
 const QUESTION_GROUP = { name: /^Question \d of 5$/ };
 
 async function newAgent(name: string) {
-  const signup = (await apiClient().signUpAgent({ body: { ownerEmail: `packs-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, name } })).data;
+  const signup = (
+    await apiClient().signUpAgent({
+      body: { ownerEmail: `packs-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, name },
+    })
+  ).data;
   await apiClient(signup.apiKey).heartbeat({});
   return { id: signup.agent.id, name, apiKey: signup.apiKey };
 }
@@ -38,7 +42,10 @@ async function answer(page: Page, correct: number) {
   await page.getByRole("button", { name: "Submit answers" }).click();
 }
 
-test("an agent fails the free pack, passes on its next attempt, and its page shows the certification", async ({ page, secrets }) => {
+test("an agent fails the free pack, passes on its next attempt, and its page shows the certification", async ({
+  page,
+  secrets,
+}) => {
   test.setTimeout(120_000);
   const agent = await newAgent(`Pack Taker ${Date.now()}`);
   secrets.addSecret(agent.apiKey);
@@ -77,7 +84,8 @@ test("an agent fails the free pack, passes on its next attempt, and its page sho
   await answer(page, 3);
   await expect(page.getByRole("heading", { name: "Result" })).toBeVisible();
   await expect(page.getByText("Failed: not certified")).toBeVisible();
-  await expect(page.getByLabel("Score 3 of 5")).toBeVisible();
+  // A failure's score is not told: results differing by one answer would give the key away.
+  await expect(page.getByLabel(/^Score /)).toHaveCount(0);
   await expect(page.getByText("Failed", { exact: true })).toBeVisible();
   await expect(page.getByRole("group", QUESTION_GROUP)).toHaveCount(0);
   // When the next attempt may start (the e2e stack's cooldown is seconds; 10 minutes by default).
@@ -89,8 +97,10 @@ test("an agent fails the free pack, passes on its next attempt, and its page sho
   const attempts = page.getByRole("table", { name: "Attempts at Marketplace basics" });
   await expect(attempts.getByRole("row")).toHaveCount(2);
   await expect(attempts).toContainText("Failed");
-  await expect(attempts).toContainText("3 of 5");
-  await expect(page.getByTestId("pack-cooldown")).toContainText("1 failed attempt in a row; the next attempt may start at");
+  await expect(attempts).not.toContainText("3 of 5");
+  await expect(page.getByTestId("pack-cooldown")).toContainText(
+    "1 failed attempt in a row; the next attempt may start at",
+  );
   await expect(page.getByRole("button", { name: "Take this pack" })).toHaveCount(0);
   // After the cooldown a new attempt passes with every answer right.
   await expect(async () => {
@@ -118,11 +128,15 @@ test("an agent fails the free pack, passes on its next attempt, and its page sho
   await expect(page.getByRole("button", { name: "Take this pack" })).toHaveCount(0);
   await expect(page.getByRole("table", { name: "Attempts at Marketplace basics" }).getByRole("row")).toHaveCount(3);
   await page.goto("/packs");
-  await expect(page.getByRole("listitem", { name: "Marketplace basics" }).getByText("Certified", { exact: true })).toBeVisible();
+  await expect(
+    page.getByRole("listitem", { name: "Marketplace basics" }).getByText("Certified", { exact: true }),
+  ).toBeVisible();
 
   // Someone else's attempt is not shown to this agent.
   const other = await newAgent(`Other Taker ${Date.now()}`);
-  const otherAttempt = (await apiClient(other.apiKey).startEvalAttempt({ params: { id: "marketplace-basics" }, body: {} })).data;
+  const otherAttempt = (
+    await apiClient(other.apiKey).startEvalAttempt({ params: { id: "marketplace-basics" }, body: {} })
+  ).data;
   await page.goto(`/packs/attempts/${otherAttempt.id}`);
   await expect(page.getByRole("alert").filter({ hasText: "This attempt belongs to another agent" })).toBeVisible();
 
@@ -160,7 +174,10 @@ test("a paid pack explains its on-chain price, and a start without a valid payme
   await expect(page.getByText("No attempts at this pack yet.")).toBeVisible();
 });
 
-test("the browser wallet pays a paid pack to the treasury and signs for the agent; the attempt starts, paid", async ({ page, wallet }) => {
+test("the browser wallet pays a paid pack to the treasury and signs for the agent; the attempt starts, paid", async ({
+  page,
+  wallet,
+}) => {
   test.setTimeout(120_000);
   const agent = await newAgent(`Paid Pack Taker ${Date.now()}`);
   const payment = (await apiClient().getEvalPack({ params: { id: "lead-generation-verified" } })).data.payment!;

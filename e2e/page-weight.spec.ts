@@ -8,11 +8,22 @@ import { apiClient, signedInHuman } from "./api-actors";
 
 const BUDGET = 30 * 1024;
 
-test("the jobs board and a job page ship at most 30 kB of JavaScript over an empty page; the wallet pages carry the wallet code", async ({ baseURL }) => {
-  const poster = await apiClient().signUpAgent({ body: { ownerEmail: `weight-${Date.now()}@example.test`, name: "Weight Poster" } });
+test("the jobs board and a job page ship at most 30 kB of JavaScript over an empty page; the wallet pages carry the wallet code", async ({
+  baseURL,
+}) => {
+  const poster = await apiClient().signUpAgent({
+    body: { ownerEmail: `weight-${Date.now()}@example.test`, name: "Weight Poster" },
+  });
   const job = (
     await apiClient(poster.data.apiKey).createJob({
-      body: { templateId: "custom-v1", title: `Weigh this page ${Date.now()}`, description: "A job whose page is weighed by the page-weight test.", acceptanceCriteria: ["Light"], inputData: { budgetType: "bid", proofHoldHours: 1 }, budget: "3" },
+      body: {
+        templateId: "custom-v1",
+        title: `Weigh this page ${Date.now()}`,
+        description: "A job whose page is weighed by the page-weight test.",
+        acceptanceCriteria: ["Light"],
+        inputData: { budgetType: "bid", proofHoldHours: 1 },
+        budget: "3",
+      },
     })
   ).data;
   const url = (path: string) => new URL(path, baseURL).href;
@@ -23,13 +34,17 @@ test("the jobs board and a job page ship at most 30 kB of JavaScript over an emp
     const weight = await measureFirstLoadJs(url(path));
     const extra = weight.totalGzipBytes - empty.totalGzipBytes;
     const added = weight.scripts.filter((s) => !empty.scripts.some((e) => e.src === s.src));
-    console.log(`${path}: ${formatKb(weight.totalGzipBytes)} (+${formatKb(extra)} over /empty; own scripts: ${added.map((s) => `${s.src.split("/").pop()} ${formatKb(s.gzipBytes)}`).join(", ") || "none"})`);
+    console.log(
+      `${path}: ${formatKb(weight.totalGzipBytes)} (+${formatKb(extra)} over /empty; own scripts: ${added.map((s) => `${s.src.split("/").pop()} ${formatKb(s.gzipBytes)}`).join(", ") || "none"})`,
+    );
     expect(extra, `${path} first-load JS over /empty`).toBeLessThanOrEqual(BUDGET);
   }
 
   const signIn = await measureFirstLoadJs(url("/sign-in"));
   const walletExtra = signIn.totalGzipBytes - empty.totalGzipBytes;
-  console.log(`/sign-in: ${formatKb(signIn.totalGzipBytes)} (+${formatKb(walletExtra)} over /empty: wagmi, viem, RainbowKit)`);
+  console.log(
+    `/sign-in: ${formatKb(signIn.totalGzipBytes)} (+${formatKb(walletExtra)} over /empty: wagmi, viem, RainbowKit)`,
+  );
   expect(walletExtra, "the measurement sees the wallet code of /sign-in").toBeGreaterThan(100 * 1024);
 });
 
@@ -39,7 +54,11 @@ test("a forum thread page ships at most 15 kB of JavaScript over an empty page",
   const author = await signedInHuman();
   const thread = (
     await author.client.createThread({
-      body: { title: `A thread to weigh ${Date.now()}`, body: "A thread whose page is weighed by the page-weight test, with **Markdown**.", category: "benchmarks" },
+      body: {
+        title: `A thread to weigh ${Date.now()}`,
+        body: "A thread whose page is weighed by the page-weight test, with **Markdown**.",
+        category: "benchmarks",
+      },
     })
   ).data;
   const url = (path: string) => new URL(path, baseURL).href;
@@ -47,6 +66,8 @@ test("a forum thread page ships at most 15 kB of JavaScript over an empty page",
   const weight = await measureFirstLoadJs(url(`/forum/${thread.slug}`));
   const extra = weight.totalGzipBytes - empty.totalGzipBytes;
   const added = weight.scripts.filter((s) => !empty.scripts.some((e) => e.src === s.src));
-  console.log(`/forum/${thread.slug}: +${formatKb(extra)} over /empty; own scripts: ${added.map((s) => `${s.src.split("/").pop()} ${formatKb(s.gzipBytes)}`).join(", ") || "none"}`);
+  console.log(
+    `/forum/${thread.slug}: +${formatKb(extra)} over /empty; own scripts: ${added.map((s) => `${s.src.split("/").pop()} ${formatKb(s.gzipBytes)}`).join(", ") || "none"}`,
+  );
   expect(extra, "thread page first-load JS over /empty").toBeLessThanOrEqual(15 * 1024);
 });

@@ -40,18 +40,28 @@ async function agentThatBids(jobId: string, ownerEmail: string, name: string) {
   const signup = await apiClient().signUpAgent({ body: { ownerEmail, name, vertical: "RESEARCH" } });
   const agent = apiClient(signup.data.apiKey);
   await agent.heartbeat({});
-  await agent.placeBid({ params: { id: jobId }, body: { agentId: signup.data.agent.id, proposedUsdc: "25", coverLetter: `${name} can deliver this in two days.` } });
+  await agent.placeBid({
+    params: { id: jobId },
+    body: { agentId: signup.data.agent.id, proposedUsdc: "25", coverLetter: `${name} can deliver this in two days.` },
+  });
   return signup.data;
 }
 
 async function acceptBidOf(page: Page, agentName: string) {
-  await page.getByRole("row", { name: new RegExp(agentName) }).getByRole("button", { name: "Accept" }).click();
+  await page
+    .getByRole("row", { name: new RegExp(agentName) })
+    .getByRole("button", { name: "Accept" })
+    .click();
   const dialog = page.getByRole("dialog", { name: `Accept the bid of ${agentName}?` });
   await expect(dialog).toBeVisible();
   await dialog.getByRole("button", { name: "Accept bid" }).click();
 }
 
-test("a poster posts a job and accepts an agent's bid; an owner claims an agent, pauses it, and its bid is refused with a clear message", async ({ page, wallet, secrets }) => {
+test("a poster posts a job and accepts an agent's bid; an owner claims an agent, pauses it, and its bid is refused with a clear message", async ({
+  page,
+  wallet,
+  secrets,
+}) => {
   void wallet;
   // The wallet is the same anvil account in every run: names unique to this run keep a reused
   // stack (E2E_BASE_URL) from showing a previous run's agents under the same owner.
@@ -69,7 +79,9 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
 
   // Post a job through the form; a validation error first, tied to its field.
   await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Description").fill("List 40 marketplaces where AI agents can find paid work, with fees and payout methods.");
+  await page
+    .getByLabel("Description")
+    .fill("List 40 marketplaces where AI agents can find paid work, with fees and payout methods.");
   await page.getByLabel("Acceptance criteria").fill("A table with 40 rows\nEach row has a link");
   await page.getByLabel("Budget (USDC)").fill("twenty");
   await page.getByRole("button", { name: "Post the job" }).click();
@@ -103,7 +115,12 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   await expect(page.getByRole("row", { name: new RegExp(title) })).toContainText("In progress");
 
   // The owner claims another agent from the mailed link, pauses it, and its bid is then refused.
-  const job2 = await postJob(page, `Summarise 10 agent postmortems ${run}`, "Read ten public postmortems of agent failures and summarise the lessons in a page.", "Ten summaries");
+  const job2 = await postJob(
+    page,
+    `Summarise 10 agent postmortems ${run}`,
+    "Read ten public postmortems of agent failures and summarise the lessons in a page.",
+    "Ten summaries",
+  );
   const ownerEmail = `owner-${Date.now()}@example.test`;
   const owned = await agentThatBids(job2, ownerEmail, ownedName);
   secrets.addSecret(owned.apiKey);
@@ -112,6 +129,12 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   const mail = page.getByRole("listitem").filter({ hasText: `To ${ownerEmail}` });
   const link = (await mail.locator("pre").textContent())!.match(/http\S+\/claim\/\S+/)![0];
   await page.goto(link);
+  // Before anything is confirmed, the page names the agent the link claims and who will own it.
+  await expect(page.getByTestId("claim-agent-name")).toHaveText(ownedName);
+  // Named, not identified: the raw agent id is not part of what the owner-to-be reads.
+  await expect(page.locator("main")).not.toContainText(owned.agent.id);
+  await expect(page.getByTestId("claim-owner-to-be")).toContainText(ownedName);
+  await expect(page.getByTestId("claim-owner-to-be")).toContainText(/0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}/);
   await page.getByRole("button", { name: "Claim this agent" }).click();
   await expect(page).toHaveURL(/\/agents\?claimed=/);
   await expect(page.getByRole("status").filter({ hasText: `You now own ${ownedName}` })).toBeVisible();
@@ -124,14 +147,18 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   await page.reload();
   await expect(page.getByRole("listitem", { name: `Agent ${ownedName}` })).toContainText("paused");
 
-  // The same link again: already used, said plainly.
+  // The same link again: already used, said plainly, naming no agent and offering no claim.
   await page.goto(link);
-  await page.getByRole("button", { name: "Claim this agent" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "already used" })).toBeVisible();
+  await expect(page.getByTestId("claim-agent-name")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Claim this agent" })).toHaveCount(0);
 
   // The agent's bid list shows the bid with its job's status and funding.
   await page.goto("/agents");
-  await page.getByRole("listitem", { name: `Agent ${ownedName}` }).getByRole("link", { name: ownedName }).click();
+  await page
+    .getByRole("listitem", { name: `Agent ${ownedName}` })
+    .getByRole("link", { name: ownedName })
+    .click();
   const bidRow = page.getByRole("row", { name: new RegExp(`Summarise 10 agent postmortems ${run}`) });
   await expect(bidRow).toContainText("Pending");
   await expect(bidRow).toContainText("Open");
@@ -148,8 +175,15 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   await secrets.assertNoLeaks();
 });
 
-test("signing in with an agent API key works; cross-site posts to the sign-in action and to sign-out are refused", async ({ page, request, baseURL, secrets }) => {
-  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `csrf-${Date.now()}@example.test`, name: "Key Owner Bot" } });
+test("signing in with an agent API key works; cross-site posts to the sign-in action and to sign-out are refused", async ({
+  page,
+  request,
+  baseURL,
+  secrets,
+}) => {
+  const signup = await apiClient().signUpAgent({
+    body: { ownerEmail: `csrf-${Date.now()}@example.test`, name: "Key Owner Bot" },
+  });
   secrets.addSecret(signup.data.apiKey);
 
   // Sign in with the key through the page, and keep the server action request it made.
@@ -185,16 +219,23 @@ test("signing in with an agent API key works; cross-site posts to the sign-in ac
     });
   const crossSite = await replay("https://evil.example");
   expect(crossSite.status()).toBeGreaterThanOrEqual(400);
-  expect(crossSite.headersArray().filter((h) => h.name.toLowerCase() === "set-cookie" && h.value.startsWith("awm_session="))).toHaveLength(0);
+  expect(
+    crossSite.headersArray().filter((h) => h.name.toLowerCase() === "set-cookie" && h.value.startsWith("awm_session=")),
+  ).toHaveLength(0);
   const sameSite = await replay(new URL(baseURL!).origin);
   expect(sameSite.status()).toBeLessThan(400);
-  expect(sameSite.headersArray().some((h) => h.name.toLowerCase() === "set-cookie" && h.value.startsWith("awm_session="))).toBe(true);
+  expect(
+    sameSite.headersArray().some((h) => h.name.toLowerCase() === "set-cookie" && h.value.startsWith("awm_session=")),
+  ).toBe(true);
 
   // Sign-out (a route handler): a cross-site POST carrying the visitor's cookie is refused and the
   // visitor stays signed in; the header's own form signs out.
-  const forged = await page.request.post("/sign-out", { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" }, maxRedirects: 0 });
+  const forged = await page.request.post("/sign-out", {
+    headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    maxRedirects: 0,
+  });
   expect(forged.status()).toBe(403);
-  expect((await forged.json()).message).toEqual(["cross-site request refused"]);
+  expect((await forged.json()).message).toBe("cross-site request refused");
   await page.reload();
   await expect(page.getByRole("listitem", { name: "Agent Key Owner Bot" })).toBeVisible();
   await page.getByRole("banner").getByRole("button", { name: "Sign out" }).click();
@@ -210,12 +251,21 @@ test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
   test("the jobs board and a job page render and filter", async ({ page, secrets }) => {
-    const poster = await apiClient().signUpAgent({ body: { ownerEmail: `nojs-${Date.now()}@example.test`, name: "No JS Poster" } });
+    const poster = await apiClient().signUpAgent({
+      body: { ownerEmail: `nojs-${Date.now()}@example.test`, name: "No JS Poster" },
+    });
     secrets.addSecret(poster.data.apiKey);
     const title = `Read without JavaScript ${Date.now()}`;
     const job = (
       await apiClient(poster.data.apiKey).createJob({
-        body: { templateId: "custom-v1", title, description: "A job that must be readable in a browser with JavaScript turned off.", acceptanceCriteria: ["Readable"], inputData: { budgetType: "bid", proofHoldHours: 24 }, budget: "5" },
+        body: {
+          templateId: "custom-v1",
+          title,
+          description: "A job that must be readable in a browser with JavaScript turned off.",
+          acceptanceCriteria: ["Readable"],
+          inputData: { budgetType: "bid", proofHoldHours: 24 },
+          budget: "5",
+        },
       })
     ).data;
     await page.goto("/jobs?funded=false&status=OPEN");
@@ -228,7 +278,10 @@ test.describe("without JavaScript", () => {
   });
 });
 
-test("the outbox through the real server: only with its secret, never through a proxy", async ({ request, baseURL }) => {
+test("the outbox through the real server: only with its secret, never through a proxy", async ({
+  request,
+  baseURL,
+}) => {
   const token = encodeURIComponent(process.env.E2E_OUTBOX_TOKEN!);
   const api = (query: string) => new URL(`/v1/dev/outbox${query}`, baseURL).href;
   const refused = async (res: Awaited<ReturnType<typeof request.get>>, code: string) => {
@@ -239,15 +292,31 @@ test("the outbox through the real server: only with its secret, never through a 
   };
   await refused(await request.get(api("")), "OUTBOX_TOKEN_INVALID");
   await refused(await request.get(api("?token=guess")), "OUTBOX_TOKEN_INVALID");
-  await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1, 198.51.100.7" } }), "OUTBOX_PROXIED");
-  await refused(await request.get(api(`?token=${token}`), { headers: { forwarded: "for=198.51.100.7" } }), "OUTBOX_PROXIED");
+  await refused(
+    await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1, 198.51.100.7" } }),
+    "OUTBOX_PROXIED",
+  );
+  await refused(
+    await request.get(api(`?token=${token}`), { headers: { forwarded: "for=198.51.100.7" } }),
+    "OUTBOX_PROXIED",
+  );
   // Nor can it write the server's own verdict: its x-awm-forwarded and x-awm-client-ip are replaced
   // (twice, so that the second request takes the /v1 fast path, lib/net/service-handler.mjs).
   for (let i = 0; i < 2; i++) {
-    await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "198.51.100.7", "x-awm-forwarded": "0", "x-awm-client-ip": "127.0.0.1" } }), "OUTBOX_PROXIED");
+    await refused(
+      await request.get(api(`?token=${token}`), {
+        headers: { "x-forwarded-for": "198.51.100.7", "x-awm-forwarded": "0", "x-awm-client-ip": "127.0.0.1" },
+      }),
+      "OUTBOX_PROXIED",
+    );
   }
   // A client cannot speak for the dashboard: a forged signed header changes nothing.
-  await refused(await request.get(api(`?token=${token}`), { headers: { "x-forwarded-for": "127.0.0.1", "x-awm-dashboard-client": `127.0.0.1 0 ${Date.now()} forged` } }), "OUTBOX_PROXIED");
+  await refused(
+    await request.get(api(`?token=${token}`), {
+      headers: { "x-forwarded-for": "127.0.0.1", "x-awm-dashboard-client": `127.0.0.1 0 ${Date.now()} forged` },
+    }),
+    "OUTBOX_PROXIED",
+  );
   expect((await request.get(api(`?token=${token}`))).status()).toBe(200);
 
   // The page, opened directly with the secret, shows the claim link of a new signup.
@@ -260,7 +329,9 @@ test("the outbox through the real server: only with its secret, never through a 
   expect(shown).toMatch(/\/claim\/awm_cl_/);
 
   // The page asks the service on the browser's behalf and passes on that the browser came through a proxy.
-  const page = await request.get(new URL(outboxPath(), baseURL).href, { headers: { "x-forwarded-for": "198.51.100.7" } });
+  const page = await request.get(new URL(outboxPath(), baseURL).href, {
+    headers: { "x-forwarded-for": "198.51.100.7" },
+  });
   const html = await page.text();
   expect(html).toContain("never answers through a proxy");
   expect(html).not.toContain("/claim/");

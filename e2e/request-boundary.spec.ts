@@ -9,11 +9,17 @@ import { expect, test } from "./fixtures";
 let ipCounter = 0;
 const nextIp = () => `127.8.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
-test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chunked one after about the limit", async ({ baseURL }) => {
+test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chunked one after about the limit", async ({
+  baseURL,
+}) => {
   const email = `e2e-big-${Date.now()}@example.test`;
   const head = Buffer.from(`{"ownerEmail":"${email}","pad":"`);
   const declared = await sendEndlessBody(baseURL!, "/v1/agent-signups", {
-    headers: { "content-type": "application/json", "content-length": String(32 * 1024 * 1024), "x-forwarded-for": nextIp() },
+    headers: {
+      "content-type": "application/json",
+      "content-length": String(32 * 1024 * 1024),
+      "x-forwarded-for": nextIp(),
+    },
     chunk: Buffer.concat([head, Buffer.alloc(16 * 1024 - head.length, "x")]),
     delayMs: 20,
     maxBytes: 32 * 1024 * 1024,
@@ -36,17 +42,31 @@ test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chu
   expect(mail).toEqual([]);
 });
 
-const LEAVING = ["%2F%09%2Fevil.example", "%2F%2Fevil.example", "%2F%5Cevil.example", "https%3A%2F%2Fevil.example", "%2F.%2F%2Fevil.example", "%2Fjobs%0D%0ALocation%3A%20https%3A%2F%2Fevil.example"];
+const LEAVING = [
+  "%2F%09%2Fevil.example",
+  "%2F%2Fevil.example",
+  "%2F%5Cevil.example",
+  "https%3A%2F%2Fevil.example",
+  "%2F.%2F%2Fevil.example",
+  "%2Fjobs%0D%0ALocation%3A%20https%3A%2F%2Fevil.example",
+];
 
 /** The hidden inputs of the form holding `field` (the no-JavaScript form of a server action). */
 function formFields(html: string, field: string): Record<string, string> {
-  const form = [...html.matchAll(/<form\b[\s\S]*?<\/form>/g)].map((m) => m[0]).find((f) => f.includes(`name="${field}"`));
+  const form = [...html.matchAll(/<form\b[\s\S]*?<\/form>/g)]
+    .map((m) => m[0])
+    .find((f) => f.includes(`name="${field}"`));
   expect(form, `a form with ${field}`).toBeTruthy();
   const fields: Record<string, string> = {};
   for (const input of form!.matchAll(/<input\b[^>]*>/g)) {
     const name = /\bname="([^"]*)"/.exec(input[0])?.[1];
     const value = /\bvalue="([^"]*)"/.exec(input[0])?.[1] ?? "";
-    if (name) fields[name.replace(/&amp;/g, "&")] = value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+    if (name)
+      fields[name.replace(/&amp;/g, "&")] = value
+        .replace(/&amp;/g, "&")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">");
   }
   return fields;
 }
@@ -64,7 +84,9 @@ test("sign-in sends people back to this site only, whatever returnTo says", asyn
 
   // The sign-in action, posted as the form does without JavaScript, with a returnTo that leaves
   // the site (a tampered form): it signs in and redirects home.
-  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `e2e-return-${Date.now()}@example.test`, name: "E2E Return Agent" } });
+  const signup = await apiClient().signUpAgent({
+    body: { ownerEmail: `e2e-return-${Date.now()}@example.test`, name: "E2E Return Agent" },
+  });
   const fields = formFields(await (await request.get("/sign-in")).text(), "apiKey");
   const posted = await request.post("/sign-in", {
     multipart: { ...fields, returnTo: "/\t/evil.example", apiKey: signup.data.apiKey },

@@ -61,7 +61,10 @@ test.describe("a new owner's forum rewards", () => {
   // network (rewards allow one per kind per network a day; the stack believes X-Forwarded-For).
   test.use({ walletAccountIndex: 8, extraHTTPHeaders: { "x-forwarded-for": "127.61.0.1" } });
 
-  test("sets a checksummed payout address, is paid 0.095 USDC for a first 400-character thread, nothing for a second, and sees a 399-character thread declined with the reason", async ({ page, wallet }) => {
+  test("sets a checksummed payout address, is paid 0.095 USDC for a first 400-character thread, nothing for a second, and sees a 399-character thread declined with the reason", async ({
+    page,
+    wallet,
+  }) => {
     await addBudget("THREAD");
     await signInWithWallet(page, "/rewards/payout");
 
@@ -73,7 +76,10 @@ test.describe("a new owner's forum rewards", () => {
     const payout = privateKeyToAccount(generatePrivateKey()).address;
     const field = page.getByLabel(/Payout address on/);
     // A mixed-case address with one letter's case flipped fails its EIP-55 checksum.
-    const flipped = payout.replace(/[a-f]/, (c) => c.toUpperCase()) === payout ? payout.replace(/[A-F]/, (c) => c.toLowerCase()) : payout.replace(/[a-f]/, (c) => c.toUpperCase());
+    const flipped =
+      payout.replace(/[a-f]/, (c) => c.toUpperCase()) === payout
+        ? payout.replace(/[A-F]/, (c) => c.toLowerCase())
+        : payout.replace(/[a-f]/, (c) => c.toUpperCase());
     await field.fill(flipped);
     await expect(page.getByText("does not match the address's EIP-55 checksum")).toBeVisible();
     await expect(page.getByRole("button", { name: "Save payout address" })).toBeDisabled();
@@ -117,7 +123,10 @@ test.describe("a referral through the share link", () => {
   // Another account nobody else uses: the person being referred, on a network of its own.
   test.use({ walletAccountIndex: 6, extraHTTPHeaders: { "x-forwarded-for": "127.62.0.1" } });
 
-  test("a person who arrives through a referrer's link and writes a first useful thread earns the referrer 0.19 USDC, shown on the referrer's page", async ({ page, wallet }) => {
+  test("a person who arrives through a referrer's link and writes a first useful thread earns the referrer 0.19 USDC, shown on the referrer's page", async ({
+    page,
+    wallet,
+  }) => {
     void wallet;
     await addBudget("THREAD");
     await addBudget("REFERRAL");

@@ -1,7 +1,11 @@
 import { anvilAddress, expect, test } from "./fixtures";
 import { apiClient } from "./api-actors";
 
-test("a poster signs in with an injected wallet through RainbowKit, and no credential reaches the browser", async ({ page, wallet, secrets }) => {
+test("a poster signs in with an injected wallet through RainbowKit, and no credential reaches the browser", async ({
+  page,
+  wallet,
+  secrets,
+}) => {
   await page.goto("/sign-in?returnTo=/jobs");
   await page.getByRole("button", { name: "Connect wallet to sign in" }).click();
   await page.getByRole("button", { name: /Test Wallet/ }).click();
@@ -23,7 +27,9 @@ test("a poster signs in with an injected wallet through RainbowKit, and no crede
 });
 
 test("an agent owner signs in with a pasted API key, which stays on the server", async ({ page, secrets }) => {
-  const signup = await apiClient().signUpAgent({ body: { ownerEmail: `e2e-${Date.now()}@example.test`, name: "E2E Key Agent" } });
+  const signup = await apiClient().signUpAgent({
+    body: { ownerEmail: `e2e-${Date.now()}@example.test`, name: "E2E Key Agent" },
+  });
   secrets.addSecret(signup.data.apiKey);
   // The first navigation of a fresh context has been seen aborted once under load; a second try is what a person does.
   await page.goto("/sign-in").catch(() => page.goto("/sign-in"));
@@ -37,7 +43,10 @@ test("an agent owner signs in with a pasted API key, which stays on the server",
 });
 
 test("a cross-site POST to sign out is refused", async ({ request, baseURL }) => {
-  const res = await request.post(new URL("/sign-out", baseURL).href, { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" }, maxRedirects: 0 });
+  const res = await request.post(new URL("/sign-out", baseURL).href, {
+    headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    maxRedirects: 0,
+  });
   expect(res.status()).toBe(403);
 });
 

@@ -29,13 +29,18 @@ async function startReceiver() {
   };
 }
 
-test("the owner registers a webhook, sees its secret once, sends a test and sees it delivered in the log", async ({ page, wallet }) => {
+test("the owner registers a webhook, sees its secret once, sends a test and sees it delivered in the log", async ({
+  page,
+  wallet,
+}) => {
   void wallet;
   const { url, received, close } = await startReceiver();
   try {
     const run = Date.now().toString(36);
     const ownerEmail = `hooks-owner-${run}@example.test`;
-    const signup = await apiClient().signUpAgent({ body: { ownerEmail, name: `Hooked Bot ${run}`, vertical: "RESEARCH" } });
+    const signup = await apiClient().signUpAgent({
+      body: { ownerEmail, name: `Hooked Bot ${run}`, vertical: "RESEARCH" },
+    });
     const agentId = signup.data.agent.id;
 
     await signInWithWallet(page, "/agents");
@@ -67,7 +72,9 @@ test("the owner registers a webhook, sees its secret once, sends a test and sees
     // The workers deliver within seconds; the log shows it once the page is loaded again.
     await expect(async () => {
       await page.reload();
-      await expect(page.getByRole("listitem", { name: "Delivery webhook.test delivered" })).toBeVisible({ timeout: 1_000 });
+      await expect(page.getByRole("listitem", { name: "Delivery webhook.test delivered" })).toBeVisible({
+        timeout: 1_000,
+      });
     }).toPass({ timeout: 20_000 });
     const delivery = page.getByRole("listitem", { name: "Delivery webhook.test delivered" });
     await expect(delivery).toContainText("HTTP 200");
@@ -82,7 +89,10 @@ test("the owner registers a webhook, sees its secret once, sends a test and sees
   }
 });
 
-test("a person registers a webhook of their own in settings, sends a test and sees it delivered, signed", async ({ page, wallet }) => {
+test("a person registers a webhook of their own in settings, sends a test and sees it delivered, signed", async ({
+  page,
+  wallet,
+}) => {
   void wallet;
   const receiver = await startReceiver();
   try {
@@ -105,7 +115,9 @@ test("a person registers a webhook of their own in settings, sends a test and se
     await expect(page.getByRole("status").filter({ hasText: "Queued" })).toBeVisible();
     await expect(async () => {
       await page.reload();
-      await expect(endpoint.getByRole("listitem", { name: "Delivery webhook.test delivered" })).toBeVisible({ timeout: 1_000 });
+      await expect(endpoint.getByRole("listitem", { name: "Delivery webhook.test delivered" })).toBeVisible({
+        timeout: 1_000,
+      });
     }).toPass({ timeout: 20_000 });
 
     expect(receiver.received).toHaveLength(1);

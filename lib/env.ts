@@ -13,7 +13,12 @@ const flag = z
 const addressList = z
   .string()
   .default("")
-  .transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(",")
+      .map((a) => a.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be EVM addresses" })));
 
 const EnvSchema = z.object({
@@ -27,6 +32,23 @@ const EnvSchema = z.object({
   API_BASE_URL: z.url().optional(),
   /** A PostgreSQL server; unset: PGlite under DATA_DIR. */
   DATABASE_URL: z.string().min(1).optional(),
+  /**
+   * Read replicas: one or more PostgreSQL streaming standbys of DATABASE_URL (comma-separated) that
+   * serve the public reads (docs/deployment.md). Needs DATABASE_URL.
+   */
+  DATABASE_REPLICA_URL: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  /** A replica further behind the primary than this many milliseconds serves no read (they go to the primary). */
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).default(5_000),
+  /** How often each process reads the primary's and the replicas' WAL positions, in milliseconds. */
+  REPLICA_CHECK_MS: z.coerce.number().int().min(50).max(10_000).default(500),
   DATA_DIR: z.string().min(1).default(".data"),
   /** Password of the sealed session cookie (32+ characters); generated under DATA_DIR when unset. */
   SESSION_SECRET: z.string().min(32).optional(),
@@ -81,12 +103,16 @@ const EnvSchema = z.object({
   PACK_COOLDOWN_BASE_SECONDS: z.coerce.number().min(0).default(600),
   /** The longest wait between attempts at a pack, in seconds. */
   PACK_COOLDOWN_MAX_SECONDS: z.coerce.number().min(0).default(86_400),
+  /** Attempts at one pack that may start in 24 hours per owner (claimed agents) or per network (unclaimed agents). */
+  PACK_ATTEMPTS_PER_GROUP_PER_DAY: z.coerce.number().int().min(1).default(5),
   /** Processes serving the app with PostgreSQL (scripts/server.mjs): default one per core; PGlite always runs one. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   /** Share of API responses checked against their schema: default 1 (all, strictly) in development, 0.01 in production. */
   RESPONSE_CHECK_RATE: z.coerce.number().min(0).max(1).optional(),
   /** Milliseconds the board's anonymous first page (the same for everyone) is kept and revalidated by ETag; 0: off. */
   SHARED_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  KEY_CACHE_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -20,7 +20,8 @@ export function readOrCreateSecretFile(dataDir, name) {
   }
   chmodSync(/*turbopackIgnore: true*/ file, 0o600);
   const secret = readFileSync(/*turbopackIgnore: true*/ file, "utf8").trim();
-  if (secret.length < 32) throw new Error(`${file} holds fewer than 32 characters: delete it or set the variable it stands for`);
+  if (secret.length < 32)
+    throw new Error(`${file} holds fewer than 32 characters: delete it or set the variable it stands for`);
   return secret;
 }
 
@@ -44,7 +45,9 @@ export function devOutboxToken(env) {
  * database dump cannot be matched to networks).
  */
 export function originHashSecret(env) {
-  return env.ORIGIN_HASH_SECRET || createHmac("sha256", sessionSecret(env)).update("awm forum origin v1").digest("base64url");
+  return (
+    env.ORIGIN_HASH_SECRET || createHmac("sha256", sessionSecret(env)).update("awm forum origin v1").digest("base64url")
+  );
 }
 
 /**
@@ -55,5 +58,8 @@ export function originHashSecret(env) {
  * rotate each endpoint's secret afterwards.
  */
 export function webhookSecretKey(env) {
-  return env.WEBHOOK_SECRET_KEY || createHmac("sha256", sessionSecret(env)).update("awm webhook secret seal v1").digest("base64url");
+  return (
+    env.WEBHOOK_SECRET_KEY ||
+    createHmac("sha256", sessionSecret(env)).update("awm webhook secret seal v1").digest("base64url")
+  );
 }

@@ -56,7 +56,9 @@ describe("building only when the sources changed", () => {
     // With both folders served, a build refuses rather than break a running server.
     const unmarkAlt = markServing(path.join(root, ".next-alt"), process.pid);
     writeFileSync(path.join(root, "app/page.tsx"), "export default function Page() { return 3; }\n");
-    expect(() => ensureBuild([".next", ".next-alt"], { root, build: recordingBuild(builds) })).toThrow(/served by a running server/);
+    expect(() => ensureBuild([".next", ".next-alt"], { root, build: recordingBuild(builds) })).toThrow(
+      /served by a running server/,
+    );
     unmark();
     unmarkAlt();
   });
@@ -103,7 +105,9 @@ describe("busy ports at start", () => {
     process.env.AWM_TEST_PORT = String(busy);
     const error = await choosePort({ envName: "AWM_TEST_PORT", defaultPort: 3000, what: "the app" }).catch((e) => e);
     expect(error).toBeInstanceOf(PortError);
-    expect(error.message).toBe(`port ${busy} (the app, AWM_TEST_PORT) is in use by another program; choose another, e.g. AWM_TEST_PORT=${busy + 1} npm start`);
+    expect(error.message).toBe(
+      `port ${busy} (the app, AWM_TEST_PORT) is in use by another program; choose another, e.g. AWM_TEST_PORT=${busy + 1} npm start`,
+    );
   });
 
   it("a busy default port gives way to a free one", async () => {

@@ -16,7 +16,14 @@ const SERVING_DIR = ".serving";
 
 /** What `next build` reads: the app's sources, styles, public files, contract artifacts and configuration. */
 const SOURCE_DIRS = ["app", "components", "lib", "public", "contracts/artifacts"];
-const SOURCE_FILES = ["next.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "tailwind.config.ts"];
+const SOURCE_FILES = [
+  "next.config.mjs",
+  "package.json",
+  "package-lock.json",
+  "tsconfig.json",
+  "postcss.config.mjs",
+  "tailwind.config.ts",
+];
 // Tests are never bundled, so editing one does not call for a new build.
 const NOT_BUILT = /\.(test|spec)\.(ts|tsx|mts|js)$/;
 
@@ -101,9 +108,12 @@ export function ensureBuild(slots: string[], options: { root?: string; build?: (
   }
   const free = slots.filter((slot) => !isServed(slot));
   if (free.length === 0) {
-    throw new Error(`every build folder (${slots.map((slot) => path.relative(root, slot)).join(", ")}) is served by a running server; stop it first, or set NEXT_DIST_DIR to another folder`);
+    throw new Error(
+      `every build folder (${slots.map((slot) => path.relative(root, slot)).join(", ")}) is served by a running server; stop it first, or set NEXT_DIST_DIR to another folder`,
+    );
   }
-  const builtAt = (slot: string) => (completedFingerprint(slot) ? statSync(path.join(slot, FINGERPRINT_FILE)).mtimeMs : -1);
+  const builtAt = (slot: string) =>
+    completedFingerprint(slot) ? statSync(path.join(slot, FINGERPRINT_FILE)).mtimeMs : -1;
   const target = [...free].sort((a, b) => builtAt(a) - builtAt(b))[0]!;
   console.log(`[stack] the sources changed since the last build; building into ${path.relative(root, target)}…`);
   // A build that stops halfway must never look complete.

@@ -21,8 +21,10 @@ const agentUrl = argument("--agent-url");
 const mode = (argument("--mode") ?? "CLOSED_BOOK") as EvalMode;
 const baseUrl = argument("--base-url") ?? process.env.AWM_BASE_URL ?? "http://localhost:3000";
 
-if (!pack || !key || (!agentCmd === !agentUrl) || !(EVAL_MODES as readonly string[]).includes(mode)) {
-  console.error('usage: npm run certify -- --pack <id> --key <agentKey> (--agent-cmd "<cmd>" | --agent-url <local url>) [--mode CLOSED_BOOK|TOOL_ALLOWED|WEB_ALLOWED] [--base-url URL] [--tx-hash H --signature S]');
+if (!pack || !key || !agentCmd === !agentUrl || !(EVAL_MODES as readonly string[]).includes(mode)) {
+  console.error(
+    'usage: npm run certify -- --pack <id> --key <agentKey> (--agent-cmd "<cmd>" | --agent-url <local url>) [--mode CLOSED_BOOK|TOOL_ALLOWED|WEB_ALLOWED] [--base-url URL] [--tx-hash H --signature S]',
+  );
   process.exit(2);
 }
 

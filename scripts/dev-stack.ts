@@ -16,7 +16,9 @@ const buildSlots = process.env.NEXT_DIST_DIR ? [process.env.NEXT_DIST_DIR] : [".
 async function main() {
   const useLocalChain = (process.env.CHAIN ?? "local") === "local" && !process.env.RPC_URL;
   const port = await choosePort({ envName: "PORT", defaultPort: 3000, what: "the app" });
-  const anvilPort = useLocalChain ? await choosePort({ envName: "ANVIL_PORT", defaultPort: 8545, what: "the local chain (anvil)" }) : 0;
+  const anvilPort = useLocalChain
+    ? await choosePort({ envName: "ANVIL_PORT", defaultPort: 8545, what: "the local chain (anvil)" })
+    : 0;
   const siteUrl = process.env.SITE_URL || `http://localhost:${port}`;
   const chain = useLocalChain ? await startLocalChain({ port: anvilPort, dataDir, persist: true }) : null;
   if (chain) console.log(`[stack] anvil on ${chain.rpcUrl}; contracts in ${path.join(dataDir, "chain.json")}`);
@@ -33,9 +35,16 @@ async function main() {
       PROBE_ALLOW_LOOPBACK: process.env.PROBE_ALLOW_LOOPBACK ?? "1",
       // On the local chain the demo owner (anvil account 2) is a reward admin, so the demo data can
       // fund forum rewards and a new user sees them paid.
-      ...(chain ? { REWARDS_ADMIN_ADDRESSES: process.env.REWARDS_ADMIN_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address } : {}),
+      ...(chain
+        ? {
+            REWARDS_ADMIN_ADDRESSES:
+              process.env.REWARDS_ADMIN_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address,
+          }
+        : {}),
       // ...and the marketplace's operator (the console, rulings, moderation).
-      ...(chain ? { OPERATOR_ADDRESSES: process.env.OPERATOR_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address } : {}),
+      ...(chain
+        ? { OPERATOR_ADDRESSES: process.env.OPERATOR_ADDRESSES ?? privateKeyToAccount(DEMO_KEYS.owner).address }
+        : {}),
     },
   });
 
@@ -52,7 +61,9 @@ async function main() {
     }
   }
 
-  console.log(`\n  Agent Work Marketplace is running: ${siteUrl}\n  API: ${siteUrl}/v1 (OpenAPI at ${siteUrl}/v1/openapi.json)\n  Mail outbox (claim links): ${chain ? `${siteUrl}/dev/outbox?token=${devOutboxToken({ ...process.env, DATA_DIR: dataDir })}` : "only on the local chain"}\n`);
+  console.log(
+    `\n  Agent Work Marketplace is running: ${siteUrl}\n  API: ${siteUrl}/v1 (OpenAPI at ${siteUrl}/v1/openapi.json)\n  Mail outbox (claim links): ${chain ? `${siteUrl}/dev/outbox?token=${devOutboxToken({ ...process.env, DATA_DIR: dataDir })}` : "only on the local chain"}\n`,
+  );
 
   const shutdown = async () => {
     await server.stop();

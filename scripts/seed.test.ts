@@ -11,7 +11,12 @@ import { seedDemoData } from "./seed";
 describe("demo data on a real network", () => {
   let service: TestService;
   beforeAll(async () => {
-    const base = { ...OFFLINE_CHAIN, network: "base", chainId: 8453, explorerUrl: "https://basescan.org" } as unknown as ChainConfig;
+    const base = {
+      ...OFFLINE_CHAIN,
+      network: "base",
+      chainId: 8453,
+      explorerUrl: "https://basescan.org",
+    } as unknown as ChainConfig;
     service = await startTestService({ chain: base });
   });
   afterAll(() => service.stop());
@@ -21,9 +26,17 @@ describe("demo data on a real network", () => {
     const result = await seedDemoData({ baseUrl: service.baseUrl, siteUrl: service.baseUrl, dataDir });
     expect(result).toEqual({ seeded: false });
     // Only the seed uses these (other suites share the database and sign in with anvil's keys too).
-    const demoAgents = await service.db.selectFrom("agents").select("id").where("owner_email", "=", "owner@demo.local").execute();
+    const demoAgents = await service.db
+      .selectFrom("agents")
+      .select("id")
+      .where("owner_email", "=", "owner@demo.local")
+      .execute();
     expect(demoAgents).toEqual([]);
-    const demoJobs = await service.db.selectFrom("jobs").select("id").where("title", "=", "Collect 50 B2B leads in European fintech").execute();
+    const demoJobs = await service.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("title", "=", "Collect 50 B2B leads in European fintech")
+      .execute();
     expect(demoJobs).toEqual([]);
   });
 });

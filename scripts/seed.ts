@@ -21,7 +21,15 @@ async function signIn(baseUrl: string, siteUrl: string, key: `0x${string}`, chai
   const account = privateKeyToAccount(key);
   const { data } = await anonymous.createSiweNonce({});
   const site = new URL(siteUrl);
-  const message = createSiweMessage({ address: account.address, chainId, domain: site.host, nonce: data.nonce, uri: site.origin, version: "1", statement: "Sign in to the Agent Work Marketplace" });
+  const message = createSiweMessage({
+    address: account.address,
+    chainId,
+    domain: site.host,
+    nonce: data.nonce,
+    uri: site.origin,
+    version: "1",
+    statement: "Sign in to the Agent Work Marketplace",
+  });
   const verified = await anonymous.verifySiwe({ body: { message, signature: await account.signMessage({ message }) } });
   return createApiClient({ baseUrl, token: verified.data.token });
 }
@@ -30,13 +38,19 @@ async function signIn(baseUrl: string, siteUrl: string, key: `0x${string}`, chai
  * Adds the demo data, and says whether it did. Only on the local development chain: the demo
  * accounts are anvil's public keys, so on Base they would be anyone's. Only once per database.
  */
-export async function seedDemoData(options: { baseUrl: string; siteUrl: string; dataDir: string }): Promise<{ seeded: boolean }> {
+export async function seedDemoData(options: {
+  baseUrl: string;
+  siteUrl: string;
+  dataDir: string;
+}): Promise<{ seeded: boolean }> {
   const { baseUrl, siteUrl } = options;
   const anonymous = createApiClient({ baseUrl });
   const chain = await anonymous.getChain({}).catch(() => null);
   // The service names an RPC URL only for the local chain (GET /v1/chain).
   if (!chain || chain.data.chainId !== LOCAL_CHAIN_ID || !chain.data.rpcUrl) {
-    console.log(`[seed] no demo data: the chain is ${chain ? `chain ${chain.data.chainId}` : "not configured"}, not the local development chain`);
+    console.log(
+      `[seed] no demo data: the chain is ${chain ? `chain ${chain.data.chainId}` : "not configured"}, not the local development chain`,
+    );
     return { seeded: false };
   }
   const chainId = chain.data.chainId;
@@ -49,8 +63,19 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
   }
 
   const agents: Array<{ id: string; client: ApiClient }> = [];
-  for (const [name, vertical] of [["Lead Hunter", "LEAD_GEN"], ["Deep Researcher", "RESEARCH"], ["Data Wrangler", "RESEARCH"]] as const) {
-    const signup = await anonymous.signUpAgent({ body: { ownerEmail: "owner@demo.local", name, vertical, walletAddress: privateKeyToAccount(DEMO_KEYS.owner).address } });
+  for (const [name, vertical] of [
+    ["Lead Hunter", "LEAD_GEN"],
+    ["Deep Researcher", "RESEARCH"],
+    ["Data Wrangler", "RESEARCH"],
+  ] as const) {
+    const signup = await anonymous.signUpAgent({
+      body: {
+        ownerEmail: "owner@demo.local",
+        name,
+        vertical,
+        walletAddress: privateKeyToAccount(DEMO_KEYS.owner).address,
+      },
+    });
     const client = createApiClient({ baseUrl, token: signup.data.apiKey });
     await client.heartbeat({});
     agents.push({ id: signup.data.agent.id, client });
@@ -65,10 +90,30 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
   }
 
   const jobs = [
-    { title: "Collect 50 B2B leads in European fintech", budget: "40", description: "Find 50 decision makers (VP or above) at European fintech companies with verified work emails and LinkedIn URLs." },
-    { title: "Summarise 20 papers on agent tool use", budget: "25", description: "Read 20 recent papers on LLM agents calling tools and write a two-page summary with a comparison table." },
-    { title: "Benchmark three vector databases", budget: "60", description: "Compare three open-source vector databases on 1M embeddings: ingest time, p99 query latency, recall@10. Publish the scripts." },
-    { title: "Translate our API docs to Spanish", budget: "30", description: "Translate the 12 pages of our REST API reference into Spanish, keeping code samples intact, as Markdown files." },
+    {
+      title: "Collect 50 B2B leads in European fintech",
+      budget: "40",
+      description:
+        "Find 50 decision makers (VP or above) at European fintech companies with verified work emails and LinkedIn URLs.",
+    },
+    {
+      title: "Summarise 20 papers on agent tool use",
+      budget: "25",
+      description:
+        "Read 20 recent papers on LLM agents calling tools and write a two-page summary with a comparison table.",
+    },
+    {
+      title: "Benchmark three vector databases",
+      budget: "60",
+      description:
+        "Compare three open-source vector databases on 1M embeddings: ingest time, p99 query latency, recall@10. Publish the scripts.",
+    },
+    {
+      title: "Translate our API docs to Spanish",
+      budget: "30",
+      description:
+        "Translate the 12 pages of our REST API reference into Spanish, keeping code samples intact, as Markdown files.",
+    },
   ];
   const created = [];
   for (const job of jobs) {
@@ -88,25 +133,45 @@ export async function seedDemoData(options: { baseUrl: string; siteUrl: string; 
   // chain, then registered like a poster's browser would.
   const config = loadChainConfig({ ...process.env, DATA_DIR: options.dataDir, RPC_URL: chain.data.rpcUrl });
   for (const job of created.slice(0, 2)) {
-    const { txHash } = await depositToEscrow({ config, privateKey: DEMO_KEYS.poster, escrowJobId: escrowJobIdFromWire(job.escrowJobId), amount: parseUsdc(job.budgetUsdc) });
+    const { txHash } = await depositToEscrow({
+      config,
+      privateKey: DEMO_KEYS.poster,
+      escrowJobId: escrowJobIdFromWire(job.escrowJobId),
+      amount: parseUsdc(job.budgetUsdc),
+    });
     await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
   }
   // Bids from the agents on the first two jobs.
   for (const [i, agent] of agents.entries()) {
     for (const job of created.slice(0, 2)) {
-      await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: job.budgetUsdc, coverLetter: `Agent ${i + 1}: I have done this kind of work before and can deliver within two days.` } }).catch(() => undefined);
+      await agent.client
+        .placeBid({
+          params: { id: job.id },
+          body: {
+            agentId: agent.id,
+            proposedUsdc: job.budgetUsdc,
+            coverLetter: `Agent ${i + 1}: I have done this kind of work before and can deliver within two days.`,
+          },
+        })
+        .catch(() => undefined);
     }
   }
   // Forum reward budget, funded from the rewards wallet on the local chain (the owner is a reward
   // admin there): a new user's first useful thread, reply and referral are paid at once.
   let slots = 0;
-  for (const [kind, n] of [["THREAD", 20], ["REPLY", 20], ["REFERRAL", 10]] as const) {
+  for (const [kind, n] of [
+    ["THREAD", 20],
+    ["REPLY", 20],
+    ["REFERRAL", 10],
+  ] as const) {
     const campaign = await owner.createRewardCampaign({ body: { kind, slots: n } }).catch((error) => {
       console.error(`[seed] no ${kind} reward budget: ${(error as Error).message}`);
       return null;
     });
     slots += campaign?.data.availableSlots ?? 0;
   }
-  console.log(`[seed] ${agents.length} agents, ${created.length} jobs (2 funded on chain), ${slots} funded forum reward slots`);
+  console.log(
+    `[seed] ${agents.length} agents, ${created.length} jobs (2 funded on chain), ${slots} funded forum reward slots`,
+  );
   return { seeded: true };
 }

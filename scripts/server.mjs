@@ -17,8 +17,14 @@ import { createServer } from "node:http";
 import next from "next";
 import { getRequestListener } from "@hono/node-server";
 import { FRAME_HEADERS } from "../lib/net/frame-headers.mjs";
-import { isServiceTarget, registeredServiceHandler } from "../lib/net/service-handler.mjs";
-import { CLIENT_IP_HEADER, FORWARDED_HEADER, dashboardClientKey, parseTrustProxy, resolveClient } from "../lib/net/client-address.mjs";
+import { isServiceTarget, registeredServiceHandler, registeredServiceShutdown } from "../lib/net/service-handler.mjs";
+import {
+  CLIENT_IP_HEADER,
+  FORWARDED_HEADER,
+  dashboardClientKey,
+  parseTrustProxy,
+  resolveClient,
+} from "../lib/net/client-address.mjs";
 import { sessionSecret } from "../lib/server-secrets.mjs";
 
 const port = Number(process.env.PORT || 3000);
@@ -28,12 +34,15 @@ const dashboardKey = dashboardClientKey(sessionSecret(process.env));
 // Every answer names its site (the same value as lib/service/proofs/own-origin.ts, with lib/env.ts's
 // default SITE_URL), so the deliverable prober recognises this app's own pages behind any alias.
 const ownSite = new URL(process.env.SITE_URL || `http://localhost:${port}`).origin;
+// How long a stopping process lets the requests in flight finish (SIGTERM) before it cuts them.
+const shutdownMs = Number(process.env.SHUTDOWN_TIMEOUT_MS || 10_000);
 
 /** How many processes serve: WEB_CONCURRENCY, else one per core; always one on PGlite. */
 function processCount() {
   if (!process.env.DATABASE_URL) return 1;
   const wanted = Number(process.env.WEB_CONCURRENCY || os.availableParallelism());
-  if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`WEB_CONCURRENCY=${process.env.WEB_CONCURRENCY} is not a positive whole number`);
+  if (!Number.isInteger(wanted) || wanted < 1)
+    throw new Error(`WEB_CONCURRENCY=${process.env.WEB_CONCURRENCY} is not a positive whole number`);
   return wanted;
 }
 
@@ -42,7 +51,11 @@ if (cluster.isPrimary && count > 1) {
   runPrimary(count);
 } else {
   if (cluster.isPrimary) {
-    console.log(process.env.DATABASE_URL ? "[server] 1 process (WEB_CONCURRENCY=1)" : "[server] 1 process: PGlite keeps the data in this process; set DATABASE_URL (PostgreSQL) to use every core");
+    console.log(
+      process.env.DATABASE_URL
+        ? "[server] 1 process (WEB_CONCURRENCY=1)"
+        : "[server] 1 process: PGlite keeps the data in this process; set DATABASE_URL (PostgreSQL) to use every core",
+    );
   }
   await serve();
 }
@@ -55,7 +68,14 @@ function runPrimary(n) {
     const worker = cluster.fork();
     worker.once("listening", () => {
       listening += 1;
-      if (listening === n) console.log(`[server] listening on http://${hostname}:${port} with ${n} processes (pids ${Object.values(cluster.workers ?? {}).map((w) => w?.process.pid).join(", ")})`);
+      if (listening === n)
+        console.log(
+          `[server] listening on http://${hostname}:${port} with ${n} processes (pids ${Object.values(
+            cluster.workers ?? {},
+          )
+            .map((w) => w?.process.pid)
+            .join(", ")})`,
+        );
     });
     return worker;
   };
@@ -79,7 +99,8 @@ function runPrimary(n) {
         });
         worker.process.kill("SIGTERM");
       }
-      setTimeout(() => process.exit(0), 5000).unref();
+      // Each process drains for up to shutdownMs; this is only the backstop for one that hangs.
+      setTimeout(() => process.exit(0), shutdownMs + 5000).unref();
     });
   }
 }
@@ -110,10 +131,17 @@ async function serve() {
   // /v1 straight to the service once this process's /v1 route has registered it
   // (lib/net/service-handler.mjs). overrideGlobalObjects: false, since Next shares this process and
   // its globals: the listener must not swap the global Request and Response for its own.
-  const serviceListener = getRequestListener((request) => registeredServiceHandler()(request), { overrideGlobalObjects: false });
+  const serviceListener = getRequestListener((request) => registeredServiceHandler()(request), {
+    overrideGlobalObjects: false,
+  });
 
   const server = createServer((req, res) => {
-    const { clientIp, forwarded } = resolveClient({ peer: req.socket.remoteAddress, headers: req.headers, trust, dashboardKey });
+    const { clientIp, forwarded } = resolveClient({
+      peer: req.socket.remoteAddress,
+      headers: req.headers,
+      trust,
+      dashboardKey,
+    });
     stamp(req, { [CLIENT_IP_HEADER]: clientIp, [FORWARDED_HEADER]: forwarded ? "1" : "0" });
     res.setHeader("x-awm-site", ownSite);
     if (isServiceTarget(req.url) && registeredServiceHandler()) {
@@ -127,10 +155,45 @@ async function serve() {
     if (cluster.isPrimary) console.log(`[server] listening on http://${hostname}:${port}`);
   });
 
-  for (const signal of ["SIGINT", "SIGTERM"]) {
-    process.on(signal, () => {
-      server.close();
-      process.exit(0);
-    });
-  }
+  // Graceful stop (a rolling deploy, the orchestrator, the cluster's primary): stop accepting, let
+  // the requests in flight finish (at most shutdownMs, then cut), then stop the workers and close
+  // the database pools, and exit 0. Idle keep-alive connections are closed at once, and an answer
+  // written meanwhile says `Connection: close`, so clients reconnect to a process that stays.
+  let stopping = false;
+  /** Answers being written, so a stop can tell them to close their connection. */
+  const inFlight = new Set();
+  const closeWhenAnswered = (res) => {
+    res.shouldKeepAlive = false;
+    if (!res.headersSent) res.setHeader("connection", "close");
+  };
+  const stop = async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[server] ${signal}: finishing the requests in flight (at most ${shutdownMs} ms)`);
+    // Answers not yet begun close their connection: the client's next request goes to a process that stays.
+    for (const res of inFlight) closeWhenAnswered(res);
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    let timer;
+    const cut = new Promise((resolve) => (timer = setTimeout(() => resolve("cut"), shutdownMs)));
+    if ((await Promise.race([closed, cut])) === "cut") {
+      console.error(`[server] requests still running after ${shutdownMs} ms: cut`);
+      server.closeAllConnections();
+    }
+    clearTimeout(timer);
+    clearInterval(idle);
+    try {
+      await registeredServiceShutdown()?.();
+    } catch (error) {
+      console.error(`[server] shutdown: ${error?.message ?? error}`);
+    }
+    process.exit(0);
+  };
+  server.on("request", (req, res) => {
+    if (stopping) closeWhenAnswered(res);
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+  });
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void stop(signal));
 }

@@ -30,10 +30,19 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("scripts/server.mjs on Po
   it("runs WEB_CONCURRENCY processes, and each background worker runs in exactly one of them", async () => {
     const distDir = ensureBuild([process.env.SERVER_TEST_DIST_DIR || ".next-bench"]);
     const port = await freePort();
-    server = await startAppServer({ port, distDir, quiet: true, env: { DATABASE_URL: databaseUrl, WEB_CONCURRENCY: "3", WORKERS: "on", SITE_URL: `http://127.0.0.1:${port}` } });
+    server = await startAppServer({
+      port,
+      distDir,
+      quiet: true,
+      env: { DATABASE_URL: databaseUrl, WEB_CONCURRENCY: "3", WORKERS: "on", SITE_URL: `http://127.0.0.1:${port}` },
+    });
 
     // The primary forks the serving processes: three node children.
-    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.process.pid)], { encoding: "utf8" }).split("\n").map((s) => s.trim()).filter(Boolean).map(Number);
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.process.pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(Number);
     expect(children).toHaveLength(3);
 
     // Each process starts the service (and its workers) on its first /v1 request; the cluster
@@ -58,10 +67,18 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("scripts/server.mjs on Po
         return rows;
       };
       const workerSessions = async () =>
-        (await db.query<{ application_name: string }>(`select application_name from pg_stat_activity where application_name like 'awm-workers pid=%' and datname = current_database()`)).rows.map((r) => r.application_name);
+        (
+          await db.query<{ application_name: string }>(
+            `select application_name from pg_stat_activity where application_name like 'awm-workers pid=%' and datname = current_database()`,
+          )
+        ).rows.map((r) => r.application_name);
       const deadline = Date.now() + 60_000;
       while ((await workerSessions()).length < 3 && Date.now() < deadline) {
-        await Promise.all(Array.from({ length: 6 }, () => fetch(`${server!.url}/v1/health`, { headers: { connection: "close" } }).then((r) => r.arrayBuffer())));
+        await Promise.all(
+          Array.from({ length: 6 }, () =>
+            fetch(`${server!.url}/v1/health`, { headers: { connection: "close" } }).then((r) => r.arrayBuffer()),
+          ),
+        );
         await new Promise((r) => setTimeout(r, 200));
       }
       // Every process has its leadership connection open: all three started their workers.
@@ -74,7 +91,10 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("scripts/server.mjs on Po
       }
       for (const { worker, holders } of led) {
         expect(holders, worker).toHaveLength(1);
-        expect(children.map((pid) => `awm-workers pid=${pid}`), worker).toContain(holders[0]);
+        expect(
+          children.map((pid) => `awm-workers pid=${pid}`),
+          worker,
+        ).toContain(holders[0]);
       }
     } finally {
       await db.end();

@@ -46,7 +46,11 @@ export interface LocalChain {
  * `${dataDir}/chain.json` (read by lib/chain/config.ts). With a state file the chain survives
  * restarts, so that jobs funded before a restart stay funded on chain.
  */
-export async function startLocalChain(options: { port: number; dataDir: string; persist: boolean }): Promise<LocalChain> {
+export async function startLocalChain(options: {
+  port: number;
+  dataDir: string;
+  persist: boolean;
+}): Promise<LocalChain> {
   mkdirSync(options.dataDir, { recursive: true });
   const anvil = await startAnvil({
     port: options.port,
@@ -69,16 +73,22 @@ export async function choosePort(options: { envName: string; defaultPort: number
   }
   if (await portIsFree(wanted)) return wanted;
   if (explicit) {
-    throw new PortError(`port ${wanted} (${options.what}, ${options.envName}) is in use by another program; choose another, e.g. ${options.envName}=${wanted + 1} npm start`);
+    throw new PortError(
+      `port ${wanted} (${options.what}, ${options.envName}) is in use by another program; choose another, e.g. ${options.envName}=${wanted + 1} npm start`,
+    );
   }
   for (let port = wanted + 1; port <= wanted + 20; port++) {
     if (await portIsFree(port)) {
-      console.log(`[stack] port ${wanted} is in use, so ${options.what} listens on ${port} (set ${options.envName} to choose)`);
+      console.log(
+        `[stack] port ${wanted} is in use, so ${options.what} listens on ${port} (set ${options.envName} to choose)`,
+      );
       return port;
     }
   }
   const port = await freePort();
-  console.log(`[stack] port ${wanted} is in use, so ${options.what} listens on ${port} (set ${options.envName} to choose)`);
+  console.log(
+    `[stack] port ${wanted} is in use, so ${options.what} listens on ${port} (set ${options.envName} to choose)`,
+  );
   return port;
 }
 
@@ -100,11 +110,24 @@ export interface AppServer {
   stop(): Promise<void>;
 }
 
-export async function startAppServer(options: { port: number; distDir: string; env: Record<string, string | undefined>; quiet?: boolean; nodeArgs?: string[] }): Promise<AppServer> {
+export async function startAppServer(options: {
+  port: number;
+  distDir: string;
+  env: Record<string, string | undefined>;
+  quiet?: boolean;
+  nodeArgs?: string[];
+}): Promise<AppServer> {
   // nodeArgs (e.g. --cpu-prof, which NODE_OPTIONS refuses) reach the cluster's processes too: they fork with the primary's execArgv.
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "scripts/server.mjs"], {
     stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit",
-    env: { ...process.env, ...options.env, PORT: String(options.port), NEXT_DIST_DIR: options.distDir, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      ...options.env,
+      PORT: String(options.port),
+      NEXT_DIST_DIR: options.distDir,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
   });
   const unmark = markServing(options.distDir, child.pid!);
   child.once("exit", unmark);
@@ -115,7 +138,8 @@ export async function startAppServer(options: { port: number; distDir: string; e
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // Already gone (exited, or killed by a signal: exitCode stays null then).
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
         setTimeout(() => child.kill("SIGKILL"), 5000).unref();

@@ -19,6 +19,8 @@ if (!existsSync("node_modules/.package-lock.json") || !existsSync("node_modules/
   }
 }
 
-const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev-stack.ts", ...process.argv.slice(2)], { stdio: "inherit" });
+const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev-stack.ts", ...process.argv.slice(2)], {
+  stdio: "inherit",
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -8,7 +8,9 @@ function step(name, command, args, env = {}) {
   console.log(`\n=== ${name} ===`);
   const started = Date.now();
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  console.log(`=== ${name}: ${result.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`);
+  console.log(
+    `=== ${name}: ${result.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`,
+  );
   return result.status === 0;
 }
 
@@ -24,11 +26,29 @@ if (!only || only === "unit") {
   if (process.env.TEST_DATABASE_URL) {
     // The build that scripts/server.test.ts and the browser tests serve, made here rather than
     // inside a test worker (a worker blocked for minutes on `next build` misses vitest's RPC deadline).
-    ok = step("next build (for the server and browser tests)", "npx", ["tsx", "scripts/ensure-build.ts", process.env.SERVER_TEST_DIST_DIR || ".next-e2e"]) && ok;
+    ok =
+      step("next build (for the server and browser tests)", "npx", [
+        "tsx",
+        "scripts/ensure-build.ts",
+        process.env.SERVER_TEST_DIST_DIR || ".next-e2e",
+      ]) && ok;
     // scripts/server.test.ts starts the production server as `npm start` does (several processes,
     // workers led through PostgreSQL). It builds into the browser tests' folder, which they then
-    // find up to date: one build for both.
-    ok = step("vitest (PostgreSQL)", "npx", ["vitest", "run", "lib/service", "scripts/server.test.ts"], { SERVER_TEST_DIST_DIR: process.env.SERVER_TEST_DIST_DIR || ".next-e2e" }) && ok;
+    // find up to date: one build for both. scripts/cluster.test.ts serves the same build behind HAProxy.
+    ok =
+      step(
+        "vitest (PostgreSQL)",
+        "npx",
+        [
+          "vitest",
+          "run",
+          "lib/service",
+          "scripts/server.test.ts",
+          "scripts/server-shutdown.test.ts",
+          "scripts/cluster.test.ts",
+        ],
+        { SERVER_TEST_DIST_DIR: process.env.SERVER_TEST_DIST_DIR || ".next-e2e" },
+      ) && ok;
   }
 }
 if (!only || only === "e2e") {

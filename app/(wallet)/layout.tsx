@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { headers } from "next/headers";
 import { cookieToInitialState } from "wagmi";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { getWagmiConfig } from "@/lib/chain/wagmi";
 import { WalletProviders } from "@/components/wallet/wallet-providers";
 
@@ -10,7 +10,7 @@ import { WalletProviders } from "@/components/wallet/wallet-providers";
 export const dynamic = "force-dynamic";
 
 export default async function WalletLayout({ children }: { children: ReactNode }) {
-  const api = await apiForRequest();
+  const api = await apiWithToken();
   const chain = (await api.getChain({}).catch(() => null))?.data;
   const settings = { chainId: chain?.chainId ?? 31337, rpcUrl: chain?.rpcUrl ?? null };
   // The wallet's last connection, kept by wagmi's cookie storage, so the page renders "connected".

@@ -16,6 +16,7 @@ const ADMIN_NAV = [
   { href: "/admin/campaigns", label: "Campaigns" },
   { href: "/admin/packs", label: "Packs" },
   { href: "/admin/fees", label: "Fees" },
+  { href: "/admin/deposits", label: "Deposits" },
   { href: "/admin/audit", label: "Audit log" },
 ] as const;
 
@@ -30,9 +31,18 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       <h1 className="text-2xl font-semibold tracking-tight">Operator console</h1>
       {operator ? (
         <>
-          <nav aria-label="Operator console" className="mt-4 flex flex-wrap gap-x-4 gap-y-2 border-b border-zinc-200 pb-3 text-sm dark:border-zinc-800">
+          <nav
+            aria-label="Operator console"
+            className="mt-4 flex flex-wrap gap-x-4 gap-y-2 border-b border-zinc-200 pb-3 text-sm dark:border-zinc-800"
+          >
             {ADMIN_NAV.map((item) => (
-              <Link key={item.href} href={item.href} className="font-medium text-zinc-700 hover:text-brand-700 hover:underline dark:text-zinc-300">{item.label}</Link>
+              <Link
+                key={item.href}
+                href={item.href}
+                className="font-medium text-zinc-700 hover:text-brand-700 hover:underline dark:text-zinc-300"
+              >
+                {item.label}
+              </Link>
             ))}
           </nav>
           <div className="mt-6">{children}</div>
@@ -40,7 +50,9 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       ) : (
         <Alert className="mt-6" tone="error" title="For the operator only">
           <span data-testid="admin-refused">
-            {session.kind === "USER" ? "Your address is not one of the operator addresses (OPERATOR_ADDRESSES)." : "Sign in with an operator's wallet: an agent key is never the operator."}
+            {session.kind === "USER"
+              ? "Your address is not one of the operator addresses (OPERATOR_ADDRESSES)."
+              : "Sign in with an operator's wallet: an agent key is never the operator."}
           </span>
         </Alert>
       )}

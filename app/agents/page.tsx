@@ -17,14 +17,18 @@ export const metadata: Metadata = { title: "My agents" };
 export default async function MyAgentsPage({ searchParams }: { searchParams: Promise<{ claimed?: string }> }) {
   const { claimed } = await searchParams;
   const { api, session } = await requireSessionApi("/agents");
-  const { result, error } = await settle(session.kind === "USER" ? api.listMyAgents({}) : api.getMyAgent({}).then((r) => ({ data: [r.data] })));
+  const { result, error } = await settle(
+    session.kind === "USER" ? api.listMyAgents({}) : api.getMyAgent({}).then((r) => ({ data: [r.data] })),
+  );
   const agents: Agent[] = result?.data ?? [];
   const claimedAgent = claimed ? agents.find((a) => a.id === claimed) : undefined;
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
       <h1 className="text-2xl font-semibold tracking-tight">My agents</h1>
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-        {session.kind === "USER" ? "Agents you own: their status, their key's scopes, and how many jobs each takes at once." : "The agent whose key you signed in with."}
+        {session.kind === "USER"
+          ? "Agents you own: their status, their key's scopes, and how many jobs each takes at once."
+          : "The agent whose key you signed in with."}
       </p>
       {claimedAgent ? (
         <Alert tone="success" className="mt-6" title={`You now own ${claimedAgent.name}`}>
@@ -49,21 +53,34 @@ export default async function MyAgentsPage({ searchParams }: { searchParams: Pro
             <div className="flex flex-wrap items-start justify-between gap-6">
               <div className="min-w-0 flex-1 space-y-2">
                 <h2 className="text-base font-semibold">
-                  <Link href={`/agents/${encodeURIComponent(agent.id)}`} className="hover:underline">{agent.name}</Link>{" "}
+                  <Link href={`/agents/${encodeURIComponent(agent.id)}`} className="hover:underline">
+                    {agent.name}
+                  </Link>{" "}
                   <span className="font-mono text-xs font-normal text-zinc-500 dark:text-zinc-400">{agent.id}</span>
                 </h2>
                 <p className="flex flex-wrap items-center gap-2 text-xs">
                   <AgentStatusBadge status={agent.status} />
-                  <span className="text-zinc-500 dark:text-zinc-400">{agent.verifiedAt ? `verified ${formatDate(agent.verifiedAt)}` : "not verified yet"}</span>
+                  <span className="text-zinc-500 dark:text-zinc-400">
+                    {agent.verifiedAt ? `verified ${formatDate(agent.verifiedAt)}` : "not verified yet"}
+                  </span>
                   {agent.vertical ? <Badge tone="violet">{agent.vertical}</Badge> : null}
                 </p>
                 <p className="flex flex-wrap items-center gap-1.5 text-xs" aria-label="Scopes">
                   <span className="text-zinc-500 dark:text-zinc-400">Scopes:</span>
-                  {(agent.scopes ?? []).map((s) => <Badge key={s} tone="zinc" className="font-mono">{s}</Badge>)}
+                  {(agent.scopes ?? []).map((s) => (
+                    <Badge key={s} tone="zinc" className="font-mono">
+                      {s}
+                    </Badge>
+                  ))}
                 </p>
                 <AgentCapacity activeJobs={agent.activeJobs} maxActiveJobs={agent.maxActiveJobs} />
                 <p className="text-sm">
-                  <Link href={`/agents/${encodeURIComponent(agent.id)}`} className="font-medium text-brand-600 hover:underline dark:text-brand-400">Bids and jobs →</Link>
+                  <Link
+                    href={`/agents/${encodeURIComponent(agent.id)}`}
+                    className="font-medium text-brand-600 hover:underline dark:text-brand-400"
+                  >
+                    Bids and jobs →
+                  </Link>
                 </p>
               </div>
               <MaxActiveJobsForm agentId={agent.id} value={agent.maxActiveJobs} />

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
+import { categoryName, intentName } from "@/lib/api/schemas/forum-constants";
 import { plainTextExcerpt } from "@/lib/markdown";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
@@ -18,11 +19,6 @@ export const dynamic = "force-dynamic";
 
 // The forum home renders on the server and reads fully without JavaScript: the filters are a GET
 // form and paging is a link.
-/** "api-integration" → "Api integration": slugs read as words in the filters. */
-function words(slug: string): string {
-  const text = slug.replace(/[-_]+/g, " ").toLowerCase();
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 export default async function ForumPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
@@ -35,7 +31,7 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
     cursor: one(params.cursor),
     limit: 20,
   };
-  const api = await apiForRequest();
+  const api = await apiWithToken();
   const { result, error } = await settle(api.listThreads({ query }));
   const filtered = Boolean(query.q || query.category || query.intent || query.filter);
 
@@ -44,12 +40,22 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Forum</h1>
-          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Agents and their owners compare notes on bidding, tools, failures and builds. Good contributions earn USDC.</p>
+          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+            Agents and their owners compare notes on bidding, tools, failures and builds. Good contributions earn USDC.
+          </p>
         </div>
-        <Link href="/forum/new" className={buttonClasses({})}>New thread</Link>
+        <Link href="/forum/new" className={buttonClasses({})}>
+          New thread
+        </Link>
       </div>
 
-      <form method="get" action="/forum" className="mt-6 flex flex-wrap items-end gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800" role="search" aria-label="Search the forum">
+      <form
+        method="get"
+        action="/forum"
+        className="mt-6 flex flex-wrap items-end gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+        role="search"
+        aria-label="Search the forum"
+      >
         <label className="min-w-48 flex-[2_1_12rem]">
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Search</span>
           <Input type="search" name="q" defaultValue={query.q ?? ""} placeholder="Words in titles and posts" />
@@ -58,14 +64,22 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Category</span>
           <Select name="category" defaultValue={query.category ?? ""}>
             <option value="">All</option>
-            {FORUM_CATEGORIES.map((c) => <option key={c} value={c}>{words(c)}</option>)}
+            {FORUM_CATEGORIES.map((c) => (
+              <option key={c} value={c}>
+                {categoryName(c)}
+              </option>
+            ))}
           </Select>
         </label>
         <label className="min-w-36 flex-[1_1_9rem]">
           <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Intent</span>
           <Select name="intent" defaultValue={query.intent ?? ""}>
             <option value="">All</option>
-            {FORUM_INTENTS.map((i) => <option key={i} value={i}>{words(i)}</option>)}
+            {FORUM_INTENTS.map((i) => (
+              <option key={i} value={i}>
+                {intentName(i)}
+              </option>
+            ))}
           </Select>
         </label>
         <label className="min-w-36 flex-[1_1_9rem]">
@@ -77,19 +91,30 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
         </label>
         <div className="flex items-center gap-3 pb-1.5">
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" name="filter" value="unanswered" defaultChecked={query.filter === "unanswered"} /> Unanswered
+            <input type="checkbox" name="filter" value="unanswered" defaultChecked={query.filter === "unanswered"} />{" "}
+            Unanswered
           </label>
-          <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>Apply</button>
+          <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>
+            Apply
+          </button>
         </div>
       </form>
 
-      {error ? <Alert tone="error" title="The forum could not be loaded" error={error.body} className="mt-6" /> : null}
+      {error ? <Alert tone="error" title="The forum could not be loaded" error={error} className="mt-6" /> : null}
 
       {result && result.data.length === 0 ? (
         filtered ? (
-          <EmptyState className="mt-6" title="No threads match" description="Try other words or filters, or start the thread yourself." />
+          <EmptyState
+            className="mt-6"
+            title="No threads match"
+            description="Try other words or filters, or start the thread yourself."
+          />
         ) : (
-          <EmptyState className="mt-6" title="No threads yet" description="The forum is empty: start the first thread." />
+          <EmptyState
+            className="mt-6"
+            title="No threads yet"
+            description="The forum is empty: start the first thread."
+          />
         )
       ) : null}
 
@@ -97,17 +122,23 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
         {result?.data.map((thread) => (
           <li key={thread.id} className="py-4">
             <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-              <Badge tone="blue">{thread.category}</Badge>
-              {thread.intent ? <Badge tone="violet">{thread.intent}</Badge> : null}
+              <Badge tone="blue">{categoryName(thread.category)}</Badge>
+              {thread.intent ? <Badge tone="violet">{intentName(thread.intent)}</Badge> : null}
               {thread.acceptedReplyId ? <Badge tone="green">answered</Badge> : null}
               {thread.linkedJobId ? <Badge tone="amber">hiring</Badge> : null}
             </div>
             <h2 className="mt-1 text-base font-medium">
-              <Link href={`/forum/${thread.slug}`} className="hover:underline">{thread.title}</Link>
+              <Link href={`/forum/${thread.slug}`} className="hover:underline">
+                {thread.title}
+              </Link>
             </h2>
-            <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">{plainTextExcerpt(thread.body, 220)}</p>
+            <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">
+              {plainTextExcerpt(thread.body, 220)}
+            </p>
             <p className="mt-2 text-xs text-zinc-500">
-              {thread.author.name} ({thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount} {thread.replyCount === 1 ? "reply" : "replies"} · {thread.helpfulCount} helpful · active <TimeAgo value={thread.lastActivityAt} />
+              {thread.author.name} ({thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount}{" "}
+              {thread.replyCount === 1 ? "reply" : "replies"} · {thread.helpfulCount} helpful · active{" "}
+              <TimeAgo value={thread.lastActivityAt} />
             </p>
           </li>
         ))}

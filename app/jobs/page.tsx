@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
 import { JOB_SEARCH_MAX, JOB_SORTS, JOB_STATUSES, type ListJobsQuery } from "@/lib/api/schemas/jobs";
 import { DecimalString } from "@/lib/api/schemas/common";
@@ -17,6 +17,7 @@ import { Usdc } from "@/components/ui/usdc";
 import { SaveSearch } from "@/components/jobs/save-search";
 import { oneOf, one, type SearchParams } from "@/components/ui/search-params";
 import { PosterRecordLine, posterProfileHref } from "@/components/records/records";
+import { plainTextExcerpt } from "@/lib/markdown";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
@@ -45,10 +46,12 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
   const funded = oneOf(params.funded, ["true", "false"] as const);
   const decimal = (value: string | undefined) => (value && DecimalString.safeParse(value).success ? value : undefined);
   const sortAsked = oneOf(params.sort, JOB_SORTS);
+  // The board opens on work that can still be taken; "any" shows every state, a state shows only it.
+  const anyStatus = one(params.status) === "any";
   const query = {
     board,
     q,
-    status: oneOf(params.status, JOB_STATUSES),
+    status: anyStatus ? undefined : (oneOf(params.status, JOB_STATUSES) ?? "OPEN"),
     funded: funded === undefined ? undefined : funded === "true",
     participationMode: board === "marketplace" ? oneOf(params.participationMode, MODES) : undefined,
     skills: one(params.skills)?.slice(0, 1000),
@@ -59,27 +62,41 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
     cursor: one(params.cursor),
     limit: 20,
   } satisfies ListJobsQuery;
-  const api = await apiForRequest();
+  const api = await apiWithToken();
   const [{ result, error }, packs] = await Promise.all([
     settle(api.listJobs({ query })),
     // Pack names for the cards and the filter: one read, never one per card; the board stands without it.
-    api.listEvalPacks({ query: { limit: 100 } }).then((res) => res.data, () => []),
+    api.listEvalPacks({ query: { limit: 100 } }).then(
+      (res) => res.data,
+      () => [],
+    ),
   ]);
   const packTitle = new Map(packs.map((pack) => [pack.id, pack.title]));
   // The posters' track records for the cards: one batched read for the page, never one per card; the board stands without it.
   const posterIds = [...new Set(result?.data.map((job) => job.posterId) ?? [])];
-  const posterRecords = posterIds.length > 0 ? await api.getRecords({ query: { posterIds: posterIds.join(",") } }).then((r) => r.data.posters, () => []) : [];
+  const posterRecords =
+    posterIds.length > 0
+      ? await api.getRecords({ query: { posterIds: posterIds.join(",") } }).then(
+          (r) => r.data.posters,
+          () => [],
+        )
+      : [];
   const posterRecordOf = new Map(posterRecords.map((r) => [r.posterId, r]));
-  const tabHref = (tab: "marketplace" | "rewards") => `/jobs${tab === "rewards" ? "?board=rewards" : ""}${q ? `${tab === "rewards" ? "&" : "?"}q=${encodeURIComponent(q)}` : ""}`;
+  const tabHref = (tab: "marketplace" | "rewards") =>
+    `/jobs${tab === "rewards" ? "?board=rewards" : ""}${q ? `${tab === "rewards" ? "&" : "?"}q=${encodeURIComponent(q)}` : ""}`;
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Jobs</h1>
-          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Paid work for AI agents. Funded jobs hold their budget in USDC escrow on chain.</p>
+          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+            Paid work for AI agents. Funded jobs hold their budget in USDC escrow on chain.
+          </p>
         </div>
-        <Link href="/jobs/new" className={buttonClasses({})}>Post a job</Link>
+        <Link href="/jobs/new" className={buttonClasses({})}>
+          Post a job
+        </Link>
       </div>
 
       <nav aria-label="Boards" className="mt-6 flex gap-1 border-b border-zinc-200 dark:border-zinc-800">
@@ -90,7 +107,9 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
             aria-current={board === tab ? "page" : undefined}
             className={cn(
               "-mb-px border-b-2 px-3 py-2 text-sm font-medium",
-              board === tab ? "border-brand-600 text-zinc-900 dark:text-zinc-100" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200",
+              board === tab
+                ? "border-brand-600 text-zinc-900 dark:text-zinc-100"
+                : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200",
             )}
           >
             {tab === "marketplace" ? "Marketplace" : "Forum rewards & referrals"}
@@ -98,24 +117,43 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
         ))}
       </nav>
 
-      <form method="get" action="/jobs" className="mt-4 grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800" aria-label="Search and filter jobs">
+      <form
+        method="get"
+        action="/jobs"
+        className="mt-4 grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800"
+        aria-label="Search and filter jobs"
+      >
         {board === "rewards" ? <input type="hidden" name="board" value="rewards" /> : null}
         <label className="sm:col-span-3">
           <span className={label}>Search</span>
-          <Input type="search" name="q" defaultValue={q ?? ""} maxLength={JOB_SEARCH_MAX} placeholder="Words of the title, skills or description" />
+          <Input
+            type="search"
+            name="q"
+            defaultValue={q ?? ""}
+            maxLength={JOB_SEARCH_MAX}
+            placeholder="Words of the title, skills or description"
+          />
         </label>
         <label>
           <span className={label}>Sort</span>
           <Select name="sort" defaultValue={query.sort ?? ""}>
             <option value="">{q ? SORT_LABELS.relevance : SORT_LABELS.newest}</option>
-            {JOB_SORTS.filter((s) => s !== "relevance" || q).map((s) => <option key={s} value={s}>{SORT_LABELS[s]}</option>)}
+            {JOB_SORTS.filter((s) => s !== "relevance" || q).map((s) => (
+              <option key={s} value={s}>
+                {SORT_LABELS[s]}
+              </option>
+            ))}
           </Select>
         </label>
         <label>
           <span className={label}>Status</span>
-          <Select name="status" defaultValue={query.status ?? ""}>
-            <option value="">Any</option>
-            {JOB_STATUSES.map((s) => <option key={s} value={s}>{jobStatusLabel(s)}</option>)}
+          <Select name="status" defaultValue={query.status ?? "any"}>
+            <option value="any">Any</option>
+            {JOB_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {jobStatusLabel(s)}
+              </option>
+            ))}
           </Select>
         </label>
         <label>
@@ -140,7 +178,11 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           <span className={label}>Certification</span>
           <Select name="requiredPackId" defaultValue={query.requiredPackId ?? ""}>
             <option value="">Any</option>
-            {packs.map((pack) => <option key={pack.id} value={pack.id}>{pack.title}</option>)}
+            {packs.map((pack) => (
+              <option key={pack.id} value={pack.id}>
+                {pack.title}
+              </option>
+            ))}
           </Select>
         </label>
         <label>
@@ -156,39 +198,81 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           <Input name="maxBudget" inputMode="decimal" defaultValue={query.maxBudget ?? ""} />
         </label>
         <div className="flex items-end gap-2">
-          <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>Apply</button>
-          <Link href={board === "rewards" ? "/jobs?board=rewards" : "/jobs"} className="text-sm text-zinc-500 hover:underline">Clear</Link>
+          <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>
+            Apply
+          </button>
+          <Link
+            href={board === "rewards" ? "/jobs?board=rewards" : "/jobs"}
+            className="text-sm text-zinc-500 hover:underline"
+          >
+            Clear
+          </Link>
         </div>
       </form>
-      <SaveSearch query={{ board: query.board, q, status: query.status, funded: query.funded, participationMode: query.participationMode, skills: query.skills, minBudget: query.minBudget, maxBudget: query.maxBudget, requiredPackId: query.requiredPackId, sort: query.sort }} />
+      <SaveSearch
+        query={{
+          board: query.board,
+          q,
+          status: query.status,
+          funded: query.funded,
+          participationMode: query.participationMode,
+          skills: query.skills,
+          minBudget: query.minBudget,
+          maxBudget: query.maxBudget,
+          requiredPackId: query.requiredPackId,
+          sort: query.sort,
+        }}
+      />
 
-      {error ? <Alert tone="error" title="The jobs could not be loaded" error={error.body} className="mt-6" /> : null}
-      {result && result.data.length === 0 ? <EmptyState className="mt-6" title="No jobs match" description="Change the search or the filters, or post the first job." /> : null}
+      {error ? <Alert tone="error" title="The jobs could not be loaded" error={error} className="mt-6" /> : null}
+      {result && result.data.length === 0 ? (
+        <EmptyState
+          className="mt-6"
+          title="No jobs match"
+          description="Change the search or the filters, or post the first job."
+        />
+      ) : null}
 
       <ul className="mt-6 grid gap-4 sm:grid-cols-2" aria-label="Jobs">
         {result?.data.map((job) => (
           <li key={job.id} className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
             <div className="flex flex-wrap items-center gap-2">
               <JobStatusBadge status={job.status} />
-              <FundedBadge funded={job.funded} />
+              <FundedBadge funded={job.funded} status={job.status} />
               {job.participationMode !== "BID" ? <Badge tone="violet">{job.participationMode}</Badge> : null}
-              {job.requiredPackId ? <Badge tone="amber">Certification: {packTitle.get(job.requiredPackId) ?? "required"}</Badge> : null}
+              {job.requiredPackId ? (
+                <Badge tone="amber">Certification: {packTitle.get(job.requiredPackId) ?? "required"}</Badge>
+              ) : null}
             </div>
             <h2 className="mt-2 font-medium">
-              <Link href={`/jobs/${job.id}`} className="hover:underline">{job.title}</Link>
+              <Link href={`/jobs/${job.id}`} className="hover:underline">
+                {job.title}
+              </Link>
             </h2>
-            <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">{job.description}</p>
+            <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">
+              {plainTextExcerpt(job.description, 240)}
+            </p>
             <p className="mt-3 flex items-center justify-between text-sm">
               <Usdc amount={job.budgetUsdc} />
               <span className="text-xs text-zinc-500">
-                {job.bidCount === 1 ? "1 bid" : `${job.bidCount ?? 0} bids`} · {job.deadlineAt ? `due ${formatDate(job.deadlineAt)}` : "no deadline"}
+                {job.bidCount === 1 ? "1 bid" : `${job.bidCount ?? 0} bids`} ·{" "}
+                {job.deadlineAt ? `due ${formatDate(job.deadlineAt)}` : "no deadline"}
               </span>
             </p>
             <p className="mt-1 text-xs text-zinc-500">
               by{" "}
-              {posterRecordOf.get(job.posterId) ? <Link className="underline" href={posterProfileHref(posterRecordOf.get(job.posterId)!)}>{job.poster.displayName}</Link> : job.poster.displayName} · <TimeAgo value={job.createdAt} />
+              {posterRecordOf.get(job.posterId) ? (
+                <Link className="underline" href={posterProfileHref(posterRecordOf.get(job.posterId)!)}>
+                  {job.poster.displayName}
+                </Link>
+              ) : (
+                job.poster.displayName
+              )}{" "}
+              · <TimeAgo value={job.createdAt} />
             </p>
-            <p className="mt-0.5"><PosterRecordLine record={posterRecordOf.get(job.posterId)} /></p>
+            <p className="mt-0.5">
+              <PosterRecordLine record={posterRecordOf.get(job.posterId)} />
+            </p>
           </li>
         ))}
       </ul>

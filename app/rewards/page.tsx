@@ -47,7 +47,9 @@ function ruleForPeople(rule: string): string | null {
 export default async function RewardsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const { api, session } = await sessionApi();
-  const status = REWARD_STATUSES.includes(one(params.status) as RewardStatus) ? (one(params.status) as RewardStatus) : undefined;
+  const status = REWARD_STATUSES.includes(one(params.status) as RewardStatus)
+    ? (one(params.status) as RewardStatus)
+    : undefined;
   const [overview, guide, chain, mine, payout] = await Promise.all([
     settle(api.getForumRewards({})),
     settle(api.getRewardGuide({})),
@@ -63,13 +65,20 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Forum rewards</h1>
           <p className="mt-1 max-w-2xl text-sm text-zinc-600 dark:text-zinc-400">
-            Good contributions to the forum are paid in {symbol}, automatically and on chain: your first original thread, your first original reply, and your first referral.
+            Good contributions to the forum are paid in {symbol}, automatically and on chain: your first original
+            thread, your first original reply, and your first referral.
           </p>
         </div>
         <div className="flex flex-wrap gap-2">
-          <LinkButton variant="secondary" href="/rewards/payout">Payout settings</LinkButton>
-          <LinkButton variant="secondary" href="/rewards/referrals">Referrals</LinkButton>
-          <LinkButton variant="primary" href="/forum/new">Write a thread</LinkButton>
+          <LinkButton variant="secondary" href="/rewards/payout">
+            Payout settings
+          </LinkButton>
+          <LinkButton variant="secondary" href="/rewards/referrals">
+            Referrals
+          </LinkButton>
+          <LinkButton variant="primary" href="/forum/new">
+            Write a thread
+          </LinkButton>
         </div>
       </div>
 
@@ -78,14 +87,26 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
         <div className="mt-6 grid gap-4 sm:grid-cols-3" aria-label="Reward kinds">
           {overview.result.data.kinds.map((k) => (
             <Card key={k.kind} title={KIND_LABEL[k.kind]} headingLevel={2} data-testid={`reward-kind-${k.kind}`}>
-              <p className="text-2xl font-semibold"><Usdc amount={k.netUsdc} symbol={symbol} /></p>
+              <p className="text-2xl font-semibold">
+                <Usdc amount={k.netUsdc} symbol={symbol} />
+              </p>
               <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
                 paid ({k.grossUsdc} gross less the {k.feeUsdc} escrow fee)
               </p>
               <p className="mt-3 text-sm" data-testid={`remaining-${k.kind}`}>
-                {k.remainingSlots > 0 ? <><strong>{k.remainingSlots}</strong> funded {k.remainingSlots === 1 ? "slot" : "slots"} left</> : <Badge tone="amber">budget used up</Badge>}
+                {k.remainingSlots > 0 ? (
+                  <>
+                    <strong>{k.remainingSlots}</strong> funded {k.remainingSlots === 1 ? "slot" : "slots"} left
+                  </>
+                ) : (
+                  <Badge tone="amber">budget used up</Badge>
+                )}
               </p>
-              {k.waitingRewards > 0 ? <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">{k.waitingRewards} eligible {k.waitingRewards === 1 ? "reward waits" : "rewards wait"} for budget</p> : null}
+              {k.waitingRewards > 0 ? (
+                <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+                  {k.waitingRewards} eligible {k.waitingRewards === 1 ? "reward waits" : "rewards wait"} for budget
+                </p>
+              ) : null}
             </Card>
           ))}
         </div>
@@ -95,10 +116,21 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
         <section className="mt-10" aria-labelledby="my-rewards">
           <div className="flex flex-wrap items-end justify-between gap-4">
             <div>
-              <h2 id="my-rewards" className="text-lg font-semibold">Your contributions</h2>
+              <h2 id="my-rewards" className="text-lg font-semibold">
+                Your contributions
+              </h2>
               {payout?.result ? (
                 <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-                  Paid to {payout.result.data.address ? <span className="font-mono">{payout.result.data.address}</span> : "the managed wallet"} · <Link className="underline" href="/rewards/payout">change</Link>
+                  Paid to{" "}
+                  {payout.result.data.address ? (
+                    <ExplorerLink value={payout.result.data.address} kind="address" explorerUrl={explorerUrl} />
+                  ) : (
+                    "the managed wallet"
+                  )}{" "}
+                  ·{" "}
+                  <Link className="underline" href="/rewards/payout">
+                    change
+                  </Link>
                 </p>
               ) : null}
             </div>
@@ -107,10 +139,16 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
                 <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Status</span>
                 <Select name="status" defaultValue={status ?? ""}>
                   <option value="">Any</option>
-                  {REWARD_STATUSES.map((s) => <option key={s} value={s}>{s.replaceAll("_", " ").toLowerCase()}</option>)}
+                  {REWARD_STATUSES.map((s) => (
+                    <option key={s} value={s}>
+                      {s.replaceAll("_", " ").toLowerCase()}
+                    </option>
+                  ))}
                 </Select>
               </label>
-              <button type="submit" className={buttonClasses({ variant: "secondary", size: "md" })}>Apply</button>
+              <button type="submit" className={buttonClasses({ variant: "secondary", size: "md" })}>
+                Apply
+              </button>
             </form>
           </div>
           {mine?.error ? <Alert className="mt-4" error={mine.error} /> : null}
@@ -119,7 +157,11 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
               className="mt-4"
               title={status ? "No contributions with this status" : "No reviewed contributions yet"}
               description="Every thread and reply you publish is reviewed automatically; its result shows here within seconds."
-              action={<LinkButton variant="primary" href="/forum/new">Write a thread</LinkButton>}
+              action={
+                <LinkButton variant="primary" href="/forum/new">
+                  Write a thread
+                </LinkButton>
+              }
             />
           ) : null}
           {mine?.result && mine.result.data.length > 0 ? (
@@ -138,24 +180,53 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
                   {mine.result.data.map((r) => (
                     <Tr key={r.id} data-testid="reward-row" data-contribution={r.contribution.id}>
                       <Td>
-                        <Link className="font-medium hover:underline" href={contributionHref(r)}>{r.contribution.threadTitle}</Link>
+                        <Link className="font-medium hover:underline" href={contributionHref(r)}>
+                          {r.contribution.threadTitle}
+                        </Link>
                         <p className="text-xs text-zinc-500 dark:text-zinc-400">
-                          {r.contribution.kind === "REPLY" ? "reply" : "thread"} · {r.contribution.bodyLength} characters · {formatDate(r.contribution.publishedAt)}
+                          {r.contribution.kind === "REPLY" ? "reply" : "thread"} · {r.contribution.bodyLength}{" "}
+                          characters · {formatDate(r.contribution.publishedAt)}
                         </p>
                       </Td>
                       <Td>{KIND_LABEL[r.kind]}</Td>
                       <Td>
                         <RewardStatusBadge status={r.status} />
-                        {r.declinedReason ? <p className="mt-1 max-w-xs text-xs text-zinc-600 dark:text-zinc-400" data-testid="declined-reason">{r.declinedReason}</p> : null}
+                        {r.declinedReason ? (
+                          <p
+                            className="mt-1 max-w-xs text-xs text-zinc-600 dark:text-zinc-400"
+                            data-testid="declined-reason"
+                          >
+                            {r.declinedReason}
+                          </p>
+                        ) : null}
                       </Td>
-                      <Td>{r.status === "DECLINED" || r.status === "NOT_ELIGIBLE" ? "—" : <Usdc amount={r.netUsdc} symbol={symbol} />}</Td>
+                      <Td>
+                        {r.status === "DECLINED" || r.status === "NOT_ELIGIBLE" ? (
+                          "—"
+                        ) : (
+                          <Usdc amount={r.netUsdc} symbol={symbol} />
+                        )}
+                      </Td>
                       <Td>
                         {r.txHash ? (
                           <>
-                            <span data-testid="receipt" data-tx-hash={r.txHash}><ExplorerLink value={r.txHash} explorerUrl={explorerUrl} /></span>
-                            {r.payoutAddress ? <p className="text-xs text-zinc-500 dark:text-zinc-400">to {r.payoutTarget === "MANAGED_WALLET" ? "the managed wallet" : <span className="font-mono">{r.payoutAddress.slice(0, 8)}…</span>}</p> : null}
+                            <span data-testid="receipt" data-tx-hash={r.txHash}>
+                              <ExplorerLink value={r.txHash} explorerUrl={explorerUrl} />
+                            </span>
+                            {r.payoutAddress ? (
+                              <p className="text-xs text-zinc-500 dark:text-zinc-400">
+                                to{" "}
+                                {r.payoutTarget === "MANAGED_WALLET" ? (
+                                  "the managed wallet"
+                                ) : (
+                                  <span className="font-mono">{r.payoutAddress.slice(0, 8)}…</span>
+                                )}
+                              </p>
+                            ) : null}
                           </>
-                        ) : "—"}
+                        ) : (
+                          "—"
+                        )}
                       </Td>
                     </Tr>
                   ))}
@@ -163,19 +234,36 @@ export default async function RewardsPage({ searchParams }: { searchParams: Prom
               </Table>
             </div>
           ) : null}
-          {mine?.result ? <CursorPager className="mt-2" pathname="/rewards" searchParams={params} nextCursor={mine.result.meta.nextCursor} /> : null}
+          {mine?.result ? (
+            <CursorPager
+              className="mt-2"
+              pathname="/rewards"
+              searchParams={params}
+              nextCursor={mine.result.meta.nextCursor}
+            />
+          ) : null}
         </section>
       ) : (
         <Alert className="mt-8" tone="info" title="See your own rewards">
-          <Link className="underline" href="/sign-in?returnTo=%2Frewards">Sign in</Link> to see each of your contributions&apos; review, declined reasons and receipts.
+          <Link className="underline" href="/sign-in?returnTo=%2Frewards">
+            Sign in
+          </Link>{" "}
+          to see each of your contributions&apos; review, declined reasons and receipts.
         </Alert>
       )}
 
       {guide.result ? (
         <section className="mt-10" aria-labelledby="rules">
-          <h2 id="rules" className="text-lg font-semibold">How rewards work</h2>
+          <h2 id="rules" className="text-lg font-semibold">
+            How rewards work
+          </h2>
           <ul className="mt-3 list-disc space-y-2 pl-5 text-sm text-zinc-700 dark:text-zinc-300">
-            {guide.result.data.rules.map(ruleForPeople).filter((rule): rule is string => rule !== null).map((rule) => <li key={rule}>{rule}</li>)}
+            {guide.result.data.rules
+              .map(ruleForPeople)
+              .filter((rule): rule is string => rule !== null)
+              .map((rule) => (
+                <li key={rule}>{rule}</li>
+              ))}
           </ul>
         </section>
       ) : null}

@@ -9,4 +9,3 @@ export async function POST(request: Request) {
   // 303: the browser follows with a GET. A relative Location keeps the host the visitor used.
   return new Response(null, { status: 303, headers: { location: "/" } });
 }
-

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ApiError } from "@/lib/api/errors";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { unsubscribeAction } from "@/lib/actions/notifications/unsubscribe";
 import { buttonClasses } from "@/components/ui/button";
 import { one, type SearchParams } from "@/components/ui/search-params";
@@ -22,7 +22,7 @@ export default async function UnsubscribePage({ searchParams }: { searchParams: 
   let problem: string | null = null;
   if (!done && token) {
     try {
-      label = (await (await apiForRequest()).describeUnsubscribe({ query: { token } })).data.label;
+      label = (await (await apiWithToken()).describeUnsubscribe({ query: { token } })).data.label;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       problem = error.messages.join("; ");
@@ -32,18 +32,30 @@ export default async function UnsubscribePage({ searchParams }: { searchParams: 
     <div className="mx-auto max-w-xl px-4 py-12">
       <h1 className="text-2xl font-semibold tracking-tight">Unsubscribe</h1>
       {done ? (
-        <p role="status" className="mt-4 text-sm">{done}</p>
+        <p role="status" className="mt-4 text-sm">
+          {done}
+        </p>
       ) : label ? (
         <form action={unsubscribeAction} className="mt-6 space-y-4">
-          <p className="text-sm">Stop mail about <strong>{label.toLowerCase()}</strong>? Your inbox on the site still shows them.</p>
+          <p className="text-sm">
+            Stop mail about <strong>{label.toLowerCase()}</strong>? Your inbox on the site still shows them.
+          </p>
           <input type="hidden" name="token" value={token} />
-          <button type="submit" className={buttonClasses({})}>Unsubscribe</button>
+          <button type="submit" className={buttonClasses({})}>
+            Unsubscribe
+          </button>
         </form>
       ) : (
-        <p role="alert" className="mt-4 text-sm">{problem ?? "This link has no token: open the link from the mail as it was sent."}</p>
+        <p role="alert" className="mt-4 text-sm">
+          {problem ?? "This link has no token: open the link from the mail as it was sent."}
+        </p>
       )}
       <p className="mt-8 text-sm text-zinc-500">
-        Signed in? Choose every kind in <Link href="/settings/notifications" className="underline">notification settings</Link>.
+        Signed in? Choose every kind in{" "}
+        <Link href="/settings/notifications" className="underline">
+          notification settings
+        </Link>
+        .
       </p>
     </div>
   );

@@ -18,6 +18,7 @@ export function OperatorForm({
   reasonLabel = "Reason",
   testId,
   numberField,
+  textField,
 }: {
   action: (state: OperatorActionState, form: FormData) => Promise<OperatorActionState>;
   fields: Record<string, string>;
@@ -27,18 +28,45 @@ export function OperatorForm({
   testId?: string;
   /** A number the action needs besides the reason (e.g. how many slots to add). */
   numberField?: { name: string; label: string; min: number; max: number };
+  /** An optional text the action takes besides the reason (e.g. the address to settle to). */
+  textField?: { name: string; label: string; placeholder: string };
 }) {
   const [state, run, pending] = useActionState<OperatorActionState, FormData>(action, {});
   return (
     <form action={run} className="flex flex-wrap items-start gap-2" data-testid={testId}>
-      {Object.entries(fields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)}
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
       {numberField ? (
         <label className="flex items-center gap-1 text-sm">
           {numberField.label}
-          <input name={numberField.name} type="number" required min={numberField.min} max={numberField.max} defaultValue={numberField.min} className="h-9 w-20 rounded-lg px-2 ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700" />
+          <input
+            name={numberField.name}
+            type="number"
+            required
+            min={numberField.min}
+            max={numberField.max}
+            defaultValue={numberField.min}
+            className="h-9 w-20 rounded-lg px-2 ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
+          />
         </label>
       ) : null}
-      <label className="sr-only" htmlFor={`${testId ?? label}-reason`}>{reasonLabel}</label>
+      {textField ? (
+        <>
+          <label className="sr-only" htmlFor={`${testId ?? label}-${textField.name}`}>
+            {textField.label}
+          </label>
+          <input
+            id={`${testId ?? label}-${textField.name}`}
+            name={textField.name}
+            placeholder={textField.placeholder}
+            className="h-9 min-w-48 flex-1 rounded-lg px-3 font-mono text-xs ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
+          />
+        </>
+      ) : null}
+      <label className="sr-only" htmlFor={`${testId ?? label}-reason`}>
+        {reasonLabel}
+      </label>
       <input
         id={`${testId ?? label}-reason`}
         name="reason"
@@ -48,9 +76,19 @@ export function OperatorForm({
         placeholder={`${reasonLabel} (required)`}
         className="h-9 min-w-48 flex-1 rounded-lg px-3 text-sm ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
       />
-      <Button type="submit" size="sm" variant={variant} loading={pending} loadingLabel="Working…">{label}</Button>
-      {state.done ? <p className="basis-full text-sm text-green-700 dark:text-green-400" role="status">{state.done}</p> : null}
-      {messagesOf(state).length > 0 ? <Alert className="basis-full" tone="error" title="Refused">{messagesOf(state).join(" ")}</Alert> : null}
+      <Button type="submit" size="sm" variant={variant} loading={pending} loadingLabel="Working…">
+        {label}
+      </Button>
+      {state.done ? (
+        <Alert variant="inline" tone="success" className="basis-full">
+          {state.done}
+        </Alert>
+      ) : null}
+      {messagesOf(state).length > 0 ? (
+        <Alert className="basis-full" tone="error" title="Refused">
+          {messagesOf(state).join(" ")}
+        </Alert>
+      ) : null}
     </form>
   );
 }

@@ -7,7 +7,11 @@ const STATUS: Record<string, { tone: "green" | "amber"; label: string }> = {
 
 export function AgentStatusBadge({ status }: { status: string }) {
   const s = STATUS[status] ?? { tone: "amber" as const, label: status };
-  return <Badge tone={s.tone} data-status={status}>{s.label}</Badge>;
+  return (
+    <Badge tone={s.tone} data-status={status}>
+      {s.label}
+    </Badge>
+  );
 }
 
 /** "Active jobs: 2 of 3" with a bar; a cap of 0 reads "paused", no cap reads "no cap". */
@@ -20,11 +24,18 @@ export function AgentCapacity({ activeJobs, maxActiveJobs }: { activeJobs: numbe
       <p>
         Active jobs: <strong className="tabular-nums">{activeJobs}</strong> of{" "}
         <strong>{maxActiveJobs === null ? "no cap" : maxActiveJobs}</strong>
-        {paused ? <span className="ml-2 font-medium text-amber-700 dark:text-amber-400">paused: no new assignments</span> : full ? <span className="ml-2 font-medium text-amber-700 dark:text-amber-400">at its limit</span> : null}
+        {paused ? (
+          <span className="ml-2 font-medium text-amber-700 dark:text-amber-400">paused: no new assignments</span>
+        ) : full ? (
+          <span className="ml-2 font-medium text-amber-700 dark:text-amber-400">at its limit</span>
+        ) : null}
       </p>
       {maxActiveJobs !== null ? (
         <div className="h-1.5 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800" aria-hidden="true">
-          <div className={`h-full rounded-full ${full ? "bg-amber-500" : "bg-brand-600 dark:bg-brand-500"}`} style={{ width: `${Math.round(ratio * 100)}%` }} />
+          <div
+            className={`h-full rounded-full ${full ? "bg-amber-500" : "bg-brand-600 dark:bg-brand-500"}`}
+            style={{ width: `${Math.round(ratio * 100)}%` }}
+          />
         </div>
       ) : null}
     </div>

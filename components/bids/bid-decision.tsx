@@ -4,6 +4,7 @@ import { useActionState } from "react";
 import { decideBidAction, type BidDecisionState } from "@/lib/actions/jobs/decide-bid";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { displayUsdc } from "@/lib/chain/units";
+import { Alert } from "@/components/ui/alert";
 
 export interface BidDecisionProps {
   jobId: string;
@@ -53,18 +54,27 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet =
         </ConfirmSubmit>
       </div>
       {state.error ? (
-        <div role="alert" className="max-w-xs rounded-md border border-red-200 bg-red-50 p-2 text-xs text-red-800 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
+        <Alert tone="error" className="max-w-xs">
           {atCapacity ? (
             <>
               <p className="font-semibold">
-                {agentName} is at its limit of jobs at once{paused ? " (its owner has paused new assignments)" : state.details?.maxActiveJobs !== undefined ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)` : ""}.
+                {agentName} is at its limit of jobs at once
+                {paused
+                  ? " (its owner has paused new assignments)"
+                  : state.details?.maxActiveJobs !== undefined
+                    ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)`
+                    : ""}
+                .
               </p>
-              <p className="mt-1">It cannot take this job now; the bid stays pending. Accept another bid, or try again once its owner raises the limit.</p>
+              <p className="mt-1">
+                It cannot take this job now; the bid stays pending. Accept another bid, or try again once its owner
+                raises the limit.
+              </p>
             </>
           ) : (
             state.error.map((m) => <p key={m}>{m}</p>)
           )}
-        </div>
+        </Alert>
       ) : null}
     </form>
   );

@@ -13,6 +13,7 @@ import { buttonClasses, Spinner } from "@/components/ui/button";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { Field, Input, Textarea } from "@/components/ui/field";
 import { proofStatusLabel } from "./proof-status-label";
+import { Alert } from "@/components/ui/alert";
 
 // The forms of the delivery pages. Each is a plain <form> posting to a server action, so it works
 // before hydration and without JavaScript; with JavaScript, the confirmations open as dialogs and
@@ -21,20 +22,24 @@ import { proofStatusLabel } from "./proof-status-label";
 function Refusal({ state }: { state: DeliveryActionState }) {
   if (!state.error) return null;
   return (
-    <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
+    <Alert tone="error">
       {state.proof ? (
         <>
           <p className="font-semibold">
             The probe did not find the work live: {proofStatusLabel(state.proof.status)}
             {state.proof.httpStatus ? ` (HTTP ${state.proof.httpStatus})` : ""}.
           </p>
-          {state.proof.reason ? <p className="mt-1" data-testid="proof-refusal-reason">{state.proof.reason}</p> : null}
+          {state.proof.reason ? (
+            <p className="mt-1" data-testid="proof-refusal-reason">
+              {state.proof.reason}
+            </p>
+          ) : null}
           <p className="mt-1 text-xs">The money stays in escrow. Nothing was changed.</p>
         </>
       ) : (
         state.error.map((m) => <p key={m}>{m}</p>)
       )}
-    </div>
+    </Alert>
   );
 }
 
@@ -57,7 +62,12 @@ export function SubmitDeliverableForm({ jobId, marker }: { jobId: string; marker
         {(p) => <Input {...p} type="url" inputMode="url" placeholder="https://…" defaultValue={state.values?.url} />}
       </Field>
       <Refusal state={state} />
-      <button type="submit" disabled={pending} aria-busy={pending || undefined} className={buttonClasses({ variant: "primary" })}>
+      <button
+        type="submit"
+        disabled={pending}
+        aria-busy={pending || undefined}
+        className={buttonClasses({ variant: "primary" })}
+      >
         {pending ? <Spinner /> : null}
         {pending ? "Probing the URL…" : "Submit for review"}
       </button>
@@ -65,25 +75,50 @@ export function SubmitDeliverableForm({ jobId, marker }: { jobId: string; marker
   );
 }
 
-export function ApproveForm({ jobId, releasesNow, budget }: { jobId: string; releasesNow: boolean; budget: string }) {
+/**
+ * Approve, after a confirmation that says what happens to the money. Criteria the poster has not
+ * ticked do not block approval, so the confirmation names them first and asks to approve anyway.
+ */
+export function ApproveForm({
+  jobId,
+  releasesNow,
+  budget,
+  unticked = [],
+}: {
+  jobId: string;
+  releasesNow: boolean;
+  budget: string;
+  unticked?: string[];
+}) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(approveJobAction, {});
+  const money = releasesNow
+    ? `The deliverable is probed once more; if it is live, the escrow pays ${budget} USDC (less the 5% fee) to the agent's wallet now. This cannot be undone.`
+    : "The deliverable is probed once more; if it is live, the escrow is released to the agent when the proof hold ends, after a last check. You can no longer dispute once it is released.";
+  const quoted = unticked.map((d) => `“${d}”`).join(", ");
   return (
     <form action={action} className="space-y-3">
       <input type="hidden" name="jobId" value={jobId} />
+      {unticked.length > 0 ? (
+        <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="unticked-criteria">
+          {unticked.length === 1 ? "One criterion is" : `${unticked.length} criteria are`} not ticked yet: {quoted}.
+        </p>
+      ) : null}
       <ConfirmSubmit
         pendingLabel="Checking the work…"
-        confirmTitle="Approve this work?"
+        confirmTitle={unticked.length > 0 ? "Approve without ticking every criterion?" : "Approve this work?"}
         confirmMessage={
-          releasesNow
-            ? `The deliverable is probed once more; if it is live, the escrow pays ${budget} USDC (less the 5% fee) to the agent's wallet now. This cannot be undone.`
-            : "The deliverable is probed once more; if it is live, the escrow is released to the agent when the proof hold ends, after a last check. You can no longer dispute once it is released."
+          unticked.length > 0 ? `You have not ticked ${quoted}: approving accepts the work as it is. ${money}` : money
         }
-        confirmLabel="Approve"
+        confirmLabel={unticked.length > 0 ? "Approve anyway" : "Approve"}
       >
         Approve
       </ConfirmSubmit>
       <Refusal state={state} />
-      {state.done ? <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Approved.</p> : null}
+      {state.done ? (
+        <Alert variant="inline" tone="success">
+          Approved.
+        </Alert>
+      ) : null}
     </form>
   );
 }
@@ -97,9 +132,14 @@ export function AgentWalletMissing({ jobId, agentName }: { jobId: string; agentN
   return (
     <div className="space-y-2 rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-500/30 dark:bg-amber-500/10 dark:text-amber-200">
       <p className="font-semibold">{agentName} has no payout wallet yet.</p>
-      <p>Approval is refused until its owner sets one: the escrow has nowhere to pay. The money stays safely in escrow meanwhile.</p>
+      <p>
+        Approval is refused until its owner sets one: the escrow has nowhere to pay. The money stays safely in escrow
+        meanwhile.
+      </p>
       {state.done ? (
-        <p role="status" className="font-medium">The owner has been asked by mail to set a wallet.</p>
+        <p role="status" className="font-medium">
+          The owner has been asked by mail to set a wallet.
+        </p>
       ) : (
         <form action={action}>
           <input type="hidden" name="jobId" value={jobId} />
@@ -119,10 +159,21 @@ export function DisputeForm({ jobId }: { jobId: string }) {
   return (
     <form action={action} className="space-y-3">
       <input type="hidden" name="jobId" value={jobId} />
-      <Field name="reason" label="What is wrong?" error={state.fields?.reason} hint="The agent sees this. The escrow stays held while the job is disputed, until the job's arbiter rules: pay the agent, refund you, or split.">
+      <Field
+        name="reason"
+        label="What is wrong?"
+        error={state.fields?.reason}
+        hint="The agent sees this. The escrow stays held while the job is disputed, until the job's arbiter rules: pay the agent, refund you, or split."
+      >
         {(p) => <Textarea {...p} rows={3} minLength={10} maxLength={2000} defaultValue={state.values?.reason} />}
       </Field>
-      <ConfirmSubmit variant="danger" pendingLabel="Opening the dispute…" confirmTitle="Dispute this job?" confirmMessage="The job becomes Disputed and the money stays in escrow until it is settled." confirmLabel="Open dispute">
+      <ConfirmSubmit
+        variant="danger"
+        pendingLabel="Opening the dispute…"
+        confirmTitle="Dispute this job?"
+        confirmMessage="The job becomes Disputed and the money stays in escrow until it is settled."
+        confirmLabel="Open dispute"
+      >
         Dispute
       </ConfirmSubmit>
       <Refusal state={state} />
@@ -130,17 +181,43 @@ export function DisputeForm({ jobId }: { jobId: string }) {
   );
 }
 
-export function OverrideCriterionForm({ jobId, criterionId, description }: { jobId: string; criterionId: string; description: string }) {
+export function OverrideCriterionForm({
+  jobId,
+  criterionId,
+  description,
+}: {
+  jobId: string;
+  criterionId: string;
+  description: string;
+}) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(overrideCriterionAction, {});
-  if (state.done) return <p role="status" className="text-xs text-emerald-700 dark:text-emerald-300">Overridden.</p>;
+  if (state.done)
+    return (
+      <Alert variant="inline" tone="success" className="text-xs">
+        Overridden.
+      </Alert>
+    );
   return (
     <form action={action} className="mt-2 space-y-2">
       <input type="hidden" name="jobId" value={jobId} />
       <input type="hidden" name="criterionId" value={criterionId} />
-      <Field name="reason" id={`override-${criterionId}`} label={`Accept "${description}" anyway`} error={state.fields?.reason}>
-        {(p) => <Input {...p} placeholder="Why you accept it (the agent sees this)" defaultValue={state.values?.reason} />}
+      <Field
+        name="reason"
+        id={`override-${criterionId}`}
+        label={`Accept "${description}" anyway`}
+        error={state.fields?.reason}
+      >
+        {(p) => (
+          <Input {...p} placeholder="Why you accept it (the agent sees this)" defaultValue={state.values?.reason} />
+        )}
       </Field>
-      <ConfirmSubmit size="sm" variant="secondary" confirmTitle="Override this check?" confirmMessage="The criterion counts as met whatever its check says, and no longer blocks approval." confirmLabel="Override">
+      <ConfirmSubmit
+        size="sm"
+        variant="secondary"
+        confirmTitle="Override this check?"
+        confirmMessage="The criterion counts as met whatever its check says, and no longer blocks approval."
+        confirmLabel="Override"
+      >
         Override check
       </ConfirmSubmit>
       <Refusal state={state} />
@@ -149,14 +226,29 @@ export function OverrideCriterionForm({ jobId, criterionId, description }: { job
 }
 
 /** The poster's tick of a manual criterion ("the report reads well"): one button that flips it. */
-export function TickCriterionForm({ jobId, criterionId, description, ticked }: { jobId: string; criterionId: string; description: string; ticked: boolean }) {
+export function TickCriterionForm({
+  jobId,
+  criterionId,
+  description,
+  ticked,
+}: {
+  jobId: string;
+  criterionId: string;
+  description: string;
+  ticked: boolean;
+}) {
   const [state, action, pending] = useActionState<DeliveryActionState, FormData>(tickCriterionAction, {});
   return (
     <form action={action} className="mt-2 flex flex-wrap items-center gap-2">
       <input type="hidden" name="jobId" value={jobId} />
       <input type="hidden" name="criterionId" value={criterionId} />
       <input type="hidden" name="ticked" value={ticked ? "false" : "true"} />
-      <button type="submit" disabled={pending} className={buttonClasses({ variant: ticked ? "secondary" : "primary", size: "sm" })} aria-label={`${ticked ? "Untick" : "Tick"} "${description}"`}>
+      <button
+        type="submit"
+        disabled={pending}
+        className={buttonClasses({ variant: ticked ? "secondary" : "primary", size: "sm" })}
+        aria-label={`${ticked ? "Untick" : "Tick"} "${description}"`}
+      >
         {pending ? <Spinner /> : null}
         {ticked ? "Untick" : "Tick as met"}
       </button>

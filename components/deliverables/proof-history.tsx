@@ -8,7 +8,12 @@ import { proofStatusLabel } from "./proof-status-label";
 
 type Check = z.infer<typeof ProofCheck>;
 
-const TRIGGER: Record<Check["trigger"], string> = { SUBMISSION: "Submission", RECHECK: "Recheck", APPROVAL: "Approval", RELEASE: "Release" };
+const TRIGGER: Record<Check["trigger"], string> = {
+  SUBMISSION: "Submission",
+  RECHECK: "Recheck",
+  APPROVAL: "Approval",
+  RELEASE: "Release",
+};
 
 export function ProofStatusBadge({ status }: { status: string | null | undefined }) {
   return <Badge tone={status === "LIVE" ? "green" : status ? "red" : "neutral"}>{proofStatusLabel(status)}</Badge>;
@@ -21,7 +26,9 @@ export function ProofStatusBadge({ status }: { status: string | null | undefined
 export function ProofHistory({ checks, className }: { checks: Check[]; className?: string }) {
   return (
     <section className={cn(className)} aria-labelledby="proof-history-heading">
-      <h2 id="proof-history-heading" className="text-lg font-semibold">Proof checks</h2>
+      <h2 id="proof-history-heading" className="text-lg font-semibold">
+        Proof checks
+      </h2>
       {checks.length === 0 ? (
         <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No probe yet.</p>
       ) : (
@@ -42,11 +49,21 @@ export function ProofHistory({ checks, className }: { checks: Check[]; className
                   <Td>{TRIGGER[c.trigger]}</Td>
                   <Td>
                     <ProofStatusBadge status={c.status} />
-                    {c.httpStatus ? <div className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">HTTP {c.httpStatus}</div> : null}
+                    {c.httpStatus ? (
+                      <div className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">HTTP {c.httpStatus}</div>
+                    ) : null}
                   </Td>
                   <Td className="max-w-md min-w-56">
-                    {c.reason ?? <span className="text-zinc-500 dark:text-zinc-400">The page is up, public and carries the marker.</span>}
-                    {c.contentSha256 ? <div className="mt-1 font-mono text-xs text-zinc-500 dark:text-zinc-400" title={c.contentSha256}>content {c.contentSha256.slice(0, 12)}…</div> : null}
+                    {c.reason ?? (
+                      <span className="text-zinc-500 dark:text-zinc-400">
+                        The page is up, public and carries the marker.
+                      </span>
+                    )}
+                    {c.contentSha256 ? (
+                      <div className="mt-1 font-mono text-xs text-zinc-500 dark:text-zinc-400" title={c.contentSha256}>
+                        content {c.contentSha256.slice(0, 12)}…
+                      </div>
+                    ) : null}
                   </Td>
                 </Tr>
               ))}

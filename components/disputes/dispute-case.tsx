@@ -1,4 +1,5 @@
 import type { DisputeCase } from "@/lib/api/schemas/disputes";
+import { PersonName, shortAddress } from "@/components/ui/avatar";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { ExplorerLink } from "@/components/ui/explorer-link";
@@ -15,53 +16,127 @@ const OUTCOME = { PAY_AGENT: "Pay the agent", REFUND_POSTER: "Refund the poster"
 const SIDE = { POSTER: "Poster", AGENT: "Agent" } as const;
 
 export function DisputeStatusBadge({ status }: { status: DisputeCase["status"] }) {
-  return <Badge tone={STATUS_TONE[status]}>{status === "OPEN" ? "Open" : status === "ESCALATED" ? "Escalated to the operator" : "Ruled"}</Badge>;
+  return (
+    <Badge tone={STATUS_TONE[status]}>
+      {status === "OPEN" ? "Open" : status === "ESCALATED" ? "Escalated to the operator" : "Ruled"}
+    </Badge>
+  );
 }
 
-export function DisputeCasePanel({ kase, explorerUrl }: { kase: DisputeCase; explorerUrl: string | null }) {
+/** The job's two sides by their names (the job's poster and assigned agent), for who said what. */
+export interface DisputeParties {
+  poster: { id: string; name: string };
+  agent: { id: string; name: string } | null;
+}
+
+export function DisputeCasePanel({
+  kase,
+  explorerUrl,
+  parties,
+}: {
+  kase: DisputeCase;
+  explorerUrl: string | null;
+  parties?: DisputeParties | null;
+}) {
   const settlement = kase.ruling?.settlement ?? null;
+  const sideName = (side: keyof typeof SIDE) => (side === "POSTER" ? parties?.poster : parties?.agent) ?? null;
+  const evaluator = kase.evaluatorAddress ? (
+    <PersonName
+      name={shortAddress(kase.evaluatorAddress)}
+      seed={kase.evaluatorAddress}
+      address={kase.evaluatorAddress}
+    />
+  ) : null;
   return (
-    <Card className="mt-6" title="Dispute" description={`Opened${kase.openedBy ? ` by the ${SIDE[kase.openedBy].toLowerCase()}` : ""} on ${formatDate(kase.createdAt, { withTime: true })}: ${kase.reason}`}>
+    <Card
+      id="dispute"
+      className="mt-6 scroll-mt-20"
+      title="Dispute"
+      description={`Opened${kase.openedBy ? ` by the ${SIDE[kase.openedBy].toLowerCase()}` : ""} on ${formatDate(kase.createdAt, { withTime: true })}: ${kase.reason}`}
+    >
       <div data-testid="dispute-case" data-status={kase.status} className="space-y-4 text-sm">
         <div className="flex flex-wrap items-center gap-2">
           <DisputeStatusBadge status={kase.status} />
           <span>
-            Arbiter: {kase.arbiter === "EVALUATOR" ? <>the evaluator <code className="break-all">{kase.evaluatorAddress}</code></> : "the marketplace operator"}
+            Arbiter: {kase.arbiter === "EVALUATOR" ? <>the evaluator {evaluator}</> : "the marketplace operator"}
           </span>
         </div>
         <dl className="grid grid-cols-1 gap-2 sm:grid-cols-2">
           <div>
             <dt className="text-zinc-500 dark:text-zinc-400">Statements close</dt>
-            <dd><time dateTime={kase.answerDeadlineAt}>{formatDate(kase.answerDeadlineAt, { withTime: true })}</time></dd>
+            <dd>
+              <time dateTime={kase.answerDeadlineAt}>{formatDate(kase.answerDeadlineAt, { withTime: true })}</time>
+            </dd>
           </div>
           {kase.ruledAt ? null : (
             <div>
-              <dt className="text-zinc-500 dark:text-zinc-400">{kase.escalatedAt ? "Escalated to the operator" : "Escalates to the operator if not ruled by"}</dt>
-              <dd data-testid="dispute-deadline"><time dateTime={kase.escalatedAt ?? kase.rulingDeadlineAt}>{formatDate(kase.escalatedAt ?? kase.rulingDeadlineAt, { withTime: true })}</time></dd>
+              <dt className="text-zinc-500 dark:text-zinc-400">
+                {kase.escalatedAt ? "Escalated to the operator" : "Escalates to the operator if not ruled by"}
+              </dt>
+              <dd data-testid="dispute-deadline">
+                <time dateTime={kase.escalatedAt ?? kase.rulingDeadlineAt}>
+                  {formatDate(kase.escalatedAt ?? kase.rulingDeadlineAt, { withTime: true })}
+                </time>
+              </dd>
             </div>
           )}
         </dl>
 
         <section aria-labelledby="dispute-statements-heading">
-          <h3 id="dispute-statements-heading" className="font-semibold">Statements</h3>
+          <h3 id="dispute-statements-heading" className="font-semibold">
+            Statements
+          </h3>
           {kase.statements.length === 0 ? (
             <p className="mt-1 text-zinc-500 dark:text-zinc-400">No statement yet.</p>
           ) : (
             <ol className="mt-2 space-y-3">
               {kase.statements.map((s) => (
-                <li key={s.id} data-testid="dispute-statement" data-side={s.side} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
-                  <p className="text-xs text-zinc-500 dark:text-zinc-400">
-                    {SIDE[s.side]} · <time dateTime={s.createdAt}>{formatDate(s.createdAt, { withTime: true })}</time>
+                <li
+                  key={s.id}
+                  data-testid="dispute-statement"
+                  data-side={s.side}
+                  className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
+                >
+                  <p className="text-xs text-zinc-500 dark:text-zinc-400" data-testid="dispute-statement-author">
+                    {sideName(s.side) ? (
+                      <>
+                        <PersonName
+                          className="font-medium text-zinc-800 dark:text-zinc-200"
+                          name={sideName(s.side)!.name}
+                          seed={sideName(s.side)!.id}
+                        />{" "}
+                        ({SIDE[s.side].toLowerCase()})
+                      </>
+                    ) : (
+                      SIDE[s.side]
+                    )}{" "}
+                    · <time dateTime={s.createdAt}>{formatDate(s.createdAt, { withTime: true })}</time>
                   </p>
                   <p className="mt-1 whitespace-pre-wrap">{s.body}</p>
                   {s.evidence.length > 0 ? (
                     <ul className="mt-2 space-y-1">
                       {s.evidence.map((e) => (
-                        <li key={e.id} data-testid="dispute-evidence" data-status={e.status ?? ""} className="flex flex-wrap items-center gap-2 text-xs">
+                        <li
+                          key={e.id}
+                          data-testid="dispute-evidence"
+                          data-status={e.status ?? ""}
+                          className="flex flex-wrap items-center gap-2 text-xs"
+                        >
                           <ProofStatusBadge status={e.status} />
-                          <a href={e.url} rel="noopener noreferrer nofollow" target="_blank" className="break-all underline">{e.url}</a>
+                          <a
+                            href={e.url}
+                            rel="noopener noreferrer nofollow"
+                            target="_blank"
+                            className="break-all underline"
+                          >
+                            {e.url}
+                          </a>
                           {e.httpStatus ? <span>HTTP {e.httpStatus}</span> : null}
-                          {e.contentSha256 ? <code title={e.contentSha256} data-testid="evidence-hash">sha256 {e.contentSha256.slice(0, 12)}…</code> : null}
+                          {e.contentSha256 ? (
+                            <span title={`SHA-256 ${e.contentSha256}`} data-testid="evidence-hash">
+                              content fingerprint <code>{e.contentSha256.slice(0, 8)}</code>
+                            </span>
+                          ) : null}
                           {e.reason ? <span className="text-zinc-500 dark:text-zinc-400">{e.reason}</span> : null}
                         </li>
                       ))}
@@ -74,19 +149,40 @@ export function DisputeCasePanel({ kase, explorerUrl }: { kase: DisputeCase; exp
         </section>
 
         {kase.ruling ? (
-          <section aria-labelledby="dispute-ruling-heading" data-testid="dispute-ruling" data-outcome={kase.ruling.outcome}>
-            <h3 id="dispute-ruling-heading" className="font-semibold">Ruling</h3>
+          <section
+            aria-labelledby="dispute-ruling-heading"
+            data-testid="dispute-ruling"
+            data-outcome={kase.ruling.outcome}
+          >
+            <h3 id="dispute-ruling-heading" className="font-semibold">
+              Ruling
+            </h3>
             <p className="mt-1">
               {OUTCOME[kase.ruling.outcome]}
-              {kase.ruling.outcome === "SPLIT" ? `: ${kase.ruling.agentShare} % to the agent, ${100 - kase.ruling.agentShare} % to the poster` : ""} — by the{" "}
-              {kase.ruling.arbiter === "EVALUATOR" ? "evaluator" : "operator"} on {formatDate(kase.ruling.createdAt, { withTime: true })}.
+              {kase.ruling.outcome === "SPLIT"
+                ? `: ${kase.ruling.agentShare} % to the agent, ${100 - kase.ruling.agentShare} % to the poster`
+                : ""}{" "}
+              — by{" "}
+              {kase.ruling.arbiter === "EVALUATOR" ? (
+                <>the evaluator {evaluator ?? null}</>
+              ) : (
+                "the marketplace operator"
+              )}{" "}
+              on {formatDate(kase.ruling.createdAt, { withTime: true })}.
             </p>
             <p className="mt-1 whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">{kase.ruling.reason}</p>
             {settlement ? (
               <p className="mt-1" data-testid="dispute-settlement" data-status={settlement.status}>
                 Settlement {settlement.status.toLowerCase()}
-                {settlement.txHash ? <> in <ExplorerLink value={settlement.txHash} explorerUrl={explorerUrl} /></> : null}
-                {settlement.agentAmountUsdc ? ` · ${settlement.agentAmountUsdc} USDC to the agent (fee ${settlement.feeUsdc ?? "0"})` : ""}
+                {settlement.txHash ? (
+                  <>
+                    {" "}
+                    in <ExplorerLink value={settlement.txHash} explorerUrl={explorerUrl} />
+                  </>
+                ) : null}
+                {settlement.agentAmountUsdc
+                  ? ` · ${settlement.agentAmountUsdc} USDC to the agent (fee ${settlement.feeUsdc ?? "0"})`
+                  : ""}
                 {settlement.payerAmountUsdc ? ` · ${settlement.payerAmountUsdc} USDC back to the poster` : ""}
               </p>
             ) : null}

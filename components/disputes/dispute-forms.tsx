@@ -8,6 +8,7 @@ import { DISPUTE_LIMITS } from "@/lib/api/schemas/constants";
 import { buttonClasses, Spinner } from "@/components/ui/button";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { Field, Input, Select, Textarea } from "@/components/ui/field";
+import { Alert } from "@/components/ui/alert";
 
 // The dispute case's forms: plain <form>s posting to server actions (they work before hydration);
 // the service's refusals come back in place.
@@ -15,9 +16,11 @@ import { Field, Input, Select, Textarea } from "@/components/ui/field";
 function Refusal({ state }: { state: DeliveryActionState }) {
   if (!state.error) return null;
   return (
-    <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
-      {state.error.map((m) => <p key={m}>{m}</p>)}
-    </div>
+    <Alert tone="error">
+      {state.error.map((m) => (
+        <p key={m}>{m}</p>
+      ))}
+    </Alert>
   );
 }
 
@@ -28,7 +31,15 @@ export function AddStatementForm({ jobId }: { jobId: string }) {
     <form action={action} className="space-y-3" key={state.attempt} data-testid="dispute-statement-form">
       <input type="hidden" name="jobId" value={jobId} />
       <Field name="body" label="Your statement" error={state.fields?.body} hint="Both sides and the arbiter read it.">
-        {(p) => <Textarea {...p} rows={4} maxLength={DISPUTE_LIMITS.statementMax} required defaultValue={state.values?.body} />}
+        {(p) => (
+          <Textarea
+            {...p}
+            rows={4}
+            maxLength={DISPUTE_LIMITS.statementMax}
+            required
+            defaultValue={state.values?.body}
+          />
+        )}
       </Field>
       <Field
         name="evidenceUrls"
@@ -43,7 +54,11 @@ export function AddStatementForm({ jobId }: { jobId: string }) {
         Add statement
       </button>
       <Refusal state={state} />
-      {state.done ? <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Statement added.</p> : null}
+      {state.done ? (
+        <Alert variant="inline" tone="success">
+          Statement Statement added.
+        </Alert>
+      ) : null}
     </form>
   );
 }
@@ -52,7 +67,12 @@ export function AddStatementForm({ jobId }: { jobId: string }) {
 export function RuleDisputeForm({ jobId }: { jobId: string }) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(ruleDisputeAction, {});
   const [outcome, setOutcome] = useState(state.values?.outcome ?? "SPLIT");
-  if (state.done) return <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Ruled. The escrow is being settled.</p>;
+  if (state.done)
+    return (
+      <Alert variant="inline" tone="success">
+        Ruled Ruled. The escrow is being settled.
+      </Alert>
+    );
   return (
     <form action={action} className="space-y-3" key={state.attempt} data-testid="dispute-ruling-form">
       <input type="hidden" name="jobId" value={jobId} />
@@ -66,14 +86,49 @@ export function RuleDisputeForm({ jobId }: { jobId: string }) {
         )}
       </Field>
       {outcome === "SPLIT" ? (
-        <Field name="agentShare" label="Agent's share (%)" error={state.fields?.agentShare} hint="The fee comes only out of the agent's share; the rest goes back to the poster.">
-          {(p) => <Input {...p} type="number" min={DISPUTE_LIMITS.agentShareMin} max={DISPUTE_LIMITS.agentShareMax} step={1} required defaultValue={state.values?.agentShare ?? "50"} />}
+        <Field
+          name="agentShare"
+          label="Agent's share (%)"
+          error={state.fields?.agentShare}
+          hint="The fee comes only out of the agent's share; the rest goes back to the poster."
+        >
+          {(p) => (
+            <Input
+              {...p}
+              type="number"
+              min={DISPUTE_LIMITS.agentShareMin}
+              max={DISPUTE_LIMITS.agentShareMax}
+              step={1}
+              required
+              defaultValue={state.values?.agentShare ?? "50"}
+            />
+          )}
         </Field>
       ) : null}
-      <Field name="reason" label="Why" error={state.fields?.reason} hint="Both sides see it; an operator's ruling is written to the audit log.">
-        {(p) => <Textarea {...p} rows={3} minLength={DISPUTE_LIMITS.rulingReasonMin} maxLength={DISPUTE_LIMITS.rulingReasonMax} required defaultValue={state.values?.reason} />}
+      <Field
+        name="reason"
+        label="Why"
+        error={state.fields?.reason}
+        hint="Both sides see it; an operator's ruling is written to the audit log."
+      >
+        {(p) => (
+          <Textarea
+            {...p}
+            rows={3}
+            minLength={DISPUTE_LIMITS.rulingReasonMin}
+            maxLength={DISPUTE_LIMITS.rulingReasonMax}
+            required
+            defaultValue={state.values?.reason}
+          />
+        )}
       </Field>
-      <ConfirmSubmit variant="danger" pendingLabel="Ruling…" confirmTitle="Rule on this dispute?" confirmMessage="The escrow is settled on chain as you rule. A ruling is final: it cannot be changed." confirmLabel="Rule">
+      <ConfirmSubmit
+        variant="danger"
+        pendingLabel="Ruling…"
+        confirmTitle="Rule on this dispute?"
+        confirmMessage="The escrow is settled on chain as you rule. A ruling is final: it cannot be changed."
+        confirmLabel="Rule"
+      >
         Rule
       </ConfirmSubmit>
       <Refusal state={state} />

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { linkThreadJobAction } from "@/lib/actions/forum/link-thread-job";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import type { ForumThread } from "@/lib/api/schemas/forum";
 import type { Job } from "@/lib/api/schemas/jobs";
 import { sessionApi } from "@/lib/session/api";
@@ -18,12 +18,23 @@ const CLOSED: Job["status"][] = ["COMPLETED", "CANCELLED"];
 
 export async function ThreadJob({ thread, canEdit }: { thread: ForumThread; canEdit: boolean }) {
   if (thread.linkedJobId) {
-    const job = (await (await apiForRequest()).getPublicJob({ params: { id: thread.linkedJobId } }).catch(() => null))?.data ?? null;
+    const job =
+      (await (await apiWithToken()).getPublicJob({ params: { id: thread.linkedJobId } }).catch(() => null))?.data ??
+      null;
     return (
-      <div className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950/30" data-testid="thread-job">
+      <div
+        className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950/30"
+        data-testid="thread-job"
+      >
         <p>
-          {thread.jobContextKind === "HIRING" || !thread.jobContextKind ? "Hiring" : thread.jobContextKind.toLowerCase()}: this discussion has a job,{" "}
-          <Link className="font-medium underline" href={`/jobs/${thread.linkedJobId}`}>see the job</Link>.
+          {thread.jobContextKind === "HIRING" || !thread.jobContextKind
+            ? "Hiring"
+            : thread.jobContextKind.toLowerCase()}
+          : this discussion has a job,{" "}
+          <Link className="font-medium underline" href={`/jobs/${thread.linkedJobId}`}>
+            see the job
+          </Link>
+          .
         </p>
         {job ? (
           <p className="mt-1 flex flex-wrap items-center gap-2">
@@ -43,30 +54,48 @@ export async function ThreadJob({ thread, canEdit }: { thread: ForumThread; canE
   const me = (await api.getMe({}).catch(() => null))?.data ?? null;
   const mine =
     me?.kind === "USER"
-      ? ((await api.listJobs({ query: { posterId: me.user.id, limit: 50 } }).catch(() => null))?.data ?? []).filter((j) => !CLOSED.includes(j.status))
+      ? ((await api.listJobs({ query: { posterId: me.user.id, limit: 50 } }).catch(() => null))?.data ?? []).filter(
+          (j) => !CLOSED.includes(j.status),
+        )
       : [];
   return (
     <div className="mt-3 space-y-2 rounded-md border border-zinc-200 p-3 text-sm dark:border-zinc-800">
       <p>
-        Need someone to do this? <Link className="font-medium underline" href={`/jobs/new?thread=${thread.id}`}>Post a hiring job from this thread</Link>: it links here, and this thread shows it.
+        Need someone to do this?{" "}
+        <Link className="font-medium underline" href={`/jobs/new?thread=${thread.id}`}>
+          Post a hiring job from this thread
+        </Link>
+        : it links here, and this thread shows it.
       </p>
       <form action={linkThreadJobAction} className="flex flex-wrap items-end gap-2" aria-label="Link a hiring job">
         <input type="hidden" name="threadId" value={thread.id} />
         <input type="hidden" name="slug" value={thread.slug} />
         <label className="min-w-64 flex-1">
-          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Or link a job you posted</span>
+          <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">
+            Or link a job you posted
+          </span>
           {mine.length > 0 ? (
             <Select name="jobId" defaultValue="">
-              <option value="" disabled>Choose one of your jobs</option>
-              {mine.map((j) => <option key={j.id} value={j.id}>{j.title} ({j.status.toLowerCase().replace("_", " ")}, {j.budgetUsdc} {j.tokenSymbol})</option>)}
+              <option value="" disabled>
+                Choose one of your jobs
+              </option>
+              {mine.map((j) => (
+                <option key={j.id} value={j.id}>
+                  {j.title} ({j.status.toLowerCase().replace("_", " ")}, {j.budgetUsdc} {j.tokenSymbol})
+                </option>
+              ))}
             </Select>
           ) : (
             <Input name="jobId" placeholder="the job's link or id" autoComplete="off" />
           )}
         </label>
-        <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>Link the job</button>
+        <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>
+          Link the job
+        </button>
       </form>
-      <p className="text-xs text-zinc-500 dark:text-zinc-400">Linking does not fund the job; you fund it from its page.</p>
+      <p className="text-xs text-zinc-500 dark:text-zinc-400">
+        Linking does not fund the job; you fund it from its page.
+      </p>
     </div>
   );
 }

@@ -4,9 +4,10 @@ import { useRouter } from "next/navigation";
 import { useActionState, useEffect } from "react";
 import { cancelJobAction, type CancelJobState } from "@/lib/actions/jobs/cancel-job";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
+import { Alert } from "@/components/ui/alert";
 
 /** The poster's Cancel of an open job, behind a confirmation that says what happens to the money. */
-export function CancelJob({ jobId, funded }: { jobId: string; funded: boolean }) {
+export function CancelJob({ jobId, funded, inParts = false }: { jobId: string; funded: boolean; inParts?: boolean }) {
   const [state, action] = useActionState<CancelJobState, FormData>(cancelJobAction, {});
   return (
     <form action={action}>
@@ -17,18 +18,22 @@ export function CancelJob({ jobId, funded }: { jobId: string; funded: boolean })
         pendingLabel="Cancelling…"
         confirmTitle="Cancel this job?"
         confirmMessage={
-          funded
-            ? "Pending bids expire and the whole deposit goes back to the wallet that paid it (no fee). The refund is a transaction on chain; its receipt appears here."
-            : "Pending bids expire and the job closes. Nothing was deposited, so no money moves."
+          inParts
+            ? "The parts not yet settled go back to the wallet that paid them (no fee); parts already paid stay paid. The refund is a transaction on chain; its receipt appears here."
+            : funded
+              ? "Pending bids expire and the whole deposit goes back to the wallet that paid it (no fee). The refund is a transaction on chain; its receipt appears here."
+              : "Pending bids expire and the job closes. Nothing was deposited, so no money moves."
         }
         confirmLabel="Cancel job"
       >
         Cancel job
       </ConfirmSubmit>
       {state.error ? (
-        <div role="alert" className="mt-2 rounded-md border border-red-200 bg-red-50 p-2 text-xs text-red-800 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
-          {state.error.map((m) => <p key={m}>{m}</p>)}
-        </div>
+        <Alert tone="error" className="mt-2">
+          {state.error.map((m) => (
+            <p key={m}>{m}</p>
+          ))}
+        </Alert>
       ) : null}
     </form>
   );
@@ -45,8 +50,8 @@ export function RefundProgress() {
     return () => clearInterval(timer);
   }, [router]);
   return (
-    <p role="status" className="mt-2 text-sm text-amber-800 dark:text-amber-300">
+    <Alert variant="inline" tone="warning" className="mt-2">
       Refund in progress: the deposit is being returned to the payer on chain. This page updates when the receipt is in.
-    </p>
+    </Alert>
   );
 }

@@ -15,18 +15,28 @@ export function JobProgress({ job }: { job: JobDetail }) {
   const percent = job.progress === null || job.progress === undefined ? null : Math.round(job.progress * 100);
   const hours = job.inputData.stallAfterHours ?? 24;
   return (
-    <Card className="mt-6" title="Progress" description={`The assigned agent reports progress through the API. With no report for ${hours} h the job is stalled and its poster may reopen it.`}>
+    <Card
+      className="mt-6"
+      title="Progress"
+      description={`The assigned agent reports progress through the API. With no report for ${hours} h the job is stalled and its poster may reopen it.`}
+    >
       <div className="flex flex-wrap items-center gap-2 text-sm" data-testid="job-progress">
         {job.stalled ? <Badge tone="red">Stalled</Badge> : null}
         {percent === null ? (
           <span className="text-zinc-500 dark:text-zinc-400">No progress reported yet.</span>
         ) : (
           <>
-            <progress className="h-2 w-48" max={100} value={percent} aria-label="Progress">{percent}%</progress>
+            <progress className="h-2 w-48" max={100} value={percent} aria-label="Progress">
+              {percent}%
+            </progress>
             <span>{percent}%</span>
           </>
         )}
-        {job.lastHeartbeatAt ? <span className="text-zinc-500 dark:text-zinc-400">· last report <TimeAgo value={job.lastHeartbeatAt} /></span> : null}
+        {job.lastHeartbeatAt ? (
+          <span className="text-zinc-500 dark:text-zinc-400">
+            · last report <TimeAgo value={job.lastHeartbeatAt} />
+          </span>
+        ) : null}
       </div>
       {job.progressNote ? <p className="mt-2 text-sm whitespace-pre-wrap">{job.progressNote}</p> : null}
       {job.viewer?.can.reopen ? <ReopenJob jobId={job.id} agentName={job.agent?.name ?? "The agent"} /> : null}

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { JOB_EVENT_TYPES } from "@/lib/api/schemas/constants";
+import { JOB_EVENT_TYPES } from "@/lib/api/schemas/event-names";
 
 /**
  * Keeps an open job page current: listens to the job's server-sent events (relayed by

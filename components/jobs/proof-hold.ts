@@ -11,5 +11,5 @@ export function holdDuration(hours: number): string {
 
 export function explainProofHold(hours: number): string {
   if (hours === 0) return "Paid as soon as the poster approves (no proof hold).";
-  return `Paid ${holdDuration(hours)} after submission at the earliest: once the poster approves, the escrow releases when the work has stayed live for the whole hold, unless the poster shortens the hold.`;
+  return `Paid ${holdDuration(hours)} after submission at the earliest: once the poster approves, the escrow releases when the work has stayed live for the whole hold, unless the poster shortens the hold (it can only get shorter).`;
 }

@@ -3,6 +3,7 @@
 import { useActionState } from "react";
 import { reopenJobAction, type ReopenJobState } from "@/lib/actions/jobs/reopen-job";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
+import { Alert } from "@/components/ui/alert";
 
 /** The poster's Reopen of a stalled job, behind a confirmation (without JavaScript it submits directly). */
 export function ReopenJob({ jobId, agentName }: { jobId: string; agentName: string }) {
@@ -21,9 +22,11 @@ export function ReopenJob({ jobId, agentName }: { jobId: string; agentName: stri
         Reopen
       </ConfirmSubmit>
       {state.error ? (
-        <div role="alert" className="mt-2 rounded-md border border-red-200 bg-red-50 p-2 text-xs text-red-800 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-200">
-          {state.error.map((m) => <p key={m}>{m}</p>)}
-        </div>
+        <Alert tone="error" className="mt-2">
+          {state.error.map((m) => (
+            <p key={m}>{m}</p>
+          ))}
+        </Alert>
       ) : null}
     </form>
   );

@@ -30,17 +30,32 @@ export async function AccountSlot({ signedIn, label, unreadCount = null }: Accou
           className="relative flex items-center gap-1 rounded-md px-2 py-1.5 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-200 dark:hover:bg-zinc-800"
           aria-label={unreadCount > 0 ? `Inbox, ${unreadCount} unread` : "Inbox"}
         >
-          <svg className="size-5" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+          <svg
+            className="size-5"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+            aria-hidden="true"
+          >
             <path d="M6 8a6 6 0 1 1 12 0c0 7 3 9 3 9H3s3-2 3-9M10.3 21a1.94 1.94 0 0 0 3.4 0" />
           </svg>
           {unreadCount > 0 ? (
-            <span data-testid="unread-count" className="rounded-full bg-brand-600 px-1.5 text-xs font-semibold text-white">
+            <span
+              data-testid="unread-count"
+              className="rounded-full bg-brand-600 px-1.5 text-xs font-semibold text-white"
+            >
               {unreadCount > 99 ? "99+" : unreadCount}
             </span>
           ) : null}
         </Link>
       ) : null}
-      <span className="hidden max-w-40 truncate text-sm font-medium text-zinc-700 sm:inline dark:text-zinc-300" title={label}>
+      <span
+        className="hidden max-w-40 truncate text-sm font-medium text-zinc-700 sm:inline dark:text-zinc-300"
+        title={label}
+      >
         {label ?? "Signed in"}
       </span>
       <form action="/sign-out" method="post">

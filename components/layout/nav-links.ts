@@ -6,4 +6,6 @@ export const NAV_LINKS = [
   { href: "/agents", label: "My agents" },
   { href: "/rewards", label: "Rewards" },
   { href: "/packs", label: "Packs" },
+  // The disputes a person was named to decide (signs in first when signed out).
+  { href: "/cases", label: "Cases" },
 ] as const;

@@ -6,6 +6,7 @@ import { messagesOf } from "@/lib/actions/form-state";
 import { MESSAGE_LIMITS } from "@/lib/api/schemas/constants";
 import { Button } from "@/components/ui/button";
 import { Textarea } from "@/components/ui/field";
+import { Alert } from "@/components/ui/alert";
 
 /** Write in one conversation of a job; the textarea clears after each message sent (the form remounts). */
 export function MessageForm({ jobId, agentId, to }: { jobId: string; agentId: string; to: string }) {
@@ -17,13 +18,23 @@ export function MessageForm({ jobId, agentId, to }: { jobId: string; agentId: st
       <input type="hidden" name="with" value={agentId} />
       <label className="block">
         <span className="text-sm font-medium">Message to {to}</span>
-        <Textarea name="body" rows={3} required maxLength={MESSAGE_LIMITS.bodyMax} defaultValue={state.values?.body ?? ""} className="mt-1" aria-describedby="message-hint" />
+        <Textarea
+          name="body"
+          rows={3}
+          required
+          maxLength={MESSAGE_LIMITS.bodyMax}
+          defaultValue={state.values?.body ?? ""}
+          className="mt-1"
+          aria-describedby="message-hint"
+        />
       </label>
-      <p id="message-hint" className="text-xs text-zinc-500 dark:text-zinc-400">Markdown; raw HTML and images are not shown. Up to {MESSAGE_LIMITS.bodyMax} characters.</p>
-      {messages.length > 0 ? (
-        <p role="alert" className="rounded-md bg-red-50 p-2 text-sm text-red-700 dark:bg-red-950/40 dark:text-red-300">{messages.join("; ")}</p>
-      ) : null}
-      <Button type="submit" loading={pending} loadingLabel="Sending…">Send</Button>
+      <p id="message-hint" className="text-xs text-zinc-500 dark:text-zinc-400">
+        Markdown; raw HTML and images are not shown. Up to {MESSAGE_LIMITS.bodyMax} characters.
+      </p>
+      {messages.length > 0 ? <Alert tone="error">{messages.join("; ")}</Alert> : null}
+      <Button type="submit" loading={pending} loadingLabel="Sending…">
+        Send
+      </Button>
     </form>
   );
 }

@@ -67,14 +67,22 @@ export function AttemptForm({ attemptId, questions }: { attemptId: string; quest
       {state.error ? (
         <Alert
           title={state.missing ? "Some questions have no answer" : "The answers could not be submitted"}
-          error={{ statusCode: state.status ?? 0, error: "", message: state.error, code: state.code }}
+          error={{
+            statusCode: state.status ?? 0,
+            error: "",
+            message: state.error.join("; "),
+            messages: state.error,
+            code: state.code,
+          }}
         />
       ) : null}
       <div className="flex flex-wrap items-center gap-3">
         <Button type="submit" variant="primary" loading={pending} loadingLabel="Scoring…">
           Submit answers
         </Button>
-        <p className="text-xs text-zinc-500 dark:text-zinc-400">Answers are sent once and cannot be changed afterwards.</p>
+        <p className="text-xs text-zinc-500 dark:text-zinc-400">
+          Answers are sent once and cannot be changed afterwards.
+        </p>
       </div>
     </form>
   );

@@ -12,7 +12,8 @@ function provider(): Eip1193 {
 }
 
 const pad32 = (hex: string) => hex.replace(/^0x/, "").toLowerCase().padStart(64, "0");
-const utf8Hex = (text: string) => `0x${Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+const utf8Hex = (text: string) =>
+  `0x${Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("")}`;
 
 /** The wallet's account, asking to connect when needed, on `chainId` (switching when it can). */
 export async function connectedAccount(chainId: number): Promise<string> {
@@ -20,18 +21,28 @@ export async function connectedAccount(chainId: number): Promise<string> {
   const [account] = (await eth.request({ method: "eth_requestAccounts" })) as string[];
   if (!account) throw new Error("The wallet shared no account.");
   const current = Number.parseInt(String(await eth.request({ method: "eth_chainId" })), 16);
-  if (current !== chainId) await eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: `0x${chainId.toString(16)}` }] });
+  if (current !== chainId)
+    await eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: `0x${chainId.toString(16)}` }] });
   return account;
 }
 
 /** Sends an ERC-20 transfer(to, units) of `token` from `from` and waits until it is mined; its hash. */
-export async function sendTokenTransfer(p: { from: string; token: string; to: string; units: string }): Promise<string> {
+export async function sendTokenTransfer(p: {
+  from: string;
+  token: string;
+  to: string;
+  units: string;
+}): Promise<string> {
   const eth = provider();
   // transfer(address,uint256): selector a9059cbb, then the two 32-byte words.
   const data = `0xa9059cbb${pad32(p.to)}${pad32(BigInt(p.units).toString(16))}`;
-  const hash = String(await eth.request({ method: "eth_sendTransaction", params: [{ from: p.from, to: p.token, data }] }));
+  const hash = String(
+    await eth.request({ method: "eth_sendTransaction", params: [{ from: p.from, to: p.token, data }] }),
+  );
   for (let i = 0; i < 240; i++) {
-    const receipt = (await eth.request({ method: "eth_getTransactionReceipt", params: [hash] })) as { status?: string } | null;
+    const receipt = (await eth.request({ method: "eth_getTransactionReceipt", params: [hash] })) as {
+      status?: string;
+    } | null;
     if (receipt) {
       if (receipt.status !== "0x1") throw new Error(`The transfer ${hash} reverted; nothing was paid.`);
       return hash;

@@ -3,7 +3,11 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Usdc } from "@/components/ui/usdc";
 
 /** A certification's mode in words (attempt reports and certificates). */
-export const MODE_LABELS: Record<EvalMode, string> = { CLOSED_BOOK: "Closed book", TOOL_ALLOWED: "Tools allowed", WEB_ALLOWED: "Web allowed" };
+export const MODE_LABELS: Record<EvalMode, string> = {
+  CLOSED_BOOK: "Closed book",
+  TOOL_ALLOWED: "Tools allowed",
+  WEB_ALLOWED: "Web allowed",
+};
 
 /** "Free", or the price of one attempt in USDC. */
 export function PackPrice({ pack }: { pack: Pick<EvalPack, "isFree" | "priceUsdc"> }) {
@@ -31,5 +35,9 @@ const ATTEMPT_STATUS: Record<EvalAttemptStatus, { tone: BadgeTone; label: string
 
 export function AttemptStatusBadge({ status }: { status: EvalAttemptStatus }) {
   const s = ATTEMPT_STATUS[status];
-  return <Badge tone={s.tone} data-status={status}>{s.label}</Badge>;
+  return (
+    <Badge tone={s.tone} data-status={status}>
+      {s.label}
+    </Badge>
+  );
 }

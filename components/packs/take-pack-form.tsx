@@ -59,14 +59,20 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessi
     if (!payment) return;
     setWalletError(null);
     if (!forAgent) return setWalletError("Choose the agent first: the signature names it.");
-    if (!payFirst && !TX_HASH.test(txHash)) return setWalletError("Paste the hash of your transfer first: the signature names it.");
+    if (!payFirst && !TX_HASH.test(txHash))
+      return setWalletError("Paste the hash of your transfer first: the signature names it.");
     try {
       setWalletStep("Connecting to your wallet…");
       const account = await connectedAccount(payment.chainId);
       let hash = txHash;
       if (payFirst) {
         setWalletStep(`Waiting for your wallet: send ${payment.amountUsdc} USDC to the pack treasury…`);
-        hash = await sendTokenTransfer({ from: account, token: payment.tokenAddress, to: payment.payTo, units: payment.amountUnits });
+        hash = await sendTokenTransfer({
+          from: account,
+          token: payment.tokenAddress,
+          to: payment.payTo,
+          units: payment.amountUnits,
+        });
         setTxHash(hash);
       }
       setWalletStep("Waiting for your wallet: sign the payment message…");
@@ -114,10 +120,17 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessi
       </Field>
       {paid && payment ? (
         <div className="space-y-2">
-          <Button type="button" variant="primary" disabled={walletStep !== null || pending} onClick={() => withWallet(true)}>
+          <Button
+            type="button"
+            variant="primary"
+            disabled={walletStep !== null || pending}
+            onClick={() => withWallet(true)}
+          >
             Pay {payment.amountUsdc} USDC and sign with your browser wallet
           </Button>
-          <p className="text-xs text-zinc-500 dark:text-zinc-400">Or pay from any wallet and fill in the hash and signature below.</p>
+          <p className="text-xs text-zinc-500 dark:text-zinc-400">
+            Or pay from any wallet and fill in the hash and signature below.
+          </p>
         </div>
       ) : null}
       {paid ? (
@@ -129,7 +142,17 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessi
             error={state.fields?.txHash}
             hint="The hash of the USDC transfer of exactly the price to the pack treasury. Each payment starts one attempt."
           >
-            {(p) => <Input {...p} className="font-mono" placeholder="0x…" autoComplete="off" spellCheck={false} value={txHash} onChange={(e) => setTxHash(e.target.value.trim())} />}
+            {(p) => (
+              <Input
+                {...p}
+                className="font-mono"
+                placeholder="0x…"
+                autoComplete="off"
+                spellCheck={false}
+                value={txHash}
+                onChange={(e) => setTxHash(e.target.value.trim())}
+              />
+            )}
           </Field>
           <Field
             name="signature"
@@ -137,27 +160,63 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessi
             error={state.fields?.signature}
             hint="The personal_sign (EIP-191) signature, by the address that sent the transfer, of the message below. It proves you control that address; an address you merely name proves nothing."
           >
-            {(p) => <Input {...p} className="font-mono" placeholder="0x…" autoComplete="off" spellCheck={false} value={signature} onChange={(e) => setSignature(e.target.value.trim())} />}
+            {(p) => (
+              <Input
+                {...p}
+                className="font-mono"
+                placeholder="0x…"
+                autoComplete="off"
+                spellCheck={false}
+                value={signature}
+                onChange={(e) => setSignature(e.target.value.trim())}
+              />
+            )}
           </Field>
           {payment ? (
             <div className="space-y-2 text-sm">
               <p className="font-medium">Message to sign</p>
               {message ? (
-                <pre aria-label="Message to sign" className="overflow-x-auto rounded-lg bg-zinc-100 p-3 text-xs whitespace-pre-wrap dark:bg-zinc-900">{message}</pre>
+                <pre
+                  aria-label="Message to sign"
+                  className="overflow-x-auto rounded-lg bg-zinc-100 p-3 text-xs whitespace-pre-wrap dark:bg-zinc-900"
+                >
+                  {message}
+                </pre>
               ) : (
-                <p className="text-zinc-500 dark:text-zinc-400">{agents && !agentId ? "Choose the agent and paste" : "Paste"} the transaction hash to see the exact message.</p>
+                <p className="text-zinc-500 dark:text-zinc-400">
+                  {agents && !agentId ? "Choose the agent and paste" : "Paste"} the transaction hash to see the exact
+                  message.
+                </p>
               )}
-              <Button type="button" variant="secondary" disabled={walletStep !== null || pending} onClick={() => withWallet(false)}>
+              <Button
+                type="button"
+                variant="secondary"
+                disabled={walletStep !== null || pending}
+                onClick={() => withWallet(false)}
+              >
                 Sign with your browser wallet
               </Button>
             </div>
           ) : null}
-          {walletStep ? <p role="status" aria-live="polite" className="text-sm">{walletStep}</p> : null}
+          {walletStep ? (
+            <p role="status" aria-live="polite" className="text-sm">
+              {walletStep}
+            </p>
+          ) : null}
           {walletError ? <Alert title="The wallet step did not complete" error={walletError} /> : null}
         </>
       ) : null}
       {state.error ? (
-        <Alert title={state.code === "ALREADY_CERTIFIED" ? "Already certified" : "The attempt could not be started"} error={{ statusCode: state.status ?? 0, error: "", message: state.error, code: state.code }}>
+        <Alert
+          title={state.code === "ALREADY_CERTIFIED" ? "Already certified" : "The attempt could not be started"}
+          error={{
+            statusCode: state.status ?? 0,
+            error: "",
+            message: state.error.join("; "),
+            messages: state.error,
+            code: state.code,
+          }}
+        >
           {state.existingAttemptId ? (
             <Link className="font-medium underline" href={`/packs/attempts/${state.existingAttemptId}`}>
               Continue the open attempt

@@ -17,32 +17,51 @@ export function Stars({ rating, count }: { rating: number | null; count?: number
   const label = `${rating} out of 5${count === undefined ? "" : ` (${count === 1 ? "1 review" : `${count} reviews`})`}`;
   return (
     <span className="whitespace-nowrap" title={label}>
-      <span aria-hidden="true" className="text-amber-500">{"★".repeat(full)}{"☆".repeat(5 - full)}</span>
+      <span aria-hidden="true" className="text-amber-500">
+        {"★".repeat(full)}
+        {"☆".repeat(5 - full)}
+      </span>
       <span className="sr-only">{label}</span>
-      <span aria-hidden="true" className="ml-1 text-zinc-600 dark:text-zinc-400">{rating}{count === undefined ? "" : ` (${count})`}</span>
+      <span aria-hidden="true" className="ml-1 text-zinc-600 dark:text-zinc-400">
+        {rating}
+        {count === undefined ? "" : ` (${count})`}
+      </span>
     </span>
   );
 }
 
 /** One line for a bids table: completed jobs, rating, on-time rate. */
 export function AgentRecordLine({ record }: { record: AgentRecord | undefined }) {
-  if (!record || record.completedJobs === 0) return <span className="text-xs text-zinc-500 dark:text-zinc-400">No completed jobs yet</span>;
+  if (!record || record.completedJobs === 0)
+    return <span className="text-xs text-zinc-500 dark:text-zinc-400">No completed jobs yet</span>;
   const onTime = percent(record.onTimeRate);
   return (
-    <span className="flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400" data-testid="agent-record">
+    <span
+      className="flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400"
+      data-testid="agent-record"
+    >
       <span>{jobs(record.completedJobs)}</span>
       <span>·</span>
       <Stars rating={record.averageRating} count={record.ratingCount} />
-      {onTime ? <><span>·</span><span>{onTime} on time</span></> : null}
+      {onTime ? (
+        <>
+          <span>·</span>
+          <span>{onTime} on time</span>
+        </>
+      ) : null}
     </span>
   );
 }
 
 /** One line for a board card: what the poster has paid out through released escrows, and its rating. */
 export function PosterRecordLine({ record }: { record: PosterRecord | undefined }) {
-  if (!record || record.completedJobs === 0) return <span className="text-xs text-zinc-500 dark:text-zinc-400">new poster: no paid jobs yet</span>;
+  if (!record || record.completedJobs === 0)
+    return <span className="text-xs text-zinc-500 dark:text-zinc-400">new poster: no paid jobs yet</span>;
   return (
-    <span className="inline-flex flex-wrap items-center gap-x-1.5 text-xs text-zinc-600 dark:text-zinc-400" data-testid="poster-record">
+    <span
+      className="inline-flex flex-wrap items-center gap-x-1.5 text-xs text-zinc-600 dark:text-zinc-400"
+      data-testid="poster-record"
+    >
       <span>{record.completedJobs === 1 ? "1 job paid" : `${record.completedJobs} jobs paid`}</span>
       <span>·</span>
       <Usdc amount={record.paidUsdc} className="font-normal" />
@@ -68,16 +87,35 @@ function Figure({ label, children }: { label: string; children: React.ReactNode 
 function disputes(record: AgentRecord | PosterRecord) {
   if (record.disputedJobs === 0) return record.deliveredJobs === 0 ? "none yet" : "0%";
   const o = record.disputeOutcomes;
-  return `${percent(record.disputeRate)} (${record.disputedJobs}: ${o.released} released, ${o.refunded} refunded, ${o.open} open)`;
+  // Only the outcomes that happened, so a settled split never reads as "0 released, … 1 open".
+  const parts = [
+    [o.released, "released"],
+    [o.refunded, "refunded"],
+    [o.split, "split"],
+    [o.open, "open"],
+  ] as const;
+  const told = parts.filter(([n]) => n > 0).map(([n, word]) => `${n} ${word}`);
+  return `${percent(record.disputeRate)} (${record.disputedJobs}: ${told.join(", ")})`;
 }
 
 export function AgentRecordDetails({ record }: { record: AgentRecord }) {
   return (
-    <dl className="grid grid-cols-2 gap-4 rounded-xl border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800" aria-label="Track record">
+    <dl
+      className="grid grid-cols-2 gap-4 rounded-xl border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800"
+      aria-label="Track record"
+    >
       <Figure label="Completed jobs">{record.completedJobs}</Figure>
-      <Figure label="Earned (released on chain)"><Usdc amount={record.earnedUsdc} /></Figure>
-      <Figure label="On time">{record.onTimeRate === null ? "no deadlines yet" : `${percent(record.onTimeRate)} (${record.onTimeJobs} of ${record.jobsWithDeadline})`}</Figure>
-      <Figure label="Rating"><Stars rating={record.averageRating} count={record.ratingCount} /></Figure>
+      <Figure label="Earned (released on chain)">
+        <Usdc amount={record.earnedUsdc} />
+      </Figure>
+      <Figure label="On time">
+        {record.onTimeRate === null
+          ? "no deadlines yet"
+          : `${percent(record.onTimeRate)} (${record.onTimeJobs} of ${record.jobsWithDeadline})`}
+      </Figure>
+      <Figure label="Rating">
+        <Stars rating={record.averageRating} count={record.ratingCount} />
+      </Figure>
       <Figure label="Disputes">{disputes(record)}</Figure>
     </dl>
   );
@@ -85,20 +123,35 @@ export function AgentRecordDetails({ record }: { record: AgentRecord }) {
 
 export function PosterRecordDetails({ record }: { record: PosterRecord }) {
   return (
-    <dl className="grid grid-cols-2 gap-4 rounded-xl border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800" aria-label="Record as a poster">
+    <dl
+      className="grid grid-cols-2 gap-4 rounded-xl border border-zinc-200 p-4 sm:grid-cols-4 dark:border-zinc-800"
+      aria-label="Record as a poster"
+    >
       <Figure label="Jobs paid">{record.completedJobs}</Figure>
-      <Figure label="Paid out (released on chain)"><Usdc amount={record.paidUsdc} /></Figure>
-      <Figure label="Median time to approve">{record.medianHoursToApprove === null ? "no approvals yet" : `${record.medianHoursToApprove} h`}</Figure>
-      <Figure label="Rating"><Stars rating={record.averageRating} count={record.ratingCount} /></Figure>
+      <Figure label="Paid out (released on chain)">
+        <Usdc amount={record.paidUsdc} />
+      </Figure>
+      <Figure label="Median time to approve">
+        {record.medianHoursToApprove === null ? "no approvals yet" : `${record.medianHoursToApprove} h`}
+      </Figure>
+      <Figure label="Rating">
+        <Stars rating={record.averageRating} count={record.ratingCount} />
+      </Figure>
       <Figure label="Disputes">{disputes(record)}</Figure>
     </dl>
   );
 }
 
-export function ForumStandingLine({ forum }: { forum: { threads: number; replies: number; helpfulVotes: number; acceptedAnswers: number } }) {
+export function ForumStandingLine({
+  forum,
+}: {
+  forum: { threads: number; replies: number; helpfulVotes: number; acceptedAnswers: number };
+}) {
   return (
     <p className="text-sm text-zinc-700 dark:text-zinc-300">
-      {forum.acceptedAnswers} accepted {forum.acceptedAnswers === 1 ? "answer" : "answers"} · {forum.helpfulVotes} helpful {forum.helpfulVotes === 1 ? "vote" : "votes"} · {forum.threads} {forum.threads === 1 ? "thread" : "threads"} · {forum.replies} {forum.replies === 1 ? "reply" : "replies"}
+      {forum.acceptedAnswers} accepted {forum.acceptedAnswers === 1 ? "answer" : "answers"} · {forum.helpfulVotes}{" "}
+      helpful {forum.helpfulVotes === 1 ? "vote" : "votes"} · {forum.threads}{" "}
+      {forum.threads === 1 ? "thread" : "threads"} · {forum.replies} {forum.replies === 1 ? "reply" : "replies"}
     </p>
   );
 }
@@ -115,11 +168,19 @@ export function ReviewList({ reviews, empty }: { reviews: Review[]; empty: strin
             <span className="text-zinc-600 dark:text-zinc-400">
               by{" "}
               {review.author.kind === "AGENT" ? (
-                <Link className="underline" href={`/agents/${encodeURIComponent(review.author.id)}`}>{review.author.name}</Link>
+                <Link className="underline" href={`/agents/${encodeURIComponent(review.author.id)}`}>
+                  {review.author.name}
+                </Link>
               ) : (
-                <Link className="underline" href={`/people/${encodeURIComponent(review.author.id)}`}>{review.author.name}</Link>
+                <Link className="underline" href={`/people/${encodeURIComponent(review.author.id)}`}>
+                  {review.author.name}
+                </Link>
               )}{" "}
-              on <Link className="underline" href={`/jobs/${review.jobId}`}>{review.jobTitle}</Link> · {formatDate(review.createdAt)}
+              on{" "}
+              <Link className="underline" href={`/jobs/${review.jobId}`}>
+                {review.jobTitle}
+              </Link>{" "}
+              · {formatDate(review.createdAt)}
             </span>
           </div>
           {review.body ? <Markdown className="mt-2 text-sm" source={review.body} idPrefix={review.id} /> : null}

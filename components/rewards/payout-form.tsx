@@ -7,6 +7,7 @@ import { updatePayoutAction, type PayoutFormState } from "@/lib/actions/rewards/
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
+import { shortenHex } from "@/components/ui/explorer-link";
 
 /**
  * What the typed address is, checked as the service will check it (viem, EIP-55): a mixed-case
@@ -15,10 +16,15 @@ import { Field, Input } from "@/components/ui/field";
 function checkAddress(value: string): { ok: true; checksummed: string } | { ok: false; message: string } | null {
   const v = value.trim();
   if (!v) return null;
-  if (!/^0x[0-9a-fA-F]{40}$/.test(v)) return { ok: false, message: "An EVM address is 0x followed by 40 hexadecimal characters." };
+  if (!/^0x[0-9a-fA-F]{40}$/.test(v))
+    return { ok: false, message: "An EVM address is 0x followed by 40 hexadecimal characters." };
   const body = v.slice(2);
   const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
-  if (!isAddress(v, { strict: mixed })) return { ok: false, message: "The capitalisation does not match the address's EIP-55 checksum: check it for a typo." };
+  if (!isAddress(v, { strict: mixed }))
+    return {
+      ok: false,
+      message: "The capitalisation does not match the address's EIP-55 checksum: check it for a typo.",
+    };
   const checksummed = getAddress(v);
   if (/^0x0{40}$/.test(v)) return { ok: false, message: "The zero address cannot receive rewards." };
   return { ok: true, checksummed };
@@ -41,12 +47,26 @@ export function PayoutForm({ current, connectedWallet, chainName }: PayoutFormPr
     <form action={action} className="space-y-4" aria-label="Payout address">
       {state.saved ? (
         <Alert tone="success" title="Payout setting saved">
-          {state.saved.address ? <>Future rewards go to <span className="font-mono">{state.saved.address}</span>.</> : "Future rewards go to the managed wallet."}
+          {state.saved.address ? (
+            <>
+              Future rewards go to{" "}
+              <span className="font-mono" title={state.saved.address}>
+                {shortenHex(state.saved.address)}
+              </span>
+              .
+            </>
+          ) : (
+            "Future rewards go to the managed wallet."
+          )}
         </Alert>
       ) : null}
       {serverErrors.length > 0 ? (
         <Alert tone="error" title="The payout address was not saved">
-          <ul className="list-disc pl-5">{serverErrors.map((m) => <li key={m}>{m}</li>)}</ul>
+          <ul className="list-disc pl-5">
+            {serverErrors.map((m) => (
+              <li key={m}>{m}</li>
+            ))}
+          </ul>
         </Alert>
       ) : null}
       <Field
@@ -75,14 +95,28 @@ export function PayoutForm({ current, connectedWallet, chainName }: PayoutFormPr
       ) : null}
       {connectedWallet && connectedWallet !== value.trim() ? (
         <p className="text-sm">
-          <button type="button" className="font-medium text-brand-700 underline dark:text-brand-400" onClick={() => setValue(connectedWallet)}>
+          <button
+            type="button"
+            className="font-medium text-brand-700 underline dark:text-brand-400"
+            onClick={() => setValue(connectedWallet)}
+          >
             Use my connected wallet
           </button>{" "}
-          <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{connectedWallet}</span>
+          <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400" title={connectedWallet}>
+            {shortenHex(connectedWallet)}
+          </span>
         </p>
       ) : null}
       <div className="flex flex-wrap gap-3">
-        <Button type="submit" variant="primary" name="intent" value="save" loading={pending} loadingLabel="Saving…" disabled={!check?.ok}>
+        <Button
+          type="submit"
+          variant="primary"
+          name="intent"
+          value="save"
+          loading={pending}
+          loadingLabel="Saving…"
+          disabled={!check?.ok}
+        >
           Save payout address
         </Button>
         {current ? (

@@ -13,5 +13,9 @@ const LABEL: Record<RewardStatus, { text: string; tone: BadgeTone }> = {
 
 export function RewardStatusBadge({ status }: { status: RewardStatus }) {
   const { text, tone } = LABEL[status];
-  return <Badge tone={tone} data-status={status}>{text}</Badge>;
+  return (
+    <Badge tone={tone} data-status={status}>
+      {text}
+    </Badge>
+  );
 }

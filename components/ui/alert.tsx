@@ -42,7 +42,7 @@ function isEnvelope(value: unknown): value is ApiErrorBody {
     typeof value === "object" &&
     value !== null &&
     typeof (value as ApiErrorBody).statusCode === "number" &&
-    (typeof (value as ApiErrorBody).message === "string" || Array.isArray((value as ApiErrorBody).message))
+    typeof (value as ApiErrorBody).message === "string"
   );
 }
 
@@ -51,7 +51,7 @@ export function describeError(error: AlertError): DescribedError {
   if (typeof error === "string") return { title: "Something went wrong", messages: [error] };
   const body = isEnvelope(error) ? error : "body" in error && isEnvelope(error.body) ? error.body : null;
   if (body) {
-    const messages = (Array.isArray(body.message) ? body.message : [body.message]).map(String).filter(Boolean);
+    const messages = (body.messages ?? [body.message]).map(String).filter(Boolean);
     return { title: titleFor(body), messages, code: body.code, statusCode: body.statusCode };
   }
   return { title: "Something went wrong", messages: [(error as Error).message || "Unknown error"] };
@@ -60,7 +60,7 @@ export function describeError(error: AlertError): DescribedError {
 function titleFor(body: ApiErrorBody): string {
   switch (body.statusCode) {
     case 400:
-      return Array.isArray(body.message) && body.message.length > 1 ? "Please fix these problems" : "Please check your input";
+      return (body.messages?.length ?? 0) > 1 ? "Please fix these problems" : "Please check your input";
     case 401:
       return "Please sign in";
     case 403:
@@ -76,8 +76,24 @@ function titleFor(body: ApiErrorBody): string {
   }
 }
 
+/** "box" (the default): a bordered notice; "inline": the same icon and colour without the box, for a line inside a form. */
+export type AlertVariant = "box" | "inline";
+
+const INLINE_TEXT: Record<AlertTone, string> = {
+  error: "text-red-700 dark:text-red-400",
+  warning: "text-amber-800 dark:text-amber-300",
+  info: "text-zinc-700 dark:text-zinc-300",
+  success: "text-emerald-700 dark:text-emerald-400",
+};
+
 export interface AlertProps {
   tone?: AlertTone;
+  variant?: AlertVariant;
+  /** The role the notice is announced with; by default "alert" for errors and "status" for the other tones. */
+  role?: "alert" | "status";
+  /** For aria-describedby of the control the notice is about. */
+  id?: string;
+  "data-testid"?: string;
   title?: ReactNode;
   /** Shown as the alert's content (and title, unless one is given); implies tone "error". */
   error?: AlertError | null;
@@ -87,17 +103,45 @@ export interface AlertProps {
 
 /**
  * A message box. Errors are announced immediately (role="alert"); other tones politely
- * (role="status"). With `error`, renders the service's error envelope readably: its messages as
+ * (role="status"), unless `role` says otherwise. With `error`, renders the service's error envelope readably: its messages as
  * a list, its code and status in small print for support requests.
  */
-export function Alert({ tone, title, error, children, className }: AlertProps) {
+export function Alert({
+  tone,
+  variant = "box",
+  role,
+  id,
+  "data-testid": testId,
+  title,
+  error,
+  children,
+  className,
+}: AlertProps) {
   const described = error ? describeError(error) : null;
   const t = tone ?? (described ? "error" : "info");
   const style = TONES[t];
   const heading = title ?? described?.title;
+  const inline = variant === "inline";
   return (
-    <div role={t === "error" ? "alert" : "status"} className={cn("flex gap-3 rounded-lg border p-4 text-sm", style.box, className)}>
-      <svg className={cn("mt-0.5 size-5 shrink-0", style.icon)} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <div
+      id={id}
+      data-testid={testId}
+      role={role ?? (t === "error" ? "alert" : "status")}
+      className={cn(
+        inline ? cn("flex gap-1.5 text-sm", INLINE_TEXT[t]) : cn("flex gap-3 rounded-lg border p-4 text-sm", style.box),
+        className,
+      )}
+    >
+      <svg
+        className={cn("shrink-0", inline ? "mt-0.5 size-4" : "mt-0.5 size-5", style.icon)}
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        aria-hidden="true"
+      >
         <path d={style.path} />
       </svg>
       <div className="min-w-0 flex-1 space-y-1">

@@ -10,8 +10,10 @@ const TONES: Record<BadgeTone, string> = {
   zinc: "bg-zinc-50 text-zinc-500 ring-zinc-500/20 dark:bg-zinc-900 dark:text-zinc-400 dark:ring-zinc-500/30",
   blue: "bg-blue-50 text-blue-700 ring-blue-600/20 dark:bg-blue-400/10 dark:text-blue-300 dark:ring-blue-400/30",
   amber: "bg-amber-50 text-amber-800 ring-amber-600/20 dark:bg-amber-400/10 dark:text-amber-300 dark:ring-amber-400/30",
-  violet: "bg-violet-50 text-violet-700 ring-violet-600/20 dark:bg-violet-400/10 dark:text-violet-300 dark:ring-violet-400/30",
-  green: "bg-emerald-50 text-emerald-700 ring-emerald-600/20 dark:bg-emerald-400/10 dark:text-emerald-300 dark:ring-emerald-400/30",
+  violet:
+    "bg-violet-50 text-violet-700 ring-violet-600/20 dark:bg-violet-400/10 dark:text-violet-300 dark:ring-violet-400/30",
+  green:
+    "bg-emerald-50 text-emerald-700 ring-emerald-600/20 dark:bg-emerald-400/10 dark:text-emerald-300 dark:ring-emerald-400/30",
   red: "bg-red-50 text-red-700 ring-red-600/20 dark:bg-red-400/10 dark:text-red-300 dark:ring-red-400/30",
 };
 
@@ -23,7 +25,11 @@ export function Badge({ tone = "neutral", className, ...rest }: BadgeProps) {
   return (
     <span
       {...rest}
-      className={cn("inline-flex items-center gap-1 rounded-md px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset", TONES[tone], className)}
+      className={cn(
+        "inline-flex items-center gap-1 rounded-md px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset",
+        TONES[tone],
+        className,
+      )}
     />
   );
 }
@@ -73,8 +79,32 @@ export function BidStatusBadge({ status, className }: { status: BidStatus | (str
   );
 }
 
-/** Whether escrow holds the job's budget; an unfunded job has no money behind it yet. */
-export function FundedBadge({ funded, className }: { funded: boolean; className?: string }) {
+/**
+ * Whether escrow holds the job's budget; an unfunded job has no money behind it yet. Given the job's
+ * status, a cancelled job says where its money is instead: "Refunded" (or "Refund pending" while
+ * the refund's transaction is not known), and nothing when it was never funded; never "Cancelled"
+ * beside "Funded".
+ */
+export function FundedBadge({
+  funded,
+  status,
+  refundTxHash,
+  className,
+}: {
+  funded: boolean;
+  status?: string;
+  refundTxHash?: string | null;
+  className?: string;
+}) {
+  if (status === "CANCELLED") {
+    if (!funded) return null;
+    const pending = refundTxHash === null;
+    return (
+      <Badge tone={pending ? "amber" : "zinc"} className={className}>
+        {pending ? "Refund pending" : "Refunded"}
+      </Badge>
+    );
+  }
   return (
     <Badge tone={funded ? "green" : "amber"} className={className}>
       {funded ? "Funded" : "Not funded"}

@@ -22,7 +22,11 @@ const SIZES: Record<ButtonSize, string> = {
 };
 
 /** The classes of a button, shared by <Button>, <LinkButton> and client components. */
-export function buttonClasses({ variant = "primary", size = "md", className }: { variant?: ButtonVariant; size?: ButtonSize; className?: string } = {}) {
+export function buttonClasses({
+  variant = "primary",
+  size = "md",
+  className,
+}: { variant?: ButtonVariant; size?: ButtonSize; className?: string } = {}) {
   return cn(
     "inline-flex items-center justify-center whitespace-nowrap rounded-lg font-medium transition-colors",
     "focus-visible:outline-2 focus-visible:outline-offset-2",
@@ -55,7 +59,17 @@ export interface ButtonProps extends ComponentProps<"button"> {
  * A button. Defaults to type="button" so that a button inside a form never submits by accident;
  * pass type="submit" for the form's action.
  */
-export function Button({ variant, size, loading = false, loadingLabel, className, children, disabled, type = "button", ...rest }: ButtonProps) {
+export function Button({
+  variant,
+  size,
+  loading = false,
+  loadingLabel,
+  className,
+  children,
+  disabled,
+  type = "button",
+  ...rest
+}: ButtonProps) {
   return (
     <button
       {...rest}

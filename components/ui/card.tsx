@@ -12,7 +12,16 @@ export interface CardProps extends Omit<ComponentProps<"section">, "title"> {
   flush?: boolean;
 }
 
-export function Card({ title, description, actions, headingLevel = 2, flush = false, className, children, ...rest }: CardProps) {
+export function Card({
+  title,
+  description,
+  actions,
+  headingLevel = 2,
+  flush = false,
+  className,
+  children,
+  ...rest
+}: CardProps) {
   const Heading = `h${headingLevel}` as const;
   return (
     <section
@@ -25,7 +34,9 @@ export function Card({ title, description, actions, headingLevel = 2, flush = fa
       {title || actions ? (
         <div className="flex flex-wrap items-start justify-between gap-3 border-b border-zinc-200 px-5 py-4 dark:border-zinc-800">
           <div className="min-w-0">
-            {title ? <Heading className="text-base font-semibold text-zinc-900 dark:text-zinc-100">{title}</Heading> : null}
+            {title ? (
+              <Heading className="text-base font-semibold text-zinc-900 dark:text-zinc-100">{title}</Heading>
+            ) : null}
             {description ? <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">{description}</p> : null}
           </div>
           {actions ? <div className="flex shrink-0 items-center gap-2">{actions}</div> : null}

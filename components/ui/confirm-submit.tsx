@@ -86,7 +86,12 @@ export function ConfirmSubmit({
           </div>
         </div>
         <div className="flex justify-end gap-2 border-t border-zinc-200 bg-zinc-50 px-5 py-3 dark:border-zinc-800 dark:bg-zinc-950/40">
-          <button type="button" autoFocus className={buttonClasses({ variant: "secondary", size: "sm" })} onClick={() => dialogRef.current?.close()}>
+          <button
+            type="button"
+            autoFocus
+            className={buttonClasses({ variant: "secondary", size: "sm" })}
+            onClick={() => dialogRef.current?.close()}
+          >
             {cancelLabel}
           </button>
           <button

@@ -29,7 +29,12 @@ export function Countdown({ to, expiredLabel = "Ended", prefix, className }: Cou
   }, [now, left]);
 
   return (
-    <time dateTime={isoString(to)} title={formatDate(to, { withTime: true })} className={className} suppressHydrationWarning>
+    <time
+      dateTime={isoString(to)}
+      title={formatDate(to, { withTime: true })}
+      className={className}
+      suppressHydrationWarning
+    >
       {Number.isNaN(target) ? "—" : left > 0 ? `${prefix ? `${prefix} ` : ""}${formatDuration(left)}` : expiredLabel}
     </time>
   );

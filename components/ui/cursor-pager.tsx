@@ -44,14 +44,21 @@ export function CursorPager({ nextCursor, searchParams, pathname, className }: C
   return (
     <nav aria-label="Pagination" className={cn("flex items-center justify-between gap-3 pt-4", className)}>
       {onLaterPage ? (
-        <Link href={cursorHref(pathname, searchParams, null)} className={buttonClasses({ variant: "ghost", size: "sm" })}>
+        <Link
+          href={cursorHref(pathname, searchParams, null)}
+          className={buttonClasses({ variant: "ghost", size: "sm" })}
+        >
           <span aria-hidden="true">«</span> First page
         </Link>
       ) : (
         <span />
       )}
       {nextCursor ? (
-        <Link href={cursorHref(pathname, searchParams, nextCursor)} rel="next" className={buttonClasses({ variant: "secondary", size: "sm" })}>
+        <Link
+          href={cursorHref(pathname, searchParams, nextCursor)}
+          rel="next"
+          className={buttonClasses({ variant: "secondary", size: "sm" })}
+        >
           Next page <span aria-hidden="true">→</span>
         </Link>
       ) : (

@@ -38,7 +38,10 @@ export function ExplorerLink({ value, kind = "tx", explorerUrl, className }: Exp
     return (
       <span title={value} className={cn("text-zinc-700 dark:text-zinc-300", className)}>
         {text}
-        <span className="sr-only"> ({label.toLowerCase()} {value})</span>
+        <span className="sr-only">
+          {" "}
+          ({label.toLowerCase()} {value})
+        </span>
       </span>
     );
   }
@@ -55,7 +58,10 @@ export function ExplorerLink({ value, kind = "tx", explorerUrl, className }: Exp
         <path d="M11 3a1 1 0 1 0 0 2h2.59l-6.3 6.29a1 1 0 1 0 1.42 1.42L15 6.41V9a1 1 0 1 0 2 0V4a1 1 0 0 0-1-1h-5Z" />
         <path d="M5 5a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2v-3a1 1 0 1 0-2 0v3H5V7h3a1 1 0 0 0 0-2H5Z" />
       </svg>
-      <span className="sr-only"> ({label.toLowerCase()} {value}, opens the block explorer in a new tab)</span>
+      <span className="sr-only">
+        {" "}
+        ({label.toLowerCase()} {value}, opens the block explorer in a new tab)
+      </span>
     </a>
   );
 }

@@ -63,7 +63,13 @@ export function Field({ name, label, id, hint, error, required, className, child
           </span>
         ) : null}
       </label>
-      {children({ id: controlId, name, "aria-describedby": describedBy, "aria-invalid": errors.length ? true : undefined, required })}
+      {children({
+        id: controlId,
+        name,
+        "aria-describedby": describedBy,
+        "aria-invalid": errors.length ? true : undefined,
+        required,
+      })}
       {hint ? (
         <p id={hintId} className="text-xs text-zinc-500 dark:text-zinc-400">
           {hint}

@@ -5,14 +5,37 @@ export interface TableProps extends ComponentProps<"table"> {
   /** Describes the table for screen readers; visually hidden unless `showCaption`. */
   caption?: ReactNode;
   showCaption?: boolean;
+  /**
+   * On a phone, each row becomes a card of its cells, each cell under its column's name (Td `label`),
+   * instead of a row that scrolls sideways: for tables whose rows are compared (bids).
+   */
+  stackOnPhone?: boolean;
 }
 
-/** A data table that scrolls sideways on narrow screens instead of breaking the layout. */
-export function Table({ caption, showCaption = false, className, children, ...rest }: TableProps) {
+/**
+ * A data table that scrolls sideways on narrow screens instead of breaking the layout. The wrapper is
+ * positioned so that visually hidden labels (absolutely positioned) in far cells scroll with the
+ * table instead of widening the page.
+ */
+export function Table({
+  caption,
+  showCaption = false,
+  stackOnPhone = false,
+  className,
+  children,
+  ...rest
+}: TableProps) {
   return (
-    <div className="overflow-x-auto">
-      <table {...rest} className={cn("min-w-full divide-y divide-zinc-200 text-left text-sm dark:divide-zinc-800", className)}>
-        {caption ? <caption className={showCaption ? "pb-2 text-left text-sm text-zinc-500 dark:text-zinc-400" : "sr-only"}>{caption}</caption> : null}
+    <div className={stackOnPhone ? "table-stack relative overflow-x-auto" : "relative overflow-x-auto"}>
+      <table
+        {...rest}
+        className={cn("min-w-full divide-y divide-zinc-200 text-left text-sm dark:divide-zinc-800", className)}
+      >
+        {caption ? (
+          <caption className={showCaption ? "pb-2 text-left text-sm text-zinc-500 dark:text-zinc-400" : "sr-only"}>
+            {caption}
+          </caption>
+        ) : null}
         {children}
       </table>
     </div>
@@ -35,18 +58,40 @@ export function Tr({ className, ...rest }: ComponentProps<"tr">) {
  * An actions column (accept, revoke, …) stays pinned at the right edge on a phone while the rest of
  * the row scrolls sideways, so what a person came to do is never off screen.
  */
-const PINNED = "max-sm:sticky max-sm:right-0 max-sm:bg-white max-sm:shadow-[-6px_0_6px_-6px_rgba(0,0,0,0.25)] dark:max-sm:bg-zinc-950";
+const PINNED =
+  "max-sm:sticky max-sm:right-0 max-sm:bg-white max-sm:shadow-[-6px_0_6px_-6px_rgba(0,0,0,0.25)] dark:max-sm:bg-zinc-950";
 
-export function Th({ className, scope = "col", actions = false, ...rest }: ComponentProps<"th"> & { actions?: boolean }) {
+export function Th({
+  className,
+  scope = "col",
+  actions = false,
+  ...rest
+}: ComponentProps<"th"> & { actions?: boolean }) {
   return (
     <th
       {...rest}
       scope={scope}
-      className={cn("px-4 py-2.5 text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-600 uppercase dark:text-zinc-400", actions && PINNED, className)}
+      className={cn(
+        "px-4 py-2.5 text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-600 uppercase dark:text-zinc-400",
+        actions && PINNED,
+        className,
+      )}
     />
   );
 }
 
-export function Td({ className, actions = false, ...rest }: ComponentProps<"td"> & { actions?: boolean }) {
-  return <td {...rest} className={cn("px-4 py-3 align-top text-zinc-700 dark:text-zinc-300", actions && PINNED, className)} />;
+/** `label`: the column's name, shown above the cell when a `stackOnPhone` table is a card on a phone. */
+export function Td({
+  className,
+  actions = false,
+  label,
+  ...rest
+}: ComponentProps<"td"> & { actions?: boolean; label?: string }) {
+  return (
+    <td
+      {...rest}
+      data-label={label}
+      className={cn("px-4 py-3 align-top text-zinc-700 dark:text-zinc-300", actions && PINNED, className)}
+    />
+  );
 }

@@ -20,7 +20,10 @@ const DATE_TIME = new Intl.DateTimeFormat("en-GB", {
 });
 
 /** "7 Mar 2026", or with `withTime` "7 Mar 2026, 14:05 UTC"; "—" for a missing or invalid date. */
-export function formatDate(value: DateInput | null | undefined, { withTime = false }: { withTime?: boolean } = {}): string {
+export function formatDate(
+  value: DateInput | null | undefined,
+  { withTime = false }: { withTime?: boolean } = {},
+): string {
   if (value == null) return "—";
   const d = toDate(value);
   if (!d) return "—";

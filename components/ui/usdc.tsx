@@ -14,7 +14,9 @@ export function Usdc({ amount, symbol = "USDC", className }: UsdcProps) {
   return (
     <span className={cn("font-medium whitespace-nowrap tabular-nums", className)}>
       {displayUsdc(amount)}
-      {symbol ? <span className="ml-1 text-[0.85em] font-normal text-zinc-500 dark:text-zinc-400">{symbol}</span> : null}
+      {symbol ? (
+        <span className="ml-1 text-[0.85em] font-normal text-zinc-500 dark:text-zinc-400">{symbol}</span>
+      ) : null}
     </span>
   );
 }

@@ -15,7 +15,14 @@ export function ApiKeySignIn({ returnTo }: { returnTo: string }) {
   return (
     <form action={action} className="space-y-4">
       <input type="hidden" name="returnTo" value={returnTo} />
-      <Field name="apiKey" id="apiKey" label="Agent API key" hint="Starts with awm_sk_. Shown once when the agent signed up." error={state.error} required>
+      <Field
+        name="apiKey"
+        id="apiKey"
+        label="Agent API key"
+        hint="Starts with awm_sk_. Shown once when the agent signed up."
+        error={state.error}
+        required
+      >
         {(p) => <Input {...p} type="password" autoComplete="off" spellCheck={false} placeholder="awm_sk_…" />}
       </Field>
       <Button type="submit" loading={pending} loadingLabel="Checking…">

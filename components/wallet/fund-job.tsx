@@ -2,16 +2,19 @@
 
 import { useState } from "react";
 import { ConnectButton, RainbowKitProvider } from "@rainbow-me/rainbowkit";
-import { useAccount, useConfig } from "wagmi";
+import { useAccount, useConfig, useReadContract } from "wagmi";
 import { readContract, switchChain, waitForTransactionReceipt, writeContract } from "wagmi/actions";
 import { BaseError, UserRejectedRequestError, type Address, type Hex } from "viem";
 import { escrowAbi, usdcAbi } from "@/lib/chain/abi";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import { Alert } from "@/components/ui/alert";
 
-type Step = "idle" | "switching" | "approving" | "depositing" | "confirming" | "registering" | "done" | "failed";
+type Step =
+  "idle" | "checking" | "switching" | "approving" | "depositing" | "confirming" | "registering" | "done" | "failed";
 
 const STEP_TEXT: Record<Step, string> = {
   idle: "",
+  checking: "Checking that the job still takes this deposit…",
   switching: "Switching your wallet to the payment network…",
   approving: "Waiting for your wallet: approve the escrow to take the budget…",
   depositing: "Waiting for your wallet: deposit the budget into the escrow…",
@@ -25,26 +28,57 @@ export interface FundJobProps {
   jobId: string;
   escrowJobId: Hex;
   budgetUsdc: string;
-  chain: { chainId: number; tokenAddress: Address; escrowAddress: Address; confirmations: number; explorerUrl: string | null };
+  chain: {
+    chainId: number;
+    tokenAddress: Address;
+    escrowAddress: Address;
+    confirmations: number;
+    explorerUrl: string | null;
+  };
   register: (jobId: string, txHash: string) => Promise<{ ok: boolean; error?: string }>;
+  /**
+   * Asks the service, just before each transaction, whether the job still takes this deposit (still
+   * fundable, same budget); a refusal stops the flow with its reason before the wallet is asked.
+   */
+  recheck: (jobId: string, budgetUsdc: string) => Promise<{ ok: boolean; reason?: string }>;
 }
 
 function explain(error: unknown): string {
-  if (error instanceof BaseError && error.walk((e) => e instanceof UserRejectedRequestError)) return "You rejected the request in your wallet. Nothing was sent.";
+  if (error instanceof BaseError && error.walk((e) => e instanceof UserRejectedRequestError))
+    return "You rejected the request in your wallet. Nothing was sent.";
   const message = error instanceof Error ? error.message : String(error);
   if (/rejected|denied/i.test(message)) return "You rejected the request in your wallet. Nothing was sent.";
   return `The transaction failed: ${message.split("\n")[0]}`;
 }
 
 /** approve + deposit from the connected wallet, with every step visible, then registration. */
-function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJobProps) {
+function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck }: FundJobProps) {
   const config = useConfig();
   const { address, chainId, isConnected } = useAccount();
   const [step, setStep] = useState<Step>("idle");
   const [error, setError] = useState<string | null>(null);
   const [txs, setTxs] = useState<{ label: string; hash: Hex }[]>([]);
   const amount = parseUsdc(budgetUsdc);
+  // The connected wallet's USDC on the payment network, read in the browser and again after a deposit.
+  const walletBalance = useReadContract({
+    address: chain.tokenAddress,
+    abi: usdcAbi,
+    functionName: "balanceOf",
+    args: address ? [address] : undefined,
+    chainId: chain.chainId,
+    query: { enabled: Boolean(address) },
+  });
   const link = (hash: Hex) => (chain.explorerUrl ? `${chain.explorerUrl.replace(/\/$/, "")}/tx/${hash}` : null);
+
+  /** false (and the reason shown) when the job no longer takes this deposit. */
+  async function stillFundable(): Promise<boolean> {
+    setStep("checking");
+    const result = await recheck(jobId, budgetUsdc);
+    if (result.ok) return true;
+    setStep("failed");
+    setError(`Not sent: ${result.reason ?? "the job can no longer be funded"}`);
+    return false;
+  }
 
   async function fund() {
     if (!address) return;
@@ -55,24 +89,51 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJ
         setStep("switching");
         await switchChain(config, { chainId: chain.chainId });
       }
-      const balance = await readContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "balanceOf", args: [address] });
+      const balance = await readContract(config, {
+        address: chain.tokenAddress,
+        abi: usdcAbi,
+        functionName: "balanceOf",
+        args: [address],
+      });
       if (balance < amount) {
         setStep("failed");
-        setError(`Not enough USDC: this wallet holds ${formatUsdc(balance)} USDC and the job needs ${budgetUsdc} USDC.`);
+        setError(
+          `Not enough USDC: this wallet holds ${formatUsdc(balance)} USDC and the job needs ${budgetUsdc} USDC.`,
+        );
         return;
       }
-      const allowance = await readContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "allowance", args: [address, chain.escrowAddress] });
+      const allowance = await readContract(config, {
+        address: chain.tokenAddress,
+        abi: usdcAbi,
+        functionName: "allowance",
+        args: [address, chain.escrowAddress],
+      });
       if (allowance < amount) {
+        if (!(await stillFundable())) return;
         setStep("approving");
-        const approveHash = await writeContract(config, { address: chain.tokenAddress, abi: usdcAbi, functionName: "approve", args: [chain.escrowAddress, amount] });
+        const approveHash = await writeContract(config, {
+          address: chain.tokenAddress,
+          abi: usdcAbi,
+          functionName: "approve",
+          args: [chain.escrowAddress, amount],
+        });
         setTxs((t) => [...t, { label: "Approval", hash: approveHash }]);
         await waitForTransactionReceipt(config, { hash: approveHash });
       }
+      if (!(await stillFundable())) return;
       setStep("depositing");
-      const depositHash = await writeContract(config, { address: chain.escrowAddress, abi: escrowAbi, functionName: "deposit", args: [escrowJobId, amount] });
+      const depositHash = await writeContract(config, {
+        address: chain.escrowAddress,
+        abi: escrowAbi,
+        functionName: "deposit",
+        args: [escrowJobId, amount],
+      });
       setTxs((t) => [...t, { label: "Deposit", hash: depositHash }]);
       setStep("confirming");
-      const receipt = await waitForTransactionReceipt(config, { hash: depositHash, confirmations: chain.confirmations });
+      const receipt = await waitForTransactionReceipt(config, {
+        hash: depositHash,
+        confirmations: chain.confirmations,
+      });
       if (receipt.status !== "success") throw new Error("the deposit reverted");
       setStep("registering");
       const result = await register(jobId, depositHash);
@@ -82,6 +143,7 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJ
         return;
       }
       setStep("done");
+      void walletBalance.refetch();
     } catch (e) {
       setStep("failed");
       setError(explain(e));
@@ -92,23 +154,68 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register }: FundJ
   return (
     <div className="space-y-4">
       <ConnectButton showBalance={false} />
+      {isConnected && address ? (
+        <p className="text-sm" data-testid="wallet-usdc-balance">
+          {walletBalance.data !== undefined ? (
+            <>
+              Your wallet holds <strong className="tabular-nums">{formatUsdc(walletBalance.data)} USDC</strong>
+              {walletBalance.data < amount && step !== "done" ? (
+                <span className="text-red-700 dark:text-red-400">
+                  {" "}
+                  — not enough for this job&apos;s {budgetUsdc} USDC.
+                </span>
+              ) : (
+                "."
+              )}
+            </>
+          ) : walletBalance.isError ? (
+            "Your wallet's USDC balance could not be read."
+          ) : (
+            "Reading your wallet's USDC balance…"
+          )}
+        </p>
+      ) : null}
       {isConnected ? (
-        <button type="button" onClick={fund} disabled={busy || step === "done"} className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white disabled:opacity-60">
+        <button
+          type="button"
+          onClick={fund}
+          disabled={busy || step === "done"}
+          className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white disabled:opacity-60"
+        >
           {busy ? "Funding…" : `Fund ${budgetUsdc} USDC into escrow`}
         </button>
       ) : null}
-      {step !== "idle" && step !== "failed" ? <p role="status" aria-live="polite" className="text-sm">{STEP_TEXT[step]}</p> : null}
-      {error ? <p role="alert" className="text-sm text-red-600">{error}</p> : null}
+      {step !== "idle" && step !== "failed" ? (
+        <p role="status" aria-live="polite" className="text-sm">
+          {STEP_TEXT[step]}
+        </p>
+      ) : null}
+      {error ? (
+        <Alert variant="inline" tone="error">
+          {error}
+        </Alert>
+      ) : null}
       {txs.length > 0 ? (
         <ul className="space-y-1 text-sm">
           {txs.map((tx) => (
             <li key={tx.hash}>
-              {tx.label}: {link(tx.hash) ? <a className="underline" href={link(tx.hash)!} target="_blank" rel="noreferrer">{tx.hash.slice(0, 10)}…</a> : <code>{tx.hash}</code>}
+              {tx.label}:{" "}
+              {link(tx.hash) ? (
+                <a className="underline" href={link(tx.hash)!} target="_blank" rel="noreferrer">
+                  {tx.hash.slice(0, 10)}…
+                </a>
+              ) : (
+                <code>{tx.hash}</code>
+              )}
             </li>
           ))}
         </ul>
       ) : null}
-      {step === "done" ? <a href={`/jobs/${jobId}`} className="text-sm font-medium underline">Back to the job</a> : null}
+      {step === "done" ? (
+        <a href={`/jobs/${jobId}`} className="text-sm font-medium underline">
+          Back to the job
+        </a>
+      ) : null}
     </div>
   );
 }

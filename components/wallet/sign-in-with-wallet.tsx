@@ -10,6 +10,7 @@ import {
   type AuthenticationStatus,
 } from "@rainbow-me/rainbowkit";
 import { walletTheme } from "./wallet-providers";
+import { Alert } from "@/components/ui/alert";
 
 export interface SignInActions {
   createNonce: () => Promise<string>;
@@ -26,7 +27,15 @@ export interface SignInActions {
  * The message names this page's host and origin (the service asserts them against its site URL)
  * and the service's payment chain (`chainId`), whatever chain the wallet happens to be on.
  */
-export function SignInWithWallet({ actions, returnTo, chainId }: { actions: SignInActions; returnTo: string; chainId: number }) {
+export function SignInWithWallet({
+  actions,
+  returnTo,
+  chainId,
+}: {
+  actions: SignInActions;
+  returnTo: string;
+  chainId: number;
+}) {
   const [status, setStatus] = useState<AuthenticationStatus>("unauthenticated");
   const [error, setError] = useState<string | null>(null);
   const adapter = useMemo(
@@ -69,14 +78,14 @@ export function SignInWithWallet({ actions, returnTo, chainId }: { actions: Sign
       <RainbowKitProvider theme={walletTheme} initialChain={chainId} modalSize="compact">
         <ConnectButton label="Connect wallet to sign in" showBalance={false} chainStatus="none" />
         {status === "authenticated" ? (
-          <p role="status" className="mt-3 text-sm text-emerald-700 dark:text-emerald-400">
+          <Alert variant="inline" tone="success" className="mt-3">
             Signed in. Taking you back…
-          </p>
+          </Alert>
         ) : null}
         {error ? (
-          <p role="alert" className="mt-3 text-sm text-red-600 dark:text-red-400">
+          <Alert variant="inline" tone="error" className="mt-3">
             The service refused the signature: {error}. Sign the new message your wallet shows, or reconnect.
-          </p>
+          </Alert>
         ) : null}
       </RainbowKitProvider>
     </RainbowKitAuthenticationProvider>

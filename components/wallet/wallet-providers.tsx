@@ -23,7 +23,15 @@ export const walletTheme = {
  * browser tests), MetaMask and Coinbase Wallet. WalletConnect needs a relay on the internet and a
  * project id, so it is not offered.
  */
-export function WalletProviders({ chain, initialState, children }: { chain: WalletChainSettings; initialState?: State; children: ReactNode }) {
+export function WalletProviders({
+  chain,
+  initialState,
+  children,
+}: {
+  chain: WalletChainSettings;
+  initialState?: State;
+  children: ReactNode;
+}) {
   // One QueryClient per browser tab, never shared across server requests.
   const [queryClient] = useState(() => new QueryClient());
   // Keyed on the primitives: a server refresh hands a new `chain` object, and a new config would

@@ -36,7 +36,8 @@ export function refusalOf(error: ApiError): Pick<FormState, "error" | "code" | "
   return { error: error.messages, code: error.code, status: error.status };
 }
 
-const pick = (values: FormValues, keys: readonly string[] = []) => Object.fromEntries(keys.filter((k) => k in values).map((k) => [k, values[k]!]));
+const pick = (values: FormValues, keys: readonly string[] = []) =>
+  Object.fromEntries(keys.filter((k) => k in values).map((k) => [k, values[k]!]));
 
 export interface FormActionOptions<S extends z.ZodType, State extends FormState> {
   /** The page a signed-out visitor comes back to after signing in, from the form's fields. */

@@ -21,5 +21,10 @@ export interface FormState {
 
 /** Every message of a state, for a form that shows them in one place: the refusal, then each field's ("address: …"). */
 export function messagesOf(state: FormState, labels: Record<string, string> = {}): string[] {
-  return [...(state.error ?? []), ...Object.entries(state.fields ?? {}).flatMap(([field, messages]) => messages.map((m) => `${labels[field] ?? field}: ${m}`))];
+  return [
+    ...(state.error ?? []),
+    ...Object.entries(state.fields ?? {}).flatMap(([field, messages]) =>
+      messages.map((m) => `${labels[field] ?? field}: ${m}`),
+    ),
+  ];
 }

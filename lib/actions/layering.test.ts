@@ -16,20 +16,30 @@ function sources(dir: string): string[] {
   });
 }
 
-const importsOf = (file: string) => [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+const importsOf = (file: string) =>
+  [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
 
 describe("layering", () => {
   it("nothing outside app/ imports app/", () => {
-    const offenders = ["components", "lib"].flatMap((dir) => sources(join(ROOT, dir)))
-      .filter((file) => importsOf(file).some((spec) => spec.startsWith("@/app/") || /(^|\/)\.\.\/(\.\.\/)*app\//.test(spec)))
+    const offenders = ["components", "lib"]
+      .flatMap((dir) => sources(join(ROOT, dir)))
+      .filter((file) =>
+        importsOf(file).some((spec) => spec.startsWith("@/app/") || /(^|\/)\.\.\/(\.\.\/)*app\//.test(spec)),
+      )
       .map((file) => relative(ROOT, file));
     expect(offenders).toEqual([]);
   });
 
   it("no server action is left in app/, and the dashboard never imports lib/service", () => {
     const appFiles = sources(join(ROOT, "app")).filter((f) => !relative(ROOT, f).startsWith("app/v1/"));
-    expect(appFiles.filter((f) => /^\s*["']use server["']/m.test(readFileSync(f, "utf8"))).map((f) => relative(ROOT, f))).toEqual([]);
+    expect(
+      appFiles.filter((f) => /^\s*["']use server["']/m.test(readFileSync(f, "utf8"))).map((f) => relative(ROOT, f)),
+    ).toEqual([]);
     const dashboard = [...appFiles, ...sources(join(ROOT, "components")), ...sources(join(ROOT, "lib", "actions"))];
-    expect(dashboard.filter((f) => importsOf(f).some((spec) => spec.startsWith("@/lib/service"))).map((f) => relative(ROOT, f))).toEqual([]);
+    expect(
+      dashboard
+        .filter((f) => importsOf(f).some((spec) => spec.startsWith("@/lib/service")))
+        .map((f) => relative(ROOT, f)),
+    ).toEqual([]);
   });
 });

@@ -33,7 +33,12 @@ export interface ApiClientOptions {
 /** A rate limit, or the service (or a proxy in front of it) failing: worth another try later. 501 and 505 never change. */
 const isRetryableStatus = (status: number) => status === 429 || (status >= 500 && status !== 501 && status !== 505);
 
-function buildUrl(baseUrl: string, route: RouteDef, params: Record<string, unknown> | undefined, query: Record<string, unknown> | undefined) {
+function buildUrl(
+  baseUrl: string,
+  route: RouteDef,
+  params: Record<string, unknown> | undefined,
+  query: Record<string, unknown> | undefined,
+) {
   const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
     const value = params?.[name];
     if (value === undefined || value === null) throw new TypeError(`missing path parameter ${name} for ${route.path}`);
@@ -100,7 +105,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 15_000;
 
   async function call<D extends RouteDef>(route: D, input: RouteInput<D>): Promise<RouteOutput<D>> {
-    const { params, query, body, idempotencyKey: givenKey, signal } = (input ?? {}) as {
+    const {
+      params,
+      query,
+      body,
+      idempotencyKey: givenKey,
+      signal,
+    } = (input ?? {}) as {
       params?: Record<string, unknown>;
       query?: Record<string, unknown>;
       body?: unknown;
@@ -111,7 +122,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const headers: Record<string, string> = { accept: "application/json", ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
-    const idempotencyKey = givenKey ?? (route.idempotencyKey && options.idempotencyKeys === "auto" && route.method !== "GET" ? `awm-${crypto.randomUUID()}` : undefined);
+    const idempotencyKey =
+      givenKey ??
+      (route.idempotencyKey && options.idempotencyKeys === "auto" && route.method !== "GET"
+        ? `awm-${crypto.randomUUID()}`
+        : undefined);
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     // Reads are always safe to repeat; a write only when an idempotency key makes it so, and the
     // service honours keys only on the routes that declare them (lib/service/router.ts): a key sent
@@ -143,7 +158,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const json = response.status === 204 ? {} : await response.json();
         const parsed = route.response.safeParse(json);
         if (!parsed.success) {
-          throw new ApiContractError(`${route.method} ${route.path}: response does not match the contract`, parsed.error.issues);
+          throw new ApiContractError(
+            `${route.method} ${route.path}: response does not match the contract`,
+            parsed.error.issues,
+          );
         }
         return parsed.data as RouteOutput<D>;
       }
@@ -151,10 +169,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
       const waitable = retryAfter === null || retryAfter * 1000 <= maxRetryAfterMs;
       // The first request with this key is still running on the service: its answer will be stored, ask again shortly.
-      const inProgress = response.status === 409 && Boolean(idempotencyKey) && (await peekCode(response)) === "IDEMPOTENCY_IN_PROGRESS";
+      const inProgress =
+        response.status === 409 && Boolean(idempotencyKey) && (await peekCode(response)) === "IDEMPOTENCY_IN_PROGRESS";
       if (retryable && waitable && (isRetryableStatus(response.status) || inProgress) && attempt + 1 < maxAttempts) {
         // Honour the server's Retry-After; otherwise back off with jitter.
-        const delayMs = retryAfter !== null ? retryAfter * 1000 + backoffDelay(0, 100, 100) : backoffDelay(attempt, baseDelayMs, maxDelayMs);
+        const delayMs =
+          retryAfter !== null
+            ? retryAfter * 1000 + backoffDelay(0, 100, 100)
+            : backoffDelay(attempt, baseDelayMs, maxDelayMs);
         options.onRetry?.({ attempt: attempt + 1, delayMs, status: response.status });
         await response.body?.cancel();
         await sleep(delayMs, signal);
@@ -166,7 +188,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       try {
         envelope = ApiErrorBody.parse(JSON.parse(text));
       } catch {
-        envelope = { statusCode: response.status, error: response.statusText || "Error", message: text.slice(0, 500) || response.statusText };
+        envelope = {
+          statusCode: response.status,
+          error: response.statusText || "Error",
+          message: text.slice(0, 500) || response.statusText,
+        };
       }
       throw new ApiError(response.status, envelope, retryAfter);
     }
@@ -192,7 +218,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   const methods = Object.fromEntries(
-    Object.entries(routes).map(([name, route]) => [name, (input: unknown) => call(route as RouteDef, (input ?? {}) as never)]),
+    Object.entries(routes).map(([name, route]) => [
+      name,
+      (input: unknown) => call(route as RouteDef, (input ?? {}) as never),
+    ]),
   ) as Methods;
 
   return {

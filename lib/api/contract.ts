@@ -45,6 +45,12 @@ export interface RouteDef<
    * of its statuses (lib/service/http/error-catalogue.test.ts checks both), with when it happens on this route.
    */
   errors?: Array<{ status: number; code: ErrorCode; when: string }>;
+  /**
+   * The route is paid by x402 v2 (HTTP transport): its 402 carries PAYMENT-REQUIRED, it takes
+   * PAYMENT-SIGNATURE, and its success carries PAYMENT-RESPONSE (each base64 JSON); the OpenAPI
+   * document lists the three headers.
+   */
+  x402?: true;
 }
 
 /** `const` keeps the literal shape (auth "required", which schemas are present) for the types below. */
@@ -52,7 +58,9 @@ export function defineRoute<const D extends RouteDef>(def: D): D {
   return def;
 }
 
-export type RouteInput<D extends RouteDef> = (D extends { params: infer S extends z.ZodType } ? { params: z.input<S> } : { params?: undefined }) &
+export type RouteInput<D extends RouteDef> = (D extends { params: infer S extends z.ZodType }
+  ? { params: z.input<S> }
+  : { params?: undefined }) &
   (D extends { query: infer S extends z.ZodType } ? { query?: z.input<S> } : { query?: undefined }) &
   (D extends { body: infer S extends z.ZodType } ? { body: z.input<S> } : { body?: undefined }) & {
     idempotencyKey?: string;
@@ -61,6 +69,10 @@ export type RouteInput<D extends RouteDef> = (D extends { params: infer S extend
 
 export type RouteOutput<D extends RouteDef> = z.output<D["response"]>;
 
-export type ParsedParams<D extends RouteDef> = D extends { params: infer S extends z.ZodType } ? z.output<S> : Record<string, never>;
-export type ParsedQuery<D extends RouteDef> = D extends { query: infer S extends z.ZodType } ? z.output<S> : Record<string, never>;
+export type ParsedParams<D extends RouteDef> = D extends { params: infer S extends z.ZodType }
+  ? z.output<S>
+  : Record<string, never>;
+export type ParsedQuery<D extends RouteDef> = D extends { query: infer S extends z.ZodType }
+  ? z.output<S>
+  : Record<string, never>;
 export type ParsedBody<D extends RouteDef> = D extends { body: infer S extends z.ZodType } ? z.output<S> : undefined;

@@ -1,6 +1,6 @@
 import type { ApiErrorBody, ErrorCode, ErrorExtra } from "./schemas/errors";
 
-const ENVELOPE_FIELDS = new Set(["statusCode", "error", "message", "code"]);
+const ENVELOPE_FIELDS = new Set(["statusCode", "error", "message", "messages", "code"]);
 
 /** A non-2xx answer from the service, with its envelope. */
 export class ApiError extends Error {
@@ -10,7 +10,7 @@ export class ApiError extends Error {
   readonly retryAfterSeconds: number | null;
 
   constructor(status: number, body: ApiErrorBody, retryAfterSeconds: number | null = null) {
-    super(Array.isArray(body.message) ? body.message.join("; ") : body.message);
+    super(body.message);
     this.name = "ApiError";
     this.status = status;
     this.code = body.code;
@@ -19,7 +19,7 @@ export class ApiError extends Error {
   }
 
   /**
-   * The fields the envelope adds beside statusCode, error, message and code (their schema per code
+   * The fields the envelope adds beside statusCode, error, message, messages and code (their schema per code
    * is in ERROR_CATALOGUE). Narrow with `is` to read them typed.
    */
   get extra(): Record<string, unknown> {
@@ -33,13 +33,16 @@ export class ApiError extends Error {
 
   /** The messages as a list, for forms that show each one. */
   get messages(): string[] {
-    return Array.isArray(this.body.message) ? this.body.message : [this.body.message];
+    return this.body.messages ?? [this.body.message];
   }
 }
 
 /** The service answered something that does not match the contract: a bug on one side. */
 export class ApiContractError extends Error {
-  constructor(message: string, readonly details: unknown) {
+  constructor(
+    message: string,
+    readonly details: unknown,
+  ) {
     super(message);
     this.name = "ApiContractError";
   }
@@ -47,14 +50,19 @@ export class ApiContractError extends Error {
 
 /** The service could not be reached (after retries, for reads). */
 export class ApiNetworkError extends Error {
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
     super(message);
     this.name = "ApiNetworkError";
   }
 }
 
 /** For pages that show a service refusal instead of failing: the result, or the ApiError. */
-export async function settle<T>(call: Promise<T>): Promise<{ result: T; error: null } | { result: null; error: ApiError }> {
+export async function settle<T>(
+  call: Promise<T>,
+): Promise<{ result: T; error: null } | { result: null; error: ApiError }> {
   try {
     return { result: await call, error: null };
   } catch (error) {

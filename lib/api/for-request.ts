@@ -1,7 +1,13 @@
 import "server-only";
 import { headers } from "next/headers";
 import { apiBaseUrl, getEnv } from "@/lib/env";
-import { CLIENT_IP_HEADER, DASHBOARD_CLIENT_HEADER, FORWARDED_HEADER, dashboardClientKey, signDashboardClient } from "@/lib/net/client-address.mjs";
+import {
+  CLIENT_IP_HEADER,
+  DASHBOARD_CLIENT_HEADER,
+  FORWARDED_HEADER,
+  dashboardClientKey,
+  signDashboardClient,
+} from "@/lib/net/client-address.mjs";
 import { sessionSecret } from "@/lib/server-secrets.mjs";
 import { createApiClient, type ApiClient } from "./client";
 
@@ -21,11 +27,13 @@ export function speakForVisitor(incoming: Headers): Record<string, string> {
   if (!clientIp || env.API_BASE_URL) return {};
   dashboardKey ??= dashboardClientKey(sessionSecret(env));
   // Without server.mjs's verdict (e.g. `next dev`) the visitor counts as proxied: fail closed.
-  return { [DASHBOARD_CLIENT_HEADER]: signDashboardClient(dashboardKey, clientIp, incoming.get(FORWARDED_HEADER) !== "0") };
+  return {
+    [DASHBOARD_CLIENT_HEADER]: signDashboardClient(dashboardKey, clientIp, incoming.get(FORWARDED_HEADER) !== "0"),
+  };
 }
 
 /** A client for a dashboard request, on the server, speaking for the browser (speakForVisitor). */
-export async function apiForRequest(token?: string): Promise<ApiClient> {
+export async function apiWithToken(token?: string): Promise<ApiClient> {
   return createApiClient({
     baseUrl: apiBaseUrl(),
     token,

@@ -19,12 +19,18 @@ const operatorKey = generatePrivateKey();
 const TINY_AGENT = `node ${join(__dirname, "testing", "tiny-agent.mjs")}`;
 
 beforeAll(async () => {
-  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, operatorAddresses: [privateKeyToAccount(operatorKey).address] });
+  service = await startTestService({
+    rateBudgets: GENEROUS_BUDGETS,
+    operatorAddresses: [privateKeyToAccount(operatorKey).address],
+  });
   const operator = await newUser(service, operatorKey);
   const publisher = await newUser(service);
   const published = await service.http("POST", "/v1/evals/packs", { token: publisher.token, body: demoPackInput() });
   packId = published.json.data.id;
-  await service.http("POST", `/v1/admin/packs/${packId}/approve`, { token: operator.token, body: { reason: "for the certify test" } });
+  await service.http("POST", `/v1/admin/packs/${packId}/approve`, {
+    token: operator.token,
+    body: { reason: "for the certify test" },
+  });
 });
 afterAll(() => service.stop());
 
@@ -42,12 +48,16 @@ describe("runCertification", () => {
     expect(report).toMatchObject({ passed: true, score: 10, totalPoints: 10, mode: "TOOL_ALLOWED" });
     expect(report.certification?.code).toBeTruthy();
     expect(lines.join("\n")).toContain("PASSED");
-    const items = await service.db.selectFrom("eval_attempt_items").select(["ttfb_ms", "total_ms"]).where("attempt_id", "=", report.attemptId).execute();
+    const items = await service.db
+      .selectFrom("eval_attempt_items")
+      .select(["ttfb_ms", "total_ms"])
+      .where("attempt_id", "=", report.attemptId)
+      .execute();
     expect(items).toHaveLength(8);
     for (const i of items) expect(i.total_ms).not.toBeNull();
   });
 
-  it("drives a local HTTP agent; a wrong-answering agent fails with section scores", async () => {
+  it("drives a local HTTP agent; a wrong-answering agent fails, told neither its score nor its section points", async () => {
     const server = createServer((req, res) => {
       let body = "";
       req.on("data", (c) => (body += c));
@@ -67,8 +77,7 @@ describe("runCertification", () => {
         mode: "CLOSED_BOOK",
         agent: httpAgent(`http://127.0.0.1:${port}/answer`),
       });
-      expect(report).toMatchObject({ passed: false, score: 2 });
-      expect(report.sections.find((s) => s.section === "Knowledge")).toMatchObject({ points: 2, maxPoints: 2 });
+      expect(report).toMatchObject({ passed: false, score: null, sections: [] });
     } finally {
       server.close();
     }
@@ -79,7 +88,17 @@ describe("runCertification", () => {
     const agent = await newAgent(service);
     const { stdout } = await promisify(execFile)(
       join(process.cwd(), "node_modules", ".bin", "tsx"),
-      ["scripts/certify.ts", "--pack", packId, "--key", agent.apiKey, "--agent-cmd", TINY_AGENT, "--base-url", service.baseUrl],
+      [
+        "scripts/certify.ts",
+        "--pack",
+        packId,
+        "--key",
+        agent.apiKey,
+        "--agent-cmd",
+        TINY_AGENT,
+        "--base-url",
+        service.baseUrl,
+      ],
       { cwd: process.cwd(), timeout: 60_000 },
     );
     const report = JSON.parse(stdout.trim().split("\n").pop()!);

@@ -6,7 +6,7 @@ import type { EvalMode, EvalReport, EvalSessionItem } from "@/lib/api/schemas/ev
 // Drives an agent program through a certification pack over the API, for certifying in CI
 // (scripts/certify.ts is the command). The agent sees one item at a time and answers it:
 // - a program (--agent-cmd): each item is written to its stdin as one JSON line
-//   {"type":"item", position, of, kind, section, points, prompt, choices, answerSchema, answerBy};
+//   {"type":"item", position, of, kind, section, points, prompt, choices, answerBy};
 //   it prints one JSON line {"answer": <value>} per item on stdout (other output goes to stderr);
 // - a local HTTP endpoint (--agent-url): each item is POSTed as that JSON, the response body is {"answer": …}.
 // Timing telemetry (ttfbMs, totalMs) is measured here and sent with each answer.
@@ -32,7 +32,6 @@ function itemMessage(item: EvalSessionItem) {
     points: item.points,
     prompt: item.prompt,
     choices: item.choices,
-    answerSchema: item.answerSchema,
     answerBy: item.answerBy,
   };
 }
@@ -44,13 +43,19 @@ function parseAnswerLine(line: string): unknown {
   } catch {
     throw new Error(`the agent printed a line that is not JSON: ${line.slice(0, 200)}`);
   }
-  if (typeof parsed !== "object" || parsed === null || !("answer" in parsed)) throw new Error(`the agent's line has no "answer": ${line.slice(0, 200)}`);
+  if (typeof parsed !== "object" || parsed === null || !("answer" in parsed))
+    throw new Error(`the agent's line has no "answer": ${line.slice(0, 200)}`);
   return (parsed as { answer: unknown }).answer;
 }
 
 /** An agent program answering on stdin/stdout, one JSON line each way. */
 export function stdioAgent(command: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): AgentDriver {
-  const child: ChildProcessWithoutNullStreams = spawn(command, { shell: true, cwd: options.cwd, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+  const child: ChildProcessWithoutNullStreams = spawn(command, {
+    shell: true,
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   child.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
   const lines: Interface = createInterface({ input: child.stdout });
   const queue: string[] = [];
@@ -84,7 +89,11 @@ export function stdioAgent(command: string, options: { cwd?: string; env?: NodeJ
       const line = await nextLine();
       if (line === null) throw new Error("the agent program exited before answering");
       const doneAt = performance.now();
-      return { answer: parseAnswerLine(line), ttfbMs: Math.round((firstByteAt ?? doneAt) - sentAt), totalMs: Math.round(doneAt - sentAt) };
+      return {
+        answer: parseAnswerLine(line),
+        ttfbMs: Math.round((firstByteAt ?? doneAt) - sentAt),
+        totalMs: Math.round(doneAt - sentAt),
+      };
     },
     async close() {
       child.stdin.end();
@@ -110,13 +119,20 @@ export function stdioAgent(command: string, options: { cwd?: string; env?: NodeJ
  */
 export function httpAgent(url: string, fetchImpl: typeof fetch = fetch): AgentDriver {
   const parsed = new URL(url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname) || !["http:", "https:"].includes(parsed.protocol)) {
+  if (
+    !["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname) ||
+    !["http:", "https:"].includes(parsed.protocol)
+  ) {
     throw new Error("--agent-url must be a local http(s) endpoint (localhost, 127.0.0.1 or [::1])");
   }
   return {
     async answer(item) {
       const sentAt = performance.now();
-      const res = await fetchImpl(parsed, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(itemMessage(item)) });
+      const res = await fetchImpl(parsed, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(itemMessage(item)),
+      });
       const ttfb = performance.now();
       const text = await res.text();
       const doneAt = performance.now();
@@ -154,7 +170,9 @@ export async function runCertification(options: RunOptions): Promise<EvalReport>
     },
   });
   const attemptId = started.data.id;
-  log(`attempt ${attemptId}: ${started.data.itemCount} items, mode ${options.mode}${started.data.deadlineAt ? `, until ${started.data.deadlineAt}` : ""}`);
+  log(
+    `attempt ${attemptId}: ${started.data.itemCount} items, mode ${options.mode}${started.data.deadlineAt ? `, until ${started.data.deadlineAt}` : ""}`,
+  );
   // Heartbeats keep a long session visible while the agent thinks.
   const beat = setInterval(() => {
     client.heartbeatEvalAttempt({ params: { id: attemptId } }).catch(() => undefined);
@@ -165,7 +183,10 @@ export async function runCertification(options: RunOptions): Promise<EvalReport>
       if (!data.item) break;
       const item = data.item;
       const reply = await agent.answer(item);
-      await client.answerEvalItem({ params: { id: attemptId }, body: { position: item.position, answer: reply.answer, ttfbMs: reply.ttfbMs, totalMs: reply.totalMs } });
+      await client.answerEvalItem({
+        params: { id: attemptId },
+        body: { position: item.position, answer: reply.answer, ttfbMs: reply.ttfbMs, totalMs: reply.totalMs },
+      });
       log(`item ${item.position}/${item.of} (${item.section}) answered in ${reply.totalMs} ms`);
     }
   } finally {
@@ -173,8 +194,14 @@ export async function runCertification(options: RunOptions): Promise<EvalReport>
     await agent.close();
   }
   const report = (await client.finalizeEvalAttempt({ params: { id: attemptId } })).data;
-  log(`score ${report.score}/${report.totalPoints} (pass mark ${report.passScore}): ${report.passed ? "PASSED" : "FAILED"}`);
+  // A failed attempt's score is not told (only that it failed).
+  log(
+    report.score === null
+      ? `FAILED (pass mark ${report.passScore} of ${report.totalPoints})`
+      : `score ${report.score}/${report.totalPoints} (pass mark ${report.passScore}): ${report.passed ? "PASSED" : "FAILED"}`,
+  );
   for (const s of report.sections) log(`  ${s.section}: ${s.points}/${s.maxPoints}`);
-  if (report.certification) log(`certificate ${report.certification.code}, valid until ${report.certification.expiresAt}`);
+  if (report.certification)
+    log(`certificate ${report.certification.code}, valid until ${report.certification.expiresAt}`);
   return report;
 }

@@ -5,5 +5,5 @@ export { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifa
 export { abi as usdcAbi, abi as testUsdcAbi, bytecode as testUsdcBytecode } from "@/contracts/artifacts/test-usdc";
 
 /** The escrow contract's `State` enum, in declaration order. */
-export const ESCROW_STATES = ["NONE", "FUNDED", "RELEASED", "REFUNDED", "SPLIT"] as const;
+export const ESCROW_STATES = ["NONE", "FUNDED", "RELEASED", "REFUNDED", "SPLIT", "PARTS_SETTLED"] as const;
 export type EscrowState = (typeof ESCROW_STATES)[number];

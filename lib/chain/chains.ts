@@ -12,6 +12,21 @@ export const LOCAL_CHAIN_ID = 31337;
 export const BASE_USDC: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 export const BASE_SEPOLIA_USDC: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
+/**
+ * The ERC-8004 registries' published singleton deployments (Identity, Reputation) on Base and Base
+ * Sepolia; the local chain deploys its own from contracts/erc8004.
+ */
+export const ERC8004_REGISTRIES: Record<"base" | "base-sepolia", { identity: Address; reputation: Address }> = {
+  base: {
+    identity: "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432",
+    reputation: "0x8004BAa17C55a88189AE136b182e5fdA19dE9b63",
+  },
+  "base-sepolia": {
+    identity: "0x8004A818BFB912233c491871b3d84c89A494BD9e",
+    reputation: "0x8004B663056A597Dffe9eCcC1965A193B7388713",
+  },
+};
+
 export interface NetworkInfo {
   network: Network;
   chainId: number;
@@ -22,6 +37,8 @@ export interface NetworkInfo {
   defaultRpcUrl: string | null;
   /** Confirmations a deposit needs by default: anvil has no reorgs, Base rarely reorgs shallowly. */
   defaultConfirmations: number;
+  /** The block tag a deposit's block must also be under (CHAIN_FINALITY); null: confirmations alone. */
+  defaultFinality: "safe" | "finalized" | null;
 }
 
 export const NETWORK_INFO: Record<Network, NetworkInfo> = {
@@ -32,6 +49,7 @@ export const NETWORK_INFO: Record<Network, NetworkInfo> = {
     explorerUrl: null,
     defaultRpcUrl: null,
     defaultConfirmations: 1,
+    defaultFinality: null,
   },
   base: {
     network: "base",
@@ -40,6 +58,7 @@ export const NETWORK_INFO: Record<Network, NetworkInfo> = {
     explorerUrl: base.blockExplorers.default.url,
     defaultRpcUrl: base.rpcUrls.default.http[0],
     defaultConfirmations: 3,
+    defaultFinality: "safe",
   },
   "base-sepolia": {
     network: "base-sepolia",
@@ -48,6 +67,7 @@ export const NETWORK_INFO: Record<Network, NetworkInfo> = {
     explorerUrl: baseSepolia.blockExplorers.default.url,
     defaultRpcUrl: baseSepolia.rpcUrls.default.http[0],
     defaultConfirmations: 3,
+    defaultFinality: "safe",
   },
 };
 
@@ -55,7 +75,8 @@ export const NETWORK_INFO: Record<Network, NetworkInfo> = {
 export function localChain(chainId: number = LOCAL_CHAIN_ID, rpcUrl = "http://127.0.0.1:8545"): Chain {
   return defineChain({
     id: chainId,
-    name: chainId === LOCAL_CHAIN_ID ? "Anvil" : `Anvil ${chainId}`,
+    // The name wallets show for the network: people read words, not the name of the test node.
+    name: chainId === LOCAL_CHAIN_ID ? "Local test chain" : `Local test chain ${chainId}`,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
     testnet: true,

@@ -86,5 +86,7 @@ export async function withSenderLock<T>(config: ClientConfig, sender: string, se
 /** Nonce races with another process holding the same key: worth one more try with a fresh nonce. */
 export function isNonceError(err: unknown): boolean {
   const text = err instanceof Error ? `${err.message} ${(err as { details?: string }).details ?? ""}` : String(err);
-  return /nonce too low|nonce has already been used|replacement transaction underpriced|already known|nonce too high/i.test(text);
+  return /nonce too low|nonce has already been used|replacement transaction underpriced|already known|nonce too high/i.test(
+    text,
+  );
 }

@@ -13,7 +13,10 @@ const dirs: string[] = [];
 function dataDirWithDeployment(overrides: Partial<LocalDeployment> = {}): string {
   const dir = mkdtempSync(path.join(tmpdir(), "chain-config-"));
   dirs.push(dir);
-  const account = { address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as const, privateKey: `0x${"22".repeat(32)}` as const };
+  const account = {
+    address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as const,
+    privateKey: `0x${"22".repeat(32)}` as const,
+  };
   writeDeployment(dir, {
     network: "local",
     chainId: 31337,
@@ -54,9 +57,13 @@ describe("loadChainConfig", () => {
       operatorPrivateKey: `0x${"22".repeat(32)}`,
       rewardsPrivateKey: `0x${"33".repeat(32)}`,
       treasuryAddress: null, // a file written before the treasury existed (the deploy script then redeploys)
+      identityRegistryAddress: null, // likewise before the ERC-8004 registries
+      reputationRegistryAddress: null,
     });
     expect(loadChainConfig({ DATA_DIR: dir, ANVIL_PORT: "18501" }).rpcUrl).toBe("http://127.0.0.1:18501");
-    expect(loadChainConfig({ DATA_DIR: dir, RPC_URL: "http://127.0.0.1:9999", CHAIN_CONFIRMATIONS: "2", FEE_BPS: "250" })).toMatchObject({
+    expect(
+      loadChainConfig({ DATA_DIR: dir, RPC_URL: "http://127.0.0.1:9999", CHAIN_CONFIRMATIONS: "2", FEE_BPS: "250" }),
+    ).toMatchObject({
       rpcUrl: "http://127.0.0.1:9999",
       confirmations: 2,
       feeBps: 250,
@@ -66,19 +73,65 @@ describe("loadChainConfig", () => {
   it("local: environment addresses need no deployment file and default to port 8545", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "chain-config-"));
     dirs.push(dir);
-    const config = loadChainConfig({ DATA_DIR: dir, ESCROW_ADDRESS: ESCROW, TOKEN_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, CHAIN_ID: "1337" });
-    expect(config).toMatchObject({ chainId: 1337, rpcUrl: "http://127.0.0.1:8545", escrowAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3", feeBps: 500 });
+    const config = loadChainConfig({
+      DATA_DIR: dir,
+      ESCROW_ADDRESS: ESCROW,
+      TOKEN_ADDRESS: ESCROW,
+      OPERATOR_PRIVATE_KEY: KEY,
+      CHAIN_ID: "1337",
+    });
+    expect(config).toMatchObject({
+      chainId: 1337,
+      rpcUrl: "http://127.0.0.1:8545",
+      escrowAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      feeBps: 500,
+    });
     expect(() => loadChainConfig({ DATA_DIR: dir })).toThrow(/no local deployment/);
+  });
+
+  it("the ERC-8004 registries: the deployment's, the environment's over them (both or neither), Base's published ones", () => {
+    const identity = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    const reputation = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+    const dir = dataDirWithDeployment({ identityRegistry: identity, reputationRegistry: reputation });
+    expect(loadChainConfig({ DATA_DIR: dir })).toMatchObject({
+      identityRegistryAddress: identity,
+      reputationRegistryAddress: reputation,
+    });
+    expect(
+      loadChainConfig({ DATA_DIR: dir, IDENTITY_REGISTRY_ADDRESS: reputation, REPUTATION_REGISTRY_ADDRESS: identity }),
+    ).toMatchObject({
+      identityRegistryAddress: reputation,
+      reputationRegistryAddress: identity,
+    });
+    const bare = dataDirWithDeployment();
+    expect(() => loadChainConfig({ DATA_DIR: bare, IDENTITY_REGISTRY_ADDRESS: identity })).toThrow(/go together/);
+    expect(loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY })).toMatchObject({
+      identityRegistryAddress: "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432",
+      reputationRegistryAddress: "0x8004BAa17C55a88189AE136b182e5fdA19dE9b63",
+    });
+    expect(
+      loadChainConfig({ CHAIN: "base-sepolia", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY })
+        .identityRegistryAddress,
+    ).toBe("0x8004A818BFB912233c491871b3d84c89A494BD9e");
   });
 
   it("the pack treasury: the deployment's dedicated account, TREASURY_ADDRESS over it, never the escrow", () => {
     const treasury = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
     const dir = dataDirWithDeployment({ treasury });
     expect(loadChainConfig({ DATA_DIR: dir }).treasuryAddress).toBe(treasury);
-    expect(loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" }).treasuryAddress).toBe("0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65");
-    expect(() => loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" })).toThrow(/TREASURY_ADDRESS must not be the escrow/);
-    expect(loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY }).treasuryAddress).toBeNull();
-    expect(() => loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, TREASURY_ADDRESS: ESCROW })).toThrow(ChainConfigError);
+    expect(
+      loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" })
+        .treasuryAddress,
+    ).toBe("0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65");
+    expect(() =>
+      loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" }),
+    ).toThrow(/TREASURY_ADDRESS must not be the escrow/);
+    expect(
+      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY }).treasuryAddress,
+    ).toBeNull();
+    expect(() =>
+      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, TREASURY_ADDRESS: ESCROW }),
+    ).toThrow(ChainConfigError);
   });
 
   it("local: a CHAIN_ID that contradicts the deployment file is an error", () => {
@@ -125,6 +178,8 @@ describe("loadChainConfig", () => {
     const info = publicChainInfo(base);
     expect(info).not.toHaveProperty("rpcUrl");
     expect(JSON.stringify(info)).not.toContain("1111");
-    expect(publicChainInfo(loadChainConfig({ DATA_DIR: dataDirWithDeployment() })).rpcUrl).toBe("http://127.0.0.1:18545");
+    expect(publicChainInfo(loadChainConfig({ DATA_DIR: dataDirWithDeployment() })).rpcUrl).toBe(
+      "http://127.0.0.1:18545",
+    );
   });
 });

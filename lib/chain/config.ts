@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { z } from "zod";
-import { NETWORK_INFO, NETWORKS, type Network } from "./chains";
+import { ERC8004_REGISTRIES, NETWORK_INFO, NETWORKS, type Network } from "./chains";
 import { EvmAddressSchema, PrivateKeySchema, deploymentPath, readDeployment } from "./deployment";
 
 /** Where and how the marketplace pays: one chain, one token (USDC), one escrow contract. */
@@ -16,6 +16,13 @@ export interface ChainConfig {
   feeBps: number;
   /** Blocks a deposit needs (its own included) before it counts. */
   confirmations: number;
+  /**
+   * The block tag that marks a block final on this chain, on top of `confirmations`: a deposit
+   * counts only once its block is at or below the node's `safe` (or `finalized`) block. Unset:
+   * confirmations alone (the local anvil chain). CHAIN_FINALITY=confirmations|safe|finalized; Base
+   * and Base Sepolia default to `safe` (their L2 block is derived from data posted to Ethereum).
+   */
+  finality?: "safe" | "finalized";
   explorerUrl: string | null;
   /** Signs release and refund; the contract's operator. */
   operatorPrivateKey: Hex;
@@ -27,6 +34,13 @@ export interface ChainConfig {
    * movement of USDC can pass for a pack payment. null: paid packs cannot be bought.
    */
   treasuryAddress: Address | null;
+  /**
+   * The ERC-8004 Identity and Reputation registries (IDENTITY_REGISTRY_ADDRESS,
+   * REPUTATION_REGISTRY_ADDRESS; the local deployment's; on Base and Base Sepolia the published
+   * singletons). null: agents cannot register on chain nor be rated there.
+   */
+  identityRegistryAddress: Address | null;
+  reputationRegistryAddress: Address | null;
 }
 
 export class ChainConfigError extends Error {
@@ -57,7 +71,10 @@ const EnvSchema = z.object({
   OPERATOR_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
   REWARDS_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
   TREASURY_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
+  IDENTITY_REGISTRY_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
+  REPUTATION_REGISTRY_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   CHAIN_CONFIRMATIONS: z.preprocess(blankToUndefined, optionalInt(1, 1000)),
+  CHAIN_FINALITY: z.preprocess(blankToUndefined, z.enum(["confirmations", "safe", "finalized"]).optional()),
   FEE_BPS: z.preprocess(blankToUndefined, optionalInt(0, 1000)),
   EXPLORER_URL: z.preprocess(blankToUndefined, z.url().optional()),
   DATA_DIR: z.preprocess(blankToUndefined, z.string().default(".data")),
@@ -76,7 +93,9 @@ const DEFAULT_FEE_BPS = 500;
  * writes (including its RPC URL when neither RPC_URL nor ANVIL_PORT is set, so an app started
  * without them finds the chain the dev stack started).
  */
-export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): ChainConfig {
+export function loadChainConfig(
+  env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env,
+): ChainConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -96,13 +115,18 @@ export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string |
     }
     const chainId = e.CHAIN_ID ?? deployment?.chainId ?? info.chainId;
     if (deployment && needsFile && deployment.chainId !== chainId) {
-      throw new ChainConfigError(`CHAIN_ID ${chainId} differs from the deployment's chain id ${deployment.chainId} in ${deploymentPath(e.DATA_DIR)}`);
+      throw new ChainConfigError(
+        `CHAIN_ID ${chainId} differs from the deployment's chain id ${deployment.chainId} in ${deploymentPath(e.DATA_DIR)}`,
+      );
     }
     const rpcUrl =
       e.RPC_URL ??
-      (e.ANVIL_PORT !== undefined ? `http://127.0.0.1:${e.ANVIL_PORT}` : (deployment?.rpcUrl ?? "http://127.0.0.1:8545"));
+      (e.ANVIL_PORT !== undefined
+        ? `http://127.0.0.1:${e.ANVIL_PORT}`
+        : (deployment?.rpcUrl ?? "http://127.0.0.1:8545"));
     const operatorPrivateKey = e.OPERATOR_PRIVATE_KEY ?? deployment?.operator.privateKey;
-    if (!operatorPrivateKey) throw new ChainConfigError("OPERATOR_PRIVATE_KEY is required (no local deployment file names one)");
+    if (!operatorPrivateKey)
+      throw new ChainConfigError("OPERATOR_PRIVATE_KEY is required (no local deployment file names one)");
     return {
       network: "local",
       chainId,
@@ -113,10 +137,18 @@ export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string |
       escrowAddress: (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
       feeBps: e.FEE_BPS ?? deployment?.feeBps ?? DEFAULT_FEE_BPS,
       confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
+      ...finalityOf(e.CHAIN_FINALITY, info.defaultFinality),
       explorerUrl: e.EXPLORER_URL ?? null,
       operatorPrivateKey,
       rewardsPrivateKey: e.REWARDS_PRIVATE_KEY ?? deployment?.rewards.privateKey,
-      treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS ?? deployment?.treasury, (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address),
+      treasuryAddress: checkedTreasury(
+        e.TREASURY_ADDRESS ?? deployment?.treasury,
+        (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
+      ),
+      ...registriesOf(
+        e.IDENTITY_REGISTRY_ADDRESS ?? deployment?.identityRegistry,
+        e.REPUTATION_REGISTRY_ADDRESS ?? deployment?.reputationRegistry,
+      ),
     };
   }
 
@@ -124,7 +156,9 @@ export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string |
   if (e.CHAIN_ID !== undefined && e.CHAIN_ID !== info.chainId) {
     throw new ChainConfigError(`CHAIN_ID ${e.CHAIN_ID} does not match CHAIN=${e.CHAIN} (${info.chainId})`);
   }
-  const missing = [!e.ESCROW_ADDRESS && "ESCROW_ADDRESS", !e.OPERATOR_PRIVATE_KEY && "OPERATOR_PRIVATE_KEY"].filter(Boolean);
+  const missing = [!e.ESCROW_ADDRESS && "ESCROW_ADDRESS", !e.OPERATOR_PRIVATE_KEY && "OPERATOR_PRIVATE_KEY"].filter(
+    Boolean,
+  );
   if (missing.length > 0) throw new ChainConfigError(`CHAIN=${e.CHAIN} needs ${missing.join(" and ")}`);
   return {
     network: e.CHAIN,
@@ -136,17 +170,43 @@ export function loadChainConfig(env: NodeJS.ProcessEnv | Record<string, string |
     escrowAddress: e.ESCROW_ADDRESS as Address,
     feeBps: e.FEE_BPS ?? DEFAULT_FEE_BPS,
     confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
+    ...finalityOf(e.CHAIN_FINALITY, info.defaultFinality),
     explorerUrl: e.EXPLORER_URL ?? info.explorerUrl,
     operatorPrivateKey: e.OPERATOR_PRIVATE_KEY as Hex,
     rewardsPrivateKey: e.REWARDS_PRIVATE_KEY,
     treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS, e.ESCROW_ADDRESS as Address),
+    ...registriesOf(
+      e.IDENTITY_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES[e.CHAIN].identity,
+      e.REPUTATION_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES[e.CHAIN].reputation,
+    ),
   };
+}
+
+/** CHAIN_FINALITY, or the network's default; "confirmations" (or nothing) leaves the tag unset. */
+function finalityOf(
+  setting: "confirmations" | "safe" | "finalized" | undefined,
+  fallback: "safe" | "finalized" | null,
+): { finality?: "safe" | "finalized" } {
+  const chosen = setting ?? fallback ?? "confirmations";
+  return chosen === "confirmations" ? {} : { finality: chosen };
+}
+
+/** Both ERC-8004 registries or neither: feedback needs the identity registry it was written against. */
+function registriesOf(
+  identity: Address | undefined,
+  reputation: Address | undefined,
+): { identityRegistryAddress: Address | null; reputationRegistryAddress: Address | null } {
+  if (!identity !== !reputation) {
+    throw new ChainConfigError("IDENTITY_REGISTRY_ADDRESS and REPUTATION_REGISTRY_ADDRESS go together");
+  }
+  return { identityRegistryAddress: identity ?? null, reputationRegistryAddress: reputation ?? null };
 }
 
 /** The escrow moves USDC on every settlement: as the treasury its fee transfers would pass for pack payments. */
 function checkedTreasury(treasury: Address | undefined, escrow: Address | undefined): Address | null {
   if (!treasury) return null;
-  if (escrow && treasury.toLowerCase() === escrow.toLowerCase()) throw new ChainConfigError("TREASURY_ADDRESS must not be the escrow contract");
+  if (escrow && treasury.toLowerCase() === escrow.toLowerCase())
+    throw new ChainConfigError("TREASURY_ADDRESS must not be the escrow contract");
   return treasury;
 }
 

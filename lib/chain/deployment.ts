@@ -36,8 +36,13 @@ export const LocalDeploymentSchema = z.object({
    * files lack it, and the deploy script then redeploys).
    */
   treasury: EvmAddressSchema.optional(),
+  /** The ERC-8004 registries (older files lack them, and the deploy script then redeploys). */
+  identityRegistry: EvmAddressSchema.optional(),
+  reputationRegistry: EvmAddressSchema.optional(),
   /** keccak256 of the escrow creation bytecode deployed, so a changed contract is redeployed. */
   escrowBytecodeHash: z.string().optional(),
+  /** keccak256 of the test USDC's creation bytecode (older files lack it: redeployed, e.g. for EIP-3009). */
+  tokenBytecodeHash: z.string().optional(),
   deployBlock: z.number().int().nonnegative(),
   deployedAt: z.string(),
   /** anvil's ten default accounts (from its public test mnemonic), each minted demo USDC. */
@@ -55,7 +60,9 @@ export function readDeployment(dataDir: string): LocalDeployment | null {
   if (!existsSync(file)) return null;
   const parsed = LocalDeploymentSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
   if (!parsed.success) {
-    throw new Error(`${file} is not a valid local deployment: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `${file} is not a valid local deployment: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data;
 }

@@ -1,20 +1,99 @@
-import { encodeFunctionData, keccak256, parseTransaction, type Hex } from "viem";
+import {
+  TransactionReceiptNotFoundError,
+  encodeFunctionData,
+  keccak256,
+  parseTransaction,
+  recoverTransactionAddress,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { usdcAbi } from "./abi";
 import type { ChainConfig } from "./config";
 import { getPublicClient, getWalletClient, withSenderLock } from "./clients";
 
 /**
- * A USDC transfer that moves at most once across crashes and retries: it is signed and its bytes
- * recorded (`record`) before it is broadcast; a later try rebroadcasts the same signed bytes (same
- * nonce: mined once at most), and signs anew (after `forget`) only when the wallet's nonce moved
- * past it without mining it. Returns the hash to wait for. Pack payouts and reward withdrawals both
- * send this way.
+ * The chain gave no definitive answer about a stored transfer (an RPC error or timeout on the
+ * receipt or the nonce): it may be mined, pending or dropped. The caller keeps the row as it is
+ * and asks again later; it must never sign another transfer on this answer.
+ */
+export class TransferStateUnknown extends Error {
+  constructor(
+    readonly hash: Hex,
+    cause: unknown,
+  ) {
+    super(`the state of ${hash} is unknown (the RPC did not answer definitively): ${messageOf(cause)}`);
+    this.name = "TransferStateUnknown";
+  }
+}
+
+/**
+ * What the chain says, definitively, about a signed transaction of `sender`:
+ * - MINED: it has a receipt (success or revert);
+ * - WAITING: no receipt, and the sender's nonce has not moved past it: it can still be mined, so
+ *   it is re-sent as it is (same bytes, same nonce) and never replaced by a new nonce;
+ * - DEAD: no receipt, and the sender's nonce at a confirmed block is past it (another transaction
+ *   took that nonce), read twice: it can never be mined.
+ * Any RPC failure throws TransferStateUnknown: a missing answer is not "not mined".
+ */
+export type StoredTransferState =
+  { state: "MINED"; receipt: TransactionReceipt } | { state: "WAITING" } | { state: "DEAD" };
+
+export async function storedTransferState(chain: ChainConfig, raw: Hex, hash: Hex): Promise<StoredTransferState> {
+  const client = getPublicClient(chain);
+  const tx = parseTransaction(raw);
+  const nonce = tx.nonce ?? 0;
+  const sender = await senderOf(raw);
+  const receipt = async () => {
+    try {
+      return await client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw new TransferStateUnknown(hash, error);
+    }
+  };
+  try {
+    // The nonce first, at a block deep enough to count as confirmed, then the receipt: had this
+    // transaction taken the nonce, its receipt exists by the time it is asked for.
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const depth = BigInt(Math.max(1, chain.confirmations) - 1);
+    const confirmedBlock = head > depth ? head - depth : 0n;
+    const used = await client.getTransactionCount({ address: sender, blockNumber: confirmedBlock });
+    const first = await receipt();
+    if (first) return { state: "MINED", receipt: first };
+    if (used <= nonce) return { state: "WAITING" };
+    // Asked once more, so one lagging node behind a load balancer cannot declare it dead.
+    const second = await receipt();
+    if (second) return { state: "MINED", receipt: second };
+    return { state: "DEAD" };
+  } catch (error) {
+    if (error instanceof TransferStateUnknown) throw error;
+    throw new TransferStateUnknown(hash, error);
+  }
+}
+
+function senderOf(raw: Hex): Promise<Hex> {
+  return recoverTransactionAddress({
+    serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"],
+  });
+}
+
+/**
+ * A USDC transfer that moves at most once across crashes, retries and lost RPC replies. Its
+ * identity (the signed bytes, hence its nonce, and its hash) is stored (`record`) before it is
+ * broadcast. A later try asks the chain what became of it (storedTransferState): mined, it is
+ * returned; waiting, the same signed bytes are re-sent (same nonce: mined once at most); only when
+ * it is definitively dead (its nonce went to another transaction, no receipt) is it cleared
+ * (`forget`) and a new one signed. An unknown answer throws TransferStateUnknown and changes
+ * nothing. Returns the hash to wait for. Pack payouts and managed-wallet withdrawals send this way;
+ * x402 settlements too, with `data` (a transferWithAuthorization call to the token) in place of a transfer.
  */
 export async function sendDurableUsdcTransfer(params: {
   chain: ChainConfig;
   privateKey: Hex;
   to: Hex;
   amount: bigint;
+  /** Call data for the token contract instead of transfer(to, amount). */
+  data?: Hex;
   /** What an earlier try stored, if anything. */
   stored: { raw: Hex | null; hash: Hex | null };
   /** The stored transaction can never be mined: clear it. */
@@ -26,34 +105,63 @@ export async function sendDurableUsdcTransfer(params: {
   const client = getPublicClient(chain);
   const wallet = getWalletClient(chain, params.privateKey);
   const sender = wallet.account.address;
-  let { raw, hash } = params.stored;
+  const { raw, hash } = params.stored;
   if (raw && hash) {
-    const mined = await client.getTransactionReceipt({ hash }).catch(() => null);
-    if (!mined) {
-      const nonce = parseTransaction(raw).nonce ?? 0;
-      const used = await client.getTransactionCount({ address: sender, blockTag: "latest" });
-      if (used > nonce) {
-        // Its nonce went to another transaction: this one can never be mined. Sign again.
-        await params.forget();
-        raw = null;
-        hash = null;
-      } else {
-        await client.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
-      }
+    const found = await storedTransferState(chain, raw, hash);
+    if (found.state === "MINED") return hash;
+    if (found.state === "WAITING") {
+      // Already known, or a nonce error because it was mined meanwhile: either way the hash is what to wait for.
+      await client.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
+      return hash;
     }
+    // DEAD: its nonce went to another transaction; it can never be mined. Sign anew.
+    await params.forget();
   }
-  if (!raw || !hash) {
-    hash = await withSenderLock(chain, sender, async () => {
-      const request = await wallet.prepareTransactionRequest({
-        to: chain.tokenAddress,
-        data: encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [params.to, params.amount] }),
-      });
-      const signed = (await wallet.signTransaction(request)) as Hex;
-      const signedHash = keccak256(signed);
-      await params.record(signed, signedHash);
-      await client.sendRawTransaction({ serializedTransaction: signed });
-      return signedHash;
+  return withSenderLock(chain, sender, async () => {
+    const request = await wallet.prepareTransactionRequest({
+      to: chain.tokenAddress,
+      data:
+        params.data ?? encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [params.to, params.amount] }),
     });
+    const signed = (await wallet.signTransaction(request)) as Hex;
+    const signedHash = keccak256(signed);
+    await params.record(signed, signedHash);
+    // A lost reply here leaves the stored transaction to the next try, which asks the chain.
+    await client.sendRawTransaction({ serializedTransaction: signed });
+    return signedHash;
+  });
+}
+
+/**
+ * Waits for the receipt of `hash` itself (never of another transaction at its nonce: a different
+ * transfer of the same wallet may take a dead transaction's nonce, and its success says nothing of
+ * this one). No answer in time, or an RPC failure, throws TransferStateUnknown.
+ */
+export async function waitForDurableTransfer(
+  chain: ChainConfig,
+  hash: Hex,
+  timeoutMs = 180_000,
+): Promise<TransactionReceipt> {
+  let receipt: TransactionReceipt;
+  try {
+    receipt = await getPublicClient(chain).waitForTransactionReceipt({
+      hash,
+      confirmations: chain.confirmations,
+      timeout: timeoutMs,
+      checkReplacement: false,
+    });
+  } catch (error) {
+    throw new TransferStateUnknown(hash, error);
   }
-  return hash;
+  if (receipt.transactionHash.toLowerCase() !== hash.toLowerCase())
+    throw new TransferStateUnknown(hash, new Error(`a receipt of ${receipt.transactionHash} came back`));
+  return receipt;
+}
+
+function messageOf(error: unknown): string {
+  const text =
+    error instanceof Error
+      ? ((error as Error & { shortMessage?: string }).shortMessage ?? error.message)
+      : String(error);
+  return text.split("\n")[0]!.slice(0, 300);
 }

@@ -40,7 +40,16 @@ describe("escrowJobId", () => {
     const good = escrowJobIdToWire(newEscrowJobId());
     const missing = { ...good };
     delete missing["31"];
-    for (const bad of [missing, { ...good, "32": 1 }, { ...good, "5": 256 }, { ...good, "5": 1.5 }, { ...good, "5": "1" }, null, [], "x"]) {
+    for (const bad of [
+      missing,
+      { ...good, "32": 1 },
+      { ...good, "5": 256 },
+      { ...good, "5": 1.5 },
+      { ...good, "5": "1" },
+      null,
+      [],
+      "x",
+    ]) {
       expect(() => escrowJobIdFromWire(bad)).toThrow(EscrowJobIdError);
     }
     for (const bad of ["0x1234", "0x" + "g".repeat(64), "1".repeat(64), "0x" + "1".repeat(66)]) {

@@ -52,7 +52,7 @@ export function escrowJobIdToWire(hex: string): EscrowJobIdWire {
 /** The wire object back to hex; exactly the keys "0" to "31", each an integer 0-255. */
 export function escrowJobIdFromWire(wire: unknown): Hex {
   if (typeof wire !== "object" || wire === null || Array.isArray(wire)) {
-    throw new EscrowJobIdError("escrowJobId must be an object with keys \"0\" to \"31\"");
+    throw new EscrowJobIdError('escrowJobId must be an object with keys "0" to "31"');
   }
   const entries = wire as Record<string, unknown>;
   const keys = Object.keys(entries);

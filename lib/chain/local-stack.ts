@@ -16,6 +16,11 @@ import {
 } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
+import { bytecode as identityRegistryBytecode } from "@/contracts/artifacts/identity-registry";
+import {
+  abi as reputationRegistryAbi,
+  bytecode as reputationRegistryBytecode,
+} from "@/contracts/artifacts/reputation-registry";
 import { abi as testUsdcAbi, bytecode as testUsdcBytecode } from "@/contracts/artifacts/test-usdc";
 import { localChain } from "@/lib/chain/chains";
 import { readDeployment, writeDeployment, type LocalAccount, type LocalDeployment } from "@/lib/chain/deployment";
@@ -70,7 +75,11 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
   const accounts = anvilAccounts();
   const operator = accounts[0];
   const rewards = localRewardsAccount();
-  const wallet = createWalletClient({ account: privateKeyToAccount(operator.privateKey), chain, transport: http(rpcUrl) });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(operator.privateKey),
+    chain,
+    transport: http(rpcUrl),
+  });
 
   const deployBlock = await publicClient.getBlockNumber();
   const tokenHash = await wallet.deployContract({ abi: testUsdcAbi, bytecode: testUsdcBytecode, args: [] });
@@ -83,7 +92,9 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
   });
   const escrowReceipt = await publicClient.waitForTransactionReceipt({ hash: escrowHash });
   const escrowAddress = getAddress(escrowReceipt.contractAddress as Address);
-  if (tokenReceipt.status !== "success" || escrowReceipt.status !== "success") throw new Error("contract deployment reverted");
+  if (tokenReceipt.status !== "success" || escrowReceipt.status !== "success")
+    throw new Error("contract deployment reverted");
+  const registries = await deployRegistries(wallet, publicClient);
 
   // The rewards wallet is not one of anvil's funded accounts: give it gas money.
   await testClient.setBalance({ address: rewards.address, value: parseEther("1000") });
@@ -119,13 +130,67 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
     feeRecipient: operator.address,
     rewards,
     treasury: localTreasuryAccount().address,
+    identityRegistry: registries.identity,
+    reputationRegistry: registries.reputation,
     escrowBytecodeHash: keccak256(escrowBytecode),
+    tokenBytecodeHash: keccak256(testUsdcBytecode),
     deployBlock: Number(deployBlock),
     deployedAt: new Date().toISOString(),
     accounts,
   };
   if (options.write !== false) writeDeployment(options.dataDir, deployment);
   return deployment;
+}
+
+/** The ERC-8004 Identity Registry, then the Reputation Registry bound to it. */
+async function deployRegistries(
+  wallet: ReturnType<typeof createWalletClient>,
+  publicClient: ReturnType<typeof createPublicClient>,
+): Promise<{ identity: Address; reputation: Address }> {
+  const deployed = async (hash: Hex): Promise<Address> => {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error("registry deployment reverted");
+    return getAddress(receipt.contractAddress);
+  };
+  const account = wallet.account;
+  if (!account) throw new Error("deployer wallet without an account");
+  const identity = await deployed(
+    await wallet.deployContract({ abi: [], bytecode: identityRegistryBytecode, account, chain: wallet.chain }),
+  );
+  const reputation = await deployed(
+    await wallet.deployContract({
+      abi: reputationRegistryAbi,
+      bytecode: reputationRegistryBytecode,
+      args: [identity],
+      account,
+      chain: wallet.chain,
+    }),
+  );
+  return { identity, reputation };
+}
+
+/** The deployment's registries when they are on the chain, else new ones. */
+async function registriesOf(
+  existing: LocalDeployment,
+  rpcUrl: string,
+): Promise<{ identity: Address; reputation: Address }> {
+  const probe = createPublicClient({ transport: http(rpcUrl) });
+  if (existing.identityRegistry && existing.reputationRegistry) {
+    const [a, b] = await Promise.all([
+      probe.getCode({ address: existing.identityRegistry }),
+      probe.getCode({ address: existing.reputationRegistry }),
+    ]);
+    if (a && a !== "0x" && b && b !== "0x")
+      return { identity: existing.identityRegistry, reputation: existing.reputationRegistry };
+  }
+  const chain = localChain(existing.chainId, rpcUrl);
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(existing.operator.privateKey),
+    chain,
+    transport: http(rpcUrl),
+  });
+  return deployRegistries(wallet, publicClient);
 }
 
 /** The recorded deployment if it is still on this chain (the dev stack restarted), else a new one. */
@@ -138,12 +203,30 @@ export async function ensureLocalStack(options: DeployOptions & { force?: boolea
       client.getCode({ address: existing.escrowAddress }),
       client.getCode({ address: existing.tokenAddress }),
     ]);
-    // A deployment of an older escrow contract (a state file kept across an upgrade) is replaced:
-    // the service would talk to it with the current ABI.
-    const current = existing.escrowBytecodeHash === keccak256(escrowBytecode) && existing.treasury !== undefined;
-    if (current && chainId === existing.chainId && escrowCode && escrowCode !== "0x" && tokenCode && tokenCode !== "0x") {
-      if (existing.rpcUrl === options.rpcUrl) return existing;
-      const moved = { ...existing, rpcUrl: options.rpcUrl };
+    // A deployment of an older escrow or test USDC (a state file kept across an upgrade) is replaced:
+    // the service would talk to it with the current ABI (the x402 payments need the token's EIP-3009).
+    const current =
+      existing.escrowBytecodeHash === keccak256(escrowBytecode) &&
+      existing.tokenBytecodeHash === keccak256(testUsdcBytecode) &&
+      existing.treasury !== undefined;
+    if (
+      current &&
+      chainId === existing.chainId &&
+      escrowCode &&
+      escrowCode !== "0x" &&
+      tokenCode &&
+      tokenCode !== "0x"
+    ) {
+      // A deployment from before the ERC-8004 registries keeps its escrow (and the jobs it holds)
+      // and gains the registries.
+      const registries = await registriesOf(existing, options.rpcUrl);
+      if (existing.rpcUrl === options.rpcUrl && registries.identity === existing.identityRegistry) return existing;
+      const moved = {
+        ...existing,
+        rpcUrl: options.rpcUrl,
+        identityRegistry: registries.identity,
+        reputationRegistry: registries.reputation,
+      };
       if (options.write !== false) writeDeployment(options.dataDir, moved);
       return moved;
     }

@@ -16,7 +16,12 @@ import type { ChainConfig } from "./config";
 
 export type ReceiptCheckCode = "TX_NOT_FOUND" | "TX_REVERTED" | "WRONG_CHAIN" | "NOT_CONFIRMED";
 
-export type ReceiptFailure<C extends string = ReceiptCheckCode> = { ok: false; code: C; reason: string; confirmations?: number };
+export type ReceiptFailure<C extends string = ReceiptCheckCode> = {
+  ok: false;
+  code: C;
+  reason: string;
+  confirmations?: number;
+};
 
 export type MinedPayment = { ok: true; txHash: Hex; receipt: TransactionReceipt; tx: Transaction };
 
@@ -24,7 +29,10 @@ export type MinedPayment = { ok: true; txHash: Hex; receipt: TransactionReceipt;
  * The successful, mined transaction `txHash` on the configured chain, or why not. RPC failures
  * throw (they say nothing about the transaction); every finding is a result.
  */
-export async function getSuccessfulTransaction(config: ChainConfig, rawTxHash: string): Promise<MinedPayment | ReceiptFailure> {
+export async function getSuccessfulTransaction(
+  config: ChainConfig,
+  rawTxHash: string,
+): Promise<MinedPayment | ReceiptFailure> {
   if (!isHex(rawTxHash, { strict: true }) || rawTxHash.length !== 66) {
     return { ok: false, code: "TX_NOT_FOUND", reason: "not a transaction hash (0x followed by 64 hex digits)" };
   }
@@ -35,7 +43,11 @@ export async function getSuccessfulTransaction(config: ChainConfig, rawTxHash: s
   // same deployer may have put a contract at the very same address) is worth nothing here.
   const rpcChainId = await client.getChainId();
   if (rpcChainId !== config.chainId) {
-    return { ok: false, code: "WRONG_CHAIN", reason: `the RPC serves chain ${rpcChainId}, payments are taken on chain ${config.chainId}` };
+    return {
+      ok: false,
+      code: "WRONG_CHAIN",
+      reason: `the RPC serves chain ${rpcChainId}, payments are taken on chain ${config.chainId}`,
+    };
   }
 
   let receipt: TransactionReceipt;
@@ -48,7 +60,13 @@ export async function getSuccessfulTransaction(config: ChainConfig, rawTxHash: s
       if (e instanceof TransactionNotFoundError) return null;
       throw e;
     });
-    if (pending) return { ok: false, code: "NOT_CONFIRMED", reason: "the transaction is pending, not yet in a block; try again shortly", confirmations: 0 };
+    if (pending)
+      return {
+        ok: false,
+        code: "NOT_CONFIRMED",
+        reason: "the transaction is pending, not yet in a block; try again shortly",
+        confirmations: 0,
+      };
     return { ok: false, code: "TX_NOT_FOUND", reason: `no transaction ${txHash} on chain ${config.chainId}` };
   }
 
@@ -58,12 +76,35 @@ export async function getSuccessfulTransaction(config: ChainConfig, rawTxHash: s
 
   const tx = await client.getTransaction({ hash: txHash });
   if (tx.chainId !== undefined && tx.chainId !== config.chainId) {
-    return { ok: false, code: "WRONG_CHAIN", reason: `the transaction was signed for chain ${tx.chainId}, not ${config.chainId}` };
+    return {
+      ok: false,
+      code: "WRONG_CHAIN",
+      reason: `the transaction was signed for chain ${tx.chainId}, not ${config.chainId}`,
+    };
   }
   return { ok: true, txHash, receipt, tx };
 }
 
-/** The receipt's confirmations (its own block included), or NOT_CONFIRMED below the configured number. */
+/**
+ * The newest block the service treats as final: `confirmations` below the head (the head itself
+ * when 1), and, when the chain names a finality tag (Base: `safe`), no newer than that block.
+ */
+export async function finalBlockNumber(config: ChainConfig): Promise<bigint> {
+  const client = getPublicClient(config);
+  // No cached head: a stale one would under-count confirmations right after new blocks.
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  let final = head - BigInt(config.confirmations) + 1n;
+  if (config.finality) {
+    const tagged = await client.getBlock({ blockTag: config.finality });
+    if (tagged.number !== null && tagged.number < final) final = tagged.number;
+  }
+  return final;
+}
+
+/**
+ * The receipt's confirmations (its own block included), or NOT_CONFIRMED below the configured
+ * number or above the chain's finality tag (config.finality).
+ */
 export async function checkConfirmations(
   config: ChainConfig,
   receipt: TransactionReceipt,
@@ -72,7 +113,20 @@ export async function checkConfirmations(
   const head = await getPublicClient(config).getBlockNumber({ cacheTime: 0 });
   const confirmations = Number(head - receipt.blockNumber + 1n);
   if (confirmations < config.confirmations) {
-    return { ok: false, code: "NOT_CONFIRMED", reason: `${confirmations} of ${config.confirmations} confirmations; try again shortly`, confirmations };
+    return {
+      ok: false,
+      code: "NOT_CONFIRMED",
+      reason: `${confirmations} of ${config.confirmations} confirmations; try again shortly`,
+      confirmations,
+    };
+  }
+  if (config.finality && receipt.blockNumber > (await finalBlockNumber(config))) {
+    return {
+      ok: false,
+      code: "NOT_CONFIRMED",
+      reason: `the block is not yet ${config.finality} on chain ${config.chainId}; try again shortly`,
+      confirmations,
+    };
   }
   return { ok: true, confirmations };
 }

@@ -40,7 +40,9 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
-export async function startTestChain(options: { chainId?: number; feeBps?: number; confirmations?: number } = {}): Promise<TestChain> {
+export async function startTestChain(
+  options: { chainId?: number; feeBps?: number; confirmations?: number } = {},
+): Promise<TestChain> {
   const anvil = await startAnvil({ port: 0, chainId: options.chainId ?? 31337 });
   const dataDir = mkdtempSync(path.join(tmpdir(), "test-chain-"));
   try {
@@ -69,7 +71,12 @@ export async function startTestChain(options: { chainId?: number; feeBps?: numbe
         if (!w) {
           const account = deployment.accounts[index];
           if (!account) throw new Error(`no test account ${index}`);
-          w = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain, transport, pollingInterval: 50 });
+          w = createWalletClient({
+            account: privateKeyToAccount(account.privateKey),
+            chain,
+            transport,
+            pollingInterval: 50,
+          });
           wallets.set(index, w);
         }
         return w;

@@ -66,7 +66,10 @@ export function normaliseDecimal(value: string | number): string {
  * "1234.5", or base units as a bigint. Thousands separated, at least `minFractionDigits` fraction
  * digits, never more than the token has: "1,234.50". Text that is not an amount is shown as is.
  */
-export function displayUsdc(amount: string | bigint | number, { minFractionDigits = 2 }: { minFractionDigits?: number } = {}): string {
+export function displayUsdc(
+  amount: string | bigint | number,
+  { minFractionDigits = 2 }: { minFractionDigits?: number } = {},
+): string {
   let text: string;
   if (typeof amount === "bigint") {
     const negative = amount < 0n;

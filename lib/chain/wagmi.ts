@@ -20,7 +20,8 @@ export interface WalletChainSettings {
  * them can be asked to switch instead of being called "wrong network".
  */
 export function walletChains({ chainId, rpcUrl }: WalletChainSettings): readonly [Chain, ...Chain[]] {
-  const target = chainId === base.id ? base : chainId === baseSepolia.id ? baseSepolia : localChain(chainId, rpcUrl ?? undefined);
+  const target =
+    chainId === base.id ? base : chainId === baseSepolia.id ? baseSepolia : localChain(chainId, rpcUrl ?? undefined);
   return [target, ...[base, baseSepolia].filter((c) => c.id !== target.id)];
 }
 
@@ -36,6 +37,8 @@ export function getWagmiConfig(settings: WalletChainSettings, connectors?: Creat
     connectors,
     ssr: true,
     storage: createStorage({ storage: cookieStorage }),
-    transports: Object.fromEntries(chains.map((c) => [c.id, http(c.id === settings.chainId && settings.rpcUrl ? settings.rpcUrl : undefined)])),
+    transports: Object.fromEntries(
+      chains.map((c) => [c.id, http(c.id === settings.chainId && settings.rpcUrl ? settings.rpcUrl : undefined)]),
+    ),
   });
 }

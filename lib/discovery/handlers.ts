@@ -1,4 +1,4 @@
-import { buildAgentCard } from "./agent-card";
+import { agentCardJson } from "./agent-card";
 import { buildLlmsTxt } from "./llms-txt";
 import { buildMcpCard } from "./mcp-card";
 import { DISCOVERY_PATHS, discoveryResponse, discoverySiteUrl } from "./site";
@@ -11,8 +11,15 @@ type Handler = (request: Request, configuredSiteUrl: string | undefined) => Resp
  * same way. Generated on each request (cheap) for this deployment's URL.
  */
 export const DISCOVERY_HANDLERS: Record<string, Handler> = {
-  [DISCOVERY_PATHS.agentCard]: (request, configured) => discoveryResponse(JSON.stringify(buildAgentCard(discoverySiteUrl(request, configured)), null, 2), "application/json"),
-  [DISCOVERY_PATHS.mcpCard]: (request, configured) => discoveryResponse(JSON.stringify(buildMcpCard(discoverySiteUrl(request, configured)), null, 2), "application/json"),
-  [DISCOVERY_PATHS.skill]: (request, configured) => discoveryResponse(buildSkillMd(discoverySiteUrl(request, configured)), "text/markdown; charset=utf-8"),
-  [DISCOVERY_PATHS.llms]: (request, configured) => discoveryResponse(buildLlmsTxt(discoverySiteUrl(request, configured)), "text/plain; charset=utf-8"),
+  [DISCOVERY_PATHS.agentCard]: (request, configured) =>
+    discoveryResponse(
+      JSON.stringify(agentCardJson(discoverySiteUrl(request, configured)), null, 2),
+      "application/json",
+    ),
+  [DISCOVERY_PATHS.mcpCard]: (request, configured) =>
+    discoveryResponse(JSON.stringify(buildMcpCard(discoverySiteUrl(request, configured)), null, 2), "application/json"),
+  [DISCOVERY_PATHS.skill]: (request, configured) =>
+    discoveryResponse(buildSkillMd(discoverySiteUrl(request, configured)), "text/markdown; charset=utf-8"),
+  [DISCOVERY_PATHS.llms]: (request, configured) =>
+    discoveryResponse(buildLlmsTxt(discoverySiteUrl(request, configured)), "text/plain; charset=utf-8"),
 };

@@ -1,7 +1,7 @@
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { routes } from "@/lib/api/routes";
 import { MCP_SERVER_INFO } from "@/lib/mcp/server";
-import { agentTools } from "@/lib/mcp/tools";
+import { agentTools, toolsetNames } from "@/lib/mcp/tools";
 import { DISCOVERY_PATHS, SITE_DESCRIPTION, SITE_NAME, absolute } from "./site";
 
 /**
@@ -16,7 +16,7 @@ export function buildMcpCard(siteUrl: string) {
     description: SITE_DESCRIPTION,
     version: MCP_SERVER_INFO.version,
     serverInfo: { ...MCP_SERVER_INFO, title: SITE_NAME },
-    protocolVersions: ["2025-06-18", LATEST_PROTOCOL_VERSION].filter((v, i, all) => all.indexOf(v) === i),
+    protocolVersions: SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= "2025-06-18"),
     transport: { type: "streamable-http", url: absolute(siteUrl, DISCOVERY_PATHS.mcp), stateless: true },
     remotes: [{ type: "streamable-http", url: absolute(siteUrl, DISCOVERY_PATHS.mcp) }],
     authentication: {
@@ -24,9 +24,17 @@ export function buildMcpCard(siteUrl: string) {
       schemes: ["bearer"],
       description: `Authorization: Bearer <agent API key>. Get a key with POST ${absolute(siteUrl, routes.signUpAgent.path)} (see ${absolute(siteUrl, DISCOVERY_PATHS.skill)}).`,
     },
-    stdio: { command: "npm", args: ["run", "mcp", "--", "--base-url", siteUrl.replace(/\/+$/, "")], env: { AWM_API_KEY: "<agent API key>" }, note: "from a checkout of this repository" },
+    stdio: {
+      command: "npm",
+      args: ["run", "mcp", "--", "--base-url", siteUrl.replace(/\/+$/, "")],
+      env: { AWM_API_KEY: "<agent API key>" },
+      note: "from a checkout of this repository",
+    },
     capabilities: { tools: { listChanged: false } },
-    tools: agentTools().map(({ name, title, annotations }) => ({ name, title, annotations })),
+    // The core toolset is served by default; the others are added with ?toolsets=<names> (or all).
+    toolsets: toolsetNames(),
+    defaultToolsets: ["core"],
+    tools: agentTools().map(({ name, title, toolset, annotations }) => ({ name, title, toolset, annotations })),
     documentation: absolute(siteUrl, DISCOVERY_PATHS.skill),
     openapi: absolute(siteUrl, DISCOVERY_PATHS.openapi),
   };

@@ -15,12 +15,30 @@ export const SITE_DESCRIPTION =
   "A marketplace where AI agents find paid work: humans post jobs funded in USDC escrow, agents bid or claim bounties, " +
   "deliver a public URL that is checked automatically, and are paid when the poster approves.";
 
+/**
+ * The four rules that decide whether an agent is paid, in one sentence each: skill.md, llms.txt and
+ * the agent card say them the same way.
+ */
+export const PAYMENT_RULES = [
+  "Set a payout wallet first (PATCH /v1/agents/:id {walletAddress}): a poster cannot approve work of an agent without one (409 AGENT_WALLET_MISSING).",
+  "Work on funded jobs (GET /v1/jobs?status=OPEN&funded=true&excludeBidBy=<your agent id>): their USDC is already in escrow.",
+  "On a funded job bid exactly its budgetUsdc (any other amount is 409 BID_AMOUNT_MISMATCH); a bid is final, so ask the poster first (POST /v1/jobs/:id/messages).",
+  "When the job has inputData.proofContentMarker (shown once the job is yours), the page you submit must contain it literally, or the proof check fails.",
+] as const;
+
 /** The site URL without a trailing slash; every URL in the files is absolute. */
 export const absolute = (siteUrl: string, path: string) => `${siteUrl.replace(/\/+$/, "")}${path}`;
 
 /** A route's URL on this site, with its `:name` parameters written as <NAME> placeholders. */
-export function routeUrl(siteUrl: string, name: keyof typeof routes, placeholders: Record<string, string> = {}): string {
-  const path = routes[name].path.replace(/:([A-Za-z]+)/g, (_, param: string) => placeholders[param] ?? `<${param.toUpperCase()}>`);
+export function routeUrl(
+  siteUrl: string,
+  name: keyof typeof routes,
+  placeholders: Record<string, string> = {},
+): string {
+  const path = routes[name].path.replace(
+    /:([A-Za-z]+)/g,
+    (_, param: string) => placeholders[param] ?? `<${param.toUpperCase()}>`,
+  );
   return absolute(siteUrl, path);
 }
 

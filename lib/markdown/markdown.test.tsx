@@ -4,12 +4,15 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { LINK_REL, Markdown, plainTextExcerpt, safeHref } from "./index";
 
-const render = (source: string, idPrefix?: string) => renderToStaticMarkup(<Markdown source={source} idPrefix={idPrefix} />);
+const render = (source: string, idPrefix?: string) =>
+  renderToStaticMarkup(<Markdown source={source} idPrefix={idPrefix} />);
 
 /** Every href/src/action-like attribute value in the markup, entity-decoded. */
 function urlAttributes(html: string): string[] {
   const values: string[] = [];
-  for (const m of html.matchAll(/\s(?:href|src|action|formaction|xlink:href|data|poster|background)\s*=\s*"([^"]*)"/gi)) {
+  for (const m of html.matchAll(
+    /\s(?:href|src|action|formaction|xlink:href|data|poster|background)\s*=\s*"([^"]*)"/gi,
+  )) {
     values.push(
       m[1]
         .replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
@@ -33,7 +36,9 @@ function tags(html: string): { name: string; attributes: string[] }[] {
 }
 
 const ALLOWED_TAGS = new Set(
-  "div p a span strong em del code pre blockquote ul ol li input table thead tbody tr th td h2 h3 h4 h5 h6 hr br sup section".split(" "),
+  "div p a span strong em del code pre blockquote ul ol li input table thead tbody tr th td h2 h3 h4 h5 h6 hr br sup section".split(
+    " ",
+  ),
 );
 
 function expectSafe(html: string) {
@@ -109,7 +114,9 @@ describe("Markdown: GitHub-flavoured features", () => {
     expect(html).toContain("<h3>Sub</h3>");
     expect(html).not.toContain("<h1");
     expect(html).toContain("<blockquote>");
-    expect(html).toContain('<code class="language-ts">const a = 1 &lt; 2;\n</code>');
+    expect(html).toContain(
+      '<code class="hljs language-ts"><span class="hljs-keyword">const</span> a = <span class="hljs-number">1</span> &lt; <span class="hljs-number">2</span>;\n</code>',
+    );
   });
 
   it("gives every link rel=nofollow ugc noopener noreferrer and opens web links in a new tab", () => {
@@ -117,7 +124,9 @@ describe("Markdown: GitHub-flavoured features", () => {
     const anchors = [...html.matchAll(/<a\s[^>]*>/g)].map((m) => m[0]);
     expect(anchors.length).toBeGreaterThanOrEqual(4);
     for (const a of anchors) expect(a).toContain(`rel="${LINK_REL}"`);
-    expect(html).toMatch(/<a href="https:\/\/example.com\/" rel="[^"]+" target="_blank">site<span class="sr-only"> \(opens in a new tab\)<\/span><\/a>/);
+    expect(html).toMatch(
+      /<a href="https:\/\/example.com\/" rel="[^"]+" target="_blank">site<span class="sr-only"> \(opens in a new tab\)<\/span><\/a>/,
+    );
     expect(html).toMatch(/<a href="mailto:a@example.com" rel="[^"]+">mail<\/a>/);
   });
 
@@ -129,7 +138,9 @@ describe("Markdown: GitHub-flavoured features", () => {
     const html = render("![a cat](https://example.com/cat.png) and ![](https://example.com/dog.png)");
     expect(html).not.toContain("<img");
     expect(html).toMatch(/<a class="md-image-link" href="https:\/\/example.com\/cat.png"[^>]*>a cat/);
-    expect(html).toMatch(/<a class="md-image-link" href="https:\/\/example.com\/dog.png"[^>]*>https:\/\/example.com\/dog.png/);
+    expect(html).toMatch(
+      /<a class="md-image-link" href="https:\/\/example.com\/dog.png"[^>]*>https:\/\/example.com\/dog.png/,
+    );
   });
 
   it("turns a linked image into the link's text, so links never nest", () => {
@@ -179,7 +190,7 @@ const XSS_PAYLOADS: string[] = [
   "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
   "[click](DATA:text/html,<script>alert(1)</script>)",
   "[click][ref]\n\n[ref]: javascript:alert(1)",
-  "[ref]\n\n[ref]: <javascript:alert(1)> \"t\"",
+  '[ref]\n\n[ref]: <javascript:alert(1)> "t"',
   "[click][r]\n\n[r]: data:text/html,<svg/onload=alert(1)>",
   "<javascript:alert(1)>",
   "<vbscript:msgbox(1)>",
@@ -188,18 +199,18 @@ const XSS_PAYLOADS: string[] = [
   "<SCRIPT SRC=https://evil.example/x.js></SCRIPT>",
   "<img src=x onerror=alert(1)>",
   "<svg onload=alert(1)><circle r=1 /></svg>",
-  "<iframe src=\"javascript:alert(1)\"></iframe>",
+  '<iframe src="javascript:alert(1)"></iframe>',
   "<a href=javascript:alert(1)>x</a>",
-  "<a href=\"https://example.com\" onclick=\"alert(1)\">x</a>",
-  "<div onmouseover=\"alert(1)\" style=\"position:fixed;inset:0\">cover</div>",
+  '<a href="https://example.com" onclick="alert(1)">x</a>',
+  '<div onmouseover="alert(1)" style="position:fixed;inset:0">cover</div>',
   "<details open ontoggle=alert(1)><summary>s</summary></details>",
   "<body onload=alert(1)>",
   "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
-  "<object data=\"javascript:alert(1)\"></object>",
-  "<embed src=\"data:text/html,<script>alert(1)</script>\">",
-  "<form action=\"javascript:alert(1)\"><button>go</button></form>",
-  "<base href=\"javascript:/\"><a href=\"x\">x</a>",
-  "<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert(1)\">",
+  '<object data="javascript:alert(1)"></object>',
+  '<embed src="data:text/html,<script>alert(1)</script>">',
+  '<form action="javascript:alert(1)"><button>go</button></form>',
+  '<base href="javascript:/"><a href="x">x</a>',
+  '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
   "![x](javascript:alert(1))",
   "![x](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
   "![x][img]\n\n[img]: javascript:alert(1)",
@@ -207,7 +218,7 @@ const XSS_PAYLOADS: string[] = [
   "<!-- <script>alert(1)</script> -->",
   "<![CDATA[<script>alert(1)</script>]]>",
   "<?php echo 1; ?><script>alert(1)</script>",
-  "[a](https://example.com\"onmouseover=\"alert(1))",
+  '[a](https://example.com"onmouseover="alert(1))',
   "[a](https://example.com 'x\" onmouseover=\"alert(1)')",
   "[x](javascript://example.com/%0aalert(1))",
   "[x](https://example.com) <scr<script>ipt>alert(1)</script>",
@@ -265,17 +276,24 @@ describe("safeHref", () => {
     expect(safeHref(input)).toEqual({ href, external });
   });
 
-  it.each(["", "javascript:alert(1)", "java\tscript:alert(1)", "/relative", "data:text/html,x", "ftp://x", "#a b", "https://u:p@example.com"])(
-    "drops %j",
-    (input) => {
-      expect(safeHref(input)).toBeNull();
-    },
-  );
+  it.each([
+    "",
+    "javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "/relative",
+    "data:text/html,x",
+    "ftp://x",
+    "#a b",
+    "https://u:p@example.com",
+  ])("drops %j", (input) => {
+    expect(safeHref(input)).toBeNull();
+  });
 });
 
 describe("plainTextExcerpt", () => {
   it("strips Markdown syntax, code blocks and raw HTML", () => {
-    const md = "# Title\n\nSome **bold** and [a link](https://x.example) text.\n\n```js\ncode();\n```\n\n<b>raw</b>\n\n- item one\n- item two";
+    const md =
+      "# Title\n\nSome **bold** and [a link](https://x.example) text.\n\n```js\ncode();\n```\n\n<b>raw</b>\n\n- item one\n- item two";
     expect(plainTextExcerpt(md, 200)).toBe("Title Some bold and a link text. raw item one item two");
   });
 
@@ -291,5 +309,43 @@ describe("plainTextExcerpt", () => {
 
   it("returns the whole text when it fits", () => {
     expect(plainTextExcerpt("short", 10)).toBe("short");
+  });
+});
+
+describe("code highlighting and mentions", () => {
+  it("highlights a fenced block that names its language, on the server, as classes only", () => {
+    const html = render("```ts\nconst answer: number = 42; // why\n```");
+    expect(html).toContain('<code class="hljs language-ts">');
+    expect(html).toContain('<span class="hljs-keyword">const</span>');
+    expect(html).toContain('<span class="hljs-comment">// why</span>');
+    expect(html).not.toMatch(/style=/);
+    // Unlabelled code is left plain (no guessing).
+    expect(render("```\nconst x = 1;\n```")).not.toContain("hljs-keyword");
+  });
+
+  it("links @<agent id> to the agent and marks a person's [@Name](/people/<id>) link; code, e-mail and links are left alone", () => {
+    const id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    const html = render(
+      `Hi @acme-coder-1a2b3c and [@Ann](/people/${id}); \`@in-code\`, ann@acme-coder.example, [@x-y](https://x.test).`,
+    );
+    expect(html).toContain('<a class="md-mention" href="/agents/acme-coder-1a2b3c">@acme-coder-1a2b3c</a>');
+    expect(html).toContain(`<a class="md-mention" href="/people/${id}">@Ann</a>`);
+    // A relative link an author writes is still no link; nor is a mention-looking link elsewhere.
+    expect(render("[@Ann](/people/x/../../admin) [me](/agents/acme)")).not.toContain('href="/');
+    expect(html).toContain("<code>@in-code</code>");
+    expect(html).not.toContain("/agents/in-code");
+    expect(html).not.toContain("/agents/acme-coder.example");
+    expect(html).not.toContain('href="/agents/x-y"');
+  });
+});
+
+describe("mentionsIn", () => {
+  it("finds agents and people once each, not in code, not in e-mail addresses", async () => {
+    const { mentionsIn } = await import("./mentions");
+    const id = "0F8FAD5B-D9CB-469F-A165-70867728950E";
+    const found = mentionsIn(
+      `@a-b and @a-b, [@Ann](https://site.test/people/${id}), me@c-d.test, \`@e-f\`\n\n\`\`\`\n@g-h\n\`\`\`\n(@i-j)`,
+    );
+    expect(found).toEqual({ agentIds: ["a-b", "i-j"], userIds: [id.toLowerCase()] });
   });
 });

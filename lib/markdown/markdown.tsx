@@ -2,7 +2,9 @@ import "server-only";
 import type { ComponentProps, ReactElement, ReactNode } from "react";
 import { LRUCache } from "lru-cache";
 import renderMarkdown, { type Components, type ExtraProps } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { remarkMentions } from "./remark-mentions";
 import { remarkImagesAsLinks } from "./remark-images-as-links";
 import { safeHref } from "./safe-href";
 
@@ -11,13 +13,27 @@ import { safeHref } from "./safe-href";
 // be steered by strangers), so the rules are: raw HTML is dropped (skipHtml, and no plugin that parses
 // raw HTML back in), images become links, and links survive only for http, https and mailto.
 // react-markdown's own defaultUrlTransform stays in place underneath; we only narrow it.
-// It renders on the server only: no Markdown parser ships to the browser.
+// It renders on the server only: no Markdown parser ships to the browser. Code blocks that name their
+// language (```ts) are highlighted here too (rehype-highlight: classes only, coloured by
+// globals.css), so no highlighter ships either; "@<agent id>" becomes a link (remark-mentions.ts).
 
 export const LINK_REL = "nofollow ugc noopener noreferrer";
 
 type AnchorProps = ComponentProps<"a"> & ExtraProps;
 
+// The one kind of site-relative link user text may hold: a mention (remark-mentions.ts marks it; an
+// author cannot set a class), to exactly an agent's or a person's page.
+const MENTION_HREF =
+  /^\/(?:agents\/[a-z0-9][a-z0-9-]{0,98}[a-z0-9]|people\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
 function SafeLink({ href, children, node: _node, target: _target, rel: _rel, ...rest }: AnchorProps) {
+  if (rest.className === "md-mention" && href && MENTION_HREF.test(href)) {
+    return (
+      <a {...rest} href={href}>
+        {children}
+      </a>
+    );
+  }
   const safe = safeHref(href);
   if (!safe) return <span className="md-unlinked">{children}</span>;
   if (!safe.external) {
@@ -57,7 +73,11 @@ const components: Components = {
   h6: shifted(6),
   // A task list's checkbox is read-only and has no text of its own: name its state for screen readers.
   input: ({ node: _node, ...rest }) =>
-    rest.type === "checkbox" ? <input {...rest} aria-label={rest.checked ? "Done" : "Not done"} /> : <input {...rest} />,
+    rest.type === "checkbox" ? (
+      <input {...rest} aria-label={rest.checked ? "Done" : "Not done"} />
+    ) : (
+      <input {...rest} />
+    ),
   table: ({ node: _node, ...rest }) => (
     <div className="md-table-wrap">
       <table {...rest} />
@@ -82,7 +102,10 @@ export interface MarkdownProps {
 // is new text, so a new key. Bounded by memory: a tree measured about 80 bytes of heap per character
 // of its source, so 64 MB holds some 800,000 characters (thousands of forum posts), least recent out.
 const HEAP_BYTES_PER_SOURCE_CHAR = 80;
-const parsed = new LRUCache<string, ReactElement>({ maxSize: 64_000_000, sizeCalculation: (_tree, key) => (key.length + 100) * HEAP_BYTES_PER_SOURCE_CHAR });
+const parsed = new LRUCache<string, ReactElement>({
+  maxSize: 64_000_000,
+  sizeCalculation: (_tree, key) => (key.length + 100) * HEAP_BYTES_PER_SOURCE_CHAR,
+});
 
 function parse(source: string, prefix: string): ReactElement {
   const key = `${prefix}\u0000${source}`;
@@ -91,7 +114,8 @@ function parse(source: string, prefix: string): ReactElement {
     // react-markdown's synchronous renderer: a pure function of its options (no hooks, no state).
     tree = renderMarkdown({
       children: source,
-      remarkPlugins: [remarkGfm, remarkImagesAsLinks],
+      remarkPlugins: [remarkGfm, remarkImagesAsLinks, remarkMentions],
+      rehypePlugins: [[rehypeHighlight, { detect: false }]],
       remarkRehypeOptions: { clobberPrefix: prefix, footnoteLabel: "Footnotes" },
       skipHtml: true,
       disallowedElements: ["img", "script", "iframe", "svg", "object", "embed", "style"],

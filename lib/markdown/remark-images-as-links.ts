@@ -28,7 +28,7 @@ function rewrite(parent: Parent, insideLink: boolean): void {
 }
 
 function replaceImage(node: Image | ImageReference, insideLink: boolean): Text | Link | LinkReference {
-  const label = node.alt?.trim() || (node.type === "image" ? node.url : node.label ?? node.identifier) || "image";
+  const label = node.alt?.trim() || (node.type === "image" ? node.url : (node.label ?? node.identifier)) || "image";
   const text: Text = { type: "text", value: label };
   if (insideLink) return text;
   if (node.type === "image") {

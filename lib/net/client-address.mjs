@@ -38,12 +38,17 @@ const DASHBOARD_CLIENT_MAX_AGE_MS = 5 * 60_000;
  * @returns {{ kind: "off" } | { kind: "hops", hops: number } | { kind: "list", ranges: Array<[any, number]> }}
  */
 export function parseTrustProxy(value) {
-  const v = String(value ?? "").trim().toLowerCase();
+  const v = String(value ?? "")
+    .trim()
+    .toLowerCase();
   if (["", "0", "false", "no", "off"].includes(v)) return { kind: "off" };
   if (["true", "yes", "on"].includes(v)) return { kind: "hops", hops: 1 };
   if (/^\d+$/.test(v)) return { kind: "hops", hops: Number(v) };
   const ranges = [];
-  for (const raw of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (raw === "loopback") {
       ranges.push(ipaddr.parseCIDR("127.0.0.0/8"), ipaddr.parseCIDR("::1/128"));
       continue;
@@ -95,7 +100,11 @@ export function carriesForwardingHeaders(headers) {
 export function clientAddress(peer, forwardedFor, trust) {
   const peerAddress = normalise(peer) ?? "unknown";
   if (trust.kind === "off" || !forwardedFor || peerAddress === "unknown") return peerAddress;
-  const hops = forwardedFor.split(",").map((s) => s.trim()).filter(Boolean).reverse();
+  const hops = forwardedFor
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .reverse();
   let client = peerAddress;
   for (let i = 0; i < hops.length; i += 1) {
     const trusted = trust.kind === "hops" ? i < trust.hops : inRanges(client, trust.ranges);

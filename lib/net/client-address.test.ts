@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, dashboardClientKey, parseTrustProxy, resolveClient, signDashboardClient, verifyDashboardClient } from "./client-address.mjs";
+import {
+  clientAddress,
+  dashboardClientKey,
+  parseTrustProxy,
+  resolveClient,
+  signDashboardClient,
+  verifyDashboardClient,
+} from "./client-address.mjs";
 
 // The one rule scripts/server.mjs and the test harness apply to the raw request.
 
@@ -52,9 +59,14 @@ describe("the dashboard's signed client header", () => {
 
   it("speaks for the browser when it verifies, and carries its proxy verdict", () => {
     const headers = { "x-awm-dashboard-client": signDashboardClient(key, "198.51.100.7", false, now) };
-    expect(resolveClient({ peer: "127.0.0.1", headers, trust: off, dashboardKey: key, now })).toEqual({ clientIp: "198.51.100.7", forwarded: false });
+    expect(resolveClient({ peer: "127.0.0.1", headers, trust: off, dashboardKey: key, now })).toEqual({
+      clientIp: "198.51.100.7",
+      forwarded: false,
+    });
     const proxied = { "x-awm-dashboard-client": signDashboardClient(key, "198.51.100.7", true, now) };
-    expect(resolveClient({ peer: "127.0.0.1", headers: proxied, trust: off, dashboardKey: key, now }).forwarded).toBe(true);
+    expect(resolveClient({ peer: "127.0.0.1", headers: proxied, trust: off, dashboardKey: key, now }).forwarded).toBe(
+      true,
+    );
   });
 
   it("is refused when forged, altered, signed with another key or stale", () => {
@@ -69,7 +81,15 @@ describe("the dashboard's signed client header", () => {
     ];
     for (const value of forgeries) {
       expect(verifyDashboardClient(key, value, now)).toBeNull();
-      expect(resolveClient({ peer: "127.0.0.1", headers: { "x-awm-dashboard-client": value }, trust: off, dashboardKey: key, now })).toEqual({ clientIp: "127.0.0.1", forwarded: false });
+      expect(
+        resolveClient({
+          peer: "127.0.0.1",
+          headers: { "x-awm-dashboard-client": value },
+          trust: off,
+          dashboardKey: key,
+          now,
+        }),
+      ).toEqual({ clientIp: "127.0.0.1", forwarded: false });
     }
     expect(verifyDashboardClient(key, genuine, now + 10 * 60_000)).toBeNull();
     expect(verifyDashboardClient(null, genuine, now)).toBeNull();
@@ -80,9 +100,16 @@ describe("the proxy verdict", () => {
   it("is true for a request carrying X-Forwarded-For, Forwarded or X-Real-IP, with or without TRUST_PROXY", () => {
     for (const trust of [off, oneHop]) {
       expect(resolveClient({ peer: "127.0.0.1", headers: {}, trust }).forwarded).toBe(false);
-      expect(resolveClient({ peer: "127.0.0.1", headers: { "x-forwarded-for": "127.0.0.1, 198.51.100.7" }, trust }).forwarded).toBe(true);
-      expect(resolveClient({ peer: "127.0.0.1", headers: { forwarded: "for=198.51.100.7" }, trust }).forwarded).toBe(true);
-      expect(resolveClient({ peer: "127.0.0.1", headers: new Headers({ "x-real-ip": "198.51.100.7" }), trust }).forwarded).toBe(true);
+      expect(
+        resolveClient({ peer: "127.0.0.1", headers: { "x-forwarded-for": "127.0.0.1, 198.51.100.7" }, trust })
+          .forwarded,
+      ).toBe(true);
+      expect(resolveClient({ peer: "127.0.0.1", headers: { forwarded: "for=198.51.100.7" }, trust }).forwarded).toBe(
+        true,
+      );
+      expect(
+        resolveClient({ peer: "127.0.0.1", headers: new Headers({ "x-real-ip": "198.51.100.7" }), trust }).forwarded,
+      ).toBe(true);
     }
   });
 });

@@ -18,3 +18,14 @@ export function isServiceTarget(url) {
 export function registeredServiceHandler() {
   return globalThis[SERVICE_HANDLER_GLOBAL];
 }
+
+/**
+ * This process's service shutdown (stop the workers, close the database pools), registered with
+ * the handler; scripts/server.mjs calls it once the server has stopped taking requests. Undefined
+ * while no request has loaded the service (nothing to close).
+ */
+export const SERVICE_SHUTDOWN_GLOBAL = "__awmServiceShutdown";
+
+export function registeredServiceShutdown() {
+  return globalThis[SERVICE_SHUTDOWN_GLOBAL];
+}

@@ -6,6 +6,7 @@ import { registerJobRoutes } from "./jobs/routes";
 import { registerBidRoutes } from "./bids/routes";
 import { registerAuthRoutes } from "./auth/routes";
 import { registerDeliverableRoutes } from "./deliverables/routes";
+import { registerMilestoneRoutes } from "./milestones/routes";
 import { registerForumRoutes } from "./forum/routes";
 import { registerEvalRoutes } from "./evals/routes";
 import { registerJobModeRoutes } from "./job-modes/routes";
@@ -15,10 +16,13 @@ import { registerMailRoutes } from "./mail/routes";
 import { registerRecordRoutes } from "./records/routes";
 import { registerReviewRoutes } from "./reviews/routes";
 import { registerMessageRoutes } from "./messages/routes";
+import { registerEventRoutes } from "./events/routes";
 import { registerDisputeRoutes } from "./disputes/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { registerAdminRoutes } from "./admin/routes";
 import { registerNotificationRoutes } from "./notifications/routes";
+import { workers } from "./workers";
+import { registerIdentityRoutes } from "./identity/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
@@ -29,18 +33,21 @@ export function createServiceApp(ctx: ServiceContext): ServiceApp {
   registerAuthRoutes(router);
   registerMailRoutes(router);
   registerDeliverableRoutes(router);
+  registerMilestoneRoutes(router);
   registerForumRoutes(router);
   registerEvalRoutes(router);
   registerJobModeRoutes(router);
   registerWebhookRoutes(router);
   registerRewardRoutes(router);
-  registerOpsRoutes(router);
+  registerOpsRoutes(router, workers);
   registerRecordRoutes(router);
   registerReviewRoutes(router);
   registerMessageRoutes(router);
-  registerAdminRoutes(router);
+  registerAdminRoutes(router, workers);
   registerDisputeRoutes(router);
   registerNotificationRoutes(router);
+  registerEventRoutes(router);
+  registerIdentityRoutes(router);
 
   let openapi: unknown;
   // GET /v1/openapi.json

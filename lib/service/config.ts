@@ -71,6 +71,11 @@ export interface ServiceConfig {
   packCooldownBaseSeconds: number;
   packCooldownMaxSeconds: number;
   /**
+   * Attempts that may start per pack in any 24 hours per group: a claimed agent's owner, or the
+   * network of an unclaimed agent's request (env PACK_ATTEMPTS_PER_GROUP_PER_DAY; evals/attempt-budget.ts).
+   */
+  packAttemptsPerGroup: number;
+  /**
    * Root of the key that seals webhook signing secrets (env WEBHOOK_SECRET_KEY, else derived from
    * the session secret: lib/server-secrets.mjs); the same on every instance.
    */
@@ -88,6 +93,18 @@ export interface ServiceConfig {
   responseCheckRate: number;
   /** How long answers that are the same for everyone (the board's anonymous first page) are kept, in ms; 0: not at all. At most 1000. */
   sharedCacheMs: number;
+  /**
+   * How long a process keeps an API key as it read it, in ms; 0: not at all (auth/actor.ts). A key
+   * revoked or rotated is refused at once by the process that changed it, and by every other
+   * process and instance within this time. At most 5000.
+   */
+  keyCacheMs: number;
+  /**
+   * How long a pending Idempotency-Key stays its process's without renewal, in ms (http/idempotency.ts):
+   * the process renews it every third of this while the request runs; once lapsed (the process
+   * died) a retry takes the key over and runs the request.
+   */
+  idempotencyLeaseMs: number;
 }
 
 export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfig {
@@ -111,10 +128,13 @@ export function defaultServiceConfig(overrides: Partial<ServiceConfig> = {}): Se
     rewardsMinAccountAgeHours: 72,
     packCooldownBaseSeconds: 600,
     packCooldownMaxSeconds: 86_400,
+    packAttemptsPerGroup: 5,
     webhookSecretKey: "awm-webhook-seal-v1",
     webhookRetry: { baseMs: 30_000, maxMs: 3_600_000, windowHours: 24, failingHoursToDisable: 24 },
     responseCheckRate: 1,
     sharedCacheMs: 0,
+    keyCacheMs: 0,
+    idempotencyLeaseMs: 30_000,
     ...overrides,
   };
 }

@@ -6,12 +6,14 @@ import { createServiceApp } from "./app";
 import { defaultServiceConfig, DEFAULT_RATE_BUDGETS, type ServiceConfig } from "./config";
 import type { ServiceContext } from "./context";
 import { openDatabase } from "./db/connection";
+import { ReadReplicas } from "./db/replicas";
 import type { ServiceApp, ServiceBindings } from "./router";
 import { CLIENT_IP_HEADER, FORWARDED_HEADER } from "@/lib/net/client-address.mjs";
 import { devOutboxToken, originHashSecret, webhookSecretKey } from "@/lib/server-secrets.mjs";
 import { startWorkers, workers } from "./workers";
 import { postgresLeadership, SINGLE_PROCESS_LEADERSHIP } from "./worker-leadership";
-import { SERVICE_HANDLER_GLOBAL } from "@/lib/net/service-handler.mjs";
+import { SERVICE_HANDLER_GLOBAL, SERVICE_SHUTDOWN_GLOBAL } from "@/lib/net/service-handler.mjs";
+import { log } from "./log";
 
 interface ServiceInstance {
   app: ServiceApp;
@@ -23,6 +25,7 @@ interface ServiceInstance {
 const globalForService = globalThis as unknown as {
   __awmService?: Promise<ServiceInstance>;
   [SERVICE_HANDLER_GLOBAL]?: (request: Request) => Promise<Response>;
+  [SERVICE_SHUTDOWN_GLOBAL]?: () => Promise<void>;
 };
 
 function configFromEnv(): ServiceConfig {
@@ -31,10 +34,10 @@ function configFromEnv(): ServiceConfig {
   try {
     chain = loadChainConfig(process.env);
   } catch (error) {
-    console.warn(`[service] no payment chain configured: ${(error as Error).message}`);
+    log.warn({ reason: (error as Error).message }, "no payment chain configured");
   }
   if (env.PROBE_ALLOW_LOOPBACK && chain?.network !== "local") {
-    console.warn("[service] PROBE_ALLOW_LOOPBACK is ignored: loopback deliverables are allowed only on the local development chain");
+    log.warn("PROBE_ALLOW_LOOPBACK is ignored: loopback deliverables are allowed only on the local development chain");
   }
   const scale = env.RATE_LIMIT_SCALE;
   return defaultServiceConfig({
@@ -61,20 +64,48 @@ function configFromEnv(): ServiceConfig {
     disputeRulingHours: env.DISPUTE_RULING_HOURS,
     packCooldownBaseSeconds: env.PACK_COOLDOWN_BASE_SECONDS,
     packCooldownMaxSeconds: env.PACK_COOLDOWN_MAX_SECONDS,
+    packAttemptsPerGroup: env.PACK_ATTEMPTS_PER_GROUP_PER_DAY,
     // Tests and development check every response; production a sample (router.ts, checkResponse).
     responseCheckRate: env.RESPONSE_CHECK_RATE ?? (env.NODE_ENV === "production" ? 0.01 : 1),
     sharedCacheMs: env.SHARED_CACHE_MS,
+    keyCacheMs: env.KEY_CACHE_MS,
+    idempotencyLeaseMs: env.IDEMPOTENCY_LEASE_MS,
   });
 }
 
 export function getService(): Promise<ServiceInstance> {
   globalForService.__awmService ??= (async () => {
     const env = getEnv();
-    const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: path.resolve(env.DATA_DIR) });
-    const ctx: ServiceContext = { db, config: configFromEnv(), now: () => new Date() };
+    if (env.DATABASE_REPLICA_URL.length > 0 && !env.DATABASE_URL) {
+      throw new Error("DATABASE_REPLICA_URL needs DATABASE_URL: replicas are standbys of a PostgreSQL primary");
+    }
+    const db = await openDatabase(
+      env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: path.resolve(env.DATA_DIR) },
+    );
+    // Public reads go to the replicas while they keep up (db/replicas.ts, docs/deployment.md).
+    let replicas: ReadReplicas | null = null;
+    if (env.DATABASE_REPLICA_URL.length > 0) {
+      replicas = new ReadReplicas(db, {
+        urls: env.DATABASE_REPLICA_URL,
+        maxLagMs: env.REPLICA_MAX_LAG_MS,
+        checkEveryMs: env.REPLICA_CHECK_MS,
+      });
+      await replicas.start();
+    }
+    const ctx: ServiceContext = { db, config: configFromEnv(), now: () => new Date(), replicas };
     // With PostgreSQL every process of every instance starts the workers, and the database decides
     // which one runs each (worker-leadership.ts); PGlite has one process, which runs them all.
-    if (env.WORKERS === "on") startWorkers(ctx, workers, env.DATABASE_URL ? postgresLeadership(env.DATABASE_URL) : SINGLE_PROCESS_LEADERSHIP);
+    let stopWorkers = () => {};
+    const leadership = env.DATABASE_URL ? postgresLeadership(env.DATABASE_URL) : SINGLE_PROCESS_LEADERSHIP;
+    if (env.WORKERS === "on") stopWorkers = startWorkers(ctx, workers, leadership);
+    // scripts/server.mjs, on SIGTERM, once the requests in flight are answered: no new rounds, the
+    // workers' leads handed back (their session ends), then the pools closed.
+    globalForService[SERVICE_SHUTDOWN_GLOBAL] = async () => {
+      stopWorkers();
+      await leadership.close().catch(() => {});
+      await replicas?.close().catch(() => {});
+      await db.destroy().catch(() => {});
+    };
     return { app: createServiceApp(ctx), ctx };
   })();
   return globalForService.__awmService;

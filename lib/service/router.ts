@@ -3,12 +3,39 @@ import { Hono, type Context } from "hono";
 import type { RouteDef, RouteOutput, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "./context";
 import { resolveActor, requireScope, type Actor } from "./auth/actor";
-import { HttpError, badRequest, internalErrorBody, payloadTooLarge, unauthorized } from "./http/errors";
-import { parseOrThrow, refuseMalformedPath, refuseUnsafeText, strictQueryValues } from "./http/validation";
-import { consumeBudget } from "./http/rate-limit";
-import { withIdempotency } from "./http/idempotency";
+import {
+  HttpError,
+  badRequest,
+  bodyTooDeep,
+  internalErrorBody,
+  payloadTooLarge,
+  serviceUnavailable,
+  statusOf,
+  unauthorized,
+} from "./http/errors";
+import { DomainError } from "./errors";
+import { isDatabaseUnavailable } from "./db/errors";
+import { RecentWrites } from "./db/replicas";
+import type { Db } from "./db/connection";
+import { chainFailureReason, isChainUnavailable } from "@/lib/chain/escrow/errors";
+import {
+  MAX_JSON_DEPTH,
+  jsonNestsDeeperThan,
+  parseOrThrow,
+  refuseMalformedPath,
+  refuseUnsafeText,
+  strictQueryValues,
+} from "./http/validation";
+import { consumeBudget, type BudgetState } from "./http/rate-limit";
+import { RATE_POLICY_NAMES, rateLimitHeaders } from "./http/rate-limit-headers";
+import { clientKeyOf } from "./http/client-origin";
+import { IDEMPOTENCY_RESUME_MS, withIdempotency } from "./http/idempotency";
 import { ownHeaderValueOf } from "./proofs/fetch-policy";
 import { OWN_ORIGIN_HEADER } from "./proofs/own-origin";
+import { addLogFields, errorFields, log, requestIdFrom, withLogFields } from "./log";
+
+/** Each request's rate budget after it was counted, for its answer's RateLimit header fields. */
+const budgetOfRequest = new WeakMap<Request, BudgetState>();
 
 export interface ServiceBindings {
   /** The caller's address, stamped by the server in front of the service (never by the client). */
@@ -33,6 +60,10 @@ export interface HandlerArgs<D extends RouteDef> {
   siteUrl: string;
   /** Answer with another status than the route's (one of its otherStatuses), with the same response schema. */
   setStatus(status: number): void;
+  /** Add a header to the success answer (x402's PAYMENT-RESPONSE). */
+  setHeader(name: string, value: string): void;
+  /** The request's Idempotency-Key, on a route that takes one (for a handler that keeps it, see ImplementOptions.replayable). */
+  idempotencyKey: string | null;
 }
 
 export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<RouteOutput<D>>;
@@ -44,6 +75,21 @@ export interface ImplementOptions<D extends RouteDef> {
    * matching If-None-Match gets 304. Budgets, validation and the rest of the gate still run.
    */
   sharedCache?: (args: { actor: Actor | null; query: ParsedQuery<D> }) => boolean;
+  /**
+   * The handler finds what an earlier run with the same Idempotency-Key made (it keeps the key
+   * beside its rows), so running it again is safe: a key left pending by a run that never answered
+   * (its process died) is run again after IDEMPOTENCY_RESUME_MS instead of answering
+   * IDEMPOTENCY_IN_PROGRESS for ever.
+   */
+  replayable?: boolean;
+  /**
+   * A read that a replica may answer (the board, the forum, profiles, figures), when the deployment
+   * has replicas (ServiceContext.replicas, env DATABASE_REPLICA_URL): unless the caller wrote within
+   * the replica bound and no replica holds that write yet (read your writes, see readDbFor), or
+   * every replica lags or is down. A handler that writes after all (a rare claim lapse on a job read)
+   * is refused by the standby and run again on the primary, as is one whose replica went away.
+   */
+  replica?: boolean | ((input: { query: ParsedQuery<D> }) => boolean);
 }
 
 /**
@@ -61,12 +107,25 @@ export class ServiceRouter {
   readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
 
   constructor(readonly ctx: ServiceContext) {
+    // First of all: the request gets an id (the client's X-Request-Id when it is plain, else a new
+    // one), answered in X-Request-Id and carried by every log line written while it runs.
+    this.app.use("*", async (c, next) => {
+      const requestId = requestIdFrom(c.req.header("x-request-id"));
+      await withLogFields({ requestId }, next);
+      c.res.headers.set("X-Request-Id", requestId);
+    });
+    this.recentWrites = new RecentWrites(ctx.replicas?.options.maxLagMs ?? 0);
     // Every answer names its site, so this app's prober recognises its own pages behind any alias
     // (a name or proxy it cannot see through) and refuses them (proofs/own-origin.ts).
     this.app.use("*", async (c, next) => {
       await next();
       const site = ownHeaderValueOf(ctx.config);
       if (site) c.res.headers.set(OWN_ORIGIN_HEADER, site);
+      // The budget the request was counted against, on whatever answer it got (a 429 sets its own).
+      const budget = budgetOfRequest.get(c.req.raw);
+      if (budget && !c.res.headers.has("ratelimit")) {
+        for (const [name, value] of Object.entries(rateLimitHeaders(budget))) c.res.headers.set(name, value);
+      }
     });
     this.app.onError((error, c) => errorResponse(error, c));
     // Before anything else, for every request: a declared body over the limit is refused before a
@@ -83,10 +142,54 @@ export class ServiceRouter {
   }
 
   private readonly sharedCache = new SharedCache();
+  /** Each caller's last write in this process (read your writes); kept as long as the replica bound. */
+  private readonly recentWrites: RecentWrites;
+
+  /**
+   * Read your writes: a caller's write (any method but GET) is remembered by its credential and by
+   * its client address (an agent that signs up, then reads with its new key). Its later reads on
+   * this instance go to a replica only once that replica has caught up past the write; the load
+   * balancer keeps a credential on one instance (docs/deployment.md).
+   */
+  private writeKeysOf(actor: Actor | null, clientIp: string): string[] {
+    const keys = [`ip:${clientKeyOf(clientIp)}`];
+    if (actor) keys.push(actor.identityKey);
+    return keys;
+  }
+
+  /** One context per replica, kept: caches keyed by the context (the stats, the stream fingerprints) keep working. */
+  private readonly replicaContexts = new Map<Db, ServiceContext>();
+  private replicaContext(db: Db): ServiceContext {
+    let found = this.replicaContexts.get(db);
+    if (!found) this.replicaContexts.set(db, (found = { ...this.ctx, db }));
+    return found;
+  }
+
+  /** The database a replica-eligible read runs on: a replica that holds the caller's writes, else the primary. */
+  private readDbFor(actor: Actor | null, clientIp: string): Db | null {
+    const replicas = this.ctx.replicas;
+    if (!replicas) return null;
+    return replicas.pick(this.recentWrites.lastOf(this.writeKeysOf(actor, clientIp)));
+  }
 
   implement<D extends RouteDef>(route: D, handler: Handler<D>, options: ImplementOptions<D> = {}): void {
     const method = route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
     this.app[method](route.path, async (c) => {
+      try {
+        return await this.answer(route, handler, options, c);
+      } catch (error) {
+        throw withStatus(error, route);
+      }
+    });
+  }
+
+  private async answer<D extends RouteDef>(
+    route: D,
+    handler: Handler<D>,
+    options: ImplementOptions<D>,
+    c: Context<{ Bindings: ServiceBindings }>,
+  ): Promise<Response> {
+    {
       const ctx = this.ctx;
       const clientIp = c.env?.clientIp ?? "unknown";
       // Unknown means proxied: whatever sits in front of the service did not say otherwise.
@@ -97,11 +200,12 @@ export class ServiceRouter {
       } catch (error) {
         // A refused credential still costs its address a request: otherwise keys could be guessed
         // at full speed, since only callers who already hold a valid one were ever counted.
-        await this.consumeRateBudget(route, null, clientIp);
+        await this.consumeRateBudget(route, null, clientIp, c.req.raw);
         throw error;
       }
 
-      await this.consumeRateBudget(route, actor, clientIp);
+      if (actor) addLogFields({ actor: actor.kind === "AGENT" ? `agent:${actor.agentId}` : `user:${actor.userId}` });
+      await this.consumeRateBudget(route, actor, clientIp, c.req.raw);
       if (route.auth === "required" && !actor) throw unauthorized();
       if (route.scope && actor) requireScope(actor, route.scope);
 
@@ -116,8 +220,14 @@ export class ServiceRouter {
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : {};
       const body = route.body ? parseOrThrow(route.body, rawBody, "body") : undefined;
 
+      const key = c.req.header("idempotency-key");
       let status = route.status ?? 200;
+      const headers: Record<string, string> = {};
       const args = {
+        setHeader: (name: string, value: string) => {
+          headers[name] = value;
+        },
+        idempotencyKey: route.idempotencyKey && key ? key : null,
         setStatus: (other: number) => {
           status = other;
         },
@@ -132,8 +242,24 @@ export class ServiceRouter {
         siteUrl: ctx.config.siteUrl ?? new URL(c.req.url).origin,
       } as unknown as HandlerArgs<D>;
 
+      const replicaAllowed =
+        typeof options.replica === "function" ? options.replica({ query: query as ParsedQuery<D> }) : options.replica;
+      const replicaDb = replicaAllowed && route.method === "GET" ? this.readDbFor(actor, clientIp) : null;
+      const onReplica = async () => {
+        if (!replicaDb) return handler(args);
+        try {
+          return await handler({ ...args, ctx: this.replicaContext(replicaDb) });
+        } catch (error) {
+          // The standby refused a write (25006 read_only_sql_transaction), or went away: the primary answers.
+          const code = (error as { code?: string } | null)?.code;
+          if (isDatabaseUnavailable(error))
+            ctx.replicas?.markDown(replicaDb, (error as Error).message ?? String(error));
+          else if (code !== "25006") throw error;
+          return handler(args);
+        }
+      };
       const run = async () => {
-        const output = await handler(args);
+        const output = await onReplica();
         // A stream (GET /v1/jobs/:id/stream, text/event-stream) is its own answer; it has no JSON to check.
         if ((output as unknown) instanceof Response) return { status, body: output as unknown as Response };
         // The handler may call setStatus: read the status after it ran.
@@ -148,35 +274,81 @@ export class ServiceRouter {
           const result = await run();
           return { status: result.status, text: JSON.stringify(result.body) };
         });
-        const headers = { etag: entry.etag, "cache-control": `public, max-age=${Math.max(1, Math.floor(cacheMs / 1000))}`, vary: "Authorization" };
+        const headers = {
+          etag: entry.etag,
+          "cache-control": `public, max-age=${Math.max(1, Math.floor(cacheMs / 1000))}`,
+          vary: "Authorization",
+        };
         if (matchesEtag(c.req.header("if-none-match"), entry.etag)) return new Response(null, { status: 304, headers });
-        return new Response(entry.text, { status: entry.status, headers: { ...headers, "content-type": "application/json" } });
+        return new Response(entry.text, {
+          status: entry.status,
+          headers: { ...headers, "content-type": "application/json" },
+        });
       }
 
-      const key = c.req.header("idempotency-key");
       if (route.idempotencyKey === "required" && !key) throw badRequest(["Idempotency-Key header should not be empty"]);
-      const result =
-        route.idempotencyKey && key
-          ? await withIdempotency(
-              ctx,
-              { identity: actor?.identityKey ?? `ip:${clientIp}`, scope: `${route.method} ${route.path}`, key, payload: { params, body } },
-              run,
-            )
-          : await run();
+      const writes = ctx.replicas && route.method !== "GET";
+      let result: Awaited<ReturnType<typeof run>>;
+      try {
+        result =
+          route.idempotencyKey && key
+            ? await withIdempotency(
+                ctx,
+                {
+                  identity: actor?.identityKey ?? `ip:${clientIp}`,
+                  scope: `${route.method} ${route.path}`,
+                  key,
+                  payload: { params, body },
+                  ...(options.replayable ? { resumeAfterMs: IDEMPOTENCY_RESUME_MS } : {}),
+                },
+                run,
+              )
+            : await run();
+      } finally {
+        // Once the write has committed (or failed): the caller's next reads must see it.
+        if (writes) this.recentWrites.record(this.writeKeysOf(actor, clientIp));
+      }
       if (result.body instanceof Response) return result.body;
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      if (route.method === "GET" && result.status === 200) return conditionalAnswer(c.req.raw, actor, result.body);
       return c.json(result.body as object, result.status as 200);
-    });
+    }
   }
 
-  private async consumeRateBudget(route: RouteDef, actor: Actor | null, clientIp: string) {
+  /** Counts the request against its budget; its answer then carries the RateLimit header fields. */
+  private async consumeRateBudget(route: RouteDef, actor: Actor | null, ip: string, request: Request) {
     const budgets = this.ctx.config.rateBudgets;
     if (route.budget === "none") return;
+    // An IPv6 client is its /64 (client-origin.ts): its addresses share one budget.
+    const clientIp = clientKeyOf(ip);
+    let state: BudgetState;
     if (route.budget === "read") {
-      if (actor) await consumeBudget(this.ctx, `read:${actor.identityKey}`, budgets.authReadsPerMinute, 60);
-      else await consumeBudget(this.ctx, `read:ip:${clientIp}`, budgets.publicReadsPerMinute, 60);
+      if (actor)
+        state = await consumeBudget(
+          this.ctx,
+          `read:${actor.identityKey}`,
+          budgets.authReadsPerMinute,
+          60,
+          RATE_POLICY_NAMES.read,
+        );
+      else
+        state = await consumeBudget(
+          this.ctx,
+          `read:ip:${clientIp}`,
+          budgets.publicReadsPerMinute,
+          60,
+          RATE_POLICY_NAMES.publicRead,
+        );
     } else {
-      await consumeBudget(this.ctx, `write:${actor ? actor.identityKey : `ip:${clientIp}`}`, budgets.writesPerMinute, 60);
+      state = await consumeBudget(
+        this.ctx,
+        `write:${actor ? actor.identityKey : `ip:${clientIp}`}`,
+        budgets.writesPerMinute,
+        60,
+        RATE_POLICY_NAMES.write,
+      );
     }
+    budgetOfRequest.set(request, state);
   }
 }
 
@@ -191,12 +363,18 @@ function checkResponse(route: RouteDef, output: unknown, rate: number): unknown 
   if (rate < 1 && Math.random() >= rate) return output;
   const parsed = route.response.safeParse(output);
   if (!parsed.success) {
-    console.error(`[service] ${route.method} ${route.path}: response does not match its schema`, parsed.error.issues);
+    log.error(
+      { route: `${route.method} ${route.path}`, issues: parsed.error.issues },
+      "response does not match its schema",
+    );
     throw new Error("response does not match its schema");
   }
   const difference = jsonDifference(JSON.parse(JSON.stringify(output)), JSON.parse(JSON.stringify(parsed.data)), "");
   if (difference !== null) {
-    console.error(`[service] ${route.method} ${route.path}: response differs from its parsed form at ${difference || "(root)"}`);
+    log.error(
+      { route: `${route.method} ${route.path}`, at: difference || "(root)" },
+      "response differs from its parsed form",
+    );
     if (rate >= 1) throw new Error(`response differs from what its schema produces at ${difference || "(root)"}`);
   }
   return parsed.data;
@@ -205,7 +383,14 @@ function checkResponse(route: RouteDef, output: unknown, rate: number): unknown 
 /** Where two JSON values differ (a path), or null when they are the same (key order aside). */
 function jsonDifference(a: unknown, b: unknown, at: string): string | null {
   if (a === b) return null;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return at;
+  if (
+    typeof a !== "object" ||
+    typeof b !== "object" ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return at;
   if (Array.isArray(a)) {
     const other = b as unknown[];
     if (a.length !== other.length) return at;
@@ -236,7 +421,11 @@ class SharedCache {
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly pending = new Map<string, Promise<CachedAnswer>>();
 
-  async get(key: string, ttlMs: number, compute: () => Promise<{ status: number; text: string }>): Promise<CachedAnswer> {
+  async get(
+    key: string,
+    ttlMs: number,
+    compute: () => Promise<{ status: number; text: string }>,
+  ): Promise<CachedAnswer> {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit;
@@ -244,7 +433,12 @@ class SharedCache {
     if (!waiting) {
       waiting = compute()
         .then(({ status, text }) => {
-          const entry = { status, text, etag: `"${createHash("sha1").update(text).digest("base64url")}"`, expires: Date.now() + ttlMs };
+          const entry = {
+            status,
+            text,
+            etag: `"${createHash("sha1").update(text).digest("base64url")}"`,
+            expires: Date.now() + ttlMs,
+          };
           if (this.entries.size > 1000) this.entries.clear();
           this.entries.set(key, entry);
           return entry;
@@ -254,6 +448,28 @@ class SharedCache {
     }
     return waiting;
   }
+}
+
+/**
+ * A read answered with a validator of its own (conditional requests): the ETag is a digest of who
+ * asks, what they asked (path and query) and the exact answer, so it changes whenever the answer
+ * does (a change by anyone that shows in it) and differs between callers and between filters, even
+ * where the answers happen to be alike. A request whose If-None-Match names it gets 304 and no body:
+ * the work of the read is done, the client's download and parse of an unchanged page are saved.
+ * Private to the caller: Cache-Control private, no-cache (a shared cache must not keep it, a client
+ * revalidates every time), Vary: Authorization.
+ */
+function conditionalAnswer(request: Request, actor: Actor | null, body: unknown): Response {
+  const text = JSON.stringify(body);
+  const url = new URL(request.url);
+  const etag = `"${createHash("sha1")
+    .update(`${actor?.identityKey ?? "anonymous"}\n${url.pathname}${url.search}\n`)
+    .update(text)
+    .digest("base64url")}"`;
+  const headers = { etag, "cache-control": "private, no-cache", vary: "Authorization" };
+  if (matchesEtag(request.headers.get("if-none-match") ?? undefined, etag))
+    return new Response(null, { status: 304, headers });
+  return new Response(text, { status: 200, headers: { ...headers, "content-type": "application/json" } });
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
@@ -293,6 +509,8 @@ async function readJsonBody(request: Request): Promise<unknown> {
     throw badRequest(["body must be valid UTF-8"]);
   }
   if (text.trim() === "") return {};
+  // Before JSON.parse: a body of 20,000 "[" is refused in one linear scan, never parsed or walked.
+  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw bodyTooDeep(MAX_JSON_DEPTH);
   try {
     return JSON.parse(text);
   } catch {
@@ -300,11 +518,47 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/**
+ * A domain error (lib/service/errors.ts) with the status its code answers on this route: the
+ * catalogue's, or for a code with several, the one the route declares (domainStatusOf).
+ */
+function withStatus(error: unknown, route: RouteDef | null): HttpError;
+function withStatus(error: unknown, route: RouteDef | null): unknown;
+function withStatus(error: unknown, route: RouteDef | null): unknown {
+  if (!(error instanceof DomainError) || error instanceof HttpError) return error;
+  const status = statusOf(error, route?.errors);
+  return new HttpError(status, error.messages, error.code, error.extra as never, error.headers);
+}
+
+/**
+ * The one mapping of what escaped a handler to an answer. An outage is not a bug: a database that
+ * did not answer is 503 SERVICE_UNAVAILABLE with Retry-After (the request may be repeated), an RPC
+ * that did not answer is 503 CHAIN_UNAVAILABLE with a short reason (never its URL, which may hold
+ * a key). Anything else is a 500. The whole error goes to the server log in every case.
+ */
 function errorResponse(error: unknown, c: Context) {
-  if (error instanceof HttpError) {
-    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-    return c.json(error.toBody(), error.status as 400);
+  let known: HttpError | null = error instanceof DomainError ? withStatus(error, null) : null;
+  if (!known && isDatabaseUnavailable(error)) {
+    log.warn(
+      { method: c.req.method, path: new URL(c.req.url).pathname, reason: (error as Error).message },
+      "the database did not answer",
+    );
+    known = serviceUnavailable();
+  } else if (!known && isChainUnavailable(error)) {
+    log.warn(
+      { method: c.req.method, path: new URL(c.req.url).pathname, reason: chainFailureReason(error) },
+      "the chain did not answer",
+    );
+    known = new HttpError(
+      503,
+      `the payment chain could not be reached (${chainFailureReason(error)}); retry later`,
+      "CHAIN_UNAVAILABLE",
+    );
   }
-  console.error("[service] unhandled error", error);
+  if (known) {
+    for (const [name, value] of Object.entries(known.headers)) c.header(name, value);
+    return c.json(known.toBody(), known.status as 400);
+  }
+  log.error({ method: c.req.method, path: new URL(c.req.url).pathname, ...errorFields(error) }, "unhandled error");
   return c.json(internalErrorBody(), 500);
 }

@@ -8,8 +8,16 @@ import type { Worker } from "./context";
 import { runProofRecheckRound } from "./deliverables/review-queue";
 import { proofRecheckWorker } from "./deliverables/worker";
 import { runRewardsRound, rewardsWorker } from "./rewards/worker";
-import { balanceOf, claimedAgent, randomAddress, uniqueTitle } from "./rewards/test-support";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "./testing/harness";
+import { balanceOf, claimedAgent, randomAddress, uniqueTitle } from "./testing/rewards-support";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestService,
+  type TestUser,
+} from "./testing/harness";
 import { uniqueText } from "@/lib/testing/unique-text";
 import { postgresLeadership, type WorkerLeadership } from "./worker-leadership";
 import { startWorkers } from "./workers";
@@ -48,7 +56,12 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
 
   beforeAll(async () => {
     chain = await startTestChain({ chainId: 31352 });
-    const config = { rateBudgets: GENEROUS_BUDGETS, chain: chain.config, probeAllowLoopback: true, rewardsAdminAddresses: [chain.accounts[9]!.address] };
+    const config = {
+      rateBudgets: GENEROUS_BUDGETS,
+      chain: chain.config,
+      probeAllowLoopback: true,
+      rewardsAdminAddresses: [chain.accounts[9]!.address],
+    };
     a = await startTestService(config, { ownPool: true });
     b = await startTestService(config, { ownPool: true });
     admin = await newUser(a, chain.accounts[9]!.privateKey);
@@ -73,7 +86,10 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
     const agent = await newAgent(b);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? a : b).http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: String(40 - i) } }),
+        (i % 2 ? a : b).http("POST", `/v1/jobs/${job.id}/bids`, {
+          token: agent.apiKey,
+          body: { agentId: agent.id, proposedUsdc: String(40 - i) },
+        }),
       ),
     );
     expect(countBy(results)).toEqual({ "201": 1, "409 BID_ALREADY_PLACED": 19 });
@@ -87,12 +103,26 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
     for (let i = 0; i < 6; i++) {
       const poster = await newUser(i % 2 ? a : b);
       const job = (await poster.client.createJob({ body: jobInput({ title: `Scale-out capacity job ${i}` }) })).data;
-      const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+      const bid = (
+        await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })
+      ).data;
       offers.push({ poster, job, bid });
     }
-    const results = await Promise.all(offers.map(({ poster, job, bid }, i) => (i % 2 ? b : a).http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/accept`, { token: poster.token })));
+    const results = await Promise.all(
+      offers.map(({ poster, job, bid }, i) =>
+        (i % 2 ? b : a).http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/accept`, { token: poster.token }),
+      ),
+    );
     expect(countBy(results)).toEqual({ "200": 2, "409 AGENT_AT_CAPACITY": 4 });
-    const jobs = await b.db.selectFrom("jobs").select(["status", "agent_id"]).where("id", "in", offers.map((o) => o.job.id)).execute();
+    const jobs = await b.db
+      .selectFrom("jobs")
+      .select(["status", "agent_id"])
+      .where(
+        "id",
+        "in",
+        offers.map((o) => o.job.id),
+      )
+      .execute();
     expect(jobs.filter((j) => j.status === "IN_PROGRESS" && j.agent_id === agent.id)).toHaveLength(2);
   });
 
@@ -130,10 +160,17 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
       },
     });
     const leaderships = [postgresLeadership(databaseUrl), postgresLeadership(databaseUrl)];
-    const stops = [startWorkers(a.ctx, [worker("a")], leaderships[0]), startWorkers(b.ctx, [worker("b")], leaderships[1])];
+    const stops = [
+      startWorkers(a.ctx, [worker("a")], leaderships[0]),
+      startWorkers(b.ctx, [worker("b")], leaderships[1]),
+    ];
     try {
       const checked = async () => {
-        const r = await sql<{ n: number }>`select count(*)::int as n from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK'`.execute(a.db);
+        const r = await sql<{
+          n: number;
+        }>`select count(*)::int as n from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK'`.execute(
+          a.db,
+        );
         return r.rows[0]!.n >= 100;
       };
       await until(checked, "100 rechecks");
@@ -149,7 +186,9 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
     expect(paths).toHaveLength(100);
     expect(paths.every(([, count]) => count === 1)).toBe(true);
     const rows = await sql<{ n: number; jobs: number }>`
-      select count(*)::int as n, count(distinct job_id)::int as jobs from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK'`.execute(a.db);
+      select count(*)::int as n, count(distinct job_id)::int as jobs from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK'`.execute(
+      a.db,
+    );
     expect(rows.rows[0]).toEqual({ n: 100, jobs: 100 });
     await sql`delete from proof_checks where job_id = any(${ids}::uuid[])`.execute(a.db);
     await sql`delete from jobs where id = any(${ids}::uuid[])`.execute(a.db);
@@ -158,33 +197,55 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
   it("20 eligible threads by one owner posted through both instances, with both instances' reward workers, pay one reward once", async () => {
     const owner = await newUser(a);
     const payout = randomAddress();
-    expect((await a.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: payout } })).status).toBe(200);
-    const campaign = await a.http("POST", "/v1/forum/reward-campaigns", { token: admin.token, body: { kind: "THREAD", slots: 3 } });
+    expect((await a.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: payout } })).status).toBe(
+      200,
+    );
+    const campaign = await a.http("POST", "/v1/forum/reward-campaigns", {
+      token: admin.token,
+      body: { kind: "THREAD", slots: 3 },
+    });
     expect(campaign.status, JSON.stringify(campaign.json)).toBe(201);
     const agents = await Promise.all(Array.from({ length: 19 }, (_, i) => claimedAgent(i % 2 ? a : b, owner)));
     const before = await balanceOf(chain.config, payout);
     const posted = await Promise.all(
       [owner, ...agents].map((author, i) =>
-        (i % 2 ? a : b).http("POST", "/v1/forum/threads", { token: "apiKey" in author ? author.apiKey : author.token, body: { title: uniqueTitle(), body: uniqueText(450), category: "agent-economics" } }),
+        (i % 2 ? a : b).http("POST", "/v1/forum/threads", {
+          token: "apiKey" in author ? author.apiKey : author.token,
+          body: { title: uniqueTitle(), body: uniqueText(450), category: "agent-economics" },
+        }),
       ),
     );
     expect(posted.map((p) => p.status)).toEqual(Array(20).fill(201));
     const ids = posted.map((p) => p.json.data.id as string);
 
     // Each instance runs the rewards worker (under its registered name) as production does.
-    const worker: Worker = { name: rewardsWorker.name, everyMs: 100, run: (ctx) => runRewardsRound(ctx, { onlyAuthors: [], onlyRewards: [] }).then(() => {}) };
+    const worker: Worker = {
+      name: rewardsWorker.name,
+      everyMs: 100,
+      run: (ctx) => runRewardsRound(ctx, { onlyContributions: ids }).then(() => {}),
+    };
     const leaderships: WorkerLeadership[] = [postgresLeadership(databaseUrl), postgresLeadership(databaseUrl)];
     const stops = [startWorkers(a.ctx, [worker], leaderships[0]), startWorkers(b.ctx, [worker], leaderships[1])];
     try {
       await until(async () => {
-        const rows = await a.db.selectFrom("forum_rewards").select("status").where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
+        const rows = await a.db
+          .selectFrom("forum_rewards")
+          .select("status")
+          .where("contribution_id", "in", ids)
+          .where("kind", "=", "THREAD")
+          .execute();
         return rows.length === ids.length && rows.every((r) => ["PAID", "NOT_ELIGIBLE"].includes(r.status));
       }, "every thread's reward decided");
     } finally {
       stops.forEach((stop) => stop());
       await Promise.all(leaderships.map((l) => l.close()));
     }
-    const rows = await a.db.selectFrom("forum_rewards").select("status").where("contribution_id", "in", ids).where("kind", "=", "THREAD").execute();
+    const rows = await a.db
+      .selectFrom("forum_rewards")
+      .select("status")
+      .where("contribution_id", "in", ids)
+      .where("kind", "=", "THREAD")
+      .execute();
     expect(rows.filter((r) => r.status === "PAID")).toHaveLength(1);
     expect((await balanceOf(chain.config, payout)) - before).toBe(parseUsdc("0.095"));
   }, 180_000);
@@ -202,7 +263,9 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("two app instances on one
       const statuses: number[] = [];
       // In waves of parallel requests, alternating instances, well past the limit.
       for (let wave = 0; wave < 5; wave++) {
-        const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? x : y).http("GET", "/v1/jobs?limit=1", { ip })));
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => (i % 2 ? x : y).http("GET", "/v1/jobs?limit=1", { ip })),
+        );
         statuses.push(...answers.map((r) => r.status));
       }
       expect(statuses.filter((s) => s === 200)).toHaveLength(limit);

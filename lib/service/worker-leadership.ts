@@ -1,4 +1,5 @@
-import pg from "pg";
+import { GuardedClient, pgConnectionSettings, type DatabaseTimeouts } from "./db/connection";
+import { log } from "./log";
 
 /**
  * Who runs each background worker when several processes (a cluster of one machine, or instances
@@ -12,6 +13,10 @@ import pg from "pg";
  * connection that it still holds the lock, so a leader whose connection was cut stops before the
  * next round rather than running beside the new one. The work itself is still claimed row by row
  * (FOR UPDATE SKIP LOCKED), so even a round cut off midway never handles an item twice.
+ *
+ * The connection carries the pools' timeouts (db/connection.ts): a leadership check that gets no
+ * answer fails within queryTimeoutMs, the silent connection is destroyed (its locks go with it, as
+ * the server sees the session end) and the next check opens a new one and takes the locks again.
  */
 export interface WorkerLeadership {
   /** Whether this process leads `name` now (taking the lead if nobody holds it). */
@@ -28,27 +33,36 @@ export const SINGLE_PROCESS_LEADERSHIP: WorkerLeadership = {
 /** The advisory lock key of a worker (64-bit, from its name), computed in SQL by hashtextextended. */
 export const WORKER_LOCK_KEY_SQL = "hashtextextended('awm-worker:' || $1, 0)";
 
-export function postgresLeadership(databaseUrl: string, options: { applicationName?: string } = {}): WorkerLeadership {
-  let client: pg.Client | null = null;
-  let connecting: Promise<pg.Client> | null = null;
+export function postgresLeadership(
+  databaseUrl: string,
+  options: { applicationName?: string; timeouts?: Partial<DatabaseTimeouts> } = {},
+): WorkerLeadership {
+  let client: GuardedClient | null = null;
+  let connecting: Promise<GuardedClient> | null = null;
   let closed = false;
 
-  const connect = (): Promise<pg.Client> => {
+  const connect = (): Promise<GuardedClient> => {
     if (client) return Promise.resolve(client);
     connecting ??= (async () => {
-      const next = new pg.Client({ connectionString: databaseUrl, application_name: options.applicationName ?? `awm-workers pid=${process.pid}` });
+      const next = new GuardedClient({
+        ...pgConnectionSettings(databaseUrl, options.timeouts),
+        application_name: options.applicationName ?? `awm-workers pid=${process.pid}`,
+      });
       // A lost connection has lost its locks with it: forget it, and lead nothing until a new one
       // has taken the locks again.
       const drop = () => {
         if (client === next) client = null;
       };
       next.on("error", (error) => {
-        console.error("[workers] leadership connection lost:", error.message);
+        log.warn({ reason: error.message }, "worker leadership connection lost");
         drop();
       });
       next.on("end", drop);
       try {
         await next.connect();
+      } catch (error) {
+        next.abandon();
+        throw error;
       } finally {
         connecting = null;
       }
@@ -61,11 +75,11 @@ export function postgresLeadership(databaseUrl: string, options: { applicationNa
   return {
     async lead(name) {
       if (closed) return false;
-      let conn: pg.Client;
+      let conn: GuardedClient;
       try {
         conn = await connect();
       } catch (error) {
-        console.error("[workers] cannot reach the database to take the lead:", (error as Error).message);
+        log.warn({ reason: (error as Error).message }, "cannot reach the database to take the worker lead");
         return false;
       }
       try {
@@ -81,7 +95,11 @@ export function postgresLeadership(databaseUrl: string, options: { applicationNa
         );
         return rows[0]?.held === true;
       } catch (error) {
-        if (!closed) console.error(`[workers] leadership check of ${name} failed:`, (error as Error).message);
+        if (!closed) log.warn({ worker: name, reason: (error as Error).message }, "worker leadership check failed");
+        // Whatever went wrong, this session can no longer be trusted to hold the locks: end it, so
+        // the server releases them and the next check starts from a fresh session.
+        if (client === conn) client = null;
+        conn.abandon();
         return false;
       }
     },

@@ -1,6 +1,6 @@
 import "server-only";
 import { redirect } from "next/navigation";
-import { apiForRequest as apiWithToken } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import type { ApiClient } from "@/lib/api/client";
 import { getSession, signInHref, type Session } from "./session";
 
@@ -24,7 +24,10 @@ export async function sessionApi(): Promise<{ api: ApiClient; session: Session |
  * `returnTo`. With `human: true`, a visitor signed in with an agent key is sent to sign in with a
  * wallet instead (claims and posting as a person need a human session).
  */
-export async function requireSessionApi(returnTo: string, { human = false }: { human?: boolean } = {}): Promise<{ api: ApiClient; session: Session }> {
+export async function requireSessionApi(
+  returnTo: string,
+  { human = false }: { human?: boolean } = {},
+): Promise<{ api: ApiClient; session: Session }> {
   const { api, session } = await sessionApi();
   if (!session) redirect(signInHref(returnTo));
   if (human && session.kind !== "USER") redirect(signInHref(returnTo, { switch: "1" }));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isSameOriginRequest } from "./same-origin";
 
-const post = (headers: Record<string, string>) => new Request("http://127.0.0.1:3000/sign-out", { method: "POST", headers: { host: "127.0.0.1:3000", ...headers } });
+const post = (headers: Record<string, string>) =>
+  new Request("http://127.0.0.1:3000/sign-out", { method: "POST", headers: { host: "127.0.0.1:3000", ...headers } });
 
 describe("isSameOriginRequest (CSRF check of the dashboard's POST route handlers)", () => {
   it("accepts a post from this site", () => {
@@ -11,7 +12,11 @@ describe("isSameOriginRequest (CSRF check of the dashboard's POST route handlers
   });
 
   it("accepts the host a proxy forwarded", () => {
-    expect(isSameOriginRequest(post({ origin: "https://work.example", "x-forwarded-host": "work.example", "sec-fetch-site": "same-origin" }))).toBe(true);
+    expect(
+      isSameOriginRequest(
+        post({ origin: "https://work.example", "x-forwarded-host": "work.example", "sec-fetch-site": "same-origin" }),
+      ),
+    ).toBe(true);
   });
 
   it("refuses cross-site and same-site-but-other-origin posts", () => {

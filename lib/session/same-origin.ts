@@ -1,5 +1,6 @@
 import "server-only";
 import { siteUrl } from "@/lib/env";
+import { errorEnvelope } from "@/lib/api/schemas/errors";
 
 /**
  * CSRF defence for the dashboard's own POST route handlers (server actions get Next's built-in
@@ -20,11 +21,15 @@ export function isSameOriginRequest(request: Request): boolean {
   } catch {
     return false;
   }
-  const hosts = [request.headers.get("x-forwarded-host")?.split(",")[0]?.trim(), request.headers.get("host"), new URL(siteUrl()).host];
+  const hosts = [
+    request.headers.get("x-forwarded-host")?.split(",")[0]?.trim(),
+    request.headers.get("host"),
+    new URL(siteUrl()).host,
+  ];
   return hosts.some((h) => h && h === originHost);
 }
 
 /** The answer to a refused cross-site request, in the service's error envelope. */
 export function crossSiteRefusal(): Response {
-  return Response.json({ statusCode: 403, error: "Forbidden", message: ["cross-site request refused"], code: "CROSS_SITE_REQUEST" }, { status: 403 });
+  return Response.json(errorEnvelope(403, "cross-site request refused", "CROSS_SITE_REQUEST"), { status: 403 });
 }

@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { getIronSession, type IronSession, type SessionOptions } from "iron-session";
 import { getEnv } from "@/lib/env";
 import { sessionSecret } from "@/lib/server-secrets.mjs";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 
 /**
  * What the dashboard remembers about a visitor, sealed (encrypted and signed) in an httpOnly cookie:
@@ -67,7 +67,12 @@ export const getSession = cache(async (): Promise<Session | null> => {
   const session = await rawSession();
   if (!session.token || !session.kind) return null;
   if (session.expiresAt && Date.parse(session.expiresAt) <= Date.now()) return null;
-  return { token: session.token, kind: session.kind, label: session.label ?? "Signed in", expiresAt: session.expiresAt ?? null };
+  return {
+    token: session.token,
+    kind: session.kind,
+    label: session.label ?? "Signed in",
+    expiresAt: session.expiresAt ?? null,
+  };
 });
 
 /** For pages and actions that need a signed-in visitor: sends others to sign in, then back. */
@@ -86,7 +91,12 @@ export function signInHref(returnTo: string, extra: Record<string, string> = {})
  * cookies cannot be set while a page renders). The cookie lives exactly as long as the credential:
  * a human's token until its expiresAt, an agent key for a week.
  */
-export async function signInWithToken(token: string, expiresAt: string | null, kind: "USER" | "AGENT", label: string): Promise<void> {
+export async function signInWithToken(
+  token: string,
+  expiresAt: string | null,
+  kind: "USER" | "AGENT",
+  label: string,
+): Promise<void> {
   const until = expiresAt ? Date.parse(expiresAt) : Date.now() + AGENT_SESSION_SECONDS * 1000;
   const ttl = Math.max(MIN_SESSION_SECONDS, Math.floor((until - Date.now()) / 1000));
   const session = await rawSession(ttl);
@@ -106,6 +116,6 @@ export async function signOut(): Promise<void> {
   const { token, kind } = session;
   session.destroy();
   if (token && kind === "USER") {
-    await (await apiForRequest(token)).endSession({}).catch(() => undefined);
+    await (await apiWithToken(token)).endSession({}).catch(() => undefined);
   }
 }

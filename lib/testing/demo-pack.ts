@@ -6,19 +6,45 @@ import type { PublishEvalPackRequest } from "@/lib/api/schemas/evals";
 export function demoPackInput(overrides: Partial<PublishEvalPackRequest> = {}, poolSize = 8): PublishEvalPackRequest {
   const items: PublishEvalPackRequest["items"] = [];
   for (let i = 1; i <= poolSize; i++) {
-    const kind = i % 4 === 1 ? "MULTIPLE_CHOICE" : i % 4 === 2 ? "SHORT_ANSWER" : i % 4 === 3 ? "STRUCTURED" : "STRUCTURED";
+    const kind =
+      i % 4 === 1 ? "MULTIPLE_CHOICE" : i % 4 === 2 ? "SHORT_ANSWER" : i % 4 === 3 ? "STRUCTURED" : "STRUCTURED";
     if (kind === "MULTIPLE_CHOICE") {
-      items.push({ kind, section: "Rules", points: 2, prompt: `Item ${i}: choose the choice with id b.`, choices: [{ id: "a", text: "not this" }, { id: "b", text: "this one" }], answer: "b" });
+      items.push({
+        kind,
+        section: "Rules",
+        points: 2,
+        prompt: `Item ${i}: choose the choice with id b.`,
+        choices: [
+          { id: "a", text: "not this" },
+          { id: "b", text: "this one" },
+        ],
+        answer: "b",
+      });
     } else if (kind === "SHORT_ANSWER") {
-      items.push({ kind, section: "Knowledge", prompt: `Item ${i}: name the settlement token (answer with a sentence containing USDC).`, keywords: ["usdc", "usd coin"] });
+      items.push({
+        kind,
+        section: "Knowledge",
+        prompt: `Item ${i}: name the settlement token (answer with a sentence containing USDC).`,
+        keywords: ["usdc", "usd coin"],
+      });
     } else if (i % 4 === 3) {
-      items.push({ kind, section: "Tasks", prompt: `Item ${i}: answer the JSON object {"ok": true, "n": ${i}}.`, expected: { ok: true, n: i } });
+      items.push({
+        kind,
+        section: "Tasks",
+        prompt: `Item ${i}: answer the JSON object {"ok": true, "n": ${i}}.`,
+        expected: { ok: true, n: i },
+      });
     } else {
       items.push({
         kind,
         section: "Tasks",
         prompt: `Item ${i}: answer a JSON object with a string "email" and an integer "rows" of at least 1.`,
-        answerSchema: { type: "object", required: ["email", "rows"], properties: { email: { type: "string", pattern: "^[^@]+@[^@]+$" }, rows: { type: "integer", minimum: 1 } }, additionalProperties: false },
+        answerSchema: {
+          type: "object",
+          required: ["email", "rows"],
+          properties: { email: { type: "string", pattern: "^[^@]+@[^@]+$" }, rows: { type: "integer", minimum: 1 } },
+          additionalProperties: false,
+        },
       });
     }
   }

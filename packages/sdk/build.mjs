@@ -1,5 +1,6 @@
 // Builds @agent-work-marketplace/sdk into packages/sdk/dist from this repository's lib/api:
-//   dist/index.js  the SDK (ESM, one file; zod stays an import: the package's only dependency)
+//   dist/index.js  the SDK (ESM, one file; zod stays an import: the package's only dependency;
+//                  the standardwebhooks library that signs and verifies webhooks is bundled in)
 //   dist/cli.js    the awm binary (ESM, one file, with a shebang)
 //   dist/index.d.ts + dist/types/…  declarations by tsc, with ESM-ready relative imports
 // esbuild bundles (it is already in node_modules, under vite and tsx) because the sources are
@@ -29,7 +30,12 @@ const common = {
   logLevel: "warning",
 };
 await build({ ...common, entryPoints: [path.join(here, "src/index.ts")], outfile: path.join(dist, "index.js") });
-await build({ ...common, entryPoints: [path.join(here, "src/cli/main.ts")], outfile: path.join(dist, "cli.js"), banner: { js: "#!/usr/bin/env node" } });
+await build({
+  ...common,
+  entryPoints: [path.join(here, "src/cli/main.ts")],
+  outfile: path.join(dist, "cli.js"),
+  banner: { js: "#!/usr/bin/env node" },
+});
 
 const tsc = path.resolve(here, "../../node_modules/typescript/bin/tsc");
 execFileSync(process.execPath, [tsc, "-p", path.join(here, "tsconfig.build.json")], { stdio: "inherit" });
@@ -44,13 +50,16 @@ function addExtensions(dir) {
       continue;
     }
     if (!file.endsWith(".d.ts")) continue;
-    const text = readFileSync(file, "utf8").replace(/(from\s+|import\()(["'])(\.{1,2}\/[^"']+)\2/g, (whole, lead, quote, spec) => {
-      if (/\.(js|mjs|cjs|json)$/.test(spec)) return whole;
-      const target = path.resolve(path.dirname(file), spec);
-      if (existsSync(`${target}.d.ts`)) return `${lead}${quote}${spec}.js${quote}`;
-      if (existsSync(path.join(target, "index.d.ts"))) return `${lead}${quote}${spec}/index.js${quote}`;
-      throw new Error(`${path.relative(here, file)}: cannot resolve ${spec}`);
-    });
+    const text = readFileSync(file, "utf8").replace(
+      /(from\s+|import\()(["'])(\.{1,2}\/[^"']+)\2/g,
+      (whole, lead, quote, spec) => {
+        if (/\.(js|mjs|cjs|json)$/.test(spec)) return whole;
+        const target = path.resolve(path.dirname(file), spec);
+        if (existsSync(`${target}.d.ts`)) return `${lead}${quote}${spec}.js${quote}`;
+        if (existsSync(path.join(target, "index.d.ts"))) return `${lead}${quote}${spec}/index.js${quote}`;
+        throw new Error(`${path.relative(here, file)}: cannot resolve ${spec}`);
+      },
+    );
     writeFileSync(file, text);
   }
 }

@@ -11,7 +11,15 @@ import { webhookHeaders } from "@/lib/api/webhooks";
 import { routes } from "@/lib/api/routes";
 import type { RouteDef } from "@/lib/api/contract";
 import { uniqueText } from "@/lib/testing/unique-text";
-import { GENEROUS_BUDGETS, claimLinkFor, jobInput, newUser, startTestService, type TestService, type TestUser } from "@/lib/service/testing/harness";
+import {
+  GENEROUS_BUDGETS,
+  claimLinkFor,
+  jobInput,
+  newUser,
+  startTestService,
+  type TestService,
+  type TestUser,
+} from "@/lib/service/testing/harness";
 
 /**
  * The SDK as its users get it: built (npm run sdk:build), packed (npm pack), installed from the
@@ -22,17 +30,37 @@ import { GENEROUS_BUDGETS, claimLinkFor, jobInput, newUser, startTestService, ty
 const REPO = path.resolve(__dirname, "../..");
 const SDK_DIR = path.join(REPO, "packages/sdk");
 
-function run(file: string, args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {}) {
+function run(
+  file: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, timeout: options.timeoutMs ?? 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      {
+        cwd: options.cwd,
+        env: options.env as NodeJS.ProcessEnv,
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: 16 << 20,
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 async function npm(args: string[], cwd: string) {
   // A clean environment: no npm_config_* inherited from the `npx vitest` that runs this file.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    npm_config_audit: "false",
+  };
   const result = await run("npm", args, { cwd, env, timeoutMs: 180_000 });
   if (result.code !== 0) throw new Error(`npm ${args.join(" ")} failed (${result.code}):\n${result.stderr}`);
   return result.stdout;
@@ -51,7 +79,10 @@ const jobIds: string[] = [];
 
 beforeAll(async () => {
   service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, probeAllowLoopback: true });
-  const built = await run(process.execPath, [path.join(SDK_DIR, "build.mjs")], { cwd: REPO, env: { PATH: process.env.PATH } });
+  const built = await run(process.execPath, [path.join(SDK_DIR, "build.mjs")], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH },
+  });
   expect(built.code, built.stderr).toBe(0);
 
   tmp = await mkdtemp(path.join(os.tmpdir(), "awm-sdk-"));
@@ -59,17 +90,27 @@ beforeAll(async () => {
   await npm(["pack", "--pack-destination", tmp, "--ignore-scripts"], SDK_DIR);
   await npm(["pack", "--pack-destination", tmp, "--ignore-scripts"], path.join(REPO, "node_modules/zod"));
   const tarballs = (await readdir(tmp)).filter((f) => f.endsWith(".tgz"));
-  expect(tarballs.sort()).toEqual(["agent-work-marketplace-sdk-0.1.0.tgz", expect.stringMatching(/^zod-4\.\d+\.\d+\.tgz$/)]);
+  expect(tarballs.sort()).toEqual([
+    "agent-work-marketplace-sdk-0.1.0.tgz",
+    expect.stringMatching(/^zod-4\.\d+\.\d+\.tgz$/),
+  ]);
 
   project = path.join(tmp, "consumer");
   await mkdir(project);
-  await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  await writeFile(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
   await npm(["install", "--offline", ...tarballs.map((t) => path.join(tmp, t))], project);
-  sdk = (await import(pathToFileURL(path.join(project, "node_modules/@agent-work-marketplace/sdk/dist/index.js")).href)) as Sdk;
+  sdk = (await import(
+    pathToFileURL(path.join(project, "node_modules/@agent-work-marketplace/sdk/dist/index.js")).href
+  )) as Sdk;
 
   poster = await newUser(service);
   for (let i = 0; i < 5; i++) {
-    const job = await poster.client.createJob({ body: jobInput({ title: `SDK job ${i} ${SKILL}`, requiredSkills: [SKILL] }) });
+    const job = await poster.client.createJob({
+      body: jobInput({ title: `SDK job ${i} ${SKILL}`, requiredSkills: [SKILL] }),
+    });
     jobIds.push(job.data.id);
   }
 }, 600_000);
@@ -81,9 +122,13 @@ afterAll(async () => {
 
 describe("the packed SDK, installed outside the repository", () => {
   it("is one package with zod as its only dependency; it resolves its own zod", async () => {
-    const manifest = JSON.parse(await readFile(path.join(project, "node_modules/@agent-work-marketplace/sdk/package.json"), "utf8"));
+    const manifest = JSON.parse(
+      await readFile(path.join(project, "node_modules/@agent-work-marketplace/sdk/package.json"), "utf8"),
+    );
     expect(Object.keys(manifest.dependencies)).toEqual(["zod"]);
-    expect(await readdir(path.join(project, "node_modules"))).toEqual(expect.arrayContaining(["@agent-work-marketplace", "zod"]));
+    expect(await readdir(path.join(project, "node_modules"))).toEqual(
+      expect.arrayContaining(["@agent-work-marketplace", "zod"]),
+    );
     expect(sdk.SDK_VERSION).toBe("0.1.0");
     // The same route table as the app's, by construction.
     expect(Object.keys(sdk.routes).sort()).toEqual(Object.keys(routes).sort());
@@ -91,7 +136,9 @@ describe("the packed SDK, installed outside the repository", () => {
 
   it("signs up an agent, iterates every page of the board, bids, and reports refusals as typed ApiError", async () => {
     const anonymous = sdk.createAwmClient({ baseUrl: service.baseUrl });
-    const signup = await anonymous.signUpAgent({ body: { ownerEmail: `sdk-${randomUUID()}@example.test`, name: "SDK agent" } });
+    const signup = await anonymous.signUpAgent({
+      body: { ownerEmail: `sdk-${randomUUID()}@example.test`, name: "SDK agent" },
+    });
     const agent = sdk.createAwmClient({ baseUrl: service.baseUrl, apiKey: signup.data.apiKey });
     expect((await agent.heartbeat({})).data.status).toBe("ACTIVE");
 
@@ -105,17 +152,23 @@ describe("the packed SDK, installed outside the repository", () => {
       },
     });
     const listed = [];
-    for await (const job of counting.paginate(sdk.routes.listJobs, { query: { skills: SKILL, limit: 2 } })) listed.push(job.id);
+    for await (const job of counting.paginate(sdk.routes.listJobs, { query: { skills: SKILL, limit: 2 } }))
+      listed.push(job.id);
     expect(listed.sort()).toEqual([...jobIds].sort());
     expect(seen).toHaveLength(3);
     expect(seen.slice(1).every((url) => new URL(url).searchParams.get("cursor"))).toBe(true);
 
-    const bid = await agent.placeBid({ params: { id: jobIds[0]! }, body: { agentId: signup.data.agent.id, proposedUsdc: "35.5" } });
+    const bid = await agent.placeBid({
+      params: { id: jobIds[0]! },
+      body: { agentId: signup.data.agent.id, proposedUsdc: "35.5" },
+    });
     expect(bid.data).toMatchObject({ jobId: jobIds[0], proposedUsdc: "35.5", status: "PENDING" });
     const posterSees = await poster.client.listJobBids({ params: { jobId: jobIds[0]! } });
     expect(posterSees.data.map((b) => b.id)).toContain(bid.data.id);
 
-    const again = await agent.placeBid({ params: { id: jobIds[0]! }, body: { agentId: signup.data.agent.id, proposedUsdc: "30" } }).catch((e: unknown) => e);
+    const again = await agent
+      .placeBid({ params: { id: jobIds[0]! }, body: { agentId: signup.data.agent.id, proposedUsdc: "30" } })
+      .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(sdk.ApiError);
     const error = again as InstanceType<Sdk["ApiError"]>;
     expect(error).toMatchObject({ status: 409, code: "BID_ALREADY_PLACED" });
@@ -134,14 +187,28 @@ describe("the packed SDK, installed outside the repository", () => {
       arrivals.push({ method: req.method!, at: performance.now() });
       if (failuresLeft > 0) {
         failuresLeft -= 1;
-        res.writeHead(503, { "content-type": "application/json", ...(failuresLeft === 1 ? { "retry-after": "1" } : {}) });
-        res.end(JSON.stringify({ statusCode: 503, error: "Service Unavailable", message: "down for a moment", code: "UNAVAILABLE" }));
+        res.writeHead(503, {
+          "content-type": "application/json",
+          ...(failuresLeft === 1 ? { "retry-after": "1" } : {}),
+        });
+        res.end(
+          JSON.stringify({
+            statusCode: 503,
+            error: "Service Unavailable",
+            message: "down for a moment",
+            code: "UNAVAILABLE",
+          }),
+        );
         return;
       }
-      const upstream = http.request(`${service.baseUrl}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = http.request(
+        `${service.baseUrl}${req.url}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       req.pipe(upstream);
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
@@ -159,10 +226,16 @@ describe("the packed SDK, installed outside the repository", () => {
 
       failuresLeft = 1;
       arrivals.length = 0;
-      const signup = await sdk.createAwmClient({ baseUrl: service.baseUrl }).signUpAgent({ body: { ownerEmail: `sdk-${randomUUID()}@example.test` } });
+      const signup = await sdk
+        .createAwmClient({ baseUrl: service.baseUrl })
+        .signUpAgent({ body: { ownerEmail: `sdk-${randomUUID()}@example.test` } });
       const refused = await sdk
         .createAwmClient({ baseUrl, apiKey: signup.data.apiKey })
-        .placeBid({ params: { id: jobIds[1]! }, body: { agentId: signup.data.agent.id, proposedUsdc: "20" }, idempotencyKey: "sdk-test-key-1" })
+        .placeBid({
+          params: { id: jobIds[1]! },
+          body: { agentId: signup.data.agent.id, proposedUsdc: "20" },
+          idempotencyKey: "sdk-test-key-1",
+        })
         .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(sdk.ApiError);
       expect(refused).toMatchObject({ status: 503, code: "UNAVAILABLE" });
@@ -174,17 +247,33 @@ describe("the packed SDK, installed outside the repository", () => {
   });
 
   it("verifies a webhook signed the way the service signs, and refuses a tampered or stale one", () => {
-    const secret = `whsec_${randomBytes(24).toString("base64url")}`;
-    const body = JSON.stringify({ id: randomUUID(), type: "job.assigned", createdAt: new Date().toISOString(), data: { jobId: jobIds[0] } });
+    const secret = `whsec_${randomBytes(24).toString("base64")}`;
+    const at = new Date().toISOString();
+    const body = JSON.stringify({
+      id: randomUUID(),
+      type: "job.assigned",
+      timestamp: at,
+      sequence: 7,
+      createdAt: at,
+      data: { jobId: jobIds[0] },
+    });
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = webhookHeaders({ secret, id: "evt-1", body, timestamp });
+    const headers = webhookHeaders({ secrets: [secret], id: "evt-1", body, timestamp });
     expect(sdk.verifyWebhookSignature({ secret, body, headers })).toEqual({ ok: true, id: "evt-1", timestamp });
-    expect(sdk.parseWebhook({ secret, body: Buffer.from(body), headers: new Headers(headers) })).toMatchObject({ type: "job.assigned", data: { jobId: jobIds[0] } });
-    expect(sdk.verifyWebhookSignature({ secret, body: body.replace("job.assigned", "job.paid"), headers }).ok).toBe(false);
-    const stale = webhookHeaders({ secret, id: "evt-1", body, timestamp: timestamp - 3600 });
+    expect(sdk.parseWebhook({ secret, body: Buffer.from(body), headers: new Headers(headers) })).toMatchObject({
+      type: "job.assigned",
+      sequence: 7,
+      data: { jobId: jobIds[0] },
+    });
+    expect(sdk.verifyWebhookSignature({ secret, body: body.replace("job.assigned", "job.paid"), headers }).ok).toBe(
+      false,
+    );
+    const stale = webhookHeaders({ secrets: [secret], id: "evt-1", body, timestamp: timestamp - 3600 });
     expect(() => sdk.parseWebhook({ secret, body, headers: stale })).toThrow(sdk.WebhookVerificationError);
     expect(() => sdk.parseWebhook({ secret, body, headers: stale })).toThrow(/tolerance/);
-    expect(() => sdk.parseWebhook({ secret: "whsec_other", body, headers })).toThrow(/no signature matches/);
+    expect(() => sdk.parseWebhook({ secret: `whsec_${randomBytes(24).toString("base64")}`, body, headers })).toThrow(
+      /no signature matches/,
+    );
   });
 
   it("its declarations type-check a consumer compiled as Node ESM (moduleResolution nodenext)", async () => {
@@ -196,14 +285,14 @@ describe("the packed SDK, installed outside the repository", () => {
         "export async function main(): Promise<boolean> {",
         '  for await (const job of client.paginate(routes.listJobs, { query: { status: "OPEN" } })) { const title: string = job.title; void title; }',
         '  try { await client.placeBid({ params: { id: "j" }, body: { agentId: "a", proposedUsdc: "1" } }); }',
-        '  catch (e) {',
+        "  catch (e) {",
         '    if (e instanceof ApiError && e.is("BID_ALREADY_PLACED")) {',
-        '      const id: string | undefined = e.extra.existingBidId; void id;',
-        '    }',
-        '  }',
-        '  schemas.Job.safeParse({});',
-        '  // @ts-expect-error the route has no such parameter',
-        '  await client.getJob({ params: { nope: 1 } });',
+        "      const id: string | undefined = e.extra.existingBidId; void id;",
+        "    }",
+        "  }",
+        "  schemas.Job.safeParse({});",
+        "  // @ts-expect-error the route has no such parameter",
+        "  await client.getJob({ params: { nope: 1 } });",
         '  return verifyWebhookSignature({ secret: "s", body: "{}", headers: {} }).ok;',
         "}",
       ].join("\n"),
@@ -211,11 +300,23 @@ describe("the packed SDK, installed outside the repository", () => {
     await writeFile(
       path.join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: ["node"], typeRoots: [path.join(REPO, "node_modules/@types")] },
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"],
+          typeRoots: [path.join(REPO, "node_modules/@types")],
+        },
         files: ["consumer.ts"],
       }),
     );
-    const tsc = await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", project], { cwd: project, env: { PATH: process.env.PATH } });
+    const tsc = await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", project], {
+      cwd: project,
+      env: { PATH: process.env.PATH },
+    });
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.code).toBe(0);
   }, 180_000);
@@ -223,7 +324,10 @@ describe("the packed SDK, installed outside the repository", () => {
 
 describe("the awm binary, installed from the tarball", () => {
   const awm = (args: string[], env: Record<string, string> = {}) =>
-    run(path.join(project, "node_modules/.bin/awm"), args, { cwd: project, env: { PATH: process.env.PATH, AWM_BASE_URL: service.baseUrl, ...env } });
+    run(path.join(project, "node_modules/.bin/awm"), args, {
+      cwd: project,
+      env: { PATH: process.env.PATH, AWM_BASE_URL: service.baseUrl, ...env },
+    });
   const json = async (args: string[], env: Record<string, string> = {}) => {
     const result = await awm(["--json", ...args], env);
     return { code: result.code, body: JSON.parse(result.stdout), stderr: result.stderr };
@@ -250,17 +354,21 @@ describe("the awm binary, installed from the tarball", () => {
     expect(onePage.body.data).toHaveLength(2);
     expect(onePage.body.nextCursor).toEqual(expect.any(String));
 
-    const shown = await awm(["--base-url", service.baseUrl, "--key", key, "--json", "jobs", "show", jobIds[2]!], { AWM_BASE_URL: "" });
+    const shown = await awm(["--base-url", service.baseUrl, "--key", key, "--json", "jobs", "show", jobIds[2]!], {
+      AWM_BASE_URL: "",
+    });
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ id: jobIds[2], viewer: { role: "PUBLIC" } });
 
     const text = await awm(["jobs", "list", "--skill", SKILL]);
-    expect(text.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+MODE\s+BUDGET\s+TITLE$/);
+    expect(text.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+MODE\s+BUDGET\s+FUNDED\s+TITLE$/);
     expect(text.stdout).toContain(`SDK job 3 ${SKILL}`);
   });
 
   it("jobs bid, then submit once the poster accepted; refusals exit non-zero with the API's code", async () => {
-    const bid = await json(["jobs", "bid", jobIds[3]!, "--amount", "25", "--cover-letter", "I can do this."], { AWM_API_KEY: key });
+    const bid = await json(["jobs", "bid", jobIds[3]!, "--amount", "25", "--cover-letter", "I can do this."], {
+      AWM_API_KEY: key,
+    });
     expect(bid.code, bid.stderr).toBe(0);
     expect(bid.body).toMatchObject({ jobId: jobIds[3], agentId, proposedUsdc: "25", coverLetter: "I can do this." });
 
@@ -273,11 +381,19 @@ describe("the awm binary, installed from the tarball", () => {
 
     await poster.client.acceptBid({ params: { jobId: jobIds[3]!, bidId: bid.body.id } });
     // Funding is the chain's business (lib/service/escrow); mark the deposit as the bid tests do.
-    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` }).where("id", "=", jobIds[3]!).execute();
+    await service.db
+      .updateTable("jobs")
+      .set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` })
+      .where("id", "=", jobIds[3]!)
+      .execute();
     const site = http.createServer((req, res) => {
       const good = req.url === "/leads";
       res.writeHead(good ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
-      res.end(good ? "<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td></tr></table></body></html>" : "not found");
+      res.end(
+        good
+          ? "<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td></tr></table></body></html>"
+          : "not found",
+      );
     });
     await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
     try {
@@ -304,7 +420,10 @@ describe("the awm binary, installed from the tarball", () => {
     const rotated = await json(["keys", "rotate", created.body.key.id, "--overlap", "0"], { AWM_API_KEY: key });
     expect(rotated.code, rotated.stderr).toBe(0);
     expect(rotated.body.previous.id).toBe(created.body.key.id);
-    expect((await json(["whoami"], { AWM_API_KEY: created.body.secret })).body.error).toMatchObject({ status: 401, code: "KEY_EXPIRED" });
+    expect((await json(["whoami"], { AWM_API_KEY: created.body.secret })).body.error).toMatchObject({
+      status: 401,
+      code: "KEY_EXPIRED",
+    });
     expect((await json(["whoami"], { AWM_API_KEY: rotated.body.secret })).body).toMatchObject({ id: agentId });
 
     const revoked = await json(["keys", "revoke", rotated.body.key.id], { AWM_API_KEY: key });
@@ -315,16 +434,33 @@ describe("the awm binary, installed from the tarball", () => {
   });
 
   it("forum post starts a thread and replies once the owner has claimed the agent", async () => {
-    const unclaimed = await json(["forum", "post", "--title", "Before the claim", "--body", uniqueText(120), "--category", "agent-lounge"], { AWM_API_KEY: key });
+    const unclaimed = await json(
+      ["forum", "post", "--title", "Before the claim", "--body", uniqueText(120), "--category", "agent-lounge"],
+      { AWM_API_KEY: key },
+    );
     expect(unclaimed.code).toBe(3);
     expect(unclaimed.body.error.status).toBe(403);
 
     const owner = await newUser(service);
     await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
-    const thread = await json(["forum", "post", "--title", `Notes from the CLI ${SKILL}`, "--body", uniqueText(160), "--category", "agent-lounge"], { AWM_API_KEY: key });
+    const thread = await json(
+      [
+        "forum",
+        "post",
+        "--title",
+        `Notes from the CLI ${SKILL}`,
+        "--body",
+        uniqueText(160),
+        "--category",
+        "agent-lounge",
+      ],
+      { AWM_API_KEY: key },
+    );
     expect(thread.code, JSON.stringify(thread.body)).toBe(0);
     expect(thread.body).toMatchObject({ title: `Notes from the CLI ${SKILL}`, category: "agent-lounge" });
-    const reply = await json(["forum", "post", "--thread", thread.body.slug, "--body", uniqueText(140)], { AWM_API_KEY: key });
+    const reply = await json(["forum", "post", "--thread", thread.body.slug, "--body", uniqueText(140)], {
+      AWM_API_KEY: key,
+    });
     expect(reply.code, JSON.stringify(reply.body)).toBe(0);
     expect(reply.body.threadId).toBe(thread.body.id);
   });
@@ -346,10 +482,25 @@ describe("the awm binary, installed from the tarball", () => {
       expect(listed.body.error.message).toMatch(/no webhooks route/);
       return;
     }
-    const created = await json(["webhooks", "create", "--url", "https://hooks.example.com/awm", "--event", "job.assigned", "--event", "bid.accepted"], env);
+    const created = await json(
+      [
+        "webhooks",
+        "create",
+        "--url",
+        "https://hooks.example.com/awm",
+        "--event",
+        "job.assigned",
+        "--event",
+        "bid.accepted",
+      ],
+      env,
+    );
     expect(created.code, JSON.stringify(created.body)).toBe(0);
     const endpoint = created.body.endpoint ?? created.body;
-    expect(endpoint).toMatchObject({ url: "https://hooks.example.com/awm", events: expect.arrayContaining(["job.assigned", "bid.accepted"]) });
+    expect(endpoint).toMatchObject({
+      url: "https://hooks.example.com/awm",
+      events: expect.arrayContaining(["job.assigned", "bid.accepted"]),
+    });
     expect(created.body.secret).toMatch(/^whsec_/);
     const listed = await json(["webhooks", "list"], env);
     expect(listed.code).toBe(0);
@@ -366,10 +517,14 @@ describe("the awm binary, installed from the tarball", () => {
   });
 
   it("runs from the sources in the repository too (npm run awm): the same commands, no build", async () => {
-    const fromSource = await run(process.execPath, [path.join(REPO, "node_modules/tsx/dist/cli.mjs"), path.join(SDK_DIR, "src/cli/main.ts"), "--json", "whoami"], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH, AWM_BASE_URL: service.baseUrl, AWM_API_KEY: key },
-    });
+    const fromSource = await run(
+      process.execPath,
+      [path.join(REPO, "node_modules/tsx/dist/cli.mjs"), path.join(SDK_DIR, "src/cli/main.ts"), "--json", "whoami"],
+      {
+        cwd: REPO,
+        env: { PATH: process.env.PATH, AWM_BASE_URL: service.baseUrl, AWM_API_KEY: key },
+      },
+    );
     expect(fromSource.code, fromSource.stderr).toBe(0);
     expect(JSON.parse(fromSource.stdout)).toMatchObject({ id: agentId, status: "ACTIVE" });
   });
@@ -392,7 +547,17 @@ describe("the awm binary, installed from the tarball", () => {
 
     const help = await awm(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["jobs list", "jobs show", "jobs bid", "submit", "forum post", "keys rotate", "webhooks deliveries", "packs list"]) expect(help.stdout).toContain(`awm ${command}`);
+    for (const command of [
+      "jobs list",
+      "jobs show",
+      "jobs bid",
+      "submit",
+      "forum post",
+      "keys rotate",
+      "webhooks deliveries",
+      "packs list",
+    ])
+      expect(help.stdout).toContain(`awm ${command}`);
     expect((await awm(["--version"])).stdout.trim()).toBe("0.1.0");
   });
 });

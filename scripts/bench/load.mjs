@@ -1,6 +1,8 @@
 // The load generator of `npm run bench`, in its own process so that it never shares an event loop
-// (or a core's time slice) with the server it measures: argv[2] is the options as JSON
-// ({url, connections, duration, headers, overallRate?}), stdout one JSON line with the result.
+// (or a core's time slice) with the server it measures: argv[2] is the options as JSON (or @<file> holding it)
+// ({url, connections, duration, headers, overallRate?, sequence?}), stdout one JSON line with the result.
+// `sequence` ([{method?, path, headers?, body?}]) gives the requests in turn across every connection
+// (e.g. 40 agents each with its own key; bids on one new job each), instead of `url` again and again.
 //
 // Two models:
 // - Saturation (no overallRate): autocannon, closed loop, each connection sends its next request as
@@ -11,16 +13,38 @@
 //   this: each of its connections sends its whole per-second quota back to back at the top of every
 //   second (lib/httpClient.js resets `reqsMadeThisSecond` once a second), so "500 req/s" arrives as a
 //   burst of 500 and the percentiles measure how long the burst takes to drain.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import autocannon from "autocannon";
 
-const options = JSON.parse(process.argv[2]);
+const options = JSON.parse(
+  process.argv[2].startsWith("@") ? readFileSync(process.argv[2].slice(1), "utf8") : process.argv[2],
+);
 const headers = { accept: "application/json", ...(options.headers ?? {}) };
+let turn = 0;
+/** The next request of the sequence (round robin over every connection), or null without one. */
+const nextOf = (sequence) => (sequence ? sequence[turn++ % sequence.length] : null);
 const result = options.overallRate ? await atRate(options) : await saturate(options);
 process.stdout.write(JSON.stringify(result) + "\n");
 
-async function saturate(opts) {
-  const run = await autocannon({ ...opts, headers });
+async function saturate({ sequence, ...opts }) {
+  const requests = sequence
+    ? [
+        {
+          setupRequest: (req) => {
+            const next = nextOf(sequence);
+            return {
+              ...req,
+              method: next.method ?? "GET",
+              path: next.path,
+              headers: { ...headers, ...(next.headers ?? {}) },
+              ...(next.body ? { body: next.body } : {}),
+            };
+          },
+        },
+      ]
+    : undefined;
+  const run = await autocannon({ ...opts, headers, ...(requests ? { requests } : {}) });
   return {
     p50: run.latency.p50,
     p99: run.latency.p99,
@@ -31,7 +55,7 @@ async function saturate(opts) {
   };
 }
 
-async function atRate({ url, connections, duration, overallRate }) {
+async function atRate({ url, connections, duration, overallRate, sequence }) {
   // At most `connections` requests in flight (keep-alive sockets); a due request waits for a socket,
   // and that wait is part of its latency.
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
@@ -45,20 +69,27 @@ async function atRate({ url, connections, duration, overallRate }) {
   const started = performance.now();
 
   const send = (dueAt) => {
+    const next = nextOf(sequence);
+    const target = next ? new URL(next.path, url) : url;
     const request = new Promise((resolve) => {
-      const req = http.get(url, { agent, headers, timeout: 10_000 }, (res) => {
-        res.on("data", () => {});
-        res.on("end", () => {
-          if (res.statusCode < 200 || res.statusCode >= 300) non2xx += 1;
-          latencies.push(performance.now() - dueAt);
-          resolve();
-        });
-      });
+      const req = http.request(
+        target,
+        { method: next?.method ?? "GET", agent, headers: { ...headers, ...(next?.headers ?? {}) }, timeout: 10_000 },
+        (res) => {
+          res.on("data", () => {});
+          res.on("end", () => {
+            if (res.statusCode < 200 || res.statusCode >= 300) non2xx += 1;
+            latencies.push(performance.now() - dueAt);
+            resolve();
+          });
+        },
+      );
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", () => {
         errors += 1;
         resolve();
       });
+      req.end(next?.body);
     });
     pending.add(request);
     request.then(() => pending.delete(request));
@@ -82,6 +113,14 @@ async function atRate({ url, connections, duration, overallRate }) {
   agent.destroy();
 
   latencies.sort((a, b) => a - b);
-  const at = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]) : 0);
-  return { p50: at(0.5), p99: at(0.99), rps: Math.round((latencies.length / elapsed) * 10) / 10, total: latencies.length, errors, non2xx };
+  const at = (q) =>
+    latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]) : 0;
+  return {
+    p50: at(0.5),
+    p99: at(0.99),
+    rps: Math.round((latencies.length / elapsed) * 10) / 10,
+    total: latencies.length,
+    errors,
+    non2xx,
+  };
 }

@@ -32,7 +32,12 @@ describe("scripts/chain/deploy-escrow.ts", () => {
     expect(deployed).toMatchObject({ operator: operator.address, feeRecipient, feeBps: 250 });
     expect(deployed.escrowAddress).not.toBe(chain.config.escrowAddress);
 
-    const config = { ...chain.config, escrowAddress: deployed.escrowAddress, operatorPrivateKey: operator.privateKey, feeBps: 250 };
+    const config = {
+      ...chain.config,
+      escrowAddress: deployed.escrowAddress,
+      operatorPrivateKey: operator.privateKey,
+      feeBps: 250,
+    };
     const jobId = `0x${"ab".repeat(32)}` as const;
     // The deployed contract has the per-payer slots the service settles: a stranger's unit first
     // does not stop the poster's deposit, and the poster's slot is what is released.
@@ -44,13 +49,33 @@ describe("scripts/chain/deploy-escrow.ts", () => {
     const before = await erc20BalanceOf({ config, address: agent });
     await releaseEscrow({ config, escrowJobId: jobId, payer: poster.address, to: agent });
     expect((await erc20BalanceOf({ config, address: agent })) - before).toBe(parseUsdc("9.75"));
-    expect(await getEscrow({ config, escrowJobId: jobId, payer: stranger.address })).toMatchObject({ amount: 1n, state: "FUNDED" });
+    expect(await getEscrow({ config, escrowJobId: jobId, payer: stranger.address })).toMatchObject({
+      amount: 1n,
+      state: "FUNDED",
+    });
   });
 
   it("refuses bad settings and an RPC that serves another chain, before sending anything", async () => {
-    await expect(deployEscrow({ CHAIN: "base", OPERATOR_PRIVATE_KEY: "0x1234" })).rejects.toThrow(/OPERATOR_PRIVATE_KEY/);
-    await expect(deployEscrow({ CHAIN: "mainnet", OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey })).rejects.toThrow(/CHAIN/);
-    await expect(deployEscrow({ CHAIN: "local", RPC_URL: chain.rpcUrl, OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey, TREASURY_ADDRESS: "0x12" })).rejects.toThrow(/TREASURY_ADDRESS/);
-    await expect(deployEscrow({ CHAIN: "base-sepolia", RPC_URL: chain.rpcUrl, OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey })).rejects.toThrow(/serves chain 31337, not base-sepolia/);
+    await expect(deployEscrow({ CHAIN: "base", OPERATOR_PRIVATE_KEY: "0x1234" })).rejects.toThrow(
+      /OPERATOR_PRIVATE_KEY/,
+    );
+    await expect(
+      deployEscrow({ CHAIN: "mainnet", OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey }),
+    ).rejects.toThrow(/CHAIN/);
+    await expect(
+      deployEscrow({
+        CHAIN: "local",
+        RPC_URL: chain.rpcUrl,
+        OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey,
+        TREASURY_ADDRESS: "0x12",
+      }),
+    ).rejects.toThrow(/TREASURY_ADDRESS/);
+    await expect(
+      deployEscrow({
+        CHAIN: "base-sepolia",
+        RPC_URL: chain.rpcUrl,
+        OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey,
+      }),
+    ).rejects.toThrow(/serves chain 31337, not base-sepolia/);
   });
 });

@@ -44,8 +44,13 @@ export interface EscrowDeployment {
 }
 
 export async function deployEscrow(env: Record<string, string | undefined>): Promise<EscrowDeployment> {
-  const parsed = Settings.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")));
-  if (!parsed.success) throw new Error(`invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  const parsed = Settings.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")),
+  );
+  if (!parsed.success)
+    throw new Error(
+      `invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   const s = parsed.data;
   const info = NETWORK_INFO[s.CHAIN];
   const rpcUrl = s.RPC_URL ?? info.defaultRpcUrl;
@@ -57,12 +62,20 @@ export async function deployEscrow(env: Record<string, string | undefined>): Pro
   const account = privateKeyToAccount(s.OPERATOR_PRIVATE_KEY);
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
   const servedChainId = await publicClient.getChainId();
-  if (servedChainId !== chain.id) throw new Error(`RPC ${rpcUrl} serves chain ${servedChainId}, not ${s.CHAIN} (${chain.id})`);
+  if (servedChainId !== chain.id)
+    throw new Error(`RPC ${rpcUrl} serves chain ${servedChainId}, not ${s.CHAIN} (${chain.id})`);
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const feeRecipient = s.FEE_RECIPIENT ? getAddress(s.FEE_RECIPIENT) : account.address;
 
-  const txHash = await wallet.deployContract({ abi: escrowAbi, bytecode: escrowBytecode, args: [getAddress(tokenAddress), account.address, feeRecipient, s.FEE_BPS] });
-  const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, confirmations: s.CHAIN === "local" ? 1 : 2 });
+  const txHash = await wallet.deployContract({
+    abi: escrowAbi,
+    bytecode: escrowBytecode,
+    args: [getAddress(tokenAddress), account.address, feeRecipient, s.FEE_BPS],
+  });
+  const receipt = await publicClient.waitForTransactionReceipt({
+    hash: txHash,
+    confirmations: s.CHAIN === "local" ? 1 : 2,
+  });
   if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`the deployment ${txHash} reverted`);
   const escrowAddress = getAddress(receipt.contractAddress);
 
@@ -79,7 +92,15 @@ export async function deployEscrow(env: Record<string, string | undefined>): Pro
     DATA_DIR: "/nonexistent",
   });
   const problems = await checkEscrowDeployment(config);
-  return { escrowAddress, tokenAddress: getAddress(tokenAddress), operator: account.address, feeRecipient, feeBps: s.FEE_BPS, txHash, problems };
+  return {
+    escrowAddress,
+    tokenAddress: getAddress(tokenAddress),
+    operator: account.address,
+    feeRecipient,
+    feeBps: s.FEE_BPS,
+    txHash,
+    problems,
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
@@ -91,7 +112,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         console.error(`The deployment does not fit the configuration:\n  ${d.problems.join("\n  ")}`);
         process.exit(1);
       }
-      console.log(`\nStart the app with:\n  CHAIN=${process.env.CHAIN} ESCROW_ADDRESS=${d.escrowAddress} OPERATOR_PRIVATE_KEY=… TREASURY_ADDRESS=… npm start`);
+      console.log(
+        `\nStart the app with:\n  CHAIN=${process.env.CHAIN} ESCROW_ADDRESS=${d.escrowAddress} OPERATOR_PRIVATE_KEY=… TREASURY_ADDRESS=… npm start`,
+      );
     })
     .catch((error: unknown) => {
       console.error((error as Error).message);

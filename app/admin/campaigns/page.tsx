@@ -25,7 +25,15 @@ export default async function AdminCampaignsPage({ searchParams }: { searchParam
   return (
     <div className="space-y-4">
       <Table caption="Reward campaigns">
-        <THead><Tr><Th>Campaign</Th><Th>Slots</Th><Th>State</Th><Th>Add budget</Th><Th>Pause</Th></Tr></THead>
+        <THead>
+          <Tr>
+            <Th>Campaign</Th>
+            <Th>Slots</Th>
+            <Th>State</Th>
+            <Th>Add budget</Th>
+            <Th>Pause</Th>
+          </Tr>
+        </THead>
         <TBody>
           {res.result.data.map((c) => (
             <Tr key={c.id} data-testid={`campaign-${c.id}`}>
@@ -33,14 +41,38 @@ export default async function AdminCampaignsPage({ searchParams }: { searchParam
                 <Badge tone="violet">{c.kind}</Badge> <Usdc amount={c.grossUsdc} /> each
                 <div className="text-xs text-zinc-500">since {formatDate(c.createdAt)}</div>
               </Td>
-              <Td className="text-xs">{c.slots} total · {c.availableSlots} available · {c.reservedSlots} paying · {c.paidSlots} paid · {c.unfundedSlots} unfunded</Td>
-              <Td>{c.pausedAt ? <Badge tone="amber">paused</Badge> : <Badge tone="green">{c.status.toLowerCase()}</Badge>}</Td>
-              <Td><OperatorForm action={addCampaignBudgetAction} fields={{ campaignId: c.id }} numberField={{ name: "slots", label: "Slots", min: 1, max: 100 }} label="Add" testId={`budget-${c.id}`} /></Td>
+              <Td className="text-xs">
+                {c.slots} total · {c.availableSlots} available · {c.reservedSlots} paying · {c.paidSlots} paid ·{" "}
+                {c.unfundedSlots} unfunded
+              </Td>
+              <Td>
+                {c.pausedAt ? <Badge tone="amber">paused</Badge> : <Badge tone="green">{c.status.toLowerCase()}</Badge>}
+              </Td>
+              <Td>
+                <OperatorForm
+                  action={addCampaignBudgetAction}
+                  fields={{ campaignId: c.id }}
+                  numberField={{ name: "slots", label: "Slots", min: 1, max: 100 }}
+                  label="Add"
+                  testId={`budget-${c.id}`}
+                />
+              </Td>
               <Td>
                 {c.pausedAt ? (
-                  <OperatorForm action={resumeCampaignAction} fields={{ campaignId: c.id }} label="Resume" testId={`resume-${c.id}`} />
+                  <OperatorForm
+                    action={resumeCampaignAction}
+                    fields={{ campaignId: c.id }}
+                    label="Resume"
+                    testId={`resume-${c.id}`}
+                  />
                 ) : (
-                  <OperatorForm action={pauseCampaignAction} fields={{ campaignId: c.id }} label="Pause" variant="danger" testId={`pause-${c.id}`} />
+                  <OperatorForm
+                    action={pauseCampaignAction}
+                    fields={{ campaignId: c.id }}
+                    label="Pause"
+                    variant="danger"
+                    testId={`pause-${c.id}`}
+                  />
                 )}
               </Td>
             </Tr>

@@ -28,10 +28,12 @@ const TABS: Array<{ status: Status | undefined; label: string }> = [
 export default async function AdminDisputesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const { api } = await requireSessionApi("/admin/disputes");
-  const status = DISPUTE_CASE_STATUSES.includes(one(params.status) as Status) ? (one(params.status) as Status) : undefined;
+  const status = DISPUTE_CASE_STATUSES.includes(one(params.status) as Status)
+    ? (one(params.status) as Status)
+    : undefined;
   const cursor = one(params.cursor);
   const res = await settle(api.listDisputes({ query: { status, limit: 50, cursor } }));
-  if (res.error?.code === "NOT_OPERATOR") {
+  if (res.error?.is("NOT_OPERATOR")) {
     return (
       <div className="mx-auto max-w-5xl px-4 py-8">
         <h1 className="text-2xl font-semibold tracking-tight">Disputes</h1>
@@ -60,7 +62,13 @@ export default async function AdminDisputesPage({ searchParams }: { searchParams
         ))}
       </nav>
       {res.error ? <Alert className="mt-6" title="The disputes could not be loaded" error={res.error} /> : null}
-      {res.result && res.result.data.length === 0 ? <EmptyState className="mt-6" title="No disputes here" description="Cases appear when a poster or an agent disputes a job." /> : null}
+      {res.result && res.result.data.length === 0 ? (
+        <EmptyState
+          className="mt-6"
+          title="No disputes here"
+          description="Cases appear when a poster or an agent disputes a job."
+        />
+      ) : null}
       {res.result && res.result.data.length > 0 ? (
         <div className="mt-6 rounded-xl border border-zinc-200 dark:border-zinc-800">
           <Table caption="Dispute cases">
@@ -77,12 +85,24 @@ export default async function AdminDisputesPage({ searchParams }: { searchParams
             <TBody>
               {res.result.data.map((c) => (
                 <Tr key={c.id} data-testid="dispute-row" data-job-id={c.jobId}>
-                  <Td><Link className="underline" href={`/admin/disputes/${c.jobId}`}>{c.jobTitle}</Link></Td>
-                  <Td><Usdc amount={c.budgetUsdc} /></Td>
-                  <Td><DisputeStatusBadge status={c.status} /></Td>
+                  <Td>
+                    <Link className="underline" href={`/admin/disputes/${c.jobId}`}>
+                      {c.jobTitle}
+                    </Link>
+                  </Td>
+                  <Td>
+                    <Usdc amount={c.budgetUsdc} />
+                  </Td>
+                  <Td>
+                    <DisputeStatusBadge status={c.status} />
+                  </Td>
                   <Td>{c.arbiter === "EVALUATOR" ? "Evaluator" : "Operator"}</Td>
                   <Td>
-                    {c.status === "RULED" ? `ruled ${formatDate(c.ruledAt, { withTime: true })}` : c.escalatedAt ? `escalated ${formatDate(c.escalatedAt, { withTime: true })}` : `escalates ${formatDate(c.rulingDeadlineAt, { withTime: true })}`}
+                    {c.status === "RULED"
+                      ? `ruled ${formatDate(c.ruledAt, { withTime: true })}`
+                      : c.escalatedAt
+                        ? `escalated ${formatDate(c.escalatedAt, { withTime: true })}`
+                        : `escalates ${formatDate(c.rulingDeadlineAt, { withTime: true })}`}
                   </Td>
                   <Td>{c.outcome ?? "—"}</Td>
                 </Tr>
@@ -91,7 +111,14 @@ export default async function AdminDisputesPage({ searchParams }: { searchParams
           </Table>
         </div>
       ) : null}
-      {res.result ? <CursorPager className="mt-4" nextCursor={res.result.meta.nextCursor} pathname="/admin/disputes" searchParams={params} /> : null}
+      {res.result ? (
+        <CursorPager
+          className="mt-4"
+          nextCursor={res.result.meta.nextCursor}
+          pathname="/admin/disputes"
+          searchParams={params}
+        />
+      ) : null}
     </div>
   );
 }

@@ -17,11 +17,27 @@ export default async function AdminFeesPage() {
   if (res.error) return <Alert tone="error" title="The fees could not be read" error={res.error} />;
   const fees = res.result.data;
   return (
-    <Card title="Escrow fees" description={`${fees.feeBps / 100}% of every release stays in the escrow contract until the operator withdraws it to the fee recipient, the treasury (an address fixed when the contract was deployed).`}>
+    <Card
+      title="Escrow fees"
+      description={`${fees.feeBps / 100}% of every release stays in the escrow contract until the operator withdraws it to the fee recipient, the treasury (an address fixed when the contract was deployed).`}
+    >
       <dl className="grid gap-4 text-sm sm:grid-cols-3" data-testid="fees">
-        <div><dt className="text-zinc-500">Earned (all confirmed releases)</dt><dd><Usdc amount={fees.earnedUsdc} /></dd></div>
-        <div><dt className="text-zinc-500">Accrued, not withdrawn</dt><dd data-testid="fees-accrued"><Usdc amount={fees.accruedUsdc} /></dd></div>
-        <div><dt className="text-zinc-500">Treasury</dt><dd className="font-mono text-xs">{fees.feeRecipient}</dd></div>
+        <div>
+          <dt className="text-zinc-500">Earned (all confirmed releases)</dt>
+          <dd>
+            <Usdc amount={fees.earnedUsdc} />
+          </dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500">Accrued, not withdrawn</dt>
+          <dd data-testid="fees-accrued">
+            <Usdc amount={fees.accruedUsdc} />
+          </dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500">Treasury</dt>
+          <dd className="font-mono text-xs">{fees.feeRecipient}</dd>
+        </div>
       </dl>
       <div className="mt-4">
         <OperatorForm action={withdrawFeesAction} fields={{}} label="Withdraw to treasury" testId="withdraw-fees" />

@@ -24,14 +24,26 @@ export default async function AdminPacksPage() {
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <h1 className="text-2xl font-semibold tracking-tight">Packs waiting for review</h1>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">New and edited community packs are listed, taken and required by jobs only once approved.</p>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+        New and edited community packs are listed, taken and required by jobs only once approved.
+      </p>
       {queue.error ? <Alert className="mt-6" title="The queue could not be loaded" error={queue.error} /> : null}
       {queue.result?.data.length === 0 ? <p className="mt-6 text-sm text-zinc-500">Nothing to review.</p> : null}
       <div className="mt-6 space-y-6">
         {queue.result?.data.map((pack) => (
-          <Card key={pack.id} title={<Link className="hover:underline" href={`/packs/${pack.id}`}>{pack.title}</Link>} description={pack.description}>
+          <Card
+            key={pack.id}
+            title={
+              <Link className="hover:underline" href={`/packs/${pack.id}`}>
+                {pack.title}
+              </Link>
+            }
+            description={pack.description}
+          >
             <p className="mb-3 text-xs text-zinc-500 dark:text-zinc-400">
-              {pack.poolSize} items · {pack.sections.map((s) => s.name).join(", ")} · {pack.isFree ? "free" : `${pack.priceUsdc} USDC`} · pass {pack.passPercent}% · publisher {pack.publisherId}
+              {pack.poolSize} items · {pack.sections.map((s) => s.name).join(", ")} ·{" "}
+              {pack.isFree ? "free" : `${pack.priceUsdc} USDC`} · pass {pack.passPercent}% · publisher{" "}
+              {pack.publisherId}
             </p>
             <ReviewPackForm packId={pack.id} />
           </Card>

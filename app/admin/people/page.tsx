@@ -25,9 +25,20 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
   const query = await searchParams;
   const { api } = await requireSessionApi("/admin/people", { human: true });
   const q = one(query.q) ?? "";
-  const kind = one(query.kind) === "AGENT" || one(query.kind) === "USER" ? (one(query.kind) as "AGENT" | "USER") : undefined;
+  const kind =
+    one(query.kind) === "AGENT" || one(query.kind) === "USER" ? (one(query.kind) as "AGENT" | "USER") : undefined;
   const suspended = one(query.suspended) === "true" ? ("true" as const) : undefined;
-  const res = await settle(api.listPeople({ query: { ...(q ? { q } : {}), ...(kind ? { kind } : {}), ...(suspended ? { suspended } : {}), cursor: one(query.cursor), limit: 25 } }));
+  const res = await settle(
+    api.listPeople({
+      query: {
+        ...(q ? { q } : {}),
+        ...(kind ? { kind } : {}),
+        ...(suspended ? { suspended } : {}),
+        cursor: one(query.cursor),
+        limit: 25,
+      },
+    }),
+  );
   return (
     <div className="space-y-4">
       <form method="get" className="flex flex-wrap items-end gap-2" role="search" aria-label="Search people and agents">
@@ -43,35 +54,92 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
             <option value="USER">People</option>
           </Select>
         </label>
-        <label className="flex items-center gap-2 text-sm"><input type="checkbox" name="suspended" value="true" defaultChecked={!!suspended} /> Suspended only</label>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" name="suspended" value="true" defaultChecked={!!suspended} /> Suspended only
+        </label>
         <Button type="submit">Search</Button>
       </form>
-      {res.error ? <Alert tone="error" title="The search failed" error={res.error} /> : (
+      {res.error ? (
+        <Alert tone="error" title="The search failed" error={res.error} />
+      ) : (
         <>
           <Table caption="People and agents">
-            <THead><Tr><Th>Who</Th><Th>Kind</Th><Th>Address / owner</Th><Th>Since</Th><Th>Suspension</Th><Th>Action</Th></Tr></THead>
+            <THead>
+              <Tr>
+                <Th>Who</Th>
+                <Th>Kind</Th>
+                <Th>Address / owner</Th>
+                <Th>Since</Th>
+                <Th>Suspension</Th>
+                <Th>Action</Th>
+              </Tr>
+            </THead>
             <TBody>
               {res.result.data.map((p) => (
                 <Tr key={p.principalId} data-testid={`person-${p.id}`}>
                   <Td>
-                    {p.kind === "AGENT" ? <Link className="underline" href={`/agents/${p.id}`}>{p.name}</Link> : p.name}
+                    {p.kind === "AGENT" ? (
+                      <Link className="underline" href={`/agents/${p.id}`}>
+                        {p.name}
+                      </Link>
+                    ) : (
+                      p.name
+                    )}
                     <div className="font-mono text-xs text-zinc-500">{p.id}</div>
                   </Td>
-                  <Td><Badge tone={p.kind === "AGENT" ? "violet" : "blue"}>{p.kind === "AGENT" ? "agent" : "person"}</Badge></Td>
-                  <Td className="text-xs">{p.address ? <div className="font-mono">{p.address}</div> : null}{p.ownerEmail ? <div>{p.ownerEmail}</div> : null}</Td>
+                  <Td>
+                    <Badge tone={p.kind === "AGENT" ? "violet" : "blue"}>
+                      {p.kind === "AGENT" ? "agent" : "person"}
+                    </Badge>
+                  </Td>
+                  <Td className="text-xs">
+                    {p.address ? <div className="font-mono">{p.address}</div> : null}
+                    {p.ownerEmail ? <div>{p.ownerEmail}</div> : null}
+                  </Td>
                   <Td>{formatDate(p.createdAt)}</Td>
-                  <Td>{p.suspension ? <><Badge tone="red">suspended</Badge><div className="text-xs">{p.suspension.reason}</div></> : "—"}</Td>
+                  <Td>
+                    {p.suspension ? (
+                      <>
+                        <Badge tone="red">suspended</Badge>
+                        <div className="text-xs">{p.suspension.reason}</div>
+                      </>
+                    ) : (
+                      "—"
+                    )}
+                  </Td>
                   <Td>
                     {p.kind === "AGENT" ? (
                       p.suspension ? (
-                        <OperatorForm action={restoreAgentAction} fields={{ agentId: p.id }} label="Restore" testId={`restore-${p.id}`} />
+                        <OperatorForm
+                          action={restoreAgentAction}
+                          fields={{ agentId: p.id }}
+                          label="Restore"
+                          testId={`restore-${p.id}`}
+                        />
                       ) : (
-                        <OperatorForm action={suspendAgentAction} fields={{ agentId: p.id }} label="Suspend" variant="danger" testId={`suspend-${p.id}`} />
+                        <OperatorForm
+                          action={suspendAgentAction}
+                          fields={{ agentId: p.id }}
+                          label="Suspend"
+                          variant="danger"
+                          testId={`suspend-${p.id}`}
+                        />
                       )
                     ) : p.suspension ? (
-                      <OperatorForm action={restoreUserAction} fields={{ userId: p.id }} label="Restore" testId={`restore-${p.id}`} />
+                      <OperatorForm
+                        action={restoreUserAction}
+                        fields={{ userId: p.id }}
+                        label="Restore"
+                        testId={`restore-${p.id}`}
+                      />
                     ) : (
-                      <OperatorForm action={suspendUserAction} fields={{ userId: p.id }} label="Suspend" variant="danger" testId={`suspend-${p.id}`} />
+                      <OperatorForm
+                        action={suspendUserAction}
+                        fields={{ userId: p.id }}
+                        label="Suspend"
+                        variant="danger"
+                        testId={`suspend-${p.id}`}
+                      />
                     )}
                   </Td>
                 </Tr>

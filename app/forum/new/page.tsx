@@ -17,7 +17,11 @@ export default async function NewThreadPage({ searchParams }: { searchParams: Se
     <div className="mx-auto max-w-5xl px-4 py-8">
       <h1 className="text-2xl font-semibold tracking-tight">New thread</h1>
       <p className="mt-1 mb-6 text-sm text-zinc-600 dark:text-zinc-400">
-        Three threads an hour. Your first original thread of 400 characters or more earns a USDC reward: <a className="underline" href="/rewards">how rewards work</a>.
+        Three threads an hour. Your first original thread of 400 characters or more earns a USDC reward:{" "}
+        <a className="underline" href="/rewards">
+          how rewards work
+        </a>
+        .
       </p>
       <NewThreadForm idempotencyKey={randomUUID()} referredByAgentId={referredByAgentId} />
     </div>

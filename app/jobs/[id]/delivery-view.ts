@@ -7,13 +7,31 @@ import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
 /** Which view of a job's delivery the visitor gets: the poster's, the assigned agent's side, or none. */
 export type DeliveryRole = "poster" | "agent" | "other";
 
-/** A service that predates `viewer` answers without it: the visitor then may do nothing here. */
+/** The anonymous detail (getPublicJob) carries no `viewer`: a signed-out visitor may do nothing here. */
 const NO_VIEWER: JobViewer = {
   role: "PUBLIC",
   bids: [],
   can: {
-    bid: false, withdrawBid: false, readBids: false, decideBids: false, fund: false, cancel: false, claim: false,
-    releaseClaim: false, submit: false, review: false, approve: false, dispute: false, subcontract: false, viewTree: false, readEvents: false, readDispute: false, reportProgress: false, reopen: false,
+    bid: false,
+    withdrawBid: false,
+    readBids: false,
+    decideBids: false,
+    fund: false,
+    cancel: false,
+    edit: false,
+    shortenHold: false,
+    claim: false,
+    releaseClaim: false,
+    submit: false,
+    review: false,
+    approve: false,
+    dispute: false,
+    subcontract: false,
+    viewTree: false,
+    readEvents: false,
+    readDispute: false,
+    reportProgress: false,
+    reopen: false,
   },
 };
 
@@ -29,7 +47,10 @@ export function deliveryRoleOf(viewer: JobViewer): DeliveryRole {
 }
 
 /** The job as the signed-in visitor may read it (GET /v1/jobs/:id: its private fields if a party, and `viewer`): one call. */
-export async function loadDelivery(api: ApiClient, jobId: string): Promise<{ job: JobDetail; viewer: JobViewer; role: DeliveryRole }> {
+export async function loadDelivery(
+  api: ApiClient,
+  jobId: string,
+): Promise<{ job: JobDetail; viewer: JobViewer; role: DeliveryRole }> {
   let job: JobDetail;
   try {
     job = (await api.getJob({ params: { id: jobId } })).data;

@@ -19,15 +19,23 @@ export async function JobReviews({ api, job }: { api: ApiClient; job: JobDetail 
   const mineHidden = viewer.mine && !data.some((r) => r.id === viewer.mine!.id);
   return (
     <section className="mt-8" aria-labelledby="reviews-heading">
-      <h2 id="reviews-heading" className="text-lg font-semibold">Reviews</h2>
-      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">The poster and the agent each rate the other once the escrow is released. A review is public when both have written, or 14 days after it was written.</p>
+      <h2 id="reviews-heading" className="text-lg font-semibold">
+        Reviews
+      </h2>
+      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
+        The poster and the agent each rate the other once the escrow is released. A review is public when both have
+        written, or 14 days after it was written.
+      </p>
       {viewer.canWrite ? <ReviewForm jobId={job.id} subject={subject} /> : null}
       {mineHidden ? (
         <p className="mt-3 rounded-md bg-zinc-50 p-3 text-sm dark:bg-zinc-900" data-testid="my-review">
-          Your review (<Stars rating={viewer.mine!.rating} />) is published when {subject} writes theirs, or on {formatDate(viewer.mine!.visibleFrom)}.
+          Your review (<Stars rating={viewer.mine!.rating} />) is published when {subject} writes theirs, or on{" "}
+          {formatDate(viewer.mine!.visibleFrom)}.
         </p>
       ) : null}
-      {viewer.side && !viewer.mine && viewer.otherSideWritten ? <p className="mt-3 text-sm">{subject} has reviewed you; theirs is shown once you write yours.</p> : null}
+      {viewer.side && !viewer.mine && viewer.otherSideWritten ? (
+        <p className="mt-3 text-sm">{subject} has reviewed you; theirs is shown once you write yours.</p>
+      ) : null}
       <ReviewList reviews={data} empty="No public reviews of this job yet." />
     </section>
   );

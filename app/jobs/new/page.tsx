@@ -27,29 +27,54 @@ export default async function NewJobPage({ searchParams }: { searchParams: Searc
   // A reply names its thread: the job then carries both.
   const sourceReply = replyId ? (await settle(api.getReply({ params: { id: replyId } }))).result?.data : undefined;
   const threadId = sourceReply?.threadId ?? (Uuid.safeParse(thread).success ? thread : undefined);
-  const sourceThread = threadId ? (await settle(api.getThread({ params: { slugOrId: threadId } }))).result?.data : undefined;
+  const sourceThread = threadId
+    ? (await settle(api.getThread({ params: { slugOrId: threadId } }))).result?.data
+    : undefined;
   return (
     <div className="mx-auto max-w-2xl px-4 py-8">
       <h1 className="text-2xl font-semibold tracking-tight">{parentJob ? "Post a child job" : "Post a job"}</h1>
-      <p className="mt-1 mb-6 text-sm text-zinc-600 dark:text-zinc-400">A new job is open for agents and unfunded; fund it into escrow from its page when you are ready.</p>
+      <p className="mt-1 mb-6 text-sm text-zinc-600 dark:text-zinc-400">
+        A new job is open for agents and unfunded; fund it into escrow from its page when you are ready.
+      </p>
       {parentJob ? (
         <Alert className="mb-6" tone="info" title="Subcontracting">
-          This job is a part of <Link className="underline" href={`/jobs/${parentJob.id}`}>{parentJob.title}</Link>; its poster and you see it under that job.
+          This job is a part of{" "}
+          <Link className="underline" href={`/jobs/${parentJob.id}`}>
+            {parentJob.title}
+          </Link>
+          ; its poster and you see it under that job.
         </Alert>
       ) : null}
       {sourceThread ? (
         <Alert className="mb-6" tone="info" title="Hiring from the forum">
           {sourceReply ? (
             <>
-              This job is hired from <Link className="underline" href={`/forum/${sourceThread.slug}#reply-${sourceReply.id}`}>{sourceReply.author.name}&apos;s reply</Link> in the thread{" "}
-              <Link className="underline" href={`/forum/${sourceThread.slug}`}>{sourceThread.title}</Link>; the job links back to it.
+              This job is hired from{" "}
+              <Link className="underline" href={`/forum/${sourceThread.slug}#reply-${sourceReply.id}`}>
+                {sourceReply.author.name}&apos;s reply
+              </Link>{" "}
+              in the thread{" "}
+              <Link className="underline" href={`/forum/${sourceThread.slug}`}>
+                {sourceThread.title}
+              </Link>
+              ; the job links back to it.
             </>
           ) : (
-            <>This job is hired from the thread <Link className="underline" href={`/forum/${sourceThread.slug}`}>{sourceThread.title}</Link>; the job links back to it.</>
+            <>
+              This job is hired from the thread{" "}
+              <Link className="underline" href={`/forum/${sourceThread.slug}`}>
+                {sourceThread.title}
+              </Link>
+              ; the job links back to it.
+            </>
           )}
         </Alert>
       ) : null}
-      <JobForm parentJobId={parentJob?.id} sourceForumThreadId={sourceThread?.id} sourceForumReplyId={sourceThread ? sourceReply?.id : undefined} />
+      <JobForm
+        parentJobId={parentJob?.id}
+        sourceForumThreadId={sourceThread?.id}
+        sourceForumReplyId={sourceThread ? sourceReply?.id : undefined}
+      />
     </div>
   );
 }

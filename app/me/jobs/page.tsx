@@ -31,27 +31,44 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">My jobs</h1>
-          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Jobs you posted. Open one to fund it, review its bids and accept one.</p>
+          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+            Jobs you posted. Open one to fund it, review its bids and accept one.
+          </p>
         </div>
-        <LinkButton variant="primary" href="/jobs/new">Post a job</LinkButton>
+        <LinkButton variant="primary" href="/jobs/new">
+          Post a job
+        </LinkButton>
       </div>
       {session.kind !== "USER" ? (
         <Alert tone="info" className="mt-6" title="Signed in with an agent key">
-          Jobs are posted by people here. An agent&apos;s assigned work is on <Link className="underline" href="/agents">its page</Link>.
+          Jobs are posted by people here. An agent&apos;s assigned work is on{" "}
+          <Link className="underline" href="/agents">
+            its page
+          </Link>
+          .
         </Alert>
       ) : null}
       {posterId ? (
-        <form method="get" action="/me/jobs" className="mt-6 flex flex-wrap items-end gap-3" aria-label="Filter my jobs">
+        <form
+          method="get"
+          action="/me/jobs"
+          className="mt-6 flex flex-wrap items-end gap-3"
+          aria-label="Filter my jobs"
+        >
           <label>
             <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">Status</span>
             <Select name="status" defaultValue={status ?? ""}>
               <option value="">Any</option>
               {JOB_STATUSES.map((s) => (
-                <option key={s} value={s}>{s.replace("_", " ").toLowerCase()}</option>
+                <option key={s} value={s}>
+                  {s.replace("_", " ").toLowerCase()}
+                </option>
               ))}
             </Select>
           </label>
-          <button type="submit" className={buttonClasses({ variant: "secondary", size: "md" })}>Apply</button>
+          <button type="submit" className={buttonClasses({ variant: "secondary", size: "md" })}>
+            Apply
+          </button>
         </form>
       ) : null}
       {jobs?.error ? <Alert className="mt-6" error={jobs.error} /> : null}
@@ -60,7 +77,11 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
           className="mt-6"
           title={status ? "No jobs with this status" : "No jobs yet"}
           description={status ? "Choose another status, or any." : "Post your first job; agents can bid on it at once."}
-          action={<LinkButton variant="primary" href="/jobs/new">Post a job</LinkButton>}
+          action={
+            <LinkButton variant="primary" href="/jobs/new">
+              Post a job
+            </LinkButton>
+          }
         />
       ) : null}
       {jobs?.result && jobs.result.data.length > 0 ? (
@@ -79,12 +100,22 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
               {jobs.result.data.map((job) => (
                 <Tr key={job.id}>
                   <Td>
-                    <Link href={`/jobs/${job.id}`} className="font-medium text-zinc-900 hover:underline dark:text-zinc-100">{job.title}</Link>
+                    <Link
+                      href={`/jobs/${job.id}`}
+                      className="font-medium text-zinc-900 hover:underline dark:text-zinc-100"
+                    >
+                      {job.title}
+                    </Link>
                   </Td>
                   <Td>
-                    <div className="flex flex-wrap gap-1.5"><JobStatusBadge status={job.status} /><FundedBadge funded={job.funded} /></div>
+                    <div className="flex flex-wrap gap-1.5">
+                      <JobStatusBadge status={job.status} />
+                      <FundedBadge funded={job.funded} status={job.status} />
+                    </div>
                   </Td>
-                  <Td><Usdc amount={job.budgetUsdc} /></Td>
+                  <Td>
+                    <Usdc amount={job.budgetUsdc} />
+                  </Td>
                   <Td>{job.agent?.name ?? <span className="text-zinc-400">—</span>}</Td>
                   <Td className="whitespace-nowrap">{formatDate(job.createdAt)}</Td>
                 </Tr>
@@ -93,7 +124,14 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
           </Table>
         </div>
       ) : null}
-      {jobs?.result ? <CursorPager className="mt-2" pathname="/me/jobs" searchParams={params} nextCursor={jobs.result.meta.nextCursor} /> : null}
+      {jobs?.result ? (
+        <CursorPager
+          className="mt-2"
+          pathname="/me/jobs"
+          searchParams={params}
+          nextCursor={jobs.result.meta.nextCursor}
+        />
+      ) : null}
     </div>
   );
 }

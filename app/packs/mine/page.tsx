@@ -19,20 +19,34 @@ const REVIEW_TONE = { PENDING: "amber", APPROVED: "green", REFUSED: "red" } as c
 export default async function MyPacksPage() {
   const { api } = await requireSessionApi("/packs/mine", { human: true });
   const mine = await settle(api.listEvalPacks({ query: { mine: true, limit: 50 } }));
-  const stats = mine.result ? await Promise.all(mine.result.data.map((p) => settle(api.getEvalPackStats({ params: { id: p.id } })))) : [];
+  const stats = mine.result
+    ? await Promise.all(mine.result.data.map((p) => settle(api.getEvalPackStats({ params: { id: p.id } }))))
+    : [];
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <h1 className="text-2xl font-semibold tracking-tight">Your packs</h1>
-        <LinkButton variant="primary" href="/packs/new">Publish a pack</LinkButton>
+        <LinkButton variant="primary" href="/packs/new">
+          Publish a pack
+        </LinkButton>
       </div>
       {mine.error ? <Alert className="mt-6" title="Your packs could not be loaded" error={mine.error} /> : null}
-      {mine.result?.data.length === 0 ? <p className="mt-6 text-sm text-zinc-500">You have not published a pack yet.</p> : null}
+      {mine.result?.data.length === 0 ? (
+        <p className="mt-6 text-sm text-zinc-500">You have not published a pack yet.</p>
+      ) : null}
       <div className="mt-6 space-y-6">
         {mine.result?.data.map((pack, i) => {
           const s = stats[i]?.result?.data;
           return (
-            <Card key={pack.id} title={<Link className="hover:underline" href={`/packs/${pack.id}`}>{pack.title}</Link>} description={pack.reviewReason ? `Operator: ${pack.reviewReason}` : undefined}>
+            <Card
+              key={pack.id}
+              title={
+                <Link className="hover:underline" href={`/packs/${pack.id}`}>
+                  {pack.title}
+                </Link>
+              }
+              description={pack.reviewReason ? `Operator: ${pack.reviewReason}` : undefined}
+            >
               <div className="flex flex-wrap gap-2 text-xs">
                 <Badge tone={REVIEW_TONE[pack.reviewStatus]}>{pack.reviewStatus}</Badge>
                 <Badge tone="zinc">{pack.isFree ? "Free" : `${pack.priceUsdc} USDC`}</Badge>
@@ -40,19 +54,36 @@ export default async function MyPacksPage() {
               {s ? (
                 <>
                   <p className="mt-3 text-sm">
-                    {s.attempts} attempts, {s.finished} finished, {s.passed} passed{s.passRate !== null ? ` (pass rate ${Math.round(s.passRate * 100)}%)` : ""}.
+                    {s.attempts} attempts, {s.finished} finished, {s.passed} passed
+                    {s.passRate !== null ? ` (pass rate ${Math.round(s.passRate * 100)}%)` : ""}.
                   </p>
                   <div className="mt-3 rounded-xl border border-zinc-200 dark:border-zinc-800">
                     <Table caption={`Items of ${pack.title}`}>
-                      <THead><tr><Th>Item</Th><Th>Section</Th><Th>Answered</Th><Th>Right</Th><Th>Flag</Th></tr></THead>
+                      <THead>
+                        <tr>
+                          <Th>Item</Th>
+                          <Th>Section</Th>
+                          <Th>Answered</Th>
+                          <Th>Right</Th>
+                          <Th>Flag</Th>
+                        </tr>
+                      </THead>
                       <TBody>
                         {s.items.map((item) => (
                           <Tr key={item.id}>
                             <Td className="max-w-md truncate">{item.prompt}</Td>
                             <Td>{item.section}</Td>
                             <Td className="tabular-nums">{item.answered}</Td>
-                            <Td className="tabular-nums">{item.correctRate === null ? "—" : `${Math.round(item.correctRate * 100)}%`}</Td>
-                            <Td>{item.flag === "ALL_FAIL" ? <Badge tone="red">Everyone fails</Badge> : item.flag === "ALL_PASS" ? <Badge tone="amber">Everyone passes</Badge> : null}</Td>
+                            <Td className="tabular-nums">
+                              {item.correctRate === null ? "—" : `${Math.round(item.correctRate * 100)}%`}
+                            </Td>
+                            <Td>
+                              {item.flag === "ALL_FAIL" ? (
+                                <Badge tone="red">Everyone fails</Badge>
+                              ) : item.flag === "ALL_PASS" ? (
+                                <Badge tone="amber">Everyone passes</Badge>
+                              ) : null}
+                            </Td>
                           </Tr>
                         ))}
                       </TBody>

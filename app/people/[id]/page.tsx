@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ApiError } from "@/lib/api/errors";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { ForumStandingLine, PosterRecordDetails, ReviewList } from "@/components/records/records";
 import { formatDate } from "@/components/ui/time";
 
@@ -13,7 +13,7 @@ type Params = Promise<{ id: string }>;
 /** The profile, once per request (metadata and page share it); a malformed or unknown id is a 404. */
 const loadProfile = cache(async (id: string) => {
   try {
-    return (await (await apiForRequest()).getUserProfile({ params: { id } })).data;
+    return (await (await apiWithToken()).getUserProfile({ params: { id } })).data;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
     throw error;
@@ -34,25 +34,42 @@ export default async function PersonPage({ params }: { params: Params }) {
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
-        <Link href="/jobs" className="hover:underline">Jobs</Link>
+        <Link href="/jobs" className="hover:underline">
+          Jobs
+        </Link>
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">{profile.user.displayName}</h1>
       <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Poster since {formatDate(profile.user.createdAt)}</p>
 
       <section className="mt-8" aria-labelledby="record-heading">
-        <h2 id="record-heading" className="text-lg font-semibold">Track record as a poster</h2>
-        <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Counted only from jobs whose escrow was released on chain to the agent.</p>
-        <div className="mt-3"><PosterRecordDetails record={profile.asPoster} /></div>
+        <h2 id="record-heading" className="text-lg font-semibold">
+          Track record as a poster
+        </h2>
+        <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
+          Counted only from jobs whose escrow was released on chain to the agent.
+        </p>
+        <div className="mt-3">
+          <PosterRecordDetails record={profile.asPoster} />
+        </div>
       </section>
 
       <section className="mt-8" aria-labelledby="forum-heading">
-        <h2 id="forum-heading" className="text-lg font-semibold">Forum</h2>
-        <div className="mt-2"><ForumStandingLine forum={profile.forum} /></div>
+        <h2 id="forum-heading" className="text-lg font-semibold">
+          Forum
+        </h2>
+        <div className="mt-2">
+          <ForumStandingLine forum={profile.forum} />
+        </div>
       </section>
 
       <section className="mt-8" aria-labelledby="reviews-heading">
-        <h2 id="reviews-heading" className="text-lg font-semibold">Reviews from agents</h2>
-        <ReviewList reviews={profile.reviews} empty="No public reviews yet: agents review a poster after its escrow is released." />
+        <h2 id="reviews-heading" className="text-lg font-semibold">
+          Reviews from agents
+        </h2>
+        <ReviewList
+          reviews={profile.reviews}
+          empty="No public reviews yet: agents review a poster after its escrow is released."
+        />
       </section>
     </div>
   );

@@ -35,38 +35,65 @@ export default async function ReferralsPage({ searchParams }: { searchParams: Pr
   const noAgent = code.error instanceof ApiError && code.error.status === 404;
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
-      <p className="text-sm"><Link className="underline" href="/rewards">← Rewards</Link></p>
+      <p className="text-sm">
+        <Link className="underline" href="/rewards">
+          ← Rewards
+        </Link>
+      </p>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Referrals</h1>
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-        When someone you referred publishes a first useful thread, you earn {referral ? <Usdc amount={referral.netUsdc} /> : "the referral reward"} (one referral reward per owner). Referring your own agents earns nothing.
+        When someone you referred publishes a first useful thread, you earn{" "}
+        {referral ? <Usdc amount={referral.netUsdc} /> : "the referral reward"} (one referral reward per owner).
+        Referring your own agents earns nothing.
       </p>
       {noAgent ? (
         <Alert className="mt-6" tone="info" title="Referral codes belong to agents">
-          Claim or sign up an agent first: its code is your code. <Link className="underline" href="/agents">My agents</Link>
+          Claim or sign up an agent first: its code is your code.{" "}
+          <Link className="underline" href="/agents">
+            My agents
+          </Link>
         </Alert>
       ) : code.error ? (
         <Alert className="mt-6" error={code.error} />
       ) : null}
       {code.result ? (
         <div className="mt-6 grid gap-4 md:grid-cols-2">
-          <Card title="Your code" description="Agents enter it when they sign up, and you earn a reward when they complete work.">
+          <Card
+            title="Your code"
+            description="Agents enter it when they sign up, and you earn a reward when they complete work."
+          >
             <p className="flex items-center gap-3">
-              <span className="font-mono text-xl font-semibold tracking-wider" data-testid="referral-code">{code.result.data.code}</span>
+              <span className="font-mono text-xl font-semibold tracking-wider" data-testid="referral-code">
+                {code.result.data.code}
+              </span>
               <CopyButton value={code.result.data.code} label="Copy code" />
             </p>
           </Card>
-          <Card title="Share link" description="For people: it opens a welcome page that starts their first thread naming your agent as referrer.">
-            <p className="break-all font-mono text-xs" data-testid="share-url">{code.result.data.shareUrl}</p>
-            <p className="mt-3"><CopyButton value={code.result.data.shareUrl} label="Copy link" /></p>
+          <Card
+            title="Share link"
+            description="For people: it opens a welcome page that starts their first thread naming your agent as referrer."
+          >
+            <p className="break-all font-mono text-xs" data-testid="share-url">
+              {code.result.data.shareUrl}
+            </p>
+            <p className="mt-3">
+              <CopyButton value={code.result.data.shareUrl} label="Copy link" />
+            </p>
           </Card>
         </div>
       ) : null}
 
       <section className="mt-10" aria-labelledby="referred">
-        <h2 id="referred" className="text-lg font-semibold">Who joined through you</h2>
+        <h2 id="referred" className="text-lg font-semibold">
+          Who joined through you
+        </h2>
         {referred.error ? <Alert className="mt-4" error={referred.error} /> : null}
         {referred.result && referred.result.data.length === 0 ? (
-          <EmptyState className="mt-4" title="Nobody yet" description="Share your link or code; agents that sign up with it appear here, with the reward their owner's first useful thread earns you." />
+          <EmptyState
+            className="mt-4"
+            title="Nobody yet"
+            description="Share your link or code; agents that sign up with it appear here, with the reward their owner's first useful thread earns you."
+          />
         ) : null}
         {referred.result && referred.result.data.length > 0 ? (
           <div className="mt-4 rounded-xl border border-zinc-200 dark:border-zinc-800">
@@ -82,16 +109,32 @@ export default async function ReferralsPage({ searchParams }: { searchParams: Pr
               <TBody>
                 {referred.result.data.map((r) => (
                   <Tr key={r.agentId ?? r.joinedAt} data-testid="referred-row">
-                    <Td>{r.agentId ? <Link className="font-medium hover:underline" href={`/agents/${r.agentId}`}>{r.agentName ?? r.agentId}</Link> : "—"}</Td>
+                    <Td>
+                      {r.agentId ? (
+                        <Link className="font-medium hover:underline" href={`/agents/${r.agentId}`}>
+                          {r.agentName ?? r.agentId}
+                        </Link>
+                      ) : (
+                        "—"
+                      )}
+                    </Td>
                     <Td>{formatDate(r.joinedAt)}</Td>
-                    <Td>{r.claimed ? <Badge tone="green">claimed</Badge> : <Badge tone="zinc">not claimed yet</Badge>}</Td>
+                    <Td>
+                      {r.claimed ? <Badge tone="green">claimed</Badge> : <Badge tone="zinc">not claimed yet</Badge>}
+                    </Td>
                     <Td>
                       {r.reward ? (
                         <div className="flex flex-wrap items-center gap-2">
                           <RewardStatusBadge status={r.reward.status} />
-                          {r.reward.status === "PAID" || r.reward.status === "PAYING" || r.reward.status === "WAITING_FOR_BUDGET" ? <Usdc amount={r.reward.netUsdc} /> : null}
+                          {r.reward.status === "PAID" ||
+                          r.reward.status === "PAYING" ||
+                          r.reward.status === "WAITING_FOR_BUDGET" ? (
+                            <Usdc amount={r.reward.netUsdc} />
+                          ) : null}
                           {r.reward.txHash ? <ExplorerLink value={r.reward.txHash} explorerUrl={explorerUrl} /> : null}
-                          {r.reward.declinedReason ? <p className="w-full text-xs text-zinc-600 dark:text-zinc-400">{r.reward.declinedReason}</p> : null}
+                          {r.reward.declinedReason ? (
+                            <p className="w-full text-xs text-zinc-600 dark:text-zinc-400">{r.reward.declinedReason}</p>
+                          ) : null}
                         </div>
                       ) : (
                         <span className="text-sm text-zinc-500 dark:text-zinc-400">no useful thread yet</span>
@@ -103,7 +146,14 @@ export default async function ReferralsPage({ searchParams }: { searchParams: Pr
             </Table>
           </div>
         ) : null}
-        {referred.result ? <CursorPager className="mt-2" pathname="/rewards/referrals" searchParams={params} nextCursor={referred.result.meta.nextCursor} /> : null}
+        {referred.result ? (
+          <CursorPager
+            className="mt-2"
+            pathname="/rewards/referrals"
+            searchParams={params}
+            nextCursor={referred.result.meta.nextCursor}
+          />
+        ) : null}
       </section>
     </div>
   );

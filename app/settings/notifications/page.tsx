@@ -7,6 +7,7 @@ import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/field";
 import { one, type SearchParams } from "@/components/ui/search-params";
+import { Alert } from "@/components/ui/alert";
 
 export const metadata: Metadata = { title: "Notification settings" };
 export const dynamic = "force-dynamic";
@@ -26,19 +27,38 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
-        <Link href="/inbox" className="hover:underline">Inbox</Link>
+        <Link href="/inbox" className="hover:underline">
+          Inbox
+        </Link>
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Notification settings</h1>
-      {notice ? <p role="status" className="mt-4 rounded-md bg-amber-50 p-3 text-sm dark:bg-amber-950/30">{notice}</p> : null}
+      {notice ? (
+        <Alert tone="warning" className="mt-4">
+          {notice}
+        </Alert>
+      ) : null}
 
       <form action={updateNotificationSettingsAction} className="mt-6 space-y-6">
         <Card title="Email address">
           <p className="text-sm text-zinc-600 dark:text-zinc-400">
-            {settings.email ? <>Mail goes to <strong>{settings.email}</strong>, {EMAIL_SOURCE[settings.emailSource!]}.</> : "No confirmed address yet: notifications reach your inbox only."}
-            {settings.pendingEmail ? <> A confirmation link was mailed to <strong>{settings.pendingEmail}</strong>; open it to use that address.</> : null}
+            {settings.email ? (
+              <>
+                Mail goes to <strong>{settings.email}</strong>, {EMAIL_SOURCE[settings.emailSource!]}.
+              </>
+            ) : (
+              "No confirmed address yet: notifications reach your inbox only."
+            )}
+            {settings.pendingEmail ? (
+              <>
+                {" "}
+                A confirmation link was mailed to <strong>{settings.pendingEmail}</strong>; open it to use that address.
+              </>
+            ) : null}
           </p>
           <label className="mt-3 block">
-            <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">New address (a confirmation link is mailed to it)</span>
+            <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">
+              New address (a confirmation link is mailed to it)
+            </span>
             <Input type="email" name="email" autoComplete="email" maxLength={254} placeholder="you@example.com" />
           </label>
         </Card>
@@ -55,27 +75,49 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
                 </li>
               ))}
             </ul>
-            <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">Every notification also appears in your inbox, whatever is mailed. Each mail has a one-click unsubscribe link for its kind.</p>
+            <p className="mt-3 text-xs text-zinc-500 dark:text-zinc-400">
+              Every notification also appears in your inbox, whatever is mailed. Each mail has a one-click unsubscribe
+              link for its kind.
+            </p>
           </fieldset>
         </Card>
-        <button type="submit" className={buttonClasses({})}>Save settings</button>
+        <button type="submit" className={buttonClasses({})}>
+          Save settings
+        </button>
       </form>
 
       <section id="saved-searches" className="mt-10" aria-labelledby="saved-searches-heading">
-        <h2 id="saved-searches-heading" className="text-lg font-semibold">Saved searches</h2>
+        <h2 id="saved-searches-heading" className="text-lg font-semibold">
+          Saved searches
+        </h2>
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-          A new job that matches one of these appears in your inbox. Save a search with “Save this search” on the <Link href="/jobs" className="underline">job board</Link>.
+          A new job that matches one of these appears in your inbox. Save a search with “Save this search” on the{" "}
+          <Link href="/jobs" className="underline">
+            job board
+          </Link>
+          .
         </p>
         {saved.data.length === 0 ? (
           <p className="mt-3 text-sm text-zinc-500">No saved searches.</p>
         ) : (
-          <ul className="mt-3 divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" aria-label="Saved searches">
+          <ul
+            className="mt-3 divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
+            aria-label="Saved searches"
+          >
             {saved.data.map((s) => (
               <li key={s.id} className="flex flex-wrap items-center justify-between gap-2 p-3">
-                <Link href={s.boardPath} className="text-sm font-medium hover:underline">{s.name}</Link>
+                <Link href={s.boardPath} className="text-sm font-medium hover:underline">
+                  {s.name}
+                </Link>
                 <form action={deleteSavedSearchAction}>
                   <input type="hidden" name="id" value={s.id} />
-                  <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })} aria-label={`Delete saved search ${s.name}`}>Delete</button>
+                  <button
+                    type="submit"
+                    className={buttonClasses({ variant: "secondary", size: "sm" })}
+                    aria-label={`Delete saved search ${s.name}`}
+                  >
+                    Delete
+                  </button>
                 </form>
               </li>
             ))}
@@ -84,9 +126,15 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
       </section>
 
       <section className="mt-10" aria-labelledby="webhooks-heading">
-        <h2 id="webhooks-heading" className="text-lg font-semibold">Webhooks</h2>
+        <h2 id="webhooks-heading" className="text-lg font-semibold">
+          Webhooks
+        </h2>
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-          Your own systems can receive the events of the jobs you posted, signed: <Link href="/settings/webhooks" className="underline">set up webhooks</Link>.
+          Your own systems can receive the events of the jobs you posted, signed:{" "}
+          <Link href="/settings/webhooks" className="underline">
+            set up webhooks
+          </Link>
+          .
         </p>
       </section>
     </div>

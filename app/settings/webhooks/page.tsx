@@ -19,7 +19,9 @@ export default async function MyWebhooksPage() {
   const endpoints = list.result
     ? await Promise.all(
         list.result.data.map(async (endpoint) => {
-          const log = await settle(api.listMyWebhookDeliveries({ params: { webhookId: endpoint.id }, query: { limit: 10 } }));
+          const log = await settle(
+            api.listMyWebhookDeliveries({ params: { webhookId: endpoint.id }, query: { limit: 10 } }),
+          );
           return { endpoint, deliveries: log.result?.data ?? null };
         }),
       )
@@ -28,12 +30,20 @@ export default async function MyWebhooksPage() {
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
-        <Link href="/settings/notifications" className="hover:underline">Notification settings</Link>
+        <Link href="/settings/notifications" className="hover:underline">
+          Notification settings
+        </Link>
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Webhooks</h1>
       <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">
-        The marketplace POSTs the events of the jobs you posted (a new bid, an assignment, a submitted deliverable, a payment…) to your endpoints, signed with the endpoint&apos;s secret (shown once) in the Standard Webhooks format and retried for 24 hours. An endpoint that fails for a whole day is disabled. Your agents&apos; own events are set on{" "}
-        <Link href="/agents" className="underline">each agent&apos;s page</Link>.
+        The marketplace POSTs the events of the jobs you posted (a new bid, an assignment, a submitted deliverable, a
+        payment…) to your endpoints, signed with the endpoint&apos;s secret (shown once) in the Standard Webhooks format
+        and retried for 24 hours. An endpoint that fails for a whole day is disabled. Your agents&apos; own events are
+        set on{" "}
+        <Link href="/agents" className="underline">
+          each agent&apos;s page
+        </Link>
+        .
       </p>
       {list.error ? (
         <Alert className="mt-4" title="The webhooks could not be loaded" error={list.error} />

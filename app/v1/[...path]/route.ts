@@ -9,4 +9,10 @@ export const runtime = "nodejs";
 // Next passes the request body through as a stream (it buffers only for a proxy.ts/middleware, which
 // this app has none of: adding one would buffer up to proxyClientMaxBodySize first), so the
 // service's body limit (lib/service/router.ts) holds here too.
-export { handleServiceRequest as GET, handleServiceRequest as POST, handleServiceRequest as PUT, handleServiceRequest as PATCH, handleServiceRequest as DELETE };
+export {
+  handleServiceRequest as GET,
+  handleServiceRequest as POST,
+  handleServiceRequest as PUT,
+  handleServiceRequest as PATCH,
+  handleServiceRequest as DELETE,
+};

@@ -6,7 +6,8 @@ import { AddCampaignBudgetRequest, AdminCampaignParams } from "@/lib/api/schemas
 import { formAction } from "../action";
 import type { OperatorActionState } from "./suspend-agent";
 
-const AddBudgetForm = z.object({ campaignId: AdminCampaignParams.shape.id, slots: z.coerce.number(), reason: z.string() })
+const AddBudgetForm = z
+  .object({ campaignId: AdminCampaignParams.shape.id, slots: z.coerce.number(), reason: z.string() })
   .pipe(z.object({ campaignId: AdminCampaignParams.shape.id, ...AddCampaignBudgetRequest.shape }));
 
 /** POST /v1/admin/campaigns/:id/budget: more slots, with the reason. */

@@ -18,6 +18,8 @@ export const suspendAgentAction = formAction(
     const res = await api.suspendAgent({ params: { id: input.agentId }, body: { reason: input.reason } });
     revalidatePath(`/agents/${input.agentId}`);
     revalidatePath("/admin", "layout");
-    return { done: `Suspended: ${res.data.withdrawnBidIds.length} pending bid(s) withdrawn, ${res.data.disputedJobIds.length} job(s) put into dispute.` };
+    return {
+      done: `Suspended: ${res.data.withdrawnBidIds.length} pending bid(s) withdrawn, ${res.data.disputedJobIds.length} job(s) put into dispute.`,
+    };
   },
 );

@@ -8,8 +8,8 @@ import { requireSessionApi } from "@/lib/session/api";
 /** Which notice the claim page shows for a refusal (its ?error=). */
 function claimError(error: unknown): string {
   if (!(error instanceof ApiError)) throw error;
-  if (error.code === "CLAIM_USED" || error.status === 409) return "used";
-  if (error.code === "CLAIM_EXPIRED" || error.status === 410) return "expired";
+  if (error.is("CLAIM_USED")) return "used";
+  if (error.is("CLAIM_EXPIRED")) return "expired";
   if (error.status === 404 || error.status === 400) return "unknown";
   if (error.status === 403 || error.status === 401) return "person";
   return "failed";

@@ -29,7 +29,10 @@ export const createAgentKeyAction = formAction(
     },
   },
   async ({ agentId, name, scopes }, { api }): Promise<NewKeyState> => {
-    const { data } = await api.createAgentKey({ params: { id: agentId }, body: { name, ...(scopes ? { scopes } : {}) } });
+    const { data } = await api.createAgentKey({
+      params: { id: agentId },
+      body: { name, ...(scopes ? { scopes } : {}) },
+    });
     revalidatePath(`/agents/${agentId}`);
     return { created: { id: data.key.id, name: data.key.name, secret: data.secret } };
   },

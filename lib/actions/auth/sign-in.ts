@@ -2,7 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { z } from "zod";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { ApiError } from "@/lib/api/errors";
 import { signInWithToken, signOut } from "@/lib/session/session";
 import { safeReturnTo } from "@/lib/session/return-to";
@@ -14,7 +14,7 @@ import { siteUrl } from "@/lib/env";
 
 /** RainbowKit's getNonce: a fresh single-use nonce from the service. */
 export async function createNonceAction(): Promise<string> {
-  const api = await apiForRequest();
+  const api = await apiWithToken();
   return (await api.createSiweNonce({})).data.nonce;
 }
 
@@ -22,10 +22,15 @@ export type VerifyResult = { ok: true } | { ok: false; error: string };
 
 /** RainbowKit's verify: the service checks the EIP-4361 message and signature and issues a token. */
 export async function verifySignInAction(message: string, signature: string): Promise<VerifyResult> {
-  if (typeof message !== "string" || typeof signature !== "string" || message.length > 4000 || signature.length > 1000) {
+  if (
+    typeof message !== "string" ||
+    typeof signature !== "string" ||
+    message.length > 4000 ||
+    signature.length > 1000
+  ) {
     return { ok: false, error: "That is not a sign-in message." };
   }
-  const api = await apiForRequest();
+  const api = await apiWithToken();
   try {
     const { data } = await api.verifySiwe({ body: { message, signature } });
     const address = data.user.address;
@@ -66,14 +71,23 @@ const KEY_REFUSALS: Record<string, string> = {
  * only in the sealed session. The form is never re-rendered with the key in it.
  */
 export async function signInWithApiKeyAction(_state: ApiKeySignInState, form: FormData): Promise<ApiKeySignInState> {
-  const parsed = ApiKeyForm.safeParse({ apiKey: form.get("apiKey") ?? undefined, returnTo: form.get("returnTo") ?? undefined });
+  const parsed = ApiKeyForm.safeParse({
+    apiKey: form.get("apiKey") ?? undefined,
+    returnTo: form.get("returnTo") ?? undefined,
+  });
   if (!parsed.success) return { error: parsed.error.issues[0]?.message ?? "Invalid key" };
-  const api = await apiForRequest(parsed.data.apiKey);
+  const api = await apiWithToken(parsed.data.apiKey);
   try {
     const me = await api.getMyAgent({});
     await signInWithToken(parsed.data.apiKey, null, "AGENT", `${me.data.name} (${me.data.id})`);
   } catch (error) {
-    if (error instanceof ApiError) return { error: error.status === 401 ? KEY_REFUSALS[error.code ?? ""] ?? "The service does not know this key." : error.messages.join("; ") };
+    if (error instanceof ApiError)
+      return {
+        error:
+          error.status === 401
+            ? (KEY_REFUSALS[error.code ?? ""] ?? "The service does not know this key.")
+            : error.messages.join("; "),
+      };
     throw error;
   }
   redirect(safeReturnTo(parsed.data.returnTo, siteUrl()));

@@ -17,24 +17,22 @@ export interface DeliveryActionState extends FormState {
 /** Every delivery form names its job. */
 export const JobForm = z.object({ jobId: Uuid });
 
-const str = (value: unknown) => (typeof value === "string" ? value : null);
-
 /** A refusal with what the delivery pages show of it: the probe's status and reason, the failing criteria. */
 export function deliveryRefusal(error: ApiError): DeliveryActionState {
-  const body = error.body as Record<string, unknown>;
-  const proof =
-    error.code === "PROOF_CHECK_FAILED"
-      ? {
-          status: str(body.proofCheckStatus),
-          reason: str(body.proofCheckReason),
-          httpStatus: typeof body.proofCheckHttpStatus === "number" ? body.proofCheckHttpStatus : null,
-          finalUrl: str(body.proofCheckFinalUrl),
-        }
-      : undefined;
-  const failing = Array.isArray(body.failing) ? body.failing.map((f) => (typeof f === "string" ? f : str((f as { id?: unknown })?.id) ?? "")).filter(Boolean) : undefined;
+  const proof = error.is("PROOF_CHECK_FAILED")
+    ? {
+        status: error.extra.proofCheckStatus,
+        reason: error.extra.proofCheckReason,
+        httpStatus: error.extra.proofCheckHttpStatus,
+        finalUrl: error.extra.proofCheckFinalUrl,
+      }
+    : undefined;
+  const failing = error.is("CRITERIA_NOT_MET") ? error.extra.failing.map((f) => f.id) : undefined;
   return { ...refusalOf(error), proof, failing };
 }
 
 /** A 400 of the service is about the one field the form has: shown under it. */
-export const refusalUnder = (field: string) => (error: ApiError): DeliveryActionState =>
-  error.status === 400 ? { fields: { [field]: error.messages } } : deliveryRefusal(error);
+export const refusalUnder =
+  (field: string) =>
+  (error: ApiError): DeliveryActionState =>
+    error.status === 400 ? { fields: { [field]: error.messages } } : deliveryRefusal(error);

@@ -14,7 +14,10 @@ export const addStatementAction = formAction(
     read: (_form, values) => ({
       jobId: values.jobId,
       body: values.body,
-      evidenceUrls: (values.evidenceUrls ?? "").split(/\s+/).map((u) => u.trim()).filter(Boolean),
+      evidenceUrls: (values.evidenceUrls ?? "")
+        .split(/\s+/)
+        .map((u) => u.trim())
+        .filter(Boolean),
     }),
     refused: refusalUnder("body"),
   },

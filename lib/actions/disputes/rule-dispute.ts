@@ -21,9 +21,13 @@ export const ruleDisputeAction = formAction(
     refused: (error) => (error.status === 400 ? { fields: { reason: error.messages } } : deliveryRefusal(error)),
   },
   async ({ jobId, outcome, agentShare, reason }, { api }): Promise<DeliveryActionState> => {
-    await api.ruleDispute({ params: { id: jobId }, body: { outcome, reason, ...(outcome === "SPLIT" ? { agentShare } : {}) } });
+    await api.ruleDispute({
+      params: { id: jobId },
+      body: { outcome, reason, ...(outcome === "SPLIT" ? { agentShare } : {}) },
+    });
     revalidatePath(`/jobs/${jobId}`);
     revalidatePath(`/admin/disputes`);
+    revalidatePath("/cases");
     revalidatePath(`/admin/disputes/${jobId}`);
     return { done: "ruled" };
   },

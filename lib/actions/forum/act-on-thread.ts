@@ -13,6 +13,8 @@ const Helpful = z.enum(["true", "false"]).transform((v) => v === "true");
 const Interaction = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("vote-thread"), id: Id, helpful: Helpful }),
   z.object({ kind: z.literal("vote-reply"), id: Id, helpful: Helpful }),
+  z.object({ kind: z.literal("unvote-thread"), id: Id }),
+  z.object({ kind: z.literal("unvote-reply"), id: Id }),
   z.object({ kind: z.literal("follow"), id: Id }),
   z.object({ kind: z.literal("unfollow"), id: Id }),
   z.object({ kind: z.literal("accept"), id: Id, ...AnswerRequest.shape }),
@@ -23,14 +25,21 @@ const Interaction = z.discriminatedUnion("kind", [
 /** Votes, follows, accepted answers and deletions: the small forms of the thread page; a refusal comes back as the page's notice. */
 export async function threadInteractionAction(form: FormData): Promise<void> {
   const values = formValues(form);
+  // Back to the page (and the post) the reader acted on.
+  const page = /^\d{1,5}$/.test(values.page ?? "") ? `?page=${values.page}` : "";
+  const anchor = /^[\w-]{1,80}$/.test(values.anchor ?? "") ? `#${values.anchor}` : "";
   const back = `/forum/${values.slug ?? ""}`;
   const { api } = await requireSessionApi(back);
   const parsed = Interaction.safeParse(values);
   if (!parsed.success) redirect(`${back}?notice=${encodeURIComponent("That action is not one this page offers.")}`);
   const input = parsed.data;
   try {
-    if (input.kind === "vote-thread") await api.voteThread({ params: { id: input.id }, body: { helpful: input.helpful } });
-    if (input.kind === "vote-reply") await api.voteReply({ params: { id: input.id }, body: { helpful: input.helpful } });
+    if (input.kind === "vote-thread")
+      await api.voteThread({ params: { id: input.id }, body: { helpful: input.helpful } });
+    if (input.kind === "vote-reply")
+      await api.voteReply({ params: { id: input.id }, body: { helpful: input.helpful } });
+    if (input.kind === "unvote-thread") await api.unvoteThread({ params: { id: input.id } });
+    if (input.kind === "unvote-reply") await api.unvoteReply({ params: { id: input.id } });
     if (input.kind === "follow") await api.followThread({ params: { slugOrId: input.id } });
     if (input.kind === "unfollow") await api.unfollowThread({ params: { slugOrId: input.id } });
     if (input.kind === "accept") await api.acceptAnswer({ params: { id: input.id }, body: { replyId: input.replyId } });
@@ -44,4 +53,5 @@ export async function threadInteractionAction(form: FormData): Promise<void> {
     redirect(`${back}?notice=${encodeURIComponent(error.messages.join("; "))}`);
   }
   revalidatePath(back);
+  if (page || anchor) redirect(`${back}${page}${anchor}`);
 }

@@ -20,7 +20,8 @@ export async function linkThreadJobAction(form: FormData): Promise<void> {
   const { api } = await requireSessionApi(back);
   // The field takes a job's id or its link (…/jobs/<id>): either carries the id.
   const body = LinkJobRequest.safeParse({ jobId: (values.jobId ?? "").match(UUID_IN_TEXT)?.[0] });
-  if (!body.success) redirect(`${back}?notice=${encodeURIComponent("Choose one of your jobs, or paste a job's link or id.")}`);
+  if (!body.success)
+    redirect(`${back}?notice=${encodeURIComponent("Choose one of your jobs, or paste a job's link or id.")}`);
   let notice: string | null = null;
   try {
     await api.linkThreadJob({ params: { id: values.threadId ?? "" }, body: body.data });

@@ -10,7 +10,18 @@ export interface PostState extends FormState {
 
 /** The service's refusal of a post, in the words the forms show. */
 export function postRefusal(error: ApiError): Pick<PostState, "error" | "code" | "status" | "existingSlug"> {
-  if (error.status === 429) return { ...refusalOf(error), error: [`You have reached the posting limit. Try again in ${Math.ceil((error.retryAfterSeconds ?? 60) / 60)} minute(s).`] };
-  if (error.code === "FORUM_DUPLICATE") return { ...refusalOf(error), error: ["You already posted this within the last 24 hours."], existingSlug: String(error.body.existingSlug ?? "") };
+  if (error.status === 429)
+    return {
+      ...refusalOf(error),
+      error: [
+        `You have reached the posting limit. Try again in ${Math.ceil((error.retryAfterSeconds ?? 60) / 60)} minute(s).`,
+      ],
+    };
+  if (error.is("FORUM_DUPLICATE"))
+    return {
+      ...refusalOf(error),
+      error: ["You already posted this within the last 24 hours."],
+      existingSlug: error.extra.existingSlug ?? "",
+    };
   return refusalOf(error);
 }

@@ -12,20 +12,23 @@ export interface BidDecisionState extends FormState {
 }
 
 // Form schemas are plain objects (not strict): Next adds its own fields to an action's form data.
-const DecideBidForm = z.object({ ...JobBidParams.shape, decision: z.enum(["accept", "reject"], { message: "Choose accept or reject." }) });
+const DecideBidForm = z.object({
+  ...JobBidParams.shape,
+  decision: z.enum(["accept", "reject"], { message: "Choose accept or reject." }),
+});
 
 /** Accept or reject a bid (the poster only; the service checks). */
 export const decideBidAction = formAction(
   DecideBidForm,
   {
     signIn: (v) => `/jobs/${v.jobId ?? ""}`,
-    refused: (error): BidDecisionState => {
-      const { maxActiveJobs, activeJobs } = error.body as { maxActiveJobs?: unknown; activeJobs?: unknown };
-      return {
-        ...refusalOf(error),
-        details: { maxActiveJobs: typeof maxActiveJobs === "number" ? maxActiveJobs : undefined, activeJobs: typeof activeJobs === "number" ? activeJobs : undefined },
-      };
-    },
+    refused: (error): BidDecisionState =>
+      error.is("AGENT_AT_CAPACITY")
+        ? {
+            ...refusalOf(error),
+            details: { maxActiveJobs: error.extra.maxActiveJobs, activeJobs: error.extra.activeJobs },
+          }
+        : refusalOf(error),
   },
   async ({ jobId, bidId, decision }, { api }): Promise<BidDecisionState> => {
     if (decision === "accept") await api.acceptBid({ params: { jobId, bidId } });

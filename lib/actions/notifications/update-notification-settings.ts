@@ -16,10 +16,15 @@ const PAGE = "/settings/notifications";
 export async function updateNotificationSettingsAction(form: FormData): Promise<void> {
   const { api } = await requireSessionApi(PAGE, { human: true });
   const values = formValues(form);
-  const emailKinds = Object.fromEntries(NOTIFICATION_KIND_NAMES.map((kind) => [kind, values[`email_${kind}`] === "on"]));
+  const emailKinds = Object.fromEntries(
+    NOTIFICATION_KIND_NAMES.map((kind) => [kind, values[`email_${kind}`] === "on"]),
+  );
   const email = values.email?.trim();
   const parsed = UpdateNotificationSettingsRequest.safeParse({ email_kinds: emailKinds, ...(email ? { email } : {}) });
-  if (!parsed.success) redirect(`${PAGE}?notice=${encodeURIComponent(parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; "))}`);
+  if (!parsed.success)
+    redirect(
+      `${PAGE}?notice=${encodeURIComponent(parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; "))}`,
+    );
   try {
     await api.updateNotificationSettings({ body: parsed.data });
   } catch (error) {
@@ -27,5 +32,7 @@ export async function updateNotificationSettingsAction(form: FormData): Promise<
     redirect(`${PAGE}?notice=${encodeURIComponent(error.messages.join("; "))}`);
   }
   revalidatePath(PAGE);
-  redirect(`${PAGE}?notice=${encodeURIComponent(email ? `Saved. A confirmation link was mailed to ${email}: mail goes there once you open it.` : "Saved.")}`);
+  redirect(
+    `${PAGE}?notice=${encodeURIComponent(email ? `Saved. A confirmation link was mailed to ${email}: mail goes there once you open it.` : "Saved.")}`,
+  );
 }

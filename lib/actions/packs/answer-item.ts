@@ -26,7 +26,7 @@ export const answerItemAction = formAction(
     signIn: (v) => `/packs/attempts/${v.attemptId ?? ""}`,
     keep: ["answer"],
     refused: (error, { attemptId }): FormState => {
-      if (error.code === "ITEM_ALREADY_ANSWERED" || error.code === "ATTEMPT_FINALIZED") {
+      if (error.is("ITEM_ALREADY_ANSWERED") || error.is("ATTEMPT_FINALIZED")) {
         revalidatePath(`/packs/attempts/${attemptId}`);
         redirect(`/packs/attempts/${attemptId}`);
       }
@@ -44,7 +44,10 @@ export const answerItemAction = formAction(
       }
     }
     const totalMs = shownAt ? Math.max(0, Date.now() - shownAt) : undefined;
-    await api.answerEvalItem({ params: { id: attemptId }, body: { position, answer: value, ...(totalMs !== undefined && totalMs < 86_400_000 ? { totalMs } : {}) } });
+    await api.answerEvalItem({
+      params: { id: attemptId },
+      body: { position, answer: value, ...(totalMs !== undefined && totalMs < 86_400_000 ? { totalMs } : {}) },
+    });
     revalidatePath(`/packs/attempts/${attemptId}`);
     redirect(`/packs/attempts/${attemptId}`);
   },

@@ -11,7 +11,7 @@ export const finalizeSessionAction = formAction(
   {
     signIn: (v) => `/packs/attempts/${v.attemptId ?? ""}`,
     refused: (error, { attemptId }): FormState => {
-      if (error.code === "ATTEMPT_FINALIZED") redirect(`/packs/attempts/${attemptId}`);
+      if (error.is("ATTEMPT_FINALIZED")) redirect(`/packs/attempts/${attemptId}`);
       return refusalOf(error);
     },
   },

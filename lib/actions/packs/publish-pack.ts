@@ -23,7 +23,18 @@ const BuilderForm = z.object({
   items: z.string(),
 });
 
-const KEEP = ["slug", "title", "description", "vertical", "priceUsdc", "passPercent", "timeLimitMinutes", "itemsPerAttempt", "validityDays", "items"] as const;
+const KEEP = [
+  "slug",
+  "title",
+  "description",
+  "vertical",
+  "priceUsdc",
+  "passPercent",
+  "timeLimitMinutes",
+  "itemsPerAttempt",
+  "validityDays",
+  "items",
+] as const;
 
 /**
  * POST /v1/evals/packs from the dashboard's builder. The request is checked against the API's own

@@ -39,7 +39,7 @@ export const submitAnswersAction = formAction(
     },
     refused: (error, { attemptId, choices }): SubmitAnswersState => {
       // Already answered (by a parallel submission, or another tab): the result is on the page.
-      if (error.code === "ATTEMPT_ALREADY_SUBMITTED") {
+      if (error.is("ATTEMPT_ALREADY_SUBMITTED")) {
         revalidatePath(`/packs/attempts/${attemptId}`);
         redirect(`/packs/attempts/${attemptId}`);
       }
@@ -51,12 +51,18 @@ export const submitAnswersAction = formAction(
     if (questionIds.length === 0 || missing.length > 0) {
       const n = missing.length;
       return {
-        error: [n === 1 ? "One question has no answer yet: choose an answer for every question." : `${n} questions have no answer yet: choose an answer for every question.`],
+        error: [
+          n === 1
+            ? "One question has no answer yet: choose an answer for every question."
+            : `${n} questions have no answer yet: choose an answer for every question.`,
+        ],
         missing,
         values: choices,
       };
     }
-    const body = SubmitEvalAnswersRequest.safeParse({ answers: questionIds.map((questionId) => ({ questionId, choice: choices[questionId] })) });
+    const body = SubmitEvalAnswersRequest.safeParse({
+      answers: questionIds.map((questionId) => ({ questionId, choice: choices[questionId] })),
+    });
     if (!body.success) return { error: body.error.issues.map((i) => i.message), values: choices };
     await api.submitEvalAnswers({ params: { id: attemptId }, body: body.data });
     revalidatePath(`/packs/attempts/${attemptId}`);

@@ -13,7 +13,17 @@ export interface PayoutFormState extends FormState {
 const PayoutForm = z
   .object({ intent: z.string().optional(), address: z.string().trim().default("") })
   .transform(({ intent, address }) => ({ address: intent === "clear" ? null : address }))
-  .pipe(z.object({ address: z.union([z.null(), z.string().min(1, "Enter an address, or choose the managed wallet.").pipe(UpdatePayoutRequest.shape.address.unwrap())]) }));
+  .pipe(
+    z.object({
+      address: z.union([
+        z.null(),
+        z
+          .string()
+          .min(1, "Enter an address, or choose the managed wallet.")
+          .pipe(UpdatePayoutRequest.shape.address.unwrap()),
+      ]),
+    }),
+  );
 
 /**
  * PUT /v1/forum/me/payout: an address, or none to go back to the managed wallet. The service

@@ -27,12 +27,19 @@ export const createWebhookAction = formAction(
     // Event types are checkboxes: every checked one; none checked is every type.
     read: (form, values) => {
       const events = form.getAll("events").map(String);
-      return { agentId: values.agentId, url: values.url ?? "", description: values.description || undefined, events: events.length > 0 ? events : undefined };
+      return {
+        agentId: values.agentId,
+        url: values.url ?? "",
+        description: values.description || undefined,
+        events: events.length > 0 ? events : undefined,
+      };
     },
   },
   async ({ agentId, url, description, events }, { api }): Promise<NewWebhookState> => {
     const body = { url, ...(description ? { description } : {}), ...(events ? { events } : {}) };
-    const { data } = agentId ? await api.createWebhook({ params: { id: agentId }, body }) : await api.createMyWebhook({ body });
+    const { data } = agentId
+      ? await api.createWebhook({ params: { id: agentId }, body })
+      : await api.createMyWebhook({ body });
     revalidatePath(pageOfEndpoints(agentId));
     return { created: { id: data.endpoint.id, url: data.endpoint.url, secret: data.secret } };
   },

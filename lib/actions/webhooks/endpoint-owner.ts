@@ -8,7 +8,10 @@ import type { FormValues } from "../action";
  * The service decides who may change which; this only picks the route and the page to refresh.
  * An empty agentId is no agent.
  */
-export const OwnerField = z.preprocess((value) => (value === "" ? undefined : value), AgentIdParams.shape.id.optional());
+export const OwnerField = z.preprocess(
+  (value) => (value === "" ? undefined : value),
+  AgentIdParams.shape.id.optional(),
+);
 
 export function pageOfEndpoints(agentId: string | undefined): string {
   return agentId ? `/agents/${encodeURIComponent(agentId)}` : "/settings/webhooks";

@@ -14,7 +14,9 @@ export const rotateWebhookSecretAction = formAction(
   RotateForm,
   { signIn: signInTo },
   async ({ agentId, webhookId }, { api }): Promise<NewWebhookState> => {
-    const { data } = agentId ? await api.rotateWebhookSecret({ params: { id: agentId, webhookId } }) : await api.rotateMyWebhookSecret({ params: { webhookId } });
+    const { data } = agentId
+      ? await api.rotateWebhookSecret({ params: { id: agentId, webhookId } })
+      : await api.rotateMyWebhookSecret({ params: { webhookId } });
     revalidatePath(pageOfEndpoints(agentId));
     return { created: { id: data.endpoint.id, url: data.endpoint.url, secret: data.secret } };
   },

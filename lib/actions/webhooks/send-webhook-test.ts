@@ -17,7 +17,9 @@ export const sendWebhookTestAction = formAction(
   TestForm,
   { signIn: signInTo },
   async ({ agentId, webhookId }, { api }): Promise<WebhookQueuedState> => {
-    const { data } = agentId ? await api.sendWebhookTest({ params: { id: agentId, webhookId } }) : await api.sendMyWebhookTest({ params: { webhookId } });
+    const { data } = agentId
+      ? await api.sendWebhookTest({ params: { id: agentId, webhookId } })
+      : await api.sendMyWebhookTest({ params: { webhookId } });
     revalidatePath(pageOfEndpoints(agentId));
     return { queued: { deliveryId: data.id, eventType: data.eventType } };
   },

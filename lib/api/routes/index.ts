@@ -1,4 +1,7 @@
-import { agentRoutes, authRoutes, bidRoutes, jobRoutes } from "./core";
+import { agentRoutes } from "./agents";
+import { authRoutes } from "./auth";
+import { bidRoutes } from "./bids";
+import { jobRoutes } from "./jobs";
 import { deliverableRoutes } from "./deliverables";
 import { forumRoutes } from "./forum";
 import { evalRoutes } from "./evals";
@@ -10,6 +13,9 @@ import { disputeRoutes } from "./disputes";
 import { webhookRoutes } from "./webhooks";
 import { adminRoutes } from "./admin";
 import { notificationRoutes } from "./notifications";
+import { agentEventRoutes } from "./agent-events";
+import { identityRoutes } from "./identity";
+import { milestoneRoutes } from "./milestones";
 
 // Every route of /v1, by name. The client gets one method per entry; the service implements
 // each; the OpenAPI document lists them all. A domain adds its group here.
@@ -30,6 +36,9 @@ export const routes = {
   ...webhookRoutes,
   ...adminRoutes,
   ...notificationRoutes,
+  ...agentEventRoutes,
+  ...identityRoutes,
+  ...milestoneRoutes,
 };
 
 export type Routes = typeof routes;

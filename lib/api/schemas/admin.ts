@@ -20,10 +20,21 @@ export const AdminSettlement = z.object({
   attempts: z.number().int(),
   lastError: z.string().nullable(),
   leaseUntil: NullableTimestamp,
+  /** When the chain refused it for good (FAILED), the address it was refused for and why; kept after it is settled again. */
+  failedAt: NullableTimestamp,
+  failedToAddress: z.string().nullable(),
+  failedReason: z.string().nullable(),
+  /** How often it was settled again after failing, and when last. */
+  resettleCount: z.number().int(),
+  resettledAt: NullableTimestamp,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 export type AdminSettlement = z.infer<typeof AdminSettlement>;
+
+/** Settling a FAILED release or split again: toAddress omitted means where it should go now (the agent's current wallet; a reward owner's payout). */
+export const ResettleRequest = z.strictObject({ reason: OperatorReason, toAddress: EvmAddress.optional() });
+export type ResettleRequest = z.input<typeof ResettleRequest>;
 
 export const RECONCILIATION_DIFFERENCE_KINDS = [
   /** The database holds the job's money in escrow; the chain's slot is not FUNDED (settled, or never deposited). */
@@ -34,11 +45,27 @@ export const RECONCILIATION_DIFFERENCE_KINDS = [
   "SLOT_UNREADABLE",
   /** The contract's token balance is not what the funded slots, the claimable credits and the accrued fees add up to. */
   "BALANCE_MISMATCH",
+  /** USDC left one of the service's wallets in a transaction no recorded transfer names (a second payment of a withdrawal or payout shows up here, naming the row it repeats). */
+  "TRANSFER_UNRECORDED",
+  /** A transfer recorded as confirmed (a withdrawal, a pack payout, a reward slot's deposit) has no transfer on chain. */
+  "TRANSFER_MISSING",
+  /** A recorded transfer's transaction moved another amount, or to another address, than the row says. */
+  "TRANSFER_MISMATCH",
+  /** An escrow settlement recorded as confirmed whose slot on chain is not settled that way. */
+  "SETTLEMENT_MISMATCH",
 ] as const;
+
+/** The tables whose rows a reconciliation difference can name. */
+export const RECONCILED_TABLES = ["escrow_settlements", "wallet_withdrawals", "eval_pack_payouts", "jobs"] as const;
 
 export const ReconciliationDifference = z.object({
   kind: z.enum(RECONCILIATION_DIFFERENCE_KINDS),
   jobId: Uuid.nullable(),
+  /** The row the difference is about (outgoing transfers and settlements): its table, id and the user concerned, and the transaction. */
+  table: z.enum(RECONCILED_TABLES).nullable().optional(),
+  rowId: z.string().nullable().optional(),
+  userId: Uuid.nullable().optional(),
+  txHash: z.string().nullable().optional(),
   detail: z.string(),
   databaseUsdc: z.string().nullable(),
   chainUsdc: z.string().nullable(),
@@ -64,15 +91,38 @@ export const Reconciliation = z.object({
   strayDeposits: z.array(z.object({ escrowJobId: z.string(), payer: EvmAddress, amountUsdc: z.string() })),
   /** The contract's token balance. */
   tokenBalanceUsdc: z.string(),
+  /** Whether the token's Transfer events out of the service's wallets could be read (every outgoing transfer checked against its row). */
+  transfersScanned: z.boolean(),
   differences: z.array(ReconciliationDifference),
 });
 export type Reconciliation = z.infer<typeof Reconciliation>;
+
+/** One outgoing transfer of any kind, for the operator's console. */
+export const AdminTransfer = z.object({
+  kind: z.enum(["ESCROW_SETTLEMENT", "WITHDRAWAL", "PACK_PAYOUT", "REWARD_FUNDING"]),
+  /** The row: an escrow settlement, a withdrawal, a pack payout, or the reward slot's job. */
+  id: Uuid,
+  /** The row's own status (settlements PENDING, CONFIRMED, FAILED; withdrawals the same; pack payouts PENDING, SENT, CONFIRMED; funding FUNDED or UNFUNDED). */
+  status: z.string(),
+  detail: z.string(),
+  amountUsdc: z.string().nullable(),
+  toAddress: z.string().nullable(),
+  txHash: z.string().nullable(),
+  explorerUrl: z.string().nullable(),
+  jobId: Uuid.nullable(),
+  userId: Uuid.nullable(),
+  lastError: z.string().nullable(),
+  createdAt: Timestamp,
+});
+export type AdminTransfer = z.infer<typeof AdminTransfer>;
 
 export const AdminOverview = z.object({
   generatedAt: Timestamp,
   jobsByStatus: z.array(z.object({ status: z.enum(ADMIN_JOB_STATUSES), count: z.number().int() })),
   /** Settlements not confirmed: PENDING (being sent or waiting for a retry) and FAILED; oldest first, at most 100. */
   settlements: z.array(AdminSettlement),
+  /** Every kind of outgoing transfer (escrow settlements, managed-wallet withdrawals, pack payouts, reward slot funding), newest first, at most 25 of each kind. */
+  transfers: z.array(AdminTransfer),
   /** The same answer as GET /v1/health: database, chain, workers with their lag. */
   health: Health,
   openReports: z.number().int(),
@@ -189,7 +239,10 @@ export const ListAuditQuery = z.strictObject({
   limit: intParam(1, 100).optional(),
 });
 
-export const AddCampaignBudgetRequest = z.strictObject({ slots: CreateRewardCampaignRequest.shape.slots, reason: OperatorReason });
+export const AddCampaignBudgetRequest = z.strictObject({
+  slots: CreateRewardCampaignRequest.shape.slots,
+  reason: OperatorReason,
+});
 export const AdminCampaignParams = z.strictObject({ id: Uuid });
 
 export const EscrowFees = z.object({
@@ -207,3 +260,41 @@ export const AdminSettlementParams = z.strictObject({ id: Uuid });
 export const AdminAgentParams = z.strictObject({ id: z.string().min(1).max(100) });
 export const AdminUserParams = z.strictObject({ id: Uuid });
 export const AdminReportParams = z.strictObject({ id: Uuid });
+
+/** Where a deposit the escrow received stands (the deposit watcher's record of every Deposited event). */
+export const ESCROW_DEPOSIT_STATUSES = [
+  "OBSERVED",
+  "REGISTERED",
+  "REFUND_PENDING",
+  "REFUNDED",
+  "VANISHED",
+  "SETTLED",
+] as const;
+
+export const AdminEscrowDeposit = z.object({
+  id: Uuid,
+  /** The job whose escrow id it was made under, when one has it. */
+  jobId: Uuid.nullable(),
+  jobTitle: z.string().nullable(),
+  escrowJobId: z.string(),
+  payer: z.string(),
+  amountUsdc: z.string(),
+  depositTxHash: z.string(),
+  status: z.enum(ESCROW_DEPOSIT_STATUSES),
+  /** Why it is being (or was) returned to its payer. */
+  reason: z.string().nullable(),
+  /** An unregistered deposit that could fund its job goes back to its payer at this time. */
+  refundDueAt: Timestamp,
+  refundTxHash: z.string().nullable(),
+  refundedAt: NullableTimestamp,
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  seenAt: Timestamp,
+});
+export type AdminEscrowDeposit = z.infer<typeof AdminEscrowDeposit>;
+
+export const ListEscrowDepositsQuery = z.strictObject({
+  status: z.enum(ESCROW_DEPOSIT_STATUSES).optional(),
+  cursor: Cursor.optional(),
+  limit: intParam(1, 100).optional(),
+});

@@ -2,16 +2,28 @@ import { z } from "zod";
 import { Cursor, EvmAddress, NullableTimestamp, Timestamp, intParam } from "./common";
 import { JobStatus } from "./jobs";
 
-export const SCOPES = ["jobs:read", "jobs:write", "forum:write", "wallet:withdraw"] as const;
+export const SCOPES = ["jobs:read", "jobs:write", "forum:write", "wallet:withdraw", "wallet:payout"] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 
 /** A new key's scopes; the owner claim adds forum:write and wallet:withdraw. */
 export const NEW_AGENT_SCOPES: Scope[] = ["jobs:read", "jobs:write"];
 export const CLAIMED_AGENT_SCOPES: Scope[] = ["jobs:read", "jobs:write", "forum:write", "wallet:withdraw"];
+/**
+ * Changing a claimed agent's payout wallet (walletAddress) belongs to its owner's session. A key
+ * may do it only with this scope, which no key is ever given by default (not at signup, not by the
+ * claim, not by a mint that names no scopes): the owner mints it on purpose.
+ */
+export const PAYOUT_WALLET_SCOPE: Scope = "wallet:payout";
+/** Every scope a key of a claimed agent may be minted with. */
+export const CLAIMED_AGENT_GRANTABLE_SCOPES: Scope[] = [...CLAIMED_AGENT_SCOPES, PAYOUT_WALLET_SCOPE];
 
 export const AgentStatus = z.enum(["PENDING_PROOF", "ACTIVE"]);
-export const AgentVertical = z.string().min(2).max(40).regex(/^[A-Z][A-Z0-9_]*$/, { message: "must be an upper-case vertical such as RESEARCH" });
+export const AgentVertical = z
+  .string()
+  .min(2)
+  .max(40)
+  .regex(/^[A-Z][A-Z0-9_]*$/, { message: "must be an upper-case vertical such as RESEARCH" });
 
 export const Agent = z.object({
   id: z.string(),
@@ -107,14 +119,23 @@ export const ApiKey = z.object({
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
-export const KeyName = z.string().trim().min(1, { message: "must not be empty" }).max(60, { message: "must be at most 60 characters" });
+export const KeyName = z
+  .string()
+  .trim()
+  .min(1, { message: "must not be empty" })
+  .max(60, { message: "must be at most 60 characters" });
 
 export const CreateApiKeyRequest = z.strictObject({
   name: KeyName,
-  /** Omitted: every scope the caller may grant. */
+  /** Omitted: every scope the caller may grant except wallet:payout, which is only ever given by naming it. */
   scopes: z.array(Scope).min(1, { message: "must name at least one scope" }).optional(),
   /** Omitted: the key never expires. */
-  expiresInSeconds: z.number().int().min(60).max(366 * 24 * 3600).optional(),
+  expiresInSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(366 * 24 * 3600)
+    .optional(),
 });
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
 
@@ -128,7 +149,10 @@ export const RotateApiKeyRequest = z.strictObject({
 });
 export type RotateApiKeyRequest = z.input<typeof RotateApiKeyRequest>;
 
-export const AgentKeyParams = z.strictObject({ id: AgentIdParams.shape.id, keyId: z.uuid({ message: "must be a key id (UUID)" }) });
+export const AgentKeyParams = z.strictObject({
+  id: AgentIdParams.shape.id,
+  keyId: z.uuid({ message: "must be a key id (UUID)" }),
+});
 
 /** A new key: the secret is in this answer only. */
 export const CreatedApiKey = z.object({ key: ApiKey, secret: z.string() });

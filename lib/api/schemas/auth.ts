@@ -21,7 +21,9 @@ export const SiweVerifyResponse = z.object({
 
 const IsOperator = z
   .boolean()
-  .describe("The caller is the operator: a human session whose address is listed in the service's OPERATOR_ADDRESSES. Always false for an agent key.");
+  .describe(
+    "The caller is the operator: a human session whose address is listed in the service's OPERATOR_ADDRESSES. Always false for an agent key.",
+  );
 
 /** Who the credential belongs to: a human session or an agent key. */
 export const Me = z.object({
@@ -32,6 +34,17 @@ export const Me = z.object({
 });
 
 export const ClaimAgentParams = z.strictObject({ token: z.string().min(16).max(200) });
+
+/**
+ * What an open claim link tells its holder before the claim: which agent it claims (its public
+ * name, id and signup date) and until when. Never the owner email it was mailed to, the agent's
+ * wallet or keys; a used or expired link tells nothing more than that.
+ */
+export const AgentClaimPreview = z.object({
+  agent: z.object({ id: z.string(), name: z.string(), createdAt: Timestamp }),
+  expiresAt: Timestamp,
+});
+export type AgentClaimPreview = z.infer<typeof AgentClaimPreview>;
 
 export const OutboxMail = z.object({
   to: z.string(),
@@ -56,6 +69,12 @@ export const ChainInfo = z.object({
     feeBps: z.number().int(),
     confirmations: z.number().int(),
     explorerUrl: z.string().nullable(),
+    identityRegistryAddress: EvmAddress.nullable().describe(
+      "the ERC-8004 Identity Registry agents register in; null: none",
+    ),
+    reputationRegistryAddress: EvmAddress.nullable().describe(
+      "the ERC-8004 Reputation Registry feedback is written to; null: none",
+    ),
     rpcUrl: z.string().optional(),
   }),
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EvalCertification } from "./evals";
 import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
-import { JobStatus } from "./jobs";
+import { JobStatus, MilestoneInput, MilestonePlan } from "./jobs";
 
 export const BID_STATUSES = ["PENDING", "ACCEPTED", "REJECTED", "WITHDRAWN", "EXPIRED"] as const;
 export const BidStatus = z.enum(BID_STATUSES);
@@ -13,6 +13,8 @@ export const Bid = z.object({
   agentId: z.string(),
   proposedUsdc: DecimalString,
   coverLetter: z.string().nullable(),
+  /** The milestone plan the bid proposes (absent: the bid takes the job's plan, if any). */
+  milestones: z.array(MilestoneInput).optional(),
   status: BidStatus,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -45,6 +47,10 @@ export const PlaceBidRequest = z.strictObject({
   agentId: z.string().min(1).max(100),
   proposedUsdc: DecimalString,
   coverLetter: z.string().max(5000).optional(),
+  milestones: MilestonePlan.optional().meta({
+    description:
+      "A milestone plan the bid proposes, in the job's shape ({title, amountUsdc, acceptanceCriteria, proofContentMarker?, deadlineAt?}); its amounts must add up to proposedUsdc exactly (400 otherwise). Accepting the bid adopts it as the job's plan, in place of the job's own.",
+  }),
 });
 export type PlaceBidRequest = z.input<typeof PlaceBidRequest>;
 

@@ -16,13 +16,29 @@ export const PositiveDecimalString = DecimalString.refine((v) => Number(v) > 0, 
   message: "must be greater than 0",
 });
 
-export const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be an EVM address (0x followed by 40 hex digits)" });
-export const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: "must be a transaction hash (0x followed by 64 hex digits)" });
+export const EvmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be an EVM address (0x followed by 40 hex digits)" });
+export const TxHash = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, { message: "must be a transaction hash (0x followed by 64 hex digits)" });
 
 export function intParam(min: number, max: number) {
   return z
-    .union([z.number(), z.string().regex(/^-?\d+$/, { message: "must be an integer" }).transform(Number)])
-    .pipe(z.number().int().min(min, { message: `must not be less than ${min}` }).max(max, { message: `must not be greater than ${max}` }));
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^-?\d+$/, { message: "must be an integer" })
+        .transform(Number),
+    ])
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `must not be less than ${min}` })
+        .max(max, { message: `must not be greater than ${max}` }),
+    );
 }
 
 export const BooleanParam = z.union([
@@ -50,3 +66,13 @@ export function listEnvelope<T extends z.ZodType>(schema: T) {
 }
 
 export const IdParams = z.strictObject({ id: Uuid });
+
+/**
+ * What every address money is sent to must be (agent walletAddress, forum payout address,
+ * withdrawal toAddress, a re-settled settlement's address): said once, in each route's description.
+ */
+export const PAYABLE_RULE =
+  "Where money goes is checked before it is stored (400 ADDRESS_NOT_PAYABLE, with reason): not the zero address (ZERO_ADDRESS), not the escrow contract (ESCROW_CONTRACT: the contract never pays itself, so a settlement would revert for ever), " +
+  "not the USDC token contract (TOKEN_CONTRACT: money sent there cannot be moved out), not the escrow's fee recipient or the treasury (FEE_RECIPIENT), not one of the service's own wallets (SERVICE_WALLET: the operator and rewards wallets), " +
+  "and not an address the token refuses to pay (TOKEN_REFUSES: a zero-amount USDC transfer to it from the escrow is simulated with eth_call; a blacklisted address reverts). " +
+  "Externally owned accounts and contracts the token pays (a smart-contract wallet) are accepted: a USDC transfer runs no code of the recipient. When the chain cannot be reached only the fixed rules apply.";

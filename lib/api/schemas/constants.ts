@@ -29,6 +29,9 @@ export const MESSAGE_LIMITS = {
   /** Per sender (a key's agent or a human), across every conversation. */
   perSenderPerWindow: 20,
   windowSeconds: 600,
+  /** Per agent and job, for an agent that has not bid: questions before a bid. */
+  questionsPerJobPerWindow: 5,
+  questionWindowSeconds: 3600,
 } as const;
 
 /**
@@ -44,34 +47,3 @@ export const RECORD_LIMITS = {
   /** A review is public once both sides have written, or this long after it was written. */
   revealAfterDays: 14,
 } as const;
-
-/**
- * The job's timeline (GET /v1/jobs/:id/events): what happened to it, oldest first. The service
- * derives it from the rows it already keeps (jobs, bids, claims, proof checks, criteria,
- * settlements, dispute cases, statements and rulings), so an event exists only where a row records
- * when it happened.
- */
-export const JOB_EVENT_TYPES = [
-  "job.created",
-  "escrow.funded",
-  "bid.placed",
-  "bid.accepted",
-  "bid.rejected",
-  "bid.withdrawn",
-  "bid.expired",
-  "claim.started",
-  "claim.lapsed",
-  "claim.released",
-  "deliverable.submitted",
-  "proof.checked",
-  "criterion.ticked",
-  "criterion.overridden",
-  "job.approved",
-  "job.disputed",
-  "dispute.statement",
-  "dispute.escalated",
-  "dispute.ruled",
-  "settlement.released",
-  "settlement.refunded",
-  "settlement.split",
-] as const;

@@ -4,7 +4,6 @@ import { Cursor, DecimalString, EvmAddress, NullableTimestamp, Timestamp, TxHash
 import { ProofCheck, ProofStatus } from "./deliverables";
 import { JobEvent } from "./job-events";
 
-
 export const DISPUTE_CASE_STATUSES = ["OPEN", "ESCALATED", "RULED"] as const;
 export const DisputeCaseStatus = z.enum(DISPUTE_CASE_STATUSES);
 export const DISPUTE_OUTCOMES = ["PAY_AGENT", "REFUND_POSTER", "SPLIT"] as const;
@@ -14,7 +13,11 @@ export const DisputeSide = z.enum(["POSTER", "AGENT"]);
 export const ArbiterKind = z.enum(["EVALUATOR", "OPERATOR"]);
 
 export const AddDisputeStatementRequest = z.strictObject({
-  body: z.string().trim().min(DISPUTE_LIMITS.statementMin, { message: "must not be empty" }).max(DISPUTE_LIMITS.statementMax),
+  body: z
+    .string()
+    .trim()
+    .min(DISPUTE_LIMITS.statementMin, { message: "must not be empty" })
+    .max(DISPUTE_LIMITS.statementMax),
   evidenceUrls: z
     .array(z.url({ protocol: /^https?$/, message: "must be an http or https URL" }).max(DISPUTE_LIMITS.urlMax))
     .max(DISPUTE_LIMITS.evidenceUrlsMax, { message: `must list at most ${DISPUTE_LIMITS.evidenceUrlsMax} URLs` })
@@ -26,7 +29,11 @@ export const RuleDisputeRequest = z
     outcome: DisputeOutcome,
     /** SPLIT only: the agent's percentage of the escrow (1 to 99); the contract's fee comes out of it. */
     agentShare: intParam(DISPUTE_LIMITS.agentShareMin, DISPUTE_LIMITS.agentShareMax).optional(),
-    reason: z.string().trim().min(DISPUTE_LIMITS.rulingReasonMin, { message: `must be at least ${DISPUTE_LIMITS.rulingReasonMin} characters` }).max(DISPUTE_LIMITS.rulingReasonMax),
+    reason: z
+      .string()
+      .trim()
+      .min(DISPUTE_LIMITS.rulingReasonMin, { message: `must be at least ${DISPUTE_LIMITS.rulingReasonMin} characters` })
+      .max(DISPUTE_LIMITS.rulingReasonMax),
   })
   .refine((r) => (r.outcome === "SPLIT") === (r.agentShare !== undefined), {
     message: "agentShare is required with outcome SPLIT and refused with the others",
@@ -125,3 +132,10 @@ export const ListDisputesQuery = z.strictObject({
 });
 
 export { DISPUTE_LIMITS };
+
+/** The arbiter settles a ruling's FAILED settlement again: toAddress omitted means the agent's current walletAddress. */
+export const ResettleRulingRequest = z.strictObject({
+  reason: z.string().trim().min(3, { message: "must say why (3 characters or more)" }).max(500),
+  toAddress: EvmAddress.optional(),
+});
+export type ResettleRulingRequest = z.input<typeof ResettleRulingRequest>;

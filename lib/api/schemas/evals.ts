@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { BooleanParam, Cursor, DecimalString, EvmAddress, NullableTimestamp, Timestamp, TxHash, Uuid, intParam } from "./common";
+import {
+  BooleanParam,
+  Cursor,
+  DecimalString,
+  EvmAddress,
+  NullableTimestamp,
+  Timestamp,
+  TxHash,
+  Uuid,
+  intParam,
+} from "./common";
 
 // Certification packs (/v1/evals/*). A pack is a short multiple-choice exam; passing it
 // (score ≥ passScore, the number of correct answers) certifies the agent for that pack, and a
@@ -95,7 +105,12 @@ export const EVAL_ATTEMPT_STATUSES = ["IN_PROGRESS", "PASSED", "FAILED"] as cons
 export const EvalAttemptStatus = z.enum(EVAL_ATTEMPT_STATUSES);
 export type EvalAttemptStatus = z.infer<typeof EvalAttemptStatus>;
 
-export const EvalPackSummary = z.object({ id: Uuid, slug: z.string(), title: z.string(), vertical: z.string().nullable() });
+export const EvalPackSummary = z.object({
+  id: Uuid,
+  slug: z.string(),
+  title: z.string(),
+  vertical: z.string().nullable(),
+});
 
 export const EvalAttempt = z.object({
   id: Uuid,
@@ -107,7 +122,7 @@ export const EvalAttempt = z.object({
   paymentTxHash: TxHash.nullable(),
   amountUsdc: DecimalString.nullable(),
   payerAddress: EvmAddress.nullable(),
-  /** Correct answers; null until the answers are submitted. */
+  /** Correct answers of a PASSED attempt; null until submitted and for a FAILED one (a failure's score is not told). */
   score: z.number().int().nullable(),
   questionCount: z.number().int(),
   passScore: z.number().int(),
@@ -175,7 +190,9 @@ export const ListEvalPacksQuery = z.strictObject({
 });
 export type ListEvalPacksQuery = z.input<typeof ListEvalPacksQuery>;
 
-export const PaymentSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte signature (0x followed by 130 hex digits)" });
+export const PaymentSignature = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte signature (0x followed by 130 hex digits)" });
 
 /**
  * What the payer of a paid pack signs (EIP-191 personal_sign) to claim its transfer for one
@@ -228,13 +245,13 @@ export const ListEvalAttemptsQuery = z.strictObject({
 });
 export type ListEvalAttemptsQuery = z.input<typeof ListEvalAttemptsQuery>;
 
-// ── Sessions, items, certificates and community packs (issue 19) ─────────────────────────────────
-
+// ── Sessions, items, certificates and community packs ────────────────────────────────────────────
 
 /**
  * Item kinds, all graded by the service: MULTIPLE_CHOICE (answer is a choice id), SHORT_ANSWER
- * (a string; right when it contains any golden keyword, case-insensitively), STRUCTURED (any JSON;
- * right when deeply equal to the expected value, or valid against the pack's JSON Schema).
+ * (a string; right when it is one of the keywords, or one short statement naming one with no
+ * alternatives: the rule is in the publish route's description), STRUCTURED (any JSON; right when
+ * deeply equal to the expected value, or valid against the pack's JSON Schema).
  */
 export const EVAL_ITEM_KINDS = ["MULTIPLE_CHOICE", "SHORT_ANSWER", "STRUCTURED"] as const;
 export const EvalItemKind = z.enum(EVAL_ITEM_KINDS);
@@ -253,8 +270,9 @@ export const EvalSessionItem = z.object({
   prompt: z.string(),
   /** MULTIPLE_CHOICE only; [] otherwise. */
   choices: z.array(EvalChoice),
-  /** STRUCTURED with a schema: the JSON Schema the answer must satisfy; null otherwise. */
-  answerSchema: z.unknown().nullable(),
+  // No grading key travels with an item: not a choice's correctness, not the keywords of a short
+  // answer, not a structured item's expected value or JSON Schema (a schema that grades is the
+  // answer's key: given it, any validator writes a passing answer). The prompt states the task.
   servedAt: Timestamp,
   /** The item's own time budget ends here (null: only the session's time applies). */
   answerBy: NullableTimestamp,
@@ -279,15 +297,29 @@ export const AnswerEvalItemRequest = z.strictObject({
 });
 export type AnswerEvalItemRequest = z.input<typeof AnswerEvalItemRequest>;
 
-export const EvalItemAnswered = z.object({ position: z.number().int(), answeredAt: Timestamp, remaining: z.number().int() });
+export const EvalItemAnswered = z.object({
+  position: z.number().int(),
+  answeredAt: Timestamp,
+  remaining: z.number().int(),
+});
 
-export const EvalHeartbeat = z.object({ attemptId: Uuid, deadlineAt: NullableTimestamp, secondsLeft: z.number().int().nullable(), remaining: z.number().int() });
+export const EvalHeartbeat = z.object({
+  attemptId: Uuid,
+  deadlineAt: NullableTimestamp,
+  secondsLeft: z.number().int().nullable(),
+  remaining: z.number().int(),
+});
 
-export const EvalSectionScore = z.object({ section: z.string(), points: z.number().int(), maxPoints: z.number().int() });
+export const EvalSectionScore = z.object({
+  section: z.string(),
+  points: z.number().int(),
+  maxPoints: z.number().int(),
+});
 
 /**
- * The report of a finalized session: score, pass mark, section scores, time used and mode. It never
- * says which answers were right or wrong (a failed agent learns where it is weak, not the key).
+ * The report of a finalized session: pass mark, time used and mode; a pass's score and section
+ * scores. A failure's score is null and its sections [] (results that differ by one answer would
+ * otherwise reveal that answer); no report says which answers were right or wrong.
  */
 export const EvalReport = z.object({
   attemptId: Uuid,
@@ -321,7 +353,9 @@ export const PublicCertificate = z.object({
   expiresAt: Timestamp,
 });
 export type PublicCertificate = z.infer<typeof PublicCertificate>;
-export const CertificateCodeParams = z.strictObject({ code: z.string().regex(/^[A-Z0-9]{6,16}$/, { message: "must be a certificate code" }) });
+export const CertificateCodeParams = z.strictObject({
+  code: z.string().regex(/^[A-Z0-9]{6,16}$/, { message: "must be a certificate code" }),
+});
 
 const ItemInput = z.strictObject({
   kind: EvalItemKind,
@@ -330,9 +364,13 @@ const ItemInput = z.strictObject({
   prompt: z.string().min(1).max(4000),
   timeLimitSeconds: z.number().int().min(5).max(3600).optional(),
   /** MULTIPLE_CHOICE: 2 to 8 choices and the right one's id. */
-  choices: z.array(z.strictObject({ id: z.string().min(1).max(20), text: z.string().min(1).max(1000) })).min(2).max(8).optional(),
+  choices: z
+    .array(z.strictObject({ id: z.string().min(1).max(20), text: z.string().min(1).max(1000) }))
+    .min(2)
+    .max(8)
+    .optional(),
   answer: z.string().min(1).max(20).optional(),
-  /** SHORT_ANSWER: the golden keywords (any one, case-insensitive, in the answer). */
+  /** SHORT_ANSWER: the accepted answers (the answer is one of them, or one short statement naming one and no alternative). */
   keywords: z.array(z.string().min(1).max(200)).min(1).max(20).optional(),
   /** STRUCTURED: the expected JSON value (deep equality) … */
   expected: z.unknown().optional(),
@@ -343,7 +381,11 @@ export type EvalItemInput = z.input<typeof ItemInput>;
 
 /** POST /v1/evals/packs (publish) and PUT /v1/evals/packs/:id (edit): a whole pack. */
 export const PublishEvalPackRequest = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be lower-case words joined by hyphens" }).min(3).max(60),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be lower-case words joined by hyphens" })
+    .min(3)
+    .max(60),
   title: z.string().min(3).max(120),
   description: z.string().min(10).max(4000),
   vertical: z.string().min(1).max(40).nullable().optional(),

@@ -34,9 +34,17 @@ export const charCount = (text: string) => {
 export const ThreadTitle = z
   .string()
   .trim()
-  .refine((v) => charCount(v) >= FORUM_LIMITS.titleMin, { message: `must be at least ${FORUM_LIMITS.titleMin} characters` })
-  .refine((v) => charCount(v) <= FORUM_LIMITS.titleMax, { message: `must be at most ${FORUM_LIMITS.titleMax} characters` })
-  .meta({ minLength: FORUM_LIMITS.titleMin, maxLength: FORUM_LIMITS.titleMax, description: "10 to 200 characters (code points), surrounding whitespace trimmed" });
+  .refine((v) => charCount(v) >= FORUM_LIMITS.titleMin, {
+    message: `must be at least ${FORUM_LIMITS.titleMin} characters`,
+  })
+  .refine((v) => charCount(v) <= FORUM_LIMITS.titleMax, {
+    message: `must be at most ${FORUM_LIMITS.titleMax} characters`,
+  })
+  .meta({
+    minLength: FORUM_LIMITS.titleMin,
+    maxLength: FORUM_LIMITS.titleMax,
+    description: "10 to 200 characters (code points), surrounding whitespace trimmed",
+  });
 
 /**
  * Bodies are untrusted Markdown (CommonMark + GFM; raw HTML and images are not rendered) and are
@@ -44,9 +52,17 @@ export const ThreadTitle = z
  */
 export const PostBody = z
   .string()
-  .refine((v) => charCount(v.trim()) >= FORUM_LIMITS.bodyMin, { message: `must be at least ${FORUM_LIMITS.bodyMin} characters` })
-  .refine((v) => charCount(v) <= FORUM_LIMITS.bodyMax, { message: `must be at most ${FORUM_LIMITS.bodyMax} characters` })
-  .meta({ minLength: FORUM_LIMITS.bodyMin, maxLength: FORUM_LIMITS.bodyMax, description: "Markdown, 20 to 8000 characters (code points), stored as given" });
+  .refine((v) => charCount(v.trim()) >= FORUM_LIMITS.bodyMin, {
+    message: `must be at least ${FORUM_LIMITS.bodyMin} characters`,
+  })
+  .refine((v) => charCount(v) <= FORUM_LIMITS.bodyMax, {
+    message: `must be at most ${FORUM_LIMITS.bodyMax} characters`,
+  })
+  .meta({
+    minLength: FORUM_LIMITS.bodyMin,
+    maxLength: FORUM_LIMITS.bodyMax,
+    description: "Markdown, 20 to 8000 characters (code points), stored as given",
+  });
 
 /** Verified authorship: taken from the credential that posted, never from a request body. */
 export const ForumAuthor = z.object({
@@ -131,7 +147,11 @@ export const CreateThreadRequest = z.strictObject({
   referredByAgentId: z.string().min(1).max(100).optional(),
 });
 export const CreateReplyRequest = z.strictObject({ body: PostBody });
-export const UpdateThreadRequest = z.strictObject({ title: ThreadTitle.optional(), body: PostBody.optional(), category: ForumCategory.optional() });
+export const UpdateThreadRequest = z.strictObject({
+  title: ThreadTitle.optional(),
+  body: PostBody.optional(),
+  category: ForumCategory.optional(),
+});
 export const UpdateReplyRequest = z.strictObject({ body: PostBody });
 export const VoteRequest = z.strictObject({ helpful: z.boolean() });
 export const AnswerRequest = z.strictObject({ replyId: Uuid.nullable() });
@@ -145,18 +165,56 @@ export const ReputationQuery = z.strictObject({
   agentIds: z
     .string()
     .max(4000)
-    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(
       z
         .array(z.string().max(100, { message: "must be agent ids of at most 100 characters" }))
         .min(1, { message: "should not be empty" })
-        .max(FORUM_LIMITS.reputationBatch, { message: `must contain at most ${FORUM_LIMITS.reputationBatch} agent ids` }),
+        .max(FORUM_LIMITS.reputationBatch, {
+          message: `must contain at most ${FORUM_LIMITS.reputationBatch} agent ids`,
+        }),
     ),
 });
 
 export const SlugOrIdParams = z.strictObject({ slugOrId: z.string().min(1).max(260) });
 
 export const VoteResult = z.object({ data: z.object({ helpful: z.boolean(), helpfulCount: z.number().int() }) });
+/** DELETE .../vote: the vote is withdrawn (helpful null) and the post's new count. */
+export const UnvoteResult = z.object({ data: z.object({ helpful: z.null(), helpfulCount: z.number().int() }) });
+export const ThreadPagesQuery = z.strictObject({
+  /** Up to 10 reply ids (comma-separated) whose page to find, e.g. the reply just posted or the first unread. */
+  locate: z
+    .string()
+    .max(400)
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(Uuid).max(10, { message: "must name at most 10 replies" }))
+    .optional(),
+});
+/**
+ * The pages of a thread's replies (20 a page, oldest first): the cursor that opens each page of
+ * GET .../replies (null for the first), the page of each located reply, and the newest reply.
+ */
+export const ThreadPages = z.object({
+  data: z.object({
+    pageSize: z.number().int(),
+    replyCount: z.number().int(),
+    pages: z.array(z.object({ page: z.number().int(), cursor: z.string().nullable() })),
+    /** One row per located reply that is visible in this thread (others are left out). */
+    located: z.array(z.object({ replyId: Uuid, page: z.number().int() })),
+    /** The newest visible reply and its page, or null when there is none. */
+    lastReply: z.object({ replyId: Uuid, page: z.number().int() }).nullable(),
+  }),
+});
 export const FollowResult = z.object({ data: z.object({ following: z.boolean() }) });
 export const Viewer = z.object({
   data: z.object({
@@ -167,6 +225,10 @@ export const Viewer = z.object({
     unreadCount: z.number().int(),
     /** Your vote on the thread: true helpful, false not helpful, null none. */
     vote: z.boolean().nullable(),
+    /** The replies of this thread you marked helpful (your votes on replies, so the page can show them pressed). */
+    helpfulReplyIds: z.array(Uuid),
+    /** The oldest unread reply (by others, created after lastReadAt), or null when nothing is unread. */
+    firstUnreadReplyId: Uuid.nullable(),
     canEdit: z.boolean(),
     canAcceptAnswer: z.boolean(),
   }),
@@ -184,7 +246,10 @@ export const ForumActivityItem = z.object({
   /** FOLLOWED_UPDATE only: replies by others since your read marker. */
   unreadCount: z.number().int().optional(),
 });
-export const ForumMe = z.object({ data: z.array(ForumActivityItem), meta: z.object({ nextCursor: z.string().nullable(), hasMore: z.boolean(), limit: z.number().int() }) });
+export const ForumMe = z.object({
+  data: z.array(ForumActivityItem),
+  meta: z.object({ nextCursor: z.string().nullable(), hasMore: z.boolean(), limit: z.number().int() }),
+});
 export const ReputationRow = z.object({
   agentId: z.string(),
   /** Visible threads the agent started. */

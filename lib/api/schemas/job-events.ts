@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JOB_EVENT_TYPES } from "./constants";
+import { JOB_EVENT_TYPES } from "./events";
 import { Cursor, Timestamp, intParam } from "./common";
 
 export const JobEventType = z.enum(JOB_EVENT_TYPES);

@@ -78,7 +78,10 @@ export type JobShareCard = z.infer<typeof JobShareCard>;
 export const CriterionStatus = z.enum(["PASS", "FAIL", "PENDING", "OVERRIDDEN"]);
 export type CriterionStatus = z.infer<typeof CriterionStatus>;
 
-export const CriterionParams = z.strictObject({ id: Uuid, criterionId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: "must be a criterion id such as ac-1" }) });
+export const CriterionParams = z.strictObject({
+  id: Uuid,
+  criterionId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: "must be a criterion id such as ac-1" }),
+});
 
 export const CriterionResult = z.object({
   id: z.string(),
@@ -115,5 +118,9 @@ export type JobCriteria = z.infer<typeof JobCriteria>;
 
 export const TickCriterionRequest = z.strictObject({ ticked: z.boolean() });
 export const OverrideCriterionRequest = z.strictObject({
-  reason: z.string().trim().min(5, { message: "must be at least 5 characters" }).max(1000, { message: "must be at most 1000 characters" }),
+  reason: z
+    .string()
+    .trim()
+    .min(5, { message: "must be at least 5 characters" })
+    .max(1000, { message: "must be at most 1000 characters" }),
 });

@@ -54,7 +54,18 @@ export const JOB_LIMITS = {
   stallAfterHoursDefault: 24,
   /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
   progressNoteMax: 1000,
+  /**
+   * The smallest budget (USDC). Paying a job is a real transfer whose gas the marketplace pays
+   * (about 0.001 to 0.01 USD on Base), so below 1 USDC the gas would be a visible share of the work's
+   * price, and a flood of dust jobs would spend the operator's gas for nothing.
+   */
+  budgetMinUsdc: 1,
 } as const;
+
+/** A job's gross budget: a decimal string of at least JOB_LIMITS.budgetMinUsdc. */
+const JobBudget = PositiveDecimalString.refine((v) => Number(v) >= JOB_LIMITS.budgetMinUsdc, {
+  message: `must be at least ${JOB_LIMITS.budgetMinUsdc} USDC (each payment is a transfer whose gas the marketplace pays)`,
+});
 
 export const PROOF_CONTENT_MARKER = z
   .string()
@@ -137,6 +148,8 @@ export const Job = z.object({
   escrowTxHash: TxHash.nullable(),
   /** The address whose deposit funds the job (the sender of the verified deposit), null until funded. */
   escrowPayer: z.string().nullable(),
+  /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
+  depositLostAt: NullableTimestamp,
   escrowJobId: EscrowJobIdWire,
   chainId: z.number().int(),
   tokenSymbol: z.string(),
@@ -197,7 +210,10 @@ const JobDescription = z
   .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` });
 const CriterionDescription = z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax);
 const CriteriaList = <T extends z.ZodType>(item: T) =>
-  z.array(item).min(JOB_LIMITS.criteriaMin, { message: `must contain at least ${JOB_LIMITS.criteriaMin} criterion` }).max(JOB_LIMITS.criteriaMax);
+  z
+    .array(item)
+    .min(JOB_LIMITS.criteriaMin, { message: `must contain at least ${JOB_LIMITS.criteriaMin} criterion` })
+    .max(JOB_LIMITS.criteriaMax);
 
 /**
  * How POST /v1/jobs reads inputData. Written once here: it is the request schema's description
@@ -210,7 +226,7 @@ export const CREATE_JOB_INPUT_DATA_RULE =
   "when both are sent, the top-level field wins and the stored copy is rewritten from it (a disagreeing copy is not an error, so a copied inputData can go with a new description); " +
   "when the top-level field is omitted, the copy fills it (description and acceptanceCriteria are required in one place or the other). " +
   "forumRewardCampaignId belongs to forum reward slots, which only POST /v1/forum/reward-campaigns creates: a job posted here is never a slot, so the value is accepted and not kept, " +
-  "and participationMode AUTOMATIC_FORUM_REWARD is refused (400) when it would decide the job's mode. Unknown fields are refused (\"property inputData.x should not exist\").";
+  'and participationMode AUTOMATIC_FORUM_REWARD is refused (400) when it would decide the job\'s mode. Unknown fields are refused ("property inputData.x should not exist").';
 
 export const CreateJobInputData = z
   .strictObject({
@@ -226,9 +242,47 @@ export const CreateJobInputData = z
   })
   .meta({ description: CREATE_JOB_INPUT_DATA_RULE });
 
+/** How many parts a job may be paid in, and their texts' limits. */
+export const MILESTONE_LIMITS = { max: 20, titleMin: 3, titleMax: 200, criteriaMin: 3, criteriaMax: 2000 } as const;
+
+/** How a job paid in parts works: one text for the routes and the schema. */
+export const MILESTONE_RULE =
+  `A job may be paid in parts: milestones (1 to ${MILESTONE_LIMITS.max}), each {title, amountUsdc, acceptanceCriteria, proofContentMarker?, deadlineAt?}, whose amounts add up to the budget exactly. ` +
+  "The job is funded once (the whole budget in one deposit, as any job); each part then has its own deliverable (POST /v1/jobs/:id/milestones/:position/submit), probe, approval, proof hold and release on chain: " +
+  "the escrow releases that part to the agent less the fee on that part only (contract releasePart), exactly once. A dispute freezes only its part; the ruling pays, refunds or splits that part. " +
+  "Cancelling the job refunds what the parts left (nothing in flight may be pending); a late part (its deadlineAt passed with nothing delivered) may be cancelled and refunded alone (POST /v1/jobs/:id/milestones/:position/cancel). The job stays IN_PROGRESS until its last part is settled, then becomes COMPLETED. A job without milestones behaves as any job.";
+
+export const MilestoneInput = z.strictObject({
+  title: z
+    .string()
+    .trim()
+    .min(MILESTONE_LIMITS.titleMin, { message: `must be at least ${MILESTONE_LIMITS.titleMin} characters` })
+    .max(MILESTONE_LIMITS.titleMax, { message: `must be at most ${MILESTONE_LIMITS.titleMax} characters` }),
+  amountUsdc: PositiveDecimalString.meta({
+    description: "The part's amount in USDC (decimal string); the parts add up to the budget.",
+  }),
+  acceptanceCriteria: z
+    .string()
+    .trim()
+    .min(MILESTONE_LIMITS.criteriaMin, { message: `must be at least ${MILESTONE_LIMITS.criteriaMin} characters` })
+    .max(MILESTONE_LIMITS.criteriaMax, { message: `must be at most ${MILESTONE_LIMITS.criteriaMax} characters` }),
+  proofContentMarker: PROOF_CONTENT_MARKER.optional(),
+  deadlineAt: Timestamp.optional(),
+});
+export type MilestoneInput = z.input<typeof MilestoneInput>;
+export const MilestonePlan = z
+  .array(MilestoneInput)
+  .min(1, { message: "must list at least one milestone" })
+  .max(MILESTONE_LIMITS.max, { message: `must list at most ${MILESTONE_LIMITS.max} milestones` })
+  .meta({ description: MILESTONE_RULE });
+
 export const CreateJobRequest = z.strictObject({
   templateId: z.literal("custom-v1", { message: "must be custom-v1" }),
-  title: z.string().trim().min(JOB_LIMITS.titleMin, { message: `must be at least ${JOB_LIMITS.titleMin} characters` }).max(JOB_LIMITS.titleMax, { message: `must be at most ${JOB_LIMITS.titleMax} characters` }),
+  title: z
+    .string()
+    .trim()
+    .min(JOB_LIMITS.titleMin, { message: `must be at least ${JOB_LIMITS.titleMin} characters` })
+    .max(JOB_LIMITS.titleMax, { message: `must be at most ${JOB_LIMITS.titleMax} characters` }),
   /** Required here or as inputData.generalDescription (the top-level one wins when both are sent). */
   description: JobDescription.optional(),
   /**
@@ -239,12 +293,18 @@ export const CreateJobRequest = z.strictObject({
   acceptanceCriteria: CriteriaList(
     z.union([
       CriterionDescription,
-      z.strictObject({ id: z.string().max(64).optional(), description: CriterionDescription, check: CriterionCheck.optional() }),
+      z.strictObject({
+        id: z.string().max(64).optional(),
+        description: CriterionDescription,
+        check: CriterionCheck.optional(),
+      }),
     ]),
   ).optional(),
   inputData: CreateJobInputData.prefault({}),
-  /** Gross budget in USDC. */
-  budget: PositiveDecimalString,
+  /** Gross budget in USDC, at least JOB_LIMITS.budgetMinUsdc. */
+  budget: JobBudget.meta({
+    description: `Gross budget in USDC (decimal string), at least ${JOB_LIMITS.budgetMinUsdc}: each payment is a real transfer whose gas the marketplace pays, so dust jobs are refused.`,
+  }),
   /** BID (default) or BOUNTY; AUTOMATIC_FORUM_REWARD is named so that it gets a clear 400 (slots come from POST /v1/forum/reward-campaigns). */
   participationMode: ParticipationMode.optional(),
   /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
@@ -259,8 +319,66 @@ export const CreateJobRequest = z.strictObject({
   sourceForumThreadId: Uuid.optional(),
   sourceForumReplyId: Uuid.optional(),
   evaluatorAddress: EvmAddress.optional().meta({ description: EVALUATOR_RULE }),
+  /** The job paid in parts (amounts add up to the budget); omitted, the job is paid whole. */
+  milestones: MilestonePlan.optional(),
 });
 export type CreateJobRequest = z.input<typeof CreateJobRequest>;
+
+/**
+ * The proof hold the dashboard's form proposes for a budget (the API's default stays
+ * JOB_LIMITS.proofHoldHoursDefault): a small job is paid a day after delivery, a large one waits a
+ * week, since the larger the sum the longer a poster wants the delivered page watched.
+ */
+export function suggestedProofHoldHours(budgetUsdc: number): number {
+  if (!(budgetUsdc > 0) || budgetUsdc <= 100) return 24;
+  if (budgetUsdc <= 1000) return 72;
+  return JOB_LIMITS.proofHoldHoursDefault;
+}
+
+/** How PATCH /v1/jobs/:id decides what may change. Written once: the route's description, and edit-job.ts applies it. */
+export const JOB_EDIT_RULE =
+  "The poster edits a job. Before its first bid, an OPEN job takes any of these fields (budget only while unfunded: a funded budget is locked in the escrow). " +
+  "Once an agent has bid, only additions that bidders are told about (event job.updated): the description may be extended (the new text starts with the current one), criteria may be appended (the current ones unchanged, in order), skills added, " +
+  "the deadline moved later or removed, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid. " +
+  "The milestones (the whole plan, amounts adding up to the budget; [] pays the job whole) change only before the first bid and while unfunded. " +
+  "Anything else answers 409 JOB_EDIT_NOT_ALLOWED with the refused fields; a COMPLETED or CANCELLED job, and a forum reward slot, answer 409 INVALID_STATE.";
+
+export const UpdateJobRequest = z
+  .strictObject({
+    title: z
+      .string()
+      .trim()
+      .min(JOB_LIMITS.titleMin, { message: `must be at least ${JOB_LIMITS.titleMin} characters` })
+      .max(JOB_LIMITS.titleMax, { message: `must be at most ${JOB_LIMITS.titleMax} characters` })
+      .optional(),
+    description: JobDescription.optional(),
+    /** The whole new list; criteria keep their ids (ac-1, ac-2, …) by position. */
+    acceptanceCriteria: CriteriaList(
+      z.union([
+        CriterionDescription,
+        z.strictObject({
+          id: z.string().max(64).optional(),
+          description: CriterionDescription,
+          check: CriterionCheck.optional(),
+        }),
+      ]),
+    ).optional(),
+    budget: JobBudget.optional(),
+    proofContentMarker: PROOF_CONTENT_MARKER.nullable().optional(),
+    proofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional(),
+    /** null removes the deadline. */
+    deadlineAt: Timestamp.nullable().optional(),
+    requiredSkills: Skills.optional(),
+    preferredSkills: Skills.optional(),
+    /** The whole new plan (before any bid); [] makes the job whole again. Amounts add up to the budget. */
+    milestones: z
+      .array(MilestoneInput)
+      .max(MILESTONE_LIMITS.max, { message: `must list at most ${MILESTONE_LIMITS.max} milestones` })
+      .optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: "send at least one field to change" })
+  .meta({ description: JOB_EDIT_RULE });
+export type UpdateJobRequest = z.input<typeof UpdateJobRequest>;
 
 export const JOB_SORTS = ["newest", "budget_desc", "budget_asc", "deadline", "fewest_bids", "relevance"] as const;
 export const JobSort = z.enum(JOB_SORTS);
@@ -273,8 +391,17 @@ export const JOB_SEARCH_RANKED = 5000;
 /** A comma-separated list in a query string ("a,b"), or the key repeated; empty items are dropped. */
 const SkillsParam = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((item) => item.split(",")).map((item) => item.trim()).filter(Boolean))
-  .pipe(z.array(z.string().max(JOB_LIMITS.skillMax)).max(JOB_LIMITS.skillsMax, { message: `must list at most ${JOB_LIMITS.skillsMax} skills` }));
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((item) => item.split(","))
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z
+      .array(z.string().max(JOB_LIMITS.skillMax))
+      .max(JOB_LIMITS.skillsMax, { message: `must list at most ${JOB_LIMITS.skillsMax} skills` }),
+  );
 
 export const ListJobsQuery = z
   .strictObject({
@@ -286,39 +413,66 @@ export const ListJobsQuery = z
       .optional()
       .meta({
         description:
-          "Full-text search (PostgreSQL, English stemming) over title, skills and description, in web-search syntax: words are all required, \"a phrase\" in quotes, -word excludes, `or` between alternatives. " +
+          'Full-text search (PostgreSQL, English stemming) over title, skills and description, in web-search syntax: words are all required, "a phrase" in quotes, -word excludes, `or` between alternatives. ' +
           `Title matches rank above skill matches, which rank above description-only matches. At most ${JOB_SEARCH_MAX} characters. With q the default sort is relevance.`,
       }),
     status: JobStatus.optional(),
-    funded: BooleanParam.optional(),
+    funded: BooleanParam.optional().meta({
+      description:
+        "true: only jobs whose escrow holds the budget (a bid must then be exactly budgetUsdc); false: only unfunded jobs.",
+    }),
     participationMode: ParticipationMode.optional(),
     purpose: JobPurpose.optional(),
-    board: z
-      .enum(JOB_BOARDS)
-      .optional()
-      .meta({
-        description:
-          "marketplace: purpose MARKETPLACE and participationMode BID or BOUNTY (the dashboard's default board); rewards: forum reward and referral slots (participationMode AUTOMATIC_FORUM_REWARD or purpose PLATFORM_REFERRAL). Omitted: every job.",
-      }),
+    board: z.enum(JOB_BOARDS).optional().meta({
+      description:
+        "marketplace: BID and BOUNTY jobs of purpose MARKETPLACE (the dashboard's default); rewards: forum reward and referral slots (AUTOMATIC_FORUM_REWARD, PLATFORM_REFERRAL). Omitted: every job.",
+    }),
     skills: SkillsParam.optional().meta({
       description: `Comma-separated (or repeated) skills; a job matches when ANY of them is among its requiredSkills or preferredSkills, ignoring case. At most ${JOB_LIMITS.skillsMax}.`,
     }),
-    minBudget: DecimalString.optional().meta({ description: "Lowest budgetUsdc, inclusive (decimal string)." }),
-    maxBudget: DecimalString.optional().meta({ description: "Highest budgetUsdc, inclusive (decimal string)." }),
-    requiredPackId: z.string().min(1).max(100).optional().meta({ description: "Only jobs that require this certification pack." }),
+    minBudget: DecimalString.optional().meta({ description: "Lowest budgetUsdc (inclusive)." }),
+    maxBudget: DecimalString.optional().meta({ description: "Highest budgetUsdc (inclusive)." }),
+    requiredPackId: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: "Only jobs that require this certification pack." }),
     sort: JobSort.optional().meta({
       description:
-        "newest (default without q): createdAt, newest first. budget_desc / budget_asc: budgetUsdc. deadline: deadlineAt soonest first, jobs without a deadline last. fewest_bids: bidCount, fewest first. " +
-        `relevance (default with q; needs q): search rank, best first, over the newest ${JOB_SEARCH_RANKED} matches (sort=newest pages through every match). Ties read newest first. Every sort pages by keyset: pass nextCursor back with the same query; a cursor of another sort is a 400.`,
+        "newest (default without q), budget_desc, budget_asc, deadline (soonest; none last), fewest_bids, " +
+        `relevance (default with q: search rank over the newest ${JOB_SEARCH_RANKED} matches). Ties read newest first; a cursor of another sort is a 400.`,
     }),
-    excludeBidBy: z.string().min(1).max(100).optional(),
+    excludeBidBy: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: "An agent id: leave out the jobs it has bid on (pass your own)." }),
     posterId: Uuid.optional(),
+    updatedAfter: Timestamp.optional().meta({
+      description:
+        "Only jobs changed after this instant, oldest change first (omit sort); pass the last job's updatedAt. " +
+        "A change (edit, status, funding, a bid) is listed once its transaction has ended, so none is skipped.",
+    }),
     limit: intParam(1, 100).optional(),
     cursor: Cursor.optional(),
   })
   .superRefine((query, ctx) => {
-    if (query.sort === "relevance" && query.q === undefined) ctx.addIssue({ code: "custom", path: ["sort"], message: "relevance needs q (a search text)" });
-    if (query.minBudget !== undefined && query.maxBudget !== undefined && Number(query.minBudget) > Number(query.maxBudget)) {
+    if (query.updatedAfter !== undefined && query.sort !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["sort"],
+        message: "must be omitted with updatedAfter (changes are listed in the order they were made)",
+      });
+    }
+    if (query.sort === "relevance" && query.q === undefined)
+      ctx.addIssue({ code: "custom", path: ["sort"], message: "relevance needs q (a search text)" });
+    if (
+      query.minBudget !== undefined &&
+      query.maxBudget !== undefined &&
+      Number(query.minBudget) > Number(query.maxBudget)
+    ) {
       ctx.addIssue({ code: "custom", path: ["minBudget"], message: "must not be greater than maxBudget" });
     }
   });
@@ -333,17 +487,32 @@ export const RegisterEscrowRequest = z
   .superRefine((body, ctx) => {
     if (body.txHash === undefined && body.escrowTxHash === undefined) {
       ctx.addIssue({ code: "custom", path: ["txHash"], message: "should not be empty (send txHash, or escrowTxHash)" });
-    } else if (body.txHash !== undefined && body.escrowTxHash !== undefined && body.txHash.toLowerCase() !== body.escrowTxHash.toLowerCase()) {
-      ctx.addIssue({ code: "custom", path: ["txHash"], message: "and escrowTxHash disagree: they name the same transaction, send one of them" });
+    } else if (
+      body.txHash !== undefined &&
+      body.escrowTxHash !== undefined &&
+      body.txHash.toLowerCase() !== body.escrowTxHash.toLowerCase()
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["txHash"],
+        message: "and escrowTxHash disagree: they name the same transaction, send one of them",
+      });
     }
   })
   .transform((body) => ({ txHash: (body.txHash ?? body.escrowTxHash)! }))
-  .meta({ description: "{txHash} or {escrowTxHash}: the deposit transaction's hash; when both are sent they must be the same hash" });
+  .meta({
+    description:
+      "{txHash} or {escrowTxHash}: the deposit transaction's hash; when both are sent they must be the same hash",
+  });
 
 /** POST /v1/jobs/:id/heartbeat: the assigned agent's progress report. */
 export const JobHeartbeatRequest = z.strictObject({
   /** How far the work is, from 0 (started) to 1 (done). */
   progress: z.number().min(0, { message: "must be between 0 and 1" }).max(1, { message: "must be between 0 and 1" }),
   /** What the poster should know now (replaces the previous note; omitted: no note). */
-  note: z.string().trim().max(JOB_LIMITS.progressNoteMax, { message: `must be at most ${JOB_LIMITS.progressNoteMax} characters` }).optional(),
+  note: z
+    .string()
+    .trim()
+    .max(JOB_LIMITS.progressNoteMax, { message: `must be at most ${JOB_LIMITS.progressNoteMax} characters` })
+    .optional(),
 });

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { MESSAGE_LIMITS } from "./constants";
 import { Cursor, Timestamp, Uuid, intParam } from "./common";
 
-
 export const MessageSide = z.enum(["POSTER", "AGENT"]);
 
 export const JobMessage = z.object({

@@ -11,6 +11,25 @@ const Part = {
 
 export const DatabaseHealth = z.object({ ...Part, latencyMs: z.number().int().nullable() });
 
+/** A read replica (DATABASE_REPLICA_URL): reads go to the primary when it is down or lags past the bound. */
+export const ReplicaHealth = z.object({
+  ...Part,
+  /** host:port/database, without credentials. */
+  name: z.string(),
+  /** Milliseconds behind the primary at the last check (0: caught up); null when down or not yet measured. */
+  lagMs: z.number().int().nullable(),
+  /** The largest lag at which it still serves reads (REPLICA_MAX_LAG_MS). */
+  maxLagMs: z.number().int(),
+  /** Whether it serves reads now: up, a standby, and within maxLagMs. */
+  serving: z.boolean(),
+});
+
+/**
+ * The primary, and the read replicas (empty without DATABASE_REPLICA_URL). A replica that lags or is
+ * down does not make the database part fail: its reads go to the primary, and its entry says so.
+ */
+export const DatabaseWithReplicasHealth = DatabaseHealth.extend({ replicas: z.array(ReplicaHealth) });
+
 export const ChainHealth = z.object({
   ...Part,
   /** false: this deployment has no payment chain (ok is then true; job creation answers 503 CHAIN_UNAVAILABLE). */
@@ -37,13 +56,39 @@ export const WorkerHealth = z.object({
 
 export const WorkersHealth = z.object({ ...Part, workers: z.array(WorkerHealth) });
 
+/**
+ * The money the service moves: ok when no escrow settlement is FAILED, no outgoing transfer is
+ * stuck and the last reconciliation of the chain found no difference. Not ok makes the deployment
+ * degraded (HTTP 200), not down: it still serves, but a person must look.
+ */
+export const MoneyHealth = z.object({
+  ...Part,
+  /** Escrow settlements (releases, refunds, splits) FAILED: the money stays in escrow until an operator re-settles. */
+  failedSettlements: z.number().int(),
+  /** Outgoing transfers not confirmed within 15 minutes of being asked for, per kind. */
+  stuck: z.object({
+    settlements: z.number().int(),
+    withdrawals: z.number().int(),
+    packPayouts: z.number().int(),
+    rewardFunding: z.number().int(),
+  }),
+  /** Differences the newest reconciliation of the chain against the database found; null when none ran in the last day. */
+  reconciliationDifferences: z.number().int().nullable(),
+  reconciledAt: NullableTimestamp,
+});
+
 export const Health = z.object({
-  /** ok when database, chain and workers are all ok; down (HTTP 503) otherwise. */
-  status: z.enum(["ok", "down"]),
+  /**
+   * ok when every part is ok; degraded (HTTP 200) when database, chain and workers are ok but money
+   * is not (failed settlements, stuck transfers, reconciliation differences); down (HTTP 503) when
+   * database, chain or workers are not ok.
+   */
+  status: z.enum(["ok", "degraded", "down"]),
   checkedAt: Timestamp,
-  database: DatabaseHealth,
+  database: DatabaseWithReplicasHealth,
   chain: ChainHealth,
   workers: WorkersHealth,
+  money: MoneyHealth,
 });
 export type Health = z.infer<typeof Health>;
 

@@ -2,14 +2,30 @@ import { z } from "zod";
 import { RECORD_LIMITS } from "./constants";
 import { DecimalString, IdParams, NullableTimestamp, Timestamp, Uuid } from "./common";
 
-
 export const DisputeOutcomes = z.object({
   /** Disputed jobs whose escrow was then released to the agent. */
   released: z.number().int(),
   /** Disputed jobs whose escrow was refunded to the poster. */
   refunded: z.number().int(),
+  /** Disputed jobs whose escrow was split on chain between the two sides by a ruling. */
+  split: z.number().int(),
   /** Disputed jobs not settled yet. */
   open: z.number().int(),
+});
+
+/**
+ * The parts of jobs paid in milestones, counted one by one from their confirmed settlements: a
+ * job half paid and half refunded is neither a success nor a failure, it is so many parts of each.
+ */
+export const PartOutcomes = z.object({
+  /** Parts released to the agent on chain (approved, or a ruling that paid the agent). */
+  released: z.number().int(),
+  /** Parts a ruling split between the two sides. */
+  split: z.number().int(),
+  /** Parts a ruling refunded to the poster (parts refunded by a cancellation are not counted against either side). */
+  refunded: z.number().int(),
+  /** Parts that were disputed, however they ended. */
+  disputed: z.number().int(),
 });
 
 /** The rule of every record (records/compute-records.ts), as the OpenAPI document states it. */
@@ -23,43 +39,51 @@ const RatingFields = {
 };
 
 /** An agent's record as the one who did the work. */
-export const AgentRecord = z.object({
-  agentId: z.string(),
-  /** Jobs whose escrow was released to this agent on chain. */
-  completedJobs: z.number().int(),
-  /** USDC received net of the fee, summed over those releases. */
-  earnedUsdc: DecimalString,
-  /** Of the completed jobs that had a deadline, how many were submitted before it; rate null with none. */
-  jobsWithDeadline: z.number().int(),
-  onTimeJobs: z.number().int(),
-  onTimeRate: z.number().nullable(),
-  /** Jobs assigned to the agent that reached a delivery or a dispute; the denominator of disputeRate. */
-  deliveredJobs: z.number().int(),
-  disputedJobs: z.number().int(),
-  disputeRate: z.number().nullable(),
-  disputeOutcomes: DisputeOutcomes,
-  ...RatingFields,
-}).meta({ description: `An agent's track record. ${ARMS_LENGTH}` });
+export const AgentRecord = z
+  .object({
+    agentId: z.string(),
+    /** Jobs whose escrow was released to this agent on chain. */
+    completedJobs: z.number().int(),
+    /** USDC received net of the fee, summed over those releases. */
+    earnedUsdc: DecimalString,
+    /** Of the completed jobs that had a deadline, how many were submitted before it; rate null with none. */
+    jobsWithDeadline: z.number().int(),
+    onTimeJobs: z.number().int(),
+    onTimeRate: z.number().nullable(),
+    /** Jobs assigned to the agent that reached a delivery or a dispute; the denominator of disputeRate. */
+    deliveredJobs: z.number().int(),
+    disputedJobs: z.number().int(),
+    disputeRate: z.number().nullable(),
+    disputeOutcomes: DisputeOutcomes,
+    /** The parts of jobs paid in milestones this agent worked, by how each settled. */
+    parts: PartOutcomes,
+    ...RatingFields,
+  })
+  .meta({ description: `An agent's track record. ${ARMS_LENGTH}` });
 export type AgentRecord = z.infer<typeof AgentRecord>;
 
 /** A poster's record (a human, or an agent that posts): what it paid out through released escrows. */
-export const PosterRecord = z.object({
-  posterId: z.string(),
-  /** The poster's public profile: an agent that posts (its agent id, at GET /v1/agents/:id/profile), or a human (null: GET /v1/users/:id/profile). */
-  agentId: z.string().nullable(),
-  /** Jobs it posted whose escrow was released to an agent on chain. */
-  completedJobs: z.number().int(),
-  /** USDC paid out (gross: the agents' share plus the fee) over those releases. */
-  paidUsdc: DecimalString,
-  /** Jobs it posted that were delivered or disputed; the denominator of disputeRate. */
-  deliveredJobs: z.number().int(),
-  disputedJobs: z.number().int(),
-  disputeRate: z.number().nullable(),
-  disputeOutcomes: DisputeOutcomes,
-  /** Median hours from submission to approval over its completed jobs (null with none). */
-  medianHoursToApprove: z.number().nullable(),
-  ...RatingFields,
-}).meta({ description: `A poster's track record. ${ARMS_LENGTH}` });
+export const PosterRecord = z
+  .object({
+    posterId: z.string(),
+    /** The poster's public profile: an agent that posts (its agent id, at GET /v1/agents/:id/profile), or a human (null: GET /v1/users/:id/profile). */
+    agentId: z.string().nullable(),
+    /** Jobs it posted whose escrow was released to an agent on chain. */
+    completedJobs: z.number().int(),
+    /** USDC paid out (gross: the agents' share plus the fee) over those releases. */
+    paidUsdc: DecimalString,
+    /** Jobs it posted that were delivered or disputed; the denominator of disputeRate. */
+    deliveredJobs: z.number().int(),
+    disputedJobs: z.number().int(),
+    disputeRate: z.number().nullable(),
+    disputeOutcomes: DisputeOutcomes,
+    /** Median hours from submission to approval over its completed jobs (null with none). */
+    medianHoursToApprove: z.number().nullable(),
+    /** The parts of its jobs paid in milestones, by how each settled. */
+    parts: PartOutcomes,
+    ...RatingFields,
+  })
+  .meta({ description: `A poster's track record. ${ARMS_LENGTH}` });
 export type PosterRecord = z.infer<typeof PosterRecord>;
 
 /** agentIds=a,b / posterIds=c,d: comma-separated, up to RECORD_LIMITS.batch of each. */
@@ -67,15 +91,24 @@ const idList = (what: string, max: number) =>
   z
     .string()
     .max(100 * max + max)
-    .transform((v) => [...new Set(v.split(",").map((s) => s.trim()).filter(Boolean))])
-    .pipe(z.array(z.string().max(100, { message: `must be ${what} of at most 100 characters` })).max(max, { message: `must contain at most ${max} ${what}` }));
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(
+      z
+        .array(z.string().max(100, { message: `must be ${what} of at most 100 characters` }))
+        .max(max, { message: `must contain at most ${max} ${what}` }),
+    );
 
 export const RecordsQuery = z.strictObject({
   agentIds: idList("agent ids", RECORD_LIMITS.batch).optional(),
   /** Poster ids: a job's posterId (a user id, or the principal id of a posting agent). */
-  posterIds: idList("poster ids", RECORD_LIMITS.batch)
-    .pipe(z.array(Uuid))
-    .optional(),
+  posterIds: idList("poster ids", RECORD_LIMITS.batch).pipe(z.array(Uuid)).optional(),
 });
 
 export const Records = z.object({
@@ -101,8 +134,16 @@ export const Review = z.object({
 export type Review = z.infer<typeof Review>;
 
 export const CreateReviewRequest = z.strictObject({
-  rating: z.number({ message: "must be an integer from 1 to 5" }).int({ message: "must be an integer from 1 to 5" }).min(1, { message: "must be an integer from 1 to 5" }).max(5, { message: "must be an integer from 1 to 5" }),
-  body: z.string().trim().max(RECORD_LIMITS.reviewBodyMax, { message: `must be at most ${RECORD_LIMITS.reviewBodyMax} characters` }).default(""),
+  rating: z
+    .number({ message: "must be an integer from 1 to 5" })
+    .int({ message: "must be an integer from 1 to 5" })
+    .min(1, { message: "must be an integer from 1 to 5" })
+    .max(5, { message: "must be an integer from 1 to 5" }),
+  body: z
+    .string()
+    .trim()
+    .max(RECORD_LIMITS.reviewBodyMax, { message: `must be at most ${RECORD_LIMITS.reviewBodyMax} characters` })
+    .default(""),
 });
 export type CreateReviewRequest = z.input<typeof CreateReviewRequest>;
 
@@ -123,7 +164,12 @@ export const JobReviews = z.object({
 
 const ProfileReviews = z.array(Review);
 
-export const ForumStanding = z.object({ threads: z.number().int(), replies: z.number().int(), helpfulVotes: z.number().int(), acceptedAnswers: z.number().int() });
+export const ForumStanding = z.object({
+  threads: z.number().int(),
+  replies: z.number().int(),
+  helpfulVotes: z.number().int(),
+  acceptedAnswers: z.number().int(),
+});
 
 export const ProfileCertification = z.object({
   packId: z.string(),

@@ -23,7 +23,14 @@ export type RewardKind = z.infer<typeof RewardKind>;
  * - PAYING: a slot is reserved for it and its escrow release is being sent (or finished by the settlement worker after a crash).
  * - PAID: released on chain; txHash is the receipt.
  */
-export const REWARD_STATUSES = ["PENDING_REVIEW", "DECLINED", "NOT_ELIGIBLE", "WAITING_FOR_BUDGET", "PAYING", "PAID"] as const;
+export const REWARD_STATUSES = [
+  "PENDING_REVIEW",
+  "DECLINED",
+  "NOT_ELIGIBLE",
+  "WAITING_FOR_BUDGET",
+  "PAYING",
+  "PAID",
+] as const;
 export const RewardStatus = z.enum(REWARD_STATUSES);
 export type RewardStatus = z.infer<typeof RewardStatus>;
 
@@ -107,7 +114,9 @@ export const RewardGuide = z.object({
   /** Markdown text of the guide. */
   markdown: z.string(),
   thresholds: z.object({ threadMinChars: z.number().int(), replyMinChars: z.number().int() }),
-  kinds: z.array(z.object({ kind: RewardKind, grossUsdc: DecimalString, netUsdc: DecimalString, description: z.string() })),
+  kinds: z.array(
+    z.object({ kind: RewardKind, grossUsdc: DecimalString, netUsdc: DecimalString, description: z.string() }),
+  ),
   feeBps: z.number().int(),
   rules: z.array(z.string()),
 });
@@ -204,7 +213,14 @@ export const ReferredOwner = z.object({
   joinedAt: Timestamp,
   /** The REFERRAL reward their first useful thread earned you, if any. */
   reward: z
-    .object({ id: Uuid, status: RewardStatus, declinedReason: z.string().nullable(), netUsdc: DecimalString, txHash: TxHash.nullable(), explorerUrl: z.string().nullable() })
+    .object({
+      id: Uuid,
+      status: RewardStatus,
+      declinedReason: z.string().nullable(),
+      netUsdc: DecimalString,
+      txHash: TxHash.nullable(),
+      explorerUrl: z.string().nullable(),
+    })
     .nullable(),
 });
 export type ReferredOwner = z.infer<typeof ReferredOwner>;
@@ -226,7 +242,11 @@ export type UpdatePayoutRequest = z.input<typeof UpdatePayoutRequest>;
 export const CreateRewardCampaignRequest = z.strictObject({
   kind: RewardKind,
   /** Number of slots to fund (each holds the kind's gross amount). */
-  slots: z.number().int().min(1, { message: "must not be less than 1" }).max(100, { message: "must not be greater than 100" }),
+  slots: z
+    .number()
+    .int()
+    .min(1, { message: "must not be less than 1" })
+    .max(100, { message: "must not be greater than 100" }),
   /**
    * OPERATOR (default): the service deposits every slot from its rewards wallet (REWARDS_ADMIN_ADDRESSES only).
    * SPONSOR: the slots are created unfunded; the sponsor deposits each slot job's gross amount into the escrow and registers it with PATCH /v1/jobs/:id/escrow, as for any job.
@@ -247,10 +267,19 @@ export const WithdrawalParams = z.strictObject({ id: Uuid });
 export const ListLedgerQuery = z.strictObject({ limit: intParam(1, 100).optional(), cursor: Cursor.optional() });
 export const ListReferredQuery = z.strictObject({ limit: intParam(1, 100).optional(), cursor: Cursor.optional() });
 
+/**
+ * The smallest withdrawal from the managed wallet, in USDC. Each withdrawal is a real USDC transfer
+ * whose gas the rewards wallet pays: on Base about 0.001 to 0.01 USD, more when fees spike. At
+ * 1 USDC that is at most about 1% of the amount (a few % in a spike), while a single reward (0.05 to
+ * 0.2 USDC) stays in the managed wallet until the owner's rewards add up; below it, dust
+ * withdrawals would spend more gas than they move.
+ */
+export const WITHDRAWAL_MIN_USDC = "1";
+
 export const CreateWithdrawalRequest = z.strictObject({
   /** Destination on the payment chain (a mixed-case address must carry a valid checksum). */
   toAddress: EvmAddress,
-  /** Amount in USDC, at most the balance. */
+  /** Amount in USDC: at least WITHDRAWAL_MIN_USDC (1), at most the balance. */
   amountUsdc: DecimalString,
 });
 export type CreateWithdrawalRequest = z.input<typeof CreateWithdrawalRequest>;

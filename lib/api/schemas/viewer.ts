@@ -10,7 +10,14 @@ import { Job } from "./jobs";
  * checks (capacity, a settlement under way); the action's error says why.
  */
 
-export const JOB_VIEWER_ROLES = ["POSTER", "OWNER_OF_POSTER", "ASSIGNED_AGENT", "OWNER_OF_ASSIGNED_AGENT", "BIDDER", "PUBLIC"] as const;
+export const JOB_VIEWER_ROLES = [
+  "POSTER",
+  "OWNER_OF_POSTER",
+  "ASSIGNED_AGENT",
+  "OWNER_OF_ASSIGNED_AGENT",
+  "BIDDER",
+  "PUBLIC",
+] as const;
 export const JobViewerRole = z.enum(JOB_VIEWER_ROLES);
 export type JobViewerRole = z.infer<typeof JobViewerRole>;
 
@@ -27,10 +34,14 @@ export const JobViewer = z.object({
     readBids: z.boolean(),
     /** Accept or reject a pending bid (the poster, an OPEN job). */
     decideBids: z.boolean(),
-    /** PATCH /v1/jobs/:id/escrow (the poster, an OPEN unfunded job). */
+    /** PATCH /v1/jobs/:id/escrow (the poster of an unfunded job: OPEN, assigned before funding at the accepted price, or unfunded by a reorganisation). */
     fund: z.boolean(),
-    /** POST /v1/jobs/:id/cancel (the poster, an OPEN job). */
+    /** POST /v1/jobs/:id/cancel (the poster: an OPEN job, or an assigned one unfunded or late with nothing delivered). */
     cancel: z.boolean(),
+    /** PATCH /v1/jobs/:id with the brief's fields (the poster, an OPEN job; after bids only additions). */
+    edit: z.boolean(),
+    /** PATCH /v1/jobs/:id with a shorter proofHoldHours (the poster, until the escrow is released). */
+    shortenHold: z.boolean(),
     /** POST /v1/jobs/:id/claim with one of the caller's active agents (an OPEN bounty). */
     claim: z.boolean(),
     /** POST /v1/jobs/:id/release-claim (the claiming agent's side). */

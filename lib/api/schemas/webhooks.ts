@@ -16,7 +16,10 @@ export const WebhookUrl = z
   .pipe(z.url({ protocol: /^https?$/, message: "must be an http or https URL" }));
 
 /** Event types the endpoint wants; empty or omitted: every type. */
-export const WebhookEvents = z.array(EventTypeSchema).max(64).transform((list) => [...new Set(list)]);
+export const WebhookEvents = z
+  .array(EventTypeSchema)
+  .max(64)
+  .transform((list) => [...new Set(list)]);
 
 export const WebhookEndpoint = z.object({
   id: z.string(),
@@ -45,7 +48,11 @@ export const CreatedWebhookEndpoint = z.object({ endpoint: WebhookEndpoint, secr
 export const CreateWebhookRequest = z.strictObject({
   url: WebhookUrl,
   events: WebhookEvents.optional(),
-  description: z.string().trim().max(WEBHOOK_LIMITS.descriptionMax, { message: `must be at most ${WEBHOOK_LIMITS.descriptionMax} characters` }).optional(),
+  description: z
+    .string()
+    .trim()
+    .max(WEBHOOK_LIMITS.descriptionMax, { message: `must be at most ${WEBHOOK_LIMITS.descriptionMax} characters` })
+    .optional(),
   enabled: z.boolean().optional(),
 });
 export type CreateWebhookRequest = z.input<typeof CreateWebhookRequest>;
@@ -53,13 +60,20 @@ export type CreateWebhookRequest = z.input<typeof CreateWebhookRequest>;
 export const UpdateWebhookRequest = z.strictObject({
   url: WebhookUrl.optional(),
   events: WebhookEvents.optional(),
-  description: z.string().trim().max(WEBHOOK_LIMITS.descriptionMax, { message: `must be at most ${WEBHOOK_LIMITS.descriptionMax} characters` }).optional(),
+  description: z
+    .string()
+    .trim()
+    .max(WEBHOOK_LIMITS.descriptionMax, { message: `must be at most ${WEBHOOK_LIMITS.descriptionMax} characters` })
+    .optional(),
   /** true re-enables an endpoint (also one disabled after failures) and clears its failure run. */
   enabled: z.boolean().optional(),
 });
 export type UpdateWebhookRequest = z.input<typeof UpdateWebhookRequest>;
 
-export const WebhookParams = z.strictObject({ id: AgentIdParams.shape.id, webhookId: z.uuid({ message: "must be a webhook id (UUID)" }) });
+export const WebhookParams = z.strictObject({
+  id: AgentIdParams.shape.id,
+  webhookId: z.uuid({ message: "must be a webhook id (UUID)" }),
+});
 export const WebhookDeliveryParams = z.strictObject({
   id: AgentIdParams.shape.id,
   webhookId: z.uuid({ message: "must be a webhook id (UUID)" }),
@@ -68,7 +82,10 @@ export const WebhookDeliveryParams = z.strictObject({
 
 /** The same, for a person's own endpoints under /v1/me/webhooks. */
 export const MyWebhookParams = z.strictObject({ webhookId: WebhookParams.shape.webhookId });
-export const MyWebhookDeliveryParams = z.strictObject({ webhookId: WebhookDeliveryParams.shape.webhookId, deliveryId: WebhookDeliveryParams.shape.deliveryId });
+export const MyWebhookDeliveryParams = z.strictObject({
+  webhookId: WebhookDeliveryParams.shape.webhookId,
+  deliveryId: WebhookDeliveryParams.shape.deliveryId,
+});
 
 export const WebhookDeliveryStatus = z.enum(["PENDING", "DELIVERED", "FAILED"]);
 

@@ -10,7 +10,7 @@ for await (const line of lines) {
   let answer;
   if (item.kind === "MULTIPLE_CHOICE") answer = "b";
   else if (item.kind === "SHORT_ANSWER") answer = "USDC";
-  else if (item.answerSchema) answer = { email: "ci@example.test", rows: 1 };
+  else if (item.prompt.includes('"email"')) answer = { email: "ci@example.test", rows: 1 };
   else answer = { ok: true, n };
   process.stderr.write(`tiny agent: item ${item.position}\n`);
   process.stdout.write(`${JSON.stringify({ answer })}\n`);

@@ -47,19 +47,34 @@ describe("verifyDeposit", () => {
 
   it("accepts a permit deposit and the wire form of the job id", async () => {
     const jobId = newEscrowJobId();
-    const { txHash } = await depositToEscrow({ config, privateKey: payerKey(2), escrowJobId: jobId, amount: BUDGET, usePermit: true });
+    const { txHash } = await depositToEscrow({
+      config,
+      privateKey: payerKey(2),
+      escrowJobId: jobId,
+      amount: BUDGET,
+      usePermit: true,
+    });
     const wire = escrowJobIdToWire(jobId);
-    const check = await verifyDeposit({ config, txHash, escrowJobId: escrowJobIdFromWire(wire), expectedAmount: BUDGET });
+    const check = await verifyDeposit({
+      config,
+      txHash,
+      escrowJobId: escrowJobIdFromWire(wire),
+      expectedAmount: BUDGET,
+    });
     expect(check).toMatchObject({ ok: true, payer: addr(2) });
   });
 
   it("TX_NOT_FOUND for a forged (random) hash or a malformed one", async () => {
     const forged = keccak256(stringToBytes(`forged-${Math.random()}`));
-    expect(await verifyDeposit({ config, txHash: forged, escrowJobId: newEscrowJobId(), expectedAmount: BUDGET })).toMatchObject({
+    expect(
+      await verifyDeposit({ config, txHash: forged, escrowJobId: newEscrowJobId(), expectedAmount: BUDGET }),
+    ).toMatchObject({
       ok: false,
       code: "TX_NOT_FOUND",
     });
-    expect(await verifyDeposit({ config, txHash: "0x1234", escrowJobId: newEscrowJobId(), expectedAmount: BUDGET })).toMatchObject({
+    expect(
+      await verifyDeposit({ config, txHash: "0x1234", escrowJobId: newEscrowJobId(), expectedAmount: BUDGET }),
+    ).toMatchObject({
       ok: false,
       code: "TX_NOT_FOUND",
     });
@@ -76,10 +91,12 @@ describe("verifyDeposit", () => {
       gas: 200_000n,
     });
     expect((await chain.publicClient.waitForTransactionReceipt({ hash: txHash })).status).toBe("reverted");
-    expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: parseUsdc("999") })).toMatchObject({
-      ok: false,
-      code: "TX_REVERTED",
-    });
+    expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: parseUsdc("999") })).toMatchObject(
+      {
+        ok: false,
+        code: "TX_REVERTED",
+      },
+    );
   });
 
   it("WRONG_CHAIN for a deposit made on another chain, even to the same escrow address", async () => {
@@ -89,12 +106,21 @@ describe("verifyDeposit", () => {
       // the chain check tells these deposits apart.
       expect(other.config.escrowAddress).toBe(config.escrowAddress);
       const jobId = newEscrowJobId();
-      const { txHash } = await depositToEscrow({ config: other.config, privateKey: payerKey(), escrowJobId: jobId, amount: BUDGET });
-      expect(await verifyDeposit({ config: other.config, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({ ok: true });
+      const { txHash } = await depositToEscrow({
+        config: other.config,
+        privateKey: payerKey(),
+        escrowJobId: jobId,
+        amount: BUDGET,
+      });
+      expect(
+        await verifyDeposit({ config: other.config, txHash, escrowJobId: jobId, expectedAmount: BUDGET }),
+      ).toMatchObject({ ok: true });
 
       // Our configuration, pointed (by mistake or malice) at the other chain's RPC:
       const misrouted: ChainConfig = { ...config, rpcUrl: other.rpcUrl };
-      expect(await verifyDeposit({ config: misrouted, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({
+      expect(
+        await verifyDeposit({ config: misrouted, txHash, escrowJobId: jobId, expectedAmount: BUDGET }),
+      ).toMatchObject({
         ok: false,
         code: "WRONG_CHAIN",
       });
@@ -115,9 +141,15 @@ describe("verifyDeposit", () => {
       bytecode: escrowBytecode,
       args: [config.tokenAddress, addr(0), addr(0), 500],
     });
-    const impostor = (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress as Address;
+    const impostor = (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash }))
+      .contractAddress as Address;
     const jobId = newEscrowJobId();
-    const { txHash } = await depositToEscrow({ config: { ...config, escrowAddress: impostor }, privateKey: payerKey(), escrowJobId: jobId, amount: BUDGET });
+    const { txHash } = await depositToEscrow({
+      config: { ...config, escrowAddress: impostor },
+      privateKey: payerKey(),
+      escrowJobId: jobId,
+      amount: BUDGET,
+    });
     expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({
       ok: false,
       code: "WRONG_CONTRACT",
@@ -126,7 +158,9 @@ describe("verifyDeposit", () => {
 
   it("NO_DEPOSIT_EVENT for a transaction that is no deposit (a plain USDC transfer to the escrow)", async () => {
     const { txHash } = await transferUsdc({ config, to: config.escrowAddress, amount: BUDGET, privateKey: payerKey() });
-    expect(await verifyDeposit({ config, txHash, escrowJobId: newEscrowJobId(), expectedAmount: BUDGET })).toMatchObject({
+    expect(
+      await verifyDeposit({ config, txHash, escrowJobId: newEscrowJobId(), expectedAmount: BUDGET }),
+    ).toMatchObject({
       ok: false,
       code: "NO_DEPOSIT_EVENT",
     });
@@ -134,7 +168,9 @@ describe("verifyDeposit", () => {
 
   it("WRONG_JOB for a deposit made for another job", async () => {
     const { txHash } = await funded();
-    expect(await verifyDeposit({ config, txHash, escrowJobId: newEscrowJobId(), expectedAmount: BUDGET })).toMatchObject({
+    expect(
+      await verifyDeposit({ config, txHash, escrowJobId: newEscrowJobId(), expectedAmount: BUDGET }),
+    ).toMatchObject({
       ok: false,
       code: "WRONG_JOB",
     });
@@ -169,15 +205,29 @@ describe("verifyDeposit", () => {
     try {
       // The wallet client sends directly (no receipt wait); approve and deposit both wait in the pool.
       const w = chain.wallet(4);
-      await w.writeContract({ address: config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [config.escrowAddress, BUDGET], gas: 100_000n });
-      const txHash = await w.writeContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "deposit", args: [jobId, BUDGET], gas: 200_000n });
+      await w.writeContract({
+        address: config.tokenAddress,
+        abi: usdcAbi,
+        functionName: "approve",
+        args: [config.escrowAddress, BUDGET],
+        gas: 100_000n,
+      });
+      const txHash = await w.writeContract({
+        address: config.escrowAddress,
+        abi: escrowAbi,
+        functionName: "deposit",
+        args: [jobId, BUDGET],
+        gas: 200_000n,
+      });
       expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({
         ok: false,
         code: "NOT_CONFIRMED",
         confirmations: 0,
       });
       await chain.testClient.mine({ blocks: 1 });
-      expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({ ok: true });
+      expect(await verifyDeposit({ config, txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({
+        ok: true,
+      });
     } finally {
       await chain.testClient.setAutomine(true);
     }
@@ -198,8 +248,12 @@ describe("a stranger's deposit under the same (public) job id", () => {
     const jobId = newEscrowJobId();
     const stranger = await depositToEscrow({ config, privateKey: payerKey(5), escrowJobId: jobId, amount: 1n });
     const poster = await depositToEscrow({ config, privateKey: payerKey(1), escrowJobId: jobId, amount: BUDGET });
-    expect(await verifyDeposit({ config, txHash: poster.txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({ ok: true, payer: addr(1), amount: BUDGET });
-    expect(await verifyDeposit({ config, txHash: stranger.txHash, escrowJobId: jobId, expectedAmount: BUDGET })).toMatchObject({ ok: false, code: "WRONG_AMOUNT" });
+    expect(
+      await verifyDeposit({ config, txHash: poster.txHash, escrowJobId: jobId, expectedAmount: BUDGET }),
+    ).toMatchObject({ ok: true, payer: addr(1), amount: BUDGET });
+    expect(
+      await verifyDeposit({ config, txHash: stranger.txHash, escrowJobId: jobId, expectedAmount: BUDGET }),
+    ).toMatchObject({ ok: false, code: "WRONG_AMOUNT" });
   });
 
   it("release and refund settle the named slot only, each exactly once", async () => {
@@ -208,16 +262,34 @@ describe("a stranger's deposit under the same (public) job id", () => {
     await depositToEscrow({ config, privateKey: payerKey(1), escrowJobId: jobId, amount: BUDGET });
     const agent = addr(6);
     const released = await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent });
-    expect(released).toMatchObject({ to: agent, amount: parseUsdc("11.875"), fee: parseUsdc("0.625"), alreadySettled: false });
-    expect(await getEscrow({ config, escrowJobId: jobId, payer: addr(5) })).toMatchObject({ amount: 1n, state: "FUNDED" });
+    expect(released).toMatchObject({
+      to: agent,
+      amount: parseUsdc("11.875"),
+      fee: parseUsdc("0.625"),
+      alreadySettled: false,
+    });
+    expect(await getEscrow({ config, escrowJobId: jobId, payer: addr(5) })).toMatchObject({
+      amount: 1n,
+      state: "FUNDED",
+    });
 
     const stray = await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) });
     expect(stray).toMatchObject({ to: addr(5), amount: 1n, fee: 0n, alreadySettled: false });
     // Asked again, each slot answers its own settlement, never the other's.
-    expect(await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })).toEqual({ ...released, alreadySettled: true });
-    expect(await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) })).toEqual({ ...stray, alreadySettled: true });
-    await expect(refundEscrow({ config, escrowJobId: jobId, payer: addr(1) })).rejects.toMatchObject({ code: "ALREADY_RELEASED" });
-    await expect(refundEscrow({ config, escrowJobId: jobId, payer: addr(2) })).rejects.toMatchObject({ code: "NOT_FUNDED" });
+    expect(await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })).toEqual({
+      ...released,
+      alreadySettled: true,
+    });
+    expect(await refundEscrow({ config, escrowJobId: jobId, payer: addr(5) })).toEqual({
+      ...stray,
+      alreadySettled: true,
+    });
+    await expect(refundEscrow({ config, escrowJobId: jobId, payer: addr(1) })).rejects.toMatchObject({
+      code: "ALREADY_RELEASED",
+    });
+    await expect(refundEscrow({ config, escrowJobId: jobId, payer: addr(2) })).rejects.toMatchObject({
+      code: "NOT_FUNDED",
+    });
   });
 });
 
@@ -230,10 +302,19 @@ describe("releaseEscrow and refundEscrow", () => {
     const second = await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent });
     const after = await erc20BalanceOf({ config, address: agent });
 
-    expect(first).toMatchObject({ to: agent, amount: parseUsdc("11.875"), fee: parseUsdc("0.625"), heldForClaim: 0n, alreadySettled: false });
+    expect(first).toMatchObject({
+      to: agent,
+      amount: parseUsdc("11.875"),
+      fee: parseUsdc("0.625"),
+      heldForClaim: 0n,
+      alreadySettled: false,
+    });
     expect(second).toEqual({ ...first, alreadySettled: true });
     expect(after - before).toBe(parseUsdc("11.875"));
-    expect(await getEscrow({ config, escrowJobId: jobId, payer: addr(1) })).toMatchObject({ state: "RELEASED", settledBlock: first.blockNumber });
+    expect(await getEscrow({ config, escrowJobId: jobId, payer: addr(1) })).toMatchObject({
+      state: "RELEASED",
+      settledBlock: first.blockNumber,
+    });
 
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: first.txHash });
     expect(parseEventLogs({ abi: escrowAbi, eventName: "Released", logs: receipt.logs })).toHaveLength(1);
@@ -243,7 +324,9 @@ describe("releaseEscrow and refundEscrow", () => {
     const { jobId } = await funded();
     const agent = addr(7);
     const before = await erc20BalanceOf({ config, address: agent });
-    const results = await Promise.all([1, 2, 3].map(() => releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })),
+    );
     expect(new Set(results.map((r) => r.txHash)).size).toBe(1);
     expect(results.filter((r) => !r.alreadySettled)).toHaveLength(1);
     expect((await erc20BalanceOf({ config, address: agent })) - before).toBe(parseUsdc("11.875"));
@@ -263,11 +346,15 @@ describe("releaseEscrow and refundEscrow", () => {
   it("refuses to settle the other way, or a job that was never funded", async () => {
     const { jobId: released } = await funded();
     await releaseEscrow({ config, escrowJobId: released, payer: addr(1), to: addr(6) });
-    await expect(refundEscrow({ config, escrowJobId: released, payer: addr(1) })).rejects.toMatchObject({ code: "ALREADY_RELEASED" });
+    await expect(refundEscrow({ config, escrowJobId: released, payer: addr(1) })).rejects.toMatchObject({
+      code: "ALREADY_RELEASED",
+    });
 
     const { jobId: refunded } = await funded();
     await refundEscrow({ config, escrowJobId: refunded, payer: addr(1) });
-    await expect(releaseEscrow({ config, escrowJobId: refunded, payer: addr(1), to: addr(6) })).rejects.toMatchObject({ code: "ALREADY_REFUNDED" });
+    await expect(releaseEscrow({ config, escrowJobId: refunded, payer: addr(1), to: addr(6) })).rejects.toMatchObject({
+      code: "ALREADY_REFUNDED",
+    });
 
     const never = releaseEscrow({ config, escrowJobId: newEscrowJobId(), payer: addr(1), to: addr(6) });
     await expect(never).rejects.toBeInstanceOf(EscrowError);
@@ -279,7 +366,12 @@ describe("releaseEscrow and refundEscrow", () => {
     const agent = addr(8);
     const blacklist = async (on: boolean) =>
       chain.publicClient.waitForTransactionReceipt({
-        hash: await chain.wallet(0).writeContract({ address: config.tokenAddress, abi: usdcAbi, functionName: "setBlacklisted", args: [agent, on] }),
+        hash: await chain.wallet(0).writeContract({
+          address: config.tokenAddress,
+          abi: usdcAbi,
+          functionName: "setBlacklisted",
+          args: [agent, on],
+        }),
       });
     await blacklist(true);
     try {
@@ -287,7 +379,10 @@ describe("releaseEscrow and refundEscrow", () => {
       expect(result.heldForClaim).toBe(parseUsdc("11.875"));
       expect(await claimableOf({ config, account: agent })).toBe(parseUsdc("11.875"));
       // Asking again returns the same settlement, with the same finding.
-      expect(await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })).toMatchObject({ txHash: result.txHash, heldForClaim: result.heldForClaim });
+      expect(await releaseEscrow({ config, escrowJobId: jobId, payer: addr(1), to: agent })).toMatchObject({
+        txHash: result.txHash,
+        heldForClaim: result.heldForClaim,
+      });
     } finally {
       await blacklist(false);
     }
@@ -300,7 +395,13 @@ describe("payouts and deployment checks", () => {
     expect(rewardsKey).toBeDefined();
     const before = await erc20BalanceOf({ config, address: addr(9) });
     const sent: Hex[] = [];
-    const { txHash, blockNumber } = await transferUsdc({ config, to: addr(9), amount: parseUsdc("0.19"), privateKey: rewardsKey, onSent: (h) => void sent.push(h) });
+    const { txHash, blockNumber } = await transferUsdc({
+      config,
+      to: addr(9),
+      amount: parseUsdc("0.19"),
+      privateKey: rewardsKey,
+      onSent: (h) => void sent.push(h),
+    });
     expect(sent).toEqual([txHash]);
     expect((await erc20BalanceOf({ config, address: addr(9) })) - before).toBe(190_000n);
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });

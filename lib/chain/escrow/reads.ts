@@ -18,7 +18,11 @@ export interface EscrowRecord {
 }
 
 /** `payer`'s slot of a job's escrow (state NONE when that payer never deposited for it). */
-export async function getEscrow(params: { config: ChainConfig; escrowJobId: string; payer: Address }): Promise<EscrowRecord> {
+export async function getEscrow(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+}): Promise<EscrowRecord> {
   const { config, payer } = params;
   const [amount, state, settledBlock] = await getPublicClient(config).readContract({
     address: config.escrowAddress,
@@ -27,6 +31,24 @@ export async function getEscrow(params: { config: ChainConfig; escrowJobId: stri
     args: [normalizeEscrowJobId(params.escrowJobId), payer],
   });
   return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
+}
+
+/**
+ * What `payer`'s slot still holds after the parts (milestones) settled from it: the deposit less
+ * the settled parts while FUNDED, 0 once the slot is settled.
+ */
+export async function remainingInSlot(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+}): Promise<bigint> {
+  const [, remaining] = await getPublicClient(params.config).readContract({
+    address: params.config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "getPart",
+    args: [normalizeEscrowJobId(params.escrowJobId), params.payer, 0n],
+  });
+  return remaining;
 }
 
 /** Payouts the token refused (e.g. a blacklisted address), waiting for `account` to claim. */
@@ -39,7 +61,11 @@ export async function claimableOf(params: { config: ChainConfig; account: Addres
   });
 }
 
-export async function erc20BalanceOf(params: { config: ChainConfig; address: Address; token?: Address }): Promise<bigint> {
+export async function erc20BalanceOf(params: {
+  config: ChainConfig;
+  address: Address;
+  token?: Address;
+}): Promise<bigint> {
   return getPublicClient(params.config).readContract({
     address: params.token ?? params.config.tokenAddress,
     abi: usdcAbi,
@@ -63,16 +89,20 @@ export async function checkEscrowDeployment(config: ChainConfig): Promise<string
   const read = <F extends "token" | "feeBps" | "operator">(functionName: F) =>
     client.readContract({ address: config.escrowAddress, abi: escrowAbi, functionName });
   const [token, feeBps, operator] = await Promise.all([read("token"), read("feeBps"), read("operator")]);
-  if (!isAddressEqual(token, config.tokenAddress)) problems.push(`escrow token is ${token}, configured ${config.tokenAddress}`);
+  if (!isAddressEqual(token, config.tokenAddress))
+    problems.push(`escrow token is ${token}, configured ${config.tokenAddress}`);
   if (feeBps !== config.feeBps) problems.push(`escrow feeBps is ${feeBps}, configured ${config.feeBps}`);
   const operatorAddress = privateKeyToAccount(config.operatorPrivateKey).address;
-  if (!isAddressEqual(operator, operatorAddress)) problems.push(`escrow operator is ${operator}, the configured key is ${operatorAddress}`);
+  if (!isAddressEqual(operator, operatorAddress))
+    problems.push(`escrow operator is ${operator}, the configured key is ${operatorAddress}`);
   // An escrow of the earlier one-slot-per-job surface answers getEscrow(bytes32) only, so this
   // read reverts there: the service would register deposits it could never settle.
   try {
     await getEscrow({ config, escrowJobId: `0x${"00".repeat(31)}01`, payer: operatorAddress });
   } catch {
-    problems.push(`escrow at ${config.escrowAddress} has no per-payer getEscrow(bytes32,address): redeploy the current contracts/Escrow.sol`);
+    problems.push(
+      `escrow at ${config.escrowAddress} has no per-payer getEscrow(bytes32,address): redeploy the current contracts/Escrow.sol`,
+    );
   }
   if (config.treasuryAddress && isAddressEqual(config.treasuryAddress, config.escrowAddress)) {
     problems.push("the pack treasury must not be the escrow contract");
@@ -82,15 +112,27 @@ export async function checkEscrowDeployment(config: ChainConfig): Promise<string
 
 /** Everything the contract keeps for payouts the token refused (the sum of `claimable`). */
 export async function totalClaimableOf(config: ChainConfig): Promise<bigint> {
-  return getPublicClient(config).readContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "totalClaimable" });
+  return getPublicClient(config).readContract({
+    address: config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "totalClaimable",
+  });
 }
 
 /** Fees of releases the contract holds until the operator's withdrawFees() sends them to the fee recipient. */
 export async function feesAccruedOf(config: ChainConfig): Promise<bigint> {
-  return getPublicClient(config).readContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "feesAccrued" });
+  return getPublicClient(config).readContract({
+    address: config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "feesAccrued",
+  });
 }
 
 /** The contract's immutable fee recipient (the treasury its withdrawFees() pays). */
 export async function feeRecipientOf(config: ChainConfig): Promise<Address> {
-  return getPublicClient(config).readContract({ address: config.escrowAddress, abi: escrowAbi, functionName: "feeRecipient" });
+  return getPublicClient(config).readContract({
+    address: config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "feeRecipient",
+  });
 }

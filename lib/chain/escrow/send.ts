@@ -4,7 +4,8 @@ import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { signUsdcPermit } from "../permit";
-import { EscrowError, errorText } from "./errors";
+import { EscrowError, chainFailureReason, errorText } from "./errors";
+import { feesAccruedOf } from "./reads";
 
 // Sending money from a key the service (or a test, or seed data) holds: plain USDC transfers
 // (rewards) and deposits into a job's escrow (agents paying for jobs, reward slots, seed data).
@@ -39,7 +40,11 @@ export async function transferUsdc(params: {
     return wallet.writeContract(request);
   });
   await params.onSent?.(hash);
-  const receipt = await client.waitForTransactionReceipt({ hash, confirmations: config.confirmations, timeout: RECEIPT_TIMEOUT_MS });
+  const receipt = await client.waitForTransactionReceipt({
+    hash,
+    confirmations: config.confirmations,
+    timeout: RECEIPT_TIMEOUT_MS,
+  });
   if (receipt.status !== "success") throw new EscrowError("TX_FAILED", "USDC transfer reverted", hash);
   return { txHash: hash, blockNumber: receipt.blockNumber };
 }
@@ -64,7 +69,12 @@ export async function depositToEscrow(params: {
 
   let send: () => Promise<Hex>;
   if (params.usePermit) {
-    const permit = await signUsdcPermit({ config, privateKey: params.privateKey, spender: config.escrowAddress, value: amount });
+    const permit = await signUsdcPermit({
+      config,
+      privateKey: params.privateKey,
+      spender: config.escrowAddress,
+      value: amount,
+    });
     send = async () => {
       const { request } = await client.simulateContract({
         account: wallet.account,
@@ -84,7 +94,12 @@ export async function depositToEscrow(params: {
     });
     if (allowance < amount) {
       const approveHash = await sendWithRetry(config, sender, () =>
-        wallet.writeContract({ address: config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [config.escrowAddress, amount] }),
+        wallet.writeContract({
+          address: config.tokenAddress,
+          abi: usdcAbi,
+          functionName: "approve",
+          args: [config.escrowAddress, amount],
+        }),
       );
       const approved = await client.waitForTransactionReceipt({ hash: approveHash, timeout: RECEIPT_TIMEOUT_MS });
       if (approved.status !== "success") throw new EscrowError("TX_FAILED", "approve reverted", approveHash);
@@ -122,23 +137,41 @@ export async function sendWithRetry(config: ChainConfig, sender: Address, send: 
  * operator key. The contract moves the fees once: with nothing accrued (a second click, or a
  * withdrawal racing this one) it reverts NoFeesAccrued and this returns null; nothing is sent.
  */
-export async function withdrawEscrowFees(config: ChainConfig): Promise<{ txHash: Hex; amount: bigint; to: Address } | null> {
+export async function withdrawEscrowFees(
+  config: ChainConfig,
+): Promise<{ txHash: Hex; amount: bigint; to: Address } | null> {
   const client = getPublicClient(config);
   const wallet = getWalletClient(config, config.operatorPrivateKey);
   let hash: Hex;
   try {
     hash = await sendWithRetry(config, wallet.account.address, async () => {
-      const { request } = await client.simulateContract({ account: wallet.account, address: config.escrowAddress, abi: escrowAbi, functionName: "withdrawFees" });
+      const { request } = await client.simulateContract({
+        account: wallet.account,
+        address: config.escrowAddress,
+        abi: escrowAbi,
+        functionName: "withdrawFees",
+      });
       return wallet.writeContract(request);
     });
   } catch (err) {
     if (errorText(err) === "NoFeesAccrued") return null;
-    throw new EscrowError("TX_FAILED", `the fee withdrawal failed: ${errorText(err)}`);
+    // A withdrawal racing this one may surface as another error of the send (its gas estimate
+    // reverting, a nonce taken): with nothing accrued any more, this one had nothing to send.
+    if ((await feesAccruedOf(config).catch(() => null)) === 0n) return null;
+    throw new EscrowError("TX_FAILED", `the fee withdrawal failed: ${chainFailureReason(err)}`);
   }
-  const receipt = await client.waitForTransactionReceipt({ hash, confirmations: config.confirmations, timeout: RECEIPT_TIMEOUT_MS });
+  const receipt = await client.waitForTransactionReceipt({
+    hash,
+    confirmations: config.confirmations,
+    timeout: RECEIPT_TIMEOUT_MS,
+  });
   // Reverted on chain: another withdrawal took the fees between our simulation and this block.
   if (receipt.status !== "success") return null;
-  const [event] = parseEventLogs({ abi: escrowAbi, eventName: "FeesWithdrawn", logs: receipt.logs.filter((l) => isAddressEqual(l.address, config.escrowAddress)) });
+  const [event] = parseEventLogs({
+    abi: escrowAbi,
+    eventName: "FeesWithdrawn",
+    logs: receipt.logs.filter((l) => isAddressEqual(l.address, config.escrowAddress)),
+  });
   if (!event) throw new EscrowError("TX_FAILED", "the fee withdrawal emitted no FeesWithdrawn event", hash);
   return { txHash: hash, amount: event.args.amount, to: event.args.to };
 }

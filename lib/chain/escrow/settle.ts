@@ -3,7 +3,7 @@ import { escrowAbi } from "../abi";
 import { getPublicClient, getWalletClient } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
-import { EscrowError, errorText } from "./errors";
+import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
 import { getEscrow, type EscrowRecord } from "./reads";
 import { RECEIPT_TIMEOUT_MS, sendWithRetry } from "./send";
 
@@ -41,12 +41,26 @@ interface Slot {
  * when the slot is already released (by an earlier call, a crash-interrupted one, or another
  * instance), it returns that release's transaction instead of sending one, so money moves once.
  */
-export async function releaseEscrow(params: { config: ChainConfig; escrowJobId: string; payer: Address; to: Address }): Promise<SettlementResult> {
-  return settle(params.config, { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer }, "RELEASED", params.to);
+export async function releaseEscrow(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  to: Address;
+}): Promise<SettlementResult> {
+  return settle(
+    params.config,
+    { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
+    "RELEASED",
+    params.to,
+  );
 }
 
 /** Returns `payer`'s whole deposit for a job to `payer`; idempotent like releaseEscrow. */
-export async function refundEscrow(params: { config: ChainConfig; escrowJobId: string; payer: Address }): Promise<SettlementResult> {
+export async function refundEscrow(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+}): Promise<SettlementResult> {
   return settle(params.config, { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer }, "REFUNDED");
 }
 
@@ -55,15 +69,33 @@ export async function refundEscrow(params: { config: ChainConfig; escrowJobId: s
  * the rest to the payer (contract `settleSplit`). Idempotent like releaseEscrow: a slot already
  * split returns that transaction. `to` of the result is the agent, `amount` its net share.
  */
-export async function splitEscrow(params: { config: ChainConfig; escrowJobId: string; payer: Address; agent: Address; agentShare: bigint }): Promise<SettlementResult> {
-  return settle(params.config, { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer }, "SPLIT", params.agent, params.agentShare);
+export async function splitEscrow(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  agent: Address;
+  agentShare: bigint;
+}): Promise<SettlementResult> {
+  return settle(
+    params.config,
+    { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
+    "SPLIT",
+    params.agent,
+    params.agentShare,
+  );
 }
 
 const readSlot = (config: ChainConfig, slot: Slot) => getEscrow({ config, escrowJobId: slot.jobId, payer: slot.payer });
 
 const GOAL_TEXT: Record<Goal, string> = { RELEASED: "release", REFUNDED: "refund", SPLIT: "split settlement" };
 
-async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address, agentShare?: bigint): Promise<SettlementResult> {
+async function settle(
+  config: ChainConfig,
+  slot: Slot,
+  goal: Goal,
+  to?: Address,
+  agentShare?: bigint,
+): Promise<SettlementResult> {
   const done = await existingSettlement(config, slot, goal, await readSlot(config, slot));
   if (done) return done;
 
@@ -107,10 +139,19 @@ async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address,
     // Lost a race (another instance settled it between our read and our send): return theirs.
     const raced = await existingSettlement(config, slot, goal, await readSlot(config, slot));
     if (raced) return raced;
-    throw new EscrowError("TX_FAILED", `${GOAL_TEXT[goal]} failed: ${errorText(err)}`);
+    // The simulation reverted: the contract refuses this call as asked (InvalidRecipient, ...), and
+    // sending it again unchanged cannot succeed. Anything else (transport, timeout) may pass.
+    throw new EscrowError(
+      isContractRevert(err) ? "REVERTED" : "TX_FAILED",
+      `${GOAL_TEXT[goal]} failed: ${chainFailureReason(err)}`,
+    );
   }
 
-  const receipt = await client.waitForTransactionReceipt({ hash, confirmations: config.confirmations, timeout: RECEIPT_TIMEOUT_MS });
+  const receipt = await client.waitForTransactionReceipt({
+    hash,
+    confirmations: config.confirmations,
+    timeout: RECEIPT_TIMEOUT_MS,
+  });
   if (receipt.status !== "success") {
     const raced = await existingSettlement(config, slot, goal, await readSlot(config, slot));
     if (raced) return raced;
@@ -122,12 +163,25 @@ async function settle(config: ChainConfig, slot: Slot, goal: Goal, to?: Address,
 }
 
 /** The earlier settlement when the slot is already in `goal`; throws when it went the other way. */
-async function existingSettlement(config: ChainConfig, slot: Slot, goal: Goal, escrow: EscrowRecord): Promise<SettlementResult | null> {
-  if (escrow.state === "NONE") throw new EscrowError("NOT_FUNDED", `no deposit by ${slot.payer} for escrow job id ${slot.jobId}`);
+async function existingSettlement(
+  config: ChainConfig,
+  slot: Slot,
+  goal: Goal,
+  escrow: EscrowRecord,
+): Promise<SettlementResult | null> {
+  if (escrow.state === "NONE")
+    throw new EscrowError("NOT_FUNDED", `no deposit by ${slot.payer} for escrow job id ${slot.jobId}`);
   if (escrow.state === "FUNDED") return null;
   if (escrow.state !== goal) {
     // A split slot is neither released nor refunded as asked; it is settled for good all the same.
-    throw new EscrowError(escrow.state === "RELEASED" ? "ALREADY_RELEASED" : escrow.state === "REFUNDED" ? "ALREADY_REFUNDED" : "ALREADY_SETTLED", `the escrow is already ${escrow.state.toLowerCase()}`);
+    throw new EscrowError(
+      escrow.state === "RELEASED"
+        ? "ALREADY_RELEASED"
+        : escrow.state === "REFUNDED"
+          ? "ALREADY_REFUNDED"
+          : "ALREADY_SETTLED",
+      `the escrow is already ${escrow.state.toLowerCase()}`,
+    );
   }
   // The contract records the settlement block, so a one-block log query finds the event
   // (public RPCs cap log ranges; a scan from deployment would not scale). Both events index the
@@ -136,13 +190,34 @@ async function existingSettlement(config: ChainConfig, slot: Slot, goal: Goal, e
   const range = { fromBlock: escrow.settledBlock, toBlock: escrow.settledBlock };
   const logs =
     goal === "RELEASED"
-      ? await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "Released", args: { jobId: slot.jobId, payer: slot.payer }, ...range })
+      ? await client.getContractEvents({
+          address: config.escrowAddress,
+          abi: escrowAbi,
+          eventName: "Released",
+          args: { jobId: slot.jobId, payer: slot.payer },
+          ...range,
+        })
       : goal === "SPLIT"
-        ? await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "SplitSettled", args: { jobId: slot.jobId, payer: slot.payer }, ...range })
-        : await client.getContractEvents({ address: config.escrowAddress, abi: escrowAbi, eventName: "Refunded", args: { jobId: slot.jobId, to: slot.payer }, ...range });
+        ? await client.getContractEvents({
+            address: config.escrowAddress,
+            abi: escrowAbi,
+            eventName: "SplitSettled",
+            args: { jobId: slot.jobId, payer: slot.payer },
+            ...range,
+          })
+        : await client.getContractEvents({
+            address: config.escrowAddress,
+            abi: escrowAbi,
+            eventName: "Refunded",
+            args: { jobId: slot.jobId, to: slot.payer },
+            ...range,
+          });
   const log = logs[0];
   if (!log?.transactionHash) {
-    throw new EscrowError("TX_FAILED", `escrow is ${escrow.state.toLowerCase()} but no event was found in block ${escrow.settledBlock}`);
+    throw new EscrowError(
+      "TX_FAILED",
+      `escrow is ${escrow.state.toLowerCase()} but no event was found in block ${escrow.settledBlock}`,
+    );
   }
   const receipt = await client.getTransactionReceipt({ hash: log.transactionHash });
   const result = settlementFromReceipt(config, slot, goal, receipt);
@@ -150,7 +225,12 @@ async function existingSettlement(config: ChainConfig, slot: Slot, goal: Goal, e
   return { ...result, alreadySettled: true };
 }
 
-function settlementFromReceipt(config: ChainConfig, slot: Slot, goal: Goal, receipt: TransactionReceipt): Omit<SettlementResult, "alreadySettled"> | null {
+function settlementFromReceipt(
+  config: ChainConfig,
+  slot: Slot,
+  goal: Goal,
+  receipt: TransactionReceipt,
+): Omit<SettlementResult, "alreadySettled"> | null {
   const logs = receipt.logs.filter((l) => isAddressEqual(l.address, config.escrowAddress));
   const events = parseEventLogs({ abi: escrowAbi, logs, args: { jobId: slot.jobId } });
   let to: Address | undefined;
@@ -158,9 +238,12 @@ function settlementFromReceipt(config: ChainConfig, slot: Slot, goal: Goal, rece
   let fee = 0n;
   let payerAmount: bigint | undefined;
   for (const e of events) {
-    if (goal === "SPLIT" && e.eventName === "SplitSettled" && isAddressEqual(e.args.payer, slot.payer)) ({ agent: to, agentAmount: amount, fee, payerAmount } = e.args);
-    if (goal === "RELEASED" && e.eventName === "Released" && isAddressEqual(e.args.payer, slot.payer)) ({ to, amount, fee } = e.args);
-    if (goal === "REFUNDED" && e.eventName === "Refunded" && isAddressEqual(e.args.to, slot.payer)) ({ to, amount } = e.args);
+    if (goal === "SPLIT" && e.eventName === "SplitSettled" && isAddressEqual(e.args.payer, slot.payer))
+      ({ agent: to, agentAmount: amount, fee, payerAmount } = e.args);
+    if (goal === "RELEASED" && e.eventName === "Released" && isAddressEqual(e.args.payer, slot.payer))
+      ({ to, amount, fee } = e.args);
+    if (goal === "REFUNDED" && e.eventName === "Refunded" && isAddressEqual(e.args.to, slot.payer))
+      ({ to, amount } = e.args);
   }
   if (!to) return null;
   const recipient = to;
@@ -168,5 +251,13 @@ function settlementFromReceipt(config: ChainConfig, slot: Slot, goal: Goal, rece
     (sum, e) => (e.eventName === "Credited" && isAddressEqual(e.args.account, recipient) ? sum + e.args.amount : sum),
     0n,
   );
-  return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, to: recipient, amount, fee, heldForClaim, ...(payerAmount !== undefined ? { payerAmount } : {}) };
+  return {
+    txHash: receipt.transactionHash,
+    blockNumber: receipt.blockNumber,
+    to: recipient,
+    amount,
+    fee,
+    heldForClaim,
+    ...(payerAmount !== undefined ? { payerAmount } : {}),
+  };
 }

@@ -49,13 +49,25 @@ export async function verifyDeposit(params: {
   const ours = deposits.filter((log) => isAddressEqual(log.address, config.escrowAddress));
   if (ours.length === 0) {
     return deposits.length > 0
-      ? { ok: false, code: "WRONG_CONTRACT", reason: `the deposit went to ${deposits[0].address}, not the escrow ${config.escrowAddress}` }
-      : { ok: false, code: "NO_DEPOSIT_EVENT", reason: "the transaction emitted no Deposited event of the escrow contract" };
+      ? {
+          ok: false,
+          code: "WRONG_CONTRACT",
+          reason: `the deposit went to ${deposits[0].address}, not the escrow ${config.escrowAddress}`,
+        }
+      : {
+          ok: false,
+          code: "NO_DEPOSIT_EVENT",
+          reason: "the transaction emitted no Deposited event of the escrow contract",
+        };
   }
 
   const forJob = ours.filter((log) => log.args.jobId.toLowerCase() === jobId);
   if (forJob.length === 0) {
-    return { ok: false, code: "WRONG_JOB", reason: `the deposit is for escrow job id ${ours[0].args.jobId}, not ${jobId}` };
+    return {
+      ok: false,
+      code: "WRONG_JOB",
+      reason: `the deposit is for escrow job id ${ours[0].args.jobId}, not ${jobId}`,
+    };
   }
   const deposit = forJob.find((log) => log.args.amount === expectedAmount);
   if (!deposit) {
@@ -71,8 +83,18 @@ export async function verifyDeposit(params: {
 
   const escrow = await getEscrow({ config, escrowJobId: jobId, payer: deposit.args.payer });
   if (escrow.state !== "FUNDED") {
-    return { ok: false, code: "ESCROW_NOT_FUNDED", reason: `this deposit's escrow is ${escrow.state.toLowerCase()}, it holds no funds` };
+    return {
+      ok: false,
+      code: "ESCROW_NOT_FUNDED",
+      reason: `this deposit's escrow is ${escrow.state.toLowerCase()}, it holds no funds`,
+    };
   }
 
-  return { ok: true, payer: deposit.args.payer, amount: deposit.args.amount, blockNumber: receipt.blockNumber, confirmations: confirmed.confirmations };
+  return {
+    ok: true,
+    payer: deposit.args.payer,
+    amount: deposit.args.amount,
+    blockNumber: receipt.blockNumber,
+    confirmations: confirmed.confirmations,
+  };
 }

@@ -1,4 +1,6 @@
+import { fail } from "../errors";
 import type { z } from "zod";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { EscrowFees, FeeWithdrawal } from "@/lib/api/schemas/admin";
 import { feeRecipientOf, feesAccruedOf } from "@/lib/chain/escrow/reads";
 import { withdrawEscrowFees } from "@/lib/chain/escrow/send";
@@ -7,7 +9,6 @@ import { requireChain, type ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { requireOperator } from "../auth/operator";
 import { asOperator } from "../audit/record-operator-action";
-import { HttpError, conflict } from "../http/errors";
 
 /** GET /v1/admin/fees: earned (the database's confirmed releases) and accrued (the contract, now). */
 export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): Promise<z.infer<typeof EscrowFees>> {
@@ -23,9 +24,14 @@ export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): P
     .executeTakeFirstOrThrow();
   try {
     const [accrued, feeRecipient] = await Promise.all([feesAccruedOf(chain), feeRecipientOf(chain)]);
-    return { earnedUsdc: formatUsdc(BigInt(earned.units)), accruedUsdc: formatUsdc(accrued), feeRecipient, feeBps: chain.feeBps };
+    return {
+      earnedUsdc: formatUsdc(BigInt(earned.units)),
+      accruedUsdc: formatUsdc(accrued),
+      feeRecipient,
+      feeBps: chain.feeBps,
+    };
   } catch (error) {
-    throw new HttpError(503, `the chain could not be read: ${(error as Error).message.split("\n")[0]}`, "CHAIN_UNAVAILABLE");
+    throw fail("CHAIN_UNAVAILABLE", `the chain could not be read: ${chainFailureReason(error)}`);
   }
 }
 
@@ -35,18 +41,33 @@ export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): P
  * transfer and the other is refused. The audit line records the transaction after it confirmed:
  * a send that did not happen leaves no line.
  */
-export async function withdrawFees(ctx: ServiceContext, actor: Actor | null, reason: string): Promise<{ data: z.infer<typeof FeeWithdrawal> }> {
+export async function withdrawFees(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  reason: string,
+): Promise<{ data: z.infer<typeof FeeWithdrawal> }> {
   await requireOperator(ctx, actor);
   const chain = requireChain(ctx);
   let sent: Awaited<ReturnType<typeof withdrawEscrowFees>>;
   try {
     sent = await withdrawEscrowFees(chain);
   } catch (error) {
-    throw new HttpError(503, (error as Error).message.split("\n")[0]!, "CHAIN_UNAVAILABLE");
+    throw fail("CHAIN_UNAVAILABLE", chainFailureReason(error));
   }
-  if (!sent) throw conflict("NO_FEES_ACCRUED", "the escrow holds no accrued fee: they were withdrawn already");
+  if (!sent) throw fail("NO_FEES_ACCRUED", "the escrow holds no accrued fee: they were withdrawn already");
   const data = { txHash: sent.txHash, amountUsdc: formatUsdc(sent.amount), to: sent.to };
   // The change happened on chain (a send cannot be part of a database transaction); the audit line follows its receipt.
-  await asOperator(ctx, actor, { action: "fees.withdraw", subjectType: "escrow", subjectId: chain.escrowAddress.toLowerCase(), reason, details: data }, async () => undefined);
+  await asOperator(
+    ctx,
+    actor,
+    {
+      action: "fees.withdraw",
+      subjectType: "escrow",
+      subjectId: chain.escrowAddress.toLowerCase(),
+      reason,
+      details: data,
+    },
+    async () => undefined,
+  );
   return { data };
 }

@@ -1,14 +1,19 @@
 import type { AdminOverview, AdminSettlement } from "@/lib/api/schemas/admin";
 import { ADMIN_JOB_STATUSES } from "@/lib/api/schemas/admin";
-import type { ServiceContext } from "../context";
+import type { ServiceContext, Worker } from "../context";
 import type { Selectable } from "kysely";
 import type { EscrowSettlementsTable } from "../db/schema";
 import { checkHealth } from "../ops/check-health";
+import { listOutgoingTransfers } from "./list-transfers";
 
 /** GET /v1/admin/overview (the caller is checked by the route: requireOperator). */
-export async function getAdminOverview(ctx: ServiceContext): Promise<AdminOverview> {
-  const [byStatus, settlements, health, reports, suspended] = await Promise.all([
-    ctx.db.selectFrom("jobs").select(["status", (eb) => eb.fn.countAll<string>().as("n")]).groupBy("status").execute(),
+export async function getAdminOverview(ctx: ServiceContext, workers: Worker[]): Promise<AdminOverview> {
+  const [byStatus, settlements, health, reports, suspended, transfers] = await Promise.all([
+    ctx.db
+      .selectFrom("jobs")
+      .select(["status", (eb) => eb.fn.countAll<string>().as("n")])
+      .groupBy("status")
+      .execute(),
     ctx.db
       .selectFrom("escrow_settlements as s")
       .innerJoin("jobs as j", "j.id", "s.job_id")
@@ -19,14 +24,27 @@ export async function getAdminOverview(ctx: ServiceContext): Promise<AdminOvervi
       .limit(100)
       .execute(),
     // The same answer as GET /v1/health, from the same code.
-    checkHealth(ctx),
-    ctx.db.selectFrom("forum_reports").select((eb) => eb.fn.countAll<string>().as("n")).where("resolved_at", "is", null).executeTakeFirstOrThrow(),
-    ctx.db.selectFrom("principals").select((eb) => eb.fn.countAll<string>().as("n")).where("suspended_at", "is not", null).executeTakeFirstOrThrow(),
+    checkHealth(ctx, workers),
+    ctx.db
+      .selectFrom("forum_reports")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("resolved_at", "is", null)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("principals")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("suspended_at", "is not", null)
+      .executeTakeFirstOrThrow(),
+    listOutgoingTransfers(ctx),
   ]);
   return {
     generatedAt: ctx.now().toISOString(),
-    jobsByStatus: ADMIN_JOB_STATUSES.map((status) => ({ status, count: Number(byStatus.find((r) => r.status === status)?.n ?? 0) })),
+    jobsByStatus: ADMIN_JOB_STATUSES.map((status) => ({
+      status,
+      count: Number(byStatus.find((r) => r.status === status)?.n ?? 0),
+    })),
     settlements: settlements.map((s) => presentSettlement(s, s.job_title)),
+    transfers,
     health,
     openReports: Number(reports.n),
     suspendedPrincipals: Number(suspended.n),
@@ -44,6 +62,11 @@ export function presentSettlement(s: Selectable<EscrowSettlementsTable>, jobTitl
     attempts: s.attempts,
     lastError: s.last_error,
     leaseUntil: s.lease_until?.toISOString() ?? null,
+    failedAt: s.failed_at?.toISOString() ?? null,
+    failedToAddress: s.failed_to_address,
+    failedReason: s.failed_reason,
+    resettleCount: s.resettle_count,
+    resettledAt: s.resettled_at?.toISOString() ?? null,
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
   };

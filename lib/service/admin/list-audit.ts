@@ -12,7 +12,11 @@ export async function listAuditLog(ctx: ServiceContext, query: z.output<typeof L
   if (query.subjectType) q = q.where("subject_type", "=", query.subjectType);
   if (query.subjectId) q = q.where("subject_id", "=", query.subjectId);
   if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   return {
     data: page.rows.map((r) => ({

@@ -12,8 +12,18 @@ export function selectPeople(db: Pick<Db, "selectFrom">) {
     .leftJoin("agents as a", "a.principal_id", "p.id")
     .leftJoin("users as u", "u.id", "p.id")
     .select([
-      "p.id as principal_id", "p.kind", "p.display_name", "p.created_at", "p.suspended_at", "p.suspension_reason",
-      "a.id as agent_id", "a.name as agent_name", "a.owner_email", "a.owner_user_id", "a.status as agent_status", "a.wallet_address",
+      "p.id as principal_id",
+      "p.kind",
+      "p.display_name",
+      "p.created_at",
+      "p.suspended_at",
+      "p.suspension_reason",
+      "a.id as agent_id",
+      "a.name as agent_name",
+      "a.owner_email",
+      "a.owner_user_id",
+      "a.status as agent_status",
+      "a.wallet_address",
       "u.address as user_address",
     ]);
 }
@@ -31,7 +41,9 @@ export function presentPerson(r: PersonRow): AdminPerson {
     ownerEmail: agent ? r.owner_email : null,
     ownerUserId: agent ? r.owner_user_id : null,
     agentStatus: agent ? r.agent_status : null,
-    suspension: r.suspended_at ? { suspendedAt: r.suspended_at.toISOString(), reason: r.suspension_reason ?? "" } : null,
+    suspension: r.suspended_at
+      ? { suspendedAt: r.suspended_at.toISOString(), reason: r.suspension_reason ?? "" }
+      : null,
     createdAt: r.created_at.toISOString(),
   };
 }
@@ -59,7 +71,11 @@ export async function listPeople(ctx: ServiceContext, query: z.output<typeof Lis
     );
   }
   if (after) q = q.where(sql<boolean>`(p.created_at, p.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("p.created_at", "desc").orderBy("p.id", "desc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("p.created_at", "desc")
+    .orderBy("p.id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.principal_id }));
   return { data: page.rows.map(presentPerson), meta: page.meta };
 }

@@ -1,13 +1,23 @@
+import { fail } from "../errors";
+import { sql } from "kysely";
 import type { Address } from "viem";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import { escrowAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import type { ChainConfig } from "@/lib/chain/config";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
 import type { Reconciliation } from "@/lib/api/schemas/admin";
-import { erc20BalanceOf, feesAccruedOf, getEscrow, totalClaimableOf, type EscrowRecord } from "@/lib/chain/escrow/reads";
+import {
+  erc20BalanceOf,
+  feesAccruedOf,
+  getEscrow,
+  remainingInSlot,
+  totalClaimableOf,
+  type EscrowRecord,
+} from "@/lib/chain/escrow/reads";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
-import { HttpError } from "../http/errors";
+import { reconcileTransfers, recordReconciliation } from "./reconcile-transfers";
 
 type Difference = Reconciliation["differences"][number];
 
@@ -24,15 +34,45 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
   const chain = ctx.config.chain;
   const checkedAt = ctx.now().toISOString();
   if (!chain) {
-    return { checkedAt, chainConfigured: false, escrowAddress: null, jobsHeld: 0, heldInDatabaseUsdc: "0", heldOnChainUsdc: "0", claimableUsdc: "0", feesAccruedUsdc: "0", strayDepositsScanned: false, strayDeposits: [], tokenBalanceUsdc: "0", differences: [] };
+    return {
+      checkedAt,
+      chainConfigured: false,
+      escrowAddress: null,
+      jobsHeld: 0,
+      heldInDatabaseUsdc: "0",
+      heldOnChainUsdc: "0",
+      claimableUsdc: "0",
+      feesAccruedUsdc: "0",
+      strayDepositsScanned: false,
+      strayDeposits: [],
+      tokenBalanceUsdc: "0",
+      transfersScanned: false,
+      differences: [],
+    };
   }
   const held = await ctx.db
     .selectFrom("jobs as j")
     .select(["j.id", "j.escrow_job_id", "j.escrow_payer", "j.budget_usdc"])
+    // The parts of a job paid in milestones that already left the slot (confirmed part settlements).
+    .select(
+      sql<string>`(select coalesce(sum(ms.part_units), 0)::text from milestone_settlements ms where ms.job_id = j.id and ms.status = 'CONFIRMED')`.as(
+        "parts_units",
+      ),
+    )
     .where("j.escrow_tx_hash", "is not", null)
     .where("j.chain_id", "=", chain.chainId)
     .where((eb) => eb.fn("lower", ["j.token_address"]), "=", chain.tokenAddress.toLowerCase())
-    .where((eb) => eb.not(eb.exists(eb.selectFrom("escrow_settlements as s").select("s.id").whereRef("s.job_id", "=", "j.id").where("s.status", "=", "CONFIRMED"))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("escrow_settlements as s")
+            .select("s.id")
+            .whereRef("s.job_id", "=", "j.id")
+            .where("s.status", "=", "CONFIRMED"),
+        ),
+      ),
+    )
     .orderBy("j.funded_at")
     .execute();
 
@@ -40,9 +80,13 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
   let claimable: bigint;
   let fees: bigint;
   try {
-    [balance, claimable, fees] = await Promise.all([erc20BalanceOf({ config: chain, address: chain.escrowAddress }), totalClaimableOf(chain), feesAccruedOf(chain)]);
+    [balance, claimable, fees] = await Promise.all([
+      erc20BalanceOf({ config: chain, address: chain.escrowAddress }),
+      totalClaimableOf(chain),
+      feesAccruedOf(chain),
+    ]);
   } catch (error) {
-    throw new HttpError(503, `the chain could not be read: ${(error as Error).message.split("\n")[0]}`, "CHAIN_UNAVAILABLE");
+    throw fail("CHAIN_UNAVAILABLE", `the chain could not be read: ${chainFailureReason(error)}`);
   }
 
   const differences: Difference[] = [];
@@ -53,16 +97,38 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
     const slots = await Promise.all(
       batch.map((job) =>
         job.escrow_payer
-          ? getEscrow({ config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address }).catch((error: Error) => error)
+          ? getEscrow({ config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address })
+              .then(async (slot) =>
+                // A slot that paid parts holds what they left: the deposit less the settled parts.
+                BigInt(job.parts_units) > 0n && slot.state === "FUNDED"
+                  ? {
+                      ...slot,
+                      amount: await remainingInSlot({
+                        config: chain,
+                        escrowJobId: job.escrow_job_id,
+                        payer: job.escrow_payer as Address,
+                      }),
+                    }
+                  : slot,
+              )
+              .catch((error: Error) => error)
           : Promise.resolve(new Error("the job has no registered payer")),
       ),
     );
     batch.forEach((job, k) => {
-      const expected = parseUsdc(job.budget_usdc);
+      const expected = parseUsdc(job.budget_usdc) - BigInt(job.parts_units);
+      // Every part settled: the slot is empty (PARTS_SETTLED) and nothing is held.
+      if (expected === 0n) return;
       inDatabase += expected;
       const slot = slots[k] as EscrowRecord | Error;
       if (slot instanceof Error) {
-        differences.push({ kind: "SLOT_UNREADABLE", jobId: job.id, detail: `the slot could not be read: ${slot.message.split("\n")[0]}`, databaseUsdc: formatUsdc(expected), chainUsdc: null });
+        differences.push({
+          kind: "SLOT_UNREADABLE",
+          jobId: job.id,
+          detail: `the slot could not be read: ${chainFailureReason(slot)}`,
+          databaseUsdc: formatUsdc(expected),
+          chainUsdc: null,
+        });
         return;
       }
       if (slot.state !== "FUNDED") {
@@ -77,7 +143,13 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
       }
       onChain += slot.amount;
       if (slot.amount !== expected) {
-        differences.push({ kind: "AMOUNT_MISMATCH", jobId: job.id, detail: "the slot holds another amount than the job's budget", databaseUsdc: formatUsdc(expected), chainUsdc: formatUsdc(slot.amount) });
+        differences.push({
+          kind: "AMOUNT_MISMATCH",
+          jobId: job.id,
+          detail: "the slot holds another amount than the job's budget",
+          databaseUsdc: formatUsdc(expected),
+          chainUsdc: formatUsdc(slot.amount),
+        });
       }
     });
   }
@@ -97,7 +169,10 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
       chainUsdc: formatUsdc(balance),
     });
   }
-  return {
+  // Every outgoing transfer (withdrawals, pack payouts, reward slot deposits, settlements) against the chain.
+  const transfers = await reconcileTransfers(ctx, chain);
+  differences.push(...transfers.differences);
+  const report: Reconciliation = {
     checkedAt,
     chainConfigured: true,
     escrowAddress: chain.escrowAddress,
@@ -107,10 +182,17 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
     claimableUsdc: formatUsdc(claimable),
     feesAccruedUsdc: formatUsdc(fees),
     strayDepositsScanned: strays !== null,
-    strayDeposits: (strays ?? []).map((s) => ({ escrowJobId: s.jobId, payer: s.payer, amountUsdc: formatUsdc(s.amount) })),
+    strayDeposits: (strays ?? []).map((s) => ({
+      escrowJobId: s.jobId,
+      payer: s.payer,
+      amountUsdc: formatUsdc(s.amount),
+    })),
     tokenBalanceUsdc: formatUsdc(balance),
+    transfersScanned: transfers.transfersScanned,
     differences,
   };
+  await recordReconciliation(ctx, chain, report);
+  return report;
 }
 
 /**
@@ -120,16 +202,30 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
  * them to their payer. Found from the contract's Deposited events; null when the RPC will not
  * serve the whole log range (then they show up in BALANCE_MISMATCH instead).
  */
-async function findStrayDeposits(ctx: ServiceContext, chain: ChainConfig): Promise<Array<{ jobId: string; payer: Address; amount: bigint }> | null> {
+async function findStrayDeposits(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+): Promise<Array<{ jobId: string; payer: Address; amount: bigint }> | null> {
   let logs;
   try {
-    logs = await getPublicClient(chain).getContractEvents({ address: chain.escrowAddress, abi: escrowAbi, eventName: "Deposited", fromBlock: 0n });
+    logs = await getPublicClient(chain).getContractEvents({
+      address: chain.escrowAddress,
+      abi: escrowAbi,
+      eventName: "Deposited",
+      fromBlock: 0n,
+    });
   } catch {
     return null;
   }
   const registered = new Set(
-    (await ctx.db.selectFrom("jobs").select(["escrow_job_id", "escrow_payer"]).where("escrow_payer", "is not", null).where("chain_id", "=", chain.chainId).execute())
-      .map((j) => `${normalizeEscrowJobId(j.escrow_job_id).toLowerCase()}:${j.escrow_payer!.toLowerCase()}`),
+    (
+      await ctx.db
+        .selectFrom("jobs")
+        .select(["escrow_job_id", "escrow_payer"])
+        .where("escrow_payer", "is not", null)
+        .where("chain_id", "=", chain.chainId)
+        .execute()
+    ).map((j) => `${normalizeEscrowJobId(j.escrow_job_id).toLowerCase()}:${j.escrow_payer!.toLowerCase()}`),
   );
   const candidates = new Map<string, { jobId: string; payer: Address }>();
   for (const log of logs) {

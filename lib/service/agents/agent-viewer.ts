@@ -9,7 +9,10 @@ import { actsForAgent } from "../auth/acting-for-agent";
  * PUBLIC otherwise. Managing the agent, its bid inbox and its assigned work follow actsForAgent,
  * the rule the routes themselves check.
  */
-export function agentViewerOf(actor: Actor | null, agent: Pick<AgentRow, "id" | "owner_user_id">): z.input<typeof AgentViewer> {
+export function agentViewerOf(
+  actor: Actor | null,
+  agent: Pick<AgentRow, "id" | "owner_user_id">,
+): z.input<typeof AgentViewer> {
   const manages = actsForAgent(actor, agent);
   const role = !manages ? "PUBLIC" : actor?.kind === "AGENT" ? "SELF" : "OWNER";
   return { role, can: { manage: manages, readBids: manages, readJobs: manages } };

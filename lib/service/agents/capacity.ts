@@ -1,7 +1,7 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
 import type { Db } from "../db/connection";
-import { conflict } from "../http/errors";
 
 /**
  * An agent's capacity: the jobs it holds in ACTIVE_JOB_STATUSES (IN_PROGRESS, REVIEW, DISPUTED)
@@ -26,11 +26,22 @@ export async function countActiveJobs(db: Db, agentId: string): Promise<number> 
  * accepts and claims cannot overshoot the cap.
  */
 export async function reserveAgentCapacity(trx: Db, agentId: string): Promise<void> {
-  const agent = await trx.selectFrom("agents").select(["id", "max_active_jobs", "status"]).where("id", "=", agentId).forUpdate().executeTakeFirstOrThrow();
+  const agent = await trx
+    .selectFrom("agents")
+    .select(["id", "max_active_jobs", "status"])
+    .where("id", "=", agentId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
   if (agent.max_active_jobs === null) return;
   const n = await countActiveJobs(trx, agentId);
   if (n >= agent.max_active_jobs) {
-    const why = agent.max_active_jobs === 0 ? "is paused (maxActiveJobs is 0)" : `is at its maxActiveJobs limit (${n} of ${agent.max_active_jobs} active jobs)`;
-    throw conflict("AGENT_AT_CAPACITY", `agent ${agentId} ${why}; it cannot take this job now`, { maxActiveJobs: agent.max_active_jobs, activeJobs: n });
+    const why =
+      agent.max_active_jobs === 0
+        ? "is paused (maxActiveJobs is 0)"
+        : `is at its maxActiveJobs limit (${n} of ${agent.max_active_jobs} active jobs)`;
+    throw fail("AGENT_AT_CAPACITY", `agent ${agentId} ${why}; it cannot take this job now`, {
+      maxActiveJobs: agent.max_active_jobs,
+      activeJobs: n,
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { sql, type Transaction } from "kysely";
 import type { z } from "zod";
 import {
@@ -11,11 +12,10 @@ import {
 } from "@/lib/api/schemas/agents";
 import type { ServiceContext } from "../context";
 import type { AgentRow, Database } from "../db/schema";
-import type { Actor } from "../auth/actor";
+import { forgetCachedKeys, type Actor } from "../auth/actor";
 import { AGENT_KEY_PREFIX, hashSecret, newSecret } from "../auth/tokens";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { actsForAgent } from "../auth/acting-for-agent";
-import { agentScopesOf } from "./agent-scopes";
+import { grantableAgentScopesOf, isDefaultScope } from "./agent-scopes";
 
 /** The key signup returns; keys that predate named keys were given this name too. */
 export const FIRST_KEY_NAME = "default";
@@ -57,18 +57,32 @@ function presentKey(row: KeyRow, actor: Actor, now: Date): ApiKey {
   };
 }
 
-const KEY_COLUMNS = ["id", "name", "key_prefix", "scopes", "created_at", "last_used_at", "expires_at", "revoked_at"] as const;
+const KEY_COLUMNS = [
+  "id",
+  "name",
+  "key_prefix",
+  "scopes",
+  "created_at",
+  "last_used_at",
+  "expires_at",
+  "revoked_at",
+] as const;
 
 /**
  * Keys are the agent's own business and its owner's: the same rule as changing the agent. The row
  * is locked in a transaction, so that concurrent mints of one agent count its keys one at a time.
  */
-async function managedAgent(db: ServiceContext["db"] | Transaction<Database>, actor: Actor, agentId: string, lock = false): Promise<AgentRow> {
+async function managedAgent(
+  db: ServiceContext["db"] | Transaction<Database>,
+  actor: Actor,
+  agentId: string,
+  lock = false,
+): Promise<AgentRow> {
   let query = db.selectFrom("agents").selectAll().where("id", "=", agentId);
   if (lock) query = query.forUpdate();
   const agent = await query.executeTakeFirst();
-  if (!agent) throw notFound("agent");
-  if (!actsForAgent(actor, agent)) throw forbidden("only the agent itself or its owner may manage its keys");
+  if (!agent) throw fail("NOT_FOUND", "agent not found");
+  if (!actsForAgent(actor, agent)) throw fail("FORBIDDEN", "only the agent itself or its owner may manage its keys");
   return agent;
 }
 
@@ -77,7 +91,7 @@ async function managedAgent(db: ServiceContext["db"] | Transaction<Database>, ac
  * more than that key holds itself, so that a narrowed key can never mint its way back up.
  */
 function grantableScopes(actor: Actor, agent: AgentRow): Scope[] {
-  const agentScopes = agentScopesOf(agent);
+  const agentScopes = grantableAgentScopesOf(agent);
   return actor.kind === "AGENT" ? agentScopes.filter((scope) => actor.scopes.includes(scope)) : agentScopes;
 }
 
@@ -85,8 +99,11 @@ function requireGrantable(actor: Actor, agent: AgentRow, scopes: readonly string
   const grantable = grantableScopes(actor, agent);
   const beyond = scopes.filter((scope) => !grantable.includes(scope as Scope));
   if (beyond.length === 0) return;
-  const why = actor.kind === "AGENT" ? "the calling key does not hold" : "the agent does not have (the owner claim adds forum:write and wallet:withdraw)";
-  throw forbidden(`cannot ${verb} a key with ${beyond.join(", ")}: scopes ${why}`, "SCOPE_NOT_GRANTABLE");
+  const why =
+    actor.kind === "AGENT"
+      ? "the calling key does not hold"
+      : "the agent does not have (the owner claim adds forum:write, wallet:withdraw and the grantable wallet:payout)";
+  throw fail("SCOPE_NOT_GRANTABLE", `cannot ${verb} a key with ${beyond.join(", ")}: scopes ${why}`);
 }
 
 /**
@@ -107,17 +124,30 @@ async function requireRoomForAnotherKey(trx: Transaction<Database>, agentId: str
     .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
     .executeTakeFirstOrThrow();
   if (n >= MAX_ACTIVE_KEYS_PER_AGENT) {
-    throw conflict("KEY_LIMIT_REACHED", `the agent already has ${MAX_ACTIVE_KEYS_PER_AGENT} usable keys; revoke one first`);
+    throw fail("KEY_LIMIT_REACHED", `the agent already has ${MAX_ACTIVE_KEYS_PER_AGENT} usable keys; revoke one first`);
   }
 }
 
-async function insertKey(trx: Transaction<Database>, agentId: string, name: string, scopes: readonly string[], expiresAt: Date | null) {
+async function insertKey(
+  trx: Transaction<Database>,
+  agentId: string,
+  name: string,
+  scopes: readonly string[],
+  expiresAt: Date | null,
+) {
   const secret = newSecret(AGENT_KEY_PREFIX);
   // Stored in the order of SCOPES, so that two keys with the same scopes read the same.
   const ordered = SCOPES.filter((scope) => scopes.includes(scope));
   const row = await trx
     .insertInto("api_keys")
-    .values({ agent_id: agentId, name, key_hash: hashSecret(secret), key_prefix: keyPrefixOf(secret), scopes: ordered, expires_at: expiresAt })
+    .values({
+      agent_id: agentId,
+      name,
+      key_hash: hashSecret(secret),
+      key_prefix: keyPrefixOf(secret),
+      scopes: ordered,
+      expires_at: expiresAt,
+    })
     .returning(KEY_COLUMNS)
     .executeTakeFirstOrThrow();
   return { row, secret };
@@ -137,56 +167,104 @@ export async function listAgentKeys(ctx: ServiceContext, actor: Actor, agentId: 
   return { data: rows.map((row) => presentKey(row, actor, now)) };
 }
 
-export async function createAgentKey(ctx: ServiceContext, actor: Actor, agentId: string, input: z.output<typeof CreateApiKeyRequest>) {
+export async function createAgentKey(
+  ctx: ServiceContext,
+  actor: Actor,
+  agentId: string,
+  input: z.output<typeof CreateApiKeyRequest>,
+) {
   const now = ctx.now();
   const { row, secret } = await ctx.db.transaction().execute(async (trx) => {
     const agent = await managedAgent(trx, actor, agentId, true);
-    const scopes = input.scopes ?? grantableScopes(actor, agent);
+    // Named scopes only for wallet:payout: a key that may redirect the agent's pay is never a default.
+    const scopes = input.scopes ?? grantableScopes(actor, agent).filter(isDefaultScope);
     requireGrantable(actor, agent, scopes, "mint");
     await requireRoomForAnotherKey(trx, agentId, now);
-    const requested = input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
+    const requested =
+      input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
     return insertKey(trx, agentId, input.name, scopes, notOutliving(actor, requested));
   });
   return { data: { key: presentKey(row, actor, now), secret } };
 }
 
 /** Loads one key of the agent, locked, with the same rule as minting: an agent key touches no key broader than itself. */
-async function keyToChange(trx: Transaction<Database>, actor: Actor, agent: AgentRow, keyId: string, verb: string): Promise<KeyRow> {
-  const row = await trx.selectFrom("api_keys").select(KEY_COLUMNS).where("id", "=", keyId).where("agent_id", "=", agent.id).forUpdate().executeTakeFirst();
-  if (!row) throw notFound("key");
+async function keyToChange(
+  trx: Transaction<Database>,
+  actor: Actor,
+  agent: AgentRow,
+  keyId: string,
+  verb: string,
+): Promise<KeyRow> {
+  const row = await trx
+    .selectFrom("api_keys")
+    .select(KEY_COLUMNS)
+    .where("id", "=", keyId)
+    .where("agent_id", "=", agent.id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw fail("NOT_FOUND", "key not found");
   requireGrantable(actor, agent, row.scopes, verb);
   return row;
 }
 
 export async function revokeAgentKey(ctx: ServiceContext, actor: Actor, agentId: string, keyId: string) {
   const now = ctx.now();
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const agent = await managedAgent(trx, actor, agentId, true);
-    const key = await keyToChange(trx, actor, agent, keyId, "revoke");
-    if (key.revoked_at) return key;
-    // The actor check reads api_keys on every request, so this takes effect on the key's next one.
-    return trx.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", key.id).returning(KEY_COLUMNS).executeTakeFirstOrThrow();
-  });
+  const row = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const agent = await managedAgent(trx, actor, agentId, true);
+      const key = await keyToChange(trx, actor, agent, keyId, "revoke");
+      if (key.revoked_at) return key;
+      return trx
+        .updateTable("api_keys")
+        .set({ revoked_at: now })
+        .where("id", "=", key.id)
+        .returning(KEY_COLUMNS)
+        .executeTakeFirstOrThrow();
+    })
+    // Once committed, this process forgets the keys it kept, so the key's next request here is
+    // refused; other processes read the change within config.keyCacheMs (auth/actor.ts).
+    .finally(forgetCachedKeys);
   return { data: presentKey(row, actor, now) };
 }
 
-export async function rotateAgentKey(ctx: ServiceContext, actor: Actor, agentId: string, keyId: string, input: z.output<typeof RotateApiKeyRequest>) {
+export async function rotateAgentKey(
+  ctx: ServiceContext,
+  actor: Actor,
+  agentId: string,
+  keyId: string,
+  input: z.output<typeof RotateApiKeyRequest>,
+) {
   const now = ctx.now();
   const overlapSeconds = input.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
-  const result = await ctx.db.transaction().execute(async (trx) => {
-    const agent = await managedAgent(trx, actor, agentId, true);
-    const old = await keyToChange(trx, actor, agent, keyId, "rotate");
-    const status = statusOf(old, now);
-    if (status === "REVOKED") throw conflict("KEY_REVOKED", "a revoked key cannot be rotated; mint a new key instead");
-    if (status === "EXPIRED") throw conflict("KEY_EXPIRED", "an expired key cannot be rotated; mint a new key instead");
-    // Without an overlap the old key ends now and the count stays the same; with one, both count,
-    // so that rotating over and over cannot pile up live keys past the limit.
-    if (overlapSeconds > 0) await requireRoomForAnotherKey(trx, agentId, now);
-    const overlapEnd = new Date(now.getTime() + overlapSeconds * 1000);
-    const expiresAt = old.expires_at && old.expires_at.getTime() < overlapEnd.getTime() ? old.expires_at : overlapEnd;
-    const previous = await trx.updateTable("api_keys").set({ expires_at: expiresAt }).where("id", "=", old.id).returning(KEY_COLUMNS).executeTakeFirstOrThrow();
-    const fresh = await insertKey(trx, agentId, old.name, old.scopes, notOutliving(actor, null));
-    return { previous, ...fresh };
-  });
-  return { data: { key: presentKey(result.row, actor, now), secret: result.secret, previous: presentKey(result.previous, actor, now) } };
+  const result = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const agent = await managedAgent(trx, actor, agentId, true);
+      const old = await keyToChange(trx, actor, agent, keyId, "rotate");
+      const status = statusOf(old, now);
+      if (status === "REVOKED") throw fail("KEY_REVOKED", "a revoked key cannot be rotated; mint a new key instead");
+      if (status === "EXPIRED") throw fail("KEY_EXPIRED", "an expired key cannot be rotated; mint a new key instead");
+      // Without an overlap the old key ends now and the count stays the same; with one, both count,
+      // so that rotating over and over cannot pile up live keys past the limit.
+      if (overlapSeconds > 0) await requireRoomForAnotherKey(trx, agentId, now);
+      const overlapEnd = new Date(now.getTime() + overlapSeconds * 1000);
+      const expiresAt = old.expires_at && old.expires_at.getTime() < overlapEnd.getTime() ? old.expires_at : overlapEnd;
+      const previous = await trx
+        .updateTable("api_keys")
+        .set({ expires_at: expiresAt })
+        .where("id", "=", old.id)
+        .returning(KEY_COLUMNS)
+        .executeTakeFirstOrThrow();
+      const fresh = await insertKey(trx, agentId, old.name, old.scopes, notOutliving(actor, null));
+      return { previous, ...fresh };
+    })
+    .finally(forgetCachedKeys);
+  return {
+    data: {
+      key: presentKey(result.row, actor, now),
+      secret: result.secret,
+      previous: presentKey(result.previous, actor, now),
+    },
+  };
 }

@@ -1,11 +1,18 @@
+import { fail } from "../errors";
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
 import { signUpAgent } from "./sign-up-agent";
-import { claimAgent, listOwnedAgents, recordHeartbeat, referralCodeOf, updateAgent } from "./manage-agent";
+import {
+  claimAgent,
+  listOwnedAgents,
+  previewAgentClaim,
+  recordHeartbeat,
+  referralCodeOf,
+  updateAgent,
+} from "./manage-agent";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
 import { agentViewerOf } from "./agent-viewer";
 import { createAgentKey, listAgentKeys, revokeAgentKey, rotateAgentKey } from "./manage-agent-keys";
-import { forbidden } from "../http/errors";
 import { lapseExpiredClaims } from "../jobs/read-job";
 import { listAgentJobs } from "./list-agent-jobs";
 
@@ -16,7 +23,8 @@ export function registerAgentRoutes(router: ServiceRouter) {
   router.implement(routes.heartbeat, ({ ctx, actor }) => recordHeartbeat(ctx, actor));
   // GET /v1/agents/me
   router.implement(routes.getMyAgent, async ({ ctx, actor }) => {
-    if (actor.kind !== "AGENT") throw forbidden("GET /v1/agents/me is for agent keys; humans list their agents at /v1/me/agents");
+    if (actor.kind !== "AGENT")
+      throw fail("FORBIDDEN", "GET /v1/agents/me is for agent keys; humans list their agents at /v1/me/agents");
     // A bounty claim whose window ran out is lapsed before the agent's activeJobs is counted (the worker may not have run yet).
     await lapseExpiredClaims(ctx, { agentId: actor.agentId });
     return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, actor.agentId), actor) };
@@ -30,19 +38,29 @@ export function registerAgentRoutes(router: ServiceRouter) {
     return { data: { ...(await presentAgent(ctx, agent, actor)), viewer: agentViewerOf(actor, agent) } };
   });
   // GET /v1/agents/:id/jobs
-  router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) => listAgentJobs(ctx, actor, params.id, query));
+  router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) =>
+    listAgentJobs(ctx, actor, params.id, query),
+  );
   // PATCH /v1/agents/:id
   router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
+  // GET /v1/agent-claims/:token
+  router.implement(routes.previewAgentClaim, ({ ctx, params }) => previewAgentClaim(ctx, params.token));
   // POST /v1/agent-claims/:token
   router.implement(routes.claimAgent, ({ ctx, actor, params }) => claimAgent(ctx, actor, params.token));
   // GET /v1/agents/:id/keys
   router.implement(routes.listAgentKeys, ({ ctx, actor, params }) => listAgentKeys(ctx, actor, params.id));
   // POST /v1/agents/:id/keys
-  router.implement(routes.createAgentKey, ({ ctx, actor, params, body }) => createAgentKey(ctx, actor, params.id, body));
+  router.implement(routes.createAgentKey, ({ ctx, actor, params, body }) =>
+    createAgentKey(ctx, actor, params.id, body),
+  );
   // DELETE /v1/agents/:id/keys/:keyId
-  router.implement(routes.revokeAgentKey, ({ ctx, actor, params }) => revokeAgentKey(ctx, actor, params.id, params.keyId));
+  router.implement(routes.revokeAgentKey, ({ ctx, actor, params }) =>
+    revokeAgentKey(ctx, actor, params.id, params.keyId),
+  );
   // POST /v1/agents/:id/keys/:keyId/rotate
-  router.implement(routes.rotateAgentKey, ({ ctx, actor, params, body }) => rotateAgentKey(ctx, actor, params.id, params.keyId, body));
+  router.implement(routes.rotateAgentKey, ({ ctx, actor, params, body }) =>
+    rotateAgentKey(ctx, actor, params.id, params.keyId, body),
+  );
   // GET /v1/referrals/my-code
   router.implement(routes.getReferralCode, ({ ctx, actor, siteUrl }) => referralCodeOf(ctx, actor, siteUrl));
 }

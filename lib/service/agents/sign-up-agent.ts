@@ -1,21 +1,23 @@
+import { fail } from "../errors";
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { NEW_AGENT_SCOPES, type AgentSignupRequest } from "@/lib/api/schemas/agents";
 import type { ServiceContext } from "../context";
-import { badRequest } from "../http/errors";
 import { AGENT_KEY_PREFIX, CLAIM_TOKEN_PREFIX, hashSecret, newSecret } from "../auth/tokens";
 import { sendMail } from "../mail/send-mail";
 import { FIRST_KEY_NAME, keyPrefixOf } from "./manage-agent-keys";
 import { presentAgent } from "./present-agent";
+import { requirePayableAddress } from "../payouts/payable-address";
 
 const CLAIM_LINK_TTL_DAYS = 7;
 
 function handleFrom(name: string | undefined): string {
-  const slug = (name ?? "agent")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 32) || "agent";
+  const slug =
+    (name ?? "agent")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 32) || "agent";
   return `${slug}-${randomBytes(3).toString("hex")}`;
 }
 
@@ -31,11 +33,18 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
   const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
   const id = handleFrom(input.name);
 
+  // Where the agent will be paid is checked before anything is written (400 ADDRESS_NOT_PAYABLE).
+  const wallet =
+    input.walletAddress === undefined ? null : await requirePayableAddress(ctx, input.walletAddress, "walletAddress");
   const agent = await ctx.db.transaction().execute(async (trx) => {
     let referredBy: string | null = null;
     if (input.referralCode) {
-      const referrer = await trx.selectFrom("agents").select("id").where("referral_code", "=", input.referralCode.toUpperCase()).executeTakeFirst();
-      if (!referrer) throw badRequest(["referralCode is not a known referral code"]);
+      const referrer = await trx
+        .selectFrom("agents")
+        .select("id")
+        .where("referral_code", "=", input.referralCode.toUpperCase())
+        .executeTakeFirst();
+      if (!referrer) throw fail("VALIDATION_FAILED", ["referralCode is not a known referral code"]);
       referredBy = referrer.id;
     }
     const principal = await trx
@@ -59,14 +68,20 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
         owner_user_id: null,
         referral_code: newReferralCode(),
         referred_by_agent_id: referredBy,
-        wallet_address: input.walletAddress ?? null,
+        wallet_address: wallet,
         skills: input.skills ?? [],
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     const key = await trx
       .insertInto("api_keys")
-      .values({ agent_id: id, name: FIRST_KEY_NAME, key_hash: hashSecret(apiKey), key_prefix: keyPrefixOf(apiKey), scopes: NEW_AGENT_SCOPES })
+      .values({
+        agent_id: id,
+        name: FIRST_KEY_NAME,
+        key_hash: hashSecret(apiKey),
+        key_prefix: keyPrefixOf(apiKey),
+        scopes: NEW_AGENT_SCOPES,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     await trx
@@ -96,7 +111,16 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
   return {
     data: {
       apiKey,
-      agent: await presentAgent(ctx, agent, { kind: "AGENT", agentId: agent.id, keyId: agent.keyId, keyExpiresAt: null, principalId: agent.principal_id, ownerUserId: null, scopes: NEW_AGENT_SCOPES, identityKey: `agent:${agent.id}` }),
+      agent: await presentAgent(ctx, agent, {
+        kind: "AGENT",
+        agentId: agent.id,
+        keyId: agent.keyId,
+        keyExpiresAt: null,
+        principalId: agent.principal_id,
+        ownerUserId: null,
+        scopes: NEW_AGENT_SCOPES,
+        identityKey: `agent:${agent.id}`,
+      }),
       scopes: NEW_AGENT_SCOPES,
       claimEmailSentTo: input.ownerEmail,
     },

@@ -25,7 +25,11 @@ export async function recordOperatorAction(
   operator: { userId: string },
   action: OperatorAction,
 ): Promise<void> {
-  const user = await db.selectFrom("users").select("address").where("id", "=", operator.userId).executeTakeFirstOrThrow();
+  const user = await db
+    .selectFrom("users")
+    .select("address")
+    .where("id", "=", operator.userId)
+    .executeTakeFirstOrThrow();
   await db
     .insertInto("operator_actions")
     .values({

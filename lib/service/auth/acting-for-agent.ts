@@ -1,7 +1,7 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "./actor";
 import type { AgentRow } from "../db/schema";
-import { forbidden } from "../http/errors";
 
 /**
  * The one rule of who acts for an agent: the agent itself (its key) or the human who owns it (the
@@ -19,13 +19,17 @@ export async function isAgentOrItsOwner(ctx: ServiceContext, actor: Actor, agent
   if (!agentId) return false;
   // An agent key names its agent: no read needed.
   if (actor.kind === "AGENT") return actor.agentId === agentId;
-  const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", agentId).executeTakeFirst();
+  const agent = await ctx.db
+    .selectFrom("agents")
+    .select(["id", "owner_user_id"])
+    .where("id", "=", agentId)
+    .executeTakeFirst();
   return agent ? actsForAgent(actor, agent) : false;
 }
 
 /** The agent named in a request body must be the caller's own (identity comes from the credential). */
 export async function ownAgentOrThrow(ctx: ServiceContext, actor: Actor, agentId: string): Promise<AgentRow> {
   const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", agentId).executeTakeFirst();
-  if (!agent || !actsForAgent(actor, agent)) throw forbidden("agentId must be your own agent");
+  if (!agent || !actsForAgent(actor, agent)) throw fail("FORBIDDEN", "agentId must be your own agent");
   return agent;
 }

@@ -6,41 +6,47 @@ import { AGENT_KEY_PREFIX, USER_SESSION_PREFIX, hashSecret } from "./tokens";
 
 /** Who is calling, taken from the credential alone; request bodies never name the caller. */
 export type Actor =
-  | { kind: "AGENT"; agentId: string; /** The api_keys row of the credential. */ keyId: string; keyExpiresAt: Date | null; principalId: string; ownerUserId: string | null; scopes: Scope[]; identityKey: string }
+  | {
+      kind: "AGENT";
+      agentId: string;
+      /** The api_keys row of the credential. */ keyId: string;
+      keyExpiresAt: Date | null;
+      principalId: string;
+      ownerUserId: string | null;
+      scopes: Scope[];
+      identityKey: string;
+    }
   | { kind: "USER"; userId: string; principalId: string; scopes: Scope[]; identityKey: string };
 
 export async function resolveActor(ctx: ServiceContext, authorization: string | null): Promise<Actor | null> {
   if (!authorization) return null;
   const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
-  if (!match) throw unauthorized("the Authorization header must be 'Bearer <API key or session token>'", "INVALID_CREDENTIALS");
+  if (!match)
+    throw unauthorized("the Authorization header must be 'Bearer <API key or session token>'", "INVALID_CREDENTIALS");
   const secret = match[1]!;
   const hash = hashSecret(secret);
 
   if (secret.startsWith(AGENT_KEY_PREFIX)) {
-    const row = await ctx.db
-      .selectFrom("api_keys")
-      .innerJoin("agents", "agents.id", "api_keys.agent_id")
-      .select([
-        "api_keys.id as keyId",
-        "api_keys.scopes",
-        "api_keys.revoked_at",
-        "api_keys.expires_at",
-        "api_keys.last_used_at",
-        "agents.id as agentId",
-        "agents.principal_id",
-        "agents.owner_user_id",
-      ])
-      .where("api_keys.key_hash", "=", hash)
-      .executeTakeFirst();
+    const row = await lookUpKey(ctx, hash);
     if (!row) throw unauthorized("the API key is not valid", "INVALID_CREDENTIALS");
     // A known key that was ended says so, so that its holder knows to fetch the new one rather
     // than suspect a typo; it gives nothing away, since only the key's holder can ask.
-    if (row.revoked_at) throw unauthorized("the API key was revoked; use another key of the agent or ask its owner for one", "KEY_REVOKED");
+    if (row.revoked_at)
+      throw unauthorized(
+        "the API key was revoked; use another key of the agent or ask its owner for one",
+        "KEY_REVOKED",
+      );
     const now = ctx.now();
     if (row.expires_at && row.expires_at.getTime() <= now.getTime()) {
-      throw unauthorized("the API key has expired (it was rotated or given an expiry); use its replacement", "KEY_EXPIRED");
+      throw unauthorized(
+        "the API key has expired (it was rotated or given an expiry); use its replacement",
+        "KEY_EXPIRED",
+      );
     }
-    await touchKey(ctx, row.keyId, row.last_used_at, now);
+    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await touchKey(ctx, row.keyId, now);
+      row.last_used_at = now;
+    }
     return {
       kind: "AGENT",
       agentId: row.agentId,
@@ -63,23 +69,93 @@ export async function resolveActor(ctx: ServiceContext, authorization: string | 
     if (!row || row.expires_at.getTime() <= ctx.now().getTime()) {
       throw unauthorized("the session has expired or was ended; sign in again", "INVALID_CREDENTIALS");
     }
-    return { kind: "USER", userId: row.user_id, principalId: row.user_id, scopes: [...SCOPES], identityKey: `user:${row.user_id}` };
+    return {
+      kind: "USER",
+      userId: row.user_id,
+      principalId: row.user_id,
+      scopes: [...SCOPES],
+      identityKey: `user:${row.user_id}`,
+    };
   }
 
   throw unauthorized("the credential is not an API key or a session token of this service", "INVALID_CREDENTIALS");
 }
 
+interface KeyRow {
+  keyId: string;
+  scopes: string[];
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  agentId: string;
+  principal_id: string;
+  owner_user_id: string | null;
+}
+
+/**
+ * API keys as last read, per database, for config.keyCacheMs (0 in tests: never kept). An agent
+ * polling all day sends the same key many times a second; each request then reads its key from
+ * memory instead of the database. What a key may do is still decided on every request (revoked,
+ * expired against the request's clock, scopes). A change of keys made by this process (revoke,
+ * rotate, the owner's claim: forgetCachedKeys) empties the cache at once, so this process refuses a
+ * revoked key on its very next request; another process or instance reads the change within
+ * keyCacheMs. Unknown keys are never kept (a guessed key costs its read every time).
+ */
+const keyCache = new WeakMap<object, Map<string, { row: KeyRow; until: number; generation: number }>>();
+let keyGeneration = 0;
+const KEY_CACHE_MAX = 10_000;
+
+/** Called by every change of api_keys (or of what a key resolves to) in this process. */
+export function forgetCachedKeys(): void {
+  keyGeneration += 1;
+}
+
+async function lookUpKey(ctx: ServiceContext, hash: string): Promise<KeyRow | null> {
+  const ttl = ctx.config.keyCacheMs;
+  let cache = ttl > 0 ? keyCache.get(ctx.db) : undefined;
+  const at = Date.now();
+  const hit = cache?.get(hash);
+  if (hit && hit.until > at && hit.generation === keyGeneration) return hit.row;
+  const generation = keyGeneration;
+  const row = await ctx.db
+    .selectFrom("api_keys")
+    .innerJoin("agents", "agents.id", "api_keys.agent_id")
+    .select([
+      "api_keys.id as keyId",
+      "api_keys.scopes",
+      "api_keys.revoked_at",
+      "api_keys.expires_at",
+      "api_keys.last_used_at",
+      "agents.id as agentId",
+      "agents.principal_id",
+      "agents.owner_user_id",
+    ])
+    .where("api_keys.key_hash", "=", hash)
+    .executeTakeFirst();
+  // Kept only when no change of keys in this process happened while it was read.
+  if (row && ttl > 0 && generation === keyGeneration) {
+    if (!cache) keyCache.set(ctx.db, (cache = new Map()));
+    if (cache.size >= KEY_CACHE_MAX) cache.clear();
+    cache.set(hash, { row, until: at + ttl, generation });
+  }
+  return row ?? null;
+}
+
 /** lastUsedAt is kept to the minute: finer would cost a row write on every request of the hot path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-async function touchKey(ctx: ServiceContext, keyId: string, lastUsedAt: Date | null, now: Date): Promise<void> {
-  if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+async function touchKey(ctx: ServiceContext, keyId: string, now: Date): Promise<void> {
   // The condition again in SQL: of concurrent first requests in a minute, one writes.
   await ctx.db
     .updateTable("api_keys")
     .set({ last_used_at: now })
     .where("id", "=", keyId)
-    .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", new Date(now.getTime() - LAST_USED_RESOLUTION_MS))]))
+    .where((eb) =>
+      eb.or([
+        eb("last_used_at", "is", null),
+        eb("last_used_at", "<", new Date(now.getTime() - LAST_USED_RESOLUTION_MS)),
+      ]),
+    )
     .execute();
 }
 
@@ -90,7 +166,12 @@ export function requireActor(actor: Actor | null): Actor {
 
 export function requireScope(actor: Actor, scope: Scope): void {
   if (!actor.scopes.includes(scope)) {
-    const hint = scope === "forum:write" || scope === "wallet:withdraw" ? "; the owner's claim of the agent adds it" : "";
+    const hint =
+      scope === "forum:write" || scope === "wallet:withdraw"
+        ? "; the owner's claim of the agent adds it"
+        : scope === "wallet:payout"
+          ? "; only the owner's session, or a key the owner minted with wallet:payout named, changes a claimed agent's payout wallet"
+          : "";
     throw forbidden(`the API key lacks the ${scope} scope${hint}`, "MISSING_SCOPE");
   }
 }

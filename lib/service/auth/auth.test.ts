@@ -22,7 +22,10 @@ async function nonce(): Promise<string> {
 }
 
 /** A signed EIP-4361 message for this service, with any field overridden. */
-async function signedMessage(overrides: Partial<Parameters<typeof createSiweMessage>[0]> = {}, signer = generatePrivateKey()) {
+async function signedMessage(
+  overrides: Partial<Parameters<typeof createSiweMessage>[0]> = {},
+  signer = generatePrivateKey(),
+) {
   const account = privateKeyToAccount(signer);
   const url = new URL(service.baseUrl);
   const message = createSiweMessage({
@@ -48,7 +51,11 @@ describe("credentials", () => {
     for (const [name, route] of required) {
       // Any parameter value will do: the credential is checked before the input.
       const path = route.path.replace(/:([A-Za-z]+)/g, "4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11");
-      const res = await service.http(route.method, path, route.method === "GET" || route.method === "DELETE" ? {} : { body: {} });
+      const res = await service.http(
+        route.method,
+        path,
+        route.method === "GET" || route.method === "DELETE" ? {} : { body: {} },
+      );
       expect(res.status, `${name}: ${route.method} ${path}`).toBe(401);
       expect(res.json, name).toMatchObject({ statusCode: 401, error: "Unauthorized", code: "UNAUTHENTICATED" });
     }
@@ -74,7 +81,12 @@ describe("credentials", () => {
     const asAgent = await service.http("GET", "/v1/me", { token: agent.apiKey });
     expect(asAgent.status).toBe(200);
     Me.parse(asAgent.json);
-    expect(asAgent.json.data).toEqual({ kind: "AGENT", agentId: agent.id, scopes: ["jobs:read", "jobs:write"], isOperator: false });
+    expect(asAgent.json.data).toEqual({
+      kind: "AGENT",
+      agentId: agent.id,
+      scopes: ["jobs:read", "jobs:write"],
+      isOperator: false,
+    });
 
     const user = await newUser(service);
     const asUser = await service.http("GET", "/v1/me", { token: user.token });
@@ -102,7 +114,9 @@ describe("Sign-In with Ethereum", () => {
     expect(ok.json.data.user.address).toBe(attempt.account.address);
     expect(typeof ok.json.data.token).toBe("string");
     expect(Date.parse(ok.json.data.expiresAt)).toBeGreaterThan(Date.now());
-    expect((await service.http("GET", "/v1/me", { token: ok.json.data.token })).json.data.user.address).toBe(attempt.account.address);
+    expect((await service.http("GET", "/v1/me", { token: ok.json.data.token })).json.data.user.address).toBe(
+      attempt.account.address,
+    );
 
     expectError(await verify(attempt), 401, "SIWE_INVALID");
   });
@@ -141,14 +155,26 @@ describe("Sign-In with Ethereum", () => {
   it("an expired nonce is refused", async () => {
     const attempt = await signedMessage();
     const value = /Nonce: (\S+)/.exec(attempt.message)![1]!;
-    await service.db.updateTable("siwe_nonces").set({ expires_at: new Date(Date.now() - 1000) }).where("nonce", "=", value).execute();
+    await service.db
+      .updateTable("siwe_nonces")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("nonce", "=", value)
+      .execute();
     expectError(await verify(attempt), 401, "SIWE_INVALID");
   });
 
   it("malformed input is a 400, not a 500", async () => {
     expectError(await verify({ message: "hello", signature: "0x00" }), 400, "VALIDATION_FAILED");
-    expectError(await service.http("POST", "/v1/auth/siwe/verify", { body: { message: "x" } }), 400, "VALIDATION_FAILED");
-    expectError(await service.http("POST", "/v1/auth/siwe/verify", { body: { message: "x", signature: "nothex" } }), 400, "VALIDATION_FAILED");
+    expectError(
+      await service.http("POST", "/v1/auth/siwe/verify", { body: { message: "x" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectError(
+      await service.http("POST", "/v1/auth/siwe/verify", { body: { message: "x", signature: "nothex" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
   });
 });
 

@@ -17,7 +17,11 @@ describe("the operator (OPERATOR_ADDRESSES)", () => {
     const operator = await newUser(service, operatorKey);
     const me = await service.http("GET", "/v1/me", { token: operator.token });
     expect(me.status).toBe(200);
-    expect(me.json.data).toMatchObject({ kind: "USER", isOperator: true, user: { address: privateKeyToAccount(operatorKey).address } });
+    expect(me.json.data).toMatchObject({
+      kind: "USER",
+      isOperator: true,
+      user: { address: privateKeyToAccount(operatorKey).address },
+    });
 
     const someone = await newUser(service);
     const other = await service.http("GET", "/v1/me", { token: someone.token });

@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import type { ServiceConfig } from "../config";
 import type { ServiceContext } from "../context";
-import { forbidden } from "../http/errors";
 import type { Actor } from "./actor";
 
 /**
@@ -21,7 +21,10 @@ export async function isOperator(ctx: ServiceContext, actor: Actor | null): Prom
 }
 
 /** For operator-only routes: 403 NOT_OPERATOR unless the caller is a listed human. */
-export async function requireOperator(ctx: ServiceContext, actor: Actor | null): Promise<Extract<Actor, { kind: "USER" }>> {
+export async function requireOperator(
+  ctx: ServiceContext,
+  actor: Actor | null,
+): Promise<Extract<Actor, { kind: "USER" }>> {
   if (actor?.kind === "USER" && (await isOperator(ctx, actor))) return actor;
-  throw forbidden("this action is for the operator: sign in with an address listed in OPERATOR_ADDRESSES", "NOT_OPERATOR");
+  throw fail("NOT_OPERATOR", "this action is for the operator: sign in with an address listed in OPERATOR_ADDRESSES");
 }

@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
-import { notFound } from "../http/errors";
 
 export async function presentUser(ctx: ServiceContext, userId: string) {
   const row = await ctx.db
@@ -8,7 +8,7 @@ export async function presentUser(ctx: ServiceContext, userId: string) {
     .select(["users.id", "users.address", "users.payout_address", "users.created_at", "principals.display_name"])
     .where("users.id", "=", userId)
     .executeTakeFirst();
-  if (!row) throw notFound("user");
+  if (!row) throw fail("NOT_FOUND", "user not found");
   return {
     id: row.id,
     address: row.address,

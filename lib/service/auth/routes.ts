@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
-import { HttpError, forbidden } from "../http/errors";
 import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
 import { isOperator } from "./operator";
@@ -12,20 +12,27 @@ export function registerAuthRoutes(router: ServiceRouter) {
   router.implement(routes.verifySiwe, ({ ctx, body, siteUrl }) => verifySiwe(ctx, body, siteUrl));
   // DELETE /v1/auth/session
   router.implement(routes.endSession, ({ ctx, actor, request }) => {
-    if (actor.kind !== "USER") throw forbidden("only a human session can be ended; agent keys stay valid");
+    if (actor.kind !== "USER") throw fail("FORBIDDEN", "only a human session can be ended; agent keys stay valid");
     const token = request.headers.get("authorization")!.replace(/^Bearer\s+/i, "");
     return endSession(ctx, token);
   });
   // GET /v1/me
   router.implement(routes.getMe, async ({ ctx, actor }) =>
     actor.kind === "USER"
-      ? { data: { kind: "USER" as const, user: await presentUser(ctx, actor.userId), scopes: actor.scopes, isOperator: await isOperator(ctx, actor) } }
+      ? {
+          data: {
+            kind: "USER" as const,
+            user: await presentUser(ctx, actor.userId),
+            scopes: actor.scopes,
+            isOperator: await isOperator(ctx, actor),
+          },
+        }
       : { data: { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes, isOperator: false } },
   );
   // GET /v1/chain
   router.implement(routes.getChain, async ({ ctx }) => {
     const chain = ctx.config.chain;
-    if (!chain) throw new HttpError(503, "no payment chain is configured for this deployment", "CHAIN_UNAVAILABLE");
+    if (!chain) throw fail("CHAIN_UNAVAILABLE", "no payment chain is configured for this deployment");
     return {
       data: {
         chainId: chain.chainId,
@@ -36,6 +43,8 @@ export function registerAuthRoutes(router: ServiceRouter) {
         feeBps: chain.feeBps,
         confirmations: chain.confirmations,
         explorerUrl: chain.explorerUrl,
+        identityRegistryAddress: chain.identityRegistryAddress ?? null,
+        reputationRegistryAddress: chain.reputationRegistryAddress ?? null,
         // Only a local chain's RPC is worth telling: public chains have their own providers.
         ...(chain.network === "local" ? { rpcUrl: chain.rpcUrl } : {}),
       },

@@ -1,8 +1,8 @@
+import { fail } from "../errors";
 import { randomBytes } from "node:crypto";
 import { getAddress, verifyMessage } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { ServiceContext } from "../context";
-import { HttpError, badRequest } from "../http/errors";
 import { USER_SESSION_PREFIX, hashSecret, newSecret } from "./tokens";
 import { presentUser } from "./present-user";
 
@@ -13,13 +13,19 @@ const FALLBACK_CHAIN_ID = 31337;
 /** 128 bits from the OS, as hex: SIWE nonces must be alphanumeric and unguessable. */
 export async function createNonce(ctx: ServiceContext) {
   const nonce = randomBytes(16).toString("hex");
-  await ctx.db.insertInto("siwe_nonces").values({ nonce, expires_at: new Date(ctx.now().getTime() + NONCE_TTL_MS) }).execute();
+  await ctx.db
+    .insertInto("siwe_nonces")
+    .values({ nonce, expires_at: new Date(ctx.now().getTime() + NONCE_TTL_MS) })
+    .execute();
   // Expired nonces are worthless; drop them as we go.
-  await ctx.db.deleteFrom("siwe_nonces").where("expires_at", "<", new Date(ctx.now().getTime() - 3600_000)).execute();
+  await ctx.db
+    .deleteFrom("siwe_nonces")
+    .where("expires_at", "<", new Date(ctx.now().getTime() - 3600_000))
+    .execute();
   return { data: { nonce } };
 }
 
-const refuse = (reason: string) => new HttpError(401, `sign-in refused: ${reason}`, "SIWE_INVALID");
+const refuse = (reason: string) => fail("SIWE_INVALID", `sign-in refused: ${reason}`);
 
 /**
  * EIP-4361 verification: the message must be for this site (domain and URI), this chain, a nonce we
@@ -31,10 +37,10 @@ export async function verifySiwe(ctx: ServiceContext, input: { message: string; 
   try {
     fields = parseSiweMessage(input.message);
   } catch {
-    throw badRequest(["message is not an EIP-4361 message"]);
+    throw fail("VALIDATION_FAILED", ["message is not an EIP-4361 message"]);
   }
   if (!fields.address || !fields.nonce || !fields.domain || !fields.uri || !fields.chainId) {
-    throw badRequest(["message is not a complete EIP-4361 message"]);
+    throw fail("VALIDATION_FAILED", ["message is not a complete EIP-4361 message"]);
   }
   const site = new URL(siteUrl);
   const chainId = ctx.config.chain?.chainId ?? FALLBACK_CHAIN_ID;
@@ -46,7 +52,8 @@ export async function verifySiwe(ctx: ServiceContext, input: { message: string; 
     throw refuse("the message URI is not a URL");
   }
   if (uri.origin !== site.origin) throw refuse(`the message URI must be on ${site.origin}`);
-  if (fields.chainId !== chainId) throw refuse(`the message is for chain ${fields.chainId}, this site signs in on chain ${chainId}`);
+  if (fields.chainId !== chainId)
+    throw refuse(`the message is for chain ${fields.chainId}, this site signs in on chain ${chainId}`);
   if (!validateSiweMessage({ message: fields, domain: site.host, time: ctx.now() })) {
     throw refuse("the message has expired or is not yet valid");
   }
@@ -78,15 +85,26 @@ export async function verifySiwe(ctx: ServiceContext, input: { message: string; 
         .values({ kind: "USER", display_name: `${address.slice(0, 6)}…${address.slice(-4)}` })
         .returning("id")
         .executeTakeFirstOrThrow();
-      row = await trx.insertInto("users").values({ id: principal.id, address }).returningAll().executeTakeFirstOrThrow();
+      row = await trx
+        .insertInto("users")
+        .values({ id: principal.id, address })
+        .returningAll()
+        .executeTakeFirstOrThrow();
     }
-    await trx.insertInto("user_sessions").values({ token_hash: hashSecret(token), user_id: row.id, expires_at: expiresAt }).execute();
+    await trx
+      .insertInto("user_sessions")
+      .values({ token_hash: hashSecret(token), user_id: row.id, expires_at: expiresAt })
+      .execute();
     return row;
   });
   return { data: { token, expiresAt: expiresAt.toISOString(), user: await presentUser(ctx, user.id) } };
 }
 
 export async function endSession(ctx: ServiceContext, token: string) {
-  await ctx.db.updateTable("user_sessions").set({ revoked_at: ctx.now() }).where("token_hash", "=", hashSecret(token)).execute();
+  await ctx.db
+    .updateTable("user_sessions")
+    .set({ revoked_at: ctx.now() })
+    .where("token_hash", "=", hashSecret(token))
+    .execute();
   return { data: { ended: true } };
 }

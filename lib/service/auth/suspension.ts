@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { Db } from "../db/connection";
-import { HttpError } from "../http/errors";
 
 type Queryable = Pick<Db, "selectFrom">;
 
@@ -19,9 +19,13 @@ export async function assertNotSuspended(db: Queryable, principalId: string): Pr
   if (!row?.suspended_at) return;
   const reason = row.suspension_reason ?? null;
   if (row.kind === "AGENT") {
-    throw new HttpError(403, `the operator suspended this agent${reason ? `: ${reason}` : ""}`, "AGENT_SUSPENDED", { reason });
+    throw fail("AGENT_SUSPENDED", `the operator suspended this agent${reason ? `: ${reason}` : ""}`, {
+      reason,
+    });
   }
-  throw new HttpError(403, `the operator suspended this account${reason ? `: ${reason}` : ""}`, "USER_SUSPENDED", { reason });
+  throw fail("USER_SUSPENDED", `the operator suspended this account${reason ? `: ${reason}` : ""}`, {
+    reason,
+  });
 }
 
 /** For a job's assigned agent, known by agent id. */

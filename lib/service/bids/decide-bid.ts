@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobRowOrThrow } from "../jobs/read-job";
 import { presentBid } from "./present-bid";
@@ -8,42 +8,102 @@ import { actsForAgent } from "../auth/acting-for-agent";
 import { reserveAgentCapacity } from "../agents/capacity";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, posterRecipientId } from "../events/recipients";
+import { assertBeforeDeadline } from "./bid-rules";
+import { confirmDepositOnChain } from "../escrow/deposit-watch";
+import { HttpError } from "../http/errors";
+import { assertPlanFitsBudget, scalePlanToBudget, writeMilestonePlan } from "../jobs/milestone-plan";
+import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 
 export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
+  await assertDepositStillOnChain(ctx, actor, jobId);
   await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.
-    const job = await trx.selectFrom("jobs").select(["id", "poster_id", "status"]).where("id", "=", jobId).forUpdate().executeTakeFirst();
-    if (!job) throw notFound("job");
-    if (job.poster_id !== actor.principalId) throw forbidden("only the poster may accept bids on this job");
-    const bid = await trx.selectFrom("bids").selectAll().where("id", "=", bidId).where("job_id", "=", jobId).executeTakeFirst();
-    if (!bid) throw notFound("bid");
-    if (job.status !== "OPEN") throw conflict("JOB_NOT_OPEN", `the job is ${job.status}; only an OPEN job can be assigned`);
-    if (bid.status !== "PENDING") throw conflict("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["id", "poster_id", "status", "deadline_at", "escrow_tx_hash", "budget_usdc"])
+      .where("id", "=", jobId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job) throw fail("NOT_FOUND", "job not found");
+    if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may accept bids on this job");
+    const bid = await trx
+      .selectFrom("bids")
+      .selectAll()
+      .where("id", "=", bidId)
+      .where("job_id", "=", jobId)
+      .executeTakeFirst();
+    if (!bid) throw fail("NOT_FOUND", "bid not found");
+    if (job.status !== "OPEN") throw fail("JOB_NOT_OPEN", `the job is ${job.status}; only an OPEN job can be assigned`);
+    if (bid.status !== "PENDING")
+      throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
+    assertBeforeDeadline(job, ctx.now());
 
     await reserveAgentCapacity(trx, bid.agent_id);
 
     const now = ctx.now();
-    await trx.updateTable("jobs").set({ status: "IN_PROGRESS", agent_id: bid.agent_id, claimed_at: now, updated_at: now }).where("id", "=", jobId).execute();
+    // On an unfunded job the accepted bid is the agreed price: it becomes the budget the poster then
+    // deposits (a funded job's bids all propose its locked budget already).
+    const agreedPrice = job.escrow_tx_hash === null ? { budget_usdc: bid.proposed_usdc } : {};
+    await trx
+      .updateTable("jobs")
+      .set({ status: "IN_PROGRESS", agent_id: bid.agent_id, claimed_at: now, updated_at: now, ...agreedPrice })
+      .where("id", "=", jobId)
+      .execute();
+    // A bid's own plan becomes the job's (it adds up to the bid's price, checked when placed; on a
+    // funded job that price is the locked budget). Otherwise a job paid in parts keeps its plan
+    // adding up to the agreed price (each part its share).
+    const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
+    if (proposed) {
+      assertPlanFitsBudget(proposed, String(agreedPrice.budget_usdc ?? job.budget_usdc), "the bid's milestones");
+      await writeMilestonePlan(trx, jobId, proposed);
+    } else if (agreedPrice.budget_usdc !== undefined)
+      await scalePlanToBudget(trx, jobId, String(agreedPrice.budget_usdc));
     await trx.updateTable("bids").set({ status: "ACCEPTED", updated_at: now }).where("id", "=", bidId).execute();
     // The job is taken: the other bids are answered rather than left pending.
-    const rejected = await trx.updateTable("bids").set({ status: "REJECTED", updated_at: now }).where("job_id", "=", jobId).where("status", "=", "PENDING").returning(["id", "agent_id"]).execute();
+    const rejected = await trx
+      .updateTable("bids")
+      .set({ status: "REJECTED", updated_at: now })
+      .where("job_id", "=", jobId)
+      .where("status", "=", "PENDING")
+      .returning(["id", "agent_id"])
+      .execute();
 
     const poster = await posterRecipientId(trx, job.poster_id);
     const actorId = actorIdOf(actor);
-    await publishEvent(trx, { type: "bid.accepted", jobId, to: [bid.agent_id], actorId, data: { jobId, bidId, agentId: bid.agent_id, proposedUsdc: bid.proposed_usdc } });
-    await publishEvent(trx, { type: "job.assigned", jobId, to: [bid.agent_id, poster], actorId, data: { jobId, agentId: bid.agent_id, via: "BID", bidId } });
+    await publishEvent(trx, {
+      type: "bid.accepted",
+      jobId,
+      to: [bid.agent_id],
+      actorId,
+      data: { jobId, bidId, agentId: bid.agent_id, proposedUsdc: bid.proposed_usdc },
+    });
+    await publishEvent(trx, {
+      type: "job.assigned",
+      jobId,
+      to: [bid.agent_id, poster],
+      actorId,
+      data: { jobId, agentId: bid.agent_id, via: "BID", bidId },
+    });
     for (const other of rejected) {
-      await publishEvent(trx, { type: "bid.rejected", jobId, to: [other.agent_id], actorId, data: { jobId, bidId: other.id, agentId: other.agent_id, reason: "ANOTHER_BID_ACCEPTED" } });
+      await publishEvent(trx, {
+        type: "bid.rejected",
+        jobId,
+        to: [other.agent_id],
+        actorId,
+        data: { jobId, bidId: other.id, agentId: other.agent_id, reason: "ANOTHER_BID_ACCEPTED" },
+      });
     }
   });
   const bid = await ctx.db.selectFrom("bids").selectAll().where("id", "=", bidId).executeTakeFirstOrThrow();
-  return { data: { job: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }), bid: presentBid(bid) } };
+  return {
+    data: { job: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }), bid: presentBid(bid) },
+  };
 }
 
 export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
   const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
-  if (job.poster_id !== actor.principalId) throw forbidden("only the poster may reject bids on this job");
+  if (!job) throw fail("NOT_FOUND", "job not found");
+  if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may reject bids on this job");
   const row = await ctx.db.transaction().execute(async (trx) => {
     const rejected = await trx
       .updateTable("bids")
@@ -54,23 +114,38 @@ export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string
       .returningAll()
       .executeTakeFirst();
     if (rejected) {
-      await publishEvent(trx, { type: "bid.rejected", jobId, to: [rejected.agent_id], actorId: actorIdOf(actor), data: { jobId, bidId, agentId: rejected.agent_id, reason: "REJECTED_BY_POSTER" } });
+      await publishEvent(trx, {
+        type: "bid.rejected",
+        jobId,
+        to: [rejected.agent_id],
+        actorId: actorIdOf(actor),
+        data: { jobId, bidId, agentId: rejected.agent_id, reason: "REJECTED_BY_POSTER" },
+      });
     }
     return rejected;
   });
   if (!row) {
-    const bid = await ctx.db.selectFrom("bids").select("status").where("id", "=", bidId).where("job_id", "=", jobId).executeTakeFirst();
-    if (!bid) throw notFound("bid");
-    throw conflict("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be rejected`);
+    const bid = await ctx.db
+      .selectFrom("bids")
+      .select("status")
+      .where("id", "=", bidId)
+      .where("job_id", "=", jobId)
+      .executeTakeFirst();
+    if (!bid) throw fail("NOT_FOUND", "bid not found");
+    throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be rejected`);
   }
   return { data: presentBid(row) };
 }
 
 /** Withdrawing changes the status only: the record stays, and blocks a new bid with other terms. */
 export async function withdrawBid(ctx: ServiceContext, actor: Actor, agentId: string, bidId: string) {
-  const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", agentId).executeTakeFirst();
-  if (!agent) throw notFound("agent");
-  if (!actsForAgent(actor, agent)) throw forbidden("only the agent itself or its owner may withdraw its bids");
+  const agent = await ctx.db
+    .selectFrom("agents")
+    .select(["id", "owner_user_id"])
+    .where("id", "=", agentId)
+    .executeTakeFirst();
+  if (!agent) throw fail("NOT_FOUND", "agent not found");
+  if (!actsForAgent(actor, agent)) throw fail("FORBIDDEN", "only the agent itself or its owner may withdraw its bids");
   const row = await ctx.db
     .updateTable("bids")
     .set({ status: "WITHDRAWN", updated_at: ctx.now() })
@@ -80,9 +155,43 @@ export async function withdrawBid(ctx: ServiceContext, actor: Actor, agentId: st
     .returningAll()
     .executeTakeFirst();
   if (!row) {
-    const bid = await ctx.db.selectFrom("bids").select("status").where("id", "=", bidId).where("agent_id", "=", agentId).executeTakeFirst();
-    if (!bid) throw notFound("bid");
-    throw conflict("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be withdrawn`);
+    const bid = await ctx.db
+      .selectFrom("bids")
+      .select("status")
+      .where("id", "=", bidId)
+      .where("agent_id", "=", agentId)
+      .executeTakeFirst();
+    if (!bid) throw fail("NOT_FOUND", "bid not found");
+    throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be withdrawn`);
   }
   return { data: presentBid(row) };
+}
+
+/**
+ * A funded job's deposit is asked of the chain again before an agent is given the work: a deposit
+ * a reorganisation removed would otherwise have the agent work for money that is not there. Gone:
+ * the job is unfunded (and the parties told) and the answer is 409 DEPOSIT_LOST.
+ */
+async function assertDepositStillOnChain(ctx: ServiceContext, actor: Actor, jobId: string) {
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["id", "poster_id", "escrow_tx_hash", "escrow_payer", "escrow_job_id"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  // Existence and the poster are checked (and answered) in the transaction below.
+  if (!job || job.poster_id !== actor.principalId || job.escrow_tx_hash === null) return;
+  let present: boolean;
+  try {
+    present = await confirmDepositOnChain(ctx, job);
+  } catch (error) {
+    throw fail(
+      "CHAIN_UNAVAILABLE",
+      `the chain could not be asked whether the job's deposit is still there (${(error as Error).message.split("\n")[0]}); try again`,
+    );
+  }
+  if (!present)
+    throw fail(
+      "DEPOSIT_LOST",
+      "the deposit that funded this job is no longer on the chain (a reorganisation removed it); the job is unfunded again: fund it again before accepting a bid",
+    );
 }

@@ -1,50 +1,83 @@
+import { fail } from "../errors";
 import type { z } from "zod";
 import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
 import { getJobOrThrow } from "../jobs/read-job";
 import { ownAgentOrThrow } from "../auth/acting-for-agent";
 import { assertNotSuspended } from "../auth/suspension";
-import { assertBidAllowedByJobRules } from "./bid-rules";
+import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { publishEvent } from "../events/publish-event";
 import { posterRecipientId } from "../events/recipients";
+import { assertPlanFitsBudget } from "../jobs/milestone-plan";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
  * give exactly one bid and a withdrawn, rejected or expired bid still blocks a second one.
  */
-export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof PlaceBidRequest>) {
+export async function placeBid(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  input: z.output<typeof PlaceBidRequest>,
+) {
   // The bidder is the caller's own agent; the body may only name it, never someone else's.
   const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
   await assertNotSuspended(ctx.db, agent.principal_id);
 
   const job = await getJobOrThrow(ctx.db, jobId);
 
-  const existing = await ctx.db.selectFrom("bids").select(["id", "status"]).where("job_id", "=", jobId).where("agent_id", "=", agent.id).executeTakeFirst();
+  const existing = await ctx.db
+    .selectFrom("bids")
+    .select(["id", "status"])
+    .where("job_id", "=", jobId)
+    .where("agent_id", "=", agent.id)
+    .executeTakeFirst();
   if (existing) {
-    throw conflict("BID_ALREADY_PLACED", `agent ${agent.id} already has a bid on this job (status ${existing.status}); one bid per agent per job`, { existingBidId: existing.id });
+    throw fail(
+      "BID_ALREADY_PLACED",
+      `agent ${agent.id} already has a bid on this job (status ${existing.status}); one bid per agent per job`,
+      { existingBidId: existing.id },
+    );
   }
-  if (job.status !== "OPEN") throw conflict("JOB_NOT_OPEN", `the job is ${job.status} and takes no bids`);
-  if (agent.status !== "ACTIVE") throw conflict("AGENT_NOT_ACTIVE", "the agent is PENDING_PROOF; send POST /v1/agents/heartbeat to activate it before bidding");
-  if (job.poster_id === agent.principal_id) throw conflict("OWN_JOB", "an agent cannot bid on its own job");
+  if (job.status !== "OPEN") throw fail("JOB_NOT_OPEN", `the job is ${job.status} and takes no bids`);
+  assertBeforeDeadline(job, ctx.now());
+  if (agent.status !== "ACTIVE")
+    throw fail(
+      "AGENT_NOT_ACTIVE",
+      "the agent is PENDING_PROOF; send POST /v1/agents/heartbeat to activate it before bidding",
+    );
+  if (job.poster_id === agent.principal_id) throw fail("OWN_JOB", "an agent cannot bid on its own job");
   // Forum reward slots take no bids: the bid is recorded EXPIRED and refunded (BID_REFUND).
   if (job.participation_mode === "AUTOMATIC_FORUM_REWARD") return expireForumRewardBid(ctx, job, agent, input);
   await assertBidAllowedByJobRules(ctx, job, agent);
   if (job.escrow_tx_hash !== null && parseUsdc(input.proposedUsdc) !== parseUsdc(job.budget_usdc)) {
-    throw conflict("BID_AMOUNT_MISMATCH", `the job is funded: proposedUsdc must equal the locked gross budget ${Number(job.budget_usdc)}`);
+    throw fail(
+      "BID_AMOUNT_MISMATCH",
+      `the job is funded: proposedUsdc must equal the locked gross budget ${Number(job.budget_usdc)}`,
+    );
   }
+
+  // A proposed plan adds up to the bid's price exactly, as a job's plan adds up to its budget.
+  if (input.milestones) assertPlanFitsBudget(input.milestones, input.proposedUsdc, "milestones (to proposedUsdc)");
 
   try {
     // The bid and the poster's notice of it (bid.created) commit together.
     const row = await ctx.db.transaction().execute(async (trx) => {
       const bid = await trx
         .insertInto("bids")
-        .values({ job_id: jobId, agent_id: agent.id, proposed_usdc: input.proposedUsdc, cover_letter: input.coverLetter ?? null, status: "PENDING" })
+        .values({
+          job_id: jobId,
+          agent_id: agent.id,
+          proposed_usdc: input.proposedUsdc,
+          cover_letter: input.coverLetter ?? null,
+          milestones: input.milestones ? JSON.stringify(input.milestones) : null,
+          status: "PENDING",
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       // A job posted by an agent is told to that agent (its webhooks; its owner's inbox), else to the human poster.
@@ -60,7 +93,7 @@ export async function placeBid(ctx: ServiceContext, actor: Actor, jobId: string,
     return { data: presentBid(row) };
   } catch (error) {
     if (isUniqueViolation(error, "bids_one_per_agent_per_job")) {
-      throw conflict("BID_ALREADY_PLACED", `agent ${agent.id} already has a bid on this job; one bid per agent per job`);
+      throw fail("BID_ALREADY_PLACED", `agent ${agent.id} already has a bid on this job; one bid per agent per job`);
     }
     throw error;
   }

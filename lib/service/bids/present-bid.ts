@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Bid } from "@/lib/api/schemas/bids";
+import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 import type { EvalCertification } from "@/lib/api/schemas/evals";
 import type { BidRow } from "../db/schema";
 import { normaliseDecimal } from "@/lib/chain/units";
@@ -21,6 +22,7 @@ export function presentBid(
     agentId: row.agent_id,
     proposedUsdc: normaliseDecimal(row.proposed_usdc),
     coverLetter: row.cover_letter,
+    ...(Array.isArray(row.milestones) ? { milestones: row.milestones as z.input<typeof MilestoneInput>[] } : {}),
     status: row.status,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -16,5 +16,7 @@ export function registerBidRoutes(router: ServiceRouter) {
   // POST /v1/agents/:id/bids/:bidId/withdraw
   router.implement(routes.withdrawBid, ({ ctx, actor, params }) => withdrawBid(ctx, actor, params.id, params.bidId));
   // GET /v1/agents/:id/bids
-  router.implement(routes.listAgentBids, ({ ctx, actor, params, query }) => listAgentBids(ctx, actor, params.id, query));
+  router.implement(routes.listAgentBids, ({ ctx, actor, params, query }) =>
+    listAgentBids(ctx, actor, params.id, query),
+  );
 }

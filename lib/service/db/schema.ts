@@ -125,6 +125,8 @@ export interface JobsTable {
   escrow_tx_hash: string | null;
   escrow_payer: string | null;
   funded_at: NullableTimestamp;
+  /** A reorganisation removed the registered deposit (migration 0031): unfunded again, fundable again. */
+  deposit_lost_at: Generated<Date | null>;
   release_tx_hash: string | null;
   refund_tx_hash: string | null;
   chain_id: number;
@@ -170,6 +172,8 @@ export interface BidsTable {
   proposed_usdc: string;
   cover_letter: string | null;
   status: BidStatus;
+  /** The milestone plan the bid proposes (MilestoneInput[]), adopted on acceptance; null: the job's plan. */
+  milestones?: ColumnType<unknown | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -188,6 +192,10 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: NullableJson;
   created_at: CreatedAt;
+  /** The process running the request while it is pending (migration 0065). */
+  owner: Generated<string | null>;
+  /** Until when that process holds the key; renewed while it runs, taken over once lapsed. */
+  lease_until: Generated<Date | null>;
 }
 
 export interface MailOutboxTable {
@@ -209,6 +217,7 @@ export interface CoreTables {
   agents: AgentsTable;
   api_keys: ApiKeysTable;
   agent_claims: AgentClaimsTable;
+  eval_attempt_groups: EvalAttemptGroupsTable;
   jobs: JobsTable;
   bids: BidsTable;
   rate_limit_counters: RateLimitCountersTable;
@@ -235,6 +244,58 @@ export interface EscrowSettlementsTable {
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   confirmed_at: NullableTimestamp;
+  /** When the chain refused it for good, to whom, and why (kept when it is settled again; 0030). */
+  failed_at: NullableTimestamp;
+  failed_to_address: Generated<string | null>;
+  failed_reason: Generated<string | null>;
+  /** How often a FAILED settlement was settled again, when last, and by whom. */
+  resettle_count: Generated<number>;
+  resettled_at: NullableTimestamp;
+  resettled_by_user_id: Generated<string | null>;
+  /** A reorganisation removed the confirmed transaction and it was put back to PENDING (migration 0031). */
+  reorg_resent_at: Generated<Date | null>;
+}
+
+/** Every change of an agent's payout wallet (0029). */
+export interface AgentWalletChangesTable {
+  id: Generated<string>;
+  agent_id: string;
+  old_address: string | null;
+  new_address: string | null;
+  changed_by_kind: "OWNER" | "AGENT_KEY";
+  changed_by_user_id: string | null;
+  changed_by_key_id: string | null;
+  created_at: CreatedAt;
+}
+
+export type EscrowDepositStatus = "OBSERVED" | "REGISTERED" | "REFUND_PENDING" | "REFUNDED" | "VANISHED" | "SETTLED";
+
+/** A Deposited event of the escrow contract, registered or not (migration 0031; escrow/deposit-watch.ts). */
+export interface EscrowDepositsTable {
+  id: Generated<string>;
+  chain_id: number;
+  escrow_job_id: string;
+  payer: string;
+  amount_units: string;
+  tx_hash: string;
+  block_number: string;
+  job_id: string | null;
+  status: Generated<EscrowDepositStatus>;
+  reason: string | null;
+  refund_due_at: Date;
+  refund_tx_hash: Generated<string | null>;
+  attempts: Generated<number>;
+  last_error: Generated<string | null>;
+  lease_until: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  refunded_at: NullableTimestamp;
+}
+
+export interface ChainScanCursorsTable {
+  name: string;
+  next_block: string;
+  updated_at: UpdatedAt;
 }
 
 export interface ProofChecksTable {
@@ -250,8 +311,65 @@ export interface ProofChecksTable {
   checked_at: CreatedAt;
 }
 
+/** A part of a job paid on its own (migration 0049); the job's escrow is funded once, for all parts. */
+export interface JobMilestonesTable {
+  id: Generated<string>;
+  job_id: string;
+  /** 1-based, the order of the parts and the index of the part in the escrow contract (position - 1). */
+  position: number;
+  title: string;
+  amount_usdc: string;
+  acceptance_criteria: string;
+  proof_content_marker: string | null;
+  deadline_at: NullableTimestamp;
+  status: Generated<"OPEN" | "SUBMITTED" | "APPROVED" | "DISPUTED" | "RELEASED" | "SPLIT" | "REFUNDED">;
+  output_url: string | null;
+  proof_hash: string | null;
+  submitted_at: NullableTimestamp;
+  approved_at: NullableTimestamp;
+  release_at: NullableTimestamp;
+  release_held_reason: string | null;
+  disputed_at: NullableTimestamp;
+  dispute_reason: string | null;
+  disputed_by: string | null;
+  ruling_outcome: "PAY_AGENT" | "REFUND_POSTER" | "SPLIT" | null;
+  ruling_agent_share: number | null;
+  ruling_reason: string | null;
+  settled_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** One part's movement out of the escrow, recorded before it is sent (migration 0049). */
+export interface MilestoneSettlementsTable {
+  id: Generated<string>;
+  milestone_id: string;
+  job_id: string;
+  kind: "RELEASE" | "REFUND" | "SPLIT";
+  status: "PENDING" | "CONFIRMED" | "FAILED";
+  /** The part's amount in token units, as the contract is asked to settle it. */
+  part_units: string;
+  to_address: string | null;
+  agent_share_units: string | null;
+  amount_units: string | null;
+  fee_units: string | null;
+  payer_amount_units: string | null;
+  tx_hash: string | null;
+  attempts: Generated<number>;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  confirmed_at: NullableTimestamp;
+}
+
 export interface EscrowTables {
+  job_milestones: JobMilestonesTable;
+  milestone_settlements: MilestoneSettlementsTable;
   escrow_settlements: EscrowSettlementsTable;
+  agent_wallet_changes: AgentWalletChangesTable;
+  escrow_deposits: EscrowDepositsTable;
+  chain_scan_cursors: ChainScanCursorsTable;
   proof_checks: ProofChecksTable;
 }
 
@@ -412,6 +530,17 @@ export interface EvalPackPayoutsTable {
   last_error: string | null;
   created_at: CreatedAt;
   sent_at: NullableTimestamp;
+  /** The chain the payout is owed on; null for rows from before it was recorded (any). */
+  chain_id: number | null;
+}
+
+export interface ReconciliationRunsTable {
+  id: Generated<string>;
+  chain_id: number;
+  checked_at: Date;
+  differences: number;
+  report: Json<unknown>;
+  created_at: CreatedAt;
 }
 
 export interface EvalAttemptsTable {
@@ -437,6 +566,14 @@ export interface EvalAttemptsTable {
   last_heartbeat_at: NullableTimestamp;
   total_points: number | null;
   section_scores: NullableJson<Array<{ section: string; points: number; maxPoints: number }>>;
+  /** 0037: whose budget the attempt spent: "owner:<user id>", "net:<origin hash>" or "agent:<id>". */
+  budget_group: string | null;
+}
+
+/** 0037: one row per (pack, budget group), locked while a start counts the group's attempts. */
+export interface EvalAttemptGroupsTable {
+  pack_id: string;
+  budget_group: string;
 }
 
 export interface EvalCertificationsTable {
@@ -453,6 +590,27 @@ export interface EvalCertificationsTable {
   expires_at: Timestamp;
 }
 
+/** 0053: an x402 (EIP-3009) payment we settle ourselves; one row per authorization, written before the send. */
+export interface X402PaymentsTable {
+  id: Generated<string>;
+  network: string;
+  token_address: string;
+  payer_address: string;
+  nonce: string;
+  pay_to: string;
+  amount_units: string;
+  valid_before: Timestamp;
+  pack_id: string;
+  agent_id: string;
+  status: Generated<"PENDING" | "SENT" | "SETTLED" | "FAILED">;
+  raw_tx: string | null;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  attempt_id: string | null;
+  created_at: CreatedAt;
+  settled_at: NullableTimestamp;
+}
+
 export interface EvalTables {
   eval_packs: EvalPacksTable;
   eval_questions: EvalQuestionsTable;
@@ -460,6 +618,7 @@ export interface EvalTables {
   eval_certifications: EvalCertificationsTable;
   eval_attempt_items: EvalAttemptItemsTable;
   eval_pack_payouts: EvalPackPayoutsTable;
+  x402_payments: X402PaymentsTable;
 }
 
 export interface JobClaimsTable {
@@ -514,6 +673,8 @@ export interface ForumRewardCampaignsTable {
   created_at: CreatedAt;
   /** A paused campaign's slots reserve no new reward (0017-admin). */
   paused_at: Generated<Date | null>;
+  /** The Idempotency-Key it was created with, unique per sponsor (0035). */
+  idempotency_key: Generated<string | null>;
 }
 
 export interface ForumRewardSlotsTable {
@@ -526,6 +687,9 @@ export interface ForumRewardSlotsTable {
   reward_id: string | null;
   funded: Generated<boolean>;
   fund_error: string | null;
+  /** Who is funding the slot now, and until when (0035): a lease run out with no transaction is free to take again. */
+  fund_claim: Generated<string | null>;
+  fund_lease_until: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -588,6 +752,8 @@ export interface WalletWithdrawalsTable {
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   confirmed_at: NullableTimestamp;
+  /** The request's Idempotency-Key (migration 0066): a retry of a withdrawal whose process died finds it. */
+  idempotency_key: Generated<string | null>;
 }
 
 export interface WalletLedgerTable {
@@ -609,7 +775,6 @@ export interface RewardTables {
   forum_reward_campaigns: ForumRewardCampaignsTable;
   forum_reward_slots: ForumRewardSlotsTable;
   forum_rewards: ForumRewardsTable;
-  forum_reward_sweeps: { id: string; published_at: Timestamp; key: string; updated_at: UpdatedAt };
   wallet_withdrawals: WalletWithdrawalsTable;
   wallet_ledger: WalletLedgerTable;
 }
@@ -637,6 +802,10 @@ export interface DomainEventsTable {
   webhooks_done_at: NullableTimestamp;
   /** Set by the notification fan-out once it has written the inbox rows (and mails). */
   notifications_done_at: NullableTimestamp;
+  /** Set by the rewards once they reviewed (or declined) the forum post it names; forum.post.* only. */
+  rewards_done_at: NullableTimestamp;
+  /** The inserting transaction's id (xid8, as text): the feed's order, with seq (migration 0041). */
+  tx: Generated<string>;
 }
 
 export interface OperatorActionsTable {
@@ -734,6 +903,9 @@ export interface WebhookEndpointsTable {
   /** The signing secret, sealed with the server's webhook key (webhooks/endpoint-secret.ts). */
   secret_sealed: string;
   secret_prefix: string;
+  /** A rotated-out secret, sealed, that still signs beside the current one until previous_secret_expires_at. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: NullableTimestamp;
   failing_since: NullableTimestamp;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
@@ -746,6 +918,8 @@ export interface WebhookDeliveriesTable {
   endpoint_id: string;
   event_id: string;
   event_type: string;
+  /** The event's domain_events.seq: one endpoint's deliveries go out in this order. */
+  event_seq: string;
   status: WebhookDeliveryStatus;
   attempts: Generated<number>;
   next_attempt_at: Timestamp;
@@ -775,6 +949,7 @@ export interface WebhookTables {
 
 export interface OpsTables {
   worker_heartbeats: WorkerHeartbeatsTable;
+  reconciliation_runs: ReconciliationRunsTable;
   domain_events: DomainEventsTable;
   operator_actions: OperatorActionsTable;
 }
@@ -856,8 +1031,70 @@ export interface NotificationTables {
   saved_search_matches: { saved_search_id: string; job_id: string; created_at: CreatedAt };
 }
 
+/** ERC-8004 (migration 0051): declared services, the on-chain identity, liveness, feedback documents. */
+export interface AgentIdentitiesTable {
+  agent_id: string;
+  /** The registration file's URL, as registered on chain. */
+  agent_uri: string;
+  services: Json<Array<{ name: string; endpoint: string; version?: string }>>;
+  x402_support: Generated<boolean>;
+  chain_id: number | null;
+  registry_address: string | null;
+  /** numeric(78,0): read as a decimal string. */
+  onchain_agent_id: string | null;
+  owner_address: string | null;
+  register_tx_hash: string | null;
+  register_block: string | null;
+  registered_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface AgentEndpointChecksTable {
+  agent_id: string;
+  name: string;
+  endpoint: string;
+  last_checked_at: NullableTimestamp;
+  last_answered_at: NullableTimestamp;
+  last_status: number | null;
+  last_error: string | null;
+}
+
+export interface FeedbackDocumentsTable {
+  id: Generated<string>;
+  job_id: string;
+  agent_id: string;
+  settlement_id: string;
+  client_address: string;
+  feedback_uri: string;
+  value: number;
+  /** The exact bytes served at its URI; document_hash is their keccak256. */
+  document: string;
+  document_hash: string;
+  created_at: CreatedAt;
+}
+
+export interface IdentityTables {
+  agent_identities: AgentIdentitiesTable;
+  agent_endpoint_checks: AgentEndpointChecksTable;
+  feedback_documents: FeedbackDocumentsTable;
+}
+
 // Domains add their tables here: `export interface Database extends CoreTables, ForumTables {}`.
-export interface Database extends CoreTables, EscrowTables, ForumTables, EvalTables, JobModeTables, RewardTables, OpsTables, WebhookTables, NotificationTables, RecordTables, DisputeTables {}
+export interface Database
+  extends
+    CoreTables,
+    EscrowTables,
+    ForumTables,
+    EvalTables,
+    JobModeTables,
+    RewardTables,
+    OpsTables,
+    WebhookTables,
+    NotificationTables,
+    RecordTables,
+    DisputeTables,
+    IdentityTables {}
 
 export type JobRow = Selectable<JobsTable>;
 export type NewJob = Insertable<JobsTable>;

@@ -1,8 +1,8 @@
+import { fail } from "../errors";
 import type { Address } from "viem";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { JobRow } from "../db/schema";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobOrThrow, getJobRowOrThrow } from "../jobs/read-job";
 import { completeSettlement, recordSettlement, type SettlementRow } from "../escrow/settle-job";
@@ -10,6 +10,8 @@ import { criteriaBlockApproval, evaluateCriteria } from "../job-modes/evaluate-c
 import { checkDeliverable, deliverableUrlOf, proofFailureExtra } from "./check-deliverable";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
+import { confirmDepositOnChain } from "../escrow/deposit-watch";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 
 const HOUR = 3600_000;
 
@@ -19,7 +21,8 @@ export function releaseTimeOf(job: Pick<JobRow, "submitted_at" | "input_data">):
   return new Date((job.submitted_at ?? new Date(0)).getTime() + (Number.isFinite(hold) ? hold : 0) * HOUR);
 }
 
-const WALLET_MISSING = "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
+const WALLET_MISSING =
+  "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
 
 async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promise<Address | null> {
   if (!agentId) return null;
@@ -28,7 +31,12 @@ async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promi
 }
 
 async function holdRelease(ctx: ServiceContext, jobId: string, reason: string) {
-  await ctx.db.updateTable("jobs").set({ release_held_reason: reason.slice(0, 1000) }).where("id", "=", jobId).where("status", "=", "REVIEW").execute();
+  await ctx.db
+    .updateTable("jobs")
+    .set({ release_held_reason: reason.slice(0, 1000) })
+    .where("id", "=", jobId)
+    .where("status", "=", "REVIEW")
+    .execute();
 }
 
 export type ReleaseOutcome = "NOT_DUE" | "HELD" | "PENDING" | "RELEASED";
@@ -43,10 +51,21 @@ export type ReleaseOutcome = "NOT_DUE" | "HELD" | "PENDING" | "RELEASED";
 export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Promise<ReleaseOutcome> {
   const now = ctx.now();
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job || job.status !== "REVIEW" || !job.approved_at || !job.release_at || job.release_at.getTime() > now.getTime()) return "NOT_DUE";
+  if (
+    !job ||
+    job.status !== "REVIEW" ||
+    !job.approved_at ||
+    !job.release_at ||
+    job.release_at.getTime() > now.getTime()
+  )
+    return "NOT_DUE";
 
   // A release already recorded (maybe sent) is finished, never checked again: the money may be on its way.
-  const recorded = await ctx.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirst();
+  const recorded = await ctx.db
+    .selectFrom("escrow_settlements")
+    .selectAll()
+    .where("job_id", "=", jobId)
+    .executeTakeFirst();
   if (recorded) return recorded.kind === "RELEASE" ? finishRelease(ctx, jobId, recorded) : "NOT_DUE";
 
   const url = deliverableUrlOf(job);
@@ -56,7 +75,11 @@ export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Pr
   }
   const probe = await checkDeliverable(ctx, job, url, "RELEASE");
   if (probe.status !== "LIVE") {
-    await holdRelease(ctx, jobId, `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The escrow stays held; the release is tried again on the next round.`);
+    await holdRelease(
+      ctx,
+      jobId,
+      `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The escrow stays held; the release is tried again on the next round.`,
+    );
     return "HELD";
   }
   const wallet = await agentWalletOf(ctx, job.agent_id);
@@ -64,10 +87,30 @@ export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Pr
     await holdRelease(ctx, jobId, WALLET_MISSING);
     return "HELD";
   }
+  // The deposit is asked of the chain again before the release is recorded: a deposit a
+  // reorganisation removed unfunds the job (its release_held_reason says so) instead of leaving a
+  // release that can never be sent.
+  let stillFunded: boolean;
+  try {
+    stillFunded = await confirmDepositOnChain(ctx, job);
+  } catch (error) {
+    await holdRelease(
+      ctx,
+      jobId,
+      `the chain could not be asked whether the deposit is still there (${chainFailureReason(error)}); the release is tried again on the next round`,
+    );
+    return "HELD";
+  }
+  if (!stillFunded) return "HELD";
 
   const settlement = await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job first. A dispute takes the same lock and refuses once a settlement exists.
-    const locked = await trx.selectFrom("jobs").select(["status", "approved_at"]).where("id", "=", jobId).forUpdate().executeTakeFirstOrThrow();
+    const locked = await trx
+      .selectFrom("jobs")
+      .select(["status", "approved_at"])
+      .where("id", "=", jobId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (locked.status !== "REVIEW" || !locked.approved_at) return null;
     return recordSettlement(trx, jobId, "RELEASE", wallet);
   });
@@ -94,29 +137,46 @@ async function finishRelease(ctx: ServiceContext, jobId: string, settlement: Set
  * released at once (after a fresh check at release); otherwise the review worker releases it when
  * releaseAt comes. Used by the poster's route and by the auto-approval of the review worker.
  */
-export async function approveReviewedJob(ctx: ServiceContext, jobId: string, options: { automatic?: boolean; actorId?: string } = {}) {
+export async function approveReviewedJob(
+  ctx: ServiceContext,
+  jobId: string,
+  options: { automatic?: boolean; actorId?: string } = {},
+) {
   const job = await getJobOrThrow(ctx.db, jobId);
-  if (job.status !== "REVIEW") throw conflict("INVALID_STATE", `a ${job.status} job cannot be approved; only a job in REVIEW can`);
+  // Approved and paid already: a repeated approval (a client retrying after a 503 while the
+  // release went through) is answered with the job, not refused.
+  if (job.status === "COMPLETED" && job.approved_at) return;
+  if (job.status !== "REVIEW")
+    throw fail("INVALID_STATE", `a ${job.status} job cannot be approved; only a job in REVIEW can`);
   if (job.approved_at) {
     // Approved before: a repeated call (or a release that waits) retries a release that is due.
     if (job.release_at && job.release_at.getTime() <= ctx.now().getTime()) await releaseApprovedJob(ctx, jobId);
     return;
   }
-  if (!(await agentWalletOf(ctx, job.agent_id))) throw conflict("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  if (!(await agentWalletOf(ctx, job.agent_id)))
+    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
 
   const url = deliverableUrlOf(job);
-  if (!url) throw conflict("INVALID_STATE", "the job has no submitted deliverable URL");
+  if (!url) throw fail("INVALID_STATE", "the job has no submitted deliverable URL");
   const probe = await checkDeliverable(ctx, job, url, "APPROVAL");
   if (probe.status !== "LIVE") {
-    throw conflict("PROOF_CHECK_FAILED", `the deliverable failed its fresh check (${probe.status}), so the escrow stays held: ${probe.reason ?? "not live"}`, proofFailureExtra(probe));
+    throw fail(
+      "PROOF_CHECK_FAILED",
+      `the deliverable failed its fresh check (${probe.status}), so the escrow stays held: ${probe.reason ?? "not live"}`,
+      proofFailureExtra(probe),
+    );
   }
 
   await evaluateCriteria(ctx, job, { deliverableUrl: url });
   const gate = await criteriaBlockApproval(ctx, jobId);
   if (gate.blocked) {
-    throw conflict("CRITERIA_NOT_MET", `acceptance criteria are not met: ${gate.failing.map((f) => `${f.description} (${f.detail ?? f.status})`).join("; ")}`, {
-      failing: gate.failing,
-    });
+    throw fail(
+      "CRITERIA_NOT_MET",
+      `acceptance criteria are not met: ${gate.failing.map((f) => `${f.description} (${f.detail ?? f.status})`).join("; ")}`,
+      {
+        failing: gate.failing,
+      },
+    );
   }
 
   const releaseAt = releaseTimeOf(job);
@@ -124,7 +184,13 @@ export async function approveReviewedJob(ctx: ServiceContext, jobId: string, opt
   const approved = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("jobs")
-      .set({ approved_at: now, release_at: releaseAt, auto_approved: Boolean(options.automatic), release_held_reason: null, updated_at: now })
+      .set({
+        approved_at: now,
+        release_at: releaseAt,
+        auto_approved: Boolean(options.automatic),
+        release_held_reason: null,
+        updated_at: now,
+      })
       .where("id", "=", jobId)
       .where("status", "=", "REVIEW")
       .where("approved_at", "is", null)
@@ -136,14 +202,24 @@ export async function approveReviewedJob(ctx: ServiceContext, jobId: string, opt
         jobId,
         to: await jobRecipients(trx, row),
         actorId: options.actorId ?? null,
-        data: { jobId, agentId: row.agent_id, automatic: Boolean(options.automatic), releaseAt: releaseAt.toISOString() },
+        data: {
+          jobId,
+          agentId: row.agent_id,
+          automatic: Boolean(options.automatic),
+          releaseAt: releaseAt.toISOString(),
+        },
       });
     }
     return row;
   });
   if (!approved) {
-    const current = await ctx.db.selectFrom("jobs").select(["status", "approved_at"]).where("id", "=", jobId).executeTakeFirstOrThrow();
-    if (current.status !== "REVIEW") throw conflict("INVALID_STATE", `the job became ${current.status} while it was being approved`);
+    const current = await ctx.db
+      .selectFrom("jobs")
+      .select(["status", "approved_at"])
+      .where("id", "=", jobId)
+      .executeTakeFirstOrThrow();
+    if (current.status !== "REVIEW")
+      throw fail("INVALID_STATE", `the job became ${current.status} while it was being approved`);
     return; // approved meanwhile by another request
   }
   if (releaseAt.getTime() <= now.getTime()) await releaseApprovedJob(ctx, jobId);
@@ -152,8 +228,8 @@ export async function approveReviewedJob(ctx: ServiceContext, jobId: string, opt
 /** POST /v1/jobs/:id/approve (the poster). */
 export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: string) {
   const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
-  if (job.poster_id !== actor.principalId) throw forbidden("only the poster may approve this job");
+  if (!job) throw fail("NOT_FOUND", "job not found");
+  if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may approve this job");
   await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

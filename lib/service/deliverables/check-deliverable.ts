@@ -7,7 +7,6 @@ import type { ErrorExtra } from "@/lib/api/schemas/errors";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 
-
 /** Test seam: tests may answer DNS for made-up public names; production uses the system resolver. */
 export const proberOptions: { resolve?: (hostname: string) => Promise<string[]>; timeoutMs?: number } = {};
 
@@ -50,7 +49,11 @@ export async function checkDeliverable(
   });
   const checkedAt = options.now ?? ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom("jobs").select("proof_check_status").where("id", "=", job.id).executeTakeFirst();
+    const before = await trx
+      .selectFrom("jobs")
+      .select("proof_check_status")
+      .where("id", "=", job.id)
+      .executeTakeFirst();
     await trx
       .insertInto("proof_checks")
       .values({
@@ -82,7 +85,16 @@ export async function checkDeliverable(
         type: "proof.failed",
         jobId: job.id,
         to: await jobRecipients(trx, job),
-        data: { jobId: job.id, agentId: job.agent_id, trigger, url, status: result.status, reason: result.reason, httpStatus: result.httpStatus, checkedAt: checkedAt.toISOString() },
+        data: {
+          jobId: job.id,
+          agentId: job.agent_id,
+          trigger,
+          url,
+          status: result.status,
+          reason: result.reason,
+          httpStatus: result.httpStatus,
+          checkedAt: checkedAt.toISOString(),
+        },
       });
     }
   });
@@ -91,5 +103,10 @@ export async function checkDeliverable(
 
 /** The refusal body fields of a failed check (409/422 PROOF_CHECK_FAILED). */
 export function proofFailureExtra(probe: ProbeResult): ErrorExtra<"PROOF_CHECK_FAILED"> {
-  return { proofCheckStatus: probe.status, proofCheckReason: probe.reason, proofCheckHttpStatus: probe.httpStatus, proofCheckFinalUrl: probe.finalUrl };
+  return {
+    proofCheckStatus: probe.status,
+    proofCheckReason: probe.reason,
+    proofCheckHttpStatus: probe.httpStatus,
+    proofCheckFinalUrl: probe.finalUrl,
+  };
 }

@@ -9,7 +9,7 @@ import { releaseEscrow } from "@/lib/chain/escrow/settle";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
-import { SETTLEMENT_LEASE_MS, finishPendingSettlements, settleJob, settlementHooks } from "../escrow/settle-job";
+import { SETTLEMENT_LEASE_MS, finishPendingSettlements, settleJob } from "../escrow/settle-job";
 import {
   GENEROUS_BUDGETS,
   claimLinkFor,
@@ -27,7 +27,10 @@ const HOUR = 3600_000;
 const MARKER = "proof-marker-7f3a";
 const page = (body: string, title = "Leads") => `<html><head><title>${title}</title></head><body>${body}</body></html>`;
 const GOOD = page(`<h1>50 fintech leads</h1><p>${MARKER}</p><table><tr><td>Ada</td></tr></table>`);
-const LOGIN = page('<form action="/session"><input name="user"><input type="password" name="p"><button>Sign in</button></form>', "Sign in");
+const LOGIN = page(
+  '<form action="/session"><input name="user"><input type="password" name="p"><button>Sign in</button></form>',
+  "Sign in",
+);
 
 let chain: TestChain;
 let service: TestService;
@@ -35,7 +38,7 @@ let site: http.Server;
 let siteUrl: string;
 const hits = new Map<string, number>();
 /** Pages of the deliverable site by path; tests change them to make a deliverable go bad. */
-const pages = new Map<string, { status?: number; body: string }>([
+const pages = new Map<string, { status?: number; body: string | Buffer; type?: string }>([
   ["/good", { body: GOOD }],
   ["/no-marker", { body: page("<h1>50 fintech leads</h1><p>no marker here</p>") }],
   ["/login", { body: LOGIN }],
@@ -50,20 +53,21 @@ beforeAll(async () => {
     const path = req.url ?? "/";
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const found = path.startsWith("/q/") ? { body: page(`<p>queue ${path} ${MARKER}</p>`) } : pages.get(path);
-    res.writeHead(found ? (found.status ?? 200) : 404, { "content-type": found ? "text/html; charset=utf-8" : "text/plain" });
+    const type = found ? (found.type ?? "text/html; charset=utf-8") : "text/plain";
+    res.writeHead(found ? (found.status ?? 200) : 404, type === "" ? {} : { "content-type": type });
     res.end(found?.body ?? "not found");
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  settlementHooks.afterSend = undefined;
   site?.close();
   await service?.stop();
   await chain?.stop();
 });
 
-const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
+const hexOf = (wire: Record<string, number>) =>
+  `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
 const AGENT_WALLET = () => chain.accounts[6]!.address;
 const PAYER = 1;
 let pageCounter = 0;
@@ -81,24 +85,46 @@ interface Assigned {
   job: { id: string; escrowJobId: Record<string, number> };
 }
 
-async function assignedJob(options: { funded?: boolean; hold?: number; marker?: string; wallet?: string | null; ownerEmail?: string; criteria?: unknown[] } = {}): Promise<Assigned> {
+async function assignedJob(
+  options: {
+    funded?: boolean;
+    hold?: number;
+    marker?: string;
+    wallet?: string | null;
+    ownerEmail?: string;
+    criteria?: unknown[];
+  } = {},
+): Promise<Assigned> {
   const poster = await newUser(service, chain.accounts[PAYER]!.privateKey);
   const job = (
     await poster.client.createJob({
       body: jobInput({
         budget: "40",
-        inputData: { budgetType: "bid", proofHoldHours: options.hold ?? 0, ...(options.marker ? { proofContentMarker: options.marker } : {}) },
+        inputData: {
+          budgetType: "bid",
+          proofHoldHours: options.hold ?? 0,
+          ...(options.marker ? { proofContentMarker: options.marker } : {}),
+        },
         ...(options.criteria ? { acceptanceCriteria: options.criteria } : {}),
       }),
     })
   ).data;
   if (options.funded ?? true) {
-    const { txHash } = await depositToEscrow({ config: chain.config, privateKey: chain.accounts[PAYER]!.privateKey, escrowJobId: hexOf(job.escrowJobId), amount: parseUsdc("40") });
+    const { txHash } = await depositToEscrow({
+      config: chain.config,
+      privateKey: chain.accounts[PAYER]!.privateKey,
+      escrowJobId: hexOf(job.escrowJobId),
+      amount: parseUsdc("40"),
+    });
     await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
   }
   const wallet = options.wallet === undefined ? AGENT_WALLET() : options.wallet;
-  const agent = await newAgent(service, { ...(wallet ? { walletAddress: wallet } : {}), ...(options.ownerEmail ? { ownerEmail: options.ownerEmail } : {}) });
-  const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+  const agent = await newAgent(service, {
+    ...(wallet ? { walletAddress: wallet } : {}),
+    ...(options.ownerEmail ? { ownerEmail: options.ownerEmail } : {}),
+  });
+  const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } }))
+    .data;
   await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.id } });
   return { poster, agent, job };
 }
@@ -111,14 +137,90 @@ async function submittedJob(options: Parameters<typeof assignedJob>[0] & { body?
   return { ...assigned, deliverable };
 }
 
-const submit = (jobId: string, token: string, url: string) => service.http("POST", `/v1/jobs/${jobId}/submit`, { token, body: { outputData: { url } } });
+const submit = (jobId: string, token: string, url: string) =>
+  service.http("POST", `/v1/jobs/${jobId}/submit`, { token, body: { outputData: { url } } });
 const approve = (jobId: string, token: string) => service.http("POST", `/v1/jobs/${jobId}/approve`, { token });
 const detailOf = async (a: Assigned) => (await a.poster.client.getJob({ params: { id: a.job.id } })).data;
 const walletBalance = () => erc20BalanceOf({ config: chain.config, address: AGENT_WALLET() });
 /** The domain events published about a job, in order (what its webhooks and notifications are made of). */
-const eventsOf = (jobId: string) => service.db.selectFrom("domain_events").selectAll().where("job_id", "=", jobId).orderBy("seq").execute();
+const eventsOf = (jobId: string) =>
+  service.db.selectFrom("domain_events").selectAll().where("job_id", "=", jobId).orderBy("seq").execute();
 /** The service's context with the clock moved by `ms`: what the workers would see then. */
 const later = (ms: number): ServiceContext => ({ ...service.ctx, now: () => new Date(Date.now() + ms) });
+
+describe("the proof marker is decided on the bytes, never on the declared type", () => {
+  const UNMARKED = "50 fintech leads\nAda Lovelace, ada@example.test\n";
+  const MARKED = `50 fintech leads\n${MARKER}\nAda Lovelace, ada@example.test\n`;
+
+  it("the same unmarked text is refused as MARKER_MISSING whatever type it is served as; a marked one passes as any type", async () => {
+    const { agent, poster, job } = await assignedJob({ marker: MARKER });
+    for (const type of [
+      "text/plain",
+      "application/octet-stream",
+      "application/zip",
+      "image/png",
+      "application/pdf",
+      "application/x-anything",
+      "text/plain; charset=utf-16le",
+    ]) {
+      const deliverable = newPage();
+      pages.set(new URL(deliverable.url).pathname, { body: UNMARKED, type });
+      const res = await submit(job.id, agent.apiKey, deliverable.url);
+      expect(res.status, `${type}: ${JSON.stringify(res.json)}`).toBe(422);
+      expect(res.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "MARKER_MISSING" });
+    }
+    // No declared type and a NUL byte (the binary tell): still searched, still refused.
+    const noType = newPage();
+    pages.set(new URL(noType.url).pathname, {
+      body: Buffer.concat([Buffer.from(UNMARKED), Buffer.from([0])]),
+      type: "",
+    });
+    expect((await submit(job.id, agent.apiKey, noType.url)).json).toMatchObject({ proofCheckStatus: "MARKER_MISSING" });
+    // A gzip file whose text holds the marker only compressed: the marker's bytes are not there.
+    const { gzipSync } = await import("node:zlib");
+    const zipped = newPage();
+    pages.set(new URL(zipped.url).pathname, { body: gzipSync(MARKED), type: "application/gzip" });
+    expect((await submit(job.id, agent.apiKey, zipped.url)).json).toMatchObject({ proofCheckStatus: "MARKER_MISSING" });
+    expect((await detailOf({ poster, agent, job })).status).toBe("IN_PROGRESS");
+
+    // The marked bytes pass as application/octet-stream, with the hash of the bytes read.
+    const marked = newPage();
+    pages.set(new URL(marked.url).pathname, { body: Buffer.from(MARKED), type: "application/octet-stream" });
+    const res = await submit(job.id, agent.apiKey, marked.url);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.data).toMatchObject({
+      status: "REVIEW",
+      proofCheckStatus: "LIVE",
+      proofHash: createHash("sha256").update(MARKED).digest("hex"),
+    });
+  });
+
+  it("a marked body passes as text/plain and with a declared charset that garbles it; a binary file with the marker's bytes passes", async () => {
+    for (const [body, type] of [
+      [MARKED, "text/plain"],
+      [MARKED, "text/plain; charset=utf-16le"],
+      [
+        Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0]), Buffer.from(MARKER), Buffer.from([0, 1, 2])]),
+        "image/png",
+      ],
+    ] as const) {
+      const { agent, job } = await assignedJob({ marker: MARKER });
+      const deliverable = newPage();
+      pages.set(new URL(deliverable.url).pathname, { body, type });
+      const res = await submit(job.id, agent.apiKey, deliverable.url);
+      expect(res.status, `${type}: ${JSON.stringify(res.json)}`).toBe(200);
+    }
+  });
+
+  it("without a marker a binary deliverable is still LIVE on its 2xx answer", async () => {
+    const { agent, job } = await assignedJob();
+    const deliverable = newPage();
+    pages.set(new URL(deliverable.url).pathname, { body: Buffer.from([0x89, 0x50, 0x4e, 0x47]), type: "image/png" });
+    const res = await submit(job.id, agent.apiKey, deliverable.url);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.data).toMatchObject({ proofCheckStatus: "LIVE", proofHash: null });
+  });
+});
 
 describe("POST /v1/jobs/:id/submit", () => {
   it("only the assigned agent (or its owner's session) submits; an unfunded job answers JOB_NOT_FUNDED", async () => {
@@ -154,7 +256,11 @@ describe("POST /v1/jobs/:id/submit", () => {
     const { agent, poster, job } = await assignedJob({ marker: MARKER });
     const login = await submit(job.id, agent.apiKey, `${siteUrl}/login`);
     expect(login.status).toBe(422);
-    expect(login.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "LOGIN_REQUIRED", proofCheckHttpStatus: 200 });
+    expect(login.json).toMatchObject({
+      code: "PROOF_CHECK_FAILED",
+      proofCheckStatus: "LOGIN_REQUIRED",
+      proofCheckHttpStatus: 200,
+    });
     expect(login.json.proofCheckReason).toMatch(/login/i);
     expect((await submit(job.id, agent.apiKey, `${siteUrl}/soft-404`)).json.proofCheckStatus).toBe("ERROR_PAGE");
     expect((await submit(job.id, agent.apiKey, `${siteUrl}/server-error`)).json.proofCheckStatus).toBe("HTTP_ERROR");
@@ -164,7 +270,14 @@ describe("POST /v1/jobs/:id/submit", () => {
     expect(noMarker.json.message).toMatch(/proof content marker does not appear/);
 
     const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
-    expect(detail).toMatchObject({ status: "IN_PROGRESS", outputData: null, submittedAt: null, proofCheckStatus: null, proofCheckedAt: null, proofHash: null });
+    expect(detail).toMatchObject({
+      status: "IN_PROGRESS",
+      outputData: null,
+      submittedAt: null,
+      proofCheckStatus: null,
+      proofCheckedAt: null,
+      proofHash: null,
+    });
     const history = await agent.client.listProofChecks({ params: { id: job.id } });
     expect(history.data.map((c) => [c.trigger, c.status])).toEqual([
       ["SUBMISSION", "MARKER_MISSING"],
@@ -175,7 +288,9 @@ describe("POST /v1/jobs/:id/submit", () => {
     expect(history.data[3]).toMatchObject({ url: `${siteUrl}/login`, httpStatus: 200, contentSha256: null });
     // Each failed check is announced (proof.failed) to the agent and the poster, and nothing was submitted.
     const failed = (await eventsOf(job.id)).filter((e) => e.type === "proof.failed" || e.type === "job.submitted");
-    expect(failed.map((e) => [e.type, (e.data as { status: string }).status, (e.data as { trigger: string }).trigger])).toEqual([
+    expect(
+      failed.map((e) => [e.type, (e.data as { status: string }).status, (e.data as { trigger: string }).trigger]),
+    ).toEqual([
       ["proof.failed", "LOGIN_REQUIRED", "SUBMISSION"],
       ["proof.failed", "ERROR_PAGE", "SUBMISSION"],
       ["proof.failed", "HTTP_ERROR", "SUBMISSION"],
@@ -190,22 +305,50 @@ describe("POST /v1/jobs/:id/submit", () => {
     const res = await submit(job.id, agent.apiKey, deliverable.url);
     expect(res.status).toBe(200);
     const sha = createHash("sha256").update(GOOD, "utf8").digest("hex");
-    expect(res.json.data).toMatchObject({ status: "REVIEW", outputData: { url: deliverable.url }, proofCheckStatus: "LIVE", proofCheckReason: null, proofHash: sha });
+    expect(res.json.data).toMatchObject({
+      status: "REVIEW",
+      outputData: { url: deliverable.url },
+      proofCheckStatus: "LIVE",
+      proofCheckReason: null,
+      proofHash: sha,
+    });
     expect(Date.parse(res.json.data.submittedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(res.json.data.proofCheckedAt).not.toBeNull();
     const history = await agent.client.listProofChecks({ params: { id: job.id } });
-    expect(history.data[0]).toMatchObject({ trigger: "SUBMISSION", status: "LIVE", contentSha256: sha, finalUrl: deliverable.url });
+    expect(history.data[0]).toMatchObject({
+      trigger: "SUBMISSION",
+      status: "LIVE",
+      contentSha256: sha,
+      finalUrl: deliverable.url,
+    });
   });
 });
 
 describe("a bounty claim that lapses while its deliverable is probed", () => {
   it("is refused with CLAIM_EXPIRED and the job does not move to REVIEW", async () => {
     const poster = await newUser(service, chain.accounts[PAYER]!.privateKey);
-    const job = (await poster.client.createJob({ body: jobInput({ budget: "40", participationMode: "BOUNTY", claimWindowMinutes: 5, inputData: { budgetType: "bid", proofHoldHours: 0 } }) })).data;
-    const { txHash } = await depositToEscrow({ config: chain.config, privateKey: chain.accounts[PAYER]!.privateKey, escrowJobId: hexOf(job.escrowJobId), amount: parseUsdc("40") });
+    const job = (
+      await poster.client.createJob({
+        body: jobInput({
+          budget: "40",
+          participationMode: "BOUNTY",
+          claimWindowMinutes: 5,
+          inputData: { budgetType: "bid", proofHoldHours: 0 },
+        }),
+      })
+    ).data;
+    const { txHash } = await depositToEscrow({
+      config: chain.config,
+      privateKey: chain.accounts[PAYER]!.privateKey,
+      escrowJobId: hexOf(job.escrowJobId),
+      amount: parseUsdc("40"),
+    });
     await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
     const agent = await newAgent(service, { walletAddress: AGENT_WALLET() });
-    expect((await service.http("POST", `/v1/jobs/${job.id}/claim`, { token: agent.apiKey, body: { agentId: agent.id } })).status).toBe(200);
+    expect(
+      (await service.http("POST", `/v1/jobs/${job.id}/claim`, { token: agent.apiKey, body: { agentId: agent.id } }))
+        .status,
+    ).toBe(200);
 
     // The deliverable answers only once the service's clock has passed the claim's end.
     let answer!: () => void;
@@ -228,7 +371,11 @@ describe("a bounty claim that lapses while its deliverable is probed", () => {
       service.ctx.now = realNow;
       slow.close();
     }
-    const row = await service.db.selectFrom("jobs").select(["status", "submitted_at"]).where("id", "=", job.id).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("jobs")
+      .select(["status", "submitted_at"])
+      .where("id", "=", job.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).not.toBe("REVIEW");
     expect(row.submitted_at).toBeNull();
   });
@@ -242,7 +389,10 @@ describe("GET /v1/jobs/:id/proof-checks", () => {
     const first = await poster.client.listProofChecks({ params: { id: job.id }, query: { limit: 2 } });
     expect(first.data.map((c) => c.trigger)).toEqual(["RECHECK", "RECHECK"]);
     expect(first.meta.hasMore).toBe(true);
-    const rest = await poster.client.listProofChecks({ params: { id: job.id }, query: { limit: 2, cursor: first.meta.nextCursor! } });
+    const rest = await poster.client.listProofChecks({
+      params: { id: job.id },
+      query: { limit: 2, cursor: first.meta.nextCursor! },
+    });
     expect(rest.data.map((c) => c.trigger)).toEqual(["SUBMISSION"]);
     expect(rest.meta.nextCursor).toBeNull();
     expect(rest.data[0]!.url).toBe(deliverable.url);
@@ -277,20 +427,48 @@ describe("POST /v1/jobs/:id/approve", () => {
     expect(res.data.approvedAt).not.toBeNull();
     expect(res.data.releaseTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect((await walletBalance()) - before).toBe((parseUsdc("40") * 95n) / 100n);
-    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address })).state).toBe("RELEASED");
+    expect(
+      (
+        await getEscrow({
+          config: chain.config,
+          escrowJobId: hexOf(a.job.escrowJobId),
+          payer: chain.accounts[PAYER]!.address,
+        })
+      ).state,
+    ).toBe("RELEASED");
     const checks = await a.poster.client.listProofChecks({ params: { id: a.job.id } });
     expect(checks.data.map((c) => c.trigger)).toEqual(["RELEASE", "APPROVAL", "SUBMISSION"]);
     // Announced along the way, each in the transaction of its change: job.paid with the confirmed figures.
     const events = await eventsOf(a.job.id);
-    expect(events.map((e) => e.type).filter((type) => type !== "bid.created")).toEqual(["bid.accepted", "job.assigned", "job.submitted", "job.approved", "job.paid"]);
-    expect(events.at(-1)!.data).toMatchObject({ jobId: a.job.id, agentId: a.agent.id, net: "38", fee: "2", txHash: res.data.releaseTxHash });
+    expect(events.map((e) => e.type).filter((type) => type !== "bid.created")).toEqual([
+      "bid.accepted",
+      "job.assigned",
+      "job.submitted",
+      "job.approved",
+      "job.paid",
+    ]);
+    expect(events.at(-1)!.data).toMatchObject({
+      jobId: a.job.id,
+      agentId: a.agent.id,
+      net: "38",
+      fee: "2",
+      txHash: res.data.releaseTxHash,
+    });
     expect(events.at(-1)!.recipient_ids).toEqual([a.agent.id, a.poster.id]);
     expect(events.find((e) => e.type === "job.approved")!.data).toMatchObject({ automatic: false });
 
+    // Approving again (a client repeating an approval that answered 503) answers the paid job and moves nothing.
     const again = await approve(a.job.id, a.poster.token);
-    expect(again.status).toBe(409);
-    expect(again.json.code).toBe("INVALID_STATE");
-    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.poster.token, body: { reason: "changed my mind after all" } })).status).toBe(409);
+    expect(again.status).toBe(200);
+    expect(again.json.data).toMatchObject({ status: "COMPLETED", releaseTxHash: res.data.releaseTxHash });
+    expect(
+      (
+        await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, {
+          token: a.poster.token,
+          body: { reason: "changed my mind after all" },
+        })
+      ).status,
+    ).toBe(409);
     expect(await walletBalance()).toBe(before + (parseUsdc("40") * 95n) / 100n);
   });
 
@@ -315,16 +493,32 @@ describe("POST /v1/jobs/:id/approve", () => {
     expect(res.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "LOGIN_REQUIRED" });
     expect(res.json.message).toMatch(/login/i);
     const detail = await detailOf(a);
-    expect(detail).toMatchObject({ status: "REVIEW", proofCheckStatus: "LOGIN_REQUIRED", approvedAt: null, releaseTxHash: null });
+    expect(detail).toMatchObject({
+      status: "REVIEW",
+      proofCheckStatus: "LOGIN_REQUIRED",
+      approvedAt: null,
+      releaseTxHash: null,
+    });
     expect(detail.proofCheckReason).toMatch(/login/i);
-    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address })).state).toBe("FUNDED");
+    expect(
+      (
+        await getEscrow({
+          config: chain.config,
+          escrowJobId: hexOf(a.job.escrowJobId),
+          payer: chain.accounts[PAYER]!.address,
+        })
+      ).state,
+    ).toBe("FUNDED");
   });
 
   it("acceptance criteria with a failing machine check block approval (CRITERIA_NOT_MET)", async () => {
     const a = await submittedJob({
       criteria: [
         { description: "The deliverable answers 200", check: { type: "http_status", equals: 200 } },
-        { description: "The API health page answers 200", check: { type: "http_status", url: `${siteUrl}/health-missing`, equals: 200 } },
+        {
+          description: "The API health page answers 200",
+          check: { type: "http_status", url: `${siteUrl}/health-missing`, equals: 200 },
+        },
       ],
     });
     const res = await approve(a.job.id, a.poster.token);
@@ -355,47 +549,84 @@ describe("POST /v1/jobs/:id/approve", () => {
 
     // Fixed: the next round (after the retry interval) releases.
     a.deliverable.set(GOOD);
-    expect(await runReleaseAndTimeouts(later(25 * HOUR + REVIEW_RETRY_MS / 2), { only: [a.job.id] })).toMatchObject({ released: 0 });
-    expect(await runReleaseAndTimeouts(later(25 * HOUR + REVIEW_RETRY_MS + 1000), { only: [a.job.id] })).toMatchObject({ released: 1 });
+    expect(await runReleaseAndTimeouts(later(25 * HOUR + REVIEW_RETRY_MS / 2), { only: [a.job.id] })).toMatchObject({
+      released: 0,
+    });
+    expect(await runReleaseAndTimeouts(later(25 * HOUR + REVIEW_RETRY_MS + 1000), { only: [a.job.id] })).toMatchObject({
+      released: 1,
+    });
     const done = await detailOf(a);
     expect(done).toMatchObject({ status: "COMPLETED", proofCheckStatus: "LIVE", releaseHeldReason: null });
     expect(done.releaseTxHash).toMatch(/^0x/);
     expect((await walletBalance()) - before).toBe(parseUsdc("38"));
     const checks = await a.poster.client.listProofChecks({ params: { id: a.job.id } });
-    expect(checks.data.map((c) => `${c.trigger}:${c.status}`)).toEqual(["RELEASE:LIVE", "RELEASE:LOGIN_REQUIRED", "APPROVAL:LIVE", "SUBMISSION:LIVE"]);
+    expect(checks.data.map((c) => `${c.trigger}:${c.status}`)).toEqual([
+      "RELEASE:LIVE",
+      "RELEASE:LOGIN_REQUIRED",
+      "APPROVAL:LIVE",
+      "SUBMISSION:LIVE",
+    ]);
   });
 
   it("a release interrupted after sending (a crash before recording) is finished by the settlement worker; nothing moves twice", async () => {
     const a = await submittedJob();
     const before = await walletBalance();
-    settlementHooks.afterSend = () => {
-      settlementHooks.afterSend = undefined;
+    service.crashPoints.afterSettlementSend = () => {
+      service.crashPoints.afterSettlementSend = undefined;
       throw new Error("simulated crash after sending the release");
     };
     expect((await approve(a.job.id, a.poster.token)).status).toBe(500);
     const paid = await walletBalance();
     expect(paid - before).toBe(parseUsdc("38"));
-    const pending = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", a.job.id).executeTakeFirstOrThrow();
+    const pending = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", a.job.id)
+      .executeTakeFirstOrThrow();
     expect(pending).toMatchObject({ kind: "RELEASE", status: "PENDING", tx_hash: null });
     expect(pending.to_address?.toLowerCase()).toBe(AGENT_WALLET().toLowerCase());
     expect((await detailOf(a)).status).toBe("REVIEW");
     // The money is on its way: the job can no longer be disputed.
-    const dispute = await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.poster.token, body: { reason: "trying to claw it back" } });
+    const dispute = await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, {
+      token: a.poster.token,
+      body: { reason: "trying to claw it back" },
+    });
     expect(dispute.status).toBe(409);
     expect(dispute.json.code).toBe("SETTLEMENT_IN_PROGRESS");
 
-    expect(await finishPendingSettlements(later(SETTLEMENT_LEASE_MS + 1000), { only: [a.job.id] })).toMatchObject({ confirmed: 1 });
+    expect(await finishPendingSettlements(later(SETTLEMENT_LEASE_MS + 1000), { only: [a.job.id] })).toMatchObject({
+      confirmed: 1,
+    });
     const done = await detailOf(a);
     expect(done.status).toBe("COMPLETED");
-    const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", a.job.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: "CONFIRMED", tx_hash: done.releaseTxHash, amount_units: "38000000", fee_units: "2000000" });
+    const row = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", a.job.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: "CONFIRMED",
+      tx_hash: done.releaseTxHash,
+      amount_units: "38000000",
+      fee_units: "2000000",
+    });
 
     // A second release or refund moves nothing.
     expect((await settleJob(service.ctx, a.job.id, "RELEASE", AGENT_WALLET())).tx_hash).toBe(done.releaseTxHash);
     await expect(settleJob(service.ctx, a.job.id, "REFUND")).rejects.toMatchObject({ code: "SETTLEMENT_CONFLICT" });
-    expect((await releaseEscrow({ config: chain.config, escrowJobId: hexOf(a.job.escrowJobId), payer: chain.accounts[PAYER]!.address, to: AGENT_WALLET() })).alreadySettled).toBe(true);
+    expect(
+      (
+        await releaseEscrow({
+          config: chain.config,
+          escrowJobId: hexOf(a.job.escrowJobId),
+          payer: chain.accounts[PAYER]!.address,
+          to: AGENT_WALLET(),
+        })
+      ).alreadySettled,
+    ).toBe(true);
     expect(await walletBalance()).toBe(paid);
-    expect((await approve(a.job.id, a.poster.token)).status).toBe(409);
+    expect((await approve(a.job.id, a.poster.token)).json.data).toMatchObject({ status: "COMPLETED" });
+    expect(await walletBalance()).toBe(paid);
   });
 });
 
@@ -404,7 +635,9 @@ describe("timeouts", () => {
     const a = await submittedJob({ hold: 1 });
     expect(await runReleaseAndTimeouts(later(72 * HOUR), { only: [a.job.id] })).toMatchObject({ autoApproved: 0 });
     const before = await walletBalance();
-    expect(await runReleaseAndTimeouts(later(73 * HOUR + 60_000), { only: [a.job.id] })).toMatchObject({ autoApproved: 1 });
+    expect(await runReleaseAndTimeouts(later(73 * HOUR + 60_000), { only: [a.job.id] })).toMatchObject({
+      autoApproved: 1,
+    });
     const done = await detailOf(a);
     expect(done).toMatchObject({ status: "COMPLETED", autoApproved: true });
     expect((await walletBalance()) - before).toBe(parseUsdc("38"));
@@ -421,14 +654,36 @@ describe("timeouts", () => {
   it("disputes: the poster or the agent, from IN_PROGRESS or REVIEW; still counted as active; never refunded without a ruling", async () => {
     const a = await assignedJob();
     const stranger = await newAgent(service);
-    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: stranger.apiKey, body: { reason: "not my job at all" } })).status).toBe(403);
-    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.agent.apiKey, body: { reason: "short" } })).status).toBe(400);
-    const res = await a.agent.client.disputeJob({ params: { id: a.job.id }, body: { reason: "the poster changed the scope" } });
+    expect(
+      (
+        await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, {
+          token: stranger.apiKey,
+          body: { reason: "not my job at all" },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.agent.apiKey, body: { reason: "short" } }))
+        .status,
+    ).toBe(400);
+    const res = await a.agent.client.disputeJob({
+      params: { id: a.job.id },
+      body: { reason: "the poster changed the scope" },
+    });
     expect(res.data).toMatchObject({ status: "DISPUTED", disputeReason: "the poster changed the scope" });
     expect((await a.agent.client.getMyAgent({})).data.activeJobs).toBe(1);
-    expect((await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, { token: a.poster.token, body: { reason: "and I dispute it too" } })).json.code).toBe("INVALID_STATE");
+    expect(
+      (
+        await service.http("POST", `/v1/jobs/${a.job.id}/dispute`, {
+          token: a.poster.token,
+          body: { reason: "and I dispute it too" },
+        })
+      ).json.code,
+    ).toBe("INVALID_STATE");
     expect((await approve(a.job.id, a.poster.token)).json.code).toBe("INVALID_STATE");
-    expect((await service.http("POST", `/v1/jobs/${a.job.id}/cancel`, { token: a.poster.token })).json.code).toBe("INVALID_STATE");
+    expect((await service.http("POST", `/v1/jobs/${a.job.id}/cancel`, { token: a.poster.token })).json.code).toBe(
+      "INVALID_STATE",
+    );
 
     // No silent refund any more: a dispute waits for its arbiter's ruling however long it takes.
     const payer = chain.accounts[PAYER]!.address;
@@ -439,11 +694,16 @@ describe("timeouts", () => {
     expect(await erc20BalanceOf({ config: chain.config, address: payer })).toBe(before);
     expect((await a.agent.client.getMyAgent({})).data.activeJobs).toBe(1);
     const events = await eventsOf(a.job.id);
-    expect(events.filter((e) => e.type === "job.disputed").map((e) => [e.actor_id, e.recipient_ids])).toEqual([[a.agent.id, [a.agent.id, a.poster.id]]]);
+    expect(events.filter((e) => e.type === "job.disputed").map((e) => [e.actor_id, e.recipient_ids])).toEqual([
+      [a.agent.id, [a.agent.id, a.poster.id]],
+    ]);
     expect(events.filter((e) => e.type === "job.refunded")).toEqual([]);
 
     const b = await submittedJob();
-    const byPoster = await b.poster.client.disputeJob({ params: { id: b.job.id }, body: { reason: "the leads are made up" } });
+    const byPoster = await b.poster.client.disputeJob({
+      params: { id: b.job.id },
+      body: { reason: "the leads are made up" },
+    });
     expect(byPoster.data.status).toBe("DISPUTED");
   });
 });
@@ -482,7 +742,9 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("the review queue on Post
     expect(paths).toHaveLength(100);
     expect(paths.every(([, count]) => count === 1)).toBe(true);
     const rows = await sql<{ n: number; jobs: number }>`
-      select count(*)::int as n, count(distinct job_id)::int as jobs from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK' and status = 'LIVE'`.execute(service.db);
+      select count(*)::int as n, count(distinct job_id)::int as jobs from proof_checks where job_id = any(${ids}::uuid[]) and trigger = 'RECHECK' and status = 'LIVE'`.execute(
+      service.db,
+    );
     expect(rows.rows[0]).toEqual({ n: 100, jobs: 100 });
 
     await sql`delete from proof_checks where job_id = any(${ids}::uuid[])`.execute(service.db);

@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden } from "../http/errors";
 import { sendMail } from "../mail/send-mail";
 import { getJobOrThrow } from "../jobs/read-job";
 
@@ -11,26 +11,43 @@ const DAY_MS = 86_400_000;
  * Only the poster, only while an agent without a wallet holds the job, at most once a day per job
  * (the timestamp is claimed in one conditional update, so parallel clicks send one mail).
  */
-export async function remindAgentWallet(ctx: ServiceContext, actor: Actor, jobId: string, siteUrl: string): Promise<{ sentAt: string }> {
+export async function remindAgentWallet(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  siteUrl: string,
+): Promise<{ sentAt: string }> {
   const job = await getJobOrThrow(ctx.db, jobId);
-  if (job.poster_id !== actor.principalId) throw forbidden("only the job's poster can remind its agent's owner");
+  if (job.poster_id !== actor.principalId)
+    throw fail("FORBIDDEN", "only the job's poster can remind its agent's owner");
   if (!job.agent_id || !["IN_PROGRESS", "REVIEW"].includes(job.status)) {
-    throw conflict("INVALID_STATE", "only a job held by an agent (IN_PROGRESS or REVIEW) has an agent to remind");
+    throw fail("INVALID_STATE", "only a job held by an agent (IN_PROGRESS or REVIEW) has an agent to remind");
   }
-  const agent = await ctx.db.selectFrom("agents").select(["id", "name", "owner_email", "wallet_address"]).where("id", "=", job.agent_id).executeTakeFirstOrThrow();
-  if (agent.wallet_address) throw conflict("INVALID_STATE", "the agent already has a payout wallet: approve the work");
+  const agent = await ctx.db
+    .selectFrom("agents")
+    .select(["id", "name", "owner_email", "wallet_address"])
+    .where("id", "=", job.agent_id)
+    .executeTakeFirstOrThrow();
+  if (agent.wallet_address) throw fail("INVALID_STATE", "the agent already has a payout wallet: approve the work");
 
   const now = ctx.now();
   const claimed = await ctx.db
     .updateTable("jobs")
     .set({ wallet_reminder_sent_at: now })
     .where("id", "=", jobId)
-    .where((eb) => eb.or([eb("wallet_reminder_sent_at", "is", null), eb("wallet_reminder_sent_at", "<=", new Date(now.getTime() - DAY_MS))]))
+    .where((eb) =>
+      eb.or([
+        eb("wallet_reminder_sent_at", "is", null),
+        eb("wallet_reminder_sent_at", "<=", new Date(now.getTime() - DAY_MS)),
+      ]),
+    )
     .returning("id")
     .executeTakeFirst();
   if (!claimed) {
     const last = job.wallet_reminder_sent_at ?? now;
-    throw conflict("REMINDER_ALREADY_SENT", "the owner was reminded less than a day ago", { nextAt: new Date(last.getTime() + DAY_MS).toISOString() });
+    throw fail("REMINDER_ALREADY_SENT", "the owner was reminded less than a day ago", {
+      nextAt: new Date(last.getTime() + DAY_MS).toISOString(),
+    });
   }
 
   const base = siteUrl.replace(/\/$/, "");

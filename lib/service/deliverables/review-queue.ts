@@ -1,9 +1,10 @@
+import { DomainError } from "../errors";
 import { sql, type Selectable } from "kysely";
 import type { ServiceContext } from "../context";
 import type { JobsTable } from "../db/schema";
-import { HttpError } from "../http/errors";
 import { approveReviewedJob, releaseApprovedJob } from "./approve-job";
 import { checkDeliverable, deliverableUrlOf } from "./check-deliverable";
+import { log } from "../log";
 
 export const RECHECK_INTERVAL_MS = 15 * 60_000;
 export const RECHECK_BATCH = 20;
@@ -56,7 +57,15 @@ export async function runProofRecheckRound(ctx: ServiceContext, options: Recheck
       .skipLocked()
       .execute();
     if (rows.length > 0) {
-      await trx.updateTable("jobs").set({ proof_checked_at: now }).where("id", "in", rows.map((r) => r.id)).execute();
+      await trx
+        .updateTable("jobs")
+        .set({ proof_checked_at: now })
+        .where(
+          "id",
+          "in",
+          rows.map((r) => r.id),
+        )
+        .execute();
     }
     return rows;
   });
@@ -66,7 +75,7 @@ export async function runProofRecheckRound(ctx: ServiceContext, options: Recheck
     try {
       await checkDeliverable(ctx, job, url, "RECHECK", options.now ? { now: options.now } : {});
     } catch (error) {
-      console.error(`[proof-recheck] ${job.id}: ${(error as Error).message}`);
+      log.warn({ jobId: job.id, reason: (error as Error).message }, "proof re-check failed");
     }
   });
   return claimed.length;
@@ -104,10 +113,26 @@ async function claimDue(
 ): Promise<JobRowSel[]> {
   const retryBefore = new Date(now.getTime() - retryMs);
   return ctx.db.transaction().execute(async (trx) => {
-    let q = due(baseQuery(trx)).where((eb) => eb.or([eb("review_attempted_at", "is", null), eb("review_attempted_at", "<=", retryBefore)]));
+    let q = due(baseQuery(trx)).where((eb) =>
+      eb.or([eb("review_attempted_at", "is", null), eb("review_attempted_at", "<=", retryBefore)]),
+    );
     if (options.only) q = options.only.length > 0 ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-    const rows = await q.orderBy(sql`review_attempted_at asc nulls first`).limit(options.batchSize ?? 20).forUpdate().skipLocked().execute();
-    if (rows.length > 0) await trx.updateTable("jobs").set({ review_attempted_at: now }).where("id", "in", rows.map((r) => r.id)).execute();
+    const rows = await q
+      .orderBy(sql`review_attempted_at asc nulls first`)
+      .limit(options.batchSize ?? 20)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rows.length > 0)
+      await trx
+        .updateTable("jobs")
+        .set({ review_attempted_at: now })
+        .where(
+          "id",
+          "in",
+          rows.map((r) => r.id),
+        )
+        .execute();
     return rows;
   });
 }
@@ -127,7 +152,10 @@ function baseQuery(db: ServiceContext["db"]) {
  * (disputes/rule-dispute.ts), and a case nobody rules on escalates to the operator
  * (disputes/escalate-disputes.ts) instead of being refunded by default.
  */
-export async function runReleaseAndTimeouts(ctx: ServiceContext, options: ReviewRoundOptions = {}): Promise<ReviewRound> {
+export async function runReleaseAndTimeouts(
+  ctx: ServiceContext,
+  options: ReviewRoundOptions = {},
+): Promise<ReviewRound> {
   const now = ctx.now();
   const round: ReviewRound = { released: 0, held: 0, autoApproved: 0 };
 
@@ -141,7 +169,7 @@ export async function runReleaseAndTimeouts(ctx: ServiceContext, options: Review
       else if (outcome !== "NOT_DUE") round.held += 1;
     } catch (error) {
       round.held += 1;
-      console.error(`[review-release] ${job.id}: ${(error as Error).message}`);
+      log.warn({ jobId: job.id, reason: (error as Error).message }, "release after review failed");
     }
   }
 
@@ -161,8 +189,8 @@ export async function runReleaseAndTimeouts(ctx: ServiceContext, options: Review
       await approveReviewedJob(ctx, job.id, { automatic: true });
       round.autoApproved += 1;
     } catch (error) {
-      const text = error instanceof HttpError ? `${error.code}: ${error.message}` : (error as Error).message;
-      console.error(`[review-auto-approve] ${job.id}: ${text}`);
+      const text = error instanceof DomainError ? `${error.code}: ${error.message}` : (error as Error).message;
+      log.warn({ jobId: job.id, reason: text }, "automatic approval failed");
     }
   }
 

@@ -1,7 +1,7 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
-import { forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { submitDeliverable } from "./submit-deliverable";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
@@ -10,28 +10,48 @@ import { remindAgentWallet } from "./remind-agent-wallet";
 
 export function registerDeliverableRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:id/submit
-  router.implement(routes.submitDeliverable, ({ ctx, actor, params, body }) => submitDeliverable(ctx, actor, params.id, body.outputData.url));
+  router.implement(routes.submitDeliverable, ({ ctx, actor, params, body }) =>
+    submitDeliverable(ctx, actor, params.id, body.outputData.url),
+  );
   // POST /v1/jobs/:id/approve
   router.implement(routes.approveJob, ({ ctx, actor, params }) => approveJob(ctx, actor, params.id));
   // POST /v1/jobs/:id/wallet-reminder
-  router.implement(routes.remindAgentWallet, async ({ ctx, actor, params, siteUrl }) => ({ data: await remindAgentWallet(ctx, actor, params.id, siteUrl) }));
+  router.implement(routes.remindAgentWallet, async ({ ctx, actor, params, siteUrl }) => ({
+    data: await remindAgentWallet(ctx, actor, params.id, siteUrl),
+  }));
   // GET /v1/jobs/:id/proof-checks
   router.implement(routes.listProofChecks, async ({ ctx, actor, params, query }) => {
-    const job = await ctx.db.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", params.id).executeTakeFirst();
-    if (!job) throw notFound("job");
+    const job = await ctx.db
+      .selectFrom("jobs")
+      .select(["poster_id", "agent_id"])
+      .where("id", "=", params.id)
+      .executeTakeFirst();
+    if (!job) throw fail("NOT_FOUND", "job not found");
     if (job.poster_id !== actor.principalId && !(await isAgentOrItsOwner(ctx, actor, job.agent_id))) {
-      throw forbidden("the proof history is visible to the poster and the assigned agent");
+      throw fail("FORBIDDEN", "the proof history is visible to the poster and the assigned agent");
     }
     const limit = query.limit ?? 20;
     const after = decodeCursor(query.cursor);
     let q = ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", params.id);
     if (after) q = q.where(sql<boolean>`(checked_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-    const rows = await q.orderBy("checked_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+    const rows = await q
+      .orderBy("checked_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit + 1)
+      .execute();
     const page = pageOf(rows, limit, (r) => ({ k: r.checked_at.toISOString(), id: r.id }));
     return {
       data: page.rows.map((r) => ({
-        id: r.id, jobId: r.job_id, url: r.url, trigger: r.trigger, status: r.status, reason: r.reason,
-        httpStatus: r.http_status, finalUrl: r.final_url, contentSha256: r.content_sha256, checkedAt: r.checked_at.toISOString(),
+        id: r.id,
+        jobId: r.job_id,
+        url: r.url,
+        trigger: r.trigger,
+        status: r.status,
+        reason: r.reason,
+        httpStatus: r.http_status,
+        finalUrl: r.final_url,
+        contentSha256: r.content_sha256,
+        checkedAt: r.checked_at.toISOString(),
       })),
       meta: page.meta,
     };

@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, conflict, forbidden } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
 import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed } from "../jobs/read-job";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
@@ -10,6 +10,7 @@ import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "./check-deliverable";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
+import { log } from "../log";
 
 /**
  * POST /v1/jobs/:id/submit. The assigned agent (or its owner's session) submits outputData.url for
@@ -21,11 +22,27 @@ import { actorIdOf, jobRecipients } from "../events/recipients";
  */
 export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId: string, url: string) {
   const job = await getJobOrThrow(ctx.db, jobId);
-  if (!(await isAgentOrItsOwner(ctx, actor, job.agent_id))) throw forbidden("only the agent assigned to this job (or its owner) may submit its deliverable");
+  if (!(await isAgentOrItsOwner(ctx, actor, job.agent_id)))
+    throw fail("FORBIDDEN", "only the agent assigned to this job (or its owner) may submit its deliverable");
   await assertAgentNotSuspended(ctx.db, job.agent_id);
-  if (job.escrow_tx_hash === null) throw conflict("JOB_NOT_FUNDED", "the job has no escrow: work is submitted only against a funded job (the poster registers the deposit with PATCH /v1/jobs/:id/escrow)");
-  if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
-  if (isClaimLapsed(job, ctx.now())) throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out before the submission; claim it again if it is still open");
+  if (job.escrow_tx_hash === null)
+    throw fail(
+      "JOB_NOT_FUNDED",
+      "the job is not funded yet: work is submitted only once its poster has deposited the budget in escrow (the poster is told; until then the poster may also cancel it)",
+    );
+  if (job.status !== "IN_PROGRESS")
+    throw fail("INVALID_STATE", `a ${job.status} job takes no submission; only an IN_PROGRESS job does`);
+  const parts = await ctx.db.selectFrom("job_milestones").select("id").where("job_id", "=", jobId).limit(1).execute();
+  if (parts.length > 0)
+    throw fail(
+      "INVALID_STATE",
+      "this job is paid in parts: submit each part with POST /v1/jobs/:id/milestones/:position/submit",
+    );
+  if (isClaimLapsed(job, ctx.now()))
+    throw fail(
+      "CLAIM_EXPIRED",
+      "the claim on this bounty ran out before the submission; claim it again if it is still open",
+    );
 
   // A page of this marketplace is no proof of work (the job's own page carries its marker): refused
   // before any fetch. Aliases only seen at fetch time (redirects, names resolving here) the probe refuses.
@@ -33,7 +50,11 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
 
   const probe = await checkDeliverable(ctx, job, url, "SUBMISSION", { updateJob: false });
   if (probe.status !== "LIVE") {
-    throw new HttpError(422, `the deliverable did not pass the proof check (${probe.status}): ${probe.reason ?? "not live"}`, "PROOF_CHECK_FAILED", proofFailureExtra(probe));
+    throw fail(
+      "PROOF_CHECK_FAILED",
+      `the deliverable did not pass the proof check (${probe.status}): ${probe.reason ?? "not live"}`,
+      proofFailureExtra(probe),
+    );
   }
 
   const now = ctx.now();
@@ -72,15 +93,18 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
   });
   if (!moved) {
     if (job.claim_expires_at && job.claim_expires_at.getTime() <= now.getTime()) {
-      throw conflict("CLAIM_EXPIRED", "the claim on this bounty ran out while the deliverable was being checked; claim it again if it is still open");
+      throw fail(
+        "CLAIM_EXPIRED",
+        "the claim on this bounty ran out while the deliverable was being checked; claim it again if it is still open",
+      );
     }
-    throw conflict("INVALID_STATE", "the job changed while the deliverable was being checked; reload it");
+    throw fail("INVALID_STATE", "the job changed while the deliverable was being checked; reload it");
   }
 
   // Acceptance criteria with machine checks are evaluated against the submitted URL now, so the
   // poster's review page shows them; they gate approval, not submission.
   await evaluateCriteria(ctx, { ...job, output_data: { url } }, { deliverableUrl: url }).catch((error: unknown) => {
-    console.error(`[submit] criteria of ${jobId} not evaluated: ${(error as Error).message}`);
+    log.warn({ jobId, reason: (error as Error).message }, "criteria not evaluated at submission");
   });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
 }

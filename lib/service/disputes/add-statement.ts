@@ -1,10 +1,10 @@
+import { fail } from "../errors";
 import type { z } from "zod";
 import type { AddDisputeStatementRequest } from "@/lib/api/schemas/disputes";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import { proberOptions } from "../deliverables/check-deliverable";
 import { publishEvent } from "../events/publish-event";
-import { conflict, forbidden } from "../http/errors";
 import { getJobRowWithLapse } from "../jobs/read-job";
 import { refuseOwnUrl, serviceFetchPolicy } from "../proofs/fetch-policy";
 import { probeDeliverable, type ProbeResult } from "../proofs/probe";
@@ -16,9 +16,13 @@ import { actorIdOf } from "../events/recipients";
 type Input = z.output<typeof AddDisputeStatementRequest>;
 
 function refuseIfClosed(kase: Pick<DisputeCaseRow, "status" | "answer_deadline_at">, now: Date): void {
-  if (kase.status === "RULED") throw conflict("DISPUTE_CLOSED", "the dispute has been ruled on; it takes no more statements");
+  if (kase.status === "RULED")
+    throw fail("DISPUTE_CLOSED", "the dispute has been ruled on; it takes no more statements");
   if (now.getTime() > kase.answer_deadline_at.getTime()) {
-    throw conflict("DISPUTE_CLOSED", `statements closed at ${kase.answer_deadline_at.toISOString()} (the answer deadline); the case now waits for its ruling`);
+    throw fail(
+      "DISPUTE_CLOSED",
+      `statements closed at ${kase.answer_deadline_at.toISOString()} (the answer deadline); the case now waits for its ruling`,
+    );
   }
 }
 
@@ -49,21 +53,36 @@ export async function addDisputeStatement(ctx: ServiceContext, actor: Actor, job
   const job = await getJobRowWithLapse(ctx, jobId);
   const kase = await getCaseRowOrThrow(ctx, jobId);
   const access = await caseAccessOf(ctx, actor, job, kase);
-  if (access.side === null) throw forbidden("only the poster's side and the assigned agent's side add statements to a dispute");
+  if (access.side === null)
+    throw fail("FORBIDDEN", "only the poster's side and the assigned agent's side add statements to a dispute");
   const side = access.side;
-  input.evidenceUrls.forEach((url, index) => refuseOwnUrl(ctx.config, url, "EVIDENCE_URL_NOT_ALLOWED", `evidenceUrls.${index}`));
+  input.evidenceUrls.forEach((url, index) =>
+    refuseOwnUrl(ctx.config, url, "EVIDENCE_URL_NOT_ALLOWED", `evidenceUrls.${index}`),
+  );
   // A cheap refusal before any probe; the transaction below decides.
   refuseIfClosed(kase, ctx.now());
 
   const probes = await Promise.all(input.evidenceUrls.map((url) => probeEvidence(ctx, url)));
 
   const statementId = await ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom("dispute_cases").selectAll().where("id", "=", kase.id).forUpdate().executeTakeFirstOrThrow();
+    const locked = await trx
+      .selectFrom("dispute_cases")
+      .selectAll()
+      .where("id", "=", kase.id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     const now = ctx.now();
     refuseIfClosed(locked, now);
     const statement = await trx
       .insertInto("dispute_statements")
-      .values({ case_id: kase.id, side, author_kind: actor.kind, author_id: actorIdOf(actor), body: input.body, created_at: now })
+      .values({
+        case_id: kase.id,
+        side,
+        author_kind: actor.kind,
+        author_id: actorIdOf(actor),
+        body: input.body,
+        created_at: now,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     if (probes.length > 0) {
@@ -93,14 +112,27 @@ export async function addDisputeStatement(ctx: ServiceContext, actor: Actor, job
     await publishEvent(trx, {
       type: "dispute.statement",
       jobId,
-      to: await disputeRecipients(trx, ctx.config, job, locked, { evaluator: true, operators: locked.evaluator_address === null || locked.escalated_at !== null }),
+      to: await disputeRecipients(trx, ctx.config, job, locked, {
+        evaluator: true,
+        operators: locked.evaluator_address === null || locked.escalated_at !== null,
+      }),
       actorId: actorIdOf(actor),
       data: { caseId: kase.id, statementId: statement.id, side, evidenceCount: probes.length },
     });
     return statement.id;
   });
 
-  const statement = await ctx.db.selectFrom("dispute_statements").selectAll().where("id", "=", statementId).executeTakeFirstOrThrow();
-  const evidence = await ctx.db.selectFrom("dispute_evidence").selectAll().where("statement_id", "=", statementId).orderBy("created_at").orderBy("id").execute();
+  const statement = await ctx.db
+    .selectFrom("dispute_statements")
+    .selectAll()
+    .where("id", "=", statementId)
+    .executeTakeFirstOrThrow();
+  const evidence = await ctx.db
+    .selectFrom("dispute_evidence")
+    .selectAll()
+    .where("statement_id", "=", statementId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
   return { data: presentStatement(statement, evidence) };
 }

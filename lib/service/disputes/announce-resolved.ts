@@ -13,7 +13,14 @@ export async function announceResolved(ctx: ServiceContext, caseId: string): Pro
     const ruling = await trx
       .selectFrom("dispute_rulings as r")
       .leftJoin("escrow_settlements as s", "s.id", "r.settlement_id")
-      .select(["r.outcome", "r.agent_share", "r.arbiter", "r.settlement_id", "s.status as settlement_status", "s.tx_hash"])
+      .select([
+        "r.outcome",
+        "r.agent_share",
+        "r.arbiter",
+        "r.settlement_id",
+        "s.status as settlement_status",
+        "s.tx_hash",
+      ])
       .where("r.case_id", "=", caseId)
       .executeTakeFirst();
     if (!ruling) return false;
@@ -27,13 +34,23 @@ export async function announceResolved(ctx: ServiceContext, caseId: string): Pro
       .returning(["job_id", "evaluator_address"])
       .executeTakeFirst();
     if (!kase) return false;
-    const job = await trx.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", kase.job_id).executeTakeFirstOrThrow();
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["poster_id", "agent_id"])
+      .where("id", "=", kase.job_id)
+      .executeTakeFirstOrThrow();
     await publishEvent(trx, {
       type: "dispute.resolved",
       jobId: kase.job_id,
       to: await disputeRecipients(trx, ctx.config, job, kase, { evaluator: true }),
       actorId: null,
-      data: { caseId, outcome: ruling.outcome, agentShare: ruling.agent_share, arbiter: ruling.arbiter, txHash: ruling.tx_hash ?? null },
+      data: {
+        caseId,
+        outcome: ruling.outcome,
+        agentShare: ruling.agent_share,
+        arbiter: ruling.arbiter,
+        txHash: ruling.tx_hash ?? null,
+      },
     });
     return true;
   });

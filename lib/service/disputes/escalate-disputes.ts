@@ -22,18 +22,40 @@ export interface DisputeRoundOptions {
 export async function escalateDueDisputes(ctx: ServiceContext, options: DisputeRoundOptions = {}): Promise<number> {
   const now = options.now ?? ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
-    let q = trx.selectFrom("dispute_cases").selectAll().where("status", "=", "OPEN").where("ruling_deadline_at", "<=", now);
-    if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
-    const due = await q.orderBy("ruling_deadline_at").limit(options.batchSize ?? 50).forUpdate().skipLocked().execute();
+    let q = trx
+      .selectFrom("dispute_cases")
+      .selectAll()
+      .where("status", "=", "OPEN")
+      .where("ruling_deadline_at", "<=", now);
+    if (options.only)
+      q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const due = await q
+      .orderBy("ruling_deadline_at")
+      .limit(options.batchSize ?? 50)
+      .forUpdate()
+      .skipLocked()
+      .execute();
     for (const kase of due) {
-      await trx.updateTable("dispute_cases").set({ status: "ESCALATED", escalated_at: now, updated_at: now }).where("id", "=", kase.id).execute();
-      const job = await trx.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", kase.job_id).executeTakeFirstOrThrow();
+      await trx
+        .updateTable("dispute_cases")
+        .set({ status: "ESCALATED", escalated_at: now, updated_at: now })
+        .where("id", "=", kase.id)
+        .execute();
+      const job = await trx
+        .selectFrom("jobs")
+        .select(["poster_id", "agent_id"])
+        .where("id", "=", kase.job_id)
+        .executeTakeFirstOrThrow();
       await publishEvent(trx, {
         type: "dispute.escalated",
         jobId: kase.job_id,
         to: await disputeRecipients(trx, ctx.config, job, kase, { evaluator: true, operators: true }),
         actorId: null,
-        data: { caseId: kase.id, rulingDeadlineAt: kase.ruling_deadline_at.toISOString(), escalatedAt: now.toISOString() },
+        data: {
+          caseId: kase.id,
+          rulingDeadlineAt: kase.ruling_deadline_at.toISOString(),
+          escalatedAt: now.toISOString(),
+        },
       });
     }
     return due.length;
@@ -50,7 +72,8 @@ export async function announceSettledRulings(ctx: ServiceContext, options: Dispu
     .where("c.status", "=", "RULED")
     .where("c.resolved_event_at", "is", null)
     .where((eb) => eb.or([eb("r.settlement_id", "is", null), eb("s.status", "=", "CONFIRMED")]));
-  if (options.only) q = options.only.length > 0 ? q.where("c.job_id", "in", options.only) : q.where(sql<boolean>`false`);
+  if (options.only)
+    q = options.only.length > 0 ? q.where("c.job_id", "in", options.only) : q.where(sql<boolean>`false`);
   const rows = await q.limit(options.batchSize ?? 50).execute();
   let announced = 0;
   for (const row of rows) if (await announceResolved(ctx, row.id)) announced += 1;

@@ -9,12 +9,22 @@ import type { DisputeEvidenceTable, DisputeStatementsTable, EscrowSettlementsTab
 import { decodeCursor, pageOf } from "../http/pagination";
 import { listJobEvents } from "../jobs/job-timeline";
 import { getJobRowWithLapse } from "../jobs/read-job";
-import { arbiterOf, canRule, caseAccessOf, getCaseRowOrThrow, requireCaseReader, type DisputeCaseRow } from "./case-access";
+import {
+  arbiterOf,
+  canRule,
+  caseAccessOf,
+  getCaseRowOrThrow,
+  requireCaseReader,
+  type DisputeCaseRow,
+} from "./case-access";
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 const units = (v: string | null) => (v === null ? null : formatUsdc(BigInt(v)));
 
-export function presentStatement(s: Selectable<DisputeStatementsTable>, evidence: Array<Selectable<DisputeEvidenceTable>>): z.input<typeof DisputeStatement> {
+export function presentStatement(
+  s: Selectable<DisputeStatementsTable>,
+  evidence: Array<Selectable<DisputeEvidenceTable>>,
+): z.input<typeof DisputeStatement> {
   return {
     id: s.id,
     side: s.side,
@@ -22,7 +32,14 @@ export function presentStatement(s: Selectable<DisputeStatementsTable>, evidence
     body: s.body,
     createdAt: s.created_at.toISOString(),
     evidence: evidence.map((e) => ({
-      id: e.id, url: e.url, status: e.status, reason: e.reason, httpStatus: e.http_status, finalUrl: e.final_url, contentSha256: e.content_sha256, checkedAt: iso(e.checked_at),
+      id: e.id,
+      url: e.url,
+      status: e.status,
+      reason: e.reason,
+      httpStatus: e.http_status,
+      finalUrl: e.final_url,
+      contentSha256: e.content_sha256,
+      checkedAt: iso(e.checked_at),
     })),
   };
 }
@@ -58,7 +75,13 @@ function presentSettlement(s: Selectable<EscrowSettlementsTable> | undefined) {
     txHash: s.tx_hash as `0x${string}` | null,
     agentAmountUsdc: confirmed && s.kind !== "REFUND" ? units(s.amount_units) : null,
     feeUsdc: confirmed ? units(s.fee_units) : null,
-    payerAmountUsdc: confirmed ? (s.kind === "REFUND" ? units(s.amount_units) : s.kind === "SPLIT" ? units(s.payer_amount_units) : null) : null,
+    payerAmountUsdc: confirmed
+      ? s.kind === "REFUND"
+        ? units(s.amount_units)
+        : s.kind === "SPLIT"
+          ? units(s.payer_amount_units)
+          : null
+      : null,
     lastError: s.last_error,
     confirmedAt: iso(s.confirmed_at),
   };
@@ -69,27 +92,58 @@ function presentSettlement(s: Selectable<EscrowSettlementsTable> | undefined) {
  * statements with their evidence probes, the ruling and its settlement's receipt, the
  * deliverable's whole proof-check history and the job's timeline.
  */
-export async function getDispute(ctx: ServiceContext, actor: Actor, jobId: string): Promise<{ data: z.input<typeof DisputeCase> }> {
+export async function getDispute(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+): Promise<{ data: z.input<typeof DisputeCase> }> {
   const job = await getJobRowWithLapse(ctx, jobId);
   const kase = await getCaseRowOrThrow(ctx, jobId);
   const access = await caseAccessOf(ctx, actor, job, kase);
   requireCaseReader(access);
 
   const [statements, evidence, ruling, checks, timeline] = await Promise.all([
-    ctx.db.selectFrom("dispute_statements").selectAll().where("case_id", "=", kase.id).orderBy("created_at").orderBy("id").execute(),
-    ctx.db.selectFrom("dispute_evidence").selectAll().where("case_id", "=", kase.id).orderBy("created_at").orderBy("id").execute(),
+    ctx.db
+      .selectFrom("dispute_statements")
+      .selectAll()
+      .where("case_id", "=", kase.id)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
+    ctx.db
+      .selectFrom("dispute_evidence")
+      .selectAll()
+      .where("case_id", "=", kase.id)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
     ctx.db.selectFrom("dispute_rulings").selectAll().where("case_id", "=", kase.id).executeTakeFirst(),
-    ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId).orderBy("checked_at").orderBy("id").execute(),
+    ctx.db
+      .selectFrom("proof_checks")
+      .selectAll()
+      .where("job_id", "=", jobId)
+      .orderBy("checked_at")
+      .orderBy("id")
+      .execute(),
     listJobEvents(ctx, actor, jobId, { limit: 500 }),
   ]);
   const settlement = ruling?.settlement_id
-    ? await ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", ruling.settlement_id).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("escrow_settlements")
+        .selectAll()
+        .where("id", "=", ruling.settlement_id)
+        .executeTakeFirst()
     : undefined;
   const now = ctx.now();
   return {
     data: {
       ...presentSummary({ ...kase, title: job.title, budget_usdc: job.budget_usdc, outcome: ruling?.outcome ?? null }),
-      statements: statements.map((s) => presentStatement(s, evidence.filter((e) => e.statement_id === s.id))),
+      statements: statements.map((s) =>
+        presentStatement(
+          s,
+          evidence.filter((e) => e.statement_id === s.id),
+        ),
+      ),
       ruling: ruling
         ? {
             outcome: ruling.outcome,
@@ -102,14 +156,23 @@ export async function getDispute(ctx: ServiceContext, actor: Actor, jobId: strin
           }
         : null,
       proofChecks: checks.map((r) => ({
-        id: r.id, jobId: r.job_id, url: r.url, trigger: r.trigger, status: r.status, reason: r.reason,
-        httpStatus: r.http_status, finalUrl: r.final_url, contentSha256: r.content_sha256, checkedAt: r.checked_at.toISOString(),
+        id: r.id,
+        jobId: r.job_id,
+        url: r.url,
+        trigger: r.trigger,
+        status: r.status,
+        reason: r.reason,
+        httpStatus: r.http_status,
+        finalUrl: r.final_url,
+        contentSha256: r.content_sha256,
+        checkedAt: r.checked_at.toISOString(),
       })),
       timeline: timeline.data,
       viewer: {
         role: access.side ?? (access.evaluator ? "EVALUATOR" : "OPERATOR"),
         can: {
-          addStatement: access.side !== null && kase.status !== "RULED" && now.getTime() <= kase.answer_deadline_at.getTime(),
+          addStatement:
+            access.side !== null && kase.status !== "RULED" && now.getTime() <= kase.answer_deadline_at.getTime(),
           rule: canRule(access, kase),
         },
       },
@@ -117,9 +180,29 @@ export async function getDispute(ctx: ServiceContext, actor: Actor, jobId: strin
   };
 }
 
+type CaseListQuery = { status?: "OPEN" | "ESCALATED" | "RULED"; limit?: number; cursor?: string };
+
 /** GET /v1/disputes: the operator's queue, newest first, optionally by status. */
-export async function listDisputes(ctx: ServiceContext, actor: Actor, query: { status?: "OPEN" | "ESCALATED" | "RULED"; limit?: number; cursor?: string }) {
+export async function listDisputes(ctx: ServiceContext, actor: Actor, query: CaseListQuery) {
   await requireOperator(ctx, actor);
+  return listCases(ctx, query, null);
+}
+
+/**
+ * GET /v1/me/cases: the cases a person was named to decide (the jobs whose evaluator_address is
+ * their address), newest first. An agent key is never an evaluator: its list is empty.
+ */
+export async function listMyCases(ctx: ServiceContext, actor: Actor, query: CaseListQuery) {
+  if (actor.kind !== "USER") return { data: [], meta: pageOf([], query.limit ?? 50, () => ({ k: "", id: "" })).meta };
+  const user = await ctx.db
+    .selectFrom("users")
+    .select("address")
+    .where("id", "=", actor.userId)
+    .executeTakeFirstOrThrow();
+  return listCases(ctx, query, user.address.toLowerCase());
+}
+
+async function listCases(ctx: ServiceContext, query: CaseListQuery, evaluatorAddress: string | null) {
   const limit = query.limit ?? 50;
   const after = decodeCursor(query.cursor);
   let q = ctx.db
@@ -129,8 +212,13 @@ export async function listDisputes(ctx: ServiceContext, actor: Actor, query: { s
     .selectAll("c")
     .select(["j.title", "j.budget_usdc", "r.outcome"]);
   if (query.status) q = q.where("c.status", "=", query.status);
+  if (evaluatorAddress !== null) q = q.where("c.evaluator_address", "=", evaluatorAddress);
   if (after) q = q.where(sql<boolean>`(c.created_at, c.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("c.created_at", "desc").orderBy("c.id", "desc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("c.created_at", "desc")
+    .orderBy("c.id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   return { data: page.rows.map(presentSummary), meta: page.meta };
 }

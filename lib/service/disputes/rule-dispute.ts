@@ -1,3 +1,4 @@
+import { fail, DomainError } from "../errors";
 import type { Address } from "viem";
 import type { z } from "zod";
 import type { RuleDisputeRequest } from "@/lib/api/schemas/disputes";
@@ -8,34 +9,53 @@ import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { isUniqueViolation } from "../db/errors";
 import { completeSettlement, recordSettlement, type SettlementRow } from "../escrow/settle-job";
-import { HttpError, conflict, forbidden } from "../http/errors";
 import { getJobRowWithLapse } from "../jobs/read-job";
 import { announceResolved } from "./announce-resolved";
-import { arbiterOf, canRule, caseAccessOf, getCaseRowOrThrow, type CaseAccess, type DisputeCaseRow } from "./case-access";
+import {
+  arbiterOf,
+  canRule,
+  caseAccessOf,
+  getCaseRowOrThrow,
+  type CaseAccess,
+  type DisputeCaseRow,
+} from "./case-access";
 import { getDispute } from "./present-dispute";
+import { log } from "../log";
 
 type Input = z.output<typeof RuleDisputeRequest>;
 
 const ARBITER_TEXT = {
-  EVALUATOR: "this job's dispute is decided by the evaluator its poster named; the operator rules only once the case has escalated (nobody ruled by its deadline)",
+  EVALUATOR:
+    "this job's dispute is decided by the evaluator its poster named; the operator rules only once the case has escalated (nobody ruled by its deadline)",
   OPERATOR: "this dispute is decided by the operator (no evaluator was named, or the case escalated)",
 } as const;
 
-function refuseNonArbiter(access: CaseAccess, kase: Pick<DisputeCaseRow, "evaluator_address" | "status" | "escalated_at">): void {
+export function refuseNonArbiter(
+  access: CaseAccess,
+  kase: Pick<DisputeCaseRow, "evaluator_address" | "status" | "escalated_at">,
+): void {
   // The arbiter as the case stands, ignoring whether it is ruled: a second ruling by the arbiter is a 409 below.
   if (!canRule(access, { ...kase, status: "OPEN" })) {
     const why = access.side !== null ? "a party never rules on its own dispute" : ARBITER_TEXT[arbiterOf(kase)];
-    throw forbidden(`you are not this dispute's arbiter: ${why}`, "NOT_ARBITER");
+    throw fail("NOT_ARBITER", `you are not this dispute's arbiter: ${why}`);
   }
 }
 
-async function alreadyRuled(db: Pick<Db, "selectFrom">, caseId: string): Promise<HttpError | null> {
-  const ruling = await db.selectFrom("dispute_rulings").select(["outcome", "agent_share"]).where("case_id", "=", caseId).executeTakeFirst();
+async function alreadyRuled(db: Pick<Db, "selectFrom">, caseId: string): Promise<DomainError | null> {
+  const ruling = await db
+    .selectFrom("dispute_rulings")
+    .select(["outcome", "agent_share"])
+    .where("case_id", "=", caseId)
+    .executeTakeFirst();
   if (!ruling) return null;
-  return conflict("DISPUTE_ALREADY_RULED", `the dispute was ruled ${ruling.outcome}${ruling.outcome === "SPLIT" ? ` (${ruling.agent_share} % to the agent)` : ""}; a ruling is made once`, {
-    outcome: ruling.outcome,
-    agentShare: ruling.agent_share,
-  });
+  return fail(
+    "DISPUTE_ALREADY_RULED",
+    `the dispute was ruled ${ruling.outcome}${ruling.outcome === "SPLIT" ? ` (${ruling.agent_share} % to the agent)` : ""}; a ruling is made once`,
+    {
+      outcome: ruling.outcome,
+      agentShare: ruling.agent_share,
+    },
+  );
 }
 
 /**
@@ -53,7 +73,8 @@ async function alreadyRuled(db: Pick<Db, "selectFrom">, caseId: string): Promise
  * out when the settlement confirms, with its tx hash (announce-resolved.ts).
  */
 export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: string, input: Input) {
-  if (actor.kind !== "USER") throw forbidden("a ruling needs the arbiter's own signed-in session, not an agent key", "HUMAN_SESSION_REQUIRED");
+  if (actor.kind !== "USER")
+    throw fail("HUMAN_SESSION_REQUIRED", "a ruling needs the arbiter's own signed-in session, not an agent key");
   const job = await getJobRowWithLapse(ctx, jobId);
   const kase = await getCaseRowOrThrow(ctx, jobId);
   const access = await caseAccessOf(ctx, actor, job, kase);
@@ -65,30 +86,49 @@ export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: stri
   const funded = job.escrow_tx_hash !== null;
   let wallet: Address | null = null;
   if (funded && agentShare > 0) {
-    const agent = job.agent_id ? await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", job.agent_id).executeTakeFirst() : undefined;
+    const agent = job.agent_id
+      ? await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", job.agent_id).executeTakeFirst()
+      : undefined;
     wallet = (agent?.wallet_address as Address | null | undefined) ?? null;
     if (!wallet) {
-      throw conflict("AGENT_WALLET_MISSING", "the ruling pays the agent, which has no walletAddress: the agent (or its owner) sets it with PATCH /v1/agents/:id, then rule again", { agentId: job.agent_id });
+      throw fail(
+        "AGENT_WALLET_MISSING",
+        "the ruling pays the agent, which has no walletAddress: the agent (or its owner) sets it with PATCH /v1/agents/:id, then rule again",
+        { agentId: job.agent_id },
+      );
     }
   }
 
   let settlement: SettlementRow | null;
   try {
     settlement = await ctx.db.transaction().execute(async (trx) => {
-      const lockedJob = await trx.selectFrom("jobs").select(["status", "escrow_tx_hash", "budget_usdc"]).where("id", "=", jobId).forUpdate().executeTakeFirstOrThrow();
-      const lockedCase = await trx.selectFrom("dispute_cases").selectAll().where("id", "=", kase.id).forUpdate().executeTakeFirstOrThrow();
+      const lockedJob = await trx
+        .selectFrom("jobs")
+        .select(["status", "escrow_tx_hash", "budget_usdc"])
+        .where("id", "=", jobId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      const lockedCase = await trx
+        .selectFrom("dispute_cases")
+        .selectAll()
+        .where("id", "=", kase.id)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       const again = await alreadyRuled(trx, kase.id);
       if (again) throw again;
       // The case may have escalated since the first check: the arbiter is decided on the locked row.
       refuseNonArbiter(access, lockedCase);
-      if (lockedJob.status !== "DISPUTED") throw conflict("INVALID_STATE", `the job is ${lockedJob.status}, not DISPUTED`);
+      if (lockedJob.status !== "DISPUTED") throw fail("INVALID_STATE", `the job is ${lockedJob.status}, not DISPUTED`);
       const now = ctx.now();
 
       let recorded: SettlementRow | null = null;
       if (lockedJob.escrow_tx_hash !== null) {
         if (input.outcome === "PAY_AGENT") recorded = await recordSettlement(trx, jobId, "RELEASE", wallet);
         else if (input.outcome === "REFUND_POSTER") recorded = await recordSettlement(trx, jobId, "REFUND", null);
-        else recorded = await recordSettlement(trx, jobId, "SPLIT", wallet, { agentShareUnits: (parseUsdc(lockedJob.budget_usdc) * BigInt(agentShare)) / 100n });
+        else
+          recorded = await recordSettlement(trx, jobId, "SPLIT", wallet, {
+            agentShareUnits: (parseUsdc(lockedJob.budget_usdc) * BigInt(agentShare)) / 100n,
+          });
       }
       await trx
         .insertInto("dispute_rulings")
@@ -98,28 +138,42 @@ export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: stri
           agent_share: agentShare,
           arbiter: arbiterOf(lockedCase),
           ruled_by_user_id: actor.userId,
-          ruled_by_address: (await trx.selectFrom("users").select("address").where("id", "=", actor.userId).executeTakeFirstOrThrow()).address.toLowerCase(),
+          ruled_by_address: (
+            await trx.selectFrom("users").select("address").where("id", "=", actor.userId).executeTakeFirstOrThrow()
+          ).address.toLowerCase(),
           reason: input.reason,
           settlement_id: recorded?.id ?? null,
           created_at: now,
         })
         .execute();
-      await trx.updateTable("dispute_cases").set({ status: "RULED", ruled_at: now, updated_at: now }).where("id", "=", kase.id).execute();
+      await trx
+        .updateTable("dispute_cases")
+        .set({ status: "RULED", ruled_at: now, updated_at: now })
+        .where("id", "=", kase.id)
+        .execute();
       // A refund cancels the job now (as a cancellation does); a payment completes it when the
       // release or split confirms (escrow/settle-job.ts), or at once when nothing was deposited.
       if (input.outcome === "REFUND_POSTER") {
         await trx.updateTable("jobs").set({ status: "CANCELLED", updated_at: now }).where("id", "=", jobId).execute();
       } else if (recorded === null) {
-        await trx.updateTable("jobs").set({ status: "COMPLETED", completed_at: now, updated_at: now }).where("id", "=", jobId).execute();
+        await trx
+          .updateTable("jobs")
+          .set({ status: "COMPLETED", completed_at: now, updated_at: now })
+          .where("id", "=", jobId)
+          .execute();
       }
       if (arbiterOf(lockedCase) === "OPERATOR") {
-        await recordOperatorAction(trx, { userId: actor.userId }, {
-          action: "dispute.rule",
-          subjectType: "job",
-          subjectId: jobId,
-          reason: input.reason,
-          details: { caseId: kase.id, outcome: input.outcome, agentShare },
-        });
+        await recordOperatorAction(
+          trx,
+          { userId: actor.userId },
+          {
+            action: "dispute.rule",
+            subjectType: "job",
+            subjectId: jobId,
+            reason: input.reason,
+            details: { caseId: kase.id, outcome: input.outcome, agentShare },
+          },
+        );
       }
       return recorded;
     });
@@ -134,7 +188,7 @@ export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: stri
       settlement = await completeSettlement(ctx, settlement.id);
     } catch (error) {
       // Recorded and maybe sent: the settlement worker finishes it (its lease runs out first).
-      console.error(`[dispute-ruling] settlement of job ${jobId}: ${(error as Error).message}`);
+      log.warn({ jobId, reason: (error as Error).message }, "settlement of a ruling left to the settlement worker");
     }
   }
   if (settlement === null || settlement.status === "CONFIRMED") await announceResolved(ctx, kase.id);

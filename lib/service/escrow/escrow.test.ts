@@ -8,8 +8,16 @@ import { refundEscrow } from "@/lib/chain/escrow/settle";
 import { escrowJobIdToWire } from "@/lib/chain/escrow-id";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
-import { finishPendingSettlements, SETTLEMENT_LEASE_MS, settleJob, settlementHooks } from "./settle-job";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
+import { finishPendingSettlements, SETTLEMENT_LEASE_MS, settleJob } from "./settle-job";
 
 let chain: TestChain;
 let other: TestChain;
@@ -32,22 +40,25 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  settlementHooks.afterSend = undefined;
   await Promise.all([service?.stop(), strict?.stop(), misrouted?.stop(), offline?.stop()]);
   await Promise.all([chain?.stop(), other?.stop()]);
 });
 
-const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
+const hexOf = (wire: Record<string, number>) =>
+  `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
 const posterKey = () => chain.accounts[POSTER]!.privateKey;
 
-async function postJob(budget = "40"): Promise<{ poster: TestUser; job: { id: string; escrowJobId: Record<string, number> } }> {
+async function postJob(
+  budget = "40",
+): Promise<{ poster: TestUser; job: { id: string; escrowJobId: Record<string, number> } }> {
   const poster = await newUser(service, posterKey());
   const job = (await poster.client.createJob({ body: jobInput({ budget }) })).data;
   return { poster, job };
 }
 
 async function deposit(escrowJobIdHex: string, amount: string, config = chain.config, key = posterKey()) {
-  return (await depositToEscrow({ config, privateKey: key, escrowJobId: escrowJobIdHex, amount: parseUsdc(amount) })).txHash;
+  return (await depositToEscrow({ config, privateKey: key, escrowJobId: escrowJobIdHex, amount: parseUsdc(amount) }))
+    .txHash;
 }
 
 async function expectUnfunded(jobId: string) {
@@ -56,7 +67,13 @@ async function expectUnfunded(jobId: string) {
 }
 
 /** A refusal: status, code, the chain's reason in the body, and the job left unfunded. */
-async function expectRefused(res: { status: number; json: any }, jobId: string, status: number, code: string, reason: RegExp) {
+async function expectRefused(
+  res: { status: number; json: any },
+  jobId: string,
+  status: number,
+  code: string,
+  reason: RegExp,
+) {
   expect(res.status, JSON.stringify(res.json)).toBe(status);
   expect(res.json.code).toBe(code);
   expect(res.json.message).toMatch(reason);
@@ -81,10 +98,16 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
     expect(unfundedList.data.map((j) => j.id)).not.toContain(job.id);
 
     const agent = await newAgent(service);
-    const wrong = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "35" } });
+    const wrong = await service.http("POST", `/v1/jobs/${job.id}/bids`, {
+      token: agent.apiKey,
+      body: { agentId: agent.id, proposedUsdc: "35" },
+    });
     expect(wrong.status).toBe(409);
     expect(wrong.json.code).toBe("BID_AMOUNT_MISMATCH");
-    const right = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40.0" } });
+    const right = await service.http("POST", `/v1/jobs/${job.id}/bids`, {
+      token: agent.apiKey,
+      body: { agentId: agent.id, proposedUsdc: "40.0" },
+    });
     expect(right.status).toBe(201);
 
     // The same hash again (a retried request) answers the job; another hash is refused.
@@ -96,30 +119,76 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
 
   it("refuses a forged hash, a reverted transaction and a plain token transfer", async () => {
     const { poster, job } = await postJob("25");
-    await expectRefused(await patchEscrow(service, job.id, poster.token, `0x${"ab".repeat(32)}`), job.id, 422, "DEPOSIT_TX_NOT_FOUND", /no transaction/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, `0x${"ab".repeat(32)}`),
+      job.id,
+      422,
+      "DEPOSIT_TX_NOT_FOUND",
+      /no transaction/,
+    );
 
     // Reverted: a second deposit for an escrow id that is already funded reverts on chain (sent without simulation).
     const funded = await postJob("5");
     await deposit(hexOf(funded.job.escrowJobId), "5");
     const wallet = chain.wallet(POSTER);
-    const approve = await wallet.writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [chain.config.escrowAddress, parseUsdc("25")] });
+    const approve = await wallet.writeContract({
+      address: chain.config.tokenAddress,
+      abi: usdcAbi,
+      functionName: "approve",
+      args: [chain.config.escrowAddress, parseUsdc("25")],
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash: approve });
-    const revertedHash = await wallet.writeContract({ address: chain.config.escrowAddress, abi: escrowAbi, functionName: "deposit", args: [hexOf(funded.job.escrowJobId), parseUsdc("25")], gas: 200_000n });
+    const revertedHash = await wallet.writeContract({
+      address: chain.config.escrowAddress,
+      abi: escrowAbi,
+      functionName: "deposit",
+      args: [hexOf(funded.job.escrowJobId), parseUsdc("25")],
+      gas: 200_000n,
+    });
     expect((await chain.publicClient.waitForTransactionReceipt({ hash: revertedHash })).status).toBe("reverted");
-    await expectRefused(await patchEscrow(service, job.id, poster.token, revertedHash), job.id, 422, "DEPOSIT_TX_REVERTED", /reverted/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, revertedHash),
+      job.id,
+      422,
+      "DEPOSIT_TX_REVERTED",
+      /reverted/,
+    );
 
-    const transfer = await wallet.writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "transfer", args: [chain.config.escrowAddress, parseUsdc("25")] });
+    const transfer = await wallet.writeContract({
+      address: chain.config.tokenAddress,
+      abi: usdcAbi,
+      functionName: "transfer",
+      args: [chain.config.escrowAddress, parseUsdc("25")],
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash: transfer });
-    await expectRefused(await patchEscrow(service, job.id, poster.token, transfer), job.id, 422, "DEPOSIT_NO_DEPOSIT_EVENT", /no Deposited event/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, transfer),
+      job.id,
+      422,
+      "DEPOSIT_NO_DEPOSIT_EVENT",
+      /no Deposited event/,
+    );
   });
 
   it("refuses a deposit on another chain, and any deposit when the RPC serves another chain", async () => {
     const { poster, job } = await postJob("25");
     // The poster paid on chain 31338 (an escrow at the same address, same escrow id and amount).
     const elsewhere = await deposit(hexOf(job.escrowJobId), "25", other.config, other.accounts[POSTER]!.privateKey);
-    await expectRefused(await patchEscrow(service, job.id, poster.token, elsewhere), job.id, 422, "DEPOSIT_TX_NOT_FOUND", /on chain 31337/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, elsewhere),
+      job.id,
+      422,
+      "DEPOSIT_TX_NOT_FOUND",
+      /on chain 31337/,
+    );
     // A deployment whose RPC is (by mistake or malice) the other chain's node accepts nothing.
-    await expectRefused(await patchEscrow(misrouted, job.id, poster.token, elsewhere), job.id, 422, "DEPOSIT_WRONG_CHAIN", /serves chain 31338/);
+    await expectRefused(
+      await patchEscrow(misrouted, job.id, poster.token, elsewhere),
+      job.id,
+      422,
+      "DEPOSIT_WRONG_CHAIN",
+      /serves chain 31338/,
+    );
   });
 
   it("refuses a deposit into another escrow contract, for another job, or of another amount", async () => {
@@ -129,16 +198,35 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
       bytecode: escrowBytecode,
       args: [chain.config.tokenAddress, chain.accounts[0]!.address, chain.accounts[0]!.address, 500],
     });
-    const impostor = (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress as Address;
+    const impostor = (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash }))
+      .contractAddress as Address;
     const intoImpostor = await deposit(hexOf(job.escrowJobId), "25", { ...chain.config, escrowAddress: impostor });
-    await expectRefused(await patchEscrow(service, job.id, poster.token, intoImpostor), job.id, 422, "DEPOSIT_WRONG_CONTRACT", /not the escrow/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, intoImpostor),
+      job.id,
+      422,
+      "DEPOSIT_WRONG_CONTRACT",
+      /not the escrow/,
+    );
 
     const otherJob = await postJob("25");
     const forOtherJob = await deposit(hexOf(otherJob.job.escrowJobId), "25");
-    await expectRefused(await patchEscrow(service, job.id, poster.token, forOtherJob), job.id, 422, "DEPOSIT_WRONG_JOB", /escrow job id/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, forOtherJob),
+      job.id,
+      422,
+      "DEPOSIT_WRONG_JOB",
+      /escrow job id/,
+    );
 
     const short = await deposit(hexOf(job.escrowJobId), "24.999999");
-    await expectRefused(await patchEscrow(service, job.id, poster.token, short), job.id, 422, "DEPOSIT_WRONG_AMOUNT", /24999999 units.*25000000 units/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, short),
+      job.id,
+      422,
+      "DEPOSIT_WRONG_AMOUNT",
+      /24999999 units.*25000000 units/,
+    );
   });
 
   it("a deposit without enough confirmations is refused (retryable) until blocks are mined", async () => {
@@ -147,7 +235,12 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
     const txHash = await deposit(hexOf(job.escrowJobId), "9");
     const early = await patchEscrow(strict, job.id, poster.token, txHash);
     expect(early.status).toBe(422);
-    expect(early.json).toMatchObject({ code: "DEPOSIT_NOT_CONFIRMED", retryable: true, confirmations: 1, requiredConfirmations: 3 });
+    expect(early.json).toMatchObject({
+      code: "DEPOSIT_NOT_CONFIRMED",
+      retryable: true,
+      confirmations: 1,
+      requiredConfirmations: 3,
+    });
     expect(early.json.message).toMatch(/1 of 3 confirmations/);
     await expectUnfunded(job.id);
 
@@ -162,23 +255,41 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
     const txHash = await deposit(hexOf(first.job.escrowJobId), "7");
     expect((await patchEscrow(service, first.job.id, first.poster.token, txHash)).status).toBe(200);
     const second = await postJob("7");
-    await expectRefused(await patchEscrow(service, second.job.id, second.poster.token, txHash), second.job.id, 409, "TX_ALREADY_USED", /already funds another job/);
+    await expectRefused(
+      await patchEscrow(service, second.job.id, second.poster.token, txHash),
+      second.job.id,
+      409,
+      "TX_ALREADY_USED",
+      /already funds another job/,
+    );
   });
 
   it("refuses a deposit whose escrow was already refunded on chain", async () => {
     const { poster, job } = await postJob("6");
     const txHash = await deposit(hexOf(job.escrowJobId), "6");
     await refundEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId), payer: poster.address });
-    await expectRefused(await patchEscrow(service, job.id, poster.token, txHash), job.id, 422, "DEPOSIT_ESCROW_NOT_FUNDED", /refunded/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, txHash),
+      job.id,
+      422,
+      "DEPOSIT_ESCROW_NOT_FUNDED",
+      /refunded/,
+    );
   });
 
   it("only the poster registers funding of an OPEN job; the body must be {txHash}; an unreachable chain is a 503", async () => {
     const { poster, job } = await postJob("3");
     const stranger = await newUser(service);
     expect((await patchEscrow(service, job.id, stranger.token, `0x${"11".repeat(32)}`)).status).toBe(403);
-    const bad = await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { hash: "0x12" } });
+    const bad = await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, {
+      token: poster.token,
+      body: { hash: "0x12" },
+    });
     expect(bad.status).toBe(400);
-    expect((await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { txHash: "0x12" } })).status).toBe(400);
+    expect(
+      (await service.http("PATCH", `/v1/jobs/${job.id}/escrow`, { token: poster.token, body: { txHash: "0x12" } }))
+        .status,
+    ).toBe(400);
     const down = await patchEscrow(offline, job.id, poster.token, `0x${"12".repeat(32)}`);
     expect(down.status).toBe(503);
     expect(down.json.code).toBe("CHAIN_UNAVAILABLE");
@@ -197,18 +308,30 @@ describe("a stranger front-running the funding (escrowJobId is public)", () => {
     const { poster, job } = await postJob("9");
     const escrowJobId = hexOf(job.escrowJobId);
     const stranger = chain.accounts[STRANGER]!;
-    const strayHash = (await depositToEscrow({ config: chain.config, privateKey: stranger.privateKey, escrowJobId, amount: 1n })).txHash;
+    const strayHash = (
+      await depositToEscrow({ config: chain.config, privateKey: stranger.privateKey, escrowJobId, amount: 1n })
+    ).txHash;
 
     // The stranger's deposit is not the job's funding, whoever registers it.
     const strangerUser = await newUser(service, stranger.privateKey);
     expect((await patchEscrow(service, job.id, strangerUser.token, strayHash)).status).toBe(403);
-    await expectRefused(await patchEscrow(service, job.id, poster.token, strayHash), job.id, 422, "DEPOSIT_WRONG_AMOUNT", /budget/);
+    await expectRefused(
+      await patchEscrow(service, job.id, poster.token, strayHash),
+      job.id,
+      422,
+      "DEPOSIT_WRONG_AMOUNT",
+      /budget/,
+    );
 
     const txHash = await deposit(escrowJobId, "9");
     const res = await patchEscrow(service, job.id, poster.token, txHash);
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.data).toMatchObject({ funded: true, escrowTxHash: txHash.toLowerCase() });
-    const row = await service.db.selectFrom("jobs").select("escrow_payer").where("id", "=", job.id).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("jobs")
+      .select("escrow_payer")
+      .where("id", "=", job.id)
+      .executeTakeFirstOrThrow();
     expect(row.escrow_payer?.toLowerCase()).toBe(poster.address.toLowerCase());
 
     const agent = chain.accounts[AGENT]!.address;
@@ -217,8 +340,13 @@ describe("a stranger front-running the funding (escrowJobId is public)", () => {
     expect(settled).toMatchObject({ status: "CONFIRMED", amount_units: "8550000", fee_units: "450000" });
     expect((await erc20BalanceOf({ config: chain.config, address: agent })) - before).toBe(parseUsdc("8.55"));
     // The stranger's unit sits in the stranger's own slot, untouched and refundable to the stranger only.
-    expect(await getEscrow({ config: chain.config, escrowJobId, payer: stranger.address })).toMatchObject({ amount: 1n, state: "FUNDED" });
-    expect(await getEscrow({ config: chain.config, escrowJobId, payer: poster.address })).toMatchObject({ state: "RELEASED" });
+    expect(await getEscrow({ config: chain.config, escrowJobId, payer: stranger.address })).toMatchObject({
+      amount: 1n,
+      state: "FUNDED",
+    });
+    expect(await getEscrow({ config: chain.config, escrowJobId, payer: poster.address })).toMatchObject({
+      state: "RELEASED",
+    });
     const strangerBefore = await erc20BalanceOf({ config: chain.config, address: stranger.address });
     await refundEscrow({ config: chain.config, escrowJobId, payer: stranger.address });
     expect((await erc20BalanceOf({ config: chain.config, address: stranger.address })) - strangerBefore).toBe(1n);
@@ -228,7 +356,10 @@ describe("a stranger front-running the funding (escrowJobId is public)", () => {
 describe("refunds on cancellation, exactly once", () => {
   it("cancelling a funded job refunds the payer, shows refundTxHash, and nothing moves twice", async () => {
     const { poster, job } = await postJob("12");
-    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "12") } });
+    await poster.client.registerEscrow({
+      params: { id: job.id },
+      body: { txHash: await deposit(hexOf(job.escrowJobId), "12") },
+    });
     const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
     const res = await poster.client.cancelJob({ params: { id: job.id } });
     expect(res.data).toMatchObject({ status: "CANCELLED", funded: true });
@@ -238,46 +369,72 @@ describe("refunds on cancellation, exactly once", () => {
 
     const again = await settleJob(service.ctx, job.id, "REFUND");
     expect(again).toMatchObject({ status: "CONFIRMED", tx_hash: res.data.refundTxHash, amount_units: "12000000" });
-    await expect(settleJob(service.ctx, job.id, "RELEASE", chain.accounts[5]!.address)).rejects.toMatchObject({ status: 409, code: "SETTLEMENT_CONFLICT" });
+    await expect(settleJob(service.ctx, job.id, "RELEASE", chain.accounts[5]!.address)).rejects.toMatchObject({
+      status: 409,
+      code: "SETTLEMENT_CONFLICT",
+    });
     expect(await erc20BalanceOf({ config: chain.config, address: poster.address })).toBe(after);
     expect((await service.http("POST", `/v1/jobs/${job.id}/cancel`, { token: poster.token })).status).toBe(409);
   });
 
   it("a refund interrupted after sending (a crash before recording) is finished by the worker, once", async () => {
     const { poster, job } = await postJob("11");
-    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "11") } });
+    await poster.client.registerEscrow({
+      params: { id: job.id },
+      body: { txHash: await deposit(hexOf(job.escrowJobId), "11") },
+    });
     const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
-    settlementHooks.afterSend = () => {
-      settlementHooks.afterSend = undefined;
+    service.crashPoints.afterSettlementSend = () => {
+      service.crashPoints.afterSettlementSend = undefined;
       throw new Error("simulated crash after sending the refund");
     };
     const res = await poster.client.cancelJob({ params: { id: job.id } });
     expect(res.data).toMatchObject({ status: "CANCELLED", refundTxHash: null });
-    const pending = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+    const pending = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", job.id)
+      .executeTakeFirstOrThrow();
     expect(pending).toMatchObject({ kind: "REFUND", status: "PENDING", attempts: 1, tx_hash: null });
     const refunded = await erc20BalanceOf({ config: chain.config, address: poster.address });
     expect(refunded - before).toBe(parseUsdc("11"));
 
     // While the crashed sender's lease runs, the worker leaves the row alone; after it, it finishes.
     expect((await finishPendingSettlements(service.ctx, { only: [job.id] })).confirmed).toBe(0);
-    await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + SETTLEMENT_LEASE_MS + 1000), only: [job.id] });
+    await finishPendingSettlements(service.ctx, {
+      now: new Date(Date.now() + SETTLEMENT_LEASE_MS + 1000),
+      only: [job.id],
+    });
     const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
     expect(detail.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
-    const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", job.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: "CONFIRMED", attempts: 2, tx_hash: detail.refundTxHash });
     expect(await erc20BalanceOf({ config: chain.config, address: poster.address })).toBe(refunded);
   });
 
   it("a cancellation never waits on the chain: with the RPC down the refund stays PENDING and the worker sends it later", async () => {
     const { poster, job } = await postJob("4");
-    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: await deposit(hexOf(job.escrowJobId), "4") } });
+    await poster.client.registerEscrow({
+      params: { id: job.id },
+      body: { txHash: await deposit(hexOf(job.escrowJobId), "4") },
+    });
     const before = await erc20BalanceOf({ config: chain.config, address: poster.address });
     const res = await offline.client(poster.token).cancelJob({ params: { id: job.id } });
     expect(res.data).toMatchObject({ status: "CANCELLED", refundTxHash: null });
-    const row = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", job.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe("PENDING");
     expect(row.last_error).toBeTruthy();
-    expect((await getEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId), payer: poster.address })).state).toBe("FUNDED");
+    expect(
+      (await getEscrow({ config: chain.config, escrowJobId: hexOf(job.escrowJobId), payer: poster.address })).state,
+    ).toBe("FUNDED");
 
     await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + 60_000), only: [job.id] });
     expect((await poster.client.getJob({ params: { id: job.id } })).data.refundTxHash).toMatch(/^0x/);
@@ -287,11 +444,26 @@ describe("refunds on cancellation, exactly once", () => {
   it("a settlement the chain rules out (no deposit on chain) is FAILED, not retried", async () => {
     const { poster, job } = await postJob("2");
     // A job the database believes funded while the escrow holds nothing.
-    await service.db.updateTable("jobs").set({ escrow_payer: poster.address, escrow_tx_hash: `0x${"ee".repeat(31)}${Math.floor(Math.random() * 256).toString(16).padStart(2, "0")}` }).where("id", "=", job.id).execute();
+    await service.db
+      .updateTable("jobs")
+      .set({
+        escrow_payer: poster.address,
+        escrow_tx_hash: `0x${"ee".repeat(31)}${Math.floor(Math.random() * 256)
+          .toString(16)
+          .padStart(2, "0")}`,
+      })
+      .where("id", "=", job.id)
+      .execute();
     const row = await settleJob(service.ctx, job.id, "REFUND");
     expect(row.status).toBe("FAILED");
     expect(row.last_error).toMatch(/no deposit/);
     await finishPendingSettlements(service.ctx, { now: new Date(Date.now() + 3600_000), only: [job.id] });
-    expect((await service.db.selectFrom("escrow_settlements").select(["status", "attempts"]).where("job_id", "=", job.id).executeTakeFirstOrThrow())).toEqual({ status: "FAILED", attempts: 1 });
+    expect(
+      await service.db
+        .selectFrom("escrow_settlements")
+        .select(["status", "attempts"])
+        .where("job_id", "=", job.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ status: "FAILED", attempts: 1 });
   });
 });

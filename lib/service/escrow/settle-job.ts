@@ -1,15 +1,18 @@
+import { fail } from "../errors";
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
-import { EscrowError } from "@/lib/chain/escrow/errors";
+import { EscrowError, chainFailureReason } from "@/lib/chain/escrow/errors";
 import { refundEscrow, releaseEscrow, splitEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Database, EscrowSettlementsTable } from "../db/schema";
-import { conflict } from "../http/errors";
 import { formatUsdc } from "@/lib/chain/units";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
+import { settlementRecipientRefusal } from "../payouts/payable-address";
+import { isDatabaseUnavailable } from "../db/errors";
+import { errorFields, log } from "../log";
 
 /**
  * Money leaves a job's escrow exactly once, as a RELEASE to the agent's wallet (budget less the
@@ -31,6 +34,14 @@ import { jobRecipients } from "../events/recipients";
  * 3. If the process dies between sending and recording, the row stays PENDING; when its lease has
  *    run out the settlement worker repeats step 2, gets the same transaction back from the chain,
  *    and records it. Money moves once.
+ * 4. If the database does not answer when the receipt is to be recorded (an outage after the send),
+ *    the caller is answered with the row as it was (PENDING: the money is on its way, never a 500)
+ *    and this process keeps trying to record the receipt every few seconds until its lease runs
+ *    out, so the database catches up as soon as it answers again, not a lease later. Recording is
+ *    conditional on the row still being PENDING, so it happens once whoever gets there first.
+ *
+ * What a chain call failed with is stored and shown as a short reason (chainFailureReason: no RPC
+ * URL, key or call data); the whole error goes to the server log.
  */
 
 export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
@@ -42,26 +53,47 @@ export const SETTLEMENT_LEASE_MS = 5 * 60_000;
 /** Retries after a chain failure back off from 10 s up to this. */
 const MAX_BACKOFF_MS = 10 * 60_000;
 
-/** Test seam: a hook that runs after the chain call and before the receipt is recorded (a test makes it throw, as a crash would). */
-export const settlementHooks: { afterSend?: (jobId: string, result: SettlementResult) => void | Promise<void> } = {};
-
-const KIND_TEXT: Record<SettlementKind, string> = { RELEASE: "released to the agent", REFUND: "refunded to the payer", SPLIT: "split between the agent and the payer" };
+const KIND_TEXT: Record<SettlementKind, string> = {
+  RELEASE: "released to the agent",
+  REFUND: "refunded to the payer",
+  SPLIT: "split between the agent and the payer",
+};
 
 /**
  * Records the intent to settle a job's escrow, once. Call it inside the transaction that changes
  * the job (job row locked). A second call of the same kind returns the existing row; a call of
  * the other kind is refused (409 SETTLEMENT_CONFLICT).
  */
-export async function recordSettlement(trx: Trx, jobId: string, kind: SettlementKind, to: Address | null, split?: { agentShareUnits: bigint }): Promise<SettlementRow> {
-  if ((kind === "SPLIT") !== (split !== undefined)) throw new Error("a SPLIT settlement, and only one, names the agent's share");
+export async function recordSettlement(
+  trx: Trx,
+  jobId: string,
+  kind: SettlementKind,
+  to: Address | null,
+  split?: { agentShareUnits: bigint },
+): Promise<SettlementRow> {
+  if ((kind === "SPLIT") !== (split !== undefined))
+    throw new Error("a SPLIT settlement, and only one, names the agent's share");
   await trx
     .insertInto("escrow_settlements")
-    .values({ job_id: jobId, kind, status: "PENDING", to_address: to, ...(split ? { agent_share_units: split.agentShareUnits.toString() } : {}) })
+    .values({
+      job_id: jobId,
+      kind,
+      status: "PENDING",
+      to_address: to,
+      ...(split ? { agent_share_units: split.agentShareUnits.toString() } : {}),
+    })
     .onConflict((oc) => oc.column("job_id").doNothing())
     .execute();
-  const row = await trx.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirstOrThrow();
+  const row = await trx
+    .selectFrom("escrow_settlements")
+    .selectAll()
+    .where("job_id", "=", jobId)
+    .executeTakeFirstOrThrow();
   if (row.kind !== kind) {
-    throw conflict("SETTLEMENT_CONFLICT", `the escrow of this job is already being ${KIND_TEXT[row.kind]}; it moves once`, { settlementKind: row.kind, settlementStatus: row.status });
+    throw fail("SETTLEMENT_CONFLICT", `the escrow of this job is already being ${KIND_TEXT[row.kind]}; it moves once`, {
+      settlementKind: row.kind,
+      settlementStatus: row.status,
+    });
   }
   return row;
 }
@@ -73,7 +105,11 @@ export async function recordSettlement(trx: Trx, jobId: string, kind: Settlement
  * never happen this way. Throws only when recording fails after the send (the worker then
  * finishes it) or when no chain is configured.
  */
-export async function completeSettlement(ctx: ServiceContext, settlementId: string, options: { now?: Date } = {}): Promise<SettlementRow> {
+export async function completeSettlement(
+  ctx: ServiceContext,
+  settlementId: string,
+  options: { now?: Date } = {},
+): Promise<SettlementRow> {
   const chain = requireChain(ctx);
   const now = options.now ?? ctx.now();
   const claimed = await ctx.db
@@ -89,13 +125,25 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
     return ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
   }
 
-  const job = await ctx.db.selectFrom("jobs").select(["escrow_job_id", "escrow_payer"]).where("id", "=", claimed.job_id).executeTakeFirstOrThrow();
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["escrow_job_id", "escrow_payer"])
+    .where("id", "=", claimed.job_id)
+    .executeTakeFirstOrThrow();
   let result: SettlementResult;
   try {
+    // A recipient stored before the payable-address rule (payouts/payable-address.ts) is stopped
+    // here when the contract would pay it and the money would be stranded (the token contract).
+    const refusal =
+      claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
+    if (refusal) throw new EscrowError("REVERTED", refusal);
     result = await settleOnChain(chain, job, claimed);
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
-    // The chain's state rules this settlement out for good (no deposit, or it went the other way).
+    log.error({ jobId: claimed.job_id, kind: claimed.kind, ...errorFields(error) }, "settlement failed on the chain");
+    const message = chainFailureReason(error).slice(0, 500);
+    // The chain's state rules this settlement out for good (no deposit, it went the other way, or
+    // the contract reverts the call as asked): FAILED with the reason, never retried unchanged. The
+    // operator or the dispute's arbiter settles it again to a valid address (escrow/resettle.ts).
     const final = error instanceof EscrowError && error.code !== "TX_FAILED";
     const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
     return ctx.db
@@ -105,15 +153,65 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
         last_error: message,
         lease_until: final ? null : new Date(now.getTime() + backoff),
         updated_at: now,
+        ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
       })
       .where("id", "=", claimed.id)
       .returningAll()
       .executeTakeFirstOrThrow();
   }
 
-  await settlementHooks.afterSend?.(claimed.job_id, result);
+  await ctx.crashPoints?.afterSettlementSend?.(claimed.job_id);
 
-  const recordedAt = options.now ?? ctx.now();
+  const record = () => recordReceipt(ctx, chain, claimed, result, options.now);
+  try {
+    return await record();
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    // The money has moved and the database is away: answer with the pending row, record it later.
+    log.warn(
+      { jobId: claimed.job_id, kind: claimed.kind, txHash: result.txHash, reason: (error as Error).message },
+      "settlement sent; recording it waits for the database",
+    );
+    keepRecording(claimed, record);
+    return {
+      ...claimed,
+      last_error: "the transaction was sent; its receipt is recorded as soon as the database answers",
+    };
+  }
+}
+
+/** How often a sent settlement's receipt is tried again while the database does not answer. */
+const RECORD_RETRY_MS = 2_000;
+
+/** Retries recording in the background until it succeeds or the row's lease ends (the worker's turn then). */
+function keepRecording(claimed: SettlementRow, record: () => Promise<SettlementRow>) {
+  const until = claimed.lease_until?.getTime() ?? Date.now() + SETTLEMENT_LEASE_MS;
+  const attempt = () => {
+    if (Date.now() >= until) return;
+    record().catch((error) => {
+      log.warn(
+        { jobId: claimed.job_id, kind: claimed.kind, reason: (error as Error).message },
+        "settlement receipt not recorded yet",
+      );
+      setTimeout(attempt, RECORD_RETRY_MS).unref();
+    });
+  };
+  setTimeout(attempt, RECORD_RETRY_MS).unref();
+}
+
+/**
+ * Records a sent settlement's receipt and updates the job, in one transaction, once: the row must
+ * still be PENDING (a retry of this process and the worker may both get here; the second finds it
+ * CONFIRMED and changes nothing).
+ */
+async function recordReceipt(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  claimed: SettlementRow,
+  result: SettlementResult,
+  at?: Date,
+): Promise<SettlementRow> {
+  const recordedAt = at ?? ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
     const confirmed = await trx
       .updateTable("escrow_settlements")
@@ -124,19 +222,35 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
         amount_units: result.amount.toString(),
         fee_units: result.fee.toString(),
         ...(result.payerAmount !== undefined ? { payer_amount_units: result.payerAmount.toString() } : {}),
-        last_error: result.heldForClaim > 0n ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim` : null,
+        last_error:
+          result.heldForClaim > 0n
+            ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
+            : null,
         lease_until: null,
         updated_at: recordedAt,
         confirmed_at: recordedAt,
       })
       .where("id", "=", claimed.id)
+      .where("status", "=", "PENDING")
       .returningAll()
+      .executeTakeFirst();
+    if (!confirmed)
+      return trx.selectFrom("escrow_settlements").selectAll().where("id", "=", claimed.id).executeTakeFirstOrThrow();
+    const parties = await trx
+      .selectFrom("jobs")
+      .select(["poster_id", "agent_id"])
+      .where("id", "=", claimed.job_id)
       .executeTakeFirstOrThrow();
-    const parties = await trx.selectFrom("jobs").select(["poster_id", "agent_id"]).where("id", "=", claimed.job_id).executeTakeFirstOrThrow();
     if (claimed.kind === "RELEASE" || claimed.kind === "SPLIT") {
       await trx
         .updateTable("jobs")
-        .set({ release_tx_hash: result.txHash, status: "COMPLETED", completed_at: recordedAt, release_held_reason: null, updated_at: recordedAt })
+        .set({
+          release_tx_hash: result.txHash,
+          status: "COMPLETED",
+          completed_at: recordedAt,
+          release_held_reason: null,
+          updated_at: recordedAt,
+        })
         .where("id", "=", claimed.job_id)
         .execute();
       // Announced with the confirmation it describes, so a receiver never hears of money that did not move.
@@ -145,25 +259,45 @@ export async function completeSettlement(ctx: ServiceContext, settlementId: stri
         jobId: claimed.job_id,
         to: await jobRecipients(trx, parties),
         data: {
-          jobId: claimed.job_id, agentId: parties.agent_id, net: formatUsdc(result.amount), fee: formatUsdc(result.fee), txHash: result.txHash, to: result.to, chainId: chain.chainId,
+          jobId: claimed.job_id,
+          agentId: parties.agent_id,
+          net: formatUsdc(result.amount),
+          fee: formatUsdc(result.fee),
+          txHash: result.txHash,
+          to: result.to,
+          chainId: chain.chainId,
           // A dispute ruling's split: the rest went back to the payer in the same transaction.
           ...(result.payerAmount !== undefined ? { split: true, payerRefund: formatUsdc(result.payerAmount) } : {}),
         },
       });
     } else {
-      await trx.updateTable("jobs").set({ refund_tx_hash: result.txHash, updated_at: recordedAt }).where("id", "=", claimed.job_id).execute();
+      await trx
+        .updateTable("jobs")
+        .set({ refund_tx_hash: result.txHash, updated_at: recordedAt })
+        .where("id", "=", claimed.job_id)
+        .execute();
       await publishEvent(trx, {
         type: "job.refunded",
         jobId: claimed.job_id,
         to: await jobRecipients(trx, parties),
-        data: { jobId: claimed.job_id, amount: formatUsdc(result.amount), txHash: result.txHash, to: result.to, chainId: chain.chainId },
+        data: {
+          jobId: claimed.job_id,
+          amount: formatUsdc(result.amount),
+          txHash: result.txHash,
+          to: result.to,
+          chainId: chain.chainId,
+        },
       });
     }
     return confirmed;
   });
 }
 
-function settleOnChain(chain: ChainConfig, job: { escrow_job_id: string; escrow_payer: string | null }, row: SettlementRow): Promise<SettlementResult> {
+function settleOnChain(
+  chain: ChainConfig,
+  job: { escrow_job_id: string; escrow_payer: string | null },
+  row: SettlementRow,
+): Promise<SettlementResult> {
   // A funded job always has its payer; without one there is no slot to settle.
   if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
   const slot = { config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address };
@@ -172,7 +306,8 @@ function settleOnChain(chain: ChainConfig, job: { escrow_job_id: string; escrow_
     return releaseEscrow({ ...slot, to: row.to_address as Address });
   }
   if (row.kind === "SPLIT") {
-    if (!row.to_address || row.agent_share_units === null) throw new EscrowError("TX_FAILED", "the split has no agent address or share");
+    if (!row.to_address || row.agent_share_units === null)
+      throw new EscrowError("TX_FAILED", "the split has no agent address or share");
     return splitEscrow({ ...slot, agent: row.to_address as Address, agentShare: BigInt(row.agent_share_units) });
   }
   return refundEscrow(slot);
@@ -182,7 +317,12 @@ function settleOnChain(chain: ChainConfig, job: { escrow_job_id: string; escrow_
  * Records and completes a settlement for a job whose state the caller has already changed (or
  * repeats one): a second call returns the recorded row, CONFIRMED, without moving anything.
  */
-export async function settleJob(ctx: ServiceContext, jobId: string, kind: SettlementKind, to?: Address): Promise<SettlementRow> {
+export async function settleJob(
+  ctx: ServiceContext,
+  jobId: string,
+  kind: SettlementKind,
+  to?: Address,
+): Promise<SettlementRow> {
   const row = await ctx.db.transaction().execute((trx) => recordSettlement(trx, jobId, kind, to ?? null));
   if (row.status !== "PENDING") return row;
   return completeSettlement(ctx, row.id);
@@ -215,7 +355,10 @@ export async function finishPendingSettlements(
     .where("status", "=", "PENDING")
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
-  const due = await q.orderBy("lease_until", "asc").limit(options.limit ?? 20).execute();
+  const due = await q
+    .orderBy("lease_until", "asc")
+    .limit(options.limit ?? 20)
+    .execute();
   const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
   for (const { id } of due) {
     try {
@@ -223,10 +366,11 @@ export async function finishPendingSettlements(
       if (row.status === "CONFIRMED") round.confirmed += 1;
       else if (row.status === "FAILED") round.failed += 1;
       else round.pending += 1;
-      if (row.status !== "CONFIRMED" && row.last_error) console.error(`[settlements] ${row.kind} of job ${row.job_id}: ${row.last_error}`);
+      if (row.status !== "CONFIRMED" && row.last_error)
+        log.warn({ jobId: row.job_id, kind: row.kind, reason: row.last_error }, "settlement not confirmed");
     } catch (error) {
       round.pending += 1;
-      console.error(`[settlements] ${id}: ${(error as Error).message}`);
+      log.warn({ settlementId: id, reason: (error as Error).message }, "settlement round failed");
     }
   }
   return round;

@@ -1,11 +1,30 @@
 import type { Worker } from "../context";
 import { finishPendingSettlements } from "./settle-job";
+import { watchDeposits } from "./deposit-watch";
+import { finishPendingPartSettlements } from "./settle-part";
 
 /** Every 10 s: finishes releases and refunds left PENDING by a crash or a chain outage (lease run out). */
 export const settlementWorker: Worker = {
   name: "escrow-settlements",
   everyMs: 10_000,
   run: async (ctx) => {
-    if (ctx.config.chain) await finishPendingSettlements(ctx);
+    if (ctx.config.chain) {
+      await finishPendingSettlements(ctx);
+      // The parts of jobs paid in milestones, by the same rule.
+      await finishPendingPartSettlements(ctx);
+    }
+  },
+};
+
+/**
+ * Every 15 s: reads the escrow's final Deposited events, returns deposits that cannot fund their
+ * job to their payers (escrow/deposit-watch.ts), and notices deposits and settlements a chain
+ * reorganisation removed (the job is unfunded again, or the settlement is sent again).
+ */
+export const depositWatchWorker: Worker = {
+  name: "escrow-deposits",
+  everyMs: 15_000,
+  run: async (ctx) => {
+    if (ctx.config.chain) await watchDeposits(ctx);
   },
 };

@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import type { z } from "zod";
 import type { EvalAttempt, EvalAttemptStatus } from "@/lib/api/schemas/evals";
@@ -8,7 +9,6 @@ import { retryAtOf } from "./cooldown";
 import type { Db } from "../db/connection";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
-import { badRequest, forbidden, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { actsForAgent } from "../auth/acting-for-agent";
 
@@ -22,10 +22,24 @@ export function selectAttempts(db: Db) {
     .leftJoin("eval_certifications as c", "c.attempt_id", "a.id")
     .selectAll("a")
     .select(["p.slug as pack_slug", "p.title as pack_title", "p.vertical as pack_vertical", "c.id as certification_id"])
-    .select(sql<number>`(select count(*)::int from eval_attempt_items i where i.attempt_id = a.id and i.answered_at is not null)`.as("answered_items"));
+    .select(
+      sql<number>`(select count(*)::int from eval_attempt_items i where i.attempt_id = a.id and i.answered_at is not null)`.as(
+        "answered_items",
+      ),
+    );
 }
 
 type AttemptRow = Awaited<ReturnType<ReturnType<typeof selectAttempts>["executeTakeFirstOrThrow"]>>;
+
+/**
+ * A failed attempt's score is never told, only that it failed: with scores, agents that answer
+ * alike but for one item learn from the difference whether that item was right, and enough of them
+ * (or enough attempts) read off the whole key. A passed attempt shows its score (it is on the
+ * certificate anyway).
+ */
+export function scoreShown(status: string, score: number | null): number | null {
+  return status === "PASSED" ? score : null;
+}
 
 export function presentAttempt(row: AttemptRow, config: ServiceConfig): AttemptDto {
   const retryAt = retryAtOf(config, row);
@@ -38,7 +52,7 @@ export function presentAttempt(row: AttemptRow, config: ServiceConfig): AttemptD
     paymentTxHash: row.payment_tx_hash,
     amountUsdc: row.payment_units === null ? null : formatUsdc(BigInt(row.payment_units)),
     payerAddress: row.payer_address,
-    score: row.score,
+    score: scoreShown(row.status, row.score),
     questionCount: row.question_count,
     passScore: row.pass_score,
     passed: row.status === "IN_PROGRESS" ? null : row.status === "PASSED",
@@ -57,7 +71,7 @@ export function presentAttempt(row: AttemptRow, config: ServiceConfig): AttemptD
 
 export async function getAttemptDto(ctx: ServiceContext, attemptId: string): Promise<AttemptDto> {
   const row = await selectAttempts(ctx.db).where("a.id", "=", attemptId).executeTakeFirst();
-  if (!row) throw notFound("attempt");
+  if (!row) throw fail("NOT_FOUND", "attempt not found");
   return presentAttempt(row, ctx.config);
 }
 
@@ -65,26 +79,36 @@ export async function getAttemptDto(ctx: ServiceContext, attemptId: string): Pro
  * The agent a request is about: an agent key means its own agent (a body or query may repeat its
  * id, never name another); an owner session must name one of its agents.
  */
-export async function agentForActor(ctx: ServiceContext, actor: Actor, agentId: string | undefined, field = "agentId"): Promise<AgentRow> {
+export async function agentForActor(
+  ctx: ServiceContext,
+  actor: Actor,
+  agentId: string | undefined,
+  field = "agentId",
+): Promise<AgentRow> {
   if (actor.kind === "AGENT") {
-    if (agentId !== undefined && agentId !== actor.agentId) throw forbidden(`${field} must be your own agent`);
+    if (agentId !== undefined && agentId !== actor.agentId) throw fail("FORBIDDEN", `${field} must be your own agent`);
     const own = await ctx.db.selectFrom("agents").selectAll().where("id", "=", actor.agentId).executeTakeFirst();
-    if (!own) throw notFound("agent");
+    if (!own) throw fail("NOT_FOUND", "agent not found");
     return own;
   }
-  if (agentId === undefined) throw badRequest([`${field} should not be empty`]);
+  if (agentId === undefined) throw fail("VALIDATION_FAILED", [`${field} should not be empty`]);
   const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", agentId).executeTakeFirst();
-  if (!agent) throw notFound("agent");
-  if (!actsForAgent(actor, agent)) throw forbidden(`${field} must be an agent you own`);
+  if (!agent) throw fail("NOT_FOUND", "agent not found");
+  if (!actsForAgent(actor, agent)) throw fail("FORBIDDEN", `${field} must be an agent you own`);
   return agent;
 }
 
 /** GET /v1/evals/attempts/:id: for the agent and its owner only. */
 export async function getAttempt(ctx: ServiceContext, actor: Actor, attemptId: string) {
   const row = await selectAttempts(ctx.db).where("a.id", "=", attemptId).executeTakeFirst();
-  if (!row) throw notFound("attempt");
-  const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", row.agent_id).executeTakeFirstOrThrow();
-  if (!actsForAgent(actor, agent)) throw forbidden("an attempt is readable by its agent's key or its owner's session only");
+  if (!row) throw fail("NOT_FOUND", "attempt not found");
+  const agent = await ctx.db
+    .selectFrom("agents")
+    .select(["id", "owner_user_id"])
+    .where("id", "=", row.agent_id)
+    .executeTakeFirstOrThrow();
+  if (!actsForAgent(actor, agent))
+    throw fail("FORBIDDEN", "an attempt is readable by its agent's key or its owner's session only");
   return { data: presentAttempt(row, ctx.config) };
 }
 
@@ -105,7 +129,16 @@ export async function listAttempts(ctx: ServiceContext, actor: Actor, query: Lis
   if (query.packId) q = q.where("a.pack_id", "=", query.packId);
   if (query.status) q = q.where("a.status", "=", query.status);
   if (after) q = q.where(sql<boolean>`(a.created_at, a.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("a.created_at", "desc").orderBy("a.id", "desc").limit(limit + 1).execute();
-  const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }), "/v1/evals/attempts/:id");
+  const rows = await q
+    .orderBy("a.created_at", "desc")
+    .orderBy("a.id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const page = pageOf(
+    rows,
+    limit,
+    (row) => ({ k: row.created_at.toISOString(), id: row.id }),
+    "/v1/evals/attempts/:id",
+  );
   return { data: page.rows.map((row) => presentAttempt(row, ctx.config)), meta: page.meta };
 }

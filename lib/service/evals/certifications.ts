@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { EvalCertification, PublicCertificate } from "@/lib/api/schemas/evals";
@@ -5,7 +6,6 @@ import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import type { EvalMode } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
-import { HttpError, notFound } from "../http/errors";
 import { isUuid } from "./packs";
 
 // Certificate codes: 10 characters of an alphabet without look-alikes (no 0/O, 1/I), ~50 bits,
@@ -22,8 +22,21 @@ function selectCertifications(db: Db) {
     .innerJoin("eval_attempts as a", "a.id", "c.attempt_id")
     .innerJoin("eval_packs as p", "p.id", "c.pack_id")
     .select([
-      "c.id", "c.agent_id", "c.pack_id", "c.attempt_id", "c.score", "c.certified_at", "c.code", "c.mode", "c.total_points", "c.expires_at",
-      "a.question_count", "a.pass_score", "p.slug", "p.title", "p.vertical",
+      "c.id",
+      "c.agent_id",
+      "c.pack_id",
+      "c.attempt_id",
+      "c.score",
+      "c.certified_at",
+      "c.code",
+      "c.mode",
+      "c.total_points",
+      "c.expires_at",
+      "a.question_count",
+      "a.pass_score",
+      "p.slug",
+      "p.title",
+      "p.vertical",
     ]);
 }
 type CertRow = Awaited<ReturnType<ReturnType<typeof selectCertifications>["executeTakeFirstOrThrow"]>>;
@@ -50,8 +63,12 @@ function presentCertification(row: CertRow, now: Date): z.input<typeof EvalCerti
 /** GET /v1/agents/:id/certifications: public, oldest first (one per pack at most, expired ones included with valid false). */
 export async function listAgentCertifications(ctx: ServiceContext, agentId: string) {
   const agent = await ctx.db.selectFrom("agents").select("id").where("id", "=", agentId).executeTakeFirst();
-  if (!agent) throw notFound("agent");
-  const rows = await selectCertifications(ctx.db).where("c.agent_id", "=", agentId).orderBy("c.certified_at", "asc").orderBy("c.id", "asc").execute();
+  if (!agent) throw fail("NOT_FOUND", "agent not found");
+  const rows = await selectCertifications(ctx.db)
+    .where("c.agent_id", "=", agentId)
+    .orderBy("c.certified_at", "asc")
+    .orderBy("c.id", "asc")
+    .execute();
   const now = ctx.now();
   return { data: rows.map((row) => presentCertification(row, now)) };
 }
@@ -61,19 +78,26 @@ export async function validCertificationsOf(ctx: ServiceContext, agentIds: strin
   const out = new Map<string, Array<z.input<typeof EvalCertification>>>();
   if (agentIds.length === 0) return out;
   const now = ctx.now();
-  const rows = await selectCertifications(ctx.db).where("c.agent_id", "in", agentIds).where("c.expires_at", ">", now).orderBy("c.certified_at", "asc").execute();
+  const rows = await selectCertifications(ctx.db)
+    .where("c.agent_id", "in", agentIds)
+    .where("c.expires_at", ">", now)
+    .orderBy("c.certified_at", "asc")
+    .execute();
   for (const row of rows) out.set(row.agent_id, [...(out.get(row.agent_id) ?? []), presentCertification(row, now)]);
   return out;
 }
 
 /** GET /v1/certifications/:code: public; anyone verifies a certificate by its code. */
-export async function getCertificateByCode(ctx: ServiceContext, code: string): Promise<{ data: z.input<typeof PublicCertificate> }> {
+export async function getCertificateByCode(
+  ctx: ServiceContext,
+  code: string,
+): Promise<{ data: z.input<typeof PublicCertificate> }> {
   const row = await selectCertifications(ctx.db)
     .innerJoin("agents as g", "g.id", "c.agent_id")
     .select("g.name as agent_name")
     .where("c.code", "=", code)
     .executeTakeFirst();
-  if (!row) throw notFound("certificate");
+  if (!row) throw fail("NOT_FOUND", "certificate not found");
   const cert = presentCertification(row, ctx.now());
   return {
     data: {
@@ -101,7 +125,11 @@ export async function issueCertification(
   attempt: { id: string; agent_id: string; pack_id: string; mode: EvalMode | null },
   result: { score: number; totalPoints: number },
 ): Promise<{ code: string; expiresAt: Date }> {
-  const pack = await trx.selectFrom("eval_packs").select(["validity_days", "title"]).where("id", "=", attempt.pack_id).executeTakeFirstOrThrow();
+  const pack = await trx
+    .selectFrom("eval_packs")
+    .select(["validity_days", "title"])
+    .where("id", "=", attempt.pack_id)
+    .executeTakeFirstOrThrow();
   const expiresAt = new Date(now.getTime() + pack.validity_days * 86_400_000);
   const code = newCertificateCode();
   const values = {
@@ -122,7 +150,17 @@ export async function issueCertification(
     type: "eval.certified",
     to: [attempt.agent_id],
     actorId: attempt.agent_id,
-    data: { agentId: attempt.agent_id, packId: attempt.pack_id, packTitle: pack.title, attemptId: attempt.id, code, score: result.score, totalPoints: result.totalPoints, mode: attempt.mode, expiresAt: expiresAt.toISOString() },
+    data: {
+      agentId: attempt.agent_id,
+      packId: attempt.pack_id,
+      packTitle: pack.title,
+      attemptId: attempt.id,
+      code,
+      score: result.score,
+      totalPoints: result.totalPoints,
+      mode: attempt.mode,
+      expiresAt: expiresAt.toISOString(),
+    },
   });
   return { code, expiresAt };
 }
@@ -134,26 +172,38 @@ export async function issueCertification(
  */
 export async function assertCertifiedForPack(ctx: ServiceContext, agentId: string, packId: string): Promise<void> {
   const pack = isUuid(packId)
-    ? await ctx.db.selectFrom("eval_packs").select(["id", "slug", "title", "review_status"]).where("id", "=", packId).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("eval_packs")
+        .select(["id", "slug", "title", "review_status"])
+        .where("id", "=", packId)
+        .executeTakeFirst()
     : undefined;
   const requiredPack = pack ? { id: pack.id, slug: pack.slug, title: pack.title } : null;
   if (pack) {
-    const cert = await ctx.db.selectFrom("eval_certifications").select(["id", "expires_at"]).where("agent_id", "=", agentId).where("pack_id", "=", pack.id).executeTakeFirst();
+    const cert = await ctx.db
+      .selectFrom("eval_certifications")
+      .select(["id", "expires_at"])
+      .where("agent_id", "=", agentId)
+      .where("pack_id", "=", pack.id)
+      .executeTakeFirst();
     if (cert && cert.expires_at.getTime() > ctx.now().getTime()) return;
     if (cert) {
-      throw new HttpError(403, `the agent's certification "${pack.title}" expired at ${cert.expires_at.toISOString()}; pass the pack again to renew it`, "CERTIFICATION_EXPIRED", {
-        requiredPackId: packId,
-        requiredPack,
-        expiredAt: cert.expires_at.toISOString(),
-      });
+      throw fail(
+        "CERTIFICATION_EXPIRED",
+        `the agent's certification "${pack.title}" expired at ${cert.expires_at.toISOString()}; pass the pack again to renew it`,
+        {
+          requiredPackId: packId,
+          requiredPack,
+          expiredAt: cert.expires_at.toISOString(),
+        },
+      );
     }
   }
-  throw new HttpError(
-    403,
+  throw fail(
+    "PACK_REQUIRED",
     pack
       ? `this job requires the certification "${pack.title}" (pack ${pack.id}); pass it with POST /v1/evals/packs/${pack.id}/attempts before bidding`
       : `this job requires certification pack ${packId}, which does not exist; no agent can bid on it`,
-    "PACK_REQUIRED",
     { requiredPackId: packId, requiredPack },
   );
 }

@@ -16,20 +16,36 @@ export function cooldownSeconds(config: ServiceConfig, failureStreak: number): n
 }
 
 /** When the agent may start its next attempt after this one; null unless it FAILED. */
-export function retryAtOf(config: ServiceConfig, attempt: { status: string; submitted_at: Date | null; failure_streak: number | null }): Date | null {
+export function retryAtOf(
+  config: ServiceConfig,
+  attempt: { status: string; submitted_at: Date | null; failure_streak: number | null },
+): Date | null {
   if (attempt.status !== "FAILED" || !attempt.submitted_at) return null;
   return new Date(attempt.submitted_at.getTime() + cooldownSeconds(config, attempt.failure_streak ?? 1) * 1000);
 }
 
 /** The agent's latest answered attempt at the pack (the one a new failure streak continues from). */
 export async function latestAnswered(db: Queryable, agentId: string, packId: string) {
-  return db.selectFrom("eval_attempts").select(["id", "status", "submitted_at", "failure_streak"])
-    .where("agent_id", "=", agentId).where("pack_id", "=", packId).where("status", "<>", "IN_PROGRESS")
-    .orderBy("submitted_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+  return db
+    .selectFrom("eval_attempts")
+    .select(["id", "status", "submitted_at", "failure_streak"])
+    .where("agent_id", "=", agentId)
+    .where("pack_id", "=", packId)
+    .where("status", "<>", "IN_PROGRESS")
+    .orderBy("submitted_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** 429 PACK_COOLDOWN (retryAt, Retry-After) while the latest failed attempt's cooldown runs. */
-export async function assertNoCooldown(db: Queryable, config: ServiceConfig, now: Date, agentId: string, packId: string): Promise<void> {
+export async function assertNoCooldown(
+  db: Queryable,
+  config: ServiceConfig,
+  now: Date,
+  agentId: string,
+  packId: string,
+): Promise<void> {
   const last = await latestAnswered(db, agentId, packId);
   const retryAt = last ? retryAtOf(config, last) : null;
   if (!retryAt || retryAt.getTime() <= now.getTime()) return;

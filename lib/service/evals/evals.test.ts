@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
-import { FREE_PACK_ID, PAID_PACK_ID, answerKey, answersScoring, claimedAgent, letTimePass } from "./test-support";
+import {
+  FREE_PACK_ID,
+  PAID_PACK_ID,
+  answerKey,
+  answersScoring,
+  claimedAgent,
+  letTimePass,
+} from "../testing/evals-support";
 
 // Certification packs on the HTTP surface, without a chain (the paid path against anvil is in
 // paid-packs.test.ts).
@@ -23,14 +30,48 @@ describe("GET /v1/evals/packs", () => {
     expect(res.json.meta).toMatchObject({ hasMore: false, nextCursor: null, limit: 20 });
     const free = res.json.data.find((p: { id: string }) => p.id === FREE_PACK_ID);
     const paid = res.json.data.find((p: { id: string }) => p.id === PAID_PACK_ID);
-    expect(free).toMatchObject({ slug: "marketplace-basics", title: "Marketplace basics", isFree: true, priceUsdc: null, questionCount: 5, passScore: 4, vertical: null });
-    expect(paid).toMatchObject({ slug: "lead-generation-verified", title: "Lead generation verified", isFree: false, priceUsdc: "5", questionCount: 5, passScore: 4, vertical: "LEAD_GEN" });
+    expect(free).toMatchObject({
+      slug: "marketplace-basics",
+      title: "Marketplace basics",
+      isFree: true,
+      priceUsdc: null,
+      questionCount: 5,
+      passScore: 4,
+      vertical: null,
+    });
+    expect(paid).toMatchObject({
+      slug: "lead-generation-verified",
+      title: "Lead generation verified",
+      isFree: false,
+      priceUsdc: "5",
+      questionCount: 5,
+      passScore: 4,
+      vertical: "LEAD_GEN",
+    });
     expect(typeof free.certifiedCount).toBe("number");
     for (const pack of res.json.data) {
       expect(Object.keys(pack).sort()).toEqual(
         [
-          "certifiedCount", "createdAt", "description", "id", "isFree", "passScore", "priceUsdc", "questionCount", "slug", "title", "vertical",
-          "timeLimitSeconds", "itemsPerAttempt", "poolSize", "passPercent", "validityDays", "sections", "publisherId", "reviewStatus", "reviewReason",
+          "certifiedCount",
+          "createdAt",
+          "description",
+          "id",
+          "isFree",
+          "passScore",
+          "priceUsdc",
+          "questionCount",
+          "slug",
+          "title",
+          "vertical",
+          "timeLimitSeconds",
+          "itemsPerAttempt",
+          "poolSize",
+          "passPercent",
+          "validityDays",
+          "sections",
+          "publisherId",
+          "reviewStatus",
+          "reviewReason",
         ].sort(),
       );
       if (!pack.isFree) {
@@ -50,7 +91,10 @@ describe("GET /v1/evals/packs", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { json: { data: Array<{ id: string }>; meta: { nextCursor: string | null } } } = await service.http("GET", `/v1/evals/packs?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { json: { data: Array<{ id: string }>; meta: { nextCursor: string | null } } } = await service.http(
+        "GET",
+        `/v1/evals/packs?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       seen.push(...page.json.data.map((p) => p.id));
       cursor = page.json.meta.nextCursor;
     } while (cursor);
@@ -89,7 +133,11 @@ describe("GET /v1/evals/packs/:id", () => {
   it("a paid pack shows its payment instructions from the configuration, and refuses to check a payment while the chain cannot be reached (503)", async () => {
     const detail = await service.http("GET", `/v1/evals/packs/${PAID_PACK_ID}`);
     expect(detail.status).toBe(200);
-    expect(detail.json.data).toMatchObject({ isFree: false, priceUsdc: "5", payment: { payTo: "0x4444444444444444444444444444444444444444", amountUsdc: "5" } });
+    expect(detail.json.data).toMatchObject({
+      isFree: false,
+      priceUsdc: "5",
+      payment: { payTo: "0x4444444444444444444444444444444444444444", amountUsdc: "5" },
+    });
     const agent = await newAgent(service);
     expect((await start(agent.apiKey, PAID_PACK_ID)).status).toBe(402);
     const res = await service.http("POST", `/v1/evals/packs/${PAID_PACK_ID}/attempts`, {
@@ -98,7 +146,9 @@ describe("GET /v1/evals/packs/:id", () => {
     });
     expect(res.status).toBe(503);
     expect(res.json.code).toBe("CHAIN_UNAVAILABLE");
-    expect(await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute()).toHaveLength(0);
+    expect(
+      await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute(),
+    ).toHaveLength(0);
   });
 });
 
@@ -108,8 +158,18 @@ describe("free pack attempts", () => {
     const first = await start(agent.apiKey, FREE_PACK_ID);
     expect(first.status).toBe(201);
     expect(first.json.data).toMatchObject({
-      packId: FREE_PACK_ID, agentId: agent.id, status: "IN_PROGRESS", paid: false, paymentTxHash: null, amountUsdc: null,
-      score: null, passed: null, questionCount: 5, passScore: 4, certificationId: null, submittedAt: null,
+      packId: FREE_PACK_ID,
+      agentId: agent.id,
+      status: "IN_PROGRESS",
+      paid: false,
+      paymentTxHash: null,
+      amountUsdc: null,
+      score: null,
+      passed: null,
+      questionCount: 5,
+      passScore: 4,
+      certificationId: null,
+      submittedAt: null,
       pack: { id: FREE_PACK_ID, slug: "marketplace-basics", title: "Marketplace basics" },
     });
 
@@ -119,14 +179,17 @@ describe("free pack attempts", () => {
 
     const failed = await answer(agent.apiKey, first.json.data.id, await answersScoring(service, FREE_PACK_ID, 3));
     expect(failed.status).toBe(200);
-    expect(failed.json.data).toMatchObject({ status: "FAILED", score: 3, passed: false, certificationId: null });
+    // A failure's score is not told: results differing by one answer would reveal that answer.
+    expect(failed.json.data).toMatchObject({ status: "FAILED", score: null, passed: false, certificationId: null });
     expect(failed.json.data.submittedAt).not.toBeNull();
     expect(JSON.stringify(failed.json)).not.toMatch(/"answer"|"correct"/);
 
     const twice = await answer(agent.apiKey, first.json.data.id, await answersScoring(service, FREE_PACK_ID, 5));
     expect(twice.status).toBe(409);
     expect(twice.json.code).toBe("ATTEMPT_ALREADY_SUBMITTED");
-    expect((await service.http("GET", `/v1/evals/attempts/${first.json.data.id}`, { token: agent.apiKey })).json.data).toMatchObject({ status: "FAILED", score: 3 });
+    expect(
+      (await service.http("GET", `/v1/evals/attempts/${first.json.data.id}`, { token: agent.apiKey })).json.data,
+    ).toMatchObject({ status: "FAILED", score: null });
     expect((await service.http("GET", `/v1/agents/${agent.id}/certifications`)).json.data).toEqual([]);
 
     const before = (await service.http("GET", `/v1/evals/packs/${FREE_PACK_ID}`)).json.data.certifiedCount;
@@ -143,8 +206,14 @@ describe("free pack attempts", () => {
     expect(certs.status).toBe(200);
     expect(certs.json.data).toEqual([
       expect.objectContaining({
-        id: passed.json.data.certificationId, agentId: agent.id, packId: FREE_PACK_ID, attemptId: retry.json.data.id,
-        score: 4, questionCount: 5, passScore: 4, pack: expect.objectContaining({ slug: "marketplace-basics" }),
+        id: passed.json.data.certificationId,
+        agentId: agent.id,
+        packId: FREE_PACK_ID,
+        attemptId: retry.json.data.id,
+        score: 4,
+        questionCount: 5,
+        passScore: 4,
+        pack: expect.objectContaining({ slug: "marketplace-basics" }),
       }),
     ]);
     const after = (await service.http("GET", `/v1/evals/packs/${FREE_PACK_ID}`)).json.data.certifiedCount;
@@ -166,7 +235,9 @@ describe("free pack attempts", () => {
     expect(extra.status).toBe(400);
     expect(extra.json.message).toContain("property score should not exist");
     expect((await start(agent.apiKey, "no-such-pack")).status).toBe(404);
-    expect(await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute()).toHaveLength(0);
+    expect(
+      await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute(),
+    ).toHaveLength(0);
 
     const bySlug = await start(agent.apiKey, "marketplace-basics", { agentId: agent.id });
     expect(bySlug.status).toBe(201);
@@ -191,9 +262,11 @@ describe("free pack attempts", () => {
     for (const [name, answers, message] of cases) {
       const res = await answer(agent.apiKey, attempt.id, answers);
       expect(res.status, name).toBe(400);
-      expect(res.json.message.join(" "), name).toMatch(message);
+      expect(res.json.messages.join(" "), name).toMatch(message);
     }
-    expect((await service.http("GET", `/v1/evals/attempts/${attempt.id}`, { token: agent.apiKey })).json.data).toMatchObject({ status: "IN_PROGRESS", score: null });
+    expect(
+      (await service.http("GET", `/v1/evals/attempts/${attempt.id}`, { token: agent.apiKey })).json.data,
+    ).toMatchObject({ status: "IN_PROGRESS", score: null });
     const ok = await answer(agent.apiKey, attempt.id, right);
     expect(ok.json.data).toMatchObject({ status: "PASSED", score: 5 });
   });
@@ -201,8 +274,14 @@ describe("free pack attempts", () => {
   it("unknown and malformed attempt ids", async () => {
     const agent = await newAgent(service);
     expect((await service.http("GET", "/v1/evals/attempts/not-a-uuid", { token: agent.apiKey })).status).toBe(400);
-    expect((await service.http("GET", "/v1/evals/attempts/00000000-0000-4000-8000-000000000000", { token: agent.apiKey })).status).toBe(404);
-    expect((await answer(agent.apiKey, "00000000-0000-4000-8000-000000000000", [{ questionId: "mb-1", choice: "a" }])).status).toBe(404);
+    expect(
+      (await service.http("GET", "/v1/evals/attempts/00000000-0000-4000-8000-000000000000", { token: agent.apiKey }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await answer(agent.apiKey, "00000000-0000-4000-8000-000000000000", [{ questionId: "mb-1", choice: "a" }]))
+        .status,
+    ).toBe(404);
   });
 
   it("parallel starts give one attempt; parallel submissions score it once", async () => {
@@ -214,8 +293,12 @@ describe("free pack attempts", () => {
     const right = await answersScoring(service, FREE_PACK_ID, 5);
     const submits = await Promise.all(Array.from({ length: 6 }, () => answer(agent.apiKey, id, right)));
     expect(submits.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(submits.filter((r) => r.status === 409).every((r) => r.json.code === "ATTEMPT_ALREADY_SUBMITTED")).toBe(true);
-    expect(await service.db.selectFrom("eval_certifications").select("id").where("agent_id", "=", agent.id).execute()).toHaveLength(1);
+    expect(submits.filter((r) => r.status === 409).every((r) => r.json.code === "ATTEMPT_ALREADY_SUBMITTED")).toBe(
+      true,
+    );
+    expect(
+      await service.db.selectFrom("eval_certifications").select("id").where("agent_id", "=", agent.id).execute(),
+    ).toHaveLength(1);
   });
 });
 
@@ -232,7 +315,9 @@ describe("who may take and read attempts", () => {
     expect(steal.status).toBe(403);
     expect((await service.http("GET", `/v1/evals/attempts/${attempt.id}`)).status).toBe(401);
     expect((await service.http("POST", `/v1/evals/packs/${FREE_PACK_ID}/attempts`, { body: {} })).status).toBe(401);
-    expect((await service.http("GET", `/v1/evals/attempts/${attempt.id}`, { token: agent.apiKey })).json.data.status).toBe("IN_PROGRESS");
+    expect(
+      (await service.http("GET", `/v1/evals/attempts/${attempt.id}`, { token: agent.apiKey })).json.data.status,
+    ).toBe("IN_PROGRESS");
   });
 
   it("the owner's session takes a pack for its agent by naming agentId and reads its attempts", async () => {
@@ -248,11 +333,16 @@ describe("who may take and read attempts", () => {
     const attempt = await start(owner.token, FREE_PACK_ID, { agentId: agent.id });
     expect(attempt.status).toBe(201);
     expect(attempt.json.data.agentId).toBe(agent.id);
-    expect((await service.http("GET", `/v1/evals/attempts/${attempt.json.data.id}`, { token: stranger.token })).status).toBe(403);
+    expect(
+      (await service.http("GET", `/v1/evals/attempts/${attempt.json.data.id}`, { token: stranger.token })).status,
+    ).toBe(403);
     const passed = await answer(owner.token, attempt.json.data.id, await answersScoring(service, FREE_PACK_ID, 5));
     expect(passed.json.data.status).toBe("PASSED");
     // The agent's own key sees what its owner did.
-    expect((await service.http("GET", `/v1/evals/attempts/${attempt.json.data.id}`, { token: agent.apiKey })).json.data.status).toBe("PASSED");
+    expect(
+      (await service.http("GET", `/v1/evals/attempts/${attempt.json.data.id}`, { token: agent.apiKey })).json.data
+        .status,
+    ).toBe("PASSED");
   });
 
   it("GET /v1/evals/attempts lists one agent's attempts, newest first, by cursor", async () => {
@@ -267,16 +357,22 @@ describe("who may take and read attempts", () => {
     expect(own.json.data.map((a: { id: string }) => a.id)).toEqual([a2.id, a1.id]);
     const paged = await service.http("GET", "/v1/evals/attempts?limit=1", { token: agent.apiKey });
     expect(paged.json.meta.hasMore).toBe(true);
-    const next = await service.http("GET", `/v1/evals/attempts?limit=1&cursor=${paged.json.meta.nextCursor}`, { token: agent.apiKey });
+    const next = await service.http("GET", `/v1/evals/attempts?limit=1&cursor=${paged.json.meta.nextCursor}`, {
+      token: agent.apiKey,
+    });
     expect(next.json.data.map((a: { id: string }) => a.id)).toEqual([a1.id]);
-    const failedOnly = await service.http("GET", `/v1/evals/attempts?status=FAILED&packId=${FREE_PACK_ID}`, { token: agent.apiKey });
+    const failedOnly = await service.http("GET", `/v1/evals/attempts?status=FAILED&packId=${FREE_PACK_ID}`, {
+      token: agent.apiKey,
+    });
     expect(failedOnly.json.data.map((a: { id: string }) => a.id)).toEqual([a1.id]);
 
     const byOwner = await service.http("GET", `/v1/evals/attempts?agentId=${agent.id}`, { token: owner.token });
     expect(byOwner.json.data).toHaveLength(2);
     expect((await service.http("GET", "/v1/evals/attempts", { token: owner.token })).status).toBe(400);
     const other = await newAgent(service);
-    expect((await service.http("GET", `/v1/evals/attempts?agentId=${agent.id}`, { token: other.apiKey })).status).toBe(403);
+    expect((await service.http("GET", `/v1/evals/attempts?agentId=${agent.id}`, { token: other.apiKey })).status).toBe(
+      403,
+    );
   });
 
   it("certifications are public; an unknown agent is a 404", async () => {
@@ -295,14 +391,22 @@ describe("jobs with requiredPackId", () => {
       const res = await service.http("POST", "/v1/jobs", { token: poster.token, body: jobInput({ requiredPackId }) });
       expect(res.status, requiredPackId).toBe(400);
       expect(res.json.code).toBe("PACK_NOT_FOUND");
-      expect(res.json.message.join(" ")).toContain(requiredPackId);
+      expect(res.json.messages.join(" ")).toContain(requiredPackId);
     }
-    expect(await service.db.selectFrom("jobs").select("id").where("poster_id", "=", poster.id).execute()).toHaveLength(0);
+    expect(await service.db.selectFrom("jobs").select("id").where("poster_id", "=", poster.id).execute()).toHaveLength(
+      0,
+    );
 
-    const byId = await service.http("POST", "/v1/jobs", { token: poster.token, body: jobInput({ requiredPackId: FREE_PACK_ID }) });
+    const byId = await service.http("POST", "/v1/jobs", {
+      token: poster.token,
+      body: jobInput({ requiredPackId: FREE_PACK_ID }),
+    });
     expect(byId.status).toBe(201);
     expect(byId.json.data.requiredPackId).toBe(FREE_PACK_ID);
-    const bySlug = await service.http("POST", "/v1/jobs", { token: poster.token, body: jobInput({ requiredPackId: "lead-generation-verified" }) });
+    const bySlug = await service.http("POST", "/v1/jobs", {
+      token: poster.token,
+      body: jobInput({ requiredPackId: "lead-generation-verified" }),
+    });
     expect(bySlug.status).toBe(201);
     expect(bySlug.json.data.requiredPackId).toBe(PAID_PACK_ID);
     const plain = await service.http("POST", "/v1/jobs", { token: poster.token, body: jobInput() });
@@ -313,7 +417,11 @@ describe("jobs with requiredPackId", () => {
     const poster = await newUser(service);
     const job = (await poster.client.createJob({ body: jobInput({ requiredPackId: FREE_PACK_ID }) })).data;
     const agent = await newAgent(service);
-    const bid = () => service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
+    const bid = () =>
+      service.http("POST", `/v1/jobs/${job.id}/bids`, {
+        token: agent.apiKey,
+        body: { agentId: agent.id, proposedUsdc: "40" },
+      });
 
     const refused = await bid();
     expect(refused.status).toBe(403);
@@ -337,12 +445,17 @@ describe("jobs with requiredPackId", () => {
     const otherJob = (await poster.client.createJob({ body: jobInput({ requiredPackId: PAID_PACK_ID }) })).data;
 
     const attempt = (await start(agent.apiKey, FREE_PACK_ID)).json.data;
-    expect((await answer(agent.apiKey, attempt.id, await answersScoring(service, FREE_PACK_ID, 5))).json.data.status).toBe("PASSED");
+    expect(
+      (await answer(agent.apiKey, attempt.id, await answersScoring(service, FREE_PACK_ID, 5))).json.data.status,
+    ).toBe("PASSED");
     const placed = await bid();
     expect(placed.status).toBe(201);
     expect(placed.json.data).toMatchObject({ jobId: job.id, agentId: agent.id, status: "PENDING" });
 
-    const wrongPack = await service.http("POST", `/v1/jobs/${otherJob.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
+    const wrongPack = await service.http("POST", `/v1/jobs/${otherJob.id}/bids`, {
+      token: agent.apiKey,
+      body: { agentId: agent.id, proposedUsdc: "40" },
+    });
     expect(wrongPack.status).toBe(403);
     expect(wrongPack.json).toMatchObject({ code: "PACK_REQUIRED", requiredPack: { slug: "lead-generation-verified" } });
   });
@@ -351,24 +464,31 @@ describe("jobs with requiredPackId", () => {
 describe("cooldown after failed attempts", () => {
   it("a failed attempt starts a cooldown that doubles with each failure in a row (429 PACK_COOLDOWN with retryAt), capped at a day; results never name the wrong answers", async () => {
     const agent = await newAgent(service);
-    const attempts = async () => (await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute()).length;
+    const attempts = async () =>
+      (await service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).execute()).length;
     const fail = async () => {
       const started = await start(agent.apiKey, FREE_PACK_ID);
       expect(started.status, JSON.stringify(started.json)).toBe(201);
       const failed = await answer(agent.apiKey, started.json.data.id, await answersScoring(service, FREE_PACK_ID, 3));
-      expect(failed.json.data).toMatchObject({ status: "FAILED", score: 3, passScore: 4, questionCount: 5 });
-      // The score and the pass mark, never which answers were wrong.
+      expect(failed.json.data).toMatchObject({ status: "FAILED", score: null, passScore: 4, questionCount: 5 });
+      // The pass mark, never the failure's score nor which answers were wrong.
       expect(JSON.stringify(failed.json)).not.toMatch(/"answer"|"correct"|"choice"|"questionId"/);
       return failed.json.data as { id: string; submittedAt: string; retryAt: string; failedAttemptsInARow: number };
     };
-    const waitOf = (a: { submittedAt: string; retryAt: string }) => (Date.parse(a.retryAt) - Date.parse(a.submittedAt)) / 1000;
+    const waitOf = (a: { submittedAt: string; retryAt: string }) =>
+      (Date.parse(a.retryAt) - Date.parse(a.submittedAt)) / 1000;
 
     const first = await fail();
     expect(first.failedAttemptsInARow).toBe(1);
     expect(waitOf(first)).toBe(600);
     const refused = await start(agent.apiKey, FREE_PACK_ID);
     expect(refused.status).toBe(429);
-    expect(refused.json).toMatchObject({ statusCode: 429, code: "PACK_COOLDOWN", retryAt: first.retryAt, failedAttempts: 1 });
+    expect(refused.json).toMatchObject({
+      statusCode: 429,
+      code: "PACK_COOLDOWN",
+      retryAt: first.retryAt,
+      failedAttempts: 1,
+    });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(590);
     expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(600);
     expect(await attempts()).toBe(1);
@@ -404,7 +524,15 @@ describe("cooldown after failed attempts", () => {
 describe("OpenAPI", () => {
   it("lists the eval routes and the bid gate", async () => {
     const doc = (await service.http("GET", "/v1/openapi.json")).json;
-    for (const path of ["/v1/evals/packs", "/v1/evals/packs/{id}", "/v1/evals/packs/{id}/attempts", "/v1/evals/attempts/{id}/answers", "/v1/evals/attempts/{id}", "/v1/evals/attempts", "/v1/agents/{id}/certifications"]) {
+    for (const path of [
+      "/v1/evals/packs",
+      "/v1/evals/packs/{id}",
+      "/v1/evals/packs/{id}/attempts",
+      "/v1/evals/attempts/{id}/answers",
+      "/v1/evals/attempts/{id}",
+      "/v1/evals/attempts",
+      "/v1/agents/{id}/certifications",
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     expect(JSON.stringify(doc.paths["/v1/jobs/{id}/bids"])).toContain("PACK_REQUIRED");

@@ -1,11 +1,12 @@
 import { sql } from "kysely";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { Hex } from "viem";
-import { getPublicClient } from "@/lib/chain/clients";
-import { sendDurableUsdcTransfer } from "@/lib/chain/durable-transfer";
+import { sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
 import { splitFee } from "@/lib/chain/units";
 import type { ServiceContext, Worker } from "../context";
 import { requireChain } from "../context";
 import type { Db } from "../db/connection";
+import { errorFields, log } from "../log";
 
 const PAYOUT_LEASE_MS = 5 * 60_000;
 
@@ -14,9 +15,17 @@ const PAYOUT_LEASE_MS = 5 * 60_000;
  * escrow's feeBps, rounded as the contract does). Queued in the attempt's transaction: the unique
  * attempt_id makes it one payout per payment, whatever retries or races happen.
  */
-export async function queuePackPayout(trx: Db, ctx: ServiceContext, p: { attemptId: string; packId: string; publisherUserId: string; units: bigint }) {
+export async function queuePackPayout(
+  trx: Db,
+  ctx: ServiceContext,
+  p: { attemptId: string; packId: string; publisherUserId: string; units: bigint },
+) {
   const chain = requireChain(ctx);
-  const publisher = await trx.selectFrom("users").select("address").where("id", "=", p.publisherUserId).executeTakeFirstOrThrow();
+  const publisher = await trx
+    .selectFrom("users")
+    .select("address")
+    .where("id", "=", p.publisherUserId)
+    .executeTakeFirstOrThrow();
   const { net, fee } = splitFee(p.units, chain.feeBps);
   if (net <= 0n) return;
   await trx
@@ -31,6 +40,7 @@ export async function queuePackPayout(trx: Db, ctx: ServiceContext, p: { attempt
       tx_hash: null,
       raw_tx: null,
       last_error: null,
+      chain_id: chain.chainId,
     })
     .onConflict((oc) => oc.column("attempt_id").doNothing())
     .execute();
@@ -38,11 +48,17 @@ export async function queuePackPayout(trx: Db, ctx: ServiceContext, p: { attempt
 
 /**
  * Sends one payout exactly once, from the service's operator wallet (which the pack treasury keeps
- * funded): claimed under a lease; the transfer is signed and its hash stored before it is
- * broadcast; a later try rebroadcasts the same signed bytes (same nonce: mined once at most), and
- * signs anew only when the wallet's nonce moved past it without mining it.
+ * funded): claimed under a lease; the transfer is signed and its bytes and hash stored before it is
+ * broadcast; a later try asks the chain what became of it and rebroadcasts the same signed bytes
+ * (same nonce: mined once at most). A receipt the RPC did not deliver is unknown, never "not
+ * mined"; only a transfer whose nonce went to another transaction (lib/chain/durable-transfer.ts)
+ * is signed anew.
  */
-async function sendPackPayout(ctx: ServiceContext, id: string, now: Date = ctx.now()): Promise<"CONFIRMED" | "PENDING"> {
+async function sendPackPayout(
+  ctx: ServiceContext,
+  id: string,
+  now: Date = ctx.now(),
+): Promise<"CONFIRMED" | "PENDING"> {
   const chain = requireChain(ctx);
   const claimed = await ctx.db
     .updateTable("eval_pack_payouts")
@@ -60,40 +76,72 @@ async function sendPackPayout(ctx: ServiceContext, id: string, now: Date = ctx.n
     amount: BigInt(claimed.amount_units),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
     forget: async () => {
-      await ctx.db.updateTable("eval_pack_payouts").set({ raw_tx: null, tx_hash: null, status: "PENDING" }).where("id", "=", id).execute();
+      await ctx.db
+        .updateTable("eval_pack_payouts")
+        .set({ raw_tx: null, tx_hash: null, status: "PENDING" })
+        .where("id", "=", id)
+        .execute();
     },
     record: async (raw, signedHash) => {
-      await ctx.db.updateTable("eval_pack_payouts").set({ raw_tx: raw, tx_hash: signedHash, status: "SENT", sent_at: now }).where("id", "=", id).execute();
+      await ctx.db
+        .updateTable("eval_pack_payouts")
+        .set({ raw_tx: raw, tx_hash: signedHash, status: "SENT", sent_at: now })
+        .where("id", "=", id)
+        .execute();
     },
   });
-  const receipt = await getPublicClient(chain).waitForTransactionReceipt({ hash, confirmations: chain.confirmations, timeout: 180_000 });
+  const receipt = await waitForDurableTransfer(chain, hash);
   if (receipt.status === "success") {
-    await ctx.db.updateTable("eval_pack_payouts").set({ status: "CONFIRMED", lease_until: null, last_error: null }).where("id", "=", id).execute();
+    await ctx.db
+      .updateTable("eval_pack_payouts")
+      .set({ status: "CONFIRMED", lease_until: null, last_error: null })
+      .where("id", "=", id)
+      .execute();
     return "CONFIRMED";
   }
   // Reverted (e.g. the wallet lacked USDC): nothing moved; sign anew on the next round.
-  await ctx.db.updateTable("eval_pack_payouts").set({ status: "PENDING", raw_tx: null, tx_hash: null, last_error: "the USDC transfer reverted", lease_until: null }).where("id", "=", id).execute();
+  await ctx.db
+    .updateTable("eval_pack_payouts")
+    .set({
+      status: "PENDING",
+      raw_tx: null,
+      tx_hash: null,
+      last_error: "the USDC transfer reverted",
+      lease_until: null,
+    })
+    .where("id", "=", id)
+    .execute();
   return "PENDING";
 }
 
 /** The worker's round: payouts not confirmed whose lease is free (new, or left by a crash or an outage). */
-export async function payPendingPackPayouts(ctx: ServiceContext, now: Date = ctx.now()): Promise<number> {
+export async function payPendingPackPayouts(
+  ctx: ServiceContext,
+  now: Date = ctx.now(),
+  options: { only?: string[] } = {},
+): Promise<number> {
   if (!ctx.config.chain) return 0;
-  const rows = await ctx.db
+  let q = ctx.db
     .selectFrom("eval_pack_payouts")
     .select("id")
     .where("status", "<>", "CONFIRMED")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .orderBy("created_at")
-    .limit(20)
-    .execute();
+    // Owed on this chain (rows from before the chain was recorded: the configured one).
+    .where((eb) => eb.or([eb("chain_id", "is", null), eb("chain_id", "=", ctx.config.chain!.chainId)]))
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  // Only these payouts: for tests that move the clock on a database other suites share.
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  const rows = await q.orderBy("created_at").limit(20).execute();
   let done = 0;
   for (const { id } of rows) {
     try {
       if ((await sendPackPayout(ctx, id, now)) === "CONFIRMED") done += 1;
     } catch (error) {
-      await ctx.db.updateTable("eval_pack_payouts").set({ last_error: (error as Error).message.slice(0, 500) }).where("id", "=", id).execute();
-      console.error(`[evals] pack payout ${id}: ${(error as Error).message}`);
+      await ctx.db
+        .updateTable("eval_pack_payouts")
+        .set({ last_error: chainFailureReason(error).slice(0, 500) })
+        .where("id", "=", id)
+        .execute();
+      log.error({ payoutId: id, ...errorFields(error) }, "pack payout failed");
     }
   }
   return done;

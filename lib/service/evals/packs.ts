@@ -1,10 +1,10 @@
+import { fail, DomainError, domainStatusOf } from "../errors";
 import { sql } from "kysely";
 import type { z } from "zod";
 import { packPaymentMessage, type EvalPack, type EvalPackDetail, type EvalPayment } from "@/lib/api/schemas/evals";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
-import { badRequest, forbidden, notFound, HttpError } from "../http/errors";
 import type { Actor } from "../auth/actor";
 import { isOperator } from "../auth/operator";
 import { decodeCursor, pageOf } from "../http/pagination";
@@ -23,18 +23,26 @@ export function selectPacks(db: Db) {
     .selectFrom("eval_packs as p")
     .selectAll("p")
     .select([
-      sql<number>`(select count(*)::int from eval_questions q where q.pack_id = p.id and q.retired_at is null)`.as("question_count"),
+      sql<number>`(select count(*)::int from eval_questions q where q.pack_id = p.id and q.retired_at is null)`.as(
+        "question_count",
+      ),
       sql<number>`(select count(*)::int from eval_certifications c where c.pack_id = p.id)`.as("certified_count"),
-      sql<Array<{ name: string; items: number; points: number }>>`(select coalesce(jsonb_agg(jsonb_build_object('name', s.section, 'items', s.n, 'points', s.pts) order by s.first), '[]'::jsonb)
+      sql<
+        Array<{ name: string; items: number; points: number }>
+      >`(select coalesce(jsonb_agg(jsonb_build_object('name', s.section, 'items', s.n, 'points', s.pts) order by s.first), '[]'::jsonb)
         from (select q.section, count(*)::int as n, sum(q.points)::int as pts, min(q.position) as first from eval_questions q
               where q.pack_id = p.id and q.retired_at is null group by q.section) s)`.as("sections"),
     ]);
 }
 
-type PackRow = Awaited<ReturnType<ReturnType<typeof selectPacks>["executeTakeFirstOrThrow"]>>;
+export type PackRow = Awaited<ReturnType<ReturnType<typeof selectPacks>["executeTakeFirstOrThrow"]>>;
 
 /** Who may see a pack that is not (yet) approved: its publisher and the operator. */
-export async function canSeeUnlisted(ctx: ServiceContext, actor: Actor | null, pack: { publisher_user_id: string | null }): Promise<boolean> {
+export async function canSeeUnlisted(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  pack: { publisher_user_id: string | null },
+): Promise<boolean> {
   if (actor?.kind === "USER" && pack.publisher_user_id === actor.userId) return true;
   return isOperator(ctx, actor);
 }
@@ -42,13 +50,15 @@ export async function canSeeUnlisted(ctx: ServiceContext, actor: Actor | null, p
 /** A pack named by its id or its slug; null when there is none. */
 export async function findPack(ctx: ServiceContext, idOrSlug: string): Promise<PackRow | null> {
   const q = selectPacks(ctx.db);
-  const row = isUuid(idOrSlug) ? await q.where("p.id", "=", idOrSlug.toLowerCase()).executeTakeFirst() : await q.where("p.slug", "=", idOrSlug).executeTakeFirst();
+  const row = isUuid(idOrSlug)
+    ? await q.where("p.id", "=", idOrSlug.toLowerCase()).executeTakeFirst()
+    : await q.where("p.slug", "=", idOrSlug).executeTakeFirst();
   return row ?? null;
 }
 
 export async function getPackOrThrow(ctx: ServiceContext, idOrSlug: string): Promise<PackRow> {
   const row = await findPack(ctx, idOrSlug);
-  if (!row) throw notFound("certification pack");
+  if (!row) throw fail("NOT_FOUND", "certification pack not found");
   return row;
 }
 
@@ -58,10 +68,17 @@ export async function getPackOrThrow(ctx: ServiceContext, idOrSlug: string): Pro
  */
 export async function resolveRequiredPackId(ctx: ServiceContext, idOrSlug: string): Promise<string> {
   const pack = await findPack(ctx, idOrSlug);
-  if (!pack) throw badRequest([`requiredPackId ${idOrSlug} names no certification pack; GET /v1/evals/packs lists them`], "PACK_NOT_FOUND");
+  if (!pack)
+    throw fail("PACK_NOT_FOUND", [
+      `requiredPackId ${idOrSlug} names no certification pack; GET /v1/evals/packs lists them`,
+    ]);
   // A community pack is required only once the operator approved it (an edit sends it back to review).
   if (pack.review_status !== "APPROVED") {
-    throw new HttpError(400, `requiredPackId ${idOrSlug} names a pack that is ${pack.review_status === "PENDING" ? "waiting for the operator's approval" : "refused"}`, "PACK_NOT_APPROVED", { reviewStatus: pack.review_status });
+    throw fail(
+      "PACK_NOT_APPROVED",
+      `requiredPackId ${idOrSlug} names a pack that is ${pack.review_status === "PENDING" ? "waiting for the operator's approval" : "refused"}`,
+      { reviewStatus: pack.review_status },
+    );
   }
   return pack.id;
 }
@@ -107,23 +124,33 @@ export async function listPacks(ctx: ServiceContext, actor: Actor | null, query:
   const after = decodeCursor(query.cursor);
   let q = selectPacks(ctx.db);
   if (query.mine) {
-    if (actor?.kind !== "USER") throw forbidden("mine=true lists the packs a signed-in person published");
+    if (actor?.kind !== "USER") throw fail("FORBIDDEN", "mine=true lists the packs a signed-in person published");
     q = q.where("p.publisher_user_id", "=", actor.userId);
   } else {
     // Listed: approved packs only (new and edited community packs wait for the operator).
     q = q.where("p.review_status", "=", "APPROVED");
   }
-  if (query.q) q = q.where(sql<boolean>`(p.title ilike ${"%" + query.q.replace(/[\\%_]/g, "\\$&") + "%"} or p.description ilike ${"%" + query.q.replace(/[\\%_]/g, "\\$&") + "%"})`);
+  if (query.q)
+    q = q.where(
+      sql<boolean>`(p.title ilike ${"%" + query.q.replace(/[\\%_]/g, "\\$&") + "%"} or p.description ilike ${"%" + query.q.replace(/[\\%_]/g, "\\$&") + "%"})`,
+    );
   if (query.isFree !== undefined) q = q.where("p.is_free", "=", query.isFree);
   if (query.vertical !== undefined) q = q.where("p.vertical", "=", query.vertical);
   if (after) q = q.where(sql<boolean>`(p.created_at, p.id) > (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("p.created_at", "asc").orderBy("p.id", "asc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("p.created_at", "asc")
+    .orderBy("p.id", "asc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }), "/v1/evals/packs/:id");
   return { data: page.rows.map(presentPack), meta: page.meta };
 }
 
 /** Where and how much to pay for one attempt; throws 503 CHAIN_UNAVAILABLE when that cannot be known. */
-export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "id" | "is_free" | "price_usdc">): Promise<PaymentDto | null> {
+export async function paymentFor(
+  ctx: ServiceContext,
+  pack: Pick<PackRow, "id" | "is_free" | "price_usdc">,
+): Promise<PaymentDto | null> {
   if (pack.is_free || pack.price_usdc === null) return null;
   const treasury = packTreasury(ctx);
   const chain = ctx.config.chain!;
@@ -136,8 +163,14 @@ export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "id" |
     amountUsdc,
     amountUnits: parseUsdc(amountUsdc).toString(),
     confirmations: chain.confirmations,
-    payer: "any address you control: after the transfer, sign the payment message with the key of the address that sent it",
-    messageTemplate: packPaymentMessage({ packId: pack.id, agentId: "{agentId}", txHash: "{txHash}", chainId: chain.chainId }),
+    payer:
+      "any address you control: after the transfer, sign the payment message with the key of the address that sent it",
+    messageTemplate: packPaymentMessage({
+      packId: pack.id,
+      agentId: "{agentId}",
+      txHash: "{txHash}",
+      chainId: chain.chainId,
+    }),
   };
 }
 
@@ -147,29 +180,41 @@ export async function paymentFor(ctx: ServiceContext, pack: Pick<PackRow, "id" |
  * items are drawn at random per session, seen one at a time). Answers never leave the service.
  * A pack not approved is seen by its publisher and the operator only (404 to anyone else).
  */
-export async function getPackDetail(ctx: ServiceContext, actor: Actor | null, idOrSlug: string): Promise<{ data: z.input<typeof EvalPackDetail> }> {
+export async function getPackDetail(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  idOrSlug: string,
+): Promise<{ data: z.input<typeof EvalPackDetail> }> {
   const pack = await getPackOrThrow(ctx, idOrSlug);
   const reviewer = pack.publisher_user_id !== null && (await canSeeUnlisted(ctx, actor, pack));
-  if (pack.review_status !== "APPROVED" && !reviewer) throw notFound("certification pack");
+  if (pack.review_status !== "APPROVED" && !reviewer) throw fail("NOT_FOUND", "certification pack not found");
   // A community pack's pool is shown to its publisher and the operator (to review it), not to takers.
-  const questions = pack.publisher_user_id !== null && !reviewer ? [] : await ctx.db
-    .selectFrom("eval_questions")
-    .select(["id", "position", "prompt", "choices"])
-    .where("pack_id", "=", pack.id)
-    .where("retired_at", "is", null)
-    .orderBy("position")
-    .execute();
+  const questions =
+    pack.publisher_user_id !== null && !reviewer
+      ? []
+      : await ctx.db
+          .selectFrom("eval_questions")
+          .select(["id", "position", "prompt", "choices"])
+          .where("pack_id", "=", pack.id)
+          .where("retired_at", "is", null)
+          .orderBy("position")
+          .execute();
   let payment: PaymentDto | null = null;
   try {
     payment = await paymentFor(ctx, pack);
   } catch (error) {
     // A read page stays up without the chain; starting a paid attempt then answers 503.
-    if (!(error instanceof HttpError && error.status === 503)) throw error;
+    if (!(error instanceof DomainError && domainStatusOf(error.code) === 503)) throw error;
   }
   return {
     data: {
       ...presentPack(pack),
-      questions: questions.map((q) => ({ id: q.id, position: q.position, prompt: q.prompt, choices: q.choices.map((c) => ({ id: c.id, text: c.text })) })),
+      questions: questions.map((q) => ({
+        id: q.id,
+        position: q.position,
+        prompt: q.prompt,
+        choices: q.choices.map((c) => ({ id: c.id, text: c.text })),
+      })),
       payment,
     },
   };

@@ -10,7 +10,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import type { ServiceConfig } from "../config";
 import { GENEROUS_BUDGETS, newAgent, startTestService, type TestService } from "../testing/harness";
-import { PAID_PACK_ID, answersScoring, claimedAgent, letTimePass } from "./test-support";
+import { PAID_PACK_ID, answersScoring, claimedAgent, letTimePass } from "../testing/evals-support";
 
 // Paid certification packs against a real anvil with TestUSDC: a USDC transfer of exactly the
 // price to the dedicated pack treasury, claimed with the sender's signature of a message naming
@@ -54,7 +54,9 @@ async function pay(from: number, amount: string, to: Address = treasury, options
 
 /** Anvil account `signer`'s EIP-191 signature claiming `txHash` for `agentId`'s attempt. */
 function sign(signer: number, agentId: string, txHash: string, chainId = chain.config.chainId): Promise<Hex> {
-  return chain.wallet(signer).signMessage({ message: packPaymentMessage({ packId: PAID_PACK_ID, agentId, txHash: txHash.toLowerCase(), chainId }) });
+  return chain.wallet(signer).signMessage({
+    message: packPaymentMessage({ packId: PAID_PACK_ID, agentId, txHash: txHash.toLowerCase(), chainId }),
+  });
 }
 
 /** The body a payer sends: the hash and its own signature for that agent. */
@@ -65,7 +67,8 @@ async function paid(signer: number, agentId: string, txHash: string) {
 const walletOf = (index: number) => chain.accounts[index]!.address;
 const start = (s: TestService, token: string, body: Record<string, unknown> = {}) =>
   s.http("POST", `/v1/evals/packs/${PAID_PACK_ID}/attempts`, { token, body });
-const attemptsOf = (agentId: string) => service.db.selectFrom("eval_attempts").select(["id", "status"]).where("agent_id", "=", agentId).execute();
+const attemptsOf = (agentId: string) =>
+  service.db.selectFrom("eval_attempts").select(["id", "status"]).where("agent_id", "=", agentId).execute();
 
 describe("paid packs", () => {
   it("the detail names the dedicated treasury, token, exact amount and message to sign; without txHash the start is 402 PAYMENT_REQUIRED", async () => {
@@ -87,7 +90,12 @@ describe("paid packs", () => {
     const agent = await newAgent(service, { walletAddress: walletOf(PAYER) });
     const res = await start(service, agent.apiKey);
     expect(res.status).toBe(402);
-    expect(res.json).toMatchObject({ statusCode: 402, error: "Payment Required", code: "PAYMENT_REQUIRED", payment: { payTo: treasury, amountUsdc: "5" } });
+    expect(res.json).toMatchObject({
+      statusCode: 402,
+      error: "Payment Required",
+      code: "PAYMENT_REQUIRED",
+      payment: { payTo: treasury, amountUsdc: "5" },
+    });
     expect(await attemptsOf(agent.id)).toHaveLength(0);
   });
 
@@ -100,11 +108,17 @@ describe("paid packs", () => {
     const started = await start(service, agent.apiKey, await paid(PAYER, agent.id, txHash));
     expect(started.status, JSON.stringify(started.json)).toBe(201);
     expect(started.json.data).toMatchObject({
-      packId: PAID_PACK_ID, agentId: agent.id, status: "IN_PROGRESS", paid: true, paymentTxHash: txHash.toLowerCase(),
-      amountUsdc: "5", payerAddress: walletOf(PAYER),
+      packId: PAID_PACK_ID,
+      agentId: agent.id,
+      status: "IN_PROGRESS",
+      paid: true,
+      paymentTxHash: txHash.toLowerCase(),
+      amountUsdc: "5",
+      payerAddress: walletOf(PAYER),
     });
     const passed = await service.http("POST", `/v1/evals/attempts/${started.json.data.id}/answers`, {
-      token: agent.apiKey, body: { answers: await answersScoring(service, PAID_PACK_ID, 5) },
+      token: agent.apiKey,
+      body: { answers: await answersScoring(service, PAID_PACK_ID, 5) },
     });
     expect(passed.json.data).toMatchObject({ status: "PASSED", score: 5 });
     const certs = (await service.http("GET", `/v1/agents/${agent.id}/certifications`)).json.data;
@@ -123,15 +137,23 @@ describe("paid packs", () => {
     // Someone pays the treasury for their own attempt; an attacker sets that address as its agent's wallet.
     const txHash = await pay(VICTIM, "5");
     const attacker = await newAgent(service, { walletAddress: walletOf(VICTIM) });
-    const { agent: ownedByAttacker, owner } = await claimedAgent(service, { ownerKey: chain.accounts[STRANGER]!.privateKey });
+    const { agent: ownedByAttacker, owner } = await claimedAgent(service, {
+      ownerKey: chain.accounts[STRANGER]!.privateKey,
+    });
     // ...and another sets it as its payout address.
-    expect((await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: walletOf(VICTIM) } })).status).toBe(200);
+    expect(
+      (await service.http("PUT", "/v1/forum/me/payout", { token: owner.token, body: { address: walletOf(VICTIM) } }))
+        .status,
+    ).toBe(200);
 
     const noSignature = await start(service, attacker.apiKey, { txHash });
     expect(noSignature.status).toBe(400);
-    expect(noSignature.json.message.join(" ")).toMatch(/signature is required/);
+    expect(noSignature.json.messages.join(" ")).toMatch(/signature is required/);
     // Signed by the attacker's own key (its owner's address), for its own agent: not the sender.
-    const ownKey = await start(service, owner.token, { agentId: ownedByAttacker.id, ...(await paid(STRANGER, ownedByAttacker.id, txHash)) });
+    const ownKey = await start(service, owner.token, {
+      agentId: ownedByAttacker.id,
+      ...(await paid(STRANGER, ownedByAttacker.id, txHash)),
+    });
     expect(ownKey.status).toBe(422);
     expect(ownKey.json.code).toBe("PAYMENT_WRONG_PAYER");
     // The victim's real signature, made for the victim's agent, does not carry over to another agent.
@@ -141,7 +163,10 @@ describe("paid packs", () => {
     expect(lifted.status).toBe(422);
     expect(lifted.json.code).toBe("PAYMENT_WRONG_PAYER");
     // Nor does one over another chain's message.
-    const otherChain = await start(service, attacker.apiKey, { txHash, signature: await sign(VICTIM, attacker.id, txHash, 1) });
+    const otherChain = await start(service, attacker.apiKey, {
+      txHash,
+      signature: await sign(VICTIM, attacker.id, txHash, 1),
+    });
     expect(otherChain.json.code).toBe("PAYMENT_WRONG_PAYER");
     expect(await attemptsOf(attacker.id)).toHaveLength(0);
     expect(await attemptsOf(ownedByAttacker.id)).toHaveLength(0);
@@ -155,11 +180,22 @@ describe("paid packs", () => {
   it("a transfer sent by the escrow contract (its fee, when the fee recipient is the treasury) never pays: a contract cannot sign", async () => {
     // An escrow whose fee recipient is the treasury (a misconfiguration the dedicated treasury
     // avoids): each fee withdrawal sends the fees from the contract to the treasury, on chain for all to see.
-    const deployHash = await chain.wallet(0).deployContract({ abi: escrowArtifactAbi, bytecode: escrowBytecode, args: [chain.config.tokenAddress, walletOf(0), treasury, 500] });
-    const escrow = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
+    const deployHash = await chain.wallet(0).deployContract({
+      abi: escrowArtifactAbi,
+      bytecode: escrowBytecode,
+      args: [chain.config.tokenAddress, walletOf(0), treasury, 500],
+    });
+    const escrow = getAddress(
+      (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress!,
+    );
     const config = { ...chain.config, escrowAddress: escrow };
     const jobId = `0x${"5e".repeat(32)}` as const;
-    await depositToEscrow({ config, privateKey: chain.accounts[1]!.privateKey, escrowJobId: jobId, amount: parseUsdc("100") });
+    await depositToEscrow({
+      config,
+      privateKey: chain.accounts[1]!.privateKey,
+      escrowJobId: jobId,
+      amount: parseUsdc("100"),
+    });
     const release = await releaseEscrow({ config, escrowJobId: jobId, payer: walletOf(1), to: walletOf(7) });
     expect(release.fee).toBe(parseUsdc("5")); // exactly the pack's price, accrued in the escrow
     const withdrawal = (await withdrawEscrowFees(config))!;
@@ -191,7 +227,12 @@ describe("paid packs", () => {
     expect((await chain.publicClient.getTransactionReceipt({ hash: reverted })).status).toBe("reverted");
     await refused(reverted, "PAYMENT_TX_REVERTED");
     // An approve moves nothing.
-    const approve = await chain.wallet(PAYER).writeContract({ address: chain.config.tokenAddress, abi: usdcAbi, functionName: "approve", args: [treasury, parseUsdc("5")] });
+    const approve = await chain.wallet(PAYER).writeContract({
+      address: chain.config.tokenAddress,
+      abi: usdcAbi,
+      functionName: "approve",
+      args: [treasury, parseUsdc("5")],
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash: approve });
     await refused(approve, "PAYMENT_NO_TRANSFER");
     // The right transfer, signed by someone other than its sender (the agent's own wallet).
@@ -202,7 +243,10 @@ describe("paid packs", () => {
     expect(garbage.json.code).toBe("PAYMENT_WRONG_PAYER");
     // Malformed: a short signature, or one for a free pack.
     expect((await start(service, agent.apiKey, { txHash: strangers, signature: "0x1234" })).status).toBe(400);
-    const free = await service.http("POST", "/v1/evals/packs/marketplace-basics/attempts", { token: agent.apiKey, body: { signature: await sign(PAYER, agent.id, strangers) } });
+    const free = await service.http("POST", "/v1/evals/packs/marketplace-basics/attempts", {
+      token: agent.apiKey,
+      body: { signature: await sign(PAYER, agent.id, strangers) },
+    });
     expect(free.status).toBe(400);
 
     expect(await attemptsOf(agent.id)).toHaveLength(0);
@@ -224,15 +268,20 @@ describe("paid packs", () => {
     const agent = await newAgent(service, { walletAddress: walletOf(PAYER) });
     const first = await pay(PAYER, "5");
     const attempt = (await start(service, agent.apiKey, await paid(PAYER, agent.id, first))).json.data;
-    const failed = await service.http("POST", `/v1/evals/attempts/${attempt.id}/answers`, { token: agent.apiKey, body: { answers: await answersScoring(service, PAID_PACK_ID, 2) } });
-    expect(failed.json.data).toMatchObject({ status: "FAILED", score: 2 });
+    const failed = await service.http("POST", `/v1/evals/attempts/${attempt.id}/answers`, {
+      token: agent.apiKey,
+      body: { answers: await answersScoring(service, PAID_PACK_ID, 2) },
+    });
+    expect(failed.json.data).toMatchObject({ status: "FAILED", score: null });
 
     // Inside the cooldown a payment is not even looked at (and so not consumed).
     const early = await pay(PAYER, "5");
     expect((await start(service, agent.apiKey, { txHash: early })).json.code).toBe("PACK_COOLDOWN");
     await letTimePass(service, agent.id, PAID_PACK_ID);
     expect((await start(service, agent.apiKey)).status).toBe(402);
-    expect((await start(service, agent.apiKey, await paid(PAYER, agent.id, first))).json.code).toBe("PAYMENT_ALREADY_USED");
+    expect((await start(service, agent.apiKey, await paid(PAYER, agent.id, first))).json.code).toBe(
+      "PAYMENT_ALREADY_USED",
+    );
     const retry = await start(service, agent.apiKey, await paid(PAYER, agent.id, await pay(PAYER, "5")));
     expect(retry.status).toBe(201);
     // While that attempt is open, another payment is not taken (nor consumed).
@@ -240,7 +289,13 @@ describe("paid packs", () => {
     const open = await start(service, agent.apiKey, await paid(PAYER, agent.id, spare));
     expect(open.status).toBe(409);
     expect(open.json).toMatchObject({ code: "ATTEMPT_IN_PROGRESS", existingAttemptId: retry.json.data.id });
-    expect(await service.db.selectFrom("eval_attempts").select("id").where("payment_tx_hash", "=", spare.toLowerCase()).execute()).toHaveLength(0);
+    expect(
+      await service.db
+        .selectFrom("eval_attempts")
+        .select("id")
+        .where("payment_tx_hash", "=", spare.toLowerCase())
+        .execute(),
+    ).toHaveLength(0);
   });
 
   it("parallel starts with one hash by two agents give exactly one attempt", async () => {
@@ -248,13 +303,24 @@ describe("paid packs", () => {
     const b = await newAgent(service);
     const txHash = await pay(PAYER, "5");
     const [forA, forB] = await Promise.all([paid(PAYER, a.id, txHash), paid(PAYER, b.id, txHash)]);
-    const results = await Promise.all([start(service, a.apiKey, forA), start(service, b.apiKey, forB), start(service, a.apiKey, forA), start(service, b.apiKey, forB)]);
+    const results = await Promise.all([
+      start(service, a.apiKey, forA),
+      start(service, b.apiKey, forB),
+      start(service, a.apiKey, forA),
+      start(service, b.apiKey, forB),
+    ]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 201)) {
       expect(r.status).toBe(409);
       expect(["PAYMENT_ALREADY_USED", "ATTEMPT_IN_PROGRESS"]).toContain(r.json.code);
     }
-    expect(await service.db.selectFrom("eval_attempts").select("id").where("payment_tx_hash", "=", txHash.toLowerCase()).execute()).toHaveLength(1);
+    expect(
+      await service.db
+        .selectFrom("eval_attempts")
+        .select("id")
+        .where("payment_tx_hash", "=", txHash.toLowerCase())
+        .execute(),
+    ).toHaveLength(1);
   });
 });
 
@@ -278,7 +344,9 @@ describe("paid packs under other chain settings", () => {
     expect(wrongChain.status).toBe(422);
     expect(wrongChain.json.code).toBe("PAYMENT_WRONG_CHAIN");
 
-    const otherToken = await serviceWith({ chain: { ...chain.config, tokenAddress: "0x3333333333333333333333333333333333333333" } });
+    const otherToken = await serviceWith({
+      chain: { ...chain.config, tokenAddress: "0x3333333333333333333333333333333333333333" },
+    });
     const b = await newAgent(otherToken);
     const wrongToken = await start(otherToken, b.apiKey, await paid(PAYER, b.id, txHash));
     expect(wrongToken.status).toBe(422);
@@ -296,7 +364,9 @@ describe("paid packs under other chain settings", () => {
     const agent = await newAgent(custom);
     const toOtherTreasury = await start(custom, agent.apiKey, await paid(PAYER, agent.id, await pay(PAYER, "5")));
     expect(toOtherTreasury.json.code).toBe("PAYMENT_WRONG_RECIPIENT");
-    expect((await start(custom, agent.apiKey, await paid(PAYER, agent.id, await pay(PAYER, "5", own)))).status).toBe(201);
+    expect((await start(custom, agent.apiKey, await paid(PAYER, agent.id, await pay(PAYER, "5", own)))).status).toBe(
+      201,
+    );
 
     const none = await serviceWith({ chain: { ...chain.config, treasuryAddress: null } });
     expect((await none.http("GET", `/v1/evals/packs/${PAID_PACK_ID}`)).json.data.payment).toBeNull();

@@ -16,9 +16,17 @@ export function registerEvalRoutes(router: ServiceRouter) {
   // GET /v1/evals/packs/:id
   router.implement(routes.getEvalPack, ({ ctx, actor, params }) => getPackDetail(ctx, actor, params.id));
   // POST /v1/evals/packs/:id/attempts
-  router.implement(routes.startEvalAttempt, ({ ctx, actor, params, body }) => startAttempt(ctx, actor, params.id, body));
+  router.implement(routes.startEvalAttempt, ({ ctx, actor, params, body, clientIp, request, siteUrl, setHeader }) =>
+    startAttempt(ctx, actor, params.id, body, clientIp, {
+      paymentSignature: request.headers.get("payment-signature"),
+      siteUrl,
+      setHeader,
+    }),
+  );
   // POST /v1/evals/attempts/:id/answers
-  router.implement(routes.submitEvalAnswers, ({ ctx, actor, params, body }) => submitAnswers(ctx, actor, params.id, body.answers));
+  router.implement(routes.submitEvalAnswers, ({ ctx, actor, params, body }) =>
+    submitAnswers(ctx, actor, params.id, body.answers),
+  );
   // GET /v1/evals/attempts/:id
   router.implement(routes.getEvalAttempt, ({ ctx, actor, params }) => getAttempt(ctx, actor, params.id));
   // GET /v1/evals/attempts
@@ -42,11 +50,17 @@ export function registerEvalRoutes(router: ServiceRouter) {
   // PUT /v1/evals/packs/:id
   router.implement(routes.editEvalPack, ({ ctx, actor, params, body }) => editPack(ctx, actor, params.id, body));
   // GET /v1/evals/packs/:id/stats
-  router.implement(routes.getEvalPackStats, async ({ ctx, actor, params }) => getPackStats(ctx, actor, params.id, await isOperator(ctx, actor)));
+  router.implement(routes.getEvalPackStats, async ({ ctx, actor, params }) =>
+    getPackStats(ctx, actor, params.id, await isOperator(ctx, actor)),
+  );
   // GET /v1/admin/packs
   router.implement(routes.listPacksForReview, ({ ctx, actor, query }) => listPacksForReview(ctx, actor, query));
   // POST /v1/admin/packs/:id/approve
-  router.implement(routes.approveEvalPack, ({ ctx, actor, params, body }) => reviewPack(ctx, actor, params.id, "APPROVED", body.reason));
+  router.implement(routes.approveEvalPack, ({ ctx, actor, params, body }) =>
+    reviewPack(ctx, actor, params.id, "APPROVED", body.reason),
+  );
   // POST /v1/admin/packs/:id/refuse
-  router.implement(routes.refuseEvalPack, ({ ctx, actor, params, body }) => reviewPack(ctx, actor, params.id, "REFUSED", body.reason));
+  router.implement(routes.refuseEvalPack, ({ ctx, actor, params, body }) =>
+    reviewPack(ctx, actor, params.id, "REFUSED", body.reason),
+  );
 }

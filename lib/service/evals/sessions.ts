@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import type { z } from "zod";
 import type { EvalNextItem, EvalReport } from "@/lib/api/schemas/evals";
 import type { ServiceContext } from "../context";
@@ -6,11 +7,12 @@ import type { EvalAttemptsTable, EvalMode } from "../db/schema";
 import type { Selectable } from "kysely";
 import type { Actor } from "../auth/actor";
 import { actsForAgent } from "../auth/acting-for-agent";
-import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { retryAtOf } from "./cooldown";
 import { latestAnswered } from "./cooldown";
 import { issueCertification } from "./certifications";
 import { gradeItem } from "./grade-item";
+import { scoreShown } from "./attempts";
+import { answerSatisfiesSchema } from "./answer-schema";
 
 // Session attempts (started with a mode): items one at a time (next), each answered once within
 // the session's time and the item's own budget, heartbeats, finalize, report. The clock is the
@@ -20,39 +22,75 @@ type AttemptRow = Selectable<EvalAttemptsTable>;
 
 /** Locks the attempt for the change and checks the caller acts for its agent. */
 async function lockSession(trx: Db, actor: Actor, attemptId: string): Promise<AttemptRow> {
-  const attempt = await trx.selectFrom("eval_attempts").selectAll().where("id", "=", attemptId).forUpdate().executeTakeFirst();
-  if (!attempt) throw notFound("attempt");
-  const agent = await trx.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", attempt.agent_id).executeTakeFirstOrThrow();
-  if (!actsForAgent(actor, agent)) throw forbidden("only the attempt's agent or its owner may take it");
-  if (attempt.mode === null) throw conflict("NOT_A_SESSION", "this is a one-request attempt: answer it with POST /v1/evals/attempts/:id/answers");
+  const attempt = await trx
+    .selectFrom("eval_attempts")
+    .selectAll()
+    .where("id", "=", attemptId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!attempt) throw fail("NOT_FOUND", "attempt not found");
+  const agent = await trx
+    .selectFrom("agents")
+    .select(["id", "owner_user_id"])
+    .where("id", "=", attempt.agent_id)
+    .executeTakeFirstOrThrow();
+  if (!actsForAgent(actor, agent)) throw fail("FORBIDDEN", "only the attempt's agent or its owner may take it");
+  if (attempt.mode === null)
+    throw fail("NOT_A_SESSION", "this is a one-request attempt: answer it with POST /v1/evals/attempts/:id/answers");
   return attempt;
 }
 
 function assertOpen(attempt: AttemptRow, now: Date) {
-  if (attempt.status !== "IN_PROGRESS") throw conflict("ATTEMPT_FINALIZED", "the session was finalized; read GET /v1/evals/attempts/:id/report");
+  if (attempt.status !== "IN_PROGRESS")
+    throw fail("ATTEMPT_FINALIZED", "the session was finalized; read GET /v1/evals/attempts/:id/report");
   if (attempt.deadline_at && attempt.deadline_at.getTime() <= now.getTime()) {
-    throw conflict("SESSION_TIME_EXPIRED", `the session's time ran out at ${attempt.deadline_at.toISOString()}; finalize it to read the report`, { deadlineAt: attempt.deadline_at.toISOString() });
+    throw fail(
+      "SESSION_TIME_EXPIRED",
+      `the session's time ran out at ${attempt.deadline_at.toISOString()}; finalize it to read the report`,
+      { deadlineAt: attempt.deadline_at.toISOString() },
+    );
   }
 }
 
 function itemsOf(db: Db, attemptId: string) {
   return db
     .selectFrom("eval_attempt_items as i")
-    .innerJoin("eval_questions as q", (join) => join.onRef("q.pack_id", "=", "i.pack_id").onRef("q.id", "=", "i.question_id"))
-    .select(["i.position", "i.served_at", "i.answered_at", "i.points_awarded", "i.max_points", "q.kind", "q.section", "q.prompt", "q.choices", "q.answer", "q.grading", "q.time_limit_seconds"])
+    .innerJoin("eval_questions as q", (join) =>
+      join.onRef("q.pack_id", "=", "i.pack_id").onRef("q.id", "=", "i.question_id"),
+    )
+    .select([
+      "i.position",
+      "i.served_at",
+      "i.answered_at",
+      "i.points_awarded",
+      "i.max_points",
+      "q.kind",
+      "q.section",
+      "q.prompt",
+      "q.choices",
+      "q.answer",
+      "q.grading",
+      "q.time_limit_seconds",
+    ])
     .where("i.attempt_id", "=", attemptId)
     .orderBy("i.position");
 }
 
 const answerByOf = (item: { served_at: Date | null; time_limit_seconds: number | null }) =>
-  item.served_at && item.time_limit_seconds !== null ? new Date(item.served_at.getTime() + item.time_limit_seconds * 1000) : null;
+  item.served_at && item.time_limit_seconds !== null
+    ? new Date(item.served_at.getTime() + item.time_limit_seconds * 1000)
+    : null;
 
 /**
  * GET /v1/evals/attempts/:id/next: the first unanswered item, served (its budget starts) the first
  * time it is asked for; asking again gives the same item. An item whose budget ran out unanswered
  * is closed with no points and the next one is served. item null: nothing left, finalize.
  */
-export async function nextItem(ctx: ServiceContext, actor: Actor, attemptId: string): Promise<{ data: z.input<typeof EvalNextItem> }> {
+export async function nextItem(
+  ctx: ServiceContext,
+  actor: Actor,
+  attemptId: string,
+): Promise<{ data: z.input<typeof EvalNextItem> }> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const attempt = await lockSession(trx, actor, attemptId);
@@ -62,16 +100,25 @@ export async function nextItem(ctx: ServiceContext, actor: Actor, attemptId: str
       if (item.answered_at) continue;
       const answerBy = answerByOf(item);
       if (answerBy && answerBy.getTime() <= now.getTime()) {
-        await trx.updateTable("eval_attempt_items").set({ answered_at: answerBy, points_awarded: 0, answer: null }).where("attempt_id", "=", attemptId).where("position", "=", item.position).execute();
+        await trx
+          .updateTable("eval_attempt_items")
+          .set({ answered_at: answerBy, points_awarded: 0, answer: null })
+          .where("attempt_id", "=", attemptId)
+          .where("position", "=", item.position)
+          .execute();
         item.answered_at = answerBy;
         continue;
       }
       if (!item.served_at) {
-        await trx.updateTable("eval_attempt_items").set({ served_at: now }).where("attempt_id", "=", attemptId).where("position", "=", item.position).execute();
+        await trx
+          .updateTable("eval_attempt_items")
+          .set({ served_at: now })
+          .where("attempt_id", "=", attemptId)
+          .where("position", "=", item.position)
+          .execute();
         item.served_at = now;
       }
       const remaining = items.filter((i) => !i.answered_at).length;
-      const grading = item.grading as Record<string, unknown> | null;
       return {
         data: {
           item: {
@@ -82,8 +129,6 @@ export async function nextItem(ctx: ServiceContext, actor: Actor, attemptId: str
             points: item.max_points,
             prompt: item.prompt,
             choices: item.kind === "MULTIPLE_CHOICE" ? item.choices.map((c) => ({ id: c.id, text: c.text })) : [],
-            // The schema is the task's statement (the answer's shape), not its key.
-            answerSchema: item.kind === "STRUCTURED" && grading && "schema" in grading ? grading.schema : null,
             servedAt: item.served_at.toISOString(),
             answerBy: answerByOf(item)?.toISOString() ?? null,
             sessionDeadlineAt: attempt.deadline_at?.toISOString() ?? null,
@@ -106,35 +151,97 @@ export async function answerItem(
   attemptId: string,
   input: { position: number; answer: unknown; ttfbMs?: number; totalMs?: number },
 ) {
+  const schemaVerdict = await schemaVerdictBeforeLocking(ctx, actor, attemptId, input.position, input.answer);
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const attempt = await lockSession(trx, actor, attemptId);
     assertOpen(attempt, now);
     const items = await itemsOf(trx, attemptId).execute();
     const item = items.find((i) => i.position === input.position);
-    if (!item) throw notFound(`item ${input.position} of this attempt`);
-    if (item.answered_at) throw conflict("ITEM_ALREADY_ANSWERED", `item ${input.position} was already answered (or timed out); each item is answered once`);
+    if (!item) throw fail("NOT_FOUND", `item ${input.position} of this attempt not found`);
+    if (item.answered_at)
+      throw fail(
+        "ITEM_ALREADY_ANSWERED",
+        `item ${input.position} was already answered (or timed out); each item is answered once`,
+      );
     if (!item.served_at) {
       const current = items.find((i) => !i.answered_at && i.served_at);
-      throw conflict("ITEM_NOT_SERVED", `item ${input.position} has not been served yet: GET /v1/evals/attempts/${attemptId}/next gives the item to answer`, { currentPosition: current?.position ?? null });
+      throw fail(
+        "ITEM_NOT_SERVED",
+        `item ${input.position} has not been served yet: GET /v1/evals/attempts/${attemptId}/next gives the item to answer`,
+        { currentPosition: current?.position ?? null },
+      );
     }
     const answerBy = answerByOf(item);
     if (answerBy && answerBy.getTime() <= now.getTime()) {
-      throw conflict("ITEM_TIME_EXPIRED", `item ${input.position}'s time budget ran out at ${answerBy.toISOString()}; it scores nothing`, { answerBy: answerBy.toISOString() });
+      throw fail(
+        "ITEM_TIME_EXPIRED",
+        `item ${input.position}'s time budget ran out at ${answerBy.toISOString()}; it scores nothing`,
+        { answerBy: answerBy.toISOString() },
+      );
     }
-    if (item.kind === "MULTIPLE_CHOICE" && (typeof input.answer !== "string" || !item.choices.some((c) => c.id === input.answer))) {
-      throw badRequest([`answer must be one of the choice ids ${item.choices.map((c) => c.id).join(", ")}`]);
+    if (
+      item.kind === "MULTIPLE_CHOICE" &&
+      (typeof input.answer !== "string" || !item.choices.some((c) => c.id === input.answer))
+    ) {
+      throw fail("VALIDATION_FAILED", [
+        `answer must be one of the choice ids ${item.choices.map((c) => c.id).join(", ")}`,
+      ]);
     }
-    if (item.kind === "SHORT_ANSWER" && (typeof input.answer !== "string" || input.answer.length > 4000)) throw badRequest(["answer must be a string of at most 4000 characters"]);
-    const right = gradeItem({ kind: item.kind, answer: item.answer, grading: item.grading }, input.answer);
+    if (item.kind === "SHORT_ANSWER" && (typeof input.answer !== "string" || input.answer.length > 4000))
+      throw fail("VALIDATION_FAILED", ["answer must be a string of at most 4000 characters"]);
+    const right = gradeItem(
+      { kind: item.kind, answer: item.answer, grading: item.grading },
+      input.answer,
+      schemaVerdict,
+    );
     await trx
       .updateTable("eval_attempt_items")
-      .set({ answered_at: now, answer: JSON.stringify(input.answer), points_awarded: right ? item.max_points : 0, ttfb_ms: input.ttfbMs ?? null, total_ms: input.totalMs ?? null })
+      .set({
+        answered_at: now,
+        answer: JSON.stringify(input.answer),
+        points_awarded: right ? item.max_points : 0,
+        ttfb_ms: input.ttfbMs ?? null,
+        total_ms: input.totalMs ?? null,
+      })
       .where("attempt_id", "=", attemptId)
       .where("position", "=", input.position)
       .execute();
-    return { data: { position: input.position, answeredAt: now.toISOString(), remaining: items.filter((i) => !i.answered_at && i.position !== input.position).length } };
+    return {
+      data: {
+        position: input.position,
+        answeredAt: now.toISOString(),
+        remaining: items.filter((i) => !i.answered_at && i.position !== input.position).length,
+      },
+    };
   });
+}
+
+/**
+ * An answer to a schema item is checked in a worker under a time limit (answer-schema.ts), before the
+ * transaction: no row lock or connection waits on it. An item's schema never changes (an edit retires
+ * items and adds new ones), so the verdict still holds inside the transaction, which checks
+ * everything else. Nothing is checked for a stranger's attempt or an item that is not served and
+ * open (the transaction refuses those anyway).
+ */
+async function schemaVerdictBeforeLocking(
+  ctx: ServiceContext,
+  actor: Actor,
+  attemptId: string,
+  position: number,
+  answer: unknown,
+): Promise<boolean | undefined> {
+  const agent = await ctx.db
+    .selectFrom("eval_attempts as a")
+    .innerJoin("agents as g", "g.id", "a.agent_id")
+    .select(["g.id", "g.owner_user_id"])
+    .where("a.id", "=", attemptId)
+    .executeTakeFirst();
+  if (!agent || !actsForAgent(actor, agent)) return undefined;
+  const item = await itemsOf(ctx.db, attemptId).where("i.position", "=", position).executeTakeFirst();
+  if (!item || item.kind !== "STRUCTURED" || !item.grading || !("schema" in item.grading)) return undefined;
+  if (!item.served_at || item.answered_at) return undefined;
+  return answerSatisfiesSchema(item.grading.schema, answer);
 }
 
 /** POST /v1/evals/attempts/:id/heartbeat: the agent is still at it; tells the time left. */
@@ -144,12 +251,19 @@ export async function heartbeat(ctx: ServiceContext, actor: Actor, attemptId: st
     const attempt = await lockSession(trx, actor, attemptId);
     assertOpen(attempt, now);
     await trx.updateTable("eval_attempts").set({ last_heartbeat_at: now }).where("id", "=", attemptId).execute();
-    const open = await trx.selectFrom("eval_attempt_items").select((eb) => eb.fn.countAll<number>().as("n")).where("attempt_id", "=", attemptId).where("answered_at", "is", null).executeTakeFirstOrThrow();
+    const open = await trx
+      .selectFrom("eval_attempt_items")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("attempt_id", "=", attemptId)
+      .where("answered_at", "is", null)
+      .executeTakeFirstOrThrow();
     return {
       data: {
         attemptId,
         deadlineAt: attempt.deadline_at?.toISOString() ?? null,
-        secondsLeft: attempt.deadline_at ? Math.max(0, Math.floor((attempt.deadline_at.getTime() - now.getTime()) / 1000)) : null,
+        secondsLeft: attempt.deadline_at
+          ? Math.max(0, Math.floor((attempt.deadline_at.getTime() - now.getTime()) / 1000))
+          : null,
         remaining: Number(open.n),
       },
     };
@@ -165,7 +279,8 @@ export async function finalizeSession(ctx: ServiceContext, actor: Actor, attempt
   await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const attempt = await lockSession(trx, actor, attemptId);
-    if (attempt.status !== "IN_PROGRESS") throw conflict("ATTEMPT_FINALIZED", "the session was already finalized; read GET /v1/evals/attempts/:id/report");
+    if (attempt.status !== "IN_PROGRESS")
+      throw fail("ATTEMPT_FINALIZED", "the session was already finalized; read GET /v1/evals/attempts/:id/report");
     const items = await itemsOf(trx, attemptId).execute();
     const sections = new Map<string, { section: string; points: number; maxPoints: number }>();
     let score = 0;
@@ -185,19 +300,36 @@ export async function finalizeSession(ctx: ServiceContext, actor: Actor, attempt
     const end = attempt.deadline_at && attempt.deadline_at.getTime() < now.getTime() ? attempt.deadline_at : now;
     await trx
       .updateTable("eval_attempts")
-      .set({ status: passed ? "PASSED" : "FAILED", failure_streak: failureStreak, score, total_points: total, submitted_at: end, section_scores: JSON.stringify([...sections.values()]) })
+      .set({
+        status: passed ? "PASSED" : "FAILED",
+        failure_streak: failureStreak,
+        score,
+        total_points: total,
+        submitted_at: end,
+        section_scores: JSON.stringify([...sections.values()]),
+      })
       .where("id", "=", attemptId)
       .execute();
-    if (passed) await issueCertification(trx, now, { id: attempt.id, agent_id: attempt.agent_id, pack_id: attempt.pack_id, mode: attempt.mode }, { score, totalPoints: total });
+    if (passed)
+      await issueCertification(
+        trx,
+        now,
+        { id: attempt.id, agent_id: attempt.agent_id, pack_id: attempt.pack_id, mode: attempt.mode },
+        { score, totalPoints: total },
+      );
   });
   return getReport(ctx, actor, attemptId);
 }
 
 /**
- * GET /v1/evals/attempts/:id/report: score, pass mark, section scores, time used, mode. Never which
- * items were right or wrong, passed or failed. For the agent and its owner.
+ * GET /v1/evals/attempts/:id/report: pass mark, time used, mode; a pass's score and section scores
+ * (a failure's are withheld). Never which items were right or wrong. For the agent and its owner.
  */
-export async function getReport(ctx: ServiceContext, actor: Actor, attemptId: string): Promise<{ data: z.input<typeof EvalReport> }> {
+export async function getReport(
+  ctx: ServiceContext,
+  actor: Actor,
+  attemptId: string,
+): Promise<{ data: z.input<typeof EvalReport> }> {
   const row = await ctx.db
     .selectFrom("eval_attempts as a")
     .innerJoin("eval_packs as p", "p.id", "a.pack_id")
@@ -206,12 +338,21 @@ export async function getReport(ctx: ServiceContext, actor: Actor, attemptId: st
     .select(["p.slug", "p.title", "p.vertical", "p.time_limit_seconds", "c.code", "c.expires_at"])
     .where("a.id", "=", attemptId)
     .executeTakeFirst();
-  if (!row) throw notFound("attempt");
-  const agent = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", row.agent_id).executeTakeFirstOrThrow();
-  if (!actsForAgent(actor, agent)) throw forbidden("a report is readable by its agent's key or its owner's session only");
+  if (!row) throw fail("NOT_FOUND", "attempt not found");
+  const agent = await ctx.db
+    .selectFrom("agents")
+    .select(["id", "owner_user_id"])
+    .where("id", "=", row.agent_id)
+    .executeTakeFirstOrThrow();
+  if (!actsForAgent(actor, agent))
+    throw fail("FORBIDDEN", "a report is readable by its agent's key or its owner's session only");
   const retryAt = retryAtOf(ctx.config, row);
   let sections = row.section_scores ?? [];
-  if (row.mode === null && row.status !== "IN_PROGRESS") sections = [{ section: "General", points: row.score ?? 0, maxPoints: row.question_count }];
+  if (row.mode === null && row.status !== "IN_PROGRESS")
+    sections = [{ section: "General", points: row.score ?? 0, maxPoints: row.question_count }];
+  // A failure tells neither its score nor its section points (scoreShown): both would let results
+  // that differ by one answer reveal whether that answer was right.
+  if (row.status !== "PASSED") sections = [];
   return {
     data: {
       attemptId: row.id,
@@ -219,12 +360,14 @@ export async function getReport(ctx: ServiceContext, actor: Actor, attemptId: st
       agentId: row.agent_id,
       status: row.status,
       mode: (row.mode as EvalMode | null) ?? null,
-      score: row.score,
+      score: scoreShown(row.status, row.score),
       totalPoints: row.total_points ?? row.question_count,
       passScore: row.pass_score,
       passed: row.status === "IN_PROGRESS" ? null : row.status === "PASSED",
       sections,
-      timeUsedSeconds: row.submitted_at ? Math.max(0, Math.round((row.submitted_at.getTime() - row.started_at.getTime()) / 1000)) : null,
+      timeUsedSeconds: row.submitted_at
+        ? Math.max(0, Math.round((row.submitted_at.getTime() - row.started_at.getTime()) / 1000))
+        : null,
       timeLimitSeconds: row.mode === null ? null : row.time_limit_seconds,
       certification: row.code && row.expires_at ? { code: row.code, expiresAt: row.expires_at.toISOString() } : null,
       retryAt: retryAt ? retryAt.toISOString() : null,
@@ -232,4 +375,3 @@ export async function getReport(ctx: ServiceContext, actor: Actor, attemptId: st
     },
   };
 }
-

@@ -1,10 +1,11 @@
+import { fail, DomainError } from "../errors";
 import { getAddress, type Address, type Hex } from "viem";
 import { packPaymentMessage } from "@/lib/api/schemas/evals";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, badRequest, conflict, notFound } from "../http/errors";
+import { HttpError } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { agentForActor, getAttemptDto } from "./attempts";
 import { assertNoCooldown } from "./cooldown";
@@ -12,11 +13,34 @@ import { canSeeUnlisted, getPackOrThrow, paymentFor } from "./packs";
 import { randomInt } from "node:crypto";
 import type { EvalMode } from "../db/schema";
 import { queuePackPayout } from "./pack-payouts";
+import { assertAttemptBudget, budgetGroupOf } from "./attempt-budget";
 
 /** A certification may be renewed (the pack retaken) from this many days before it expires. */
 const RENEWAL_WINDOW_DAYS = 30;
 import { packTreasury } from "./treasury";
 import { verifyPackPayment } from "./verify-pack-payment";
+import { errorFields, log } from "../log";
+import { isChainUnavailable } from "@/lib/chain/escrow/errors";
+import { TransferStateUnknown } from "@/lib/chain/durable-transfer";
+import {
+  caip2Network,
+  claimAuthorization,
+  encodeRequired,
+  encodeResponse,
+  packPaymentRequired,
+  packRequirements,
+  paymentRefused,
+  readPaymentSignature,
+  settleAuthorization,
+  verifyAuthorization,
+} from "./x402";
+
+/** The x402 side of a request: its PAYMENT-SIGNATURE header, where it was sent, and how to answer with PAYMENT-RESPONSE. */
+export interface X402Request {
+  paymentSignature: string | null;
+  siteUrl: string;
+  setHeader(name: string, value: string): void;
+}
 
 const ONE_OPEN_ATTEMPT = "eval_attempts_one_open";
 const PAYMENT_ONCE = "eval_attempts_payment_once";
@@ -28,48 +52,190 @@ const PAYMENT_ONCE = "eval_attempts_payment_once";
  * constraint on eval_attempts.payment_tx_hash decides, so parallel requests with the same hash
  * give one attempt. One unsubmitted attempt per agent and pack (a partial unique index), and a
  * certified agent does not retake its pack. After a failed attempt the next waits out a cooldown
- * that doubles with each consecutive failure (cooldown.ts: 429 PACK_COOLDOWN). Every refusal
- * changes nothing.
+ * that doubles with each consecutive failure (cooldown.ts: 429 PACK_COOLDOWN). The agent's group
+ * (its owner, or for an unclaimed agent the network of this request) has a budget of attempts per
+ * pack and day (attempt-budget.ts: 429 PACK_ATTEMPT_LIMIT). Every refusal changes nothing.
+ *
+ * A paid pack is also bought by x402 v2 (x402.ts): the unpaid start's 402 carries PAYMENT-REQUIRED,
+ * and a PAYMENT-SIGNATURE (an EIP-3009 authorization) is verified, claimed in x402_payments (one
+ * row per authorization, before anything is sent), settled on chain by this service, and the
+ * attempt answers with PAYMENT-RESPONSE naming the settlement transaction.
  */
-export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSlug: string, input: { agentId?: string; txHash?: string; signature?: string; mode?: EvalMode }) {
+export async function startAttempt(
+  ctx: ServiceContext,
+  actor: Actor,
+  packIdOrSlug: string,
+  input: { agentId?: string; txHash?: string; signature?: string; mode?: EvalMode },
+  clientIp: string | null = null,
+  x402: X402Request | null = null,
+) {
   const pack = await getPackOrThrow(ctx, packIdOrSlug);
   if (pack.review_status !== "APPROVED") {
-    if (!(await canSeeUnlisted(ctx, actor, pack))) throw notFound("certification pack");
-    throw conflict("PACK_NOT_APPROVED", "this pack waits for the operator's approval (or was refused): it cannot be taken yet", { reviewStatus: pack.review_status });
+    if (!(await canSeeUnlisted(ctx, actor, pack))) throw fail("NOT_FOUND", "certification pack not found");
+    throw fail(
+      "PACK_NOT_APPROVED",
+      "this pack waits for the operator's approval (or was refused): it cannot be taken yet",
+      { reviewStatus: pack.review_status },
+    );
   }
   // Community packs draw items from a pool: they are taken by sessions only.
   if (pack.publisher_user_id !== null && input.mode === undefined) {
-    throw conflict("NOT_A_SESSION", `"${pack.title}" is taken by sessions: send a mode (CLOSED_BOOK, TOOL_ALLOWED or WEB_ALLOWED)`);
+    throw fail(
+      "NOT_A_SESSION",
+      `"${pack.title}" is taken by sessions: send a mode (CLOSED_BOOK, TOOL_ALLOWED or WEB_ALLOWED)`,
+    );
   }
   const agent = await agentForActor(ctx, actor, input.agentId);
 
   // A valid certification is not retaken, except in its last RENEWAL_WINDOW_DAYS (renewal) or after it expired.
-  const certified = await ctx.db.selectFrom("eval_certifications").select(["id", "expires_at"]).where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).executeTakeFirst();
+  const certified = await ctx.db
+    .selectFrom("eval_certifications")
+    .select(["id", "expires_at"])
+    .where("agent_id", "=", agent.id)
+    .where("pack_id", "=", pack.id)
+    .executeTakeFirst();
   if (certified && certified.expires_at.getTime() > ctx.now().getTime() + RENEWAL_WINDOW_DAYS * 86_400_000) {
-    throw conflict("ALREADY_CERTIFIED", `agent ${agent.id} already holds the certification "${pack.title}" (renewable from ${RENEWAL_WINDOW_DAYS} days before it expires)`, { certificationId: certified.id });
+    throw fail(
+      "ALREADY_CERTIFIED",
+      `agent ${agent.id} already holds the certification "${pack.title}" (renewable from ${RENEWAL_WINDOW_DAYS} days before it expires)`,
+      { certificationId: certified.id },
+    );
   }
-  const open = await ctx.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).where("status", "=", "IN_PROGRESS").executeTakeFirst();
+  const open = await ctx.db
+    .selectFrom("eval_attempts")
+    .select("id")
+    .where("agent_id", "=", agent.id)
+    .where("pack_id", "=", pack.id)
+    .where("status", "=", "IN_PROGRESS")
+    .executeTakeFirst();
   if (open) throw openAttemptConflict(open.id);
   // Before any payment is checked: a payment sent during the cooldown stays unused for later.
   await assertNoCooldown(ctx.db, ctx.config, ctx.now(), agent.id, pack.id);
+  const group = budgetGroupOf(agent, clientIp, ctx.config.originHashSecret);
+  // Checked again, under the group's lock, where the attempt is inserted; here before any payment.
+  await assertAttemptBudget(ctx.db, ctx.config, ctx.now(), pack.id, group, { lock: false });
 
   let payment: { txHash: string; units: bigint; payer: Address } | null = null;
+  let x402PaymentId: string | null = null;
+  let settlementHeader: string | null = null;
+  const paymentSignature = x402?.paymentSignature ?? null;
   if (pack.is_free) {
-    if (input.txHash !== undefined || input.signature !== undefined) throw badRequest([`txHash and signature must not be sent: "${pack.title}" is a free pack`]);
+    if (input.txHash !== undefined || input.signature !== undefined || paymentSignature !== null) {
+      throw fail("VALIDATION_FAILED", [
+        `txHash and signature (or PAYMENT-SIGNATURE) must not be sent: "${pack.title}" is a free pack`,
+      ]);
+    }
+  } else if (paymentSignature !== null) {
+    if (input.txHash !== undefined || input.signature !== undefined)
+      throw fail("VALIDATION_FAILED", [
+        "send either the PAYMENT-SIGNATURE header (x402) or txHash and signature, not both",
+      ]);
+    const chain = requireChain(ctx);
+    const requirements = packRequirements(ctx, pack);
+    const required = packPaymentRequired(ctx, pack, x402!.siteUrl, "payment refused");
+    const { payload, eip3009 } = readPaymentSignature(paymentSignature, requirements);
+    const claimed = await claimAuthorization(
+      ctx,
+      { packId: pack.id, agentId: agent.id, eip3009, network: caip2Network(chain) },
+      async () => {
+        const verdict = await verifyAuthorization(chain, payload, eip3009, requirements);
+        if (verdict.ok) return;
+        if (verdict.used)
+          throw fail(
+            "PAYMENT_ALREADY_USED",
+            "this payment authorization was already used on chain: each authorization pays once",
+          );
+        throw paymentRefused(
+          required,
+          "PAYMENT_AUTHORIZATION_REFUSED",
+          verdict.reason,
+          `the x402 payment was refused: ${verdict.reason}`,
+        );
+      },
+    );
+    let txHash = claimed.txHash;
+    if (!claimed.resumed) {
+      let settled;
+      try {
+        settled = await settleAuthorization(ctx, claimed.id, eip3009, claimed.stored);
+      } catch (error) {
+        if (error instanceof DomainError || isChainUnavailable(error)) throw error;
+        if (error instanceof TransferStateUnknown) {
+          throw fail(
+            "CHAIN_UNAVAILABLE",
+            "the settlement was sent but the chain did not say what became of it: send the same PAYMENT-SIGNATURE again shortly",
+          );
+        }
+        const reason =
+          (error as { shortMessage?: string }).shortMessage ?? "the settlement transaction could not be sent";
+        throw paymentRefused(
+          required,
+          "PAYMENT_SETTLEMENT_FAILED",
+          reason,
+          `the x402 payment could not be settled: ${reason}`,
+          {
+            success: false,
+            errorReason: "transaction_failed",
+            transaction: "",
+            network: caip2Network(chain),
+            payer: claimed.payer,
+          },
+        );
+      }
+      if (!settled.ok) {
+        throw paymentRefused(
+          required,
+          "PAYMENT_SETTLEMENT_FAILED",
+          settled.reason,
+          `the x402 payment could not be settled: ${settled.reason}`,
+          {
+            success: false,
+            errorReason: "transaction_failed",
+            transaction: settled.txHash ?? "",
+            network: caip2Network(chain),
+            payer: claimed.payer,
+          },
+        );
+      }
+      txHash = settled.txHash;
+    }
+    payment = { txHash: txHash!.toLowerCase(), units: claimed.units, payer: claimed.payer };
+    x402PaymentId = claimed.id;
+    settlementHeader = encodeResponse({
+      success: true,
+      transaction: txHash!,
+      network: caip2Network(chain),
+      payer: claimed.payer,
+    });
   } else {
     const chain = requireChain(ctx);
     if (input.txHash === undefined) {
-      throw new HttpError(402, `"${pack.title}" costs ${Number(pack.price_usdc)} USDC: transfer exactly that to payment.payTo, then send its txHash and the sender's signature of payment.messageTemplate`, "PAYMENT_REQUIRED", {
-        payment: await paymentFor(ctx, pack),
-      });
+      const headers: Record<string, string> = {};
+      if (x402)
+        headers["PAYMENT-REQUIRED"] = encodeRequired(
+          packPaymentRequired(ctx, pack, x402.siteUrl, "PAYMENT-SIGNATURE header is required"),
+        );
+      throw new HttpError(
+        402,
+        `"${pack.title}" costs ${Number(pack.price_usdc)} USDC: transfer exactly that to payment.payTo, then send its txHash and the sender's signature of payment.messageTemplate (or pay by x402: see the PAYMENT-REQUIRED header)`,
+        "PAYMENT_REQUIRED",
+        {
+          payment: await paymentFor(ctx, pack),
+        },
+        headers,
+      );
     }
     if (input.signature === undefined) {
-      throw badRequest([
+      throw fail("VALIDATION_FAILED", [
         "signature is required with txHash: sign payment.messageTemplate (with agentId and txHash filled in) with the key of the address that sent the transfer",
       ]);
     }
     const txHash = input.txHash.toLowerCase();
-    const used = await ctx.db.selectFrom("eval_attempts").select("id").where("payment_tx_hash", "=", txHash).executeTakeFirst();
+    const used = await ctx.db
+      .selectFrom("eval_attempts")
+      .select("id")
+      .where("payment_tx_hash", "=", txHash)
+      .executeTakeFirst();
     if (used) throw paymentUsedConflict();
 
     const units = parseUsdc(pack.price_usdc!);
@@ -77,15 +243,24 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
     const message = packPaymentMessage({ packId: pack.id, agentId: agent.id, txHash, chainId: chain.chainId });
     let check;
     try {
-      check = await verifyPackPayment({ config: chain, txHash, treasury, expectedAmount: units, message, signature: input.signature as Hex });
+      check = await verifyPackPayment({
+        config: chain,
+        txHash,
+        treasury,
+        expectedAmount: units,
+        message,
+        signature: input.signature as Hex,
+      });
     } catch (error) {
-      if (error instanceof HttpError) throw error;
-      console.error("[evals] payment check failed", error);
-      throw new HttpError(503, "the payment chain could not be reached to check the payment; retry shortly", "CHAIN_UNAVAILABLE");
+      if (error instanceof DomainError) throw error;
+      log.warn(errorFields(error), "pack payment check failed");
+      throw fail("CHAIN_UNAVAILABLE", "the payment chain could not be reached to check the payment; retry shortly");
     }
     if (!check.ok) {
-      throw new HttpError(422, `the payment was not accepted: ${check.reason}`, `PAYMENT_${check.code}`, {
-        ...(check.confirmations !== undefined ? { confirmations: check.confirmations, required: chain.confirmations } : {}),
+      throw fail(`PAYMENT_${check.code}`, `the payment was not accepted: ${check.reason}`, {
+        ...(check.confirmations !== undefined
+          ? { confirmations: check.confirmations, required: chain.confirmations }
+          : {}),
       });
     }
     payment = { txHash, units: check.amount, payer: getAddress(check.payer) };
@@ -94,11 +269,22 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
   let attemptId: string;
   try {
     attemptId = await ctx.db.transaction().execute(async (trx) => {
-      const pool = await trx.selectFrom("eval_questions").select(["id", "points", "section"]).where("pack_id", "=", pack.id).where("retired_at", "is", null).orderBy("position").execute();
+      await assertAttemptBudget(trx, ctx.config, ctx.now(), pack.id, group, { lock: true });
+      const pool = await trx
+        .selectFrom("eval_questions")
+        .select(["id", "points", "section"])
+        .where("pack_id", "=", pack.id)
+        .where("retired_at", "is", null)
+        .orderBy("position")
+        .execute();
       // A session draws its items from the pool in a random order of its own.
-      const drawn = input.mode === undefined ? pool : shuffle(pool).slice(0, Math.min(pack.items_per_attempt ?? pool.length, pool.length));
+      const drawn =
+        input.mode === undefined
+          ? pool
+          : shuffle(pool).slice(0, Math.min(pack.items_per_attempt ?? pool.length, pool.length));
       const totalPoints = drawn.reduce((sum, q) => sum + q.points, 0);
-      const passScore = pack.pass_percent === null ? pack.pass_score : Math.ceil((pack.pass_percent * totalPoints) / 100);
+      const passScore =
+        pack.pass_percent === null ? pack.pass_score : Math.ceil((pack.pass_percent * totalPoints) / 100);
       const now = ctx.now();
       const row = await trx
         .insertInto("eval_attempts")
@@ -113,8 +299,15 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
           question_count: drawn.length,
           pass_score: passScore,
           total_points: totalPoints,
+          budget_group: group.key,
+          started_at: now,
           ...(input.mode !== undefined
-            ? { mode: input.mode, started_at: now, deadline_at: pack.time_limit_seconds === null ? null : new Date(now.getTime() + pack.time_limit_seconds * 1000) }
+            ? {
+                mode: input.mode,
+                started_at: now,
+                deadline_at:
+                  pack.time_limit_seconds === null ? null : new Date(now.getTime() + pack.time_limit_seconds * 1000),
+              }
             : {}),
         })
         .returning("id")
@@ -122,21 +315,50 @@ export async function startAttempt(ctx: ServiceContext, actor: Actor, packIdOrSl
       if (input.mode !== undefined) {
         await trx
           .insertInto("eval_attempt_items")
-          .values(drawn.map((q, index) => ({ attempt_id: row.id, position: index + 1, pack_id: pack.id, question_id: q.id, max_points: q.points })))
+          .values(
+            drawn.map((q, index) => ({
+              attempt_id: row.id,
+              position: index + 1,
+              pack_id: pack.id,
+              question_id: q.id,
+              max_points: q.points,
+            })),
+          )
           .execute();
       }
       // The price of a community pack goes to its publisher, less the fee: one payout per paid attempt.
-      if (payment && pack.publisher_user_id !== null) await queuePackPayout(trx, ctx, { attemptId: row.id, packId: pack.id, publisherUserId: pack.publisher_user_id, units: payment.units });
+      if (x402PaymentId !== null)
+        await trx.updateTable("x402_payments").set({ attempt_id: row.id }).where("id", "=", x402PaymentId).execute();
+      if (payment && pack.publisher_user_id !== null)
+        await queuePackPayout(trx, ctx, {
+          attemptId: row.id,
+          packId: pack.id,
+          publisherUserId: pack.publisher_user_id,
+          units: payment.units,
+        });
       return row.id;
     });
   } catch (error) {
-    if (isUniqueViolation(error, PAYMENT_ONCE)) throw paymentUsedConflict();
+    // A settled x402 payment that started nothing stays with its agent and pack (x402.ts): the answer says it moved.
+    const withSettlement = (refusal: DomainError) => {
+      if (settlementHeader !== null) refusal.headers["PAYMENT-RESPONSE"] = settlementHeader;
+      return refusal;
+    };
+    if (isUniqueViolation(error, PAYMENT_ONCE)) throw withSettlement(paymentUsedConflict());
     if (isUniqueViolation(error, ONE_OPEN_ATTEMPT)) {
-      const existing = await ctx.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agent.id).where("pack_id", "=", pack.id).where("status", "=", "IN_PROGRESS").executeTakeFirst();
-      throw openAttemptConflict(existing?.id ?? null);
+      const existing = await ctx.db
+        .selectFrom("eval_attempts")
+        .select("id")
+        .where("agent_id", "=", agent.id)
+        .where("pack_id", "=", pack.id)
+        .where("status", "=", "IN_PROGRESS")
+        .executeTakeFirst();
+      throw withSettlement(openAttemptConflict(existing?.id ?? null));
     }
+    if (error instanceof DomainError) throw withSettlement(error);
     throw error;
   }
+  if (settlementHeader !== null) x402!.setHeader("PAYMENT-RESPONSE", settlementHeader);
   return { data: await getAttemptDto(ctx, attemptId) };
 }
 
@@ -151,11 +373,15 @@ function shuffle<T>(items: T[]): T[] {
 }
 
 function openAttemptConflict(existingAttemptId: string | null) {
-  return conflict("ATTEMPT_IN_PROGRESS", "the agent has an unsubmitted attempt at this pack; answer it with POST /v1/evals/attempts/:id/answers", {
-    existingAttemptId,
-  });
+  return fail(
+    "ATTEMPT_IN_PROGRESS",
+    "the agent has an unsubmitted attempt at this pack; answer it with POST /v1/evals/attempts/:id/answers",
+    {
+      existingAttemptId,
+    },
+  );
 }
 
 function paymentUsedConflict() {
-  return conflict("PAYMENT_ALREADY_USED", "this transaction already paid for an attempt; each payment starts one attempt");
+  return fail("PAYMENT_ALREADY_USED", "this transaction already paid for an attempt; each payment starts one attempt");
 }

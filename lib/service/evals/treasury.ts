@@ -1,7 +1,7 @@
+import { fail } from "../errors";
 import { getAddress, type Address } from "viem";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
-import { HttpError } from "../http/errors";
 
 // The pack treasury: where certification pack fees are paid. A dedicated address of its own
 // (ChainConfig.treasuryAddress: TREASURY_ADDRESS, or the local stack's treasury account), never
@@ -12,7 +12,10 @@ import { HttpError } from "../http/errors";
 export function packTreasury(ctx: ServiceContext): Address {
   const chain = requireChain(ctx);
   if (!chain.treasuryAddress) {
-    throw new HttpError(503, "no pack treasury is configured (TREASURY_ADDRESS): paid packs cannot be bought on this deployment", "TREASURY_NOT_CONFIGURED");
+    throw fail(
+      "TREASURY_NOT_CONFIGURED",
+      "no pack treasury is configured (TREASURY_ADDRESS): paid packs cannot be bought on this deployment",
+    );
   }
   return getAddress(chain.treasuryAddress);
 }

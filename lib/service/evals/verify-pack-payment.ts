@@ -52,18 +52,30 @@ export async function verifyPackPayment(params: {
   const ofToken = transfers.filter((log) => isAddressEqual(log.address, config.tokenAddress));
   if (ofToken.length === 0) {
     return transfers.length > 0
-      ? { ok: false, code: "WRONG_TOKEN", reason: `the transfer is of token ${transfers[0]!.address}, not USDC at ${config.tokenAddress}` }
+      ? {
+          ok: false,
+          code: "WRONG_TOKEN",
+          reason: `the transfer is of token ${transfers[0]!.address}, not USDC at ${config.tokenAddress}`,
+        }
       : { ok: false, code: "NO_TRANSFER", reason: "the transaction emitted no token Transfer" };
   }
 
   const toTreasury = ofToken.filter((log) => isAddressEqual(log.args.to, treasury));
   if (toTreasury.length === 0) {
-    return { ok: false, code: "WRONG_RECIPIENT", reason: `the USDC went to ${ofToken[0]!.args.to}, not the pack treasury ${treasury}` };
+    return {
+      ok: false,
+      code: "WRONG_RECIPIENT",
+      reason: `the USDC went to ${ofToken[0]!.args.to}, not the pack treasury ${treasury}`,
+    };
   }
 
   const exact = toTreasury.filter((log) => log.args.value === expectedAmount);
   if (exact.length === 0) {
-    return { ok: false, code: "WRONG_AMOUNT", reason: `the transfer is ${toTreasury[0]!.args.value} units, the pack costs exactly ${expectedAmount} units` };
+    return {
+      ok: false,
+      code: "WRONG_AMOUNT",
+      reason: `the transfer is ${toTreasury[0]!.args.value} units, the pack costs exactly ${expectedAmount} units`,
+    };
   }
 
   let signer: Address | null = null;

@@ -12,9 +12,9 @@ afterAll(() => service.stop());
 describe("publishEvent", () => {
   it("commits with the change it describes and rolls back with it", async () => {
     const agent = await newAgent(service);
-    const kept = await service.db.transaction().execute((trx) =>
-      publishEvent(trx, { type: "webhook.test", to: [agent.id, agent.id, null], data: { n: 1 } }),
-    );
+    const kept = await service.db
+      .transaction()
+      .execute((trx) => publishEvent(trx, { type: "webhook.test", to: [agent.id, agent.id, null], data: { n: 1 } }));
     const marker = `rolled-back-${Date.now()}`;
     await expect(
       service.db.transaction().execute(async (trx) => {
@@ -23,7 +23,11 @@ describe("publishEvent", () => {
       }),
     ).rejects.toThrow("the change failed");
 
-    const row = await service.db.selectFrom("domain_events").selectAll().where("id", "=", kept).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("domain_events")
+      .selectAll()
+      .where("id", "=", kept)
+      .executeTakeFirstOrThrow();
     expect(row.recipient_ids).toEqual([agent.id]);
     expect(row.data).toEqual({ n: 1 });
     const lost = await service.db
@@ -41,15 +45,34 @@ describe("asOperator", () => {
     const stranger = await newUser(service);
     const subjectId = `subject-${Date.now()}`;
     await expect(
-      asOperator(service.ctx, { kind: "USER", userId: stranger.id, principalId: stranger.id } as never, { action: "test.act", subjectType: "test", subjectId, reason: "why" }, async () => "done"),
+      asOperator(
+        service.ctx,
+        { kind: "USER", userId: stranger.id, principalId: stranger.id } as never,
+        { action: "test.act", subjectType: "test", subjectId, reason: "why" },
+        async () => "done",
+      ),
     ).rejects.toMatchObject({ code: "NOT_OPERATOR" });
 
     const operator = await newUser(service);
     const ctx = { ...service.ctx, config: { ...service.ctx.config, operatorAddresses: [operator.address] } };
-    const result = await asOperator(ctx, { kind: "USER", userId: operator.id, principalId: operator.id } as never, { action: "test.act", subjectType: "test", subjectId, reason: "spam" }, async () => "done");
+    const result = await asOperator(
+      ctx,
+      { kind: "USER", userId: operator.id, principalId: operator.id } as never,
+      { action: "test.act", subjectType: "test", subjectId, reason: "spam" },
+      async () => "done",
+    );
     expect(result).toBe("done");
-    const lines = await service.db.selectFrom("operator_actions").selectAll().where("subject_id", "=", subjectId).execute();
+    const lines = await service.db
+      .selectFrom("operator_actions")
+      .selectAll()
+      .where("subject_id", "=", subjectId)
+      .execute();
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ operator_user_id: operator.id, operator_address: operator.address.toLowerCase(), action: "test.act", reason: "spam" });
+    expect(lines[0]).toMatchObject({
+      operator_user_id: operator.id,
+      operator_address: operator.address.toLowerCase(),
+      action: "test.act",
+      reason: "spam",
+    });
   });
 });

@@ -1,11 +1,11 @@
-import type { EventType } from "@/lib/api/schemas/events";
+import type { PublishedEventType } from "@/lib/api/schemas/events";
 import type { Db } from "../db/connection";
 
 /** A Kysely handle: the service's database or an open transaction on it. */
 type DbOrTransaction = Pick<Db, "insertInto">;
 
 export interface PublishedEvent {
-  type: EventType;
+  type: PublishedEventType;
   /** The job it is about, if any (lets a job page or a dispute case list its events). */
   jobId?: string | null;
   /**

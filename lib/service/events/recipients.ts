@@ -13,7 +13,10 @@ export async function posterRecipientId(db: Reader, posterId: string): Promise<s
 }
 
 /** The parties of a job as event recipients: the agent concerned (if any) and the poster. */
-export async function jobRecipients(db: Reader, job: { poster_id: string; agent_id?: string | null }): Promise<string[]> {
+export async function jobRecipients(
+  db: Reader,
+  job: { poster_id: string; agent_id?: string | null },
+): Promise<string[]> {
   const poster = await posterRecipientId(db, job.poster_id);
   return [job.agent_id, poster].filter((id): id is string => typeof id === "string" && id.length > 0);
 }

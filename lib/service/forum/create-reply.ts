@@ -1,26 +1,33 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { originKeyOf } from "../http/client-origin";
-import { charCount, type ForumCategory, type ForumIntent } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { assertNotSuspended } from "../auth/suspension";
-import { conflict, notFound } from "../http/errors";
 import { assertWithinHourlyLimit, lockAuthorPosting, markOwnActivityRead } from "./posting-rules";
-import { UUID, getReplyOrThrow, presentReply, threadUrl } from "./present";
-import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
+import { UUID, getReplyOrThrow, presentReply } from "./present";
+import { publishContribution } from "./contributions";
 import { publishEvent } from "../events/publish-event";
 import type { Queryable } from "./present";
 import { actorIdOf } from "../events/recipients";
+import { publishMentions } from "./mentions";
 
 /**
  * POST /v1/forum/threads/:slugOrId/replies. Under the author's posting lock: the hourly limit,
  * then the insert and the thread's counters (replyCount, lastReplyAt, lastActivityAt) in the same
  * transaction, with the thread row locked so that a concurrent delete or count cannot interleave.
  */
-export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: string, body: string, siteUrl: string, clientIp: string | null = null) {
+export async function createReply(
+  ctx: ServiceContext,
+  actor: Actor,
+  slugOrId: string,
+  body: string,
+  siteUrl: string,
+  clientIp: string | null = null,
+) {
   const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
   await assertNotSuspended(ctx.db, actor.principalId);
-  const created = await ctx.db.transaction().execute(async (trx) => {
+  const reply = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
     const thread = await trx
       .selectFrom("forum_threads")
@@ -29,8 +36,8 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
       .where(UUID.test(slugOrId) ? "id" : "slug", "=", UUID.test(slugOrId) ? slugOrId.toLowerCase() : slugOrId)
       .forUpdate()
       .executeTakeFirst();
-    if (!thread) throw notFound("thread");
-    if (thread.locked) throw conflict("THREAD_LOCKED", "this thread is locked and takes no replies");
+    if (!thread) throw fail("NOT_FOUND", "thread not found");
+    if (thread.locked) throw fail("THREAD_LOCKED", "this thread is locked and takes no replies");
     await assertWithinHourlyLimit(ctx, trx, "forum_replies", actor.principalId);
     const reply = await trx
       .insertInto("forum_replies")
@@ -49,30 +56,33 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
     // Repliers follow the thread they answer (authors do from the start), unless they chose to stop.
     await trx
       .insertInto("forum_thread_state")
-      .values({ principal_id: actor.principalId, thread_id: thread.id, following: true, last_read_at: reply.created_at })
+      .values({
+        principal_id: actor.principalId,
+        thread_id: thread.id,
+        following: true,
+        last_read_at: reply.created_at,
+      })
       .onConflict((oc) => oc.columns(["principal_id", "thread_id"]).doNothing())
       .execute();
     await markOwnActivityRead(trx, actor.principalId, thread.id, reply.created_at);
-    await publishReplyToFollowers(trx, actor, { threadId: thread.id, threadSlug: thread.slug, threadTitle: thread.title, replyId: reply.id });
-    return { reply, thread };
+    await publishReplyToFollowers(trx, actor, {
+      threadId: thread.id,
+      threadSlug: thread.slug,
+      threadTitle: thread.title,
+      replyId: reply.id,
+    });
+    const about = { threadId: thread.id, threadSlug: thread.slug, threadTitle: thread.title, replyId: reply.id };
+    await publishMentions(trx, actor, { ...about, body });
+    await publishContribution(trx, actor, {
+      kind: "REPLY",
+      id: reply.id,
+      threadId: thread.id,
+      authorPrincipalId: actor.principalId,
+    });
+    return reply;
   });
 
-  const { reply, thread } = created;
   const data = presentReply(await getReplyOrThrow(ctx, reply.id));
-  await notifyContributionPublished(ctx, {
-    kind: "REPLY",
-    id: reply.id,
-    threadId: thread.id,
-    author: contributionAuthor(actor),
-    threadTitle: thread.title,
-    body,
-    bodyLength: charCount(body),
-    category: thread.category as ForumCategory,
-    intent: thread.intent as ForumIntent | null,
-    publishedAt: reply.created_at,
-    url: `${threadUrl(siteUrl, thread.slug)}#reply-${reply.id}`,
-    originKey,
-  });
   return { data };
 }
 
@@ -80,7 +90,11 @@ export async function createReply(ctx: ServiceContext, actor: Actor, slugOrId: s
  * forum.reply to everyone following the thread but the replier, as user ids and agent ids (an
  * agent's webhooks, and its owner's inbox), in the reply's transaction.
  */
-async function publishReplyToFollowers(trx: Queryable, actor: Actor, reply: { threadId: string; threadSlug: string; threadTitle: string; replyId: string }) {
+async function publishReplyToFollowers(
+  trx: Queryable,
+  actor: Actor,
+  reply: { threadId: string; threadSlug: string; threadTitle: string; replyId: string },
+) {
   const followers = await trx
     .selectFrom("forum_thread_state")
     .leftJoin("agents", "agents.principal_id", "forum_thread_state.principal_id")
@@ -90,7 +104,11 @@ async function publishReplyToFollowers(trx: Queryable, actor: Actor, reply: { th
     .where("forum_thread_state.principal_id", "!=", actor.principalId)
     .execute();
   if (followers.length === 0) return;
-  const author = await trx.selectFrom("principals").select("display_name").where("id", "=", actor.principalId).executeTakeFirst();
+  const author = await trx
+    .selectFrom("principals")
+    .select("display_name")
+    .where("id", "=", actor.principalId)
+    .executeTakeFirst();
   await publishEvent(trx, {
     type: "forum.reply",
     to: followers.map((f) => f.agent_id ?? f.principal_id),

@@ -1,14 +1,15 @@
+import { fail } from "../errors";
 import { randomBytes } from "node:crypto";
 import { originKeyOf } from "../http/client-origin";
 import type { z } from "zod";
-import { charCount, type CreateThreadRequest } from "@/lib/api/schemas/forum";
+import type { CreateThreadRequest } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { assertNotSuspended } from "../auth/suspension";
-import { badRequest } from "../http/errors";
 import { assertNotDuplicateThread, assertWithinHourlyLimit, lockAuthorPosting } from "./posting-rules";
-import { getThreadOrThrow, presentThread, threadUrl } from "./present";
-import { contributionAuthor, notifyContributionPublished } from "./publish-hooks";
+import { getThreadOrThrow, presentThread } from "./present";
+import { publishContribution } from "./contributions";
+import { publishMentions } from "./mentions";
 
 /**
  * A slug from the title: ASCII words joined by "-", at most 60 characters, and a random suffix of
@@ -31,16 +32,26 @@ export function slugFor(title: string): string {
  * POST /v1/forum/threads. The author is the caller's principal, never a field of the body (the
  * schema refuses `author`). Under a per-author lock: the duplicate rule (409 with existingId and
  * existingSlug), then the hourly limit (429), then the insert; the author follows the new thread.
- * Hooks run after the commit.
+ * `forum.post.published` is published in the same transaction (forum/contributions.ts).
  */
-export async function createThread(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateThreadRequest>, siteUrl: string, clientIp: string | null = null) {
+export async function createThread(
+  ctx: ServiceContext,
+  actor: Actor,
+  input: z.output<typeof CreateThreadRequest>,
+  siteUrl: string,
+  clientIp: string | null = null,
+) {
   // The network the post came from (a keyed hash of its prefix), for the rewards' per-network rule.
   const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
   await assertNotSuspended(ctx.db, actor.principalId);
   // A named referrer must exist (lib/service/referrals decides whether it earns anything).
   if (input.referredByAgentId) {
-    const referrer = await ctx.db.selectFrom("agents").select("id").where("id", "=", input.referredByAgentId).executeTakeFirst();
-    if (!referrer) throw badRequest(["referredByAgentId is not a known agent id"]);
+    const referrer = await ctx.db
+      .selectFrom("agents")
+      .select("id")
+      .where("id", "=", input.referredByAgentId)
+      .executeTakeFirst();
+    if (!referrer) throw fail("VALIDATION_FAILED", ["referredByAgentId is not a known agent id"]);
   }
   const created = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
@@ -68,6 +79,14 @@ export async function createThread(ctx: ServiceContext, actor: Actor, input: z.o
           .insertInto("forum_thread_state")
           .values({ principal_id: actor.principalId, thread_id: row.id, following: true, last_read_at: row.created_at })
           .execute();
+        const about = { threadId: row.id, threadSlug: row.slug, threadTitle: input.title, replyId: null };
+        await publishMentions(trx, actor, { ...about, body: input.body });
+        await publishContribution(trx, actor, {
+          kind: "THREAD",
+          id: row.id,
+          threadId: row.id,
+          authorPrincipalId: actor.principalId,
+        });
         return row;
       }
       if (attempt >= 5) throw new Error("could not find a free slug");
@@ -75,19 +94,5 @@ export async function createThread(ctx: ServiceContext, actor: Actor, input: z.o
   });
 
   const data = presentThread(await getThreadOrThrow(ctx, created.id), siteUrl);
-  await notifyContributionPublished(ctx, {
-    kind: "THREAD",
-    id: created.id,
-    threadId: created.id,
-    author: contributionAuthor(actor),
-    threadTitle: input.title,
-    body: input.body,
-    bodyLength: charCount(input.body),
-    category: input.category,
-    intent: input.intent ?? null,
-    publishedAt: created.created_at,
-    url: threadUrl(siteUrl, created.slug),
-    originKey,
-  });
   return { data };
 }

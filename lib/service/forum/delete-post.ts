@@ -1,9 +1,10 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { notFound } from "../http/errors";
 import { notAuthor } from "./edit-post";
 import { getReplyOrThrow, getThreadOrThrow } from "./present";
-import { notifyContributionRemoved } from "./publish-hooks";
+import { publishContributionRemoved } from "./contributions";
+import { actorIdOf } from "../events/recipients";
 import { recountThreadReplies } from "./recount-thread";
 
 /**
@@ -13,16 +14,23 @@ import { recountThreadReplies } from "./recount-thread";
 export async function deleteThread(ctx: ServiceContext, actor: Actor, id: string) {
   const thread = await getThreadOrThrow(ctx, id);
   if (thread.author_principal_id !== actor.principalId) throw notAuthor("delete this thread");
-  const deleted = await ctx.db
-    .updateTable("forum_threads")
-    .set({ status: "DELETED" })
-    .where("id", "=", thread.id)
-    .where("status", "=", "VISIBLE")
-    .returning("id")
-    .executeTakeFirst();
-  // Two deletes at once: the second finds nothing to delete, as if it came later.
-  if (!deleted) throw notFound("thread");
-  await notifyContributionRemoved(ctx, { kind: "THREAD", id: thread.id, threadId: thread.id, authorPrincipalId: thread.author_principal_id });
+  await ctx.db.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .updateTable("forum_threads")
+      .set({ status: "DELETED" })
+      .where("id", "=", thread.id)
+      .where("status", "=", "VISIBLE")
+      .returning("id")
+      .executeTakeFirst();
+    // Two deletes at once: the second finds nothing to delete, as if it came later.
+    if (!deleted) throw fail("NOT_FOUND", "thread not found");
+    await publishContributionRemoved(trx, actorIdOf(actor), {
+      kind: "THREAD",
+      id: thread.id,
+      threadId: thread.id,
+      authorPrincipalId: thread.author_principal_id,
+    });
+  });
   return { data: { id: thread.id, status: "DELETED" as const } };
 }
 
@@ -43,9 +51,14 @@ export async function deleteReply(ctx: ServiceContext, actor: Actor, id: string)
       .where("status", "=", "VISIBLE")
       .returning("id")
       .executeTakeFirst();
-    if (!deleted) throw notFound("reply");
+    if (!deleted) throw fail("NOT_FOUND", "reply not found");
     await recountThreadReplies(trx, reply.thread_id, reply.id);
+    await publishContributionRemoved(trx, actorIdOf(actor), {
+      kind: "REPLY",
+      id: reply.id,
+      threadId: reply.thread_id,
+      authorPrincipalId: reply.author_principal_id,
+    });
   });
-  await notifyContributionRemoved(ctx, { kind: "REPLY", id: reply.id, threadId: reply.thread_id, authorPrincipalId: reply.author_principal_id });
   return { data: { id: reply.id, status: "DELETED" as const } };
 }

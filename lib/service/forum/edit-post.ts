@@ -1,21 +1,27 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import type { z } from "zod";
 import type { UpdateThreadRequest } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { badRequest, forbidden } from "../http/errors";
 import { markOwnActivityRead } from "./posting-rules";
 import { getReplyOrThrow, getThreadOrThrow, presentReply, presentThread } from "./present";
 
-export const notAuthor = (what: string) => forbidden(`only the author may ${what}`, "NOT_AUTHOR");
+export const notAuthor = (what: string) => fail("NOT_AUTHOR", `only the author may ${what}`);
 
 /**
  * PATCH /v1/forum/threads/:id: the author changes title, body or category. editedAt and the
  * thread's last activity move to now; the slug (and so the permalink) stays.
  */
-export async function updateThread(ctx: ServiceContext, actor: Actor, id: string, input: z.output<typeof UpdateThreadRequest>, siteUrl: string) {
+export async function updateThread(
+  ctx: ServiceContext,
+  actor: Actor,
+  id: string,
+  input: z.output<typeof UpdateThreadRequest>,
+  siteUrl: string,
+) {
   if (input.title === undefined && input.body === undefined && input.category === undefined) {
-    throw badRequest(["body must change at least one of title, body, category"]);
+    throw fail("VALIDATION_FAILED", ["body must change at least one of title, body, category"]);
   }
   const thread = await getThreadOrThrow(ctx, id);
   if (thread.author_principal_id !== actor.principalId) throw notAuthor("edit this thread");
@@ -44,7 +50,12 @@ export async function updateReply(ctx: ServiceContext, actor: Actor, id: string,
   if (reply.author_principal_id !== actor.principalId) throw notAuthor("edit this reply");
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable("forum_replies").set({ body, edited_at: now }).where("id", "=", reply.id).where("status", "=", "VISIBLE").execute();
+    await trx
+      .updateTable("forum_replies")
+      .set({ body, edited_at: now })
+      .where("id", "=", reply.id)
+      .where("status", "=", "VISIBLE")
+      .execute();
     await trx
       .updateTable("forum_threads")
       .set({ last_activity_at: sql`greatest(last_activity_at, ${now}::timestamptz)` })

@@ -1,8 +1,9 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { FORUM_LIMITS } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { badRequest, tooManyRequests } from "../http/errors";
+import { tooManyRequests } from "../http/errors";
 import { decodeCursor, encodeCursor } from "../http/pagination";
 
 const PAGE = 20;
@@ -21,14 +22,27 @@ async function registerPoll(ctx: ServiceContext, identity: string): Promise<Date
     .insertInto("forum_me_polls")
     .values({ identity, last_polled_at: now })
     .onConflict((oc) =>
-      oc.column("identity").doUpdateSet({ last_polled_at: now }).where("forum_me_polls.last_polled_at", "<=", new Date(now.getTime() - intervalMs)),
+      oc
+        .column("identity")
+        .doUpdateSet({ last_polled_at: now })
+        .where("forum_me_polls.last_polled_at", "<=", new Date(now.getTime() - intervalMs)),
     )
     .returning("identity")
     .executeTakeFirst();
   if (polled) return now;
-  const last = await ctx.db.selectFrom("forum_me_polls").select("last_polled_at").where("identity", "=", identity).executeTakeFirstOrThrow();
-  const wait = Math.min(FORUM_LIMITS.mePollSeconds, Math.max(1, Math.ceil((last.last_polled_at.getTime() + intervalMs - now.getTime()) / 1000)));
-  throw tooManyRequests(wait, "GET /v1/forum/me may be polled at most once a minute; retry after the number of seconds in Retry-After");
+  const last = await ctx.db
+    .selectFrom("forum_me_polls")
+    .select("last_polled_at")
+    .where("identity", "=", identity)
+    .executeTakeFirstOrThrow();
+  const wait = Math.min(
+    FORUM_LIMITS.mePollSeconds,
+    Math.max(1, Math.ceil((last.last_polled_at.getTime() + intervalMs - now.getTime()) / 1000)),
+  );
+  throw tooManyRequests(
+    wait,
+    "GET /v1/forum/me may be polled at most once a minute; retry after the number of seconds in Retry-After",
+  );
 }
 
 /**
@@ -44,17 +58,34 @@ export async function forumMe(ctx: ServiceContext, actor: Actor, cursor: string 
   if (!after) {
     snapshot = await registerPoll(ctx, actor.identityKey);
   } else {
-    const last = await ctx.db.selectFrom("forum_me_polls").select("last_polled_at").where("identity", "=", actor.identityKey).executeTakeFirst();
+    const last = await ctx.db
+      .selectFrom("forum_me_polls")
+      .select("last_polled_at")
+      .where("identity", "=", actor.identityKey)
+      .executeTakeFirst();
     if (!last || new Date(after.k).getTime() > last.last_polled_at.getTime()) {
-      throw badRequest(["cursor does not come from your latest poll of GET /v1/forum/me; start again without a cursor"]);
+      throw fail("VALIDATION_FAILED", [
+        "cursor does not come from your latest poll of GET /v1/forum/me; start again without a cursor",
+      ]);
     }
     snapshot = last.last_polled_at;
   }
 
   const me = actor.principalId;
   const before = (at: string, key: string) =>
-    after ? sql`and (${sql.raw(at)}, ${sql.raw(key)}) < (${new Date(after.k)}::timestamptz, ${after.id}::text collate "C")` : sql``;
-  const result = await sql<{ type: ItemType; id: string; thread_id: string; slug: string; title: string; reply_id: string | null; at: Date | string; unread: number | null }>`
+    after
+      ? sql`and (${sql.raw(at)}, ${sql.raw(key)}) < (${new Date(after.k)}::timestamptz, ${after.id}::text collate "C")`
+      : sql``;
+  const result = await sql<{
+    type: ItemType;
+    id: string;
+    thread_id: string;
+    slug: string;
+    title: string;
+    reply_id: string | null;
+    at: Date | string;
+    unread: number | null;
+  }>`
     select * from (
       (select 'THREAD' as type, 'THREAD:' || t.id as id, t.id as thread_id, t.slug, t.title, null::uuid as reply_id,
               t.created_at as at, null::int as unread
@@ -103,6 +134,10 @@ export async function forumMe(ctx: ServiceContext, actor: Actor, cursor: string 
       at: r.at.toISOString(),
       ...(r.type === "FOLLOWED_UPDATE" ? { unreadCount: r.unread ?? 0 } : {}),
     })),
-    meta: { nextCursor: hasMore && last ? encodeCursor({ k: last.at.toISOString(), id: last.id }) : null, hasMore, limit: PAGE },
+    meta: {
+      nextCursor: hasMore && last ? encodeCursor({ k: last.at.toISOString(), id: last.id }) : null,
+      hasMore,
+      limit: PAGE,
+    },
   };
 }

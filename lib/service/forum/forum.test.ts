@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ForumThread } from "@/lib/api/schemas/forum";
-import { claimLinkFor, jobInput, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
+import {
+  claimLinkFor,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
 
 let service: TestService;
 beforeAll(async () => {
@@ -13,7 +21,13 @@ let n = 0;
 type ThreadInput = { title: string; body: string; category: "bidding-strategy"; intent?: "question" };
 // Overrides may be invalid on purpose (validation tests), so the result is typed as a valid input.
 const thread = (overrides: Record<string, unknown> = {}) =>
-  ({ title: `How do agents price bids ${++n}-${Date.now()}`, body: body(`Question ${n} ${Math.random()}`), category: "bidding-strategy", intent: "question", ...overrides }) as ThreadInput;
+  ({
+    title: `How do agents price bids ${++n}-${Date.now()}`,
+    body: body(`Question ${n} ${Math.random()}`),
+    category: "bidding-strategy",
+    intent: "question",
+    ...overrides,
+  }) as ThreadInput;
 
 async function author(): Promise<TestUser> {
   return newUser(service);
@@ -58,7 +72,8 @@ describe("threads and replies", () => {
 
   it("3 threads an hour per identity, then 429 with Retry-After", async () => {
     const user = await author();
-    for (let i = 0; i < 3; i++) expect((await service.http("POST", "/v1/forum/threads", { token: user.token, body: thread() })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await service.http("POST", "/v1/forum/threads", { token: user.token, body: thread() })).status).toBe(201);
     const fourth = await service.http("POST", "/v1/forum/threads", { token: user.token, body: thread() });
     expect(fourth.status).toBe(429);
     expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -67,7 +82,10 @@ describe("threads and replies", () => {
   it("a duplicate within 24 hours is 409 with existingId and existingSlug", async () => {
     const user = await author();
     const first = (await user.client.createThread({ body: thread({ title: "Duplicate detection title here" }) })).data;
-    const dup = await service.http("POST", "/v1/forum/threads", { token: user.token, body: thread({ title: "duplicate   detection title HERE" }) });
+    const dup = await service.http("POST", "/v1/forum/threads", {
+      token: user.token,
+      body: thread({ title: "duplicate   detection title HERE" }),
+    });
     expect(dup.status).toBe(409);
     expect(dup.json).toMatchObject({ code: "FORUM_DUPLICATE", existingId: first.id, existingSlug: first.slug });
   });
@@ -87,11 +105,25 @@ describe("threads and replies", () => {
     expect(other.status).toBe(409);
     expect(other.json.code).toBe("IDEMPOTENCY_KEY_REUSED");
     // The same key for a reply (another resource type) and by another identity are independent.
-    const reply = await service.http("POST", `/v1/forum/threads/${a.json.data.slug}/replies`, { token: user.token, body: { body: body("reply") }, headers });
+    const reply = await service.http("POST", `/v1/forum/threads/${a.json.data.slug}/replies`, {
+      token: user.token,
+      body: { body: body("reply") },
+      headers,
+    });
     expect(reply.status).toBe(201);
     const someoneElse = await author();
-    expect((await service.http("POST", "/v1/forum/threads", { token: someoneElse.token, body: thread(), headers })).status).toBe(201);
-    expect((await service.http("POST", "/v1/forum/threads", { token: user.token, body: thread(), headers: { "idempotency-key": "short" } })).status).toBe(400);
+    expect(
+      (await service.http("POST", "/v1/forum/threads", { token: someoneElse.token, body: thread(), headers })).status,
+    ).toBe(201);
+    expect(
+      (
+        await service.http("POST", "/v1/forum/threads", {
+          token: user.token,
+          body: thread(),
+          headers: { "idempotency-key": "short" },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it("reads by slug or id with the first page of replies; replies paginate; edits and deletes are the author's", async () => {
@@ -100,17 +132,30 @@ describe("threads and replies", () => {
     const second = await author();
     const t = (await user.client.createThread({ body: thread() })).data;
     // 20 replies an hour per identity: two repliers fill more than one page.
-    for (let i = 0; i < 22; i++) await (i < 11 ? replier : second).client.createReply({ params: { slugOrId: t.slug }, body: { body: body(`reply ${i}`) } });
+    for (let i = 0; i < 22; i++)
+      await (i < 11 ? replier : second).client.createReply({
+        params: { slugOrId: t.slug },
+        body: { body: body(`reply ${i}`) },
+      });
     const bySlug = await service.client().getThread({ params: { slugOrId: t.slug } });
     expect(bySlug.data.replies).toHaveLength(20);
     expect(bySlug.data.replyCount).toBe(22);
     expect(bySlug.data.repliesMeta?.nextCursor).toBeTruthy();
-    const rest = await service.client().listReplies({ params: { slugOrId: t.id }, query: { cursor: bySlug.data.repliesMeta!.nextCursor! } });
+    const rest = await service
+      .client()
+      .listReplies({ params: { slugOrId: t.id }, query: { cursor: bySlug.data.repliesMeta!.nextCursor! } });
     expect(rest.data).toHaveLength(2);
     expect(rest.data[1]!.body).toContain("reply 21");
     const replyId = bySlug.data.replies![0]!.id;
     expect((await service.http("GET", `/v1/forum/replies/${replyId}`)).status).toBe(200);
-    expect((await service.http("PATCH", `/v1/forum/replies/${replyId}`, { token: user.token, body: { body: body("hijack") } })).status).toBe(403);
+    expect(
+      (
+        await service.http("PATCH", `/v1/forum/replies/${replyId}`, {
+          token: user.token,
+          body: { body: body("hijack") },
+        })
+      ).status,
+    ).toBe(403);
     const edited = await replier.client.updateReply({ params: { id: replyId }, body: { body: body("edited") } });
     expect(edited.data.editedAt).not.toBeNull();
     expect((await service.http("DELETE", `/v1/forum/threads/${t.id}`, { token: replier.token })).status).toBe(403);
@@ -127,25 +172,47 @@ describe("votes, answers, follows, read markers", () => {
   it("one helpful vote per voter, changeable, never on your own post", async () => {
     const user = await author();
     const t = (await user.client.createThread({ body: thread() })).data;
-    expect((await service.http("PUT", `/v1/forum/threads/${t.id}/vote`, { token: user.token, body: { helpful: true } })).status).toBe(403);
+    expect(
+      (await service.http("PUT", `/v1/forum/threads/${t.id}/vote`, { token: user.token, body: { helpful: true } }))
+        .status,
+    ).toBe(403);
     const voter = await author();
-    expect((await voter.client.voteThread({ params: { id: t.id }, body: { helpful: true } })).data.helpfulCount).toBe(1);
-    expect((await voter.client.voteThread({ params: { id: t.id }, body: { helpful: true } })).data.helpfulCount).toBe(1);
-    expect((await voter.client.voteThread({ params: { id: t.id }, body: { helpful: false } })).data.helpfulCount).toBe(0);
+    expect((await voter.client.voteThread({ params: { id: t.id }, body: { helpful: true } })).data.helpfulCount).toBe(
+      1,
+    );
+    expect((await voter.client.voteThread({ params: { id: t.id }, body: { helpful: true } })).data.helpfulCount).toBe(
+      1,
+    );
+    expect((await voter.client.voteThread({ params: { id: t.id }, body: { helpful: false } })).data.helpfulCount).toBe(
+      0,
+    );
   });
 
   it("only the thread's author accepts an answer, which must be a reply of the thread; null clears", async () => {
     const user = await author();
     const replier = await author();
     const t = (await user.client.createThread({ body: thread() })).data;
-    const r = (await replier.client.createReply({ params: { slugOrId: t.id }, body: { body: body("the answer") } })).data;
-    expect((await service.http("PUT", `/v1/forum/threads/${t.id}/answer`, { token: replier.token, body: { replyId: r.id } })).status).toBe(403);
+    const r = (await replier.client.createReply({ params: { slugOrId: t.id }, body: { body: body("the answer") } }))
+      .data;
+    expect(
+      (await service.http("PUT", `/v1/forum/threads/${t.id}/answer`, { token: replier.token, body: { replyId: r.id } }))
+        .status,
+    ).toBe(403);
     const accepted = await user.client.acceptAnswer({ params: { id: t.id }, body: { replyId: r.id } });
     expect(accepted.data.acceptedReplyId).toBe(r.id);
     expect((await service.client().getThread({ params: { slugOrId: t.slug } })).data.acceptedAnswer?.id).toBe(r.id);
     const other = (await user.client.createThread({ body: thread() })).data;
-    expect((await service.http("PUT", `/v1/forum/threads/${other.id}/answer`, { token: user.token, body: { replyId: r.id } })).status).toBe(400);
-    expect((await user.client.acceptAnswer({ params: { id: t.id }, body: { replyId: null } })).data.acceptedReplyId).toBeNull();
+    expect(
+      (
+        await service.http("PUT", `/v1/forum/threads/${other.id}/answer`, {
+          token: user.token,
+          body: { replyId: r.id },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await user.client.acceptAnswer({ params: { id: t.id }, body: { replyId: null } })).data.acceptedReplyId,
+    ).toBeNull();
   });
 
   it("follow, viewer state, read markers and GET /v1/forum/me at most once a minute", async () => {
@@ -162,9 +229,15 @@ describe("votes, answers, follows, read markers", () => {
     expect(again.status).toBe(429);
     expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
 
-    const read = await follower.client.markThreadRead({ params: { slugOrId: t.id }, body: { through: new Date(Date.now() + 1000).toISOString() } });
+    const read = await follower.client.markThreadRead({
+      params: { slugOrId: t.id },
+      body: { through: new Date(Date.now() + 1000).toISOString() },
+    });
     expect(read.data.unreadCount).toBe(0);
-    const older = await follower.client.markThreadRead({ params: { slugOrId: t.id }, body: { through: "2020-01-01T00:00:00.000Z" } });
+    const older = await follower.client.markThreadRead({
+      params: { slugOrId: t.id },
+      body: { through: "2020-01-01T00:00:00.000Z" },
+    });
     expect(older.data.lastReadAt).toBe(read.data.lastReadAt);
     expect((await follower.client.unfollowThread({ params: { slugOrId: t.id } })).data.following).toBe(false);
   });
@@ -174,19 +247,29 @@ describe("search, filters, links, reputation", () => {
   it("q searches bodies; category, intent, unanswered, since and cursors filter the list", async () => {
     const user = await author();
     const word = `zebrafish${Date.now()}`;
-    const found = (await user.client.createThread({ body: thread({ body: body(`All about ${word} benchmarks`), category: "benchmarks", intent: "benchmark" }) })).data;
+    const found = (
+      await user.client.createThread({
+        body: thread({ body: body(`All about ${word} benchmarks`), category: "benchmarks", intent: "benchmark" }),
+      })
+    ).data;
     const res = await service.client().listThreads({ query: { q: word } });
     expect(res.data.map((t) => t.id)).toEqual([found.id]);
-    const byCategory = await service.client().listThreads({ query: { category: "benchmarks", intent: "benchmark", limit: 100 } });
+    const byCategory = await service
+      .client()
+      .listThreads({ query: { category: "benchmarks", intent: "benchmark", limit: 100 } });
     expect(byCategory.data.every((t) => t.category === "benchmarks" && t.intent === "benchmark")).toBe(true);
     const unanswered = await service.client().listThreads({ query: { filter: "unanswered", limit: 100 } });
     expect(unanswered.data.every((t) => t.replyCount === 0 && t.acceptedReplyId === null)).toBe(true);
-    const future = await service.client().listThreads({ query: { since: new Date(Date.now() + 60_000).toISOString() } });
+    const future = await service
+      .client()
+      .listThreads({ query: { since: new Date(Date.now() + 60_000).toISOString() } });
     expect(future.data).toHaveLength(0);
     const all: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await service.client().listThreads({ query: { sort: "activity", limit: 5, ...(cursor ? { cursor } : {}) } });
+      const page = await service
+        .client()
+        .listThreads({ query: { sort: "activity", limit: 5, ...(cursor ? { cursor } : {}) } });
       all.push(...page.data.map((t) => t.id));
       cursor = page.meta.nextCursor ?? undefined;
     } while (cursor);
@@ -196,7 +279,8 @@ describe("search, filters, links, reputation", () => {
 
   it("links a hiring job of the same owner, and refuses another owner's job", async () => {
     const user = await author();
-    const t = (await user.client.createThread({ body: thread({ intent: "hiring", category: "agent-hiring-agent" }) })).data;
+    const t = (await user.client.createThread({ body: thread({ intent: "hiring", category: "agent-hiring-agent" }) }))
+      .data;
     const job = (await user.client.createJob({ body: jobInput() })).data;
     const linked = await user.client.linkThreadJob({ params: { id: t.id }, body: { jobId: job.id } });
     expect(linked.data).toMatchObject({ linkedJobId: job.id, contextJobId: job.id, jobContextKind: "HIRING" });
@@ -204,7 +288,10 @@ describe("search, filters, links, reputation", () => {
     expect(jobAfter).toMatchObject({ sourceForumThreadId: t.id, funded: false });
     const stranger = await author();
     const otherJob = (await stranger.client.createJob({ body: jobInput() })).data;
-    expect((await service.http("PUT", `/v1/forum/threads/${t.id}/job`, { token: user.token, body: { jobId: otherJob.id } })).status).toBe(403);
+    expect(
+      (await service.http("PUT", `/v1/forum/threads/${t.id}/job`, { token: user.token, body: { jobId: otherJob.id } }))
+        .status,
+    ).toBe(403);
   });
 
   it("reputation for up to 25 agents", async () => {

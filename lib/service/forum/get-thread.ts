@@ -3,7 +3,7 @@ import type { ServiceContext } from "../context";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { getReplyOrThrow, getThreadOrThrow, presentReply, presentThread, selectReplies } from "./present";
 
-const REPLY_PAGE = 20;
+export const REPLY_PAGE = 20;
 
 /** GET /v1/forum/threads/:slugOrId/replies: visible replies, oldest first, keyset on (createdAt, id). */
 export async function listReplies(ctx: ServiceContext, slugOrId: string, query: { limit?: number; cursor?: string }) {
@@ -16,7 +16,11 @@ async function replyPage(ctx: ServiceContext, threadId: string, query: { limit?:
   const after = decodeCursor(query.cursor);
   let q = selectReplies(ctx.db).where("r.thread_id", "=", threadId).where("r.status", "=", "VISIBLE");
   if (after) q = q.where(sql<boolean>`(r.created_at, r.id) > (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("r.created_at", "asc").orderBy("r.id", "asc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("r.created_at", "asc")
+    .orderBy("r.id", "asc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   return { data: page.rows.map(presentReply), meta: page.meta };
 }
@@ -34,7 +38,9 @@ export async function getThreadDetail(ctx: ServiceContext, slugOrId: string, sit
     .returning("view_count")
     .executeTakeFirstOrThrow();
   const replies = await replyPage(ctx, found.id, {});
-  const accepted = found.accepted_reply_id ? await getReplyOrThrow(ctx, found.accepted_reply_id).catch(() => null) : null;
+  const accepted = found.accepted_reply_id
+    ? await getReplyOrThrow(ctx, found.accepted_reply_id).catch(() => null)
+    : null;
   return {
     data: {
       ...presentThread({ ...found, view_count: counted.view_count }, siteUrl),

@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { notAuthor } from "./edit-post";
 import { markOwnActivityRead } from "./posting-rules";
 import { getThreadOrThrow, presentThread, type Queryable } from "./present";
@@ -10,7 +10,11 @@ import { getThreadOrThrow, presentThread, type Queryable } from "./present";
  * claimed it, and an unclaimed agent only to itself.
  */
 async function ownerOf(db: Queryable, principalId: string): Promise<string> {
-  const agent = await db.selectFrom("agents").select("owner_user_id").where("principal_id", "=", principalId).executeTakeFirst();
+  const agent = await db
+    .selectFrom("agents")
+    .select("owner_user_id")
+    .where("principal_id", "=", principalId)
+    .executeTakeFirst();
   return agent?.owner_user_id ?? principalId;
 }
 
@@ -27,13 +31,18 @@ export async function linkJob(ctx: ServiceContext, actor: Actor, threadId: strin
   if (thread.author_principal_id !== actor.principalId) throw notAuthor("link a job to this thread");
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
-    const job = await trx.selectFrom("jobs").select(["id", "poster_id", "status", "source_forum_thread_id"]).where("id", "=", jobId).forUpdate().executeTakeFirst();
-    if (!job) throw notFound("job");
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["id", "poster_id", "status", "source_forum_thread_id"])
+      .where("id", "=", jobId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job) throw fail("NOT_FOUND", "job not found");
     if ((await ownerOf(trx, job.poster_id)) !== (await ownerOf(trx, thread.author_principal_id))) {
-      throw forbidden("the job must belong to the same owner as the thread's author", "JOB_OWNER_MISMATCH");
+      throw fail("JOB_OWNER_MISMATCH", "the job must belong to the same owner as the thread's author");
     }
     if (job.status === "CANCELLED" || job.status === "COMPLETED") {
-      throw conflict("JOB_NOT_OPEN", `the job is ${job.status}; link a job that is still open`);
+      throw fail("JOB_NOT_OPEN", `the job is ${job.status}; link a job that is still open`);
     }
     const updated = await trx
       .updateTable("forum_threads")
@@ -42,9 +51,13 @@ export async function linkJob(ctx: ServiceContext, actor: Actor, threadId: strin
       .where("status", "=", "VISIBLE")
       .returning("id")
       .executeTakeFirst();
-    if (!updated) throw notFound("thread");
+    if (!updated) throw fail("NOT_FOUND", "thread not found");
     if (!job.source_forum_thread_id) {
-      await trx.updateTable("jobs").set({ source_forum_thread_id: thread.id, updated_at: now }).where("id", "=", job.id).execute();
+      await trx
+        .updateTable("jobs")
+        .set({ source_forum_thread_id: thread.id, updated_at: now })
+        .where("id", "=", job.id)
+        .execute();
     }
     await markOwnActivityRead(trx, actor.principalId, thread.id, now);
   });

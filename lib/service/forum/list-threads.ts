@@ -9,7 +9,10 @@ const DEFAULT_LIMIT = 20;
 // A cursor is tied to its sort: its id carries the sort's letter ("n:" newest, "a:" activity), so a
 // cursor of one sort passed to the other is a 400 rather than a silently wrong page. The rest must be
 // a real UUID (it is cast to uuid in SQL; 36 dashes would fail there as a 500).
-const CURSOR_ID = { newest: new RegExp(`^n:${UUID_SOURCE}$`, "i"), activity: new RegExp(`^a:${UUID_SOURCE}$`, "i") } as const;
+const CURSOR_ID = {
+  newest: new RegExp(`^n:${UUID_SOURCE}$`, "i"),
+  activity: new RegExp(`^a:${UUID_SOURCE}$`, "i"),
+} as const;
 
 /**
  * GET /v1/forum/threads. Keyset pagination on (sort key, id), both descending; the search is the
@@ -29,9 +32,16 @@ export async function listThreads(ctx: ServiceContext, query: z.output<typeof Li
   // Unanswered: nobody has replied yet (so no answer can have been accepted either).
   if (query.filter === "unanswered") q = q.where("t.reply_count", "=", 0).where("t.accepted_reply_id", "is", null);
   if (query.since) q = q.where("t.last_activity_at", ">", new Date(query.since));
-  if (after) q = q.where(sql<boolean>`(${sql.ref(column)}, t.id) < (${new Date(after.k)}::timestamptz, ${after.id.slice(2)}::uuid)`);
+  if (after)
+    q = q.where(
+      sql<boolean>`(${sql.ref(column)}, t.id) < (${new Date(after.k)}::timestamptz, ${after.id.slice(2)}::uuid)`,
+    );
 
-  const rows = await q.orderBy(column, "desc").orderBy("t.id", "desc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy(column, "desc")
+    .orderBy("t.id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(
     rows,
     limit,

@@ -1,7 +1,8 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { FORUM_LIMITS } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
-import { conflict, tooManyRequests } from "../http/errors";
+import { tooManyRequests } from "../http/errors";
 import type { Queryable } from "./present";
 
 const HOUR_MS = 3_600_000;
@@ -42,7 +43,10 @@ export async function assertWithinHourlyLimit(
   const oldest = recent[limit - 1]!.created_at.getTime();
   const retryAfter = Math.min(3600, Math.max(1, Math.ceil((oldest + HOUR_MS - now) / 1000)));
   const what = table === "forum_threads" ? "threads" : "replies";
-  throw tooManyRequests(retryAfter, `at most ${limit} ${what} an hour per identity; retry after the number of seconds in Retry-After`);
+  throw tooManyRequests(
+    retryAfter,
+    `at most ${limit} ${what} an hour per identity; retry after the number of seconds in Retry-After`,
+  );
 }
 
 /** Case, Unicode form and runs of whitespace do not make a post different. */
@@ -71,7 +75,7 @@ export async function assertNotDuplicateThread(
   const body = normaliseText(input.body);
   const duplicate = recent.find((t) => normaliseText(t.title) === title || normaliseText(t.body) === body);
   if (duplicate) {
-    throw conflict(
+    throw fail(
       "FORUM_DUPLICATE",
       `you published a thread with the same ${normaliseText(duplicate.title) === title ? "title" : "body"} within the last 24 hours (${duplicate.slug}); do not repeat the request`,
       { existingId: duplicate.id, existingSlug: duplicate.slug },
@@ -83,7 +87,12 @@ export async function assertNotDuplicateThread(
  * Your own post, edit or accepted answer is activity you have seen: a read marker you already have
  * on the thread moves up to it, so that GET /v1/forum/me does not report your own doings.
  */
-export async function markOwnActivityRead(trx: Queryable, principalId: string, threadId: string, at: Date): Promise<void> {
+export async function markOwnActivityRead(
+  trx: Queryable,
+  principalId: string,
+  threadId: string,
+  at: Date,
+): Promise<void> {
   await trx
     .updateTable("forum_thread_state")
     .set({ last_read_at: sql`greatest(coalesce(last_read_at, ${at}::timestamptz), ${at}::timestamptz)` })

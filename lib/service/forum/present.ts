@@ -1,9 +1,9 @@
+import { fail } from "../errors";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
 import type { ForumAuthor, ForumReply, ForumThread } from "@/lib/api/schemas/forum";
 import type { Database } from "../db/schema";
 import type { ServiceContext } from "../context";
-import { notFound } from "../http/errors";
 
 // Rows of the forum tables with their authors, and how they look on the wire. Readers only ever
 // see VISIBLE posts: a deleted thread takes its replies with it.
@@ -96,18 +96,22 @@ export function presentThread(row: ThreadRow, siteUrl: string): ThreadDto {
 }
 
 /** A visible thread by slug or by id; deleted threads are gone for everyone. */
-export async function getThreadOrThrow(ctx: ServiceContext, slugOrId: string, db: Queryable = ctx.db): Promise<ThreadRow> {
+export async function getThreadOrThrow(
+  ctx: ServiceContext,
+  slugOrId: string,
+  db: Queryable = ctx.db,
+): Promise<ThreadRow> {
   let q = selectThreads(db).where("t.status", "=", "VISIBLE");
   // A slug never looks like a UUID (it ends in "-" plus 6 hex digits), so one lookup is enough.
   q = UUID.test(slugOrId) ? q.where("t.id", "=", slugOrId.toLowerCase()) : q.where("t.slug", "=", slugOrId);
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound("thread");
+  if (!row) throw fail("NOT_FOUND", "thread not found");
   return row;
 }
 
 /** A visible reply of a visible thread. */
 export async function getReplyOrThrow(ctx: ServiceContext, id: string, db: Queryable = ctx.db): Promise<ReplyRow> {
   const row = await selectReplies(db).where("r.id", "=", id).where("r.status", "=", "VISIBLE").executeTakeFirst();
-  if (!row) throw notFound("reply");
+  if (!row) throw fail("NOT_FOUND", "reply not found");
   return row;
 }

@@ -7,7 +7,12 @@ import { getThreadOrThrow, type Queryable } from "./present";
 // marker. Replies by others created after the marker are unread; your own never are.
 
 /** Visible replies on a thread by others than `principalId`, created after `after` (all when null). */
-export async function unreadReplies(db: Queryable, threadId: string, principalId: string, after: Date | null): Promise<number> {
+export async function unreadReplies(
+  db: Queryable,
+  threadId: string,
+  principalId: string,
+  after: Date | null,
+): Promise<number> {
   let q = db
     .selectFrom("forum_replies")
     .select(sql<number>`count(*)::int`.as("n"))
@@ -45,6 +50,27 @@ export async function viewerState(ctx: ServiceContext, actor: Actor, slugOrId: s
     .where("target_kind", "=", "THREAD")
     .where("target_id", "=", thread.id)
     .executeTakeFirst();
+  const helpfulReplies = await ctx.db
+    .selectFrom("forum_votes as v")
+    .innerJoin("forum_replies as r", (join) => join.onRef("r.id", "=", "v.target_id").on("v.target_kind", "=", "REPLY"))
+    .select("r.id")
+    .where("v.voter_principal_id", "=", actor.principalId)
+    .where("v.helpful", "=", true)
+    .where("r.thread_id", "=", thread.id)
+    .where("r.status", "=", "VISIBLE")
+    .execute();
+  let firstUnread = ctx.db
+    .selectFrom("forum_replies")
+    .select("id")
+    .where("thread_id", "=", thread.id)
+    .where("status", "=", "VISIBLE")
+    .where("author_principal_id", "!=", actor.principalId);
+  if (state?.last_read_at) firstUnread = firstUnread.where("created_at", ">", state.last_read_at);
+  const firstUnreadRow = await firstUnread
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
   const isAuthor = thread.author_principal_id === actor.principalId;
   return {
     data: {
@@ -52,6 +78,8 @@ export async function viewerState(ctx: ServiceContext, actor: Actor, slugOrId: s
       lastReadAt: state?.last_read_at?.toISOString() ?? null,
       unreadCount: await unreadReplies(ctx.db, thread.id, actor.principalId, state?.last_read_at ?? null),
       vote: vote?.helpful ?? null,
+      helpfulReplyIds: helpfulReplies.map((r) => r.id),
+      firstUnreadReplyId: firstUnreadRow?.id ?? null,
       canEdit: isAuthor,
       canAcceptAnswer: isAuthor && !thread.locked,
     },

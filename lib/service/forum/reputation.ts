@@ -11,7 +11,10 @@ export async function getReputation(ctx: ServiceContext, agentIds: string[]) {
   const ids = [...new Set(agentIds)];
   const agents = await ctx.db.selectFrom("agents").select(["id", "principal_id"]).where("id", "in", ids).execute();
   if (agents.length === 0) return { data: [] };
-  const standing = await reputationOfPrincipals(ctx, agents.map((a) => a.principal_id));
+  const standing = await reputationOfPrincipals(
+    ctx,
+    agents.map((a) => a.principal_id),
+  );
   const byId = new Map(agents.map((x) => [x.id, x.principal_id]));
   return {
     data: ids
@@ -77,7 +80,12 @@ export async function reputationOfPrincipals(ctx: ServiceContext, principalIds: 
   const h = byPrincipal(helpful.rows);
   const a = byPrincipal(accepted);
   for (const p of principals) {
-    result.set(p, { threads: t.get(p) ?? 0, replies: r.get(p) ?? 0, helpfulVotes: h.get(p) ?? 0, acceptedAnswers: a.get(p) ?? 0 });
+    result.set(p, {
+      threads: t.get(p) ?? 0,
+      replies: r.get(p) ?? 0,
+      helpfulVotes: h.get(p) ?? 0,
+      acceptedAnswers: a.get(p) ?? 0,
+    });
   }
   return result;
 }

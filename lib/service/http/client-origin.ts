@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * The network a request came from, as stored with forum posts for "one reward per kind per
@@ -31,4 +32,22 @@ function expandIpv6(address: string): string[] {
   const right = tail !== undefined && tail ? tail.split(":") : [];
   const fill = tail !== undefined ? Array(8 - left.length - right.length).fill("0") : [];
   return [...left, ...fill, ...right].map((g) => parseInt(g || "0", 16).toString(16));
+}
+
+/**
+ * The client a rate budget or a stream cap counts: an IPv4 address as it is, an IPv6 address as its
+ * /64. One subscriber (a home, a cloud machine) is routinely handed a whole /64, 2^64 addresses, so
+ * counting IPv6 addresses one by one would give such a client unlimited budgets. IPv4-mapped IPv6 is
+ * the IPv4 address. Anything that is no address ("unknown") is its own key.
+ */
+export function clientKeyOf(ip: string): string {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.process(ip.trim().split("%")[0]!);
+  } catch {
+    return ip;
+  }
+  if (address.kind() === "ipv4") return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(":")}::/64`;
 }

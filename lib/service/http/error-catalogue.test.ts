@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { RouteDef } from "@/lib/api/contract";
 import { routes } from "@/lib/api/routes";
 import { ERROR_CATALOGUE, ERROR_CODES, statusesOf, type ErrorCode } from "@/lib/api/schemas/errors";
+import { DomainError, domainStatusOf, fail } from "../errors";
 import { HttpError, badRequest, conflict, forbidden } from "./errors";
 
 // The error catalogue is closed: every code the service throws is in it under the status it is
@@ -12,6 +13,8 @@ import { HttpError, badRequest, conflict, forbidden } from "./errors";
 
 const SERVICE_DIR = join(process.cwd(), "lib/service");
 const HELPER_STATUS: Record<string, number | null> = {
+  // Domain code: the code is the first argument, the router derives the status from it.
+  fail: null,
   conflict: 409,
   forbidden: 403,
   badRequest: 400,
@@ -64,12 +67,19 @@ function thrownCodes() {
     const source = readFileSync(file, "utf8");
     for (const match of source.matchAll(new RegExp(`\\b(${Object.keys(HELPER_STATUS).join("|")})\\(`, "g"))) {
       const helper = match[1]!;
+      // A file's own function named fail (proofs/safe-fetch.ts has one) is not the domain error's.
+      if (helper === "fail" && !/import \{[^}]*\bfail\b[^}]*\} from "[^"]*\berrors"/.test(source)) continue;
       const args = argumentsOf(source, match.index! + match[0].length);
       // The helpers' own definitions in errors.ts are not uses.
       if (/^\s*(messages|message|code|what|retryAfterSeconds|readonly|config)\b/.test(args)) continue;
       // notFound and tooManyRequests have one code; the others take it as a whole argument.
       const fixed = helper === "notFound" || helper === "tooManyRequests";
-      const literal = fixed ? undefined : /["`]([A-Z][A-Z0-9_]{3,})["`]\s*(?:,|$)/.exec(args)?.[1];
+      const literal =
+        helper === "fail"
+          ? /^\s*["`]([A-Z][A-Z0-9_]{3,})["`]\s*,/.exec(args)?.[1]
+          : fixed
+            ? undefined
+            : /["`]([A-Z][A-Z0-9_]{3,})["`]\s*(?:,|$)/.exec(args)?.[1];
       // A code built from a check's result (`DEPOSIT_${…}`) is checked by the type of the argument.
       if (!literal && /["`][A-Z][A-Z0-9_]*_\$\{/.test(args)) continue;
       const code = literal ?? HELPER_DEFAULT[helper];
@@ -82,7 +92,9 @@ function thrownCodes() {
 }
 
 describe("the error catalogue (ERROR_CATALOGUE, lib/api/schemas/errors.ts)", () => {
-  const declared = (Object.entries(routes) as Array<[string, RouteDef]>).flatMap(([name, route]) => (route.errors ?? []).map((e) => ({ name, ...e })));
+  const declared = (Object.entries(routes) as Array<[string, RouteDef]>).flatMap(([name, route]) =>
+    (route.errors ?? []).map((e) => ({ name, ...e })),
+  );
 
   it("every error a route declares is a catalogue code, under one of that code's statuses", () => {
     expect(declared.length).toBeGreaterThan(50);
@@ -114,9 +126,53 @@ describe("the error catalogue (ERROR_CATALOGUE, lib/api/schemas/errors.ts)", () 
       expect(declaredCodes.has(code), `no route declares ${code}`).toBe(true);
       // Codes built from a chain check's result (DEPOSIT_*, PAYMENT_*) are thrown through a template.
       if (!/^(DEPOSIT|PAYMENT)_/.test(code) || code === "PAYMENT_REQUIRED" || code === "PAYMENT_ALREADY_USED") {
-        expect(thrown.has(code), `${code} is in the catalogue but nothing throws it (or the function passing it to HttpError is missing from HELPER_STATUS)`).toBe(true);
+        expect(
+          thrown.has(code),
+          `${code} is in the catalogue but nothing throws it (or the function passing it to HttpError is missing from HELPER_STATUS)`,
+        ).toBe(true);
       }
     }
+  });
+
+  it("fail takes only catalogue codes with their extras (tsc), and the status comes from the catalogue", () => {
+    // @ts-expect-error: not a catalogue code
+    expect(fail("NOT_A_CODE", "x").code).toBe("NOT_A_CODE");
+    // @ts-expect-error: AGENT_AT_CAPACITY's extras are maxActiveJobs and activeJobs
+    expect(fail("AGENT_AT_CAPACITY", "x", { existingBidId: "b" }).extra).toEqual({ existingBidId: "b" });
+    const full = fail("AGENT_AT_CAPACITY", "full", { maxActiveJobs: 1, activeJobs: 1 });
+    expect(full).toBeInstanceOf(DomainError);
+    expect("status" in full).toBe(false);
+    expect(domainStatusOf(full.code)).toBe(409);
+    expect(full.toBody(409)).toEqual({
+      statusCode: 409,
+      error: "Conflict",
+      message: "full",
+      code: "AGENT_AT_CAPACITY",
+      maxActiveJobs: 1,
+      activeJobs: 1,
+    });
+    // A code with several statuses answers the one its route declares, else its first.
+    expect(domainStatusOf("CLAIM_EXPIRED", routes.claimAgent.errors)).toBe(410);
+    expect(domainStatusOf("CLAIM_EXPIRED", routes.submitDeliverable.errors)).toBe(409);
+    expect(domainStatusOf("PROOF_CHECK_FAILED", routes.submitDeliverable.errors)).toBe(422);
+    expect(domainStatusOf("PROOF_CHECK_FAILED", routes.approveJob.errors)).toBe(409);
+    expect(domainStatusOf("NOT_CLAIMED", routes.getPayout.errors)).toBe(403);
+    expect(domainStatusOf("NOT_CLAIMED", routes.releaseJobClaim.errors)).toBe(409);
+    expect(domainStatusOf("NOT_CLAIMED")).toBe(403);
+    expect(domainStatusOf("KEY_REVOKED", routes.rotateAgentKey.errors)).toBe(409);
+  });
+
+  it("domain code throws fail, never the status-named helpers (scripts/codemods/domain-errors.ts rewrites them)", () => {
+    const router = /^lib\/service\/(router\.ts|errors\.ts|http\/|auth\/actor\.ts|testing\/)/;
+    const offenders = serviceSources(SERVICE_DIR)
+      .map((file) => relative(process.cwd(), file))
+      .filter((file) => !router.test(file))
+      .filter((file) =>
+        /\b(badRequest|unauthorized|forbidden|notFound|conflict)\(/.test(
+          readFileSync(join(process.cwd(), file), "utf8"),
+        ),
+      );
+    expect(offenders).toEqual([]);
   });
 
   it("the helpers take only catalogue codes, under their status, with that code's extras (checked by tsc)", () => {
@@ -128,7 +184,24 @@ describe("the error catalogue (ERROR_CATALOGUE, lib/api/schemas/errors.ts)", () 
     expect(conflict("AGENT_AT_CAPACITY", "x", { existingBidId: "b" }).extra).toEqual({ existingBidId: "b" });
     // @ts-expect-error: not a catalogue code
     expect(new HttpError(400, "x", "SOMETHING_ELSE").code).toBe("SOMETHING_ELSE");
-    expect(badRequest("x").toBody()).toEqual({ statusCode: 400, error: "Bad Request", message: "x", code: "VALIDATION_FAILED" });
-    expect(conflict("AGENT_AT_CAPACITY", "full", { maxActiveJobs: 1, activeJobs: 1 }).toBody()).toMatchObject({ code: "AGENT_AT_CAPACITY", maxActiveJobs: 1, activeJobs: 1 });
+    expect(badRequest("x").toBody()).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "x",
+      messages: ["x"],
+      code: "VALIDATION_FAILED",
+    });
+    expect(badRequest(["a", "b"]).toBody()).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "a; b",
+      messages: ["a", "b"],
+      code: "VALIDATION_FAILED",
+    });
+    expect(conflict("AGENT_AT_CAPACITY", "full", { maxActiveJobs: 1, activeJobs: 1 }).toBody()).toMatchObject({
+      code: "AGENT_AT_CAPACITY",
+      maxActiveJobs: 1,
+      activeJobs: 1,
+    });
   });
 });

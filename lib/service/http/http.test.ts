@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "@/lib/api/routes";
 import type { RouteDef } from "@/lib/api/contract";
+import { openApiPathOf } from "@/lib/api/openapi";
+import { EVENT_TYPES } from "@/lib/api/schemas/events";
 import { jobInput, newAgent, newClientIp, newUser, startTestService, type TestService } from "../testing/harness";
 
 let service: TestService;
@@ -62,9 +64,16 @@ describe("rate budgets", () => {
     const agent = await newAgent(service, { active: false }); // signup counts against the anonymous IP, not the agent
     const statuses: number[] = [];
     // Each call comes from a new address: the budget follows the key, not the IP.
-    for (let i = 0; i < 30; i++) statuses.push((await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: i } })).status);
+    for (let i = 0; i < 30; i++)
+      statuses.push(
+        (await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: i } }))
+          .status,
+      );
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    const limited = await service.http("PATCH", `/v1/agents/${agent.id}`, { token: agent.apiKey, body: { maxActiveJobs: 99 } });
+    const limited = await service.http("PATCH", `/v1/agents/${agent.id}`, {
+      token: agent.apiKey,
+      body: { maxActiveJobs: 99 },
+    });
     expectRateLimited(limited);
     expectRateLimited(await service.http("POST", "/v1/jobs", { token: agent.apiKey, body: jobInput() }));
     // The refused write changed nothing.
@@ -72,7 +81,10 @@ describe("rate budgets", () => {
     expect(me.status).toBe(200);
     expect(me.json.data.maxActiveJobs).toBe(29);
     const other = await newAgent(service, { active: false });
-    expect((await service.http("PATCH", `/v1/agents/${other.id}`, { token: other.apiKey, body: { maxActiveJobs: 1 } })).status).toBe(200);
+    expect(
+      (await service.http("PATCH", `/v1/agents/${other.id}`, { token: other.apiKey, body: { maxActiveJobs: 1 } }))
+        .status,
+    ).toBe(200);
   });
 
   it("anonymous writes count per IP", async () => {
@@ -97,7 +109,11 @@ describe("rate budgets", () => {
 
 describe("errors", () => {
   it("an unknown route is a 404 in the envelope", async () => {
-    for (const [method, path] of [["GET", "/v1/nope"], ["DELETE", "/v1/jobs"], ["POST", "/v1/agents/me/nothing"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v1/nope"],
+      ["DELETE", "/v1/jobs"],
+      ["POST", "/v1/agents/me/nothing"],
+    ] as const) {
       const res = await service.http(method, path);
       expect(res.status, path).toBe(404);
       expect(res.json).toEqual({ statusCode: 404, error: "Not Found", message: expect.any(String), code: "NOT_FOUND" });
@@ -106,16 +122,34 @@ describe("errors", () => {
 
   it("an invalid JSON body, or one that is not an object, is a 400 and changes nothing", async () => {
     const agent = await newAgent(service);
-    const bad = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const bad = await service.http("POST", "/v1/jobs", {
+      token: agent.apiKey,
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.json).toEqual({ statusCode: 400, error: "Bad Request", message: ["body must be valid JSON"], code: "VALIDATION_FAILED" });
-    for (const raw of ["null", "[]", "\"job\"", "42"]) {
-      const res = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: raw, headers: { "content-type": "application/json" } });
+    expect(bad.json).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "body must be valid JSON",
+      messages: ["body must be valid JSON"],
+      code: "VALIDATION_FAILED",
+    });
+    for (const raw of ["null", "[]", '"job"', "42"]) {
+      const res = await service.http("POST", "/v1/jobs", {
+        token: agent.apiKey,
+        rawBody: raw,
+        headers: { "content-type": "application/json" },
+      });
       expect(res.status, raw).toBe(400);
       expect(res.json).toMatchObject({ statusCode: 400, error: "Bad Request", code: "VALIDATION_FAILED" });
     }
     const listed = await service.http("GET", `/v1/jobs?limit=100`);
-    const principal = await service.db.selectFrom("agents").select("principal_id").where("id", "=", agent.id).executeTakeFirstOrThrow();
+    const principal = await service.db
+      .selectFrom("agents")
+      .select("principal_id")
+      .where("id", "=", agent.id)
+      .executeTakeFirstOrThrow();
     expect(listed.json.data.filter((j: { posterId: string }) => j.posterId === principal.principal_id)).toHaveLength(0);
   });
 
@@ -148,7 +182,10 @@ describe("GET /v1/openapi.json", () => {
         expect(operationIds.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
         operationIds.add(op.operationId);
         const statuses = Object.keys(op.responses);
-        expect(statuses.some((s) => /^2\d\d$/.test(s)), `${method} ${path} has a success response`).toBe(true);
+        expect(
+          statuses.some((s) => /^2\d\d$/.test(s)),
+          `${method} ${path} has a success response`,
+        ).toBe(true);
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
           expect(status).toMatch(/^[1-5]\d\d$/);
           expect(typeof response.description).toBe("string");
@@ -169,19 +206,54 @@ describe("GET /v1/openapi.json", () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
     for (const ref of refs) {
       expect(ref.startsWith("#/")).toBe(true);
-      const target = ref.slice(2).split("/").reduce((node: any, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .reduce((node: any, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
       expect(target, ref).toBeDefined();
+    }
+  });
+
+  it("is OpenAPI 3.1.0 with servers, defined tags, security on every operation (none on public ones) and shared components", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.servers.length).toBeGreaterThan(0);
+    const tags = new Set(doc.tags.map((t: { name: string }) => t.name));
+    for (const [name, route] of Object.entries(routes) as Array<[string, RouteDef]>) {
+      const op = doc.paths[openApiPathOf(route.path)][route.method.toLowerCase()];
+      expect(tags.has(op.tags[0]), name).toBe(true);
+      expect(op.security, name).toEqual(
+        route.auth === "none" ? [] : route.auth === "optional" ? [{}, { bearer: [] }] : [{ bearer: [] }],
+      );
+    }
+    // A resource is one component, referenced wherever it is answered.
+    expect(doc.paths["/v1/jobs/{id}"].get.responses["200"].content["application/json"].schema.properties.data).toEqual({
+      $ref: "#/components/schemas/JobDetail",
+    });
+    expect(doc.components.schemas.Job.properties.id).toBeDefined();
+    // Every event type is in the webhooks section, with the signature headers.
+    for (const type of Object.keys(EVENT_TYPES)) {
+      const post = doc.webhooks[type].post;
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+      ]);
+      expect(post.requestBody.content["application/json"].schema.allOf[1].properties.type.const).toBe(type);
     }
   });
 
   it("lists exactly the routes of lib/api/routes, by method, path and name", () => {
     const documented = new Map<string, string>();
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
-      for (const [method, op] of Object.entries(item)) documented.set(`${method.toUpperCase()} ${path}`, op.operationId);
+      for (const [method, op] of Object.entries(item))
+        documented.set(`${method.toUpperCase()} ${path}`, op.operationId);
     }
     documented.delete("GET /v1/openapi.json");
     const expected = new Map(
-      (Object.entries(routes) as Array<[string, RouteDef]>).map(([name, route]) => [`${route.method} ${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`, name]),
+      (Object.entries(routes) as Array<[string, RouteDef]>).map(([name, route]) => [
+        `${route.method} ${openApiPathOf(route.path)}`,
+        name,
+      ]),
     );
     expect([...documented.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [key, name] of expected) expect(documented.get(key), key).toBe(name);
@@ -192,8 +264,12 @@ describe("GET /v1/openapi.json", () => {
     for (const word of ["statusCode", "error", "message", "code"]) expect(description).toContain(word);
     // The error envelope is the schema of the error responses.
     const bid = doc.paths["/v1/jobs/{id}/bids"].post;
-    const envelope = bid.responses["400"].content["application/json"].schema;
-    expect(Object.keys(envelope.properties)).toEqual(expect.arrayContaining(["statusCode", "error", "message", "code"]));
+    const ref: string = bid.responses["400"].content["application/json"].schema.$ref;
+    expect(ref).toBe("#/components/schemas/Error_VALIDATION_FAILED");
+    const envelope = doc.components.schemas.Error_VALIDATION_FAILED;
+    expect(Object.keys(envelope.properties)).toEqual(
+      expect.arrayContaining(["statusCode", "error", "message", "code"]),
+    );
     expect(envelope.required).toEqual(expect.arrayContaining(["statusCode", "error", "message"]));
     expect(bid.responses["409"].description).toContain("BID_ALREADY_PLACED");
     expect(bid.responses["429"].description).toMatch(/Retry-After/);
@@ -206,11 +282,19 @@ describe("GET /v1/openapi.json", () => {
 
     // The job life: OPEN → IN_PROGRESS → REVIEW → COMPLETED, DISPUTED, CANCELLED, by these routes.
     expect(description).toMatch(/OPEN → IN_PROGRESS/);
-    for (const word of ["REVIEW", "COMPLETED", "DISPUTED", "CANCELLED", "maxActiveJobs"]) expect(description).toContain(word);
-    for (const path of ["/v1/jobs/{id}/submit", "/v1/jobs/{id}/approve", "/v1/jobs/{id}/dispute", "/v1/jobs/{id}/cancel"]) {
+    for (const word of ["REVIEW", "COMPLETED", "DISPUTED", "CANCELLED", "maxActiveJobs"])
+      expect(description).toContain(word);
+    for (const path of [
+      "/v1/jobs/{id}/submit",
+      "/v1/jobs/{id}/approve",
+      "/v1/jobs/{id}/dispute",
+      "/v1/jobs/{id}/cancel",
+    ]) {
       expect(doc.paths[path]?.post, path).toBeDefined();
       expect(description).toContain(path.replace("{id}", ":id"));
     }
-    expect(doc.paths["/v1/jobs/{jobId}/bids/{bidId}/accept"].post.responses["409"].description).toContain("AGENT_AT_CAPACITY");
+    expect(doc.paths["/v1/jobs/{jobId}/bids/{bidId}/accept"].post.responses["409"].description).toContain(
+      "AGENT_AT_CAPACITY",
+    );
   });
 });

@@ -33,14 +33,19 @@ function isTimestampKey(k: string | number): boolean {
  * `isValidKey` what its sort keys look like (a timestamp by default; a list with other sorts passes
  * its own check, which must refuse anything its query could not compare).
  */
-export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUID, isValidKey: (k: string | number) => boolean = isTimestampKey): KeysetPosition | null {
+export function decodeCursor(
+  cursor: string | undefined,
+  idPattern: RegExp = UUID,
+  isValidKey: (k: string | number) => boolean = isTimestampKey,
+): KeysetPosition | null {
   if (cursor === undefined) return null;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("alphabet");
     const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (!Array.isArray(value) || value.length !== 2) throw new Error("shape");
     const [k, id] = value;
-    if ((typeof k !== "string" && typeof k !== "number") || typeof id !== "string" || !idPattern.test(id)) throw new Error("types");
+    if ((typeof k !== "string" && typeof k !== "number") || typeof id !== "string" || !idPattern.test(id))
+      throw new Error("types");
     if (!isValidKey(k)) throw new Error("key");
     return { k, id };
   } catch {
@@ -49,7 +54,12 @@ export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUI
 }
 
 /** Fetch limit + 1 rows; this trims the extra one and builds the meta. */
-export function pageOf<Row>(rows: Row[], limit: number, positionOf: (row: Row) => KeysetPosition, publicDetailRoute?: string) {
+export function pageOf<Row>(
+  rows: Row[],
+  limit: number,
+  positionOf: (row: Row) => KeysetPosition,
+  publicDetailRoute?: string,
+) {
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { tooManyRequests } from "./errors";
+import { rateLimitHeaders } from "./rate-limit-headers";
 
 /**
  * Rate budgets: a fixed window per bucket (per IP, per identity), counted in the database so that a
@@ -36,7 +37,28 @@ interface Lease {
 /** Per database (one per process in production; tests run several services on one database). */
 const leasesByDb = new WeakMap<Db, Map<string, Lease>>();
 
-export async function consumeBudget(ctx: ServiceContext, bucket: string, limit: number, windowSeconds: number): Promise<void> {
+/**
+ * Where a request stands in its budget after it was counted: what the RateLimit and RateLimit-Policy
+ * header fields say (rate-limit-headers.ts). remaining is a lower bound: what the shared count
+ * leaves plus this process's unspent lease (other processes' unspent leases are counted as spent).
+ */
+export interface BudgetState {
+  /** The policy's name in the header fields: read, public-read or write. */
+  policy: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  /** Seconds until the window ends and the budget is whole again (at least 1). */
+  resetSeconds: number;
+}
+
+export async function consumeBudget(
+  ctx: ServiceContext,
+  bucket: string,
+  limit: number,
+  windowSeconds: number,
+  policy = "default",
+): Promise<BudgetState> {
   const now = ctx.now().getTime();
   const windowMs = windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
@@ -53,9 +75,21 @@ export async function consumeBudget(ctx: ServiceContext, bucket: string, limit: 
     }
     if (lease.left > 0) {
       lease.left -= 1;
-      return;
+      const resetSeconds = retryAfterSeconds(windowStart, windowMs, now);
+      return {
+        policy,
+        limit,
+        windowSeconds,
+        remaining: Math.max(0, Math.min(limit, limit - lease.total + lease.left)),
+        resetSeconds,
+      };
     }
-    if (lease.total >= limit) throw tooManyRequests(retryAfterSeconds(windowStart, windowMs, now));
+    if (lease.total >= limit) {
+      const resetSeconds = retryAfterSeconds(windowStart, windowMs, now);
+      const refused = tooManyRequests(resetSeconds);
+      Object.assign(refused.headers, rateLimitHeaders({ policy, limit, windowSeconds, remaining: 0, resetSeconds }));
+      throw refused;
+    }
     if (lease.taking) {
       await lease.taking;
       continue;
@@ -70,12 +104,20 @@ export async function consumeBudget(ctx: ServiceContext, bucket: string, limit: 
   }
 }
 
-async function takeLease(ctx: ServiceContext, bucket: string, windowStart: Date, lease: Lease, limit: number): Promise<void> {
+async function takeLease(
+  ctx: ServiceContext,
+  bucket: string,
+  windowStart: Date,
+  lease: Lease,
+  limit: number,
+): Promise<void> {
   const size = lease.known ? Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - lease.total) / 4))) : 1;
   const row = await ctx.db
     .insertInto("rate_limit_counters")
     .values({ bucket, window_start: windowStart, count: size })
-    .onConflict((oc) => oc.columns(["bucket", "window_start"]).doUpdateSet({ count: sql`rate_limit_counters.count + ${size}` }))
+    .onConflict((oc) =>
+      oc.columns(["bucket", "window_start"]).doUpdateSet({ count: sql`rate_limit_counters.count + ${size}` }),
+    )
     .returning("count")
     .executeTakeFirstOrThrow();
   // Of this batch, what fits under the limit is ours; the rest was never there.
@@ -85,7 +127,10 @@ async function takeLease(ctx: ServiceContext, bucket: string, windowStart: Date,
   lease.left += granted;
   // Old windows are useless; trim them now and then rather than on every lease.
   if (Math.random() < 0.002) {
-    await ctx.db.deleteFrom("rate_limit_counters").where("window_start", "<", new Date(windowStart.getTime() - 2 * 3600_000)).execute();
+    await ctx.db
+      .deleteFrom("rate_limit_counters")
+      .where("window_start", "<", new Date(windowStart.getTime() - 2 * 3600_000))
+      .execute();
   }
 }
 

@@ -1,5 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newClientIp, newUser, startTestService, type TestAgent, type TestService, type TestUser } from "../testing/harness";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newAgent,
+  newClientIp,
+  newUser,
+  startTestService,
+  type TestAgent,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
 import { sendEndlessBody } from "../testing/endless-body";
 import { encodeCursor } from "./pagination";
 import { MAX_BODY_BYTES } from "../router";
@@ -13,7 +23,9 @@ let limited: TestService;
 beforeAll(async () => {
   service = await startTestService({ rateBudgets: GENEROUS_BUDGETS });
   // Small budgets, so that a key-guessing burst runs out quickly.
-  limited = await startTestService({ rateBudgets: { publicReadsPerMinute: 6, authReadsPerMinute: 6, writesPerMinute: 4 } });
+  limited = await startTestService({
+    rateBudgets: { publicReadsPerMinute: 6, authReadsPerMinute: 6, writesPerMinute: 4 },
+  });
 });
 afterAll(async () => {
   await service.stop();
@@ -27,13 +39,22 @@ describe("request bodies are bounded before they are read", () => {
     const email = `big-declared-${Date.now()}@example.test`;
     const head = Buffer.from(`{"ownerEmail":"${email}","name":"Big body","pad":"`);
     const outcome = await sendEndlessBody(service.baseUrl, "/v1/agent-signups", {
-      headers: { "content-type": "application/json", "content-length": String(32 * 1024 * 1024), "x-forwarded-for": newClientIp() },
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(32 * 1024 * 1024),
+        "x-forwarded-for": newClientIp(),
+      },
       chunk: Buffer.concat([head, Buffer.alloc(16 * 1024 - head.length, "x")]),
       delayMs: 20,
       maxBytes: 32 * 1024 * 1024,
     });
     expect(outcome.status).toBe(413);
-    expect(outcome.body).toEqual({ statusCode: 413, error: "Payload Too Large", message: "the request body is larger than 256 KiB", code: "PAYLOAD_TOO_LARGE" });
+    expect(outcome.body).toEqual({
+      statusCode: 413,
+      error: "Payload Too Large",
+      message: "the request body is larger than 256 KiB",
+      code: "PAYLOAD_TOO_LARGE",
+    });
     // The answer came while the client was still near the start of its body.
     expect(outcome.written).toBeLessThan(1024 * 1024);
     const agents = await service.db.selectFrom("agents").select("id").where("owner_email", "=", email).execute();
@@ -45,7 +66,12 @@ describe("request bodies are bounded before they are read", () => {
     const title = `Endless body ${Date.now()}`;
     const head = Buffer.from(`{"title":"${title}","category":"agent-lounge","body":"`);
     const outcome = await sendEndlessBody(service.baseUrl, "/v1/forum/threads", {
-      headers: { "content-type": "application/json", "transfer-encoding": "chunked", authorization: `Bearer ${user.token}`, "x-forwarded-for": newClientIp() },
+      headers: {
+        "content-type": "application/json",
+        "transfer-encoding": "chunked",
+        authorization: `Bearer ${user.token}`,
+        "x-forwarded-for": newClientIp(),
+      },
       chunk: Buffer.concat([head, Buffer.alloc(64 * 1024 - head.length, "y")]),
       delayMs: 0,
       // Without a limit the server would read all of it (and answer only then).
@@ -66,10 +92,18 @@ describe("request bodies are bounded before they are read", () => {
   it("a body at the limit is still read (and judged on its content), one byte over is a 413", async () => {
     const agent = await newAgent(service);
     const atLimit = `{"title":"${"t".repeat(MAX_BODY_BYTES - 20)}"}`.padEnd(MAX_BODY_BYTES, " ");
-    const ok = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: atLimit, headers: { "content-type": "application/json" } });
+    const ok = await service.http("POST", "/v1/jobs", {
+      token: agent.apiKey,
+      rawBody: atLimit,
+      headers: { "content-type": "application/json" },
+    });
     expect(ok.status).toBe(400);
     expect(ok.json.code).toBe("VALIDATION_FAILED");
-    const over = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: `${atLimit} `, headers: { "content-type": "application/json" } });
+    const over = await service.http("POST", "/v1/jobs", {
+      token: agent.apiKey,
+      rawBody: `${atLimit} `,
+      headers: { "content-type": "application/json" },
+    });
     expect(over.status).toBe(413);
     expect(over.json).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" });
   });
@@ -96,7 +130,8 @@ function expectUnsafeTextRefusal(res: { status: number; json: any }, field: stri
   expect(res.json).toEqual({
     statusCode: 400,
     error: "Bad Request",
-    message: [`${field} must not contain NUL characters or unpaired UTF-16 surrogates`],
+    message: `${field} must not contain NUL characters or unpaired UTF-16 surrogates`,
+    messages: [`${field} must not contain NUL characters or unpaired UTF-16 surrogates`],
     code: "VALIDATION_FAILED",
   });
 }
@@ -111,7 +146,11 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
     agent = await newAgent(service);
     const created = await service.http("POST", "/v1/forum/threads", {
       token: user.token,
-      body: { title: "A thread for odd replies", body: "A body long enough to publish here.", category: "agent-lounge" },
+      body: {
+        title: "A thread for odd replies",
+        body: "A body long enough to publish here.",
+        category: "agent-lounge",
+      },
     });
     expect(created.status).toBe(201);
     thread = created.json.data;
@@ -120,7 +159,11 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
     jobId = job.json.data.id;
   });
 
-  for (const [label, bad] of [["NUL", NUL], ["an unpaired high surrogate", LONE], ["an unpaired low surrogate", LONE_LOW]] as const) {
+  for (const [label, bad] of [
+    ["NUL", NUL],
+    ["an unpaired high surrogate", LONE],
+    ["an unpaired low surrogate", LONE_LOW],
+  ] as const) {
     it(`${label} in a signup name, a job title, description or marker, a thread title or body, a reply body: 400 naming the field`, async () => {
       const email = `odd-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
       const signup = await service.http("POST", "/v1/agent-signups", {
@@ -130,18 +173,46 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
       expectUnsafeTextRefusal(signup, "name");
       expect(await service.db.selectFrom("agents").select("id").where("owner_email", "=", email).execute()).toEqual([]);
 
-      const jobsBefore = await service.db.selectFrom("jobs").select("id").where("poster_id", "=", (await posterOf(agent)).principal_id).execute();
-      for (const field of [["title"], ["description"], ["inputData", "proofContentMarker"], ["acceptanceCriteria", "0"]]) {
-        const base = jobInput({ inputData: { budgetType: "bid", proofContentMarker: "marker-12345" } }) as Record<string, unknown>;
-        const res = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: rawJson(base, field, bad), headers: { "content-type": "application/json" } });
+      const jobsBefore = await service.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("poster_id", "=", (await posterOf(agent)).principal_id)
+        .execute();
+      for (const field of [
+        ["title"],
+        ["description"],
+        ["inputData", "proofContentMarker"],
+        ["acceptanceCriteria", "0"],
+      ]) {
+        const base = jobInput({ inputData: { budgetType: "bid", proofContentMarker: "marker-12345" } }) as Record<
+          string,
+          unknown
+        >;
+        const res = await service.http("POST", "/v1/jobs", {
+          token: agent.apiKey,
+          rawBody: rawJson(base, field, bad),
+          headers: { "content-type": "application/json" },
+        });
         expectUnsafeTextRefusal(res, field.join("."));
       }
-      const jobsAfter = await service.db.selectFrom("jobs").select("id").where("poster_id", "=", (await posterOf(agent)).principal_id).execute();
+      const jobsAfter = await service.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("poster_id", "=", (await posterOf(agent)).principal_id)
+        .execute();
       expect(jobsAfter).toHaveLength(jobsBefore.length);
 
-      const threadBody = { title: `Odd thread ${label}`, body: "A body long enough to publish here.", category: "agent-lounge" };
+      const threadBody = {
+        title: `Odd thread ${label}`,
+        body: "A body long enough to publish here.",
+        category: "agent-lounge",
+      };
       for (const field of ["title", "body"]) {
-        const res = await service.http("POST", "/v1/forum/threads", { token: user.token, rawBody: rawJson(threadBody, [field], bad), headers: { "content-type": "application/json" } });
+        const res = await service.http("POST", "/v1/forum/threads", {
+          token: user.token,
+          rawBody: rawJson(threadBody, [field], bad),
+          headers: { "content-type": "application/json" },
+        });
         expectUnsafeTextRefusal(res, field);
       }
       const reply = await service.http("POST", `/v1/forum/threads/${thread.slug}/replies`, {
@@ -156,13 +227,21 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
         headers: { "content-type": "application/json" },
       });
       expectUnsafeTextRefusal(edit, "title");
-      const stored = await service.db.selectFrom("forum_threads").select(["title", "reply_count"]).where("id", "=", thread.id).executeTakeFirstOrThrow();
+      const stored = await service.db
+        .selectFrom("forum_threads")
+        .select(["title", "reply_count"])
+        .where("id", "=", thread.id)
+        .executeTakeFirstOrThrow();
       expect(stored).toEqual({ title: "A thread for odd replies", reply_count: 0 });
     });
   }
 
   it("a bad key of a body object is named too", async () => {
-    const res = await service.http("POST", "/v1/jobs", { token: agent.apiKey, rawBody: `{"ti${NUL}tle":"x"}`, headers: { "content-type": "application/json" } });
+    const res = await service.http("POST", "/v1/jobs", {
+      token: agent.apiKey,
+      rawBody: `{"ti${NUL}tle":"x"}`,
+      headers: { "content-type": "application/json" },
+    });
     expectUnsafeTextRefusal(res, "ti\\u0000tle");
   });
 
@@ -170,10 +249,19 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
     const res = await fetch(`${service.baseUrl}/v1/agent-signups`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-forwarded-for": newClientIp() },
-      body: Buffer.concat([Buffer.from('{"ownerEmail":"utf8@example.test","name":"a'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('b"}')]),
+      body: Buffer.concat([
+        Buffer.from('{"ownerEmail":"utf8@example.test","name":"a'),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from('b"}'),
+      ]),
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ statusCode: 400, message: ["body must be valid UTF-8"], code: "VALIDATION_FAILED" });
+    expect(await res.json()).toMatchObject({
+      statusCode: 400,
+      message: "body must be valid UTF-8",
+      messages: ["body must be valid UTF-8"],
+      code: "VALIDATION_FAILED",
+    });
   });
 
   it("NUL or a lone surrogate in a query value is a 400 naming the parameter", async () => {
@@ -201,7 +289,10 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
       ["GET", "/v1/jobs/%ED%A0/public"],
     ] as const;
     for (const [method, path] of paths) {
-      const res = await service.http(method, path, { token: user.token, ...(method === "PATCH" ? { body: { maxActiveJobs: 1 } } : {}) });
+      const res = await service.http(method, path, {
+        token: user.token,
+        ...(method === "PATCH" ? { body: { maxActiveJobs: 1 } } : {}),
+      });
       expect(res.status, `${method} ${path}`).toBe(400);
       expect(res.json, path).toMatchObject({ statusCode: 400, error: "Bad Request", code: "VALIDATION_FAILED" });
     }
@@ -218,7 +309,12 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
       Buffer.from("{").toString("base64url"),
     ];
     for (const cursor of cursors) {
-      for (const path of [`/v1/forum/threads?cursor=${cursor}`, `/v1/forum/threads?sort=activity&cursor=${cursor}`, `/v1/jobs?cursor=${cursor}`, `/v1/forum/threads/${thread.slug}/replies?cursor=${cursor}`]) {
+      for (const path of [
+        `/v1/forum/threads?cursor=${cursor}`,
+        `/v1/forum/threads?sort=activity&cursor=${cursor}`,
+        `/v1/jobs?cursor=${cursor}`,
+        `/v1/forum/threads/${thread.slug}/replies?cursor=${cursor}`,
+      ]) {
         const res = await service.http("GET", path);
         expect(res.status, `${path}`).toBe(400);
         expect(res.json.code).toBe("VALIDATION_FAILED");
@@ -226,7 +322,10 @@ describe("odd input is a 400, never a 500, and changes nothing", () => {
     }
     // A real cursor still works.
     const page = await service.http("GET", "/v1/forum/threads?limit=1");
-    if (page.json.meta.nextCursor) expect((await service.http("GET", `/v1/forum/threads?limit=1&cursor=${page.json.meta.nextCursor}`)).status).toBe(200);
+    if (page.json.meta.nextCursor)
+      expect((await service.http("GET", `/v1/forum/threads?limit=1&cursor=${page.json.meta.nextCursor}`)).status).toBe(
+        200,
+      );
   });
 
   async function posterOf(a: TestAgent) {
@@ -260,20 +359,32 @@ describe("a refused credential is counted against its address's budget before th
     expect(blocked.json.code).toBe("RATE_LIMITED");
     expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
     // A session-shaped token, a malformed header and no credential at all share that budget.
-    expect((await limited.http("GET", "/v1/jobs?limit=1", { ip, headers: { authorization: "Basic abc" } })).status).toBe(429);
+    expect(
+      (await limited.http("GET", "/v1/jobs?limit=1", { ip, headers: { authorization: "Basic abc" } })).status,
+    ).toBe(429);
     expect((await limited.http("GET", "/v1/jobs?limit=1", { ip })).status).toBe(429);
     // Another address is unaffected.
-    expect((await limited.http("GET", "/v1/jobs?limit=1", { ip: newClientIp(), token: "awm_sk_guess" })).status).toBe(401);
+    expect((await limited.http("GET", "/v1/jobs?limit=1", { ip: newClientIp(), token: "awm_sk_guess" })).status).toBe(
+      401,
+    );
   });
 
   it("wrong keys on a write route: 401 until the address's write budget is spent, then 429", async () => {
     startOfFreshWindow();
     const ip = newClientIp();
     for (let i = 0; i < 4; i++) {
-      const res = await limited.http("POST", "/v1/jobs", { ip, token: `awm_sk_guess${i}${"y".repeat(40)}`, body: jobInput() });
+      const res = await limited.http("POST", "/v1/jobs", {
+        ip,
+        token: `awm_sk_guess${i}${"y".repeat(40)}`,
+        body: jobInput(),
+      });
       expect(res.status).toBe(401);
     }
-    const blocked = await limited.http("POST", "/v1/jobs", { ip, token: `awm_sk_guess9${"y".repeat(40)}`, body: jobInput() });
+    const blocked = await limited.http("POST", "/v1/jobs", {
+      ip,
+      token: `awm_sk_guess9${"y".repeat(40)}`,
+      body: jobInput(),
+    });
     expect(blocked.status).toBe(429);
     expect(blocked.json.code).toBe("RATE_LIMITED");
   });

@@ -49,33 +49,79 @@ const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
  * Every string of a request, keys included, walked once before any schema or domain code sees it:
  * a NUL or a lone surrogate would otherwise fail deep in the database as a 500, and no request
  * schema has to remember the rule. `where` names the part (body, query, path) when the bad string
- * is the whole value.
+ * is the whole value. The walk keeps its own stack (no recursion, so no nesting can overflow the
+ * call stack) and each node points to its parent, so the path is built only for the bad string:
+ * the walk is linear in the size of the value.
  */
 export function refuseUnsafeText(value: unknown, where: string): void {
-  const bad = findUnsafeText(value, []);
+  const bad = findUnsafeText(value);
   if (bad) {
     const path = bad.map(String).join(".");
     throw badRequest([`${path || where} must not contain NUL characters or unpaired UTF-16 surrogates`]);
   }
 }
 
-function findUnsafeText(value: unknown, path: (string | number)[]): (string | number)[] | null {
-  if (typeof value === "string") return UNSAFE_TEXT.test(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = findUnsafeText(value[i], [...path, i]);
-      if (bad) return bad;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (UNSAFE_TEXT.test(key)) return [...path, JSON.stringify(key).slice(1, -1)];
-      const bad = findUnsafeText(item, [...path, key]);
-      if (bad) return bad;
+interface TextNode {
+  value: unknown;
+  key: string | number | null;
+  parent: TextNode | null;
+}
+
+function pathOf(node: TextNode): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: TextNode | null = node; at && at.key !== null; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+function findUnsafeText(root: unknown): (string | number)[] | null {
+  const stack: TextNode[] = [{ value: root, key: null, parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const value = node.value;
+    if (typeof value === "string") {
+      if (UNSAFE_TEXT.test(value)) return pathOf(node);
+    } else if (Array.isArray(value)) {
+      // Pushed last to first, so items are visited in order and the first bad one is named.
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: node });
+    } else if (value !== null && typeof value === "object") {
+      const entries = Object.entries(value);
+      for (const [key] of entries)
+        if (UNSAFE_TEXT.test(key)) return [...pathOf(node), JSON.stringify(key).slice(1, -1)];
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
     }
   }
   return null;
+}
+
+/**
+ * How deeply a request body may nest arrays and objects. The deepest legitimate body (a pack whose
+ * items carry answer schemas, themselves bounded) stays well under it; JSON.parse and every
+ * recursive walk after it (schemas, the text check, storing) then never meet a value deep enough to
+ * overflow the stack or to cost more than its size.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`: one pass over the characters,
+ * counting brackets outside strings, run on the raw text before JSON.parse builds anything. Exact
+ * for valid JSON; what it says of invalid JSON does not matter, since JSON.parse refuses that next.
+ */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped, even a quote
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /**

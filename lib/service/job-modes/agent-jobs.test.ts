@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "@/lib/api/routes";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
-import { claim, expireClaim, openBounty, ownerWithTwoAgents } from "./test-support";
+import { claim, expireClaim, openBounty, ownerWithTwoAgents } from "../testing/job-modes-support";
 
 let service: TestService;
 beforeAll(async () => {
@@ -17,18 +17,30 @@ async function agentWithWork() {
 
   const poster = await newUser(service);
   const won = (await poster.client.createJob({ body: jobInput({ title: "Won by bid" }) })).data;
-  const bid = (await agent.client.placeBid({ params: { id: won.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+  const bid = (await agent.client.placeBid({ params: { id: won.id }, body: { agentId: agent.id, proposedUsdc: "40" } }))
+    .data;
   await poster.client.acceptBid({ params: { jobId: won.id, bidId: bid.id } });
 
   const past = await openBounty(service, { title: "Finished bounty" });
   expect((await claim(service, agent, past.job.id)).status).toBe(200);
-  await service.db.updateTable("jobs").set({ status: "COMPLETED", submitted_at: new Date(), completed_at: new Date() }).where("id", "=", past.job.id).execute();
+  await service.db
+    .updateTable("jobs")
+    .set({ status: "COMPLETED", submitted_at: new Date(), completed_at: new Date() })
+    .where("id", "=", past.job.id)
+    .execute();
 
   // A bid that is still pending is the bid inbox, not assigned work.
   const pending = (await poster.client.createJob({ body: jobInput({ title: "Only bid on" }) })).data;
   await agent.client.placeBid({ params: { id: pending.id }, body: { agentId: agent.id, proposedUsdc: "40" } });
 
-  return { owner, agent, sibling, assigned: [bounty.job.id, won.id, past.job.id], pendingBidJob: pending.id, pastId: past.job.id };
+  return {
+    owner,
+    agent,
+    sibling,
+    assigned: [bounty.job.id, won.id, past.job.id],
+    pendingBidJob: pending.id,
+    pastId: past.job.id,
+  };
 }
 
 describe("GET /v1/agents/:id/jobs", () => {
@@ -50,8 +62,12 @@ describe("GET /v1/agents/:id/jobs", () => {
     expect(active.data.every((j) => j.status === "IN_PROGRESS")).toBe(true);
     const done = await agent.client.listAgentJobs({ params: { id: agent.id }, query: { status: "COMPLETED" } });
     expect(done.data.map((j) => j.id)).toEqual([pastId]);
-    expect((await agent.client.listAgentJobs({ params: { id: agent.id }, query: { status: "CANCELLED" } })).data).toHaveLength(0);
-    expect((await service.http("GET", `/v1/agents/${agent.id}/jobs?status=DONE`, { token: agent.apiKey })).status).toBe(400);
+    expect(
+      (await agent.client.listAgentJobs({ params: { id: agent.id }, query: { status: "CANCELLED" } })).data,
+    ).toHaveLength(0);
+    expect((await service.http("GET", `/v1/agents/${agent.id}/jobs?status=DONE`, { token: agent.apiKey })).status).toBe(
+      400,
+    );
   });
 
   it("follows cursors without duplicates and refuses malformed ones", async () => {
@@ -60,7 +76,10 @@ describe("GET /v1/agents/:id/jobs", () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await agent.client.listAgentJobs({ params: { id: agent.id }, query: { limit: 1, ...(cursor ? { cursor } : {}) } });
+      const page = await agent.client.listAgentJobs({
+        params: { id: agent.id },
+        query: { limit: 1, ...(cursor ? { cursor } : {}) },
+      });
       pages += 1;
       seen.push(...page.data.map((j) => j.id));
       cursor = page.meta.nextCursor ?? undefined;
@@ -68,10 +87,18 @@ describe("GET /v1/agents/:id/jobs", () => {
     expect(pages).toBe(3);
     expect(seen).toEqual([...assigned].reverse());
     const all: string[] = [];
-    for await (const job of agent.client.paginate(routes.listAgentJobs, { params: { id: agent.id }, query: { limit: 2 } })) all.push(job.id);
+    for await (const job of agent.client.paginate(routes.listAgentJobs, {
+      params: { id: agent.id },
+      query: { limit: 2 },
+    }))
+      all.push(job.id);
     expect(new Set(all).size).toBe(3);
-    expect((await service.http("GET", `/v1/agents/${agent.id}/jobs?cursor=garbage`, { token: agent.apiKey })).status).toBe(400);
-    expect((await service.http("GET", `/v1/agents/${agent.id}/jobs?limit=0`, { token: agent.apiKey })).status).toBe(400);
+    expect(
+      (await service.http("GET", `/v1/agents/${agent.id}/jobs?cursor=garbage`, { token: agent.apiKey })).status,
+    ).toBe(400);
+    expect((await service.http("GET", `/v1/agents/${agent.id}/jobs?limit=0`, { token: agent.apiKey })).status).toBe(
+      400,
+    );
   });
 
   it("is for the agent's own key and its owner: a sibling agent of the same owner, other agents and other humans get 403", async () => {

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 import { claimLapseWorker } from "./worker";
 import { lapseExpiredClaims } from "../jobs/read-job";
-import { bountyInput, claim, claimPath, expireClaim, openBounty, ownerWithTwoAgents } from "./test-support";
+import {
+  bountyInput,
+  claim,
+  claimPath,
+  expireClaim,
+  openBounty,
+  ownerWithTwoAgents,
+} from "../testing/job-modes-support";
 
 let service: TestService;
 beforeAll(async () => {
@@ -10,12 +17,19 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-const claimsOf = (jobId: string) => service.db.selectFrom("job_claims").selectAll().where("job_id", "=", jobId).orderBy("created_at").execute();
+const claimsOf = (jobId: string) =>
+  service.db.selectFrom("job_claims").selectAll().where("job_id", "=", jobId).orderBy("created_at").execute();
 
 describe("POST /v1/jobs/:id/claim", () => {
   it("assigns an OPEN bounty to the claiming agent for claimWindowMinutes", async () => {
     const { poster, job } = await openBounty(service, { claimWindowMinutes: 45 });
-    expect(job).toMatchObject({ participationMode: "BOUNTY", claimWindowMinutes: 45, status: "OPEN", claimedAt: null, claimExpiresAt: null });
+    expect(job).toMatchObject({
+      participationMode: "BOUNTY",
+      claimWindowMinutes: 45,
+      status: "OPEN",
+      claimedAt: null,
+      claimExpiresAt: null,
+    });
     const agent = await newAgent(service);
     const res = await claim(service, agent, job.id);
     expect(res.status).toBe(200);
@@ -24,7 +38,10 @@ describe("POST /v1/jobs/:id/claim", () => {
     expect(Date.parse(claimed.claimExpiresAt) - Date.parse(claimed.claimedAt)).toBe(45 * 60_000);
     expect(Math.abs(Date.parse(claimed.claimedAt) - Date.now())).toBeLessThan(60_000);
     // Both sides read the same assignment; it holds one of the agent's places.
-    expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({ status: "IN_PROGRESS", agentId: agent.id });
+    expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({
+      status: "IN_PROGRESS",
+      agentId: agent.id,
+    });
     expect((await agent.client.getMyAgent({})).data.activeJobs).toBe(1);
     const history = await claimsOf(job.id);
     expect(history).toHaveLength(1);
@@ -34,11 +51,16 @@ describe("POST /v1/jobs/:id/claim", () => {
   it("claimWindowMinutes is 1 to 10080 minutes, 120 when a bounty leaves it out", async () => {
     const poster = await newUser(service);
     for (const bad of [0, 10081, 1.5, -5]) {
-      const res = await service.http("POST", "/v1/jobs", { token: poster.token, body: bountyInput({ claimWindowMinutes: bad }) });
+      const res = await service.http("POST", "/v1/jobs", {
+        token: poster.token,
+        body: bountyInput({ claimWindowMinutes: bad }),
+      });
       expect(res.status, `claimWindowMinutes ${JSON.stringify(bad)}`).toBe(400);
-      expect(res.json.message.join(" ")).toContain("claimWindowMinutes");
+      expect(res.json.messages.join(" ")).toContain("claimWindowMinutes");
     }
-    expect((await poster.client.createJob({ body: bountyInput({ claimWindowMinutes: 1 }) })).data.claimWindowMinutes).toBe(1);
+    expect(
+      (await poster.client.createJob({ body: bountyInput({ claimWindowMinutes: 1 }) })).data.claimWindowMinutes,
+    ).toBe(1);
     const withoutWindow: Record<string, unknown> = bountyInput();
     delete withoutWindow.claimWindowMinutes;
     const created = await service.http("POST", "/v1/jobs", { token: poster.token, body: withoutWindow });
@@ -52,17 +74,36 @@ describe("POST /v1/jobs/:id/claim", () => {
     const noAgent = await service.http("POST", claimPath(job.id), { token: agent.apiKey, body: {} });
     expect(noAgent.status).toBe(400);
     expect(noAgent.json.message).toContain("agentId should not be empty");
-    const extra = await service.http("POST", claimPath(job.id), { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
+    const extra = await service.http("POST", claimPath(job.id), {
+      token: agent.apiKey,
+      body: { agentId: agent.id, proposedUsdc: "40" },
+    });
     expect(extra.status).toBe(400);
     expect(extra.json.message).toContain("property proposedUsdc should not exist");
     expect((await service.http("POST", claimPath(job.id), { body: { agentId: agent.id } })).status).toBe(401);
     const notMine = await service.http("POST", claimPath(job.id), { token: agent.apiKey, body: { agentId: other.id } });
     expect(notMine.status).toBe(403);
-    expect((await service.http("POST", claimPath(job.id), { token: agent.apiKey, body: { agentId: "no-such-agent" } })).status).toBe(403);
-    expect((await service.http("POST", claimPath("4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11"), { token: agent.apiKey, body: { agentId: agent.id } })).status).toBe(404);
-    expect((await service.http("POST", claimPath("not-a-uuid"), { token: agent.apiKey, body: { agentId: agent.id } })).status).toBe(400);
+    expect(
+      (await service.http("POST", claimPath(job.id), { token: agent.apiKey, body: { agentId: "no-such-agent" } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await service.http("POST", claimPath("4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11"), {
+          token: agent.apiKey,
+          body: { agentId: agent.id },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await service.http("POST", claimPath("not-a-uuid"), { token: agent.apiKey, body: { agentId: agent.id } }))
+        .status,
+    ).toBe(400);
     // Nothing changed.
-    expect((await service.client().getPublicJob({ params: { id: job.id } })).data).toMatchObject({ status: "OPEN", agentId: null });
+    expect((await service.client().getPublicJob({ params: { id: job.id } })).data).toMatchObject({
+      status: "OPEN",
+      agentId: null,
+    });
   });
 
   it("a second claim is refused with 409 ALREADY_CLAIMED, by another agent or by the holder", async () => {
@@ -110,7 +151,10 @@ describe("POST /v1/jobs/:id/claim", () => {
   it("bidding on a BOUNTY is 409 JOB_NOT_BIDDABLE", async () => {
     const { job } = await openBounty(service);
     const agent = await newAgent(service);
-    const res = await service.http("POST", `/v1/jobs/${job.id}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "40" } });
+    const res = await service.http("POST", `/v1/jobs/${job.id}/bids`, {
+      token: agent.apiKey,
+      body: { agentId: agent.id, proposedUsdc: "40" },
+    });
     expect(res.status).toBe(409);
     expect(res.json.code).toBe("JOB_NOT_BIDDABLE");
     expect(res.json.message).toMatch(/claim/);
@@ -137,7 +181,10 @@ describe("POST /v1/jobs/:id/claim", () => {
   it("the owner's session claims for its agent; a sibling agent of the same owner cannot be named by the other's key", async () => {
     const { owner, first, second } = await ownerWithTwoAgents(service);
     const { job } = await openBounty(service);
-    const bySibling = await service.http("POST", claimPath(job.id), { token: second.apiKey, body: { agentId: first.id } });
+    const bySibling = await service.http("POST", claimPath(job.id), {
+      token: second.apiKey,
+      body: { agentId: first.id },
+    });
     expect(bySibling.status).toBe(403);
     const res = await service.http("POST", claimPath(job.id), { token: owner.token, body: { agentId: first.id } });
     expect(res.status).toBe(200);
@@ -208,7 +255,13 @@ describe("claim lapses", () => {
     expect((await claim(service, agent, a.job.id)).status).toBe(200);
     await expireClaim(service, a.job.id);
     expect((await claim(service, agent, b.job.id)).status).toBe(200);
-    expect((await service.db.selectFrom("jobs").select(["status", "agent_id"]).where("id", "=", a.job.id).executeTakeFirstOrThrow())).toEqual({ status: "OPEN", agent_id: null });
+    expect(
+      await service.db
+        .selectFrom("jobs")
+        .select(["status", "agent_id"])
+        .where("id", "=", a.job.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ status: "OPEN", agent_id: null });
   });
 
   it("the worker lapses expired claims and leaves submitted work, BID assignments and live claims alone", async () => {
@@ -220,7 +273,9 @@ describe("claim lapses", () => {
     // A bid assignment has claimedAt but no claim window.
     const bidPoster = await newUser(service);
     const bidJob = (await bidPoster.client.createJob({ body: jobInput() })).data;
-    const bid = (await agent.client.placeBid({ params: { id: bidJob.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+    const bid = (
+      await agent.client.placeBid({ params: { id: bidJob.id }, body: { agentId: agent.id, proposedUsdc: "40" } })
+    ).data;
     await bidPoster.client.acceptBid({ params: { jobId: bidJob.id, bidId: bid.id } });
 
     await expireClaim(service, expired.job.id);
@@ -228,13 +283,21 @@ describe("claim lapses", () => {
     // Submission (the deliverables domain) moves the job to REVIEW and stamps submittedAt.
     await service.db
       .updateTable("jobs")
-      .set({ status: "REVIEW", submitted_at: new Date(), output_data: JSON.stringify({ url: "https://example.com/leads.csv" }) })
+      .set({
+        status: "REVIEW",
+        submitted_at: new Date(),
+        output_data: JSON.stringify({ url: "https://example.com/leads.csv" }),
+      })
       .where("id", "=", submitted.job.id)
       .execute();
 
     await claimLapseWorker.run(service.ctx);
 
-    const rows = await service.db.selectFrom("jobs").select(["id", "status", "agent_id"]).where("id", "in", [expired.job.id, submitted.job.id, live.job.id, bidJob.id]).execute();
+    const rows = await service.db
+      .selectFrom("jobs")
+      .select(["id", "status", "agent_id"])
+      .where("id", "in", [expired.job.id, submitted.job.id, live.job.id, bidJob.id])
+      .execute();
     const byId = new Map(rows.map((r) => [r.id, r]));
     expect(byId.get(expired.job.id)).toMatchObject({ status: "OPEN", agent_id: null });
     expect(byId.get(submitted.job.id)).toMatchObject({ status: "REVIEW", agent_id: agent.id });
@@ -250,12 +313,26 @@ describe("claim lapses", () => {
     const { poster, job } = await openBounty(service);
     const agent = await newAgent(service);
     expect((await claim(service, agent, job.id)).status).toBe(200);
-    await service.db.updateTable("jobs").set({ proof_check_status: "LOGIN_REQUIRED", proof_check_reason: "sign-in page", proof_checked_at: new Date() }).where("id", "=", job.id).execute();
-    expect((await service.http("PUT", `/v1/jobs/${job.id}/criteria/ac-1`, { token: poster.token, body: { ticked: true } })).status).toBe(200);
+    await service.db
+      .updateTable("jobs")
+      .set({ proof_check_status: "LOGIN_REQUIRED", proof_check_reason: "sign-in page", proof_checked_at: new Date() })
+      .where("id", "=", job.id)
+      .execute();
+    expect(
+      (await service.http("PUT", `/v1/jobs/${job.id}/criteria/ac-1`, { token: poster.token, body: { ticked: true } }))
+        .status,
+    ).toBe(200);
     await expireClaim(service, job.id);
     const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
-    expect(detail).toMatchObject({ status: "OPEN", proofCheckStatus: null, proofCheckReason: null, proofCheckedAt: null });
-    expect(await service.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", job.id).execute()).toHaveLength(0);
+    expect(detail).toMatchObject({
+      status: "OPEN",
+      proofCheckStatus: null,
+      proofCheckReason: null,
+      proofCheckedAt: null,
+    });
+    expect(
+      await service.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", job.id).execute(),
+    ).toHaveLength(0);
   });
 });
 
@@ -265,7 +342,9 @@ describe("POST /v1/jobs/:id/release-claim", () => {
     const agent = await newAgent(service);
     const stranger = await newAgent(service);
     expect((await claim(service, agent, job.id)).status).toBe(200);
-    expect((await service.http("POST", `/v1/jobs/${job.id}/release-claim`, { token: stranger.apiKey })).status).toBe(403);
+    expect((await service.http("POST", `/v1/jobs/${job.id}/release-claim`, { token: stranger.apiKey })).status).toBe(
+      403,
+    );
     expect((await service.http("POST", `/v1/jobs/${job.id}/release-claim`)).status).toBe(401);
     const res = await service.http("POST", `/v1/jobs/${job.id}/release-claim`, { token: agent.apiKey });
     expect(res.status).toBe(200);
@@ -283,7 +362,9 @@ describe("POST /v1/jobs/:id/release-claim", () => {
     const poster = await newUser(service);
     const agent = await newAgent(service);
     const bidJob = (await poster.client.createJob({ body: jobInput() })).data;
-    const bid = (await agent.client.placeBid({ params: { id: bidJob.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+    const bid = (
+      await agent.client.placeBid({ params: { id: bidJob.id }, body: { agentId: agent.id, proposedUsdc: "40" } })
+    ).data;
     await poster.client.acceptBid({ params: { jobId: bidJob.id, bidId: bid.id } });
     const notBounty = await service.http("POST", `/v1/jobs/${bidJob.id}/release-claim`, { token: agent.apiKey });
     expect(notBounty.status).toBe(409);
@@ -291,7 +372,11 @@ describe("POST /v1/jobs/:id/release-claim", () => {
 
     const { job } = await openBounty(service);
     expect((await claim(service, agent, job.id)).status).toBe(200);
-    await service.db.updateTable("jobs").set({ status: "REVIEW", submitted_at: new Date() }).where("id", "=", job.id).execute();
+    await service.db
+      .updateTable("jobs")
+      .set({ status: "REVIEW", submitted_at: new Date() })
+      .where("id", "=", job.id)
+      .execute();
     const submitted = await service.http("POST", `/v1/jobs/${job.id}/release-claim`, { token: agent.apiKey });
     expect(submitted.status).toBe(409);
     expect(submitted.json.code).toBe("NOT_CLAIMED");
@@ -302,9 +387,15 @@ describe("contract", () => {
   it("/v1/openapi.json lists the job-mode routes with their error codes", async () => {
     const doc = (await service.http("GET", "/v1/openapi.json")).json;
     const paths = [
-      ["post", "/v1/jobs/{id}/claim"], ["post", "/v1/jobs/{id}/release-claim"], ["get", "/v1/jobs/{id}/children"],
-      ["post", "/v1/jobs/{id}/share"], ["get", "/v1/jobs/{id}/share-card"], ["get", "/v1/jobs/{id}/criteria"],
-      ["post", "/v1/jobs/{id}/criteria/evaluate"], ["put", "/v1/jobs/{id}/criteria/{criterionId}"], ["post", "/v1/jobs/{id}/criteria/{criterionId}/override"],
+      ["post", "/v1/jobs/{id}/claim"],
+      ["post", "/v1/jobs/{id}/release-claim"],
+      ["get", "/v1/jobs/{id}/children"],
+      ["post", "/v1/jobs/{id}/share"],
+      ["get", "/v1/jobs/{id}/share-card"],
+      ["get", "/v1/jobs/{id}/criteria"],
+      ["post", "/v1/jobs/{id}/criteria/evaluate"],
+      ["put", "/v1/jobs/{id}/criteria/{criterionId}"],
+      ["post", "/v1/jobs/{id}/criteria/{criterionId}/override"],
     ] as const;
     for (const [method, path] of paths) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     expect(doc.paths["/v1/jobs/{id}/claim"].post.responses["409"].description).toMatch(/ALREADY_CLAIMED/);

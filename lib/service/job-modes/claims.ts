@@ -1,10 +1,16 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "../jobs/present-job";
-import { getJobOrThrow, getJobRowOrThrow, isClaimLapsed, lapseExpiredClaims, reopenClaimedJobs } from "../jobs/read-job";
+import {
+  getJobOrThrow,
+  getJobRowOrThrow,
+  isClaimLapsed,
+  lapseExpiredClaims,
+  reopenClaimedJobs,
+} from "../jobs/read-job";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
 import { reserveAgentCapacity } from "../agents/capacity";
@@ -46,10 +52,18 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
   await assertNotSuspended(ctx.db, agent.principal_id);
   const job = await getJobOrThrow(ctx.db, jobId);
   if (job.participation_mode !== "BOUNTY") {
-    throw conflict("JOB_NOT_CLAIMABLE", `this job is in participationMode ${job.participation_mode}; only BOUNTY jobs are claimed (bid with POST /v1/jobs/:id/bids)`);
+    throw fail(
+      "JOB_NOT_CLAIMABLE",
+      `this job is in participationMode ${job.participation_mode}; only BOUNTY jobs are claimed (bid with POST /v1/jobs/:id/bids)`,
+    );
   }
-  if (job.poster_id === agent.principal_id || job.poster_id === actor.principalId) throw conflict("OWN_JOB", "an agent cannot claim its own poster's job");
-  if (agent.status !== "ACTIVE") throw conflict("AGENT_NOT_ACTIVE", "the agent is PENDING_PROOF; send POST /v1/agents/heartbeat to activate it before claiming");
+  if (job.poster_id === agent.principal_id || job.poster_id === actor.principalId)
+    throw fail("OWN_JOB", "an agent cannot claim its own poster's job");
+  if (agent.status !== "ACTIVE")
+    throw fail(
+      "AGENT_NOT_ACTIVE",
+      "the agent is PENDING_PROOF; send POST /v1/agents/heartbeat to activate it before claiming",
+    );
   if (job.required_pack_id !== null) await assertCertifiedForPack(ctx, agent.id, job.required_pack_id);
 
   // The agent's own expired claims must not hold places against its cap.
@@ -59,7 +73,15 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
     // Lock order: job, then agent (reserveAgentCapacity), like every assignment path.
     const locked = await trx
       .selectFrom("jobs")
-      .select(["id", "status", "participation_mode", "submitted_at", "claim_expires_at", "claim_window_minutes", "agent_id"])
+      .select([
+        "id",
+        "status",
+        "participation_mode",
+        "submitted_at",
+        "claim_expires_at",
+        "claim_window_minutes",
+        "agent_id",
+      ])
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirstOrThrow();
@@ -71,7 +93,7 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
     }
     if (locked.status === "IN_PROGRESS") {
       const mine = locked.agent_id === agent.id;
-      throw conflict(
+      throw fail(
         "ALREADY_CLAIMED",
         mine
           ? `agent ${agent.id} already holds the claim on this bounty (until ${locked.claim_expires_at?.toISOString()})`
@@ -79,7 +101,8 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
         { claimExpiresAt: locked.claim_expires_at?.toISOString() ?? null },
       );
     }
-    if (locked.status !== "OPEN") throw conflict("JOB_NOT_OPEN", `the job is ${locked.status}; only an OPEN bounty can be claimed`);
+    if (locked.status !== "OPEN")
+      throw fail("JOB_NOT_OPEN", `the job is ${locked.status}; only an OPEN bounty can be claimed`);
 
     await reserveAgentCapacity(trx, agent.id);
 
@@ -90,7 +113,10 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
       .set({ status: "IN_PROGRESS", agent_id: agent.id, claimed_at: now, claim_expires_at: expiresAt, updated_at: now })
       .where("id", "=", jobId)
       .execute();
-    await trx.insertInto("job_claims").values({ job_id: jobId, agent_id: agent.id, claimed_at: now, expires_at: expiresAt }).execute();
+    await trx
+      .insertInto("job_claims")
+      .values({ job_id: jobId, agent_id: agent.id, claimed_at: now, expires_at: expiresAt })
+      .execute();
     await publishEvent(trx, {
       type: "job.assigned",
       jobId,
@@ -107,20 +133,33 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
  * reopens at once and the agent's place is free.
  */
 export async function releaseJobClaim(ctx: ServiceContext, actor: Actor, jobId: string) {
-  const job = await ctx.db.selectFrom("jobs").select(["id", "agent_id", "participation_mode"]).where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["id", "agent_id", "participation_mode"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  if (!job) throw fail("NOT_FOUND", "job not found");
   if (job.participation_mode !== "BOUNTY") {
-    throw conflict("JOB_NOT_CLAIMABLE", "only a bounty claim can be released; an assignment from an accepted bid ends by submission, dispute or cancellation");
+    throw fail(
+      "JOB_NOT_CLAIMABLE",
+      "only a bounty claim can be released; an assignment from an accepted bid ends by submission, dispute or cancellation",
+    );
   }
   if (job.agent_id !== null && !(await isAgentOrItsOwner(ctx, actor, job.agent_id))) {
-    throw forbidden("only the agent holding the claim (or its owner) may release it");
+    throw fail("FORBIDDEN", "only the agent holding the claim (or its owner) may release it");
   }
   await ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom("jobs").select(["status", "agent_id", "submitted_at"]).where("id", "=", jobId).forUpdate().executeTakeFirstOrThrow();
+    const locked = await trx
+      .selectFrom("jobs")
+      .select(["status", "agent_id", "submitted_at"])
+      .where("id", "=", jobId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (locked.status !== "IN_PROGRESS" || locked.submitted_at !== null || locked.agent_id === null) {
-      throw conflict("NOT_CLAIMED", `the job is ${locked.status} and holds no claim that can be released`);
+      throw fail("NOT_CLAIMED", `the job is ${locked.status} and holds no claim that can be released`);
     }
-    if (locked.agent_id !== job.agent_id) throw forbidden("only the agent holding the claim (or its owner) may release it");
+    if (locked.agent_id !== job.agent_id)
+      throw fail("FORBIDDEN", "only the agent holding the claim (or its owner) may release it");
     await reopenClaimedJobs(trx, [jobId], ctx.now(), "RELEASED");
   });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };

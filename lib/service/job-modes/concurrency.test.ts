@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 import { lapseExpiredClaims } from "../jobs/read-job";
-import { claim, expireClaim, openBounty } from "./test-support";
+import { claim, expireClaim, openBounty } from "../testing/job-modes-support";
 
 // PGlite has one connection and cannot show a race; these run against a PostgreSQL server.
 describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("bounty claims on PostgreSQL", () => {
@@ -20,9 +20,15 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("bounty claims on Postgre
     const refused = results.filter((r) => r.status === 409);
     expect(refused).toHaveLength(9);
     expect(refused.every((r) => r.json.code === "ALREADY_CLAIMED")).toBe(true);
-    const row = await service.db.selectFrom("jobs").select(["status", "agent_id"]).where("id", "=", job.id).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("jobs")
+      .select(["status", "agent_id"])
+      .where("id", "=", job.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: "IN_PROGRESS", agent_id: winners[0]!.json.data.agentId });
-    expect(await service.db.selectFrom("job_claims").selectAll().where("job_id", "=", job.id).execute()).toHaveLength(1);
+    expect(await service.db.selectFrom("job_claims").selectAll().where("job_id", "=", job.id).execute()).toHaveLength(
+      1,
+    );
   });
 
   it("an agent capped at 1 claiming 3 bounties at once gets exactly one", async () => {
@@ -34,7 +40,12 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("bounty claims on Postgre
     const refused = results.filter((r) => r.status === 409);
     expect(refused).toHaveLength(2);
     expect(refused.every((r) => r.json.code === "AGENT_AT_CAPACITY")).toBe(true);
-    const held = await service.db.selectFrom("jobs").select("id").where("agent_id", "=", agent.id).where("status", "=", "IN_PROGRESS").execute();
+    const held = await service.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("agent_id", "=", agent.id)
+      .where("status", "=", "IN_PROGRESS")
+      .execute();
     expect(held).toHaveLength(1);
   });
 
@@ -46,18 +57,27 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("bounty claims on Postgre
     for (let i = 0; i < 3; i++) {
       const poster = await newUser(service);
       const job = (await poster.client.createJob({ body: jobInput({ title: `Capacity race bid job ${i}` }) })).data;
-      const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+      const bid = (
+        await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })
+      ).data;
       offers.push({ poster, job, bid });
     }
     const results = await Promise.all([
       ...bounties.map(({ job }) => claim(service, agent, job.id)),
-      ...offers.map(({ poster, job, bid }) => service.http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/accept`, { token: poster.token })),
+      ...offers.map(({ poster, job, bid }) =>
+        service.http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/accept`, { token: poster.token }),
+      ),
     ]);
     expect(results.filter((r) => r.status === 200)).toHaveLength(2);
     const refused = results.filter((r) => r.status === 409);
     expect(refused).toHaveLength(4);
     expect(refused.every((r) => r.json.code === "AGENT_AT_CAPACITY")).toBe(true);
-    const held = await service.db.selectFrom("jobs").select("id").where("agent_id", "=", agent.id).where("status", "=", "IN_PROGRESS").execute();
+    const held = await service.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("agent_id", "=", agent.id)
+      .where("status", "=", "IN_PROGRESS")
+      .execute();
     expect(held).toHaveLength(2);
   });
 
@@ -78,7 +98,11 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("bounty claims on Postgre
     const [a, b] = await Promise.all([worker(), worker()]);
     expect(a.length + b.length).toBe(30);
     expect(new Set([...a, ...b])).toEqual(ids);
-    const history = await service.db.selectFrom("job_claims").select(["outcome"]).where("agent_id", "=", agent.id).execute();
+    const history = await service.db
+      .selectFrom("job_claims")
+      .select(["outcome"])
+      .where("agent_id", "=", agent.id)
+      .execute();
     expect(history.filter((h) => h.outcome === "LAPSED")).toHaveLength(30);
   });
 
@@ -94,7 +118,11 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("bounty claims on Postgre
     ]);
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(5);
-    const claims = await service.db.selectFrom("job_claims").select(["outcome", "ended_at"]).where("job_id", "=", job.id).execute();
+    const claims = await service.db
+      .selectFrom("job_claims")
+      .select(["outcome", "ended_at"])
+      .where("job_id", "=", job.id)
+      .execute();
     expect(claims.filter((c) => c.ended_at === null)).toHaveLength(1);
     expect(claims.filter((c) => c.outcome === "LAPSED")).toHaveLength(1);
   });

@@ -2,9 +2,18 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobCriteria } from "@/lib/api/schemas/job-modes";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService, type TestUser } from "../testing/harness";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestAgent,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
 import { criteriaBlockApproval, evaluateCriteria } from "./evaluate-criteria";
-import { claim } from "./test-support";
+import { claim } from "../testing/job-modes-support";
 
 let service: TestService;
 let site: http.Server;
@@ -53,7 +62,11 @@ async function claimedJobWithCriteria(): Promise<{ poster: TestUser; agent: Test
 
 /** What submission does (the deliverables domain): outputData.url, submittedAt, REVIEW. */
 async function markSubmitted(jobId: string, url: string) {
-  await service.db.updateTable("jobs").set({ status: "REVIEW", submitted_at: new Date(), output_data: JSON.stringify({ url }) }).where("id", "=", jobId).execute();
+  await service.db
+    .updateTable("jobs")
+    .set({ status: "REVIEW", submitted_at: new Date(), output_data: JSON.stringify({ url }) })
+    .where("id", "=", jobId)
+    .execute();
 }
 
 const criteriaPath = (jobId: string, rest = "") => `/v1/jobs/${jobId}/criteria${rest}`;
@@ -64,7 +77,12 @@ describe("GET /v1/jobs/:id/criteria", () => {
     const res = await service.http("GET", criteriaPath(jobId), { token: agent.apiKey });
     expect(res.status).toBe(200);
     const view = JobCriteria.parse(res.json.data);
-    expect(view.criteria.map((c) => [c.id, c.status])).toEqual([["ac-1", "PENDING"], ["ac-2", "PENDING"], ["ac-3", "PENDING"], ["ac-4", "PENDING"]]);
+    expect(view.criteria.map((c) => [c.id, c.status])).toEqual([
+      ["ac-1", "PENDING"],
+      ["ac-2", "PENDING"],
+      ["ac-3", "PENDING"],
+      ["ac-4", "PENDING"],
+    ]);
     expect(view.criteria[2]!.detail).toMatch(/tick/);
     // Unevaluated machine checks block approval; manual and reward ones do not.
     expect(view).toMatchObject({ approvalBlocked: true, blocking: ["ac-1", "ac-2"] });
@@ -72,7 +90,9 @@ describe("GET /v1/jobs/:id/criteria", () => {
     const stranger = await newAgent(service);
     expect((await service.http("GET", criteriaPath(jobId), { token: stranger.apiKey })).status).toBe(403);
     expect((await service.http("GET", criteriaPath(jobId))).status).toBe(401);
-    expect((await service.http("GET", criteriaPath("4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11"), { token: poster.token })).status).toBe(404);
+    expect(
+      (await service.http("GET", criteriaPath("4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11"), { token: poster.token })).status,
+    ).toBe(404);
   });
 });
 
@@ -82,9 +102,15 @@ describe("evaluation", () => {
     // Before submission there is no deliverable URL: ac-1 waits, ac-2 has its own URL and fails (404).
     const early = await service.http("POST", criteriaPath(jobId, "/evaluate"), { token: agent.apiKey });
     expect(early.status).toBe(200);
-    const byId = (view: { criteria: Array<{ id: string } & Record<string, unknown>> }) => Object.fromEntries(view.criteria.map((c) => [c.id, c]));
+    const byId = (view: { criteria: Array<{ id: string } & Record<string, unknown>> }) =>
+      Object.fromEntries(view.criteria.map((c) => [c.id, c]));
     expect(byId(early.json.data)["ac-1"]).toMatchObject({ status: "PENDING", checkedUrl: null });
-    expect(byId(early.json.data)["ac-2"]).toMatchObject({ status: "FAIL", checkStatus: "FAIL", httpStatus: 404, checkedUrl: `${siteUrl}/docs` });
+    expect(byId(early.json.data)["ac-2"]).toMatchObject({
+      status: "FAIL",
+      checkStatus: "FAIL",
+      httpStatus: 404,
+      checkedUrl: `${siteUrl}/docs`,
+    });
     expect(byId(early.json.data)["ac-2"]!.detail).toMatch(/answered 404; the criterion requires 200/);
 
     await markSubmitted(jobId, `${siteUrl}/moved`);
@@ -99,13 +125,25 @@ describe("evaluation", () => {
     expect(res.json.data).toMatchObject({ approvalBlocked: true, blocking: ["ac-2"] });
     expect(await criteriaBlockApproval(service.ctx, jobId)).toEqual({
       blocked: true,
-      failing: [{ id: "ac-2", description: "The docs page exists", status: "FAIL", detail: expect.stringMatching(/404/) }],
+      failing: [
+        { id: "ac-2", description: "The docs page exists", status: "FAIL", detail: expect.stringMatching(/404/) },
+      ],
     });
 
     // The poster overrides the failing check; a new evaluation keeps the override and the check's own verdict.
-    const override = await service.http("POST", criteriaPath(jobId, "/ac-2/override"), { token: poster.token, body: { reason: "docs live on the wiki instead" } });
+    const override = await service.http("POST", criteriaPath(jobId, "/ac-2/override"), {
+      token: poster.token,
+      body: { reason: "docs live on the wiki instead" },
+    });
     expect(override.status).toBe(200);
-    expect(override.json.data).toMatchObject({ id: "ac-2", status: "OVERRIDDEN", checkStatus: "FAIL", overridden: true, overriddenBy: poster.id, overrideReason: "docs live on the wiki instead" });
+    expect(override.json.data).toMatchObject({
+      id: "ac-2",
+      status: "OVERRIDDEN",
+      checkStatus: "FAIL",
+      overridden: true,
+      overriddenBy: poster.id,
+      overrideReason: "docs live on the wiki instead",
+    });
     const again = await service.http("POST", criteriaPath(jobId, "/evaluate"), { token: agent.apiKey });
     expect(byId(again.json.data)["ac-2"]).toMatchObject({ status: "OVERRIDDEN", checkStatus: "FAIL" });
     expect(again.json.data).toMatchObject({ approvalBlocked: false, blocking: [] });
@@ -117,10 +155,17 @@ describe("evaluation", () => {
     const job = await service.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
     const results = await evaluateCriteria(service.ctx, job, { deliverableUrl: `${siteUrl}/created`, persist: false });
     expect(results.find((r) => r.id === "ac-1")).toMatchObject({ status: "FAIL", httpStatus: 201 });
-    expect(await service.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute()).toHaveLength(0);
+    expect(
+      await service.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute(),
+    ).toHaveLength(0);
 
     // What-if inputs: ticks and overrides given by the caller.
-    const whatIf = await evaluateCriteria(service.ctx, job, { deliverableUrl: `${siteUrl}/ok`, manualTicks: { "ac-3": true }, overrides: { "ac-2": true }, persist: false });
+    const whatIf = await evaluateCriteria(service.ctx, job, {
+      deliverableUrl: `${siteUrl}/ok`,
+      manualTicks: { "ac-3": true },
+      overrides: { "ac-2": true },
+      persist: false,
+    });
     expect(whatIf.map((r) => r.status)).toEqual(["PASS", "OVERRIDDEN", "PASS", "PENDING"]);
 
     // Production refuses loopback and private addresses: the check fails and says why, and nothing is fetched.
@@ -130,7 +175,11 @@ describe("evaluation", () => {
     expect(refused.find((r) => r.id === "ac-1")).toMatchObject({ status: "FAIL", httpStatus: null });
     expect(refused.find((r) => r.id === "ac-1")!.detail).toMatch(/refused/);
     expect(hits.length).toBe(before);
-    const stored = await service.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute();
+    const stored = await service.db
+      .selectFrom("job_criteria_results")
+      .selectAll()
+      .where("job_id", "=", jobId)
+      .execute();
     expect(stored.map((r) => r.criterion_id).sort()).toEqual(["ac-1", "ac-2", "ac-4"]);
   });
 
@@ -168,11 +217,18 @@ describe("evaluation", () => {
 describe("PUT /v1/jobs/:id/criteria/:criterionId (manual ticks)", () => {
   it("the poster ticks and unticks a manual criterion; others may not; machine checks are not ticked", async () => {
     const { poster, agent, jobId } = await claimedJobWithCriteria();
-    const tick = (token: string, criterionId: string, body: unknown) => service.http("PUT", criteriaPath(jobId, `/${criterionId}`), { token, body });
+    const tick = (token: string, criterionId: string, body: unknown) =>
+      service.http("PUT", criteriaPath(jobId, `/${criterionId}`), { token, body });
     expect((await tick(agent.apiKey, "ac-3", { ticked: true })).status).toBe(403);
     const ticked = await tick(poster.token, "ac-3", { ticked: true });
     expect(ticked.status).toBe(200);
-    expect(ticked.json.data).toMatchObject({ id: "ac-3", status: "PASS", ticked: true, tickedBy: poster.id, detail: "ticked by the poster" });
+    expect(ticked.json.data).toMatchObject({
+      id: "ac-3",
+      status: "PASS",
+      ticked: true,
+      tickedBy: poster.id,
+      detail: "ticked by the poster",
+    });
     const unticked = await tick(poster.token, "ac-3", { ticked: false });
     expect(unticked.json.data).toMatchObject({ status: "PENDING", ticked: false });
     await tick(poster.token, "ac-3", { ticked: true });
@@ -194,10 +250,16 @@ describe("PUT /v1/jobs/:id/criteria/:criterionId (manual ticks)", () => {
   it("ticks and overrides wait until the job is assigned (409 INVALID_STATE on an OPEN job)", async () => {
     const poster = await newUser(service);
     const job = (await poster.client.createJob({ body: jobInput() })).data;
-    const res = await service.http("PUT", criteriaPath(job.id, "/ac-1"), { token: poster.token, body: { ticked: true } });
+    const res = await service.http("PUT", criteriaPath(job.id, "/ac-1"), {
+      token: poster.token,
+      body: { ticked: true },
+    });
     expect(res.status).toBe(409);
     expect(res.json.code).toBe("INVALID_STATE");
-    const override = await service.http("POST", criteriaPath(job.id, "/ac-1/override"), { token: poster.token, body: { reason: "fine as it is" } });
+    const override = await service.http("POST", criteriaPath(job.id, "/ac-1/override"), {
+      token: poster.token,
+      body: { reason: "fine as it is" },
+    });
     expect(override.status).toBe(409);
   });
 });
@@ -205,7 +267,8 @@ describe("PUT /v1/jobs/:id/criteria/:criterionId (manual ticks)", () => {
 describe("POST /v1/jobs/:id/criteria/:criterionId/override", () => {
   it("is for the poster, needs a reason, and names an existing criterion", async () => {
     const { poster, agent, jobId } = await claimedJobWithCriteria();
-    const override = (token: string, criterionId: string, body: unknown) => service.http("POST", criteriaPath(jobId, `/${criterionId}/override`), { token, body });
+    const override = (token: string, criterionId: string, body: unknown) =>
+      service.http("POST", criteriaPath(jobId, `/${criterionId}/override`), { token, body });
     expect((await override(agent.apiKey, "ac-1", { reason: "I say it passes" })).status).toBe(403);
     const short = await override(poster.token, "ac-1", { reason: "ok" });
     expect(short.status).toBe(400);
@@ -213,7 +276,11 @@ describe("POST /v1/jobs/:id/criteria/:criterionId/override", () => {
     expect((await override(poster.token, "ac-42", { reason: "no such criterion" })).status).toBe(404);
     // Overriding a never-evaluated check unblocks it.
     const res = await override(poster.token, "ac-1", { reason: "checked it by hand" });
-    expect(res.json.data).toMatchObject({ status: "OVERRIDDEN", checkStatus: "PENDING", overrideReason: "checked it by hand" });
+    expect(res.json.data).toMatchObject({
+      status: "OVERRIDDEN",
+      checkStatus: "PENDING",
+      overrideReason: "checked it by hand",
+    });
     await override(poster.token, "ac-2", { reason: "not needed after all" });
     expect(await criteriaBlockApproval(service.ctx, jobId)).toEqual({ blocked: false, failing: [] });
   });

@@ -1,22 +1,35 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { JobRow } from "../db/schema";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { ACTIVE_JOB_STATUSES } from "@/lib/api/schemas/jobs";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { getJobRowWithLapse } from "../jobs/read-job";
-import { blockingCriteria, criteriaOf, evaluateCriteria, presentCriteria, statusKeepingOverride, type JobCriterion } from "./evaluate-criteria";
+import {
+  blockingCriteria,
+  criteriaOf,
+  evaluateCriteria,
+  presentCriteria,
+  statusKeepingOverride,
+  type JobCriterion,
+} from "./evaluate-criteria";
 
 // The routes of acceptance criteria: read (poster and assigned agent), evaluate now, tick a manual
 // criterion and override any criterion (poster only).
 
 type Role = "POSTER" | "AGENT";
 
-async function loadJobFor(ctx: ServiceContext, actor: Actor, jobId: string, allowed: Role[]): Promise<{ job: JobRow; role: Role }> {
+async function loadJobFor(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  allowed: Role[],
+): Promise<{ job: JobRow; role: Role }> {
   const job = await getJobRowWithLapse(ctx, jobId);
   if (allowed.includes("POSTER") && job.poster_id === actor.principalId) return { job, role: "POSTER" };
   if (allowed.includes("AGENT") && (await isAgentOrItsOwner(ctx, actor, job.agent_id))) return { job, role: "AGENT" };
-  throw forbidden(
+  throw fail(
+    "FORBIDDEN",
     allowed.includes("AGENT")
       ? "a job's acceptance criteria results are visible to its poster and its assigned agent"
       : "only the poster may tick or override the job's acceptance criteria",
@@ -25,13 +38,16 @@ async function loadJobFor(ctx: ServiceContext, actor: Actor, jobId: string, allo
 
 function assertJudgeable(job: JobRow) {
   if (!(ACTIVE_JOB_STATUSES as readonly string[]).includes(job.status)) {
-    throw conflict("INVALID_STATE", `the job is ${job.status}; criteria are judged while the job is IN_PROGRESS, REVIEW or DISPUTED`);
+    throw fail(
+      "INVALID_STATE",
+      `the job is ${job.status}; criteria are judged while the job is IN_PROGRESS, REVIEW or DISPUTED`,
+    );
   }
 }
 
 function criterionOf(job: JobRow, criterionId: string): JobCriterion {
   const criterion = criteriaOf(job).find((c) => c.id === criterionId);
-  if (!criterion) throw notFound("criterion");
+  if (!criterion) throw fail("NOT_FOUND", "criterion not found");
   return criterion;
 }
 
@@ -57,16 +73,30 @@ export async function evaluateJobCriteriaNow(ctx: ServiceContext, actor: Actor, 
 }
 
 async function presentOne(ctx: ServiceContext, job: JobRow, criterionId: string) {
-  const rows = await ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", job.id).where("criterion_id", "=", criterionId).execute();
+  const rows = await ctx.db
+    .selectFrom("job_criteria_results")
+    .selectAll()
+    .where("job_id", "=", job.id)
+    .where("criterion_id", "=", criterionId)
+    .execute();
   return presentCriteria([criterionOf(job, criterionId)], rows)[0]!;
 }
 
 /** PUT /v1/jobs/:id/criteria/:criterionId {ticked}: the poster ticks (or unticks) a manual criterion. */
-export async function tickCriterion(ctx: ServiceContext, actor: Actor, jobId: string, criterionId: string, ticked: boolean) {
+export async function tickCriterion(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  criterionId: string,
+  ticked: boolean,
+) {
   const { job } = await loadJobFor(ctx, actor, jobId, ["POSTER"]);
   const criterion = criterionOf(job, criterionId);
   if ((criterion.check?.type ?? "manual") !== "manual") {
-    throw conflict("CRITERION_NOT_MANUAL", `criterion ${criterionId} is a ${criterion.check.type} check: it is evaluated, not ticked (override it instead)`);
+    throw fail(
+      "CRITERION_NOT_MANUAL",
+      `criterion ${criterionId} is a ${criterion.check.type} check: it is evaluated, not ticked (override it instead)`,
+    );
   }
   assertJudgeable(job);
   const now = ctx.now();
@@ -75,8 +105,16 @@ export async function tickCriterion(ctx: ServiceContext, actor: Actor, jobId: st
   await ctx.db
     .insertInto("job_criteria_results")
     .values({
-      job_id: job.id, criterion_id: criterionId, status: checkStatus, check_status: checkStatus, detail,
-      evaluated_at: now, ticked, ticked_by: actor.principalId, ticked_at: now, updated_at: now,
+      job_id: job.id,
+      criterion_id: criterionId,
+      status: checkStatus,
+      check_status: checkStatus,
+      detail,
+      evaluated_at: now,
+      ticked,
+      ticked_by: actor.principalId,
+      ticked_at: now,
+      updated_at: now,
     })
     .onConflict((oc) =>
       oc.columns(["job_id", "criterion_id"]).doUpdateSet((eb) => ({
@@ -95,7 +133,13 @@ export async function tickCriterion(ctx: ServiceContext, actor: Actor, jobId: st
 }
 
 /** POST /v1/jobs/:id/criteria/:criterionId/override {reason}: the poster accepts a criterion whatever its check says. */
-export async function overrideCriterion(ctx: ServiceContext, actor: Actor, jobId: string, criterionId: string, reason: string) {
+export async function overrideCriterion(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  criterionId: string,
+  reason: string,
+) {
   const { job } = await loadJobFor(ctx, actor, jobId, ["POSTER"]);
   criterionOf(job, criterionId);
   assertJudgeable(job);
@@ -103,8 +147,15 @@ export async function overrideCriterion(ctx: ServiceContext, actor: Actor, jobId
   await ctx.db
     .insertInto("job_criteria_results")
     .values({
-      job_id: job.id, criterion_id: criterionId, status: "OVERRIDDEN", check_status: "PENDING", detail: "not evaluated yet",
-      overridden_by: actor.principalId, override_reason: reason, overridden_at: now, updated_at: now,
+      job_id: job.id,
+      criterion_id: criterionId,
+      status: "OVERRIDDEN",
+      check_status: "PENDING",
+      detail: "not evaluated yet",
+      overridden_by: actor.principalId,
+      override_reason: reason,
+      overridden_at: now,
+      updated_at: now,
     })
     .onConflict((oc) =>
       oc.columns(["job_id", "criterion_id"]).doUpdateSet((eb) => ({

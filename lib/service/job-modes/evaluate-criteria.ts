@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import type { z } from "zod";
 import type { CriterionCheck } from "@/lib/api/schemas/jobs";
@@ -5,7 +6,6 @@ import type { CriterionResult } from "@/lib/api/schemas/job-modes";
 import type { ServiceContext } from "../context";
 import type { CriterionStatus, JobCriteriaResultsTable, JobRow } from "../db/schema";
 import type { Selectable } from "kysely";
-import { notFound } from "../http/errors";
 import { serviceFetchPolicy } from "../proofs/fetch-policy";
 import { safeFetch, type SafeFetchOptions, type SafeFetchResult } from "../proofs/safe-fetch";
 
@@ -72,15 +72,24 @@ export function criteriaOf(job: Pick<JobRow, "acceptance_criteria">): JobCriteri
 async function rewardCheck(_ctx: ServiceContext, _jobId: string): Promise<{ status: CheckStatus; detail: string }> {
   return {
     status: "PENDING",
-    detail: "met when a forum reward for this job is paid; forum reward payouts are not available on this service yet, so this stays pending",
+    detail:
+      "met when a forum reward for this job is paid; forum reward payouts are not available on this service yet, so this stays pending",
   };
 }
 
-function describeFetch(url: string, equals: number, result: SafeFetchResult): { status: CheckStatus; detail: string; httpStatus: number | null } {
+function describeFetch(
+  url: string,
+  equals: number,
+  result: SafeFetchResult,
+): { status: CheckStatus; detail: string; httpStatus: number | null } {
   if (result.ok) {
     return result.status === equals
       ? { status: "PASS", detail: `GET ${url} answered ${result.status} as required`, httpStatus: result.status }
-      : { status: "FAIL", detail: `GET ${url} answered ${result.status}; the criterion requires ${equals}`, httpStatus: result.status };
+      : {
+          status: "FAIL",
+          detail: `GET ${url} answered ${result.status}; the criterion requires ${equals}`,
+          httpStatus: result.status,
+        };
   }
   if (result.kind === "BLOCKED") {
     return { status: "FAIL", detail: `GET ${url} was refused by the fetch policy: ${result.reason}`, httpStatus: null };
@@ -103,8 +112,16 @@ export async function evaluateCriteria(
   options: EvaluateCriteriaOptions = {},
 ): Promise<CriterionEvaluation[]> {
   const criteria = criteriaOf(job);
-  const stored = new Map((await ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", job.id).execute()).map((r) => [r.criterion_id, r]));
-  const deliverableUrl = options.deliverableUrl !== undefined ? options.deliverableUrl : ((job.output_data as { url?: string } | null)?.url ?? null);
+  const stored = new Map(
+    (await ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", job.id).execute()).map((r) => [
+      r.criterion_id,
+      r,
+    ]),
+  );
+  const deliverableUrl =
+    options.deliverableUrl !== undefined
+      ? options.deliverableUrl
+      : ((job.output_data as { url?: string } | null)?.url ?? null);
 
   // One GET per distinct URL, in parallel.
   const fetches = new Map<string, Promise<SafeFetchResult>>();
@@ -112,7 +129,11 @@ export async function evaluateCriteria(
     let pending = fetches.get(url);
     if (!pending) {
       // The service's fetch policy: loopback only on the local chain, never this app itself.
-      pending = safeFetch(url, { timeoutMs: CHECK_TIMEOUT_MS, ...criteriaFetchOptions, ...serviceFetchPolicy(ctx.config) });
+      pending = safeFetch(url, {
+        timeoutMs: CHECK_TIMEOUT_MS,
+        ...criteriaFetchOptions,
+        ...serviceFetchPolicy(ctx.config),
+      });
       fetches.set(url, pending);
     }
     return pending;
@@ -141,13 +162,23 @@ export async function evaluateCriteria(
           httpStatus = outcome.httpStatus;
         }
       } else if (check.type === "manual") {
-        const ticked = options.manualTicks && criterion.id in options.manualTicks ? Boolean(options.manualTicks[criterion.id]) : Boolean(row?.ticked);
+        const ticked =
+          options.manualTicks && criterion.id in options.manualTicks
+            ? Boolean(options.manualTicks[criterion.id])
+            : Boolean(row?.ticked);
         checkStatus = ticked ? "PASS" : "PENDING";
         detail = ticked ? "ticked by the poster" : "waiting for the poster's tick";
       } else {
         ({ status: checkStatus, detail } = await rewardCheck(ctx, job.id));
       }
-      return { id: criterion.id, status: overridden ? "OVERRIDDEN" : checkStatus, checkStatus, detail, checkedUrl, httpStatus };
+      return {
+        id: criterion.id,
+        status: overridden ? "OVERRIDDEN" : checkStatus,
+        checkStatus,
+        detail,
+        checkedUrl,
+        httpStatus,
+      };
     }),
   );
 
@@ -192,8 +223,12 @@ export async function evaluateCriteria(
 
 /** Loads the job, then evaluateCriteria. */
 export async function evaluateJobCriteria(ctx: ServiceContext, jobId: string, options: EvaluateCriteriaOptions = {}) {
-  const job = await ctx.db.selectFrom("jobs").select(["id", "acceptance_criteria", "output_data"]).where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["id", "acceptance_criteria", "output_data"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  if (!job) throw fail("NOT_FOUND", "job not found");
   return evaluateCriteria(ctx, job, options);
 }
 
@@ -204,7 +239,11 @@ export function presentCriteria(criteria: JobCriterion[], rows: ResultRow[]): Cr
     const row = byId.get(criterion.id);
     const check = criterion.check ?? { type: "manual" as const };
     const fallbackDetail =
-      check.type === "manual" ? "waiting for the poster's tick" : check.type === "reward" ? "not evaluated yet" : "not evaluated yet: checked at submission and at approval";
+      check.type === "manual"
+        ? "waiting for the poster's tick"
+        : check.type === "reward"
+          ? "not evaluated yet"
+          : "not evaluated yet: checked at submission and at approval";
     const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
     return {
       id: criterion.id,
@@ -248,9 +287,18 @@ export interface ApprovalGate {
  * 409 CRITERIA_NOT_MET and `failing` in the body when blocked.
  */
 export async function criteriaBlockApproval(ctx: ServiceContext, jobId: string): Promise<ApprovalGate> {
-  const job = await ctx.db.selectFrom("jobs").select(["id", "acceptance_criteria"]).where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["id", "acceptance_criteria"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  if (!job) throw fail("NOT_FOUND", "job not found");
   const rows = await ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute();
-  const failing = blockingCriteria(presentCriteria(criteriaOf(job), rows)).map((r) => ({ id: r.id, description: r.description, status: r.status, detail: r.detail }));
+  const failing = blockingCriteria(presentCriteria(criteriaOf(job), rows)).map((r) => ({
+    id: r.id,
+    description: r.description,
+    status: r.status,
+    detail: r.detail,
+  }));
   return { blocked: failing.length > 0, failing };
 }

@@ -23,9 +23,15 @@ export function registerJobModeRoutes(router: ServiceRouter) {
   // GET /v1/jobs/:id/criteria
   router.implement(routes.listJobCriteria, ({ ctx, actor, params }) => listJobCriteria(ctx, actor, params.id));
   // POST /v1/jobs/:id/criteria/evaluate
-  router.implement(routes.evaluateJobCriteria, ({ ctx, actor, params }) => evaluateJobCriteriaNow(ctx, actor, params.id));
+  router.implement(routes.evaluateJobCriteria, ({ ctx, actor, params }) =>
+    evaluateJobCriteriaNow(ctx, actor, params.id),
+  );
   // PUT /v1/jobs/:id/criteria/:criterionId
-  router.implement(routes.tickJobCriterion, ({ ctx, actor, params, body }) => tickCriterion(ctx, actor, params.id, params.criterionId, body.ticked));
+  router.implement(routes.tickJobCriterion, ({ ctx, actor, params, body }) =>
+    tickCriterion(ctx, actor, params.id, params.criterionId, body.ticked),
+  );
   // POST /v1/jobs/:id/criteria/:criterionId/override
-  router.implement(routes.overrideJobCriterion, ({ ctx, actor, params, body }) => overrideCriterion(ctx, actor, params.id, params.criterionId, body.reason));
+  router.implement(routes.overrideJobCriterion, ({ ctx, actor, params, body }) =>
+    overrideCriterion(ctx, actor, params.id, params.criterionId, body.reason),
+  );
 }

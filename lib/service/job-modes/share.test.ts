@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobShareCard } from "@/lib/api/schemas/job-modes";
-import { GENEROUS_BUDGETS, jobInput, newClientIp, newUser, startTestService, type TestService } from "../testing/harness";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newClientIp,
+  newUser,
+  startTestService,
+  type TestService,
+} from "../testing/harness";
 
 let service: TestService;
 beforeAll(async () => {
@@ -17,7 +24,11 @@ describe("POST /v1/jobs/:id/share", () => {
     expect(job).toMatchObject({ isPubliclyShareable: true, shareCount: 0, lastSharedAt: null });
     const first = await service.http("POST", `/v1/jobs/${job.id}/share`);
     expect(first.status).toBe(200);
-    expect(first.json.data).toMatchObject({ jobId: job.id, shareCount: 1, url: `https://market.example/jobs/${job.id}` });
+    expect(first.json.data).toMatchObject({
+      jobId: job.id,
+      shareCount: 1,
+      url: `https://market.example/jobs/${job.id}`,
+    });
     const second = await service.http("POST", `/v1/jobs/${job.id}/share`, { token: poster.token });
     expect(second.json.data.shareCount).toBe(2);
     const detail = (await service.client().getPublicJob({ params: { id: job.id } })).data;
@@ -33,7 +44,10 @@ describe("POST /v1/jobs/:id/share", () => {
     const res = await service.http("POST", `/v1/jobs/${job.id}/share`);
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ statusCode: 404, code: "JOB_NOT_SHAREABLE" });
-    expect((await service.client().getPublicJob({ params: { id: job.id } })).data).toMatchObject({ shareCount: 0, lastSharedAt: null });
+    expect((await service.client().getPublicJob({ params: { id: job.id } })).data).toMatchObject({
+      shareCount: 0,
+      lastSharedAt: null,
+    });
     const unknown = await service.http("POST", `/v1/jobs/${UNKNOWN}/share`);
     expect(unknown.status).toBe(404);
     expect(unknown.json.code).toBe("NOT_FOUND");
@@ -66,11 +80,21 @@ describe("POST /v1/jobs/:id/share", () => {
 describe("GET /v1/jobs/:id/share-card", () => {
   it("gives the share page's card data publicly", async () => {
     const poster = await newUser(service);
-    const job = (await poster.client.createJob({ body: jobInput({ budget: "12.5", description: "D".repeat(300) }) })).data;
+    const job = (await poster.client.createJob({ body: jobInput({ budget: "12.5", description: "D".repeat(300) }) }))
+      .data;
     const res = await service.http("GET", `/v1/jobs/${job.id}/share-card`);
     expect(res.status).toBe(200);
     const card = JobShareCard.parse(res.json.data);
-    expect(card).toMatchObject({ id: job.id, title: job.title, budgetUsdc: "12.5", funded: false, status: "OPEN", participationMode: "BID", url: `https://market.example/jobs/${job.id}`, tokenSymbol: "USDC" });
+    expect(card).toMatchObject({
+      id: job.id,
+      title: job.title,
+      budgetUsdc: "12.5",
+      funded: false,
+      status: "OPEN",
+      participationMode: "BID",
+      url: `https://market.example/jobs/${job.id}`,
+      tokenSymbol: "USDC",
+    });
     expect(card.description.length).toBeLessThanOrEqual(200);
     expect(card.description.endsWith("…")).toBe(true);
   });
@@ -90,30 +114,59 @@ describe("POST /v1/jobs with sourceForumThreadId / sourceForumReplyId", () => {
     const user = await newUser(service);
     const thread = (
       await user.client.createThread({
-        body: { title: `Hiring: someone to verify leads ${Date.now()}`, body: "Looking for an agent that verifies 50 fintech leads this week.", category: "agent-hiring-agent", intent: "hiring" },
+        body: {
+          title: `Hiring: someone to verify leads ${Date.now()}`,
+          body: "Looking for an agent that verifies 50 fintech leads this week.",
+          category: "agent-hiring-agent",
+          intent: "hiring",
+        },
       })
     ).data;
-    const reply = (await user.client.createReply({ params: { slugOrId: thread.id }, body: { body: "I can post this as a job with escrow today." } })).data;
+    const reply = (
+      await user.client.createReply({
+        params: { slugOrId: thread.id },
+        body: { body: "I can post this as a job with escrow today." },
+      })
+    ).data;
 
-    const linked = await service.http("POST", "/v1/jobs", { token: user.token, body: jobInput({ sourceForumThreadId: thread.id }) });
+    const linked = await service.http("POST", "/v1/jobs", {
+      token: user.token,
+      body: jobInput({ sourceForumThreadId: thread.id }),
+    });
     expect(linked.status).toBe(201);
     expect(linked.json.data).toMatchObject({ sourceForumThreadId: thread.id, sourceForumReplyId: null });
 
-    const fromReply = await service.http("POST", "/v1/jobs", { token: user.token, body: jobInput({ sourceForumReplyId: reply.id }) });
+    const fromReply = await service.http("POST", "/v1/jobs", {
+      token: user.token,
+      body: jobInput({ sourceForumReplyId: reply.id }),
+    });
     expect(fromReply.status).toBe(201);
     expect(fromReply.json.data).toMatchObject({ sourceForumThreadId: thread.id, sourceForumReplyId: reply.id });
 
-    const unknownThread = await service.http("POST", "/v1/jobs", { token: user.token, body: jobInput({ sourceForumThreadId: UNKNOWN }) });
+    const unknownThread = await service.http("POST", "/v1/jobs", {
+      token: user.token,
+      body: jobInput({ sourceForumThreadId: UNKNOWN }),
+    });
     expect(unknownThread.status).toBe(404);
-    const unknownReply = await service.http("POST", "/v1/jobs", { token: user.token, body: jobInput({ sourceForumReplyId: UNKNOWN }) });
+    const unknownReply = await service.http("POST", "/v1/jobs", {
+      token: user.token,
+      body: jobInput({ sourceForumReplyId: UNKNOWN }),
+    });
     expect(unknownReply.status).toBe(404);
 
     const otherThread = (
       await user.client.createThread({
-        body: { title: `Another thread about pricing ${Date.now()}`, body: "A second thread, so that a reply can be named with the wrong thread.", category: "bidding-strategy" },
+        body: {
+          title: `Another thread about pricing ${Date.now()}`,
+          body: "A second thread, so that a reply can be named with the wrong thread.",
+          category: "bidding-strategy",
+        },
       })
     ).data;
-    const mismatch = await service.http("POST", "/v1/jobs", { token: user.token, body: jobInput({ sourceForumThreadId: otherThread.id, sourceForumReplyId: reply.id }) });
+    const mismatch = await service.http("POST", "/v1/jobs", {
+      token: user.token,
+      body: jobInput({ sourceForumThreadId: otherThread.id, sourceForumReplyId: reply.id }),
+    });
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.message).toContain("sourceForumReplyId must be a reply in sourceForumThreadId");
   });

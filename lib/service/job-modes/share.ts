@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
-import { HttpError, notFound } from "../http/errors";
 import { normaliseDecimal } from "@/lib/chain/units";
 import { getJobRowWithLapse } from "../jobs/read-job";
 
@@ -10,7 +10,7 @@ import { getJobRowWithLapse } from "../jobs/read-job";
  * shareable"). The job itself stays readable at /v1/jobs/:id/public as every job is.
  */
 
-const notShareable = () => new HttpError(404, "this job is not publicly shareable", "JOB_NOT_SHAREABLE");
+const notShareable = () => fail("JOB_NOT_SHAREABLE", "this job is not publicly shareable");
 
 export function jobPageUrl(siteUrl: string, jobId: string): string {
   return `${siteUrl.replace(/\/$/, "")}/jobs/${jobId}`;
@@ -29,9 +29,16 @@ export async function shareJob(ctx: ServiceContext, jobId: string, siteUrl: stri
     .executeTakeFirst();
   if (!row) {
     const exists = await ctx.db.selectFrom("jobs").select("id").where("id", "=", jobId).executeTakeFirst();
-    throw exists ? notShareable() : notFound("job");
+    throw exists ? notShareable() : fail("NOT_FOUND", "job not found");
   }
-  return { data: { jobId: row.id, shareCount: row.share_count, lastSharedAt: (row.last_shared_at ?? now).toISOString(), url: jobPageUrl(siteUrl, row.id) } };
+  return {
+    data: {
+      jobId: row.id,
+      shareCount: row.share_count,
+      lastSharedAt: (row.last_shared_at ?? now).toISOString(),
+      url: jobPageUrl(siteUrl, row.id),
+    },
+  };
 }
 
 /** GET /v1/jobs/:id/share-card: the share page's Open Graph and Twitter card data (public). */

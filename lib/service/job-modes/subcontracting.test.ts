@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService } from "../testing/harness";
-import { bountyInput, claim, expireClaim } from "./test-support";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestAgent,
+  type TestService,
+} from "../testing/harness";
+import { bountyInput, claim, expireClaim } from "../testing/job-modes-support";
 
 let service: TestService;
 beforeAll(async () => {
@@ -12,7 +20,14 @@ const createJob = (token: string, body: unknown) => service.http("POST", "/v1/jo
 
 /** A bounty that allows subcontracting, posted by `posterToken` and claimed by a fresh agent. */
 async function assignedParent(posterToken: string, parentJobId?: string) {
-  const res = await createJob(posterToken, bountyInput({ allowSubcontracting: true, title: "Subcontractable research job", ...(parentJobId ? { parentJobId } : {}) }));
+  const res = await createJob(
+    posterToken,
+    bountyInput({
+      allowSubcontracting: true,
+      title: "Subcontractable research job",
+      ...(parentJobId ? { parentJobId } : {}),
+    }),
+  );
   expect(res.status, JSON.stringify(res.json)).toBe(201);
   const agent = await newAgent(service);
   expect((await claim(service, agent, res.json.data.id)).status).toBe(200);
@@ -45,12 +60,18 @@ describe("POST /v1/jobs with parentJobId", () => {
     expect((await createJob(stranger.apiKey, jobInput({ parentJobId: parent.id }))).status).toBe(403);
     // The parent's poster is not its agent either.
     expect((await createJob(poster.token, jobInput({ parentJobId: parent.id }))).status).toBe(403);
-    expect((await createJob(stranger.apiKey, jobInput({ parentJobId: "4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11" }))).status).toBe(404);
+    expect(
+      (await createJob(stranger.apiKey, jobInput({ parentJobId: "4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11" }))).status,
+    ).toBe(404);
     expect((await createJob(stranger.apiKey, jobInput({ parentJobId: "nope" }))).status).toBe(400);
 
     // A parent past IN_PROGRESS (here: submitted) takes no new subcontracts.
     const submitted = await assignedParent(poster.token);
-    await service.db.updateTable("jobs").set({ status: "REVIEW", submitted_at: new Date() }).where("id", "=", submitted.job.id).execute();
+    await service.db
+      .updateTable("jobs")
+      .set({ status: "REVIEW", submitted_at: new Date() })
+      .where("id", "=", submitted.job.id)
+      .execute();
     const late = await createJob(submitted.agent.apiKey, jobInput({ parentJobId: submitted.job.id }));
     expect(late.status).toBe(409);
     expect(late.json.code).toBe("INVALID_STATE");
@@ -83,34 +104,67 @@ describe("GET /v1/jobs/:id/children", () => {
     const poster = await newUser(service);
     const root = await assignedParent(poster.token);
     const child = await assignedParent(root.agent.apiKey, root.job.id);
-    const sibling = (await createJob(root.agent.apiKey, jobInput({ parentJobId: root.job.id, title: "Second child job" }))).json.data;
-    const grandchild = (await createJob(child.agent.apiKey, jobInput({ parentJobId: child.job.id, title: "Grandchild job" }))).json.data;
+    const sibling = (
+      await createJob(root.agent.apiKey, jobInput({ parentJobId: root.job.id, title: "Second child job" }))
+    ).json.data;
+    const grandchild = (
+      await createJob(child.agent.apiKey, jobInput({ parentJobId: child.job.id, title: "Grandchild job" }))
+    ).json.data;
 
     const res = await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: poster.token });
     expect(res.status).toBe(200);
     const tree = res.json.data;
-    expect(tree).toMatchObject({ job: { id: root.job.id, depth: 0, parentJobId: null, status: "IN_PROGRESS" }, ancestors: [], maxDepth: 3, truncated: false });
+    expect(tree).toMatchObject({
+      job: { id: root.job.id, depth: 0, parentJobId: null, status: "IN_PROGRESS" },
+      ancestors: [],
+      maxDepth: 3,
+      truncated: false,
+    });
     expect(tree.descendants.map((n: { id: string }) => n.id)).toEqual([child.job.id, sibling.id, grandchild.id]);
-    expect(tree.descendants[0]).toMatchObject({ parentJobId: root.job.id, depth: 1, status: "IN_PROGRESS", funded: false, agentId: child.agent.id, budgetUsdc: "40" });
-    expect(tree.descendants[1]).toMatchObject({ parentJobId: root.job.id, depth: 1, status: "OPEN", funded: false, agentId: null });
+    expect(tree.descendants[0]).toMatchObject({
+      parentJobId: root.job.id,
+      depth: 1,
+      status: "IN_PROGRESS",
+      funded: false,
+      agentId: child.agent.id,
+      budgetUsdc: "40",
+    });
+    expect(tree.descendants[1]).toMatchObject({
+      parentJobId: root.job.id,
+      depth: 1,
+      status: "OPEN",
+      funded: false,
+      agentId: null,
+    });
     expect(tree.descendants[2]).toMatchObject({ parentJobId: child.job.id, depth: 2, status: "OPEN" });
 
     // The root's agent sees it too.
-    expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: root.agent.apiKey })).status).toBe(200);
+    expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: root.agent.apiKey })).status).toBe(
+      200,
+    );
     // From the child: the chain above, and its own subtree; the root's poster may look.
     const fromChild = await service.http("GET", `/v1/jobs/${child.job.id}/children`, { token: poster.token });
     expect(fromChild.status).toBe(200);
     expect(fromChild.json.data.job).toMatchObject({ id: child.job.id, depth: 1, parentJobId: root.job.id });
     expect(fromChild.json.data.ancestors.map((n: { id: string }) => n.id)).toEqual([root.job.id]);
     expect(fromChild.json.data.descendants.map((n: { id: string }) => n.id)).toEqual([grandchild.id]);
-    expect((await service.http("GET", `/v1/jobs/${child.job.id}/children`, { token: child.agent.apiKey })).status).toBe(200);
+    expect((await service.http("GET", `/v1/jobs/${child.job.id}/children`, { token: child.agent.apiKey })).status).toBe(
+      200,
+    );
 
     // The child's agent is nobody on the root; strangers are nobody anywhere.
-    expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: child.agent.apiKey })).status).toBe(403);
+    expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: child.agent.apiKey })).status).toBe(
+      403,
+    );
     const stranger = await newAgent(service);
-    expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: stranger.apiKey })).status).toBe(403);
+    expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`, { token: stranger.apiKey })).status).toBe(
+      403,
+    );
     expect((await service.http("GET", `/v1/jobs/${root.job.id}/children`)).status).toBe(401);
-    expect((await service.http("GET", `/v1/jobs/4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11/children`, { token: poster.token })).status).toBe(404);
+    expect(
+      (await service.http("GET", `/v1/jobs/4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11/children`, { token: poster.token }))
+        .status,
+    ).toBe(404);
     expect((await service.http("GET", `/v1/jobs/xyz/children`, { token: poster.token })).status).toBe(400);
   });
 

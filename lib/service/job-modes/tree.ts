@@ -1,8 +1,8 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { MAX_SUBCONTRACT_DEPTH, type JobTreeNode } from "@/lib/api/schemas/job-modes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { forbidden, notFound } from "../http/errors";
 import { chainUp, NODE_COLUMNS, WALK_LIMIT, type NodeRow } from "../jobs/job-chain";
 import { normaliseDecimal } from "@/lib/chain/units";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
@@ -40,7 +40,7 @@ function node(row: NodeRow, depth: number): JobTreeNode {
  */
 export async function getJobTree(ctx: ServiceContext, actor: Actor, jobId: string) {
   const chain = await chainUp(ctx, jobId);
-  if (chain.length === 0) throw notFound("job");
+  if (chain.length === 0) throw fail("NOT_FOUND", "job not found");
   let allowed = false;
   for (const row of chain) {
     if (row.poster_id === actor.principalId || (await isAgentOrItsOwner(ctx, actor, row.agent_id))) {
@@ -48,7 +48,11 @@ export async function getJobTree(ctx: ServiceContext, actor: Actor, jobId: strin
       break;
     }
   }
-  if (!allowed) throw forbidden("a job's subcontracting tree is visible to the poster and the assigned agent of the job or of a job above it");
+  if (!allowed)
+    throw fail(
+      "FORBIDDEN",
+      "a job's subcontracting tree is visible to the poster and the assigned agent of the job or of a job above it",
+    );
 
   const depth = chain.length - 1;
   const below = await sql<NodeRow & { level: number }>`

@@ -24,16 +24,50 @@ beforeAll(async () => {
   };
   const soon = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
   // Posted in this order, so newest is e, d, c, b, a.
-  await post("a", { title: "Translate product pages", description: `Translate the pages; the glossary mentions ${word} twice.`, budget: "10", requiredSkills: ["Translation"], deadlineAt: soon(9) });
-  await post("b", { title: `Audit the ${titleWord} contract`, description: `An audit of a solidity contract, ${word} included.`, budget: "50.5", preferredSkills: ["solidity"], deadlineAt: soon(3) });
-  await post("c", { title: "Label images for a classifier", description: "Label 500 images of street signs with bounding boxes.", budget: "25", requiredPackId: "lead-generation-verified", participationMode: "BOUNTY" });
-  await post("d", { title: "Summarise research papers", description: `Summaries of ten papers about ${titleWord} in plain language.`, budget: "25", requiredSkills: ["research", "Writing"], deadlineAt: soon(5) });
-  await post("e", { title: "Write a landing page", description: "Copy for a landing page of a developer tool, 300 words.", budget: "75" });
+  await post("a", {
+    title: "Translate product pages",
+    description: `Translate the pages; the glossary mentions ${word} twice.`,
+    budget: "10",
+    requiredSkills: ["Translation"],
+    deadlineAt: soon(9),
+  });
+  await post("b", {
+    title: `Audit the ${titleWord} contract`,
+    description: `An audit of a solidity contract, ${word} included.`,
+    budget: "50.5",
+    preferredSkills: ["solidity"],
+    deadlineAt: soon(3),
+  });
+  await post("c", {
+    title: "Label images for a classifier",
+    description: "Label 500 images of street signs with bounding boxes.",
+    budget: "25",
+    requiredPackId: "lead-generation-verified",
+    participationMode: "BOUNTY",
+  });
+  await post("d", {
+    title: "Summarise research papers",
+    description: `Summaries of ten papers about ${titleWord} in plain language.`,
+    budget: "25",
+    requiredSkills: ["research", "Writing"],
+    deadlineAt: soon(5),
+  });
+  await post("e", {
+    title: "Write a landing page",
+    description: "Copy for a landing page of a developer tool, 300 words.",
+    budget: "75",
+  });
   // Bids: d gets two, a one, the rest none.
-  for (const [job, count] of [["d", 2], ["a", 1]] as const) {
+  for (const [job, count] of [
+    ["d", 2],
+    ["a", 1],
+  ] as const) {
     for (let i = 0; i < count; i += 1) {
       const bidder = await newAgent(service);
-      const bid = await service.http("POST", `/v1/jobs/${ids[job]}/bids`, { token: bidder.apiKey, body: { agentId: bidder.id, proposedUsdc: "5" } });
+      const bid = await service.http("POST", `/v1/jobs/${ids[job]}/bids`, {
+        token: bidder.apiKey,
+        body: { agentId: bidder.id, proposedUsdc: "5" },
+      });
       expect(bid.status, JSON.stringify(bid.json)).toBe(201);
     }
   }
@@ -48,7 +82,8 @@ async function list(query: string) {
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   return res.json as { data: Array<{ id: string; bidCount: number }>; meta: { nextCursor: string | null } };
 }
-const names = (rows: Array<{ id: string }>) => rows.map((row) => Object.keys(ids).find((name) => ids[name] === row.id) ?? row.id);
+const names = (rows: Array<{ id: string }>) =>
+  rows.map((row) => Object.keys(ids).find((name) => ids[name] === row.id) ?? row.id);
 
 /** Every page of a query, two rows at a time, checking that no row repeats. */
 async function allPages(query: string): Promise<string[]> {
@@ -92,7 +127,10 @@ describe("GET /v1/jobs search", () => {
     // A poster of its own: the other tests list their poster's jobs.
     const other = await newAgent(service);
     // The oldest match is the best one (the word in its title) and the dearest.
-    const best = await service.http("POST", "/v1/jobs", { token: other.apiKey, body: jobInput({ title: `The ${common} job`, description: "Written before all the others.", budget: "900" }) });
+    const best = await service.http("POST", "/v1/jobs", {
+      token: other.apiKey,
+      body: jobInput({ title: `The ${common} job`, description: "Written before all the others.", budget: "900" }),
+    });
     expect(best.status, JSON.stringify(best.json)).toBe(201);
     // Then JOB_SEARCH_RANKED newer jobs with the word in their description alone, written in SQL
     // (thousands of posts over HTTP would be the test's whole time).
@@ -113,14 +151,27 @@ describe("GET /v1/jobs search", () => {
   });
 
   it("refuses a bad q or sort with a 400", async () => {
-    for (const query of [`q=${"x".repeat(201)}`, "q=%20", "sort=cheapest", "sort=relevance", "minBudget=abc", "minBudget=9&maxBudget=3", "cursor=abc"]) {
+    for (const query of [
+      `q=${"x".repeat(201)}`,
+      "q=%20",
+      "sort=cheapest",
+      "sort=relevance",
+      "minBudget=abc",
+      "minBudget=9&maxBudget=3",
+      "cursor=abc",
+    ]) {
       const res = await service.http("GET", `/v1/jobs?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.json.statusCode).toBe(400);
     }
     // Cursors the list never wrote: a date that does not exist, a rank out of a real's range.
     const cursor = (k: string) => Buffer.from(JSON.stringify([k, ids.a])).toString("base64url");
-    for (const query of [`cursor=${cursor("2026-02-30T00:00:00.000Z")}`, `sort=deadline&cursor=${cursor("deadline|2026-02-30T00:00:00.000Z|2026-01-01T00:00:00.000Z")}`, `q=${word}&cursor=${cursor(`relevance|1${"0".repeat(40)}|2026-01-01T00:00:00.000Z`)}`, `sort=fewest_bids&cursor=${cursor("fewest_bids|-1|2026-01-01T00:00:00.000Z")}`]) {
+    for (const query of [
+      `cursor=${cursor("2026-02-30T00:00:00.000Z")}`,
+      `sort=deadline&cursor=${cursor("deadline|2026-02-30T00:00:00.000Z|2026-01-01T00:00:00.000Z")}`,
+      `q=${word}&cursor=${cursor(`relevance|1${"0".repeat(40)}|2026-01-01T00:00:00.000Z`)}`,
+      `sort=fewest_bids&cursor=${cursor("fewest_bids|-1|2026-01-01T00:00:00.000Z")}`,
+    ]) {
       const res = await service.http("GET", `/v1/jobs?${query}`);
       expect(res.status, query).toBe(400);
     }
@@ -152,13 +203,23 @@ describe("GET /v1/jobs filters", () => {
   it("keeps forum reward and referral slots off the marketplace board and on the rewards board", async () => {
     const sponsor = await newUser(service);
     for (const kind of ["THREAD", "REFERRAL"] as const) {
-      const created = await service.http("POST", "/v1/forum/reward-campaigns", { token: sponsor.token, body: { kind, slots: 1, funding: "SPONSOR" } });
+      const created = await service.http("POST", "/v1/forum/reward-campaigns", {
+        token: sponsor.token,
+        body: { kind, slots: 1, funding: "SPONSOR" },
+      });
       expect(created.status, JSON.stringify(created.json)).toBe(201);
     }
-    const mine = async (query: string) => (await service.http("GET", `/v1/jobs?posterId=${sponsor.id}&${query}`)).json.data as Array<{ participationMode: string; purpose: string }>;
+    const mine = async (query: string) =>
+      (await service.http("GET", `/v1/jobs?posterId=${sponsor.id}&${query}`)).json.data as Array<{
+        participationMode: string;
+        purpose: string;
+      }>;
     expect(await mine("board=marketplace")).toEqual([]);
     const slots = await mine("board=rewards");
-    expect(slots.map((job) => `${job.purpose}/${job.participationMode}`).sort()).toEqual(["MARKETPLACE/AUTOMATIC_FORUM_REWARD", "PLATFORM_REFERRAL/AUTOMATIC_FORUM_REWARD"]);
+    expect(slots.map((job) => `${job.purpose}/${job.participationMode}`).sort()).toEqual([
+      "MARKETPLACE/AUTOMATIC_FORUM_REWARD",
+      "PLATFORM_REFERRAL/AUTOMATIC_FORUM_REWARD",
+    ]);
     // The API's default list keeps every job; purpose filters too.
     expect(await mine("")).toHaveLength(2);
     expect(await mine("purpose=PLATFORM_REFERRAL")).toHaveLength(1);
@@ -171,22 +232,40 @@ describe("GET /v1/jobs filters", () => {
 describe("GET /v1/jobs sorts, each paged by keyset", () => {
   it("carries bidCount on each row", async () => {
     const rows = (await list("")).data;
-    expect(Object.fromEntries(rows.map((row) => [names([row])[0], row.bidCount]))).toEqual({ a: 1, b: 0, c: 0, d: 2, e: 0 });
+    expect(Object.fromEntries(rows.map((row) => [names([row])[0], row.bidCount]))).toEqual({
+      a: 1,
+      b: 0,
+      c: 0,
+      d: 2,
+      e: 0,
+    });
   });
 
   it("bidCount stays exact when bids arrive at once, and a refused second bid of one agent counts nothing", async () => {
     const owner = await newAgent(service);
-    const posted = await service.http("POST", "/v1/jobs", { token: owner.apiKey, body: jobInput({ title: "Counted bids" }) });
+    const posted = await service.http("POST", "/v1/jobs", {
+      token: owner.apiKey,
+      body: jobInput({ title: "Counted bids" }),
+    });
     expect(posted.status).toBe(201);
     const jobId = posted.json.data.id as string;
     const bidders = await Promise.all(Array.from({ length: 12 }, () => newAgent(service)));
-    const bid = (agent: TestAgent) => service.http("POST", `/v1/jobs/${jobId}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc: "5" } });
+    const bid = (agent: TestAgent) =>
+      service.http("POST", `/v1/jobs/${jobId}/bids`, {
+        token: agent.apiKey,
+        body: { agentId: agent.id, proposedUsdc: "5" },
+      });
     // Twelve agents at once, and the first of them twice more at the same moment.
     const results = await Promise.all([...bidders.map(bid), bid(bidders[0]!), bid(bidders[0]!)]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(12);
-    expect(results.filter((r) => r.status === 409).map((r) => r.json.code)).toEqual(["BID_ALREADY_PLACED", "BID_ALREADY_PLACED"]);
+    expect(results.filter((r) => r.status === 409).map((r) => r.json.code)).toEqual([
+      "BID_ALREADY_PLACED",
+      "BID_ALREADY_PLACED",
+    ]);
     const board = await service.http("GET", `/v1/jobs?posterId=${posted.json.data.posterId}`);
-    expect(board.json.data.map((job: { id: string; bidCount: number }) => [job.id, job.bidCount])).toEqual([[jobId, 12]]);
+    expect(board.json.data.map((job: { id: string; bidCount: number }) => [job.id, job.bidCount])).toEqual([
+      [jobId, 12],
+    ]);
   });
 
   it.each([
@@ -203,9 +282,28 @@ describe("GET /v1/jobs sorts, each paged by keyset", () => {
 describe("GET /v1/openapi.json", () => {
   it("documents the board's search, filters and sorts as query parameters", async () => {
     const doc = (await service.http("GET", "/v1/openapi.json")).json;
-    const parameters = doc.paths["/v1/jobs"].get.parameters as Array<{ name: string; in: string; schema: { description?: string; enum?: string[] } }>;
+    const parameters = doc.paths["/v1/jobs"].get.parameters as Array<{
+      name: string;
+      in: string;
+      schema: { description?: string; enum?: string[] };
+    }>;
     const byName = Object.fromEntries(parameters.map((p) => [p.name, p]));
-    for (const name of ["q", "skills", "minBudget", "maxBudget", "board", "purpose", "requiredPackId", "sort", "status", "funded", "participationMode", "excludeBidBy", "cursor", "limit"]) {
+    for (const name of [
+      "q",
+      "skills",
+      "minBudget",
+      "maxBudget",
+      "board",
+      "purpose",
+      "requiredPackId",
+      "sort",
+      "status",
+      "funded",
+      "participationMode",
+      "excludeBidBy",
+      "cursor",
+      "limit",
+    ]) {
       expect(byName[name]?.in, name).toBe("query");
     }
     expect(JSON.stringify(byName.sort)).toContain("fewest_bids");

@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { JOB_LIMITS, type CreateJobRequest, type CriterionCheck } from "@/lib/api/schemas/jobs";
@@ -6,13 +7,13 @@ import { matchSavedSearches } from "./saved-searches";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { assertNotSuspended } from "../auth/suspension";
-import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow, lapseExpiredClaims } from "./read-job";
 import { resolveRequiredPackId } from "../evals/packs";
 import { assertSubcontractDepth } from "./job-chain";
 import { resolveForumSource } from "./forum-source";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
+import { assertPlanFitsBudget, writeMilestonePlan } from "./milestone-plan";
 
 const DEFAULT_PROOF_HOLD_HOURS = JOB_LIMITS.proofHoldHoursDefault;
 const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
@@ -29,13 +30,18 @@ function resolveTopLevelTwins(input: CreateJobInput) {
   const criteria = input.acceptanceCriteria ?? input.inputData.acceptanceCriteria;
   const mode = input.participationMode ?? input.inputData.participationMode ?? "BID";
   const problems: string[] = [];
-  if (description === undefined) problems.push("description should not be empty (send description or inputData.generalDescription)");
-  if (criteria === undefined) problems.push("acceptanceCriteria should not be empty (send acceptanceCriteria or inputData.acceptanceCriteria)");
+  if (description === undefined)
+    problems.push("description should not be empty (send description or inputData.generalDescription)");
+  if (criteria === undefined)
+    problems.push("acceptanceCriteria should not be empty (send acceptanceCriteria or inputData.acceptanceCriteria)");
   if (mode === "AUTOMATIC_FORUM_REWARD") {
     const field = input.participationMode ? "participationMode" : "inputData.participationMode";
-    problems.push(`${field} AUTOMATIC_FORUM_REWARD is not posted here: forum reward slots are created by POST /v1/forum/reward-campaigns; send BID or BOUNTY`);
+    problems.push(
+      `${field} AUTOMATIC_FORUM_REWARD is not posted here: forum reward slots are created by POST /v1/forum/reward-campaigns; send BID or BOUNTY`,
+    );
   }
-  if (description === undefined || criteria === undefined || mode === "AUTOMATIC_FORUM_REWARD") throw badRequest(problems);
+  if (description === undefined || criteria === undefined || mode === "AUTOMATIC_FORUM_REWARD")
+    throw fail("VALIDATION_FAILED", problems);
   return { description, criteria, mode };
 }
 
@@ -43,17 +49,25 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
   const chain = requireChain(ctx);
   // Before anything is read or written: bad input changes nothing.
   const { description, criteria: criteriaInput, mode } = resolveTopLevelTwins(input);
+  if (input.milestones) assertPlanFitsBudget(input.milestones, input.budget);
   await assertNotSuspended(ctx.db, actor.principalId);
 
   // A child job may only be posted by the agent working on a parent that allows subcontracting.
   if (input.parentJobId) {
     // A parent bounty whose claim ran out is no longer the caller's to subcontract.
     await lapseExpiredClaims(ctx, { jobId: input.parentJobId });
-    const parent = await ctx.db.selectFrom("jobs").select(["id", "allow_subcontracting", "agent_id", "status"]).where("id", "=", input.parentJobId).executeTakeFirst();
-    if (!parent) throw notFound("parent job");
-    if (!parent.allow_subcontracting) throw conflict("SUBCONTRACTING_NOT_ALLOWED", "the parent job does not allow subcontracting");
-    if (actor.kind !== "AGENT" || actor.agentId !== parent.agent_id) throw forbidden("only the agent assigned to the parent job may subcontract it");
-    if (parent.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", "subcontracting needs the parent job to be in progress");
+    const parent = await ctx.db
+      .selectFrom("jobs")
+      .select(["id", "allow_subcontracting", "agent_id", "status"])
+      .where("id", "=", input.parentJobId)
+      .executeTakeFirst();
+    if (!parent) throw fail("NOT_FOUND", "parent job not found");
+    if (!parent.allow_subcontracting)
+      throw fail("SUBCONTRACTING_NOT_ALLOWED", "the parent job does not allow subcontracting");
+    if (actor.kind !== "AGENT" || actor.agentId !== parent.agent_id)
+      throw fail("FORBIDDEN", "only the agent assigned to the parent job may subcontract it");
+    if (parent.status !== "IN_PROGRESS")
+      throw fail("INVALID_STATE", "subcontracting needs the parent job to be in progress");
     // Chains of subcontracts stop at MAX_SUBCONTRACT_DEPTH (409 SUBCONTRACT_TOO_DEEP).
     await assertSubcontractDepth(ctx, input.parentJobId);
   }
@@ -65,7 +79,8 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
 
   // Ids are assigned anew: a criterion id sent back from another job names nothing here.
   const criteria = criteriaInput.map((criterion, index) => {
-    const c: { description: string; check?: CriterionCheck } = typeof criterion === "string" ? { description: criterion } : criterion;
+    const c: { description: string; check?: CriterionCheck } =
+      typeof criterion === "string" ? { description: criterion } : criterion;
     return { id: `ac-${index + 1}`, check: c.check ?? { type: "manual" as const }, description: c.description };
   });
   // A machine check against this marketplace's own pages would pass on our word, not the agent's work.
@@ -140,6 +155,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
       })
       .returning("id")
       .executeTakeFirstOrThrow();
+    if (input.milestones) await writeMilestonePlan(trx, row.id, input.milestones);
     await matchSavedSearches(trx, row.id);
     return row;
   });

@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
-import { badRequest, notFound } from "../http/errors";
 
 /**
  * POST /v1/jobs with sourceForumThreadId / sourceForumReplyId: the job came out of a forum
@@ -14,14 +14,23 @@ export async function resolveForumSource(
   let threadId = input.sourceForumThreadId ?? null;
   const replyId = input.sourceForumReplyId ?? null;
   if (replyId) {
-    const reply = await ctx.db.selectFrom("forum_replies").select(["id", "thread_id", "status"]).where("id", "=", replyId).executeTakeFirst();
-    if (!reply || reply.status !== "VISIBLE") throw notFound("source forum reply");
-    if (threadId && reply.thread_id !== threadId) throw badRequest(["sourceForumReplyId must be a reply in sourceForumThreadId"]);
+    const reply = await ctx.db
+      .selectFrom("forum_replies")
+      .select(["id", "thread_id", "status"])
+      .where("id", "=", replyId)
+      .executeTakeFirst();
+    if (!reply || reply.status !== "VISIBLE") throw fail("NOT_FOUND", "source forum reply not found");
+    if (threadId && reply.thread_id !== threadId)
+      throw fail("VALIDATION_FAILED", ["sourceForumReplyId must be a reply in sourceForumThreadId"]);
     threadId = reply.thread_id;
   }
   if (threadId) {
-    const thread = await ctx.db.selectFrom("forum_threads").select(["id", "status"]).where("id", "=", threadId).executeTakeFirst();
-    if (!thread || thread.status !== "VISIBLE") throw notFound("source forum thread");
+    const thread = await ctx.db
+      .selectFrom("forum_threads")
+      .select(["id", "status"])
+      .where("id", "=", threadId)
+      .executeTakeFirst();
+    if (!thread || thread.status !== "VISIBLE") throw fail("NOT_FOUND", "source forum thread not found");
   }
   return { threadId, replyId };
 }

@@ -1,8 +1,8 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import { MAX_SUBCONTRACT_DEPTH } from "@/lib/api/schemas/job-modes";
 import type { ServiceContext } from "../context";
 import type { JobStatus, ParticipationMode } from "../db/schema";
-import { conflict, notFound } from "../http/errors";
 
 /**
  * The subcontracting chain of a job: parentJobId links up to a root. Job creation checks the depth
@@ -48,7 +48,7 @@ export async function chainUp(ctx: ServiceContext, jobId: string): Promise<NodeR
 /** Depth of a job in its chain (a root job is 0). */
 export async function subcontractDepthOf(ctx: ServiceContext, jobId: string): Promise<number> {
   const chain = await chainUp(ctx, jobId);
-  if (chain.length === 0) throw notFound("job");
+  if (chain.length === 0) throw fail("NOT_FOUND", "job not found");
   return chain.length - 1;
 }
 
@@ -59,7 +59,7 @@ export async function subcontractDepthOf(ctx: ServiceContext, jobId: string): Pr
 export async function assertSubcontractDepth(ctx: ServiceContext, parentJobId: string): Promise<void> {
   const parentDepth = await subcontractDepthOf(ctx, parentJobId);
   if (parentDepth + 1 > MAX_SUBCONTRACT_DEPTH) {
-    throw conflict(
+    throw fail(
       "SUBCONTRACT_TOO_DEEP",
       `the parent job is already at depth ${parentDepth} of a subcontracting chain; chains are at most ${MAX_SUBCONTRACT_DEPTH} deep`,
       { maxDepth: MAX_SUBCONTRACT_DEPTH },

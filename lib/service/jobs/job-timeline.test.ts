@@ -5,9 +5,19 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService, type TestUser } from "../testing/harness";
+import {
+  GENEROUS_BUDGETS,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestAgent,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
 
-const PAGE = "<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td></tr></table></body></html>";
+const PAGE =
+  "<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td></tr></table></body></html>";
 const operatorKey = generatePrivateKey();
 
 let chain: TestChain;
@@ -18,7 +28,10 @@ let siteUrl: string;
 beforeAll(async () => {
   chain = await startTestChain();
   service = await startTestService({
-    rateBudgets: GENEROUS_BUDGETS, chain: chain.config, probeAllowLoopback: true, operatorAddresses: [privateKeyToAccount(operatorKey).address],
+    rateBudgets: GENEROUS_BUDGETS,
+    chain: chain.config,
+    probeAllowLoopback: true,
+    operatorAddresses: [privateKeyToAccount(operatorKey).address],
   });
   site = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -33,9 +46,11 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-const hexOf = (wire: Record<string, number>) => `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
+const hexOf = (wire: Record<string, number>) =>
+  `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as `0x${string}`;
 const PAYER = 1;
-const events = (jobId: string, token: string | undefined, query = "") => service.http("GET", `/v1/jobs/${jobId}/events${query}`, { token });
+const events = (jobId: string, token: string | undefined, query = "") =>
+  service.http("GET", `/v1/jobs/${jobId}/events${query}`, { token });
 
 interface Completed {
   poster: TestUser;
@@ -49,15 +64,28 @@ interface Completed {
 /** A job taken through its whole life: posted, funded, two bids, one accepted, delivered, approved, released. */
 async function completedJob(): Promise<Completed> {
   const poster = await newUser(service, chain.accounts[PAYER]!.privateKey);
-  const job = (await poster.client.createJob({ body: jobInput({ budget: "40", inputData: { budgetType: "bid", proofHoldHours: 0 } }) })).data;
-  const { txHash: depositTx } = await depositToEscrow({ config: chain.config, privateKey: chain.accounts[PAYER]!.privateKey, escrowJobId: hexOf(job.escrowJobId), amount: parseUsdc("40") });
+  const job = (
+    await poster.client.createJob({
+      body: jobInput({ budget: "40", inputData: { budgetType: "bid", proofHoldHours: 0 } }),
+    })
+  ).data;
+  const { txHash: depositTx } = await depositToEscrow({
+    config: chain.config,
+    privateKey: chain.accounts[PAYER]!.privateKey,
+    escrowJobId: hexOf(job.escrowJobId),
+    amount: parseUsdc("40"),
+  });
   await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash: depositTx } });
   const agent = await newAgent(service, { walletAddress: chain.accounts[6]!.address });
   const loser = await newAgent(service);
-  const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } })).data;
+  const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } }))
+    .data;
   await loser.client.placeBid({ params: { id: job.id }, body: { agentId: loser.id, proposedUsdc: "40" } });
   await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.id } });
-  const submitted = await service.http("POST", `/v1/jobs/${job.id}/submit`, { token: agent.apiKey, body: { outputData: { url: `${siteUrl}/leads` } } });
+  const submitted = await service.http("POST", `/v1/jobs/${job.id}/submit`, {
+    token: agent.apiKey,
+    body: { outputData: { url: `${siteUrl}/leads` } },
+  });
   expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
   const done = (await poster.client.approveJob({ params: { id: job.id } })).data;
   expect(done.status).toBe("COMPLETED");
@@ -74,16 +102,22 @@ describe("GET /v1/jobs/:id/events", () => {
     const { poster, agent, loser, jobId, depositTx, releaseTx } = completed;
     const res = await events(jobId, poster.token);
     expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const list = res.json.data as Array<{ id: string; type: string; at: string; actor: { kind: string; id: string | null } | null; data: Record<string, unknown> }>;
+    const list = res.json.data as Array<{
+      id: string;
+      type: string;
+      at: string;
+      actor: { kind: string; id: string | null } | null;
+      data: Record<string, unknown>;
+    }>;
     expect(list.map((e) => e.type)).toEqual([
       "job.created",
       "escrow.funded",
-      "bid.placed",
-      "bid.placed",
+      "bid.created",
+      "bid.created",
       "bid.accepted",
       "bid.rejected",
       "proof.checked",
-      "deliverable.submitted",
+      "job.submitted",
       "proof.checked",
       "job.approved",
       "proof.checked",
@@ -95,7 +129,7 @@ describe("GET /v1/jobs/:id/events", () => {
 
     expect(list[0]).toMatchObject({ id: `job.created:${jobId}`, actor: { kind: "USER", id: poster.id } });
     expect(list[1]!.data).toMatchObject({ txHash: depositTx, payer: chain.accounts[PAYER]!.address });
-    expect(list.filter((e) => e.type === "bid.placed").map((e) => e.actor?.id)).toEqual([agent.id, loser.id]);
+    expect(list.filter((e) => e.type === "bid.created").map((e) => e.actor?.id)).toEqual([agent.id, loser.id]);
     expect(list[4]!.data).toMatchObject({ agentId: agent.id });
     expect(list[5]!.data).toMatchObject({ agentId: loser.id });
     expect(list[6]!.data).toMatchObject({ trigger: "SUBMISSION", status: "LIVE" });
@@ -103,7 +137,11 @@ describe("GET /v1/jobs/:id/events", () => {
     expect(list[8]!.data).toMatchObject({ trigger: "APPROVAL" });
     expect(list[9]).toMatchObject({ actor: { kind: "USER", id: poster.id }, data: { autoApproved: false } });
 
-    const settlement = await service.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).executeTakeFirstOrThrow();
+    const settlement = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", jobId)
+      .executeTakeFirstOrThrow();
     expect(settlement.tx_hash).toBe(releaseTx);
     expect(list[10]!.data).toMatchObject({ trigger: "RELEASE", status: "LIVE" });
     expect(list[11]).toMatchObject({
@@ -157,7 +195,8 @@ describe("GET /v1/jobs/:id/events", () => {
     const read = await events(jobId, operator.token);
     expect(read.status).toBe(200);
     // GET /v1/jobs/:id's viewer says the same, so the job page knows whether to show the timeline.
-    const canRead = async (token: string) => (await service.http("GET", `/v1/jobs/${jobId}`, { token })).json.data.viewer.can.readEvents;
+    const canRead = async (token: string) =>
+      (await service.http("GET", `/v1/jobs/${jobId}`, { token })).json.data.viewer.can.readEvents;
     expect(await canRead(operator.token)).toBe(true);
     expect(await canRead(completed.poster.token)).toBe(true);
     expect(await canRead(completed.agent.apiKey)).toBe(true);

@@ -1,8 +1,8 @@
+import { fail } from "../errors";
 import { JOB_EVENT_TYPES, type JobEvent, type JobEventType } from "@/lib/api/schemas/job-events";
 import { formatUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
-import { forbidden } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { readsJobEvents, type JobPartiesRow } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
@@ -10,7 +10,7 @@ import { getJobRowWithLapse } from "./read-job";
 /**
  * The job's timeline, the one place it is put together. It is derived from the rows the service
  * already keeps (jobs, bids, job_claims, proof_checks, job_criteria_results, escrow_settlements,
- * dispute_cases, dispute_statements, dispute_rulings)
+ * dispute_cases, dispute_statements, dispute_rulings, job_milestones, milestone_settlements)
  * rather than written by every domain function: an event appears only where a row records when it
  * happened. A cancellation has no timestamp of its own (the refund settlement shows it), and
  * criterion evaluations keep only their latest result, so neither is an event.
@@ -28,7 +28,10 @@ const agentActor = (agentId: string): ActorRef => ({ kind: "AGENT", id: agentId 
 const rank = (type: JobEventType) => JOB_EVENT_TYPES.indexOf(type);
 const EVENT_ID = new RegExp(`^(${JOB_EVENT_TYPES.map((t) => t.replace(".", "\\.")).join("|")}):[^\\s]{1,200}$`);
 
-function compareEvents(a: { at: Date; type: JobEventType; id: string }, b: { at: Date; type: JobEventType; id: string }): number {
+function compareEvents(
+  a: { at: Date; type: JobEventType; id: string },
+  b: { at: Date; type: JobEventType; id: string },
+): number {
   return a.at.getTime() - b.at.getTime() || rank(a.type) - rank(b.type) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
@@ -37,7 +40,10 @@ const units = (value: string | null) => (value === null ? null : formatUsdc(BigI
 /** Parties (poster, its owner, the assigned agent, its owner) and the arbiters (the job's evaluator, the operator): job-viewer.ts decides. */
 async function requireTimelineReader(ctx: ServiceContext, actor: Actor, job: JobPartiesRow): Promise<void> {
   if (await readsJobEvents(ctx, actor, job)) return;
-  throw forbidden("only the job's poster, its assigned agent (or the humans who own them), its evaluator and the operator may read its timeline");
+  throw fail(
+    "FORBIDDEN",
+    "only the job's poster, its assigned agent (or the humans who own them), its evaluator and the operator may read its timeline",
+  );
 }
 
 /** Principals as actors: a human by its user id (= principal id), an agent by its agent id. */
@@ -50,10 +56,20 @@ async function actorsOf(ctx: ServiceContext, principalIds: string[]): Promise<Ma
     .select(["principals.id", "principals.kind", "agents.id as agent_id"])
     .where("principals.id", "in", ids)
     .execute();
-  return new Map(rows.map((r) => [r.id, r.kind === "AGENT" && r.agent_id ? agentActor(r.agent_id) : { kind: "USER" as const, id: r.id }]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      r.kind === "AGENT" && r.agent_id ? agentActor(r.agent_id) : { kind: "USER" as const, id: r.id },
+    ]),
+  );
 }
 
-export async function listJobEvents(ctx: ServiceContext, actor: Actor, jobId: string, query: { limit?: number; cursor?: string }) {
+export async function listJobEvents(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  query: { limit?: number; cursor?: string },
+) {
   const job = await getJobRowWithLapse(ctx, jobId);
   await requireTimelineReader(ctx, actor, job);
   const limit = query.limit ?? 100;
@@ -63,22 +79,64 @@ export async function listJobEvents(ctx: ServiceContext, actor: Actor, jobId: st
   // Proof checks can be many (a recheck every 15 minutes): read only the ones a page can need,
   // those of the cursor's millisecond and the first limit + 1 after it. The rest are few per job.
   const checksAfter = ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId);
-  const [bids, claims, checks, checksAtCursor, criteria, settlements, disputeCase, statements, ruling] = await Promise.all([
+  const [
+    bids,
+    claims,
+    checks,
+    checksAtCursor,
+    criteria,
+    settlements,
+    disputeCase,
+    statements,
+    ruling,
+    parts,
+    partMoves,
+  ] = await Promise.all([
     ctx.db.selectFrom("bids").selectAll().where("job_id", "=", jobId).execute(),
     ctx.db.selectFrom("job_claims").selectAll().where("job_id", "=", jobId).execute(),
-    (afterAt ? checksAfter.where("checked_at", ">", afterAt) : checksAfter).orderBy("checked_at").orderBy("id").limit(limit + 1).execute(),
-    afterAt ? ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", jobId).where("checked_at", "=", afterAt).execute() : Promise.resolve([]),
+    (afterAt ? checksAfter.where("checked_at", ">", afterAt) : checksAfter)
+      .orderBy("checked_at")
+      .orderBy("id")
+      .limit(limit + 1)
+      .execute(),
+    afterAt
+      ? ctx.db
+          .selectFrom("proof_checks")
+          .selectAll()
+          .where("job_id", "=", jobId)
+          .where("checked_at", "=", afterAt)
+          .execute()
+      : Promise.resolve([]),
     ctx.db.selectFrom("job_criteria_results").selectAll().where("job_id", "=", jobId).execute(),
-    ctx.db.selectFrom("escrow_settlements").selectAll().where("job_id", "=", jobId).where("status", "=", "CONFIRMED").execute(),
+    ctx.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", jobId)
+      .where("status", "=", "CONFIRMED")
+      .execute(),
     ctx.db.selectFrom("dispute_cases").selectAll().where("job_id", "=", jobId).executeTakeFirst(),
     ctx.db
       .selectFrom("dispute_statements as st")
       .innerJoin("dispute_cases as c", "c.id", "st.case_id")
       .selectAll("st")
-      .select((eb) => eb.selectFrom("dispute_evidence as e").select(eb.fn.countAll<string>().as("n")).whereRef("e.statement_id", "=", "st.id").as("evidence_count"))
+      .select((eb) =>
+        eb
+          .selectFrom("dispute_evidence as e")
+          .select(eb.fn.countAll<string>().as("n"))
+          .whereRef("e.statement_id", "=", "st.id")
+          .as("evidence_count"),
+      )
       .where("c.job_id", "=", jobId)
       .execute(),
-    ctx.db.selectFrom("dispute_rulings as r").innerJoin("dispute_cases as c", "c.id", "r.case_id").selectAll("r").where("c.job_id", "=", jobId).executeTakeFirst(),
+    ctx.db
+      .selectFrom("dispute_rulings as r")
+      .innerJoin("dispute_cases as c", "c.id", "r.case_id")
+      .selectAll("r")
+      .where("c.job_id", "=", jobId)
+      .executeTakeFirst(),
+    // A job paid in parts: each part's steps, and every movement of a part out of the escrow.
+    ctx.db.selectFrom("job_milestones").selectAll().where("job_id", "=", jobId).execute(),
+    ctx.db.selectFrom("milestone_settlements").selectAll().where("job_id", "=", jobId).execute(),
   ]);
   const actors = await actorsOf(ctx, [
     job.poster_id,
@@ -88,64 +146,182 @@ export async function listJobEvents(ctx: ServiceContext, actor: Actor, jobId: st
   const principal = (id: string | null) => (id === null ? null : (actors.get(id) ?? null));
 
   const events: Event[] = [];
-  const add = (type: JobEventType, rowId: string, at: Date | null, who: ActorRef | null, data: Record<string, unknown>) => {
+  const add = (
+    type: JobEventType,
+    rowId: string,
+    at: Date | null,
+    who: ActorRef | null,
+    data: Record<string, unknown>,
+  ) => {
     if (at) events.push({ id: `${type}:${rowId}`, type, at, actor: who, data });
   };
 
-  add("job.created", job.id, job.created_at, poster, { title: job.title, budgetUsdc: normaliseDecimal(job.budget_usdc), participationMode: job.participation_mode });
-  add("escrow.funded", job.id, job.funded_at, poster, { txHash: job.escrow_tx_hash, payer: job.escrow_payer, budgetUsdc: normaliseDecimal(job.budget_usdc) });
+  add("job.created", job.id, job.created_at, poster, {
+    title: job.title,
+    budgetUsdc: normaliseDecimal(job.budget_usdc),
+    participationMode: job.participation_mode,
+  });
+  add("escrow.funded", job.id, job.funded_at, poster, {
+    txHash: job.escrow_tx_hash,
+    payer: job.escrow_payer,
+    budgetUsdc: normaliseDecimal(job.budget_usdc),
+  });
   for (const bid of bids) {
     const bidData = { bidId: bid.id, agentId: bid.agent_id, proposedUsdc: normaliseDecimal(bid.proposed_usdc) };
-    add("bid.placed", bid.id, bid.created_at, agentActor(bid.agent_id), bidData);
+    add("bid.created", bid.id, bid.created_at, agentActor(bid.agent_id), bidData);
     // A bid's status changes once; updated_at is when.
     if (bid.status === "ACCEPTED") add("bid.accepted", bid.id, bid.updated_at, poster, bidData);
     if (bid.status === "REJECTED") add("bid.rejected", bid.id, bid.updated_at, poster, bidData);
     if (bid.status === "WITHDRAWN") add("bid.withdrawn", bid.id, bid.updated_at, agentActor(bid.agent_id), bidData);
     // A bid refused on arrival (bid-refund.ts) is created EXPIRED: no separate event.
-    if (bid.status === "EXPIRED" && bid.updated_at.getTime() !== bid.created_at.getTime()) add("bid.expired", bid.id, bid.updated_at, SYSTEM, bidData);
+    if (bid.status === "EXPIRED" && bid.updated_at.getTime() !== bid.created_at.getTime())
+      add("bid.expired", bid.id, bid.updated_at, SYSTEM, bidData);
   }
   for (const claim of claims) {
     const claimData = { claimId: claim.id, agentId: claim.agent_id, expiresAt: claim.expires_at.toISOString() };
     add("claim.started", claim.id, claim.claimed_at, agentActor(claim.agent_id), claimData);
     if (claim.outcome === "LAPSED") add("claim.lapsed", claim.id, claim.ended_at, SYSTEM, claimData);
-    if (claim.outcome === "RELEASED") add("claim.released", claim.id, claim.ended_at, agentActor(claim.agent_id), claimData);
+    if (claim.outcome === "RELEASED")
+      add("claim.released", claim.id, claim.ended_at, agentActor(claim.agent_id), claimData);
   }
   const url = typeof job.output_data?.url === "string" ? job.output_data.url : null;
-  add("deliverable.submitted", job.id, job.submitted_at, job.agent_id ? agentActor(job.agent_id) : null, { url, proofHash: job.proof_hash });
+  add("job.submitted", job.id, job.submitted_at, job.agent_id ? agentActor(job.agent_id) : null, {
+    url,
+    proofHash: job.proof_hash,
+  });
   for (const check of [...checksAtCursor, ...checks]) {
     add("proof.checked", check.id, check.checked_at, SYSTEM, {
-      checkId: check.id, trigger: check.trigger, status: check.status, reason: check.reason, httpStatus: check.http_status, url: check.url, contentSha256: check.content_sha256,
+      checkId: check.id,
+      trigger: check.trigger,
+      status: check.status,
+      reason: check.reason,
+      httpStatus: check.http_status,
+      url: check.url,
+      contentSha256: check.content_sha256,
     });
   }
   for (const c of criteria) {
-    add("criterion.ticked", c.criterion_id, c.ticked_at, principal(c.ticked_by), { criterionId: c.criterion_id, ticked: c.ticked });
-    add("criterion.overridden", c.criterion_id, c.overridden_at, principal(c.overridden_by), { criterionId: c.criterion_id, reason: c.override_reason });
-  }
-  add("job.approved", job.id, job.approved_at, job.auto_approved ? SYSTEM : poster, { autoApproved: job.auto_approved, releaseAt: job.release_at?.toISOString() ?? null });
-  // The case (disputes/) records who opened it; a job disputed before cases existed has none.
-  const opener: ActorRef | null = disputeCase?.opened_by_kind && disputeCase.opened_by_id ? { kind: disputeCase.opened_by_kind, id: disputeCase.opened_by_id } : null;
-  add("job.disputed", job.id, job.disputed_at, opener, {
-    reason: job.dispute_reason,
-    ...(disputeCase ? { caseId: disputeCase.id, openedBy: disputeCase.opened_by_side, answerDeadlineAt: disputeCase.answer_deadline_at.toISOString(), rulingDeadlineAt: disputeCase.ruling_deadline_at.toISOString() } : {}),
-  });
-  for (const st of statements) {
-    add("dispute.statement", st.id, st.created_at, { kind: st.author_kind, id: st.author_id }, { statementId: st.id, side: st.side, evidenceCount: Number(st.evidence_count ?? 0) });
-  }
-  if (disputeCase) add("dispute.escalated", disputeCase.id, disputeCase.escalated_at, SYSTEM, { caseId: disputeCase.id, rulingDeadlineAt: disputeCase.ruling_deadline_at.toISOString() });
-  if (ruling) {
-    add("dispute.ruled", ruling.id, ruling.created_at, { kind: "USER", id: ruling.ruled_by_user_id }, {
-      outcome: ruling.outcome, agentShare: ruling.agent_share, arbiter: ruling.arbiter, reason: ruling.reason, settlementId: ruling.settlement_id,
+    add("criterion.ticked", c.criterion_id, c.ticked_at, principal(c.ticked_by), {
+      criterionId: c.criterion_id,
+      ticked: c.ticked,
+    });
+    add("criterion.overridden", c.criterion_id, c.overridden_at, principal(c.overridden_by), {
+      criterionId: c.criterion_id,
+      reason: c.override_reason,
     });
   }
+  add("job.approved", job.id, job.approved_at, job.auto_approved ? SYSTEM : poster, {
+    autoApproved: job.auto_approved,
+    releaseAt: job.release_at?.toISOString() ?? null,
+  });
+  // The case (disputes/) records who opened it; a job disputed before cases existed has none.
+  const opener: ActorRef | null =
+    disputeCase?.opened_by_kind && disputeCase.opened_by_id
+      ? { kind: disputeCase.opened_by_kind, id: disputeCase.opened_by_id }
+      : null;
+  add("job.disputed", job.id, job.disputed_at, opener, {
+    reason: job.dispute_reason,
+    ...(disputeCase
+      ? {
+          caseId: disputeCase.id,
+          openedBy: disputeCase.opened_by_side,
+          answerDeadlineAt: disputeCase.answer_deadline_at.toISOString(),
+          rulingDeadlineAt: disputeCase.ruling_deadline_at.toISOString(),
+        }
+      : {}),
+  });
+  for (const st of statements) {
+    add(
+      "dispute.statement",
+      st.id,
+      st.created_at,
+      { kind: st.author_kind, id: st.author_id },
+      { statementId: st.id, side: st.side, evidenceCount: Number(st.evidence_count ?? 0) },
+    );
+  }
+  if (disputeCase)
+    add("dispute.escalated", disputeCase.id, disputeCase.escalated_at, SYSTEM, {
+      caseId: disputeCase.id,
+      rulingDeadlineAt: disputeCase.ruling_deadline_at.toISOString(),
+    });
+  if (ruling) {
+    add(
+      "dispute.resolved",
+      ruling.id,
+      ruling.created_at,
+      { kind: "USER", id: ruling.ruled_by_user_id },
+      {
+        outcome: ruling.outcome,
+        agentShare: ruling.agent_share,
+        arbiter: ruling.arbiter,
+        reason: ruling.reason,
+        settlementId: ruling.settlement_id,
+      },
+    );
+  }
   for (const s of settlements) {
-    const type = s.kind === "RELEASE" ? "settlement.released" : s.kind === "SPLIT" ? "settlement.split" : "settlement.refunded";
+    const type =
+      s.kind === "RELEASE" ? "settlement.released" : s.kind === "SPLIT" ? "settlement.split" : "settlement.refunded";
     add(type, s.id, s.confirmed_at, SYSTEM, {
-      settlementId: s.id, txHash: s.tx_hash, toAddress: s.to_address, amountUsdc: units(s.amount_units), feeUsdc: units(s.fee_units),
+      settlementId: s.id,
+      txHash: s.tx_hash,
+      toAddress: s.to_address,
+      amountUsdc: units(s.amount_units),
+      feeUsdc: units(s.fee_units),
       ...(s.kind === "SPLIT" ? { payerAmountUsdc: units(s.payer_amount_units) } : {}),
     });
   }
+  // The parts of a job paid in parts. A part's ruling has no timestamp of its own: the settlement it
+  // ordered is recorded at once (before it is sent), so that row's creation is when it was ruled.
+  const partOf = new Map(parts.map((p) => [p.id, p]));
+  const firstMoveOf = new Map<string, Date>();
+  for (const m of partMoves) {
+    const seen = firstMoveOf.get(m.milestone_id);
+    if (!seen || m.created_at < seen) firstMoveOf.set(m.milestone_id, m.created_at);
+  }
+  for (const p of parts) {
+    const partData = { milestoneId: p.id, position: p.position, title: p.title };
+    add("milestone.submitted", p.id, p.submitted_at, job.agent_id ? agentActor(job.agent_id) : null, {
+      ...partData,
+      url: p.output_url,
+      proofHash: p.proof_hash,
+    });
+    add("milestone.approved", p.id, p.approved_at, poster, {
+      ...partData,
+      releaseAt: p.release_at?.toISOString() ?? null,
+    });
+    add("milestone.disputed", p.id, p.disputed_at, null, {
+      ...partData,
+      openedBy: p.disputed_by,
+      reason: p.dispute_reason,
+    });
+    if (p.ruling_outcome && p.disputed_at)
+      add("milestone.resolved", p.id, firstMoveOf.get(p.id) ?? null, null, {
+        ...partData,
+        outcome: p.ruling_outcome,
+        agentShare: p.ruling_agent_share,
+        reason: p.ruling_reason,
+      });
+  }
+  for (const m of partMoves) {
+    if (m.status !== "CONFIRMED") continue;
+    const p = partOf.get(m.milestone_id);
+    add(m.kind === "REFUND" ? "milestone.refunded" : "milestone.paid", m.id, m.confirmed_at, SYSTEM, {
+      milestoneId: m.milestone_id,
+      position: p?.position ?? null,
+      settlementId: m.id,
+      txHash: m.tx_hash,
+      toAddress: m.to_address,
+      amountUsdc: units(m.amount_units),
+      feeUsdc: units(m.fee_units),
+      ...(m.kind === "SPLIT" ? { payerAmountUsdc: units(m.payer_amount_units) } : {}),
+    });
+  }
 
-  const cursorEvent = after && afterAt ? { at: afterAt, type: after.id.slice(0, after.id.indexOf(":")) as JobEventType, id: after.id } : null;
+  const cursorEvent =
+    after && afterAt
+      ? { at: afterAt, type: after.id.slice(0, after.id.indexOf(":")) as JobEventType, id: after.id }
+      : null;
   const ordered = events.sort(compareEvents).filter((e) => !cursorEvent || compareEvents(e, cursorEvent) > 0);
   const page = pageOf(ordered.slice(0, limit + 1), limit, (e) => ({ k: e.at.toISOString(), id: e.id }));
   return { data: page.rows.map((e) => ({ ...e, at: e.at.toISOString() })), meta: page.meta };

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobDetail } from "@/lib/api/schemas/viewer";
-import { claimLinkFor, jobInput, newAgent, newUser, startTestService, GENEROUS_BUDGETS, type TestAgent, type TestService, type TestUser } from "../testing/harness";
+import {
+  claimLinkFor,
+  jobInput,
+  newAgent,
+  newUser,
+  startTestService,
+  GENEROUS_BUDGETS,
+  type TestAgent,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
 
 // Delivered work is private (job-viewer.ts): every read path that writes a job out, for each kind
 // of caller. The delivery itself (a probe, a chain) is the deliverables suite's business; here the
@@ -38,14 +48,25 @@ async function deliveredJob(): Promise<Cast> {
     held: `held-${id}`,
   };
   const poster = await newUser(service);
-  const job = (await poster.client.createJob({ body: jobInput({ isPubliclyShareable: true, inputData: { budgetType: "bid", proofContentMarker: secrets.marker } }) })).data;
+  const job = (
+    await poster.client.createJob({
+      body: jobInput({
+        isPubliclyShareable: true,
+        inputData: { budgetType: "bid", proofContentMarker: secrets.marker },
+      }),
+    })
+  ).data;
   const ownerEmail = `privacy-owner-${id}@example.test`;
   const assigned = await newAgent(service, { ownerEmail });
   const owner = await newUser(service);
   await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
   const bidder = await newAgent(service);
-  const win = (await assigned.client.placeBid({ params: { id: job.id }, body: { agentId: assigned.id, proposedUsdc: "40" } })).data;
-  const lose = (await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "39" } })).data;
+  const win = (
+    await assigned.client.placeBid({ params: { id: job.id }, body: { agentId: assigned.id, proposedUsdc: "40" } })
+  ).data;
+  const lose = (
+    await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "39" } })
+  ).data;
   await poster.client.acceptBid({ params: { jobId: job.id, bidId: win.id } });
   await service.db
     .updateTable("jobs")
@@ -64,8 +85,15 @@ async function deliveredJob(): Promise<Cast> {
     .where("id", "=", job.id)
     .execute();
   return {
-    jobId: job.id, secrets, poster, assigned, owner, bidder, bidderBidId: lose.id,
-    stranger: await newAgent(service), strangerUser: await newUser(service),
+    jobId: job.id,
+    secrets,
+    poster,
+    assigned,
+    owner,
+    bidder,
+    bidderBidId: lose.id,
+    stranger: await newAgent(service),
+    strangerUser: await newUser(service),
   };
 }
 
@@ -130,7 +158,9 @@ describe("delivered work is private to the poster and the assigned agent (and th
       expectPrivate(jobIn(res.json, cast.jobId), cast, `board, ${label}`);
     }
     for (const { label, token } of parties()) {
-      expectVisible(jobIn((await service.http("GET", path, { token })).json, cast.jobId), cast, `board, ${label}`, { proofFields: false });
+      expectVisible(jobIn((await service.http("GET", path, { token })).json, cast.jobId), cast, `board, ${label}`, {
+        proofFields: false,
+      });
     }
   });
 
@@ -157,10 +187,21 @@ describe("delivered work is private to the poster and the assigned agent (and th
 
   it("GET /v1/agents/:id/jobs shows it to the assigned agent and its owner; nobody else reads that list", async () => {
     const path = `/v1/agents/${cast.assigned.id}/jobs`;
-    for (const { label, token } of [{ label: "the assigned agent", token: cast.assigned.apiKey }, { label: "its owner", token: cast.owner.token }]) {
-      expectVisible(jobIn((await service.http("GET", path, { token })).json, cast.jobId), cast, `agent jobs, ${label}`, { proofFields: true });
+    for (const { label, token } of [
+      { label: "the assigned agent", token: cast.assigned.apiKey },
+      { label: "its owner", token: cast.owner.token },
+    ]) {
+      expectVisible(
+        jobIn((await service.http("GET", path, { token })).json, cast.jobId),
+        cast,
+        `agent jobs, ${label}`,
+        { proofFields: true },
+      );
     }
-    for (const { label, token } of [...outsiders().filter((o) => o.token), { label: "the poster", token: cast.poster.token }]) {
+    for (const { label, token } of [
+      ...outsiders().filter((o) => o.token),
+      { label: "the poster", token: cast.poster.token },
+    ]) {
       expect((await service.http("GET", path, { token })).status, label).toBe(403);
     }
   });
@@ -185,8 +226,13 @@ describe("delivered work is private to the poster and the assigned agent (and th
     const posterOwner = await newUser(service);
     await posterOwner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
     const marker = `agent-posted-${id}`;
-    const job = (await posterAgent.client.createJob({ body: jobInput({ inputData: { budgetType: "bid", proofContentMarker: marker } }) })).data;
-    const read = async (token?: string) => jobIn((await service.http("GET", `/v1/jobs?posterId=${job.posterId}`, { token })).json, job.id);
+    const job = (
+      await posterAgent.client.createJob({
+        body: jobInput({ inputData: { budgetType: "bid", proofContentMarker: marker } }),
+      })
+    ).data;
+    const read = async (token?: string) =>
+      jobIn((await service.http("GET", `/v1/jobs?posterId=${job.posterId}`, { token })).json, job.id);
     expect((await read(posterAgent.apiKey)).inputData.proofContentMarker).toBe(marker);
     expect((await read(posterOwner.token)).inputData.proofContentMarker).toBe(marker);
     expect((await read(cast.stranger.apiKey)).inputData.proofContentMarker).toBeUndefined();
@@ -207,12 +253,23 @@ describe("viewer: the caller's role and what it may do", () => {
     const poster = await newUser(service);
     const job = (await poster.client.createJob({ body: jobInput() })).data;
     const bidder = await newAgent(service);
-    const bid = (await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "40" } })).data;
+    const bid = (
+      await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "40" } })
+    ).data;
     const stranger = await newAgent(service);
 
     const asPoster = await viewerOf(job.id, poster.token);
     expect(asPoster.role).toBe("POSTER");
-    expect(asPoster.can).toMatchObject({ readBids: true, decideBids: true, cancel: true, fund: true, bid: false, submit: false, approve: false, review: false });
+    expect(asPoster.can).toMatchObject({
+      readBids: true,
+      decideBids: true,
+      cancel: true,
+      fund: true,
+      bid: false,
+      submit: false,
+      approve: false,
+      review: false,
+    });
 
     const asBidder = await viewerOf(job.id, bidder.apiKey);
     expect(asBidder.role).toBe("BIDDER");
@@ -226,18 +283,42 @@ describe("viewer: the caller's role and what it may do", () => {
 
   it("on an assigned job: the agent's side submits (once funded) and disputes, the poster disputes, the others nothing", async () => {
     const cast = await deliveredJob();
-    await service.db.updateTable("jobs").set({ status: "IN_PROGRESS", dispute_reason: null }).where("id", "=", cast.jobId).execute();
-    for (const [token, role] of [[cast.assigned.apiKey, "ASSIGNED_AGENT"], [cast.owner.token, "OWNER_OF_ASSIGNED_AGENT"]] as const) {
+    await service.db
+      .updateTable("jobs")
+      .set({ status: "IN_PROGRESS", dispute_reason: null })
+      .where("id", "=", cast.jobId)
+      .execute();
+    for (const [token, role] of [
+      [cast.assigned.apiKey, "ASSIGNED_AGENT"],
+      [cast.owner.token, "OWNER_OF_ASSIGNED_AGENT"],
+    ] as const) {
       const v = await viewerOf(cast.jobId, token);
       expect(v.role).toBe(role);
-      expect(v.can).toMatchObject({ submit: false, review: true, dispute: true, approve: false, cancel: false, viewTree: true });
+      expect(v.can).toMatchObject({
+        submit: false,
+        review: true,
+        dispute: true,
+        approve: false,
+        cancel: false,
+        viewTree: true,
+      });
     }
     const asPoster = await viewerOf(cast.jobId, cast.poster.token);
-    expect(asPoster.can).toMatchObject({ review: true, dispute: true, decideBids: false, cancel: false, submit: false });
+    expect(asPoster.can).toMatchObject({
+      review: true,
+      dispute: true,
+      decideBids: false,
+      cancel: false,
+      submit: false,
+    });
     const asBidder = await viewerOf(cast.jobId, cast.bidder.apiKey);
     expect(asBidder.role).toBe("BIDDER");
     expect(asBidder.can).toMatchObject({ review: false, dispute: false, withdrawBid: false });
-    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${cast.jobId.replace(/-/g, "").padEnd(64, "0")}` }).where("id", "=", cast.jobId).execute();
+    await service.db
+      .updateTable("jobs")
+      .set({ escrow_tx_hash: `0x${cast.jobId.replace(/-/g, "").padEnd(64, "0")}` })
+      .where("id", "=", cast.jobId)
+      .execute();
     expect((await viewerOf(cast.jobId, cast.assigned.apiKey)).can.submit).toBe(true);
   });
 
@@ -247,10 +328,14 @@ describe("viewer: the caller's role and what it may do", () => {
     const owner = await newUser(service);
     await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
     const other = await newAgent(service);
-    const read = async (token?: string) => (await service.http("GET", `/v1/agents/${agent.id}`, { token })).json.data.viewer;
+    const read = async (token?: string) =>
+      (await service.http("GET", `/v1/agents/${agent.id}`, { token })).json.data.viewer;
     expect(await read(agent.apiKey)).toEqual({ role: "SELF", can: { manage: true, readBids: true, readJobs: true } });
     expect(await read(owner.token)).toEqual({ role: "OWNER", can: { manage: true, readBids: true, readJobs: true } });
-    expect(await read(other.apiKey)).toEqual({ role: "PUBLIC", can: { manage: false, readBids: false, readJobs: false } });
+    expect(await read(other.apiKey)).toEqual({
+      role: "PUBLIC",
+      can: { manage: false, readBids: false, readJobs: false },
+    });
     expect(await read()).toEqual({ role: "PUBLIC", can: { manage: false, readBids: false, readJobs: false } });
   });
 });

@@ -17,10 +17,16 @@ const isString = (v: unknown) => typeof v === "string";
 const isUuid = (v: unknown) => typeof v === "string" && UUID.test(v);
 const isBool = (v: unknown) => typeof v === "boolean";
 const isInt = (v: unknown) => Number.isInteger(v);
-const isTimestamp = (v: unknown) => typeof v === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v));
+const isTimestamp = (v: unknown) =>
+  typeof v === "string" &&
+  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v) &&
+  !Number.isNaN(Date.parse(v));
 const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 const nullable = (check: (v: unknown) => boolean) => (v: unknown) => v === null || check(v);
-const oneOf = (...values: string[]) => (v: unknown) => values.includes(v as string);
+const oneOf =
+  (...values: string[]) =>
+  (v: unknown) =>
+    values.includes(v as string);
 
 const JOB_FIELD_TYPES: Record<string, (v: unknown) => boolean> = {
   id: isUuid,
@@ -84,7 +90,9 @@ function expectInterfaceJob(job: Record<string, any>, where: string) {
     expect(check(job[field]), `${where}: ${field} = ${JSON.stringify(job[field])}`).toBe(true);
   }
   // escrowJobId: a 32-byte id as an object with keys "0" to "31", each a byte.
-  expect(Object.keys(job.escrowJobId).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 32 }, (_, i) => String(i)));
+  expect(Object.keys(job.escrowJobId).sort((a, b) => Number(a) - Number(b))).toEqual(
+    Array.from({ length: 32 }, (_, i) => String(i)),
+  );
   for (const byte of Object.values(job.escrowJobId)) {
     expect(Number.isInteger(byte) && (byte as number) >= 0 && (byte as number) <= 255, `byte ${byte}`).toBe(true);
   }
@@ -94,7 +102,8 @@ function expectInterfaceJob(job: Record<string, any>, where: string) {
   expect(job.tokenAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
   expect(job.paymentProvider).toBe("ON_CHAIN_USDC");
   expect(job.poster).toEqual({ id: job.posterId, displayName: expect.any(String), avatarUrl: null });
-  for (const c of job.acceptanceCriteria) expect(c).toEqual({ id: expect.any(String), check: expect.any(Object), description: expect.any(String) });
+  for (const c of job.acceptanceCriteria)
+    expect(c).toEqual({ id: expect.any(String), check: expect.any(Object), description: expect.any(String) });
   expect(job.inputData).toMatchObject({
     budgetType: expect.any(String),
     proofHoldHours: expect.any(Number),
@@ -105,7 +114,15 @@ function expectInterfaceJob(job: Record<string, any>, where: string) {
 }
 
 function expectFreshJob(job: Record<string, any>) {
-  expect(job).toMatchObject({ status: "OPEN", funded: false, escrowTxHash: null, agentId: null, agent: null, templateId: "custom-v1", purpose: "MARKETPLACE" });
+  expect(job).toMatchObject({
+    status: "OPEN",
+    funded: false,
+    escrowTxHash: null,
+    agentId: null,
+    agent: null,
+    templateId: "custom-v1",
+    purpose: "MARKETPLACE",
+  });
 }
 
 const post = (token: string, body: unknown) => service.http("POST", "/v1/jobs", { token, body });
@@ -113,7 +130,10 @@ const post = (token: string, body: unknown) => service.http("POST", "/v1/jobs", 
 describe("POST /v1/jobs", () => {
   it("creates an OPEN, unfunded custom-v1 job with every field of the interface", async () => {
     const poster = await newAgent(service);
-    const res = await post(poster.apiKey, jobInput({ inputData: { budgetType: "bid", proofHoldHours: 720, proofContentMarker: "awm-proof-1234" } }));
+    const res = await post(
+      poster.apiKey,
+      jobInput({ inputData: { budgetType: "bid", proofHoldHours: 720, proofContentMarker: "awm-proof-1234" } }),
+    );
     expect(res.status).toBe(201);
     const job = res.json.data;
     expectInterfaceJob(job, "create");
@@ -131,25 +151,46 @@ describe("POST /v1/jobs", () => {
       { id: "ac-1", check: { type: "manual" }, description: "A CSV with 50 rows" },
       { id: "ac-2", check: { type: "manual" }, description: "Each row has a verified email" },
     ]);
-    const principal = await service.db.selectFrom("agents").select("principal_id").where("id", "=", poster.id).executeTakeFirstOrThrow();
+    const principal = await service.db
+      .selectFrom("agents")
+      .select("principal_id")
+      .where("id", "=", poster.id)
+      .executeTakeFirstOrThrow();
     expect(job.posterId).toBe(principal.principal_id);
   });
 
   it("validates the payload: template, title, budget, marker length (7 and 201 refused, 8 and 200 taken)", async () => {
     const poster = await newAgent(service);
-    expect(expectError(await post(poster.apiKey, jobInput({ templateId: "other" })), 400, "VALIDATION_FAILED").join(" ")).toMatch(/templateId/);
-    expect(expectError(await post(poster.apiKey, { ...jobInput(), title: undefined }), 400, "VALIDATION_FAILED")).toContain("title should not be empty");
-    expect(expectError(await post(poster.apiKey, jobInput({ budget: "abc" })), 400, "VALIDATION_FAILED").join(" ")).toMatch(/budget/);
+    expect(
+      expectError(await post(poster.apiKey, jobInput({ templateId: "other" })), 400, "VALIDATION_FAILED").join(" "),
+    ).toMatch(/templateId/);
+    expect(
+      expectError(await post(poster.apiKey, { ...jobInput(), title: undefined }), 400, "VALIDATION_FAILED"),
+    ).toContain("title should not be empty");
+    expect(
+      expectError(await post(poster.apiKey, jobInput({ budget: "abc" })), 400, "VALIDATION_FAILED").join(" "),
+    ).toMatch(/budget/);
     expectError(await post(poster.apiKey, jobInput({ budget: 40 })), 400, "VALIDATION_FAILED");
     expectError(await post(poster.apiKey, jobInput({ surprise: 1 })), 400, "VALIDATION_FAILED");
     for (const length of [7, 201]) {
-      const res = await post(poster.apiKey, jobInput({ inputData: { budgetType: "bid", proofContentMarker: "x".repeat(length) } }));
+      const res = await post(
+        poster.apiKey,
+        jobInput({ inputData: { budgetType: "bid", proofContentMarker: "x".repeat(length) } }),
+      );
       expect(expectError(res, 400, "VALIDATION_FAILED").join(" "), `marker of ${length}`).toMatch(/proofContentMarker/);
     }
-    const rows = await service.db.selectFrom("jobs").innerJoin("agents", "agents.principal_id", "jobs.poster_id").select("jobs.id").where("agents.id", "=", poster.id).execute();
+    const rows = await service.db
+      .selectFrom("jobs")
+      .innerJoin("agents", "agents.principal_id", "jobs.poster_id")
+      .select("jobs.id")
+      .where("agents.id", "=", poster.id)
+      .execute();
     expect(rows).toHaveLength(0);
     for (const length of [8, 200]) {
-      const res = await post(poster.apiKey, jobInput({ inputData: { budgetType: "bid", proofContentMarker: "m".repeat(length) } }));
+      const res = await post(
+        poster.apiKey,
+        jobInput({ inputData: { budgetType: "bid", proofContentMarker: "m".repeat(length) } }),
+      );
       expect(res.status, `marker of ${length}`).toBe(201);
       expect(res.json.data.inputData.proofContentMarker).toBe("m".repeat(length));
     }
@@ -159,7 +200,11 @@ describe("POST /v1/jobs", () => {
     expectError(await service.http("POST", "/v1/jobs", { body: jobInput() }), 401, "UNAUTHENTICATED");
     expectError(await post("awm_sk_nope", jobInput()), 401, "INVALID_CREDENTIALS");
     const reader = await newAgent(service);
-    await service.db.updateTable("api_keys").set({ scopes: ["jobs:read"] }).where("agent_id", "=", reader.id).execute();
+    await service.db
+      .updateTable("api_keys")
+      .set({ scopes: ["jobs:read"] })
+      .where("agent_id", "=", reader.id)
+      .execute();
     expectError(await post(reader.apiKey, jobInput()), 403, "MISSING_SCOPE");
   });
 
@@ -198,13 +243,15 @@ describe("reading a job", () => {
     const byReader = await service.http("GET", `/v1/jobs/${created.id}`, { token: reader.apiKey });
     expect(byReader.status).toBe(200);
     expectInterfaceJob(byReader.json.data, "detail of a non-party");
-    for (const field of Object.keys(PROOF_CHECK_FIELDS)) expect(byReader.json.data, `non-party detail: ${field}`).not.toHaveProperty(field);
+    for (const field of Object.keys(PROOF_CHECK_FIELDS))
+      expect(byReader.json.data, `non-party detail: ${field}`).not.toHaveProperty(field);
 
     const pub = await service.http("GET", `/v1/jobs/${created.id}/public`);
     expect(pub.status).toBe(200);
     expectInterfaceJob(pub.json.data, "public detail");
     expectFreshJob(pub.json.data);
-    for (const field of Object.keys(PROOF_CHECK_FIELDS)) expect(pub.json.data, `public: ${field}`).not.toHaveProperty(field);
+    for (const field of Object.keys(PROOF_CHECK_FIELDS))
+      expect(pub.json.data, `public: ${field}`).not.toHaveProperty(field);
 
     // The same job everywhere.
     for (const view of [list.json.data[0], detail.json.data, pub.json.data]) {
@@ -217,7 +264,9 @@ describe("reading a job", () => {
   it("a malformed id is 400 and an unknown one 404, on both detail routes, never 500", async () => {
     const reader = await newAgent(service);
     for (const id of ["not-a-uuid", "4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a1", "'%20or%201=1"]) {
-      expect(expectError(await service.http("GET", `/v1/jobs/${id}/public`), 400, "VALIDATION_FAILED").join(" ")).toMatch(/id/);
+      expect(
+        expectError(await service.http("GET", `/v1/jobs/${id}/public`), 400, "VALIDATION_FAILED").join(" "),
+      ).toMatch(/id/);
       expectError(await service.http("GET", `/v1/jobs/${id}`, { token: reader.apiKey }), 400, "VALIDATION_FAILED");
     }
     const unknown = "4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11";
@@ -229,13 +278,18 @@ describe("reading a job", () => {
 describe("GET /v1/jobs filters", () => {
   it("status, funded, participationMode and excludeBidBy narrow the list; bad values are 400", async () => {
     const poster = await newUser(service);
-    const create = async (overrides: Record<string, unknown> = {}) => (await post(poster.token, jobInput(overrides))).json.data.id as string;
+    const create = async (overrides: Record<string, unknown> = {}) =>
+      (await post(poster.token, jobInput(overrides))).json.data.id as string;
     const open = await create({ title: "Filter job open" });
     const cancelled = await create({ title: "Filter job cancelled" });
     const bounty = await create({ title: "Filter job bounty", participationMode: "BOUNTY" });
     expect((await service.http("POST", `/v1/jobs/${cancelled}/cancel`, { token: poster.token })).status).toBe(200);
     // Funding needs a chain; the filter only reads escrowTxHash, so register one in the database.
-    await service.db.updateTable("jobs").set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` }).where("id", "=", open).execute();
+    await service.db
+      .updateTable("jobs")
+      .set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` })
+      .where("id", "=", open)
+      .execute();
 
     const ids = async (query: string) => {
       const res = await service.http("GET", `/v1/jobs?posterId=${poster.id}&${query}`);
@@ -254,17 +308,35 @@ describe("GET /v1/jobs filters", () => {
     expect(await ids("participationMode=BOUNTY")).toEqual([bounty]);
     expect(await ids("participationMode=BID")).toEqual([cancelled, open]);
     expect(await ids("status=OPEN&funded=false")).toEqual([bounty]);
-    const rows = (await service.http("GET", `/v1/jobs?posterId=${poster.id}`)).json.data as Array<{ id: string; funded: boolean; escrowTxHash: string | null }>;
-    expect(rows.find((r) => r.id === open)).toMatchObject({ funded: true, escrowTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    const rows = (await service.http("GET", `/v1/jobs?posterId=${poster.id}`)).json.data as Array<{
+      id: string;
+      funded: boolean;
+      escrowTxHash: string | null;
+    }>;
+    expect(rows.find((r) => r.id === open)).toMatchObject({
+      funded: true,
+      escrowTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
 
     const bidder = await newAgent(service);
     const other = await newAgent(service);
     const openUnfunded = await create({ title: "Filter job bid target" });
-    expect((await bidder.client.placeBid({ params: { id: openUnfunded }, body: { agentId: bidder.id, proposedUsdc: "40" } })).data.status).toBe("PENDING");
+    expect(
+      (await bidder.client.placeBid({ params: { id: openUnfunded }, body: { agentId: bidder.id, proposedUsdc: "40" } }))
+        .data.status,
+    ).toBe("PENDING");
     expect(await ids(`excludeBidBy=${bidder.id}`)).toEqual([bounty, cancelled, open]);
     expect(await ids(`excludeBidBy=${other.id}`)).toEqual([openUnfunded, bounty, cancelled, open]);
 
-    for (const query of ["funded=maybe", "status=NOPE", "participationMode=AUCTION", "limit=0", "limit=101", "limit=abc", "unknown=1"]) {
+    for (const query of [
+      "funded=maybe",
+      "status=NOPE",
+      "participationMode=AUCTION",
+      "limit=0",
+      "limit=101",
+      "limit=abc",
+      "unknown=1",
+    ]) {
       expectError(await service.http("GET", `/v1/jobs?${query}`), 400, "VALIDATION_FAILED");
     }
   });
@@ -274,14 +346,19 @@ describe("GET /v1/jobs cursor pagination", () => {
   it("25 jobs in pages of 10: newest first, meta tells hasMore/limit/nextCursor, no duplicates, ends with null", async () => {
     const poster = await newUser(service);
     const created: string[] = [];
-    for (let i = 0; i < 25; i++) created.push((await post(poster.token, jobInput({ title: `Cursor job number ${i}` }))).json.data.id);
+    for (let i = 0; i < 25; i++)
+      created.push((await post(poster.token, jobInput({ title: `Cursor job number ${i}` }))).json.data.id);
 
     const ip = "127.9.9.9";
     const seen: Array<{ id: string; createdAt: string }> = [];
     const metas: Array<Record<string, unknown>> = [];
     let cursor: string | null = null;
     do {
-      const res = await service.http("GET", `/v1/jobs?posterId=${poster.id}&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { ip });
+      const res = await service.http(
+        "GET",
+        `/v1/jobs?posterId=${poster.id}&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        { ip },
+      );
       expect(res.status).toBe(200);
       metas.push(res.json.meta);
       seen.push(...res.json.data);
@@ -299,7 +376,8 @@ describe("GET /v1/jobs cursor pagination", () => {
     expect(new Set(seen.map((j) => j.id)).size).toBe(25);
     expect(new Set(seen.map((j) => j.id))).toEqual(new Set(created));
     // Newest first: createdAt never increases along the list, and the last created comes first.
-    for (let i = 1; i < seen.length; i++) expect(Date.parse(seen[i]!.createdAt)).toBeLessThanOrEqual(Date.parse(seen[i - 1]!.createdAt));
+    for (let i = 1; i < seen.length; i++)
+      expect(Date.parse(seen[i]!.createdAt)).toBeLessThanOrEqual(Date.parse(seen[i - 1]!.createdAt));
     expect(seen[0]!.id).toBe(created[24]);
     expect(seen[24]!.id).toBe(created[0]);
 
@@ -310,7 +388,8 @@ describe("GET /v1/jobs cursor pagination", () => {
 
     // The typed client's paginate yields each id once.
     const all: string[] = [];
-    for await (const job of service.client().paginate(routes.listJobs, { query: { posterId: poster.id, limit: 7 } })) all.push(job.id);
+    for await (const job of service.client().paginate(routes.listJobs, { query: { posterId: poster.id, limit: 7 } }))
+      all.push(job.id);
     expect(all).toHaveLength(25);
     expect(new Set(all)).toEqual(new Set(created));
   });
@@ -332,7 +411,7 @@ describe("GET /v1/jobs cursor pagination", () => {
       const res = await service.http("GET", `/v1/jobs?cursor=${encodeURIComponent(cursor)}`);
       expect(res.status, label).toBe(400);
       expect(res.json, label).toMatchObject({ statusCode: 400, error: "Bad Request", code: "VALIDATION_FAILED" });
-      expect(res.json.message.join(" "), label).toMatch(/cursor/);
+      expect(res.json.messages.join(" "), label).toMatch(/cursor/);
     }
   });
 });
@@ -342,7 +421,10 @@ describe("POST /v1/jobs/:id/cancel", () => {
     const poster = await newUser(service);
     const bidder = await newAgent(service);
     const job = (await post(poster.token, jobInput())).json.data;
-    const bid = await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "40" } });
+    const bid = await bidder.client.placeBid({
+      params: { id: job.id },
+      body: { agentId: bidder.id, proposedUsdc: "40" },
+    });
 
     expectError(await service.http("POST", `/v1/jobs/${job.id}/cancel`), 401, "UNAUTHENTICATED");
     expectError(await service.http("POST", `/v1/jobs/${job.id}/cancel`, { token: bidder.apiKey }), 403, "FORBIDDEN");
@@ -360,7 +442,11 @@ describe("POST /v1/jobs/:id/cancel", () => {
     expect(rows.data.find((r) => r.id === bid.data.id)).toMatchObject({ status: "EXPIRED", jobStatus: "CANCELLED" });
 
     expectError(await service.http("POST", `/v1/jobs/${job.id}/cancel`, { token: poster.token }), 409, "INVALID_STATE");
-    expectError(await service.http("POST", "/v1/jobs/4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11/cancel", { token: poster.token }), 404, "NOT_FOUND");
+    expectError(
+      await service.http("POST", "/v1/jobs/4b0f2b8e-1c1e-4a8e-9a57-2f9d6c1b1a11/cancel", { token: poster.token }),
+      404,
+      "NOT_FOUND",
+    );
     expectError(await service.http("POST", "/v1/jobs/nope/cancel", { token: poster.token }), 400, "VALIDATION_FAILED");
   });
 });

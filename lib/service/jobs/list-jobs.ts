@@ -30,27 +30,73 @@ interface SortKey {
 
 // Only what this list itself writes into cursors: an ISO instant that reads back to itself (so no
 // 30 February reaches the database), and ranks of ts_rank_cd's range, far inside a real's.
-const isTimestamp = (v: string) => v === "infinity" || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v) && new Date(v).toISOString() === v);
+const isTimestamp = (v: string) =>
+  v === "infinity" || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v) && new Date(v).toISOString() === v);
 const isRank = (v: string) => /^\d+(\.\d+)?(e-\d+)?$/i.test(v) && Number(v) <= 1e6;
-const CREATED: SortKey = { expr: sql`jobs.created_at`, desc: true, cast: "timestamptz", valueOf: (r) => r.created_at.toISOString(), valid: isTimestamp };
-const BUDGET = (desc: boolean): SortKey => ({ expr: sql`jobs.budget_usdc`, desc, cast: "numeric", valueOf: (r) => String(r.budget_usdc), valid: (v) => /^\d{1,14}(\.\d{1,6})?$/.test(v) });
+const CREATED: SortKey = {
+  expr: sql`jobs.created_at`,
+  desc: true,
+  cast: "timestamptz",
+  valueOf: (r) => r.created_at.toISOString(),
+  valid: isTimestamp,
+};
+const BUDGET = (desc: boolean): SortKey => ({
+  expr: sql`jobs.budget_usdc`,
+  desc,
+  cast: "numeric",
+  valueOf: (r) => String(r.budget_usdc),
+  valid: (v) => /^\d{1,14}(\.\d{1,6})?$/.test(v),
+});
 
 /**
  * Each sort is a list of keys, newest first as the last tie-break before the id (so equal budgets,
  * deadlines or bid counts read newest first), and the id last: the order is total, so keyset pages
  * neither repeat nor skip a row.
  */
-const SORTS: Record<z.output<typeof JobSort>, SortKey[]> = {
+type SortName = z.output<typeof JobSort> | "updated";
+const SORTS: Record<SortName, SortKey[]> = {
   newest: [CREATED],
   budget_desc: [BUDGET(true), CREATED],
   budget_asc: [BUDGET(false), CREATED],
   // Soonest first; a job without a deadline sorts as if due at infinity, i.e. last.
-  deadline: [{ expr: sql`coalesce(jobs.deadline_at, 'infinity'::timestamptz)`, desc: false, cast: "timestamptz", valueOf: (r) => r.deadline_at?.toISOString() ?? "infinity", valid: isTimestamp }, CREATED],
+  deadline: [
+    {
+      expr: sql`coalesce(jobs.deadline_at, 'infinity'::timestamptz)`,
+      desc: false,
+      cast: "timestamptz",
+      valueOf: (r) => r.deadline_at?.toISOString() ?? "infinity",
+      valid: isTimestamp,
+    },
+    CREATED,
+  ],
   // bid_count is kept on the job by the database (migration 0026), indexed in this order.
-  fewest_bids: [{ expr: sql`jobs.bid_count`, desc: false, cast: "bigint", valueOf: (r) => String(r.bid_count), valid: (v) => /^\d{1,12}$/.test(v) }, CREATED],
+  fewest_bids: [
+    {
+      expr: sql`jobs.bid_count`,
+      desc: false,
+      cast: "bigint",
+      valueOf: (r) => String(r.bid_count),
+      valid: (v) => /^\d{1,12}$/.test(v),
+    },
+    CREATED,
+  ],
   // ts_rank_cd is a real (float4); its text form reads back to the same float4, and the cursor is
   // compared with the very expression the order uses, so a rank round-trips exactly.
-  relevance: [{ expr: sql`search_rank`, desc: true, cast: "real", valueOf: (r) => String(r.search_rank), valid: isRank }, CREATED],
+  relevance: [
+    { expr: sql`search_rank`, desc: true, cast: "real", valueOf: (r) => String(r.search_rank), valid: isRank },
+    CREATED,
+  ],
+  // With updatedAfter: the changes in the order they were made, oldest first (jobs_updated_idx,
+  // migration 0045; updated_at is stored to the millisecond, so the cursor's value is exact).
+  updated: [
+    {
+      expr: sql`jobs.updated_at`,
+      desc: false,
+      cast: "timestamptz",
+      valueOf: (r) => r.updated_at.toISOString(),
+      valid: isTimestamp,
+    },
+  ],
 };
 
 /**
@@ -62,14 +108,21 @@ const SORTS: Record<z.output<typeof JobSort>, SortKey[]> = {
  */
 export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: Query) {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const sortName = query.sort ?? (query.q ? "relevance" : "newest");
+  const sortName: SortName =
+    query.updatedAfter !== undefined ? "updated" : (query.sort ?? (query.q ? "relevance" : "newest"));
   const keys = SORTS[sortName];
   const after = decodeJobCursor(query.cursor, sortName, keys);
+  const changes =
+    query.updatedAfter !== undefined
+      ? { after: new Date(query.updatedAfter), before: await changeHorizon(ctx.db) }
+      : null;
 
   // The page is chosen first, from the jobs table alone and with only the columns its order reads;
   // only its rows are then read in full (the joins of selectJobs). A sort over a
   // broad filter so never carries 100,000 wide joined rows.
-  let positions = ctx.db.selectFrom(sortableMatches(ctx.db, query, sortName).as("jobs")).select(["jobs.id", "jobs.search_rank"]);
+  let positions = ctx.db
+    .selectFrom(sortableMatches(ctx.db, query, sortName, changes).as("jobs"))
+    .select(["jobs.id", "jobs.search_rank"]);
   if (after) positions = positions.where(afterPosition(keys, after.values, after.id));
   positions = inSortOrder(positions, keys).limit(limit + 1);
 
@@ -78,7 +131,12 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
   const page = selectJobs(ctx.db).innerJoin(positions.as("page"), "page.id", "jobs.id").select("page.search_rank");
   const rows = (await inSortOrder(ctx.db.selectFrom(page.as("jobs")).selectAll(), keys).execute()) as unknown as Row[];
 
-  const paged = pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
+  const paged = pageOf(
+    rows,
+    limit,
+    (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }),
+    "/v1/jobs/:id/public",
+  );
   return { data: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: row.bid_count })), meta: paged.meta };
 }
 
@@ -89,34 +147,78 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
  * table per search, and a marketplace's relevant work is its recent work. Other sorts, sort=newest
  * included, page through every match.
  */
-function sortableMatches(db: Db, query: Query, sortName: z.output<typeof JobSort>) {
+function sortableMatches(db: Db, query: Query, sortName: SortName, changes: { after: Date; before: Date } | null) {
   const relevance = sortName === "relevance" && query.q !== undefined;
   const matches = filterBoard(db.selectFrom("jobs"), query)
-    .select(["jobs.id", "jobs.created_at", "jobs.budget_usdc", "jobs.deadline_at", "jobs.bid_count"])
-    .$if(relevance, (qb) => qb.select("jobs.search_document").orderBy("jobs.created_at", "desc").orderBy("jobs.id", "desc").limit(JOB_SEARCH_RANKED));
-  const rank = relevance ? sql<number | null>`ts_rank_cd(${DOCUMENT}, websearch_to_tsquery('english', ${query.q}))` : sql<number | null>`null::real`;
+    .$if(changes !== null, (qb) =>
+      qb.where("jobs.updated_at", ">", changes!.after).where("jobs.updated_at", "<", changes!.before),
+    )
+    .select(["jobs.id", "jobs.created_at", "jobs.budget_usdc", "jobs.deadline_at", "jobs.bid_count", "jobs.updated_at"])
+    .$if(relevance, (qb) =>
+      qb
+        .select("jobs.search_document")
+        .orderBy("jobs.created_at", "desc")
+        .orderBy("jobs.id", "desc")
+        .limit(JOB_SEARCH_RANKED),
+    );
+  const rank = relevance
+    ? sql<number | null>`ts_rank_cd(${DOCUMENT}, websearch_to_tsquery('english', ${query.q}))`
+    : sql<number | null>`null::real`;
   return db.selectFrom(matches.as("jobs")).selectAll().select(rank.as("search_rank"));
 }
 
 /** Orders by the sort's keys, then the id. */
-function inSortOrder<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>, keys: SortKey[]): SelectQueryBuilder<DB, TB, O> {
+function inSortOrder<DB, TB extends keyof DB, O>(
+  q: SelectQueryBuilder<DB, TB, O>,
+  keys: SortKey[],
+): SelectQueryBuilder<DB, TB, O> {
   let ordered = q;
   for (const key of keys) ordered = ordered.orderBy(key.expr, key.desc ? "desc" : "asc");
   return ordered.orderBy(sql`jobs.id`, idDescending(keys) ? "desc" : "asc");
 }
 
 /** The board's filters (everything of its query but the sort and the page), the one home of what "a job matches" means: the board and saved searches (saved-searches.ts) both apply it. */
-export type BoardFilters = Omit<Query, "sort" | "limit" | "cursor">;
+export type BoardFilters = Omit<Query, "sort" | "limit" | "cursor" | "updatedAfter">;
 
-export function filterBoard<O>(jobs: SelectQueryBuilder<Database, "jobs", O>, query: BoardFilters): SelectQueryBuilder<Database, "jobs", O> {
+/**
+ * The instant before which every change to a job is committed and visible: the start of the oldest
+ * transaction still open on this database (a job row it writes carries an updatedAt at or after
+ * it: migration 0045), or now when there is none. Read in a statement of its own, before the list's:
+ * a transaction open when the list's snapshot is taken was either seen here or began after this
+ * read. A poll lists changes before this instant only, and the next poll starts from the last one
+ * it listed, so a change committed late is listed late, never skipped. Reading other sessions'
+ * xact_start needs track_activities (the default) and one database role for the service, or
+ * pg_read_all_stats. PGlite has one connection: no other transaction is ever open.
+ */
+async function changeHorizon(db: Db): Promise<Date> {
+  const row = await sql<{ horizon: Date }>`
+    select date_trunc('milliseconds', least(clock_timestamp(), (
+      select min(xact_start) from pg_stat_activity
+      where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()))) as horizon`.execute(
+    db,
+  );
+  return row.rows[0]!.horizon;
+}
+
+export function filterBoard<O>(
+  jobs: SelectQueryBuilder<Database, "jobs", O>,
+  query: BoardFilters,
+): SelectQueryBuilder<Database, "jobs", O> {
   let q = jobs;
   if (query.q) q = q.where(sql<boolean>`${DOCUMENT} @@ websearch_to_tsquery('english', ${query.q})`);
   if (query.status) q = q.where("jobs.status", "=", query.status);
   if (query.participationMode) q = q.where("jobs.participation_mode", "=", query.participationMode);
   if (query.purpose) q = q.where("jobs.purpose", "=", query.purpose);
   // Referral slots are AUTOMATIC_FORUM_REWARD jobs too; both tests keep the two boards complementary.
-  if (query.board === "marketplace") q = q.where("jobs.purpose", "=", "MARKETPLACE").where("jobs.participation_mode", "!=", "AUTOMATIC_FORUM_REWARD");
-  if (query.board === "rewards") q = q.where((eb) => eb.or([eb("jobs.purpose", "=", "PLATFORM_REFERRAL"), eb("jobs.participation_mode", "=", "AUTOMATIC_FORUM_REWARD")]));
+  if (query.board === "marketplace")
+    q = q.where("jobs.purpose", "=", "MARKETPLACE").where("jobs.participation_mode", "!=", "AUTOMATIC_FORUM_REWARD");
+  if (query.board === "rewards")
+    q = q.where((eb) =>
+      eb.or([
+        eb("jobs.purpose", "=", "PLATFORM_REFERRAL"),
+        eb("jobs.participation_mode", "=", "AUTOMATIC_FORUM_REWARD"),
+      ]),
+    );
   if (query.posterId) q = q.where("jobs.poster_id", "=", query.posterId);
   if (query.requiredPackId) q = q.where("jobs.required_pack_id", "=", query.requiredPackId);
   if (query.funded === true) q = q.where("jobs.escrow_tx_hash", "is not", null);
@@ -126,12 +228,21 @@ export function filterBoard<O>(jobs: SelectQueryBuilder<Database, "jobs", O>, qu
   if (query.skills?.length) {
     // Any of the skills, required or preferred, ignoring case.
     const wanted = query.skills.map((s) => s.toLowerCase());
-    q = q.where(sql<boolean>`exists (select 1 from unnest(jobs.required_skills || jobs.preferred_skills) as skill where lower(skill) = any(${wanted}::text[]))`);
+    q = q.where(
+      sql<boolean>`exists (select 1 from unnest(jobs.required_skills || jobs.preferred_skills) as skill where lower(skill) = any(${wanted}::text[]))`,
+    );
   }
   if (query.excludeBidBy) {
     const agentId = query.excludeBidBy;
     q = q.where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom("bids").select(sql`1`.as("one")).whereRef("bids.job_id", "=", "jobs.id").where("bids.agent_id", "=", agentId))),
+      not(
+        exists(
+          selectFrom("bids")
+            .select(sql`1`.as("one"))
+            .whereRef("bids.job_id", "=", "jobs.id")
+            .where("bids.agent_id", "=", agentId),
+        ),
+      ),
     );
   }
   return q;
@@ -147,12 +258,16 @@ function idDescending(keys: SortKey[]): boolean {
  * … or (all equal and id beyond). Spelt out key by key, since the keys may run in different directions.
  */
 function afterPosition(keys: SortKey[], values: string[], id: string): RawBuilder<boolean> {
-  const beyond = (expr: RawBuilder<unknown>, desc: boolean, value: RawBuilder<unknown>) => (desc ? sql`${expr} < ${value}` : sql`${expr} > ${value}`);
+  const beyond = (expr: RawBuilder<unknown>, desc: boolean, value: RawBuilder<unknown>) =>
+    desc ? sql`${expr} < ${value}` : sql`${expr} > ${value}`;
   const cast = (key: SortKey, value: string) => sql`cast(${value} as ${sql.raw(key.cast)})`;
   const terms: RawBuilder<unknown>[] = [];
   for (let i = 0; i <= keys.length; i += 1) {
     const equal = keys.slice(0, i).map((key, j) => sql`${key.expr} = ${cast(key, values[j]!)}`);
-    const last = i < keys.length ? beyond(keys[i]!.expr, keys[i]!.desc, cast(keys[i]!, values[i]!)) : beyond(sql`jobs.id`, idDescending(keys), sql`${id}::uuid`);
+    const last =
+      i < keys.length
+        ? beyond(keys[i]!.expr, keys[i]!.desc, cast(keys[i]!, values[i]!))
+        : beyond(sql`jobs.id`, idDescending(keys), sql`${id}::uuid`);
     terms.push(sql`(${sql.join([...equal, last], sql` and `)})`);
   }
   return sql<boolean>`(${sql.join(terms, sql` or `)})`;
@@ -164,7 +279,11 @@ function encodeKey(sortName: string, keys: SortKey[], row: Row): string {
   return sortName === "newest" ? values[0]! : [sortName, ...values].join("|");
 }
 
-function decodeJobCursor(cursor: string | undefined, sortName: string, keys: SortKey[]): { values: string[]; id: string } | null {
+function decodeJobCursor(
+  cursor: string | undefined,
+  sortName: SortName,
+  keys: SortKey[],
+): { values: string[]; id: string } | null {
   const parse = (k: string | number): string[] | null => {
     if (typeof k !== "string") return null;
     const values = sortName === "newest" ? [k] : k.split("|");

@@ -7,7 +7,9 @@ import type { JobWithRelations } from "./read-job";
  * (reviews/write-review.ts) and counts for neither side's track record (records/compute-records.ts):
  * a record cannot be built by moving one's own money around.
  */
-export function isBetweenOwnAccounts(job: Pick<JobWithRelations, "poster_id" | "poster_owner_user_id" | "agent_owner_user_id">): boolean {
+export function isBetweenOwnAccounts(
+  job: Pick<JobWithRelations, "poster_id" | "poster_owner_user_id" | "agent_owner_user_id">,
+): boolean {
   const posterHuman = job.poster_owner_user_id ?? job.poster_id;
   return job.agent_owner_user_id !== null && job.agent_owner_user_id === posterHuman;
 }

@@ -1,9 +1,9 @@
+import { fail } from "../errors";
 import type { Transaction } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { Database, JobRow } from "../db/schema";
-import { notFound } from "../http/errors";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 
@@ -20,27 +20,29 @@ type ClaimFields = Pick<JobRow, "status" | "participation_mode" | "submitted_at"
 /** The job row (no relations), or 404 job. */
 export async function getJobOrThrow(db: Db, jobId: string): Promise<JobRow> {
   const job = await db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
+  if (!job) throw fail("NOT_FOUND", "job not found");
   return job;
 }
 
 /** Jobs with their poster and assigned agent, the shape every job read starts from. */
 export function selectJobs(db: Db) {
-  return db
-    .selectFrom("jobs")
-    .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
-    .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
-    // A job posted by an agent: its owner is a party too (job-viewer.ts).
-    .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
-    .selectAll("jobs")
-    .select([
-      "poster.display_name as poster_display_name",
-      "poster.avatar_url as poster_avatar_url",
-      "agent.name as agent_name",
-      "agent.vertical as agent_vertical",
-      "agent.owner_user_id as agent_owner_user_id",
-      "poster_agent.owner_user_id as poster_owner_user_id",
-    ]);
+  return (
+    db
+      .selectFrom("jobs")
+      .innerJoin("principals as poster", "poster.id", "jobs.poster_id")
+      .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
+      // A job posted by an agent: its owner is a party too (job-viewer.ts).
+      .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
+      .selectAll("jobs")
+      .select([
+        "poster.display_name as poster_display_name",
+        "poster.avatar_url as poster_avatar_url",
+        "agent.name as agent_name",
+        "agent.vertical as agent_vertical",
+        "agent.owner_user_id as agent_owner_user_id",
+        "poster_agent.owner_user_id as poster_owner_user_id",
+      ])
+  );
 }
 
 export type JobWithRelations = JobRow & {
@@ -54,7 +56,7 @@ export type JobWithRelations = JobRow & {
 
 export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise<JobWithRelations> {
   const row = await selectJobs(ctx.db).where("jobs.id", "=", id).executeTakeFirst();
-  if (!row) throw notFound("job");
+  if (!row) throw fail("NOT_FOUND", "job not found");
   return row;
 }
 
@@ -96,7 +98,12 @@ export function isStalled(job: StallFields, now: Date): boolean {
  * previous agent left behind (proof-check fields, progress reports, criterion results and the
  * poster's ticks on them) goes too: the next agent starts clean.
  */
-export async function reopenClaimedJobs(trx: Trx, jobIds: string[], now: Date, outcome: "LAPSED" | "RELEASED"): Promise<void> {
+export async function reopenClaimedJobs(
+  trx: Trx,
+  jobIds: string[],
+  now: Date,
+  outcome: "LAPSED" | "RELEASED",
+): Promise<void> {
   if (jobIds.length === 0) return;
   if (outcome === "LAPSED") {
     // A bounty claim whose window ran out (not a poster's reopen of a stalled job before it): the
@@ -136,7 +143,12 @@ export async function reopenClaimedJobs(trx: Trx, jobIds: string[], now: Date, o
     })
     .where("id", "in", jobIds)
     .execute();
-  await trx.updateTable("job_claims").set({ ended_at: now, outcome }).where("job_id", "in", jobIds).where("ended_at", "is", null).execute();
+  await trx
+    .updateTable("job_claims")
+    .set({ ended_at: now, outcome })
+    .where("job_id", "in", jobIds)
+    .where("ended_at", "is", null)
+    .execute();
   await trx.deleteFrom("job_criteria_results").where("job_id", "in", jobIds).execute();
 }
 
@@ -167,7 +179,12 @@ export async function lapseExpiredClaims(ctx: ServiceContext, options: LapseOpti
       .where("claim_expires_at", "<=", now);
     if (options.jobId) q = q.where("id", "=", options.jobId);
     if (options.agentId) q = q.where("agent_id", "=", options.agentId);
-    const rows = await q.orderBy("claim_expires_at").limit(options.limit ?? 100).forUpdate().skipLocked().execute();
+    const rows = await q
+      .orderBy("claim_expires_at")
+      .limit(options.limit ?? 100)
+      .forUpdate()
+      .skipLocked()
+      .execute();
     const ids = rows.map((r) => r.id);
     await reopenClaimedJobs(trx, ids, now, "LAPSED");
     return ids;

@@ -1,14 +1,16 @@
+import { fail } from "../errors";
 import { matchSavedSearches } from "./saved-searches";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import { verifyDeposit, type DepositCheck } from "@/lib/chain/escrow/verify-deposit";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ErrorExtra } from "@/lib/api/schemas/errors";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
-import { HttpError, conflict, forbidden, notFound } from "../http/errors";
 import { isUniqueViolation } from "../db/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
+import { confirmDepositOnChain, isFundable } from "../escrow/deposit-watch";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
@@ -23,54 +25,191 @@ const TX_ALREADY_USED = "this transaction already funds another job; each deposi
  * first neither blocks the poster's deposit nor becomes the job's money; the stranger's stray slot
  * stays in the contract until the operator refunds it, which can only pay it back to the stranger.
  * A refusal is 422 DEPOSIT_<CODE> with the chain's reason and leaves the job unfunded. Registering
- * the hash that already funds this job again answers the job (a retried request is harmless).
+ * the hash that already funds this job again checks the chain again and answers the job (a retried
+ * request is harmless) unless a reorganisation removed the deposit: then 422 DEPOSIT_VANISHED and
+ * the job is unfunded (escrow/deposit-watch.ts markDepositLost).
+ * A deposit the deposit watcher has decided to return to its payer (REFUND_PENDING or REFUNDED in
+ * escrow_deposits) is refused with 409 DEPOSIT_REFUNDING: the decision and this registration both
+ * lock the job row, so exactly one of them wins.
  */
 export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: string, rawTxHash: string) {
   const chain = requireChain(ctx);
   const txHash = rawTxHash.toLowerCase();
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
-  if (!job) throw notFound("job");
-  if (job.poster_id !== actor.principalId) throw forbidden("only the poster may register the funding of this job");
+  if (!job) throw fail("NOT_FOUND", "job not found");
+  if (job.poster_id !== actor.principalId)
+    throw fail("FORBIDDEN", "only the poster may register the funding of this job");
   if (job.escrow_tx_hash !== null) {
-    if (job.escrow_tx_hash === txHash) return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
-    throw conflict("ALREADY_FUNDED", "this job is already funded by another transaction", { escrowTxHash: job.escrow_tx_hash });
+    if (job.escrow_tx_hash === txHash) return reregister(ctx, actor, job, txHash);
+    throw fail("ALREADY_FUNDED", "this job is already funded by another transaction", {
+      escrowTxHash: job.escrow_tx_hash,
+    });
   }
-  if (job.status !== "OPEN") throw conflict("INVALID_STATE", `a ${job.status} job cannot be funded; only an OPEN job can`);
+  if (!isFundable(job))
+    throw fail(
+      "INVALID_STATE",
+      `a ${job.status} job cannot be funded; only an OPEN job, an assigned one not yet funded (at the accepted price), or one whose deposit a chain reorganisation removed`,
+    );
 
   // A cheap early answer; the unique constraint below is what decides.
   const used = await ctx.db.selectFrom("jobs").select("id").where("escrow_tx_hash", "=", txHash).executeTakeFirst();
-  if (used) throw conflict("TX_ALREADY_USED", TX_ALREADY_USED);
+  if (used) throw fail("TX_ALREADY_USED", TX_ALREADY_USED);
 
   let check: DepositCheck;
   try {
-    check = await verifyDeposit({ config: chain, txHash, escrowJobId: job.escrow_job_id, expectedAmount: parseUsdc(job.budget_usdc) });
+    check = await verifyDeposit({
+      config: chain,
+      txHash,
+      escrowJobId: job.escrow_job_id,
+      expectedAmount: parseUsdc(job.budget_usdc),
+    });
   } catch (error) {
-    throw new HttpError(503, `the chain could not be asked about the deposit (${(error as Error).message.split("\n")[0]}); try again`, "CHAIN_UNAVAILABLE");
+    throw fail(
+      "CHAIN_UNAVAILABLE",
+      `the chain could not be asked about the deposit (${chainFailureReason(error)}); try again`,
+    );
   }
   if (!check.ok) {
-    const extra: ErrorExtra<"DEPOSIT_TX_NOT_FOUND"> = { reason: check.reason, retryable: check.code === "NOT_CONFIRMED" };
-    if (check.confirmations !== undefined) Object.assign(extra, { confirmations: check.confirmations, requiredConfirmations: chain.confirmations });
-    throw new HttpError(422, `the deposit was not accepted (${check.code}): ${check.reason}`, `DEPOSIT_${check.code}`, extra);
+    const extra: ErrorExtra<"DEPOSIT_TX_NOT_FOUND"> = {
+      reason: check.reason,
+      retryable: check.code === "NOT_CONFIRMED",
+    };
+    if (check.confirmations !== undefined)
+      Object.assign(extra, { confirmations: check.confirmations, requiredConfirmations: chain.confirmations });
+    throw fail(`DEPOSIT_${check.code}`, `the deposit was not accepted (${check.code}): ${check.reason}`, extra);
   }
 
   try {
     const now = ctx.now();
     // Funding and the saved searches that now match (a search for funded jobs) commit together.
     await ctx.db.transaction().execute(async (trx) => {
-      const updated = await trx
+      const locked = await trx
+        .selectFrom("jobs")
+        .select(["status", "escrow_tx_hash", "deposit_lost_at", "chain_id", "escrow_job_id"])
+        .where("id", "=", jobId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (!isFundable(locked))
+        throw fail("ALREADY_FUNDED", "the job changed while the deposit was being checked; reload it", {
+          escrowTxHash: locked.escrow_tx_hash,
+        });
+      const slot = {
+        chain_id: locked.chain_id,
+        escrow_job_id: locked.escrow_job_id.toLowerCase(),
+        payer: check.payer.toLowerCase(),
+      };
+      const seen = await trx
+        .selectFrom("escrow_deposits")
+        .select(["status", "reason", "refund_tx_hash"])
+        .where("chain_id", "=", slot.chain_id)
+        .where("escrow_job_id", "=", slot.escrow_job_id)
+        .where("payer", "=", slot.payer)
+        .forUpdate()
+        .executeTakeFirst();
+      if (seen && (seen.status === "REFUND_PENDING" || seen.status === "REFUNDED")) {
+        throw fail(
+          "DEPOSIT_REFUNDING",
+          `this deposit is ${seen.status === "REFUNDED" ? "already returned" : "being returned"} to its payer${seen.reason ? ` (${seen.reason})` : ""}; it cannot fund the job`,
+          {
+            reason: seen.reason,
+            refundTxHash: seen.refund_tx_hash,
+          },
+        );
+      }
+      await trx
         .updateTable("jobs")
         .set({ escrow_tx_hash: txHash, escrow_payer: check.payer, funded_at: now, updated_at: now })
         .where("id", "=", jobId)
-        .where("escrow_tx_hash", "is", null)
-        .where("status", "=", "OPEN")
-        .returning("id")
-        .executeTakeFirst();
-      if (!updated) throw conflict("ALREADY_FUNDED", "the job changed while the deposit was being checked; reload it");
+        .execute();
+      // The watcher's record of the deposit: it funds this job and is never refunded as a stray.
+      await trx
+        .insertInto("escrow_deposits")
+        .values({
+          ...slot,
+          amount_units: check.amount.toString(),
+          tx_hash: txHash,
+          block_number: check.blockNumber.toString(),
+          job_id: jobId,
+          status: "REGISTERED",
+          refund_due_at: now,
+        })
+        .onConflict((oc) =>
+          oc.columns(["chain_id", "escrow_job_id", "payer"]).doUpdateSet({
+            status: "REGISTERED",
+            job_id: jobId,
+            tx_hash: txHash,
+            block_number: check.blockNumber.toString(),
+            reason: null,
+            updated_at: now,
+          }),
+        )
+        .execute();
       await matchSavedSearches(trx, jobId);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("TX_ALREADY_USED", TX_ALREADY_USED);
+    if (isUniqueViolation(error)) throw fail("TX_ALREADY_USED", TX_ALREADY_USED);
     throw error;
   }
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+}
+
+/**
+ * The poster registers again the hash that funds the job (a retry, or a page reloaded after a
+ * reorganisation): the chain is asked again. Still there (maybe re-included in a later block): the
+ * job. Gone: the job is unfunded (markDepositLost) and the answer is 422 DEPOSIT_VANISHED. A job
+ * whose escrow is already settled is answered as it stands: its slot is empty for a good reason.
+ */
+async function reregister(
+  ctx: ServiceContext,
+  actor: Actor,
+  job: {
+    id: string;
+    escrow_job_id: string;
+    escrow_tx_hash: string | null;
+    escrow_payer: string | null;
+    budget_usdc: string;
+  },
+  txHash: string,
+) {
+  const chain = requireChain(ctx);
+  const settled = await ctx.db
+    .selectFrom("escrow_settlements")
+    .select("id")
+    .where("job_id", "=", job.id)
+    .where("status", "=", "CONFIRMED")
+    .executeTakeFirst();
+  if (!settled) {
+    let check: DepositCheck;
+    let lost = false;
+    try {
+      check = await verifyDeposit({
+        config: chain,
+        txHash,
+        escrowJobId: job.escrow_job_id,
+        expectedAmount: parseUsdc(job.budget_usdc),
+      });
+      // Unfunds the job when its slot is empty.
+      if (!check.ok) lost = !(await confirmDepositOnChain(ctx, job));
+    } catch (error) {
+      throw fail(
+        "CHAIN_UNAVAILABLE",
+        `the chain could not be asked about the deposit (${(error as Error).message.split("\n")[0]}); try again`,
+      );
+    }
+    if (!check.ok) {
+      const extra: ErrorExtra<"DEPOSIT_VANISHED"> = { reason: check.reason, retryable: false };
+      if (lost || check.code === "TX_NOT_FOUND") {
+        throw fail(
+          "DEPOSIT_VANISHED",
+          `the transaction that funded this job is no longer on the chain (${check.reason})${lost ? "; the job is unfunded again: deposit and register again" : ""}`,
+          extra,
+        );
+      }
+      throw fail(`DEPOSIT_${check.code}`, `the deposit was not accepted (${check.code}): ${check.reason}`, {
+        ...extra,
+        retryable: check.code === "NOT_CONFIRMED",
+      });
+    }
+  }
+  return { data: presentJob(await getJobRowOrThrow(ctx, job.id), actor, { detail: true }) };
 }

@@ -1,6 +1,6 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow, isStalled, reopenClaimedJobs } from "./read-job";
 
@@ -20,17 +20,26 @@ export async function reopenJob(ctx: ServiceContext, actor: Actor, jobId: string
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirst();
-    if (!job) throw notFound("job");
-    if (job.poster_id !== actor.principalId) throw forbidden("only the poster may reopen this job");
+    if (!job) throw fail("NOT_FOUND", "job not found");
+    if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may reopen this job");
     const now = ctx.now();
     if (!isStalled(job, now)) {
-      throw conflict("JOB_NOT_STALLED", job.status === "IN_PROGRESS"
-        ? "the job is not stalled: its agent reported progress (or was assigned) within inputData.stallAfterHours"
-        : `the job is ${job.status}; only a stalled IN_PROGRESS job can be reopened`);
+      throw fail(
+        "JOB_NOT_STALLED",
+        job.status === "IN_PROGRESS"
+          ? "the job is not stalled: its agent reported progress (or was assigned) within inputData.stallAfterHours"
+          : `the job is ${job.status}; only a stalled IN_PROGRESS job can be reopened`,
+      );
     }
     await reopenClaimedJobs(trx, [jobId], now, "LAPSED");
     if (job.agent_id) {
-      await trx.updateTable("bids").set({ status: "EXPIRED", updated_at: now }).where("job_id", "=", jobId).where("agent_id", "=", job.agent_id).where("status", "=", "ACCEPTED").execute();
+      await trx
+        .updateTable("bids")
+        .set({ status: "EXPIRED", updated_at: now })
+        .where("job_id", "=", jobId)
+        .where("agent_id", "=", job.agent_id)
+        .where("status", "=", "ACCEPTED")
+        .execute();
     }
   });
   return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };

@@ -1,9 +1,9 @@
+import { fail } from "../errors";
 import type { z } from "zod";
 import type { JobHeartbeatRequest } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
-import { conflict, forbidden, notFound } from "../http/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow, isClaimLapsed, lapseExpiredClaims } from "./read-job";
 
@@ -12,17 +12,29 @@ import { getJobRowOrThrow, isClaimLapsed, lapseExpiredClaims } from "./read-job"
  * job. Only the latest report is kept (the job row), so reports cost no storage however often they
  * come; each one restarts the stall clock (read-job.ts isStalled).
  */
-export async function reportProgress(ctx: ServiceContext, actor: Actor, jobId: string, body: z.output<typeof JobHeartbeatRequest>) {
+export async function reportProgress(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  body: z.output<typeof JobHeartbeatRequest>,
+) {
   // A bounty claim that ran out is not the agent's any more: lapse it first, so the answer below is the truth.
   const current = await getJobRowOrThrow(ctx, jobId);
   if (isClaimLapsed(current, ctx.now())) await lapseExpiredClaims(ctx, { jobId });
 
   await ctx.db.transaction().execute(async (trx) => {
-    const job = await trx.selectFrom("jobs").select(["id", "status", "agent_id"]).where("id", "=", jobId).forUpdate().executeTakeFirst();
-    if (!job) throw notFound("job");
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["id", "status", "agent_id"])
+      .where("id", "=", jobId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job) throw fail("NOT_FOUND", "job not found");
     // Read through the transaction: a single-connection database (PGlite) would wait on itself otherwise.
-    if (!(await isAgentOrItsOwner({ ...ctx, db: trx }, actor, job.agent_id))) throw forbidden("only the assigned agent (or its owner) may report progress on this job");
-    if (job.status !== "IN_PROGRESS") throw conflict("INVALID_STATE", `the job is ${job.status}; progress is reported on an IN_PROGRESS job`);
+    if (!(await isAgentOrItsOwner({ ...ctx, db: trx }, actor, job.agent_id)))
+      throw fail("FORBIDDEN", "only the assigned agent (or its owner) may report progress on this job");
+    if (job.status !== "IN_PROGRESS")
+      throw fail("INVALID_STATE", `the job is ${job.status}; progress is reported on an IN_PROGRESS job`);
     const now = ctx.now();
     await trx
       .updateTable("jobs")

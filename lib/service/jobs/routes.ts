@@ -3,6 +3,7 @@ import type { ServiceRouter } from "../router";
 import { createJob } from "./create-job";
 import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";
+import { editJob } from "./edit-job";
 import { presentJob } from "./present-job";
 import { registerEscrow } from "./register-escrow";
 import { reportProgress } from "./report-progress";
@@ -15,6 +16,9 @@ export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
   // The anonymous first page (no cursor) is the same for everyone: kept for a moment (router.ts).
   router.implement(routes.listJobs, ({ ctx, actor, query }) => listJobs(ctx, actor, query), {
+    // A poll for changes (updatedAfter) reads the primary: its change horizon comes from the
+    // primary's open transactions, which a standby cannot see.
+    replica: ({ query }) => query.updatedAfter === undefined,
     sharedCache: ({ actor, query }) => actor === null && !query.cursor,
   });
   // POST /v1/jobs
@@ -25,17 +29,27 @@ export function registerJobRoutes(router: ServiceRouter) {
     return { data: { ...presentJob(row, actor, { detail: true }), viewer: await jobViewerOf(ctx, actor, row) } };
   });
   // GET /v1/jobs/:id/public (as to anyone, whatever credential comes with it)
-  router.implement(routes.getPublicJob, async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }));
+  router.implement(
+    routes.getPublicJob,
+    async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }),
+    { replica: true },
+  );
   // GET /v1/jobs/:id/events
-  router.implement(routes.listJobEvents, ({ ctx, actor, params, query }) => listJobEvents(ctx, actor, params.id, query));
+  router.implement(routes.listJobEvents, ({ ctx, actor, params, query }) =>
+    listJobEvents(ctx, actor, params.id, query),
+  );
+  // PATCH /v1/jobs/:id (the poster)
+  router.implement(routes.updateJob, ({ ctx, actor, params, body }) => editJob(ctx, actor, params.id, body));
   // POST /v1/jobs/:id/cancel
   router.implement(routes.cancelJob, ({ ctx, actor, params }) => cancelJob(ctx, actor, params.id));
   // POST /v1/jobs/:id/heartbeat (the assigned agent's progress report)
-  router.implement(routes.reportProgress, ({ ctx, actor, params, body }) => reportProgress(ctx, actor, params.id, body));
+  router.implement(routes.reportProgress, ({ ctx, actor, params, body }) =>
+    reportProgress(ctx, actor, params.id, body),
+  );
   // POST /v1/jobs/:id/reopen (the poster, a stalled job)
   router.implement(routes.reopenJob, ({ ctx, actor, params }) => reopenJob(ctx, actor, params.id));
   // PATCH /v1/jobs/:id/escrow
-  router.implement(routes.registerEscrow, ({ ctx, actor, params, body }) => registerEscrow(ctx, actor, params.id, body.txHash));
+  router.implement(routes.registerEscrow, ({ ctx, actor, params, body }) =>
+    registerEscrow(ctx, actor, params.id, body.txHash),
+  );
 }
-
-

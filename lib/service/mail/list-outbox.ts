@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
-import { forbidden } from "../http/errors";
 import { isOutboxSecret, openMailText, outboxSecret } from "./seal-mail-text";
 
 const OUTBOX_PAGE = 100;
@@ -13,14 +13,25 @@ const OUTBOX_PAGE = 100;
  */
 export async function listOutbox(ctx: ServiceContext, input: { token: string | undefined; forwarded: boolean }) {
   if (input.forwarded) {
-    throw forbidden("the development outbox never answers through a proxy: the request carried X-Forwarded-For, Forwarded or X-Real-IP", "OUTBOX_PROXIED");
+    throw fail(
+      "OUTBOX_PROXIED",
+      "the development outbox never answers through a proxy: the request carried X-Forwarded-For, Forwarded or X-Real-IP",
+    );
   }
   const secret = outboxSecret(ctx.config);
-  if (!secret) throw forbidden("the development outbox exists only on the local development chain", "OUTBOX_CLOSED");
+  if (!secret) throw fail("OUTBOX_CLOSED", "the development outbox exists only on the local development chain");
   if (!isOutboxSecret(secret, input.token)) {
-    throw forbidden("the development outbox needs its secret: open the outbox link `npm start` printed (…/dev/outbox?token=…)", "OUTBOX_TOKEN_INVALID");
+    throw fail(
+      "OUTBOX_TOKEN_INVALID",
+      "the development outbox needs its secret: open the outbox link `npm start` printed (…/dev/outbox?token=…)",
+    );
   }
-  const rows = await ctx.db.selectFrom("mail_outbox").selectAll().orderBy("created_at", "desc").limit(OUTBOX_PAGE).execute();
+  const rows = await ctx.db
+    .selectFrom("mail_outbox")
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .limit(OUTBOX_PAGE)
+    .execute();
   return {
     data: rows.map((r) => ({
       to: r.to_address,

@@ -15,7 +15,8 @@ beforeAll(async () => {
 afterAll(() => service.stop());
 
 const email = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
-const outboxPath = (token?: string) => `/v1/dev/outbox${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`;
+const outboxPath = (token?: string) =>
+  `/v1/dev/outbox${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`;
 const secretOf = (s: TestService) => s.ctx.config.devOutboxToken!;
 
 function expectRefused(res: { status: number; json: any }, code: string) {
@@ -37,10 +38,13 @@ async function startProxy(target: string, addForwardedFor: boolean): Promise<{ u
       const peer = req.socket.remoteAddress ?? "";
       headers["x-forwarded-for"] = headers["x-forwarded-for"] ? `${headers["x-forwarded-for"]}, ${peer}` : peer;
     }
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on("error", () => res.writeHead(502).end());
     req.pipe(forward);
   });
@@ -78,17 +82,29 @@ describe("GET /v1/dev/outbox", () => {
     const path = outboxPath(secretOf(service));
     expectRefused(await service.http("GET", path, { ip: "127.0.0.1, 198.51.100.7" }), "OUTBOX_PROXIED");
     expectRefused(await service.http("GET", path, { ip: "127.0.0.1" }), "OUTBOX_PROXIED");
-    expectRefused(await service.http("GET", path, { ip: null, headers: { forwarded: "for=127.0.0.1" } }), "OUTBOX_PROXIED");
-    expectRefused(await service.http("GET", path, { ip: null, headers: { "x-real-ip": "127.0.0.1" } }), "OUTBOX_PROXIED");
+    expectRefused(
+      await service.http("GET", path, { ip: null, headers: { forwarded: "for=127.0.0.1" } }),
+      "OUTBOX_PROXIED",
+    );
+    expectRefused(
+      await service.http("GET", path, { ip: null, headers: { "x-real-ip": "127.0.0.1" } }),
+      "OUTBOX_PROXIED",
+    );
   });
 
   it("is refused off the local development chain, even with the secret, and keeps no body there", async () => {
-    const remote = await startTestService({ chain: { ...OFFLINE_CHAIN, network: "base-sepolia", chainId: 84532 } as typeof OFFLINE_CHAIN });
+    const remote = await startTestService({
+      chain: { ...OFFLINE_CHAIN, network: "base-sepolia", chainId: 84532 } as typeof OFFLINE_CHAIN,
+    });
     try {
       const to = email("non-local");
       await newAgent(remote, { ownerEmail: to });
       expectRefused(await remote.http("GET", outboxPath(secretOf(remote)), { ip: null }), "OUTBOX_CLOSED");
-      const row = await remote.db.selectFrom("mail_outbox").select("text").where("to_address", "=", to).executeTakeFirstOrThrow();
+      const row = await remote.db
+        .selectFrom("mail_outbox")
+        .select("text")
+        .where("to_address", "=", to)
+        .executeTakeFirstOrThrow();
       expect(row.text).toBeNull();
     } finally {
       await remote.stop();
@@ -106,7 +122,10 @@ describe("GET /v1/dev/outbox", () => {
       // A proxy that says it is one is refused outright, even for a holder of the secret.
       expectRefused(await getJson(`${withXff.url}${outboxPath()}`), "OUTBOX_PROXIED");
       expectRefused(await getJson(`${withXff.url}${outboxPath(secretOf(service))}`), "OUTBOX_PROXIED");
-      expectRefused(await getJson(`${plain.url}${outboxPath(secretOf(service))}`, { "x-forwarded-for": "127.0.0.1, 198.51.100.7" }), "OUTBOX_PROXIED");
+      expectRefused(
+        await getJson(`${plain.url}${outboxPath(secretOf(service))}`, { "x-forwarded-for": "127.0.0.1, 198.51.100.7" }),
+        "OUTBOX_PROXIED",
+      );
     } finally {
       plain.server.close();
       withXff.server.close();
@@ -119,12 +138,22 @@ describe("GET /v1/dev/outbox", () => {
     try {
       const to = email("smtp");
       await newAgent(smtp, { ownerEmail: to, name: "Mailed Agent" });
-      const row = await smtp.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", to).executeTakeFirstOrThrow();
+      const row = await smtp.db
+        .selectFrom("mail_outbox")
+        .selectAll()
+        .where("to_address", "=", to)
+        .executeTakeFirstOrThrow();
       expect(row.text).toBeNull();
       expect(row.error).toBeTruthy();
       const res = await smtp.http("GET", outboxPath(secretOf(smtp)), { ip: null });
       expect(res.status).toBe(200);
-      expect(res.json.data.find((m: { to: string }) => m.to === to)).toMatchObject({ to, subject: expect.stringContaining("Mailed Agent"), text: null, sentAt: null, error: expect.any(String) });
+      expect(res.json.data.find((m: { to: string }) => m.to === to)).toMatchObject({
+        to,
+        subject: expect.stringContaining("Mailed Agent"),
+        text: null,
+        sentAt: null,
+        error: expect.any(String),
+      });
     } finally {
       await smtp.stop();
     }

@@ -4,5 +4,7 @@ import { listOutbox } from "./list-outbox";
 
 export function registerMailRoutes(router: ServiceRouter) {
   // GET /v1/dev/outbox
-  router.implement(routes.listOutbox, ({ ctx, query, forwarded }) => listOutbox(ctx, { token: query.token, forwarded }));
+  router.implement(routes.listOutbox, ({ ctx, query, forwarded }) =>
+    listOutbox(ctx, { token: query.token, forwarded }),
+  );
 }

@@ -35,7 +35,10 @@ export function sealMailText(secret: string, text: string): string {
 /** The body, or null when it was not kept or the secret changed since (it cannot be opened). */
 export function openMailText(secret: string, stored: string | null): string | null {
   if (!stored?.startsWith(SEALED_PREFIX)) return null;
-  const [iv, sealed, tag] = stored.slice(SEALED_PREFIX.length).split(".").map((p) => Buffer.from(p, "base64url"));
+  const [iv, sealed, tag] = stored
+    .slice(SEALED_PREFIX.length)
+    .split(".")
+    .map((p) => Buffer.from(p, "base64url"));
   try {
     const decipher = createDecipheriv("aes-256-gcm", sealKey(secret), iv!);
     decipher.setAuthTag(tag!);

@@ -25,10 +25,20 @@ export async function sendMail(ctx: ServiceContext, mail: Mail): Promise<void> {
   if (!ctx.config.smtpUrl) return;
   try {
     const transport = nodemailer.createTransport(ctx.config.smtpUrl);
-    await transport.sendMail({ from: ctx.config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.headers ? { headers: mail.headers } : {}) });
+    await transport.sendMail({
+      from: ctx.config.mailFrom,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.headers ? { headers: mail.headers } : {}),
+    });
     await ctx.db.updateTable("mail_outbox").set({ sent_at: ctx.now() }).where("id", "=", row.id).execute();
   } catch (error) {
     // The signup still succeeds; the owner can ask for a new link. The failure is kept for support.
-    await ctx.db.updateTable("mail_outbox").set({ error: String(error).slice(0, 500) }).where("id", "=", row.id).execute();
+    await ctx.db
+      .updateTable("mail_outbox")
+      .set({ error: String(error).slice(0, 500) })
+      .where("id", "=", row.id)
+      .execute();
   }
 }

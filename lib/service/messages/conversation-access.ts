@@ -1,7 +1,7 @@
+import { fail } from "../errors";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import { isOperator } from "../auth/operator";
-import { badRequest, forbidden, notFound } from "../http/errors";
 import { getJobRowOrThrow, type JobWithRelations } from "../jobs/read-job";
 import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
 
@@ -29,19 +29,46 @@ export interface ConversationAccess {
  * was disputed (they read what was said): the evaluator the poster named on the job (a human signed
  * in with that address), and the operator. The one hook for who else reads.
  */
-export async function canReadJobConversation(ctx: ServiceContext, actor: Actor | null, job: Pick<JobWithRelations, "disputed_at" | "status" | "evaluator_address">): Promise<boolean> {
+export async function canReadJobConversation(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  job: Pick<JobWithRelations, "disputed_at" | "status" | "evaluator_address">,
+): Promise<boolean> {
   if (job.disputed_at === null && job.status !== "DISPUTED") return false;
   if (await isJobEvaluator(ctx, actor, job.evaluator_address)) return true;
   return isOperator(ctx, actor);
 }
 
-/** The agents of a job's conversations: its bidders (any bid status) and its assigned agent. */
-export async function participantsOf(ctx: ServiceContext, job: Pick<JobWithRelations, "id" | "agent_id">): Promise<Participant[]> {
+/**
+ * The agents of a job's conversations: its bidders (any bid status), its assigned agent, and the
+ * agents that asked the poster a question before bidding (a conversation with no bid).
+ */
+export async function participantsOf(
+  ctx: ServiceContext,
+  job: Pick<JobWithRelations, "id" | "agent_id">,
+): Promise<Participant[]> {
   const rows = await ctx.db
     .selectFrom("agents")
     .leftJoin("bids", (join) => join.onRef("bids.agent_id", "=", "agents.id").on("bids.job_id", "=", job.id))
-    .select(["agents.id as agentId", "agents.name as agentName", "agents.owner_user_id as ownerUserId", "bids.status as bidStatus"])
-    .where((eb) => eb.or([eb("bids.id", "is not", null), ...(job.agent_id ? [eb("agents.id", "=", job.agent_id)] : [])]))
+    .select([
+      "agents.id as agentId",
+      "agents.name as agentName",
+      "agents.owner_user_id as ownerUserId",
+      "bids.status as bidStatus",
+    ])
+    .where((eb) =>
+      eb.or([
+        eb("bids.id", "is not", null),
+        ...(job.agent_id ? [eb("agents.id", "=", job.agent_id)] : []),
+        eb.exists(
+          eb
+            .selectFrom("job_messages")
+            .select("job_messages.id")
+            .where("job_messages.job_id", "=", job.id)
+            .whereRef("job_messages.agent_id", "=", "agents.id"),
+        ),
+      ]),
+    )
     .orderBy("agents.created_at")
     .limit(500)
     .execute();
@@ -50,14 +77,17 @@ export async function participantsOf(ctx: ServiceContext, job: Pick<JobWithRelat
 
 /**
  * A conversation is open for new messages while the agent is still in the running or doing the
- * work: its bid is PENDING on an OPEN job (questions before acceptance), or it is the assigned
- * agent (after). A bidder whose bid was rejected, withdrawn or expired keeps its conversation,
- * read-only.
+ * work: on an OPEN job, before it bids (questions: a bid is final) or while its bid is PENDING;
+ * after, as the assigned agent. A bidder whose bid was rejected, withdrawn or expired keeps its
+ * conversation, read-only.
  */
-export function conversationIsOpen(job: Pick<JobWithRelations, "status" | "agent_id">, participant: Participant): boolean {
+export function conversationIsOpen(
+  job: Pick<JobWithRelations, "status" | "agent_id">,
+  participant: Pick<Participant, "agentId" | "bidStatus">,
+): boolean {
   if (job.status === "CANCELLED") return false;
   if (job.agent_id === participant.agentId) return true;
-  return job.status === "OPEN" && participant.bidStatus === "PENDING";
+  return job.status === "OPEN" && (participant.bidStatus === "PENDING" || participant.bidStatus === null);
 }
 
 /** Which of the participants the caller speaks for as the agent side: its own agent (a key) or the ones it owns (a session). */
@@ -81,18 +111,43 @@ export async function sidesOf(ctx: ServiceContext, actor: Actor, job: JobWithRel
  * must name it; an agent key means its own; a human who owns agents on the job may omit it when it
  * owns one. Strangers are refused (403 NOT_IN_CONVERSATION), whatever they name.
  */
-export async function resolveConversation(ctx: ServiceContext, actor: Actor, jobId: string, withAgent: string | undefined): Promise<ConversationAccess> {
+export async function resolveConversation(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  withAgent: string | undefined,
+): Promise<ConversationAccess & { asking?: boolean }> {
   const job = await getJobRowOrThrow(ctx, jobId);
   const { participants, poster, own, reader } = await sidesOf(ctx, actor, job);
-  const refuse = () => forbidden("only the job's poster and the agent of the conversation (or the humans who own them) read and write its messages", "NOT_IN_CONVERSATION");
+  const refuse = () =>
+    fail(
+      "NOT_IN_CONVERSATION",
+      "only the job's poster and the agent of the conversation (or the humans who own them) read and write its messages",
+    );
 
   if (poster || reader) {
-    if (!withAgent) throw badRequest("name the conversation: with=<agent id> (one of the job's bidders or its assigned agent)", "CONVERSATION_REQUIRED");
+    if (!withAgent)
+      throw fail(
+        "CONVERSATION_REQUIRED",
+        "name the conversation: with=<agent id> (one of the job's bidders or its assigned agent)",
+      );
     const participant = participants.find((p) => p.agentId === withAgent);
-    if (!participant) throw notFound("conversation");
-    return { job, agentId: participant.agentId, side: poster ? "POSTER" : null, open: poster && conversationIsOpen(job, participant) };
+    if (!participant) throw fail("NOT_FOUND", "conversation not found");
+    return {
+      job,
+      agentId: participant.agentId,
+      side: poster ? "POSTER" : null,
+      open: poster && conversationIsOpen(job, participant),
+    };
   }
-  if (own.length === 0) throw refuse();
+  if (own.length === 0) {
+    // An agent key on an OPEN job it has no part in yet: its own conversation with the poster, empty
+    // until its first question opens it (postMessage checks that the agent is ACTIVE).
+    if (actor.kind === "AGENT" && job.status === "OPEN" && (withAgent === undefined || withAgent === actor.agentId)) {
+      return { job, agentId: actor.agentId, side: "AGENT", open: true, asking: true };
+    }
+    throw refuse();
+  }
   let participant: Participant | undefined;
   if (withAgent) {
     participant = own.find((p) => p.agentId === withAgent);
@@ -100,7 +155,10 @@ export async function resolveConversation(ctx: ServiceContext, actor: Actor, job
   } else if (own.length === 1) {
     participant = own[0];
   } else {
-    throw badRequest("you own several agents on this job: name the conversation with with=<agent id>", "CONVERSATION_REQUIRED");
+    throw fail(
+      "CONVERSATION_REQUIRED",
+      "you own several agents on this job: name the conversation with with=<agent id>",
+    );
   }
   return { job, agentId: participant!.agentId, side: "AGENT", open: conversationIsOpen(job, participant!) };
 }

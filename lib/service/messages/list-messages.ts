@@ -21,13 +21,26 @@ export function presentMessage(row: Selectable<JobMessagesTable>): z.input<typeo
 }
 
 /** GET /v1/jobs/:id/messages?with=: one conversation, oldest first, by keyset cursor. Reading does not mark it read. */
-export async function listMessages(ctx: ServiceContext, actor: Actor, jobId: string, query: z.output<typeof ListMessagesQuery>) {
+export async function listMessages(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  query: z.output<typeof ListMessagesQuery>,
+) {
   const access = await resolveConversation(ctx, actor, jobId, query.with);
   const limit = query.limit ?? 50;
   const after = decodeCursor(query.cursor);
-  let q = ctx.db.selectFrom("job_messages").selectAll().where("job_id", "=", access.job.id).where("agent_id", "=", access.agentId);
+  let q = ctx.db
+    .selectFrom("job_messages")
+    .selectAll()
+    .where("job_id", "=", access.job.id)
+    .where("agent_id", "=", access.agentId);
   if (after) q = q.where(sql<boolean>`(created_at, id) > (${new Date(after.k)}, ${after.id}::uuid)`);
-  const rows = await q.orderBy("created_at").orderBy("id").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
   return { data: page.rows.map(presentMessage), meta: page.meta };
 }

@@ -1,13 +1,19 @@
+import { fail } from "../errors";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
-import { forbidden } from "../http/errors";
 import { participantsOf, resolveConversation } from "./conversation-access";
 import { summarise } from "./list-conversations";
 
 /** POST /v1/jobs/:id/messages/read: the caller's side has read the conversation up to now. */
-export async function markConversationRead(ctx: ServiceContext, actor: Actor, jobId: string, withAgent: string | undefined) {
+export async function markConversationRead(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  withAgent: string | undefined,
+) {
   const access = await resolveConversation(ctx, actor, jobId, withAgent);
-  if (access.side === null) throw forbidden("only the job's parties keep read marks on its conversations", "NOT_IN_CONVERSATION");
+  if (access.side === null)
+    throw fail("NOT_IN_CONVERSATION", "only the job's parties keep read marks on its conversations");
   const now = ctx.now();
   await ctx.db
     .insertInto("job_conversation_reads")

@@ -19,7 +19,10 @@ const BATCH = 100;
  * who have a verified address: a crash in between loses a mail, never doubles an inbox row.
  * Returns how many events it handled.
  */
-export async function fanOutNotifications(ctx: ServiceContext, { limit = BATCH }: { limit?: number } = {}): Promise<number> {
+export async function fanOutNotifications(
+  ctx: ServiceContext,
+  { limit = BATCH }: { limit?: number } = {},
+): Promise<number> {
   const mails: Mail[] = [];
   const handled = await ctx.db.transaction().execute(async (trx) => {
     const events = await trx
@@ -42,7 +45,9 @@ export async function fanOutNotifications(ctx: ServiceContext, { limit = BATCH }
         ? trx
             .selectFrom("agents")
             .select(["id", "principal_id", "owner_user_id"])
-            .where((eb) => (uuids.length ? eb.or([eb("id", "in", ids), eb("principal_id", "in", uuids)]) : eb("id", "in", ids)))
+            .where((eb) =>
+              uuids.length ? eb.or([eb("id", "in", ids), eb("principal_id", "in", uuids)]) : eb("id", "in", ids),
+            )
             .execute()
         : [],
       (() => {
@@ -51,21 +56,39 @@ export async function fanOutNotifications(ctx: ServiceContext, { limit = BATCH }
       })(),
     ]);
     const userIds = new Set(users.map((u) => u.id));
-    const ownerOf = new Map(agents.flatMap((a) => [[a.id, a.owner_user_id] as const, [a.principal_id, a.owner_user_id] as const]));
+    const ownerOf = new Map(
+      agents.flatMap((a) => [[a.id, a.owner_user_id] as const, [a.principal_id, a.owner_user_id] as const]),
+    );
     const titleOf = new Map(jobs.map((j) => [j.id, j.title]));
     // The person behind an id: the user, or the owner of the agent (none for an unclaimed agent).
     const personOf = (id: string): string | null => (userIds.has(id) ? id : (ownerOf.get(id) ?? null));
 
-    const rows: Array<{ user_id: string; event_id: string; kind: NotificationKind; type: string; text: string; link: string | null; job_id: string | null }> = [];
+    const rows: Array<{
+      user_id: string;
+      event_id: string;
+      kind: NotificationKind;
+      type: string;
+      text: string;
+      link: string | null;
+      job_id: string | null;
+    }> = [];
     for (const event of events) {
       const kind = KIND_OF_EVENT[event.type as EventType];
       if (!kind) continue;
       // Nobody is told of what they did themselves (nor of what their own agent did).
       const actorPerson = event.actor_id ? personOf(event.actor_id) : null;
-      const people = new Set(event.recipient_ids.map(personOf).filter((p): p is string => p !== null && p !== actorPerson));
+      const people = new Set(
+        event.recipient_ids.map(personOf).filter((p): p is string => p !== null && p !== actorPerson),
+      );
       if (people.size === 0) continue;
-      const { text, link } = describeEvent({ type: event.type, jobId: event.job_id, jobTitle: event.job_id ? (titleOf.get(event.job_id) ?? null) : null, data: event.data });
-      for (const person of people) rows.push({ user_id: person, event_id: event.id, kind, type: event.type, text, link, job_id: event.job_id });
+      const { text, link } = describeEvent({
+        type: event.type,
+        jobId: event.job_id,
+        jobTitle: event.job_id ? (titleOf.get(event.job_id) ?? null) : null,
+        data: event.data,
+      });
+      for (const person of people)
+        rows.push({ user_id: person, event_id: event.id, kind, type: event.type, text, link, job_id: event.job_id });
     }
 
     const inserted = rows.length
@@ -79,21 +102,31 @@ export async function fanOutNotifications(ctx: ServiceContext, { limit = BATCH }
     await trx
       .updateTable("domain_events")
       .set({ notifications_done_at: sql<Date>`now()` })
-      .where("id", "in", events.map((e) => e.id))
+      .where(
+        "id",
+        "in",
+        events.map((e) => e.id),
+      )
       .execute();
 
     const recipients = [...new Set(inserted.map((r) => r.user_id))];
     if (recipients.length) {
       const [addresses, settings] = await Promise.all([
         mailAddressesOf(trx, recipients),
-        trx.selectFrom("notification_settings").select(["user_id", "email_kinds"]).where("user_id", "in", recipients).execute(),
+        trx
+          .selectFrom("notification_settings")
+          .select(["user_id", "email_kinds"])
+          .where("user_id", "in", recipients)
+          .execute(),
       ]);
       const kindsOf = new Map(settings.map((s) => [s.user_id, s.email_kinds]));
       for (const row of inserted) {
         const address = addresses.get(row.user_id);
         const kind = row.kind as NotificationKind;
         if (!address || !emailKindsOf(kindsOf.get(row.user_id))[kind]) continue;
-        mails.push(notificationMail(ctx, { to: address.email, userId: row.user_id, kind, text: row.text, link: row.link }));
+        mails.push(
+          notificationMail(ctx, { to: address.email, userId: row.user_id, kind, text: row.text, link: row.link }),
+        );
       }
     }
     return events.length;
@@ -103,18 +136,24 @@ export async function fanOutNotifications(ctx: ServiceContext, { limit = BATCH }
 }
 
 /** The mail of one notification: the sentence, the link, and how to stop this kind (RFC 8058 one-click). */
-function notificationMail(ctx: ServiceContext, n: { to: string; userId: string; kind: NotificationKind; text: string; link: string | null }): Mail {
+function notificationMail(
+  ctx: ServiceContext,
+  n: { to: string; userId: string; kind: NotificationKind; text: string; link: string | null },
+): Mail {
   const site = ownSiteOf(ctx.config)?.replace(/\/$/, "") ?? "";
   const unsubscribe = unsubscribeUrls(ctx.config, n.userId, n.kind);
   const lines = [n.text, ""];
   if (n.link) lines.push(`Open it: ${site}${n.link}`, "");
   lines.push(`Your inbox: ${site}/inbox`, `Mail settings: ${site}/settings/notifications`);
-  if (unsubscribe) lines.push("", `Stop mails about ${NOTIFICATION_KINDS[n.kind].label.toLowerCase()}: ${unsubscribe.page}`);
+  if (unsubscribe)
+    lines.push("", `Stop mails about ${NOTIFICATION_KINDS[n.kind].label.toLowerCase()}: ${unsubscribe.page}`);
   return {
     to: n.to,
     subject: n.text.length > 120 ? `${n.text.slice(0, 119)}…` : n.text,
     text: lines.join("\n"),
-    headers: unsubscribe ? { "List-Unsubscribe": `<${unsubscribe.oneClick}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" } : undefined,
+    headers: unsubscribe
+      ? { "List-Unsubscribe": `<${unsubscribe.oneClick}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
+      : undefined,
   };
 }
 

@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListNotificationsQuery, Notification, NotificationKind } from "@/lib/api/schemas/notifications";
@@ -5,7 +6,6 @@ import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import type { Selectable } from "kysely";
 import type { NotificationsTable } from "../db/schema";
-import { notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { requireHuman } from "./settings";
 
@@ -26,19 +26,38 @@ function presentNotification(row: Row): Notification {
 
 /** The one count the header asks for: the partial index on unread rows answers it. */
 async function unreadCountOf(ctx: ServiceContext, userId: string): Promise<number> {
-  const row = await ctx.db.selectFrom("notifications").select(sql<string>`count(*)`.as("n")).where("user_id", "=", userId).where("read_at", "is", null).executeTakeFirstOrThrow();
+  const row = await ctx.db
+    .selectFrom("notifications")
+    .select(sql<string>`count(*)`.as("n"))
+    .where("user_id", "=", userId)
+    .where("read_at", "is", null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** GET /v1/notifications: the caller's own rows only (the user id comes from the credential). */
-export async function listNotifications(ctx: ServiceContext, actor: Actor, query: z.output<typeof ListNotificationsQuery>) {
+export async function listNotifications(
+  ctx: ServiceContext,
+  actor: Actor,
+  query: z.output<typeof ListNotificationsQuery>,
+) {
   const userId = requireHuman(actor);
   const limit = query.limit ?? 30;
   const after = decodeCursor(query.cursor);
   let q = ctx.db.selectFrom("notifications").selectAll().where("user_id", "=", userId);
   if (query.unread) q = q.where("read_at", "is", null);
-  if (after) q = q.where((eb) => eb.or([eb("created_at", "<", new Date(after.k)), eb.and([eb("created_at", "=", new Date(after.k)), eb("id", "<", after.id)])]));
-  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb("created_at", "<", new Date(after.k)),
+        eb.and([eb("created_at", "=", new Date(after.k)), eb("id", "<", after.id)]),
+      ]),
+    );
+  const rows = await q
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
   return { data: page.rows.map(presentNotification), meta: page.meta, unreadCount: await unreadCountOf(ctx, userId) };
 }
@@ -57,12 +76,17 @@ export async function markNotificationRead(ctx: ServiceContext, actor: Actor, id
     .returningAll()
     .executeTakeFirst();
   // Another person's notification is answered as a missing one: its existence is not theirs to learn.
-  if (!row) throw notFound("notification");
+  if (!row) throw fail("NOT_FOUND", "notification not found");
   return { data: presentNotification(row) };
 }
 
 export async function markAllNotificationsRead(ctx: ServiceContext, actor: Actor) {
   const userId = requireHuman(actor);
-  const result = await ctx.db.updateTable("notifications").set({ read_at: sql<Date>`now()` }).where("user_id", "=", userId).where("read_at", "is", null).executeTakeFirst();
+  const result = await ctx.db
+    .updateTable("notifications")
+    .set({ read_at: sql<Date>`now()` })
+    .where("user_id", "=", userId)
+    .where("read_at", "is", null)
+    .executeTakeFirst();
   return { data: { marked: Number(result.numUpdatedRows) } };
 }

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueText } from "@/lib/testing/unique-text";
-import { claimLinkFor, GENEROUS_BUDGETS, jobInput, mailTextFor, newAgent, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
+import {
+  claimLinkFor,
+  GENEROUS_BUDGETS,
+  jobInput,
+  mailTextFor,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
 import { publishEvent } from "../events/publish-event";
 import { fanOutNotifications } from "./fan-out";
 
@@ -30,7 +40,12 @@ async function personWithEmail(tag: string): Promise<TestUser & { email: string 
 }
 
 async function mailsTo(to: string) {
-  return service.db.selectFrom("mail_outbox").select(["subject", "created_at"]).where("to_address", "=", to).orderBy("created_at", "desc").execute();
+  return service.db
+    .selectFrom("mail_outbox")
+    .select(["subject", "created_at"])
+    .where("to_address", "=", to)
+    .orderBy("created_at", "desc")
+    .execute();
 }
 
 describe("notifications from domain events", () => {
@@ -67,18 +82,31 @@ describe("notifications from domain events", () => {
     const ownerEmail = emailOf("posting-agent");
     const postingAgent = await newAgent(service, { ownerEmail });
     await owner.client.claimAgent({ params: { token: await claimLinkFor(service, ownerEmail) } });
-    const job = (await postingAgent.client.createJob({ body: jobInput({ title: "Agent-posted translation job" }) })).data;
+    const job = (await postingAgent.client.createJob({ body: jobInput({ title: "Agent-posted translation job" }) }))
+      .data;
     const bidder = await newAgent(service);
     await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "40" } });
     // An event naming an unclaimed agent reaches no inbox, and is still marked done.
-    const orphan = await service.db.transaction().execute((trx) => publishEvent(trx, { type: "bid.accepted", jobId: job.id, to: [bidder.id], data: {} }));
+    const orphan = await service.db
+      .transaction()
+      .execute((trx) => publishEvent(trx, { type: "bid.accepted", jobId: job.id, to: [bidder.id], data: {} }));
     await drain();
 
     const inbox = await owner.client.listNotifications({ query: { unread: true } });
-    expect(inbox.data.filter((n) => n.jobId === job.id)).toMatchObject([{ type: "bid.created", text: expect.stringContaining("Agent-posted translation job") }]);
-    const notes = await service.db.selectFrom("notifications").select("user_id").where("event_id", "=", orphan).execute();
+    expect(inbox.data.filter((n) => n.jobId === job.id)).toMatchObject([
+      { type: "bid.created", text: expect.stringContaining("Agent-posted translation job") },
+    ]);
+    const notes = await service.db
+      .selectFrom("notifications")
+      .select("user_id")
+      .where("event_id", "=", orphan)
+      .execute();
     expect(notes).toHaveLength(0);
-    const row = await service.db.selectFrom("domain_events").select("notifications_done_at").where("id", "=", orphan).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom("domain_events")
+      .select("notifications_done_at")
+      .where("id", "=", orphan)
+      .executeTakeFirstOrThrow();
     expect(row.notifications_done_at).not.toBeNull();
   });
 
@@ -131,10 +159,15 @@ describe("notifications from domain events", () => {
     expect(look.status).toBe(200);
     expect(look.json.data).toMatchObject({ kind: "new_bid", unsubscribed: false });
     // One-click as a mail client does it (RFC 8058): a form body, no credential.
-    const click = await service.http("POST", `/v1/notifications/unsubscribe?token=${token}`, { rawBody: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const click = await service.http("POST", `/v1/notifications/unsubscribe?token=${token}`, {
+      rawBody: "List-Unsubscribe=One-Click",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(click.status, JSON.stringify(click.json)).toBe(200);
     expect(click.json.data).toMatchObject({ kind: "new_bid", unsubscribed: true });
-    expect((await poster.client.getNotificationSettings({})).data.kinds.find((k) => k.kind === "new_bid")!.email).toBe(false);
+    expect((await poster.client.getNotificationSettings({})).data.kinds.find((k) => k.kind === "new_bid")!.email).toBe(
+      false,
+    );
 
     const second = await newAgent(service);
     await second.client.placeBid({ params: { id: job.id }, body: { agentId: second.id, proposedUsdc: "40" } });
@@ -154,7 +187,9 @@ describe("notifications from domain events", () => {
     // A token signed by another deployment (another secret) is refused too.
     const other = await startTestService();
     try {
-      expect((await other.http("POST", `/v1/notifications/unsubscribe?token=${token}`)).json.code).toBe("UNSUBSCRIBE_TOKEN_INVALID");
+      expect((await other.http("POST", `/v1/notifications/unsubscribe?token=${token}`)).json.code).toBe(
+        "UNSUBSCRIBE_TOKEN_INVALID",
+      );
     } finally {
       await other.stop();
     }
@@ -166,24 +201,43 @@ describe("notifications from domain events", () => {
     const pending = await poster.client.updateNotificationSettings({ body: { email } });
     expect(pending.data).toMatchObject({ email: null, pendingEmail: email });
     const token = /verify\?token=(\S+)/.exec(await mailTextFor(service, email))![1]!;
-    expect((await service.http("POST", `/v1/notifications/email/verify?token=${token}x`)).json.code).toBe("EMAIL_TOKEN_INVALID");
+    expect((await service.http("POST", `/v1/notifications/email/verify?token=${token}x`)).json.code).toBe(
+      "EMAIL_TOKEN_INVALID",
+    );
     const verified = await service.http("POST", `/v1/notifications/email/verify?token=${token}`);
     expect(verified.status).toBe(200);
-    expect((await poster.client.getNotificationSettings({})).data).toMatchObject({ email, emailSource: "SETTINGS", pendingEmail: null });
+    expect((await poster.client.getNotificationSettings({})).data).toMatchObject({
+      email,
+      emailSource: "SETTINGS",
+      pendingEmail: null,
+    });
     // The link works once.
     expect((await service.http("POST", `/v1/notifications/email/verify?token=${token}`)).status).toBe(400);
   });
 
   it("a reply in a followed thread reaches the author and earlier repliers, not the replier", async () => {
     const author = await newUser(service);
-    const thread = (await author.client.createThread({ body: { title: `Following replies ${Date.now()}-${(counter += 1)}`, body: uniqueText(60), category: "agent-lounge", intent: "question" } as never })).data;
+    const thread = (
+      await author.client.createThread({
+        body: {
+          title: `Following replies ${Date.now()}-${(counter += 1)}`,
+          body: uniqueText(60),
+          category: "agent-lounge",
+          intent: "question",
+        } as never,
+      })
+    ).data;
     const replier = await newUser(service);
     await replier.client.createReply({ params: { slugOrId: thread.id }, body: { body: uniqueText(30) } });
     const late = await newUser(service);
     await late.client.createReply({ params: { slugOrId: thread.id }, body: { body: uniqueText(30) } });
     await drain();
-    const forAuthor = (await author.client.listNotifications({})).data.filter((n) => n.type === "forum.reply" && n.link?.includes(thread.slug));
-    const forReplier = (await replier.client.listNotifications({})).data.filter((n) => n.type === "forum.reply" && n.link?.includes(thread.slug));
+    const forAuthor = (await author.client.listNotifications({})).data.filter(
+      (n) => n.type === "forum.reply" && n.link?.includes(thread.slug),
+    );
+    const forReplier = (await replier.client.listNotifications({})).data.filter(
+      (n) => n.type === "forum.reply" && n.link?.includes(thread.slug),
+    );
     const forLate = (await late.client.listNotifications({})).data.filter((n) => n.type === "forum.reply");
     expect(forAuthor).toHaveLength(2);
     expect(forReplier).toHaveLength(1);
@@ -195,14 +249,22 @@ describe("saved searches", () => {
   it("a new job matching a saved search tells its owner once; others and the poster's own searches do not match", async () => {
     const word = `zebrafish${Date.now()}`;
     const saver = await newUser(service);
-    const saved = await saver.client.createSavedSearch({ body: { query: { q: word, board: "marketplace", minBudget: "30", limit: 5 } as never } });
+    const saved = await saver.client.createSavedSearch({
+      body: { query: { q: word, board: "marketplace", minBudget: "30", limit: 5 } as never },
+    });
     expect(saved.data.query).toEqual({ q: word, board: "marketplace", minBudget: "30" });
     expect(saved.data.boardPath).toBe(`/jobs?q=${word}&board=marketplace&minBudget=30`);
     expect((await saver.client.listSavedSearches({})).data.map((s) => s.id)).toContain(saved.data.id);
 
     const poster = await newUser(service);
-    const match = (await poster.client.createJob({ body: jobInput({ description: `Count the ${word} in the tank photos and list them by colour.` }) })).data;
-    await poster.client.createJob({ body: jobInput({ description: `Count the ${word} in the tank photos, cheaply.`, budget: "10" }) });
+    const match = (
+      await poster.client.createJob({
+        body: jobInput({ description: `Count the ${word} in the tank photos and list them by colour.` }),
+      })
+    ).data;
+    await poster.client.createJob({
+      body: jobInput({ description: `Count the ${word} in the tank photos, cheaply.`, budget: "10" }),
+    });
     await poster.client.createJob({ body: jobInput({ description: "Nothing about fish at all, only birds." }) });
     // The saver's own job never matches their search.
     await saver.client.createJob({ body: jobInput({ description: `My own ${word} job.` }) });
@@ -215,21 +277,36 @@ describe("saved searches", () => {
     await saver.client.deleteSavedSearch({ params: { id: saved.data.id } });
     await poster.client.createJob({ body: jobInput({ description: `More ${word} to count.` }) });
     await drain();
-    expect((await saver.client.listNotifications({})).data.filter((n) => n.type === "saved_search.matched")).toHaveLength(1);
-    expect((await service.http("DELETE", `/v1/saved-searches/${saved.data.id}`, { token: saver.token })).status).toBe(404);
+    expect(
+      (await saver.client.listNotifications({})).data.filter((n) => n.type === "saved_search.matched"),
+    ).toHaveLength(1);
+    expect((await service.http("DELETE", `/v1/saved-searches/${saved.data.id}`, { token: saver.token })).status).toBe(
+      404,
+    );
   });
 
   it("a saved search is the board's own query: what the board refuses is refused", async () => {
     const saver = await newUser(service);
-    const bad = await service.http("POST", "/v1/saved-searches", { token: saver.token, body: { query: { sort: "relevance" } } });
+    const bad = await service.http("POST", "/v1/saved-searches", {
+      token: saver.token,
+      body: { query: { sort: "relevance" } },
+    });
     expect(bad.status).toBe(400);
   });
 });
 
 describe("job page stream (server-sent events)", () => {
-  async function readEvents(path: string, token: string | undefined, until: (events: Array<{ event: string; data: string }>) => boolean, act: () => Promise<void>) {
+  async function readEvents(
+    path: string,
+    token: string | undefined,
+    until: (events: Array<{ event: string; data: string }>) => boolean,
+    act: () => Promise<void>,
+  ) {
     const controller = new AbortController();
-    const response = await fetch(`${service.baseUrl}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: controller.signal });
+    const response = await fetch(`${service.baseUrl}${path}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: controller.signal,
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const reader = response.body!.getReader();
@@ -267,20 +344,30 @@ describe("job page stream (server-sent events)", () => {
     const poster = await newUser(service);
     const job = (await poster.client.createJob({ body: jobInput() })).data;
     const bidder = await newAgent(service);
-    const events = await readEvents(`/v1/jobs/${job.id}/stream`, poster.token, (all) => all.some((e) => e.event === "bid.placed"), async () => {
-      await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "40" } });
-    });
-    const bid = events.find((e) => e.event === "bid.placed");
+    const events = await readEvents(
+      `/v1/jobs/${job.id}/stream`,
+      poster.token,
+      (all) => all.some((e) => e.event === "bid.created"),
+      async () => {
+        await bidder.client.placeBid({ params: { id: job.id }, body: { agentId: bidder.id, proposedUsdc: "40" } });
+      },
+    );
+    const bid = events.find((e) => e.event === "bid.created");
     expect(bid, JSON.stringify(events)).toBeDefined();
-    expect(JSON.parse(bid!.data)).toMatchObject({ type: "bid.placed", actor: { kind: "AGENT", id: bidder.id } });
+    expect(JSON.parse(bid!.data)).toMatchObject({ type: "bid.created", actor: { kind: "AGENT", id: bidder.id } });
 
     const second = await newAgent(service);
-    const anonymous = await readEvents(`/v1/jobs/${job.id}/stream`, undefined, (all) => all.some((e) => e.event === "job"), async () => {
-      await second.client.placeBid({ params: { id: job.id }, body: { agentId: second.id, proposedUsdc: "40" } });
-    });
+    const anonymous = await readEvents(
+      `/v1/jobs/${job.id}/stream`,
+      undefined,
+      (all) => all.some((e) => e.event === "job"),
+      async () => {
+        await second.client.placeBid({ params: { id: job.id }, body: { agentId: second.id, proposedUsdc: "40" } });
+      },
+    );
     expect(anonymous.find((e) => e.event === "job")!.data).toContain('"bidCount":2');
     // Private steps are the parties': a stranger's stream carries no timeline event.
-    expect(anonymous.some((e) => e.event === "bid.placed")).toBe(false);
+    expect(anonymous.some((e) => e.event === "bid.created")).toBe(false);
   });
 
   it("answers 404 for a job that does not exist", async () => {
@@ -294,10 +381,20 @@ describe.runIf(process.env.TEST_DATABASE_URL)("fan-out on PostgreSQL", () => {
     const person = await newUser(service);
     const ids: string[] = [];
     for (let i = 0; i < 60; i += 1) {
-      ids.push(await service.db.transaction().execute((trx) => publishEvent(trx, { type: "reward.paid", to: [person.id], data: { netUsdc: String(i + 1) } })));
+      ids.push(
+        await service.db
+          .transaction()
+          .execute((trx) =>
+            publishEvent(trx, { type: "reward.paid", to: [person.id], data: { netUsdc: String(i + 1) } }),
+          ),
+      );
     }
     await Promise.all([drainWith(5), drainWith(5), drainWith(7)]);
-    const rows = await service.db.selectFrom("notifications").select("event_id").where("user_id", "=", person.id).execute();
+    const rows = await service.db
+      .selectFrom("notifications")
+      .select("event_id")
+      .where("user_id", "=", person.id)
+      .execute();
     expect(rows).toHaveLength(60);
     expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(ids));
   });

@@ -2,7 +2,13 @@ import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
 import { createSavedSearch, deleteSavedSearch, listSavedSearches } from "../jobs/saved-searches";
 import { getUnreadNotificationCount, listNotifications, markAllNotificationsRead, markNotificationRead } from "./inbox";
-import { describeUnsubscribe, getNotificationSettings, unsubscribe, updateNotificationSettings, verifyNotificationEmail } from "./settings";
+import {
+  describeUnsubscribe,
+  getNotificationSettings,
+  unsubscribe,
+  updateNotificationSettings,
+  verifyNotificationEmail,
+} from "./settings";
 import { streamJob } from "./stream-job";
 
 export function registerNotificationRoutes(router: ServiceRouter) {
@@ -13,11 +19,15 @@ export function registerNotificationRoutes(router: ServiceRouter) {
   // POST /v1/notifications/read-all
   router.implement(routes.markAllNotificationsRead, ({ ctx, actor }) => markAllNotificationsRead(ctx, actor));
   // POST /v1/notifications/:id/read
-  router.implement(routes.markNotificationRead, ({ ctx, actor, params }) => markNotificationRead(ctx, actor, params.id));
+  router.implement(routes.markNotificationRead, ({ ctx, actor, params }) =>
+    markNotificationRead(ctx, actor, params.id),
+  );
   // GET /v1/notifications/settings
   router.implement(routes.getNotificationSettings, ({ ctx, actor }) => getNotificationSettings(ctx, actor));
   // PATCH /v1/notifications/settings
-  router.implement(routes.updateNotificationSettings, ({ ctx, actor, body, siteUrl }) => updateNotificationSettings(ctx, actor, body, siteUrl));
+  router.implement(routes.updateNotificationSettings, ({ ctx, actor, body, siteUrl }) =>
+    updateNotificationSettings(ctx, actor, body, siteUrl),
+  );
   // POST /v1/notifications/email/verify
   router.implement(routes.verifyNotificationEmail, ({ ctx, query }) => verifyNotificationEmail(ctx, query.token));
   // GET /v1/notifications/unsubscribe
@@ -25,7 +35,10 @@ export function registerNotificationRoutes(router: ServiceRouter) {
   // POST /v1/notifications/unsubscribe
   router.implement(routes.unsubscribe, ({ ctx, query }) => unsubscribe(ctx, query.token));
   // GET /v1/jobs/:id/stream (text/event-stream)
-  router.implement(routes.streamJob, ({ ctx, actor, params, request }) => streamJob(ctx, actor, params.id, request) as never);
+  router.implement(
+    routes.streamJob,
+    ({ ctx, actor, params, request, clientIp }) => streamJob(ctx, actor, params.id, request, clientIp) as never,
+  );
   // GET/POST /v1/saved-searches, DELETE /v1/saved-searches/:id
   router.implement(routes.listSavedSearches, ({ ctx, actor }) => listSavedSearches(ctx, actor));
   router.implement(routes.createSavedSearch, ({ ctx, actor, body }) => createSavedSearch(ctx, actor, body));

@@ -1,3 +1,4 @@
+import { fail } from "../errors";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import {
@@ -12,13 +13,16 @@ import { hashSecret } from "../auth/tokens";
 import type { ServiceConfig } from "../config";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
-import { badRequest, forbidden } from "../http/errors";
 import { sendMail } from "../mail/send-mail";
 import { ownSiteOf } from "../proofs/fetch-policy";
 
 /** The inbox and its mail are a person's; an agent is told through its webhooks. */
 export function requireHuman(actor: Actor): string {
-  if (actor.kind !== "USER") throw forbidden("notifications are for people signed in with a wallet; an agent is told through its webhooks", "HUMAN_SESSION_REQUIRED");
+  if (actor.kind !== "USER")
+    throw fail(
+      "HUMAN_SESSION_REQUIRED",
+      "notifications are for people signed in with a wallet; an agent is told through its webhooks",
+    );
   return actor.userId;
 }
 
@@ -27,7 +31,8 @@ type Reader = Pick<Db, "selectFrom">;
 /** Mail on or off per kind: the person's choices over the defaults. */
 export function emailKindsOf(overrides: Record<string, boolean> | null | undefined): Record<NotificationKind, boolean> {
   const kinds = {} as Record<NotificationKind, boolean>;
-  for (const kind of NOTIFICATION_KIND_NAMES) kinds[kind] = overrides?.[kind] ?? NOTIFICATION_KINDS[kind].emailByDefault;
+  for (const kind of NOTIFICATION_KIND_NAMES)
+    kinds[kind] = overrides?.[kind] ?? NOTIFICATION_KINDS[kind].emailByDefault;
   return kinds;
 }
 
@@ -36,7 +41,10 @@ export function emailKindsOf(overrides: Record<string, boolean> | null | undefin
  * owner email of the agent they most recently claimed (the claim link was mailed there, so opening
  * it verified the address, the same rule the rewards call "a verified email"); else nowhere.
  */
-export async function mailAddressesOf(db: Reader, userIds: string[]): Promise<Map<string, { email: string; source: "SETTINGS" | "CLAIMED_AGENT" }>> {
+export async function mailAddressesOf(
+  db: Reader,
+  userIds: string[],
+): Promise<Map<string, { email: string; source: "SETTINGS" | "CLAIMED_AGENT" }>> {
   const result = new Map<string, { email: string; source: "SETTINGS" | "CLAIMED_AGENT" }>();
   if (userIds.length === 0) return result;
   const claimed = await db
@@ -47,25 +55,39 @@ export async function mailAddressesOf(db: Reader, userIds: string[]): Promise<Ma
     .where("agent_claims.claimed_at", "is not", null)
     .orderBy("agent_claims.claimed_at", "asc")
     .execute();
-  for (const row of claimed) if (row.user_id) result.set(row.user_id, { email: row.owner_email, source: "CLAIMED_AGENT" });
-  const own = await db.selectFrom("notification_settings").select(["user_id", "email"]).where("user_id", "in", userIds).where("email_verified_at", "is not", null).execute();
+  for (const row of claimed)
+    if (row.user_id) result.set(row.user_id, { email: row.owner_email, source: "CLAIMED_AGENT" });
+  const own = await db
+    .selectFrom("notification_settings")
+    .select(["user_id", "email"])
+    .where("user_id", "in", userIds)
+    .where("email_verified_at", "is not", null)
+    .execute();
   for (const row of own) if (row.email) result.set(row.user_id, { email: row.email, source: "SETTINGS" });
   return result;
 }
 
-export async function getNotificationSettings(ctx: ServiceContext, actor: Actor): Promise<{ data: NotificationSettings }> {
+export async function getNotificationSettings(
+  ctx: ServiceContext,
+  actor: Actor,
+): Promise<{ data: NotificationSettings }> {
   const userId = requireHuman(actor);
   return { data: await settingsOf(ctx, userId) };
 }
 
 async function settingsOf(ctx: ServiceContext, userId: string): Promise<NotificationSettings> {
-  const row = await ctx.db.selectFrom("notification_settings").selectAll().where("user_id", "=", userId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom("notification_settings")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
   const address = (await mailAddressesOf(ctx.db, [userId])).get(userId) ?? null;
   const kinds = emailKindsOf(row?.email_kinds);
   return {
     email: address?.email ?? null,
     emailSource: address?.source ?? null,
-    pendingEmail: row?.pending_email && row.pending_expires_at && row.pending_expires_at > ctx.now() ? row.pending_email : null,
+    pendingEmail:
+      row?.pending_email && row.pending_expires_at && row.pending_expires_at > ctx.now() ? row.pending_email : null,
     kinds: NOTIFICATION_KIND_NAMES.map((kind) => ({ kind, label: NOTIFICATION_KINDS[kind].label, email: kinds[kind] })),
   };
 }
@@ -77,17 +99,37 @@ const VERIFY_HOURS = 48;
  * link mailed to it (token stored hashed): mail goes there once the link is opened, so nobody can
  * point someone's notifications at an inbox they do not hold, or ours at a stranger's.
  */
-export async function updateNotificationSettings(ctx: ServiceContext, actor: Actor, input: z.output<typeof UpdateNotificationSettingsRequest>, siteUrl: string) {
+export async function updateNotificationSettings(
+  ctx: ServiceContext,
+  actor: Actor,
+  input: z.output<typeof UpdateNotificationSettingsRequest>,
+  siteUrl: string,
+) {
   const userId = requireHuman(actor);
-  const current = await ctx.db.selectFrom("notification_settings").select("email_kinds").where("user_id", "=", userId).executeTakeFirst();
+  const current = await ctx.db
+    .selectFrom("notification_settings")
+    .select("email_kinds")
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
   const kinds = { ...(current?.email_kinds ?? {}), ...(input.email_kinds ?? {}) };
   const now = ctx.now();
   const set: Record<string, unknown> = { email_kinds: JSON.stringify(kinds), updated_at: now };
   let token: string | null = null;
-  if (input.email === null) Object.assign(set, { email: null, email_verified_at: null, pending_email: null, pending_token_hash: null, pending_expires_at: null });
+  if (input.email === null)
+    Object.assign(set, {
+      email: null,
+      email_verified_at: null,
+      pending_email: null,
+      pending_token_hash: null,
+      pending_expires_at: null,
+    });
   else if (input.email !== undefined) {
     token = randomBytes(32).toString("base64url");
-    Object.assign(set, { pending_email: input.email, pending_token_hash: hashSecret(token), pending_expires_at: new Date(now.getTime() + VERIFY_HOURS * 3_600_000) });
+    Object.assign(set, {
+      pending_email: input.email,
+      pending_token_hash: hashSecret(token),
+      pending_expires_at: new Date(now.getTime() + VERIFY_HOURS * 3_600_000),
+    });
   }
   await ctx.db
     .insertInto("notification_settings")
@@ -110,12 +152,23 @@ export async function verifyNotificationEmail(ctx: ServiceContext, token: string
   const now = ctx.now();
   const row = await ctx.db
     .updateTable("notification_settings")
-    .set((eb) => ({ email: eb.ref("pending_email"), email_verified_at: now, pending_email: null, pending_token_hash: null, pending_expires_at: null, updated_at: now }))
+    .set((eb) => ({
+      email: eb.ref("pending_email"),
+      email_verified_at: now,
+      pending_email: null,
+      pending_token_hash: null,
+      pending_expires_at: null,
+      updated_at: now,
+    }))
     .where("pending_token_hash", "=", hashSecret(token))
     .where("pending_expires_at", ">", now)
     .returning("email")
     .executeTakeFirst();
-  if (!row?.email) throw badRequest("the verification link is not valid: it was altered, expired, or a newer one was sent", "EMAIL_TOKEN_INVALID");
+  if (!row?.email)
+    throw fail(
+      "EMAIL_TOKEN_INVALID",
+      "the verification link is not valid: it was altered, expired, or a newer one was sent",
+    );
   return { data: { email: row.email } };
 }
 
@@ -135,13 +188,20 @@ function signature(config: Pick<ServiceConfig, "originHashSecret">, payload: str
 }
 
 /** A link token naming a person and a kind, signed: anyone holding the mail may use it, nobody can make one. */
-function unsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, userId: string, kind: NotificationKind): string {
+function unsubscribeToken(
+  config: Pick<ServiceConfig, "originHashSecret">,
+  userId: string,
+  kind: NotificationKind,
+): string {
   const payload = Buffer.from(`${userId}:${kind}`).toString("base64url");
   return `${payload}.${signature(config, payload).toString("base64url")}`;
 }
 
-function readUnsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, token: string): { userId: string; kind: NotificationKind } {
-  const refuse = () => badRequest("this unsubscribe link was not made by this service", "UNSUBSCRIBE_TOKEN_INVALID");
+function readUnsubscribeToken(
+  config: Pick<ServiceConfig, "originHashSecret">,
+  token: string,
+): { userId: string; kind: NotificationKind } {
+  const refuse = () => fail("UNSUBSCRIBE_TOKEN_INVALID", "this unsubscribe link was not made by this service");
   const [payload, sig, ...rest] = token.split(".");
   if (!payload || !sig || rest.length) throw refuse();
   const expected = signature(config, payload);
@@ -152,12 +212,19 @@ function readUnsubscribeToken(config: Pick<ServiceConfig, "originHashSecret">, t
   return { userId, kind: kind as NotificationKind };
 }
 
-export function unsubscribeUrls(config: ServiceConfig, userId: string, kind: NotificationKind): { page: string; oneClick: string } | null {
+export function unsubscribeUrls(
+  config: ServiceConfig,
+  userId: string,
+  kind: NotificationKind,
+): { page: string; oneClick: string } | null {
   const site = ownSiteOf(config);
   if (!site) return null;
   const token = unsubscribeToken(config, userId, kind);
   const base = site.replace(/\/$/, "");
-  return { page: `${base}/unsubscribe?token=${token}`, oneClick: `${base}/v1/notifications/unsubscribe?token=${token}` };
+  return {
+    page: `${base}/unsubscribe?token=${token}`,
+    oneClick: `${base}/v1/notifications/unsubscribe?token=${token}`,
+  };
 }
 
 /** GET: says what the link would turn off, changing nothing (link scanners open every link of a mail). */
@@ -170,8 +237,12 @@ export function describeUnsubscribe(ctx: ServiceContext, token: string) {
 export async function unsubscribe(ctx: ServiceContext, token: string) {
   const { userId, kind } = readUnsubscribeToken(ctx.config, token);
   const user = await ctx.db.selectFrom("users").select("id").where("id", "=", userId).executeTakeFirst();
-  if (!user) throw badRequest("this unsubscribe link was not made by this service", "UNSUBSCRIBE_TOKEN_INVALID");
-  const current = await ctx.db.selectFrom("notification_settings").select("email_kinds").where("user_id", "=", userId).executeTakeFirst();
+  if (!user) throw fail("UNSUBSCRIBE_TOKEN_INVALID", "this unsubscribe link was not made by this service");
+  const current = await ctx.db
+    .selectFrom("notification_settings")
+    .select("email_kinds")
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
   const kinds = JSON.stringify({ ...(current?.email_kinds ?? {}), [kind]: false });
   await ctx.db
     .insertInto("notification_settings")

@@ -5,6 +5,8 @@ import { encodeCursor } from "../http/pagination";
 import { listJobEvents } from "../jobs/job-timeline";
 import { readsJobEvents } from "../jobs/job-viewer";
 import { getJobRowWithLapse } from "../jobs/read-job";
+import { takeStreamSlot } from "../http/stream-slots";
+import { errorFields, log } from "../log";
 
 const STREAM_POLL_MS = 1_000;
 const STREAM_LIFETIME_MS = 5 * 60_000;
@@ -29,13 +31,42 @@ async function fingerprintOf(ctx: ServiceContext, jobId: string): Promise<Finger
         (select count(*)::text || ':' || coalesce(max(checked_at)::text, '') from proof_checks p where p.job_id = j.id),
         (select max(updated_at)::text from job_criteria_results c where c.job_id = j.id),
         (select count(*)::text from escrow_settlements s where s.job_id = j.id and s.status = 'CONFIRMED'),
-        (select max(coalesce(ended_at, claimed_at))::text from job_claims k where k.job_id = j.id)
+        (select max(coalesce(ended_at, claimed_at))::text from job_claims k where k.job_id = j.id),
+        (select max(updated_at)::text from job_milestones m where m.job_id = j.id),
+        (select count(*)::text from milestone_settlements ms where ms.job_id = j.id and ms.status = 'CONFIRMED')
       ) as rest
     from jobs j where j.id = ${jobId}`.execute(ctx.db);
   const row = rows[0];
   if (!row) return null;
-  const pub = { status: row.status, funded: row.funded, bidCount: Number(row.bid_count), updatedAt: new Date(row.updated_at).toISOString() };
+  const pub = {
+    status: row.status,
+    funded: row.funded,
+    bidCount: Number(row.bid_count),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
   return { public: pub, all: `${JSON.stringify(pub)}|${row.rest}` };
+}
+
+const fingerprintsByService = new WeakMap<
+  ServiceContext,
+  Map<string, { at: number; value: Promise<Fingerprint | null> }>
+>();
+
+/**
+ * The job's fingerprint, read once for every stream of the job in this process that polls within
+ * `maxAgeMs`: a hundred viewers of one job cost one query a poll, not a hundred.
+ */
+function sharedFingerprint(ctx: ServiceContext, jobId: string, maxAgeMs: number): Promise<Fingerprint | null> {
+  let recent = fingerprintsByService.get(ctx);
+  if (!recent) fingerprintsByService.set(ctx, (recent = new Map()));
+  const now = Date.now();
+  const hit = recent.get(jobId);
+  if (hit && now - hit.at < maxAgeMs) return hit.value;
+  if (recent.size > 10_000) for (const [key, entry] of recent) if (now - entry.at >= maxAgeMs) recent.delete(key);
+  const value = fingerprintOf(ctx, jobId);
+  recent.set(jobId, { at: now, value });
+  value.catch(() => recent.delete(jobId));
+  return value;
 }
 
 /**
@@ -44,10 +75,26 @@ async function fingerprintOf(ctx: ServiceContext, jobId: string): Promise<Finger
  * stream within a poll. Anyone gets `job` (the public state) when it changes; a caller who may read
  * the job's timeline (the parties and the operator, decided by job-viewer.ts as for GET
  * /v1/jobs/:id/events) also gets each new timeline event under its own type, as that route writes it.
+ * Each open stream holds a slot of the caller's (http/stream-slots.ts), given back when it ends.
  */
-export async function streamJob(ctx: ServiceContext, actor: Actor | null, jobId: string, request: Request, pollMs = STREAM_POLL_MS): Promise<Response> {
-  const job = await getJobRowWithLapse(ctx, jobId);
-  const party = actor !== null && (await readsJobEvents(ctx, actor, job));
+export async function streamJob(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  jobId: string,
+  request: Request,
+  clientIp: string,
+  pollMs = STREAM_POLL_MS,
+): Promise<Response> {
+  // The slot first: a caller over the cap is refused before it costs a query.
+  const releaseSlot = takeStreamSlot(ctx, actor, clientIp);
+  let party: boolean;
+  try {
+    const job = await getJobRowWithLapse(ctx, jobId);
+    party = actor !== null && (await readsJobEvents(ctx, actor, job));
+  } catch (error) {
+    releaseSlot();
+    throw error;
+  }
   const encoder = new TextEncoder();
 
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -58,6 +105,7 @@ export async function streamJob(ctx: ServiceContext, actor: Actor | null, jobId:
         if (!closed) controller.enqueue(encoder.encode(text));
       };
       const close = () => {
+        releaseSlot();
         if (closed) return;
         closed = true;
         if (timer) clearTimeout(timer);
@@ -68,20 +116,28 @@ export async function streamJob(ctx: ServiceContext, actor: Actor | null, jobId:
         }
       };
       request.signal.addEventListener("abort", close);
+      if (request.signal.aborted) return close();
       const started = Date.now();
       let lastKeepalive = started;
-      let last = await fingerprintOf(ctx, jobId);
+      let last = await sharedFingerprint(ctx, jobId, pollMs / 2).catch(() => null);
       // Where the page's timeline ends now: only what happens after this is sent.
-      let cursor = party ? await timelineEnd(ctx, actor!, jobId, undefined) : undefined;
+      let cursor: string | undefined;
+      try {
+        cursor = party ? await timelineEnd(ctx, actor!, jobId, undefined) : undefined;
+      } catch {
+        // The database is away: end at once (and give the slot back); EventSource retries.
+        return close();
+      }
       send(`retry: 3000\n: connected\n\n`);
 
       const poll = async () => {
         if (closed) return;
         if (Date.now() - started > STREAM_LIFETIME_MS) return close();
         try {
-          const now = await fingerprintOf(ctx, jobId);
+          const now = await sharedFingerprint(ctx, jobId, pollMs / 2);
           if (now && now.all !== last?.all) {
-            if (JSON.stringify(now.public) !== JSON.stringify(last?.public)) send(`event: job\ndata: ${JSON.stringify(now.public)}\n\n`);
+            if (JSON.stringify(now.public) !== JSON.stringify(last?.public))
+              send(`event: job\ndata: ${JSON.stringify(now.public)}\n\n`);
             if (party) {
               for (;;) {
                 const page = await listJobEvents(ctx, actor!, jobId, { limit: 100, cursor });
@@ -100,7 +156,7 @@ export async function streamJob(ctx: ServiceContext, actor: Actor | null, jobId:
           }
         } catch (error) {
           // The caller lost access (or the database is away): end the stream; EventSource retries.
-          console.error("[stream] job stream ended", error);
+          log.warn(errorFields(error), "job stream ended");
           return close();
         }
         timer = setTimeout(() => void poll(), pollMs);
@@ -108,17 +164,28 @@ export async function streamJob(ctx: ServiceContext, actor: Actor | null, jobId:
       timer = setTimeout(() => void poll(), pollMs);
     },
     cancel() {
+      releaseSlot();
       closed = true;
       if (timer) clearTimeout(timer);
     },
   });
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
   });
 }
 
 /** The cursor just past the timeline's last event now (undefined for an empty timeline). */
-async function timelineEnd(ctx: ServiceContext, actor: Actor, jobId: string, from: string | undefined): Promise<string | undefined> {
+async function timelineEnd(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  from: string | undefined,
+): Promise<string | undefined> {
   let cursor = from;
   for (;;) {
     const page = await listJobEvents(ctx, actor, jobId, { limit: 500, cursor });

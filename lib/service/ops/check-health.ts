@@ -1,16 +1,29 @@
 import { sql } from "kysely";
 import { createPublicClient, http } from "viem";
 import type { z } from "zod";
-import type { ChainHealth, DatabaseHealth, Health, Readiness, WorkerHealth, WorkersHealth } from "@/lib/api/schemas/ops";
+import type {
+  ChainHealth,
+  DatabaseHealth,
+  DatabaseWithReplicasHealth,
+  Health,
+  MoneyHealth,
+  Readiness,
+  WorkerHealth,
+  WorkersHealth,
+} from "@/lib/api/schemas/ops";
 import type { ChainConfig } from "@/lib/chain/config";
 import type { ServiceContext } from "../context";
-import { workers as registeredWorkers } from "../workers";
+import { chainKeyOf } from "../rewards/amounts";
 import type { Worker } from "../context";
 
 /** One answer per instance per this long, shared by every caller: probes cost nothing more however often they come. */
 export const HEALTH_CACHE_MS = 2_000;
 const DATABASE_TIMEOUT_MS = 1_000;
 const CHAIN_TIMEOUT_MS = 2_000;
+/** An outgoing transfer not confirmed this long after it was asked for is stuck. */
+export const STUCK_AFTER_MS = 15 * 60_000;
+/** A reconciliation older than this is not reported (null): the worker runs every 10 minutes. */
+const RECONCILIATION_FRESH_MS = 86_400_000;
 /** A worker is late after missing this many rounds… */
 export const LATE_AFTER_ROUNDS = 5;
 /** …plus this: a round may wait up to 180 s for a chain receipt (lib/chain), during which it records nothing. */
@@ -29,9 +42,13 @@ function shared<T>(cache: Cache<T>, ctx: ServiceContext, compute: () => Promise<
   return answer;
 }
 
-/** GET /v1/health: the whole deployment (database, chain, every worker), for monitors. */
-export function checkHealth(ctx: ServiceContext): Promise<Health> {
-  return shared(healthCache, ctx, () => computeHealth(ctx));
+/**
+ * GET /v1/health: the whole deployment (database, chain, every worker, money), for monitors.
+ * `workers` is the service's list (lib/service/workers.ts), handed down by the app: that list
+ * reaches every domain, so this one does not import it.
+ */
+export function checkHealth(ctx: ServiceContext, workers: Worker[]): Promise<Health> {
+  return shared(healthCache, ctx, () => computeHealth(ctx, workers));
 }
 
 /**
@@ -46,14 +63,162 @@ export function checkReadiness(ctx: ServiceContext): Promise<Readiness> {
   });
 }
 
-async function computeHealth(ctx: ServiceContext, workers: Worker[] = registeredWorkers): Promise<Health> {
-  const [database, chain] = await Promise.all([checkDatabase(ctx), checkChain(ctx.config.chain)]);
+async function computeHealth(ctx: ServiceContext, workers: Worker[]): Promise<Health> {
+  const [database, chain] = await Promise.all([
+    twice(() => checkDatabase(ctx)),
+    twice(() => checkChain(ctx.config.chain)),
+  ]);
   // Heartbeats live in the database: with it down, the workers' state is unknown, not fine.
   const workersPart = database.ok
-    ? await checkWorkers(ctx, workers).catch((error): z.infer<typeof WorkersHealth> => ({ ok: false, detail: `heartbeats unreadable: ${messageOf(error)}`, workers: [] }))
+    ? await checkWorkers(ctx, workers).catch((error): z.infer<typeof WorkersHealth> => ({
+        ok: false,
+        detail: `heartbeats unreadable: ${messageOf(error)}`,
+        workers: [],
+      }))
     : { ok: false, detail: "unknown: the database is down", workers: [] };
-  const ok = database.ok && chain.ok && workersPart.ok;
-  return { status: ok ? "ok" : "down", checkedAt: ctx.now().toISOString(), database, chain, workers: workersPart };
+  const money = database.ok
+    ? await checkMoney(ctx).catch((error): z.infer<typeof MoneyHealth> => ({
+        ...UNKNOWN_MONEY,
+        detail: `unreadable: ${messageOf(error)}`,
+      }))
+    : { ...UNKNOWN_MONEY, detail: "unknown: the database is down" };
+  const up = database.ok && chain.ok && workersPart.ok;
+  return {
+    status: !up ? "down" : money.ok ? "ok" : "degraded",
+    checkedAt: ctx.now().toISOString(),
+    database: withReplicas(ctx, database),
+    chain,
+    workers: workersPart,
+    money,
+  };
+}
+
+/** A part is down only when its probe fails twice in a row: one lost reply is not an outage. */
+async function twice<T extends { ok: boolean }>(probe: () => Promise<T>): Promise<T> {
+  const first = await probe();
+  return first.ok ? first : probe();
+}
+
+const UNKNOWN_MONEY: z.infer<typeof MoneyHealth> = {
+  ok: false,
+  detail: "",
+  failedSettlements: 0,
+  stuck: { settlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0 },
+  reconciliationDifferences: null,
+  reconciledAt: null,
+};
+
+/**
+ * The money the service moves on this chain: FAILED escrow settlements, outgoing transfers not
+ * confirmed STUCK_AFTER_MS after they were asked for, and the newest reconciliation's differences.
+ * Counts read the unfinished rows only (each kind has a partial index on them).
+ */
+async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHealth>> {
+  const chain = ctx.config.chain;
+  if (!chain) return { ...UNKNOWN_MONEY, ok: true, detail: "no payment chain is configured: no money moves" };
+  const before = new Date(ctx.now().getTime() - STUCK_AFTER_MS);
+  const count = sql<string>`count(*)`.as("n");
+  const [failed, settlements, withdrawals, payouts, funding, run] = await Promise.all([
+    ctx.db
+      .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "FAILED")
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "PENDING")
+      .where("s.created_at", "<", before)
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("wallet_withdrawals")
+      .select(count)
+      .where("status", "=", "PENDING")
+      .where("created_at", "<", before)
+      .where("chain_key", "=", chainKeyOf(chain))
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("eval_pack_payouts")
+      .select(count)
+      .where("status", "<>", "CONFIRMED")
+      .where("created_at", "<", before)
+      .where((eb) => eb.or([eb("chain_id", "is", null), eb("chain_id", "=", chain.chainId)]))
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("forum_reward_slots")
+      .select(count)
+      .where("funded", "=", false)
+      .where("fund_error", "is not", null)
+      .where("chain_key", "=", chainKeyOf(chain))
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("reconciliation_runs")
+      .select(["differences", "checked_at"])
+      .where("chain_id", "=", chain.chainId)
+      .where("checked_at", ">", new Date(ctx.now().getTime() - RECONCILIATION_FRESH_MS))
+      .orderBy("checked_at", "desc")
+      .limit(1)
+      .executeTakeFirst(),
+  ]);
+  const stuck = {
+    settlements: Number(settlements.n),
+    withdrawals: Number(withdrawals.n),
+    packPayouts: Number(payouts.n),
+    rewardFunding: Number(funding.n),
+  };
+  const failedSettlements = Number(failed.n);
+  const reconciliationDifferences = run ? run.differences : null;
+  const problems: string[] = [];
+  if (failedSettlements > 0) problems.push(`${failedSettlements} escrow settlement(s) FAILED`);
+  const stuckText = Object.entries(stuck)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${n} ${kind}`);
+  if (stuckText.length > 0)
+    problems.push(`not confirmed after ${STUCK_AFTER_MS / 60_000} minutes: ${stuckText.join(", ")}`);
+  if (reconciliationDifferences)
+    problems.push(
+      `the reconciliation of ${run!.checked_at.toISOString()} found ${reconciliationDifferences} difference(s) (GET /v1/admin/reconciliation)`,
+    );
+  return {
+    ok: problems.length === 0,
+    detail:
+      problems.length === 0
+        ? `no failed settlement, no stuck transfer${run ? ", the last reconciliation found no difference" : ""}`
+        : problems.join("; "),
+    failedSettlements,
+    stuck,
+    reconciliationDifferences,
+    reconciledAt: run?.checked_at.toISOString() ?? null,
+  };
+}
+
+/** The replicas as the last position check found them (db/replicas.ts checks every REPLICA_CHECK_MS). */
+function withReplicas(
+  ctx: ServiceContext,
+  database: z.infer<typeof DatabaseHealth>,
+): z.infer<typeof DatabaseWithReplicasHealth> {
+  const replicas = ctx.replicas;
+  if (!replicas) return { ...database, replicas: [] };
+  const maxLagMs = replicas.options.maxLagMs;
+  const states = replicas.states();
+  const serving = states.filter((r) => r.serving).length;
+  const detail = `${database.detail}; ${serving} of ${states.length} read replica(s) serving${serving < states.length ? " (the others' reads go to the primary)" : ""}`;
+  return {
+    ...database,
+    detail,
+    replicas: states.map((r) => ({
+      ok: r.serving,
+      detail: r.detail,
+      name: r.name,
+      lagMs: r.lagMs,
+      maxLagMs,
+      serving: r.serving,
+    })),
+  };
 }
 
 async function checkDatabase(ctx: ServiceContext): Promise<z.infer<typeof DatabaseHealth>> {
@@ -67,13 +232,20 @@ async function checkDatabase(ctx: ServiceContext): Promise<z.infer<typeof Databa
   }
 }
 
-// A client of its own per RPC URL: a short timeout and no retries, so a probe never waits on the
-// 20 s, 3-attempt client the payment code uses.
+// A client of its own per RPC URL: a short timeout and no retries of its own (the probe is tried
+// twice, see twice()), so a probe never waits on the 20 s, 3-attempt client the payment code uses.
 const probeClients = new Map<string, ReturnType<typeof createPublicClient>>();
 
 async function checkChain(chain: ChainConfig | null): Promise<z.infer<typeof ChainHealth>> {
   if (!chain) {
-    return { ok: true, configured: false, detail: "no payment chain is configured: job creation answers 503 CHAIN_UNAVAILABLE", chainId: null, blockNumber: null, latencyMs: null };
+    return {
+      ok: true,
+      configured: false,
+      detail: "no payment chain is configured: job creation answers 503 CHAIN_UNAVAILABLE",
+      chainId: null,
+      blockNumber: null,
+      latencyMs: null,
+    };
   }
   let client = probeClients.get(chain.rpcUrl);
   if (!client) {
@@ -83,19 +255,48 @@ async function checkChain(chain: ChainConfig | null): Promise<z.infer<typeof Cha
   const base = { configured: true, chainId: chain.chainId };
   const started = Date.now();
   try {
-    const [blockNumber, chainId] = await withTimeout(CHAIN_TIMEOUT_MS, Promise.all([client.getBlockNumber({ cacheTime: 0 }), client.getChainId()]));
+    const [blockNumber, chainId] = await withTimeout(
+      CHAIN_TIMEOUT_MS,
+      Promise.all([client.getBlockNumber({ cacheTime: 0 }), client.getChainId()]),
+    );
     const latencyMs = Date.now() - started;
     if (chainId !== chain.chainId) {
-      return { ...base, ok: false, detail: `the RPC serves chain ${chainId}, not the configured chain ${chain.chainId}`, blockNumber: blockNumber.toString(), latencyMs };
+      return {
+        ...base,
+        ok: false,
+        detail: `the RPC serves chain ${chainId}, not the configured chain ${chain.chainId}`,
+        blockNumber: blockNumber.toString(),
+        latencyMs,
+      };
     }
-    return { ...base, ok: true, detail: `block ${blockNumber} on chain ${chainId}, read in ${latencyMs} ms`, blockNumber: blockNumber.toString(), latencyMs };
+    return {
+      ...base,
+      ok: true,
+      detail: `block ${blockNumber} on chain ${chainId}, read in ${latencyMs} ms`,
+      blockNumber: blockNumber.toString(),
+      latencyMs,
+    };
   } catch (error) {
-    return { ...base, ok: false, detail: `the RPC did not answer: ${messageOf(error)}`, blockNumber: null, latencyMs: null };
+    return {
+      ...base,
+      ok: false,
+      detail: `the RPC did not answer: ${messageOf(error)}`,
+      blockNumber: null,
+      latencyMs: null,
+    };
   }
 }
 
 async function checkWorkers(ctx: ServiceContext, workers: Worker[]): Promise<z.infer<typeof WorkersHealth>> {
-  const rows = await ctx.db.selectFrom("worker_heartbeats").selectAll().where("name", "in", workers.map((w) => w.name)).execute();
+  const rows = await ctx.db
+    .selectFrom("worker_heartbeats")
+    .selectAll()
+    .where(
+      "name",
+      "in",
+      workers.map((w) => w.name),
+    )
+    .execute();
   const now = ctx.now().getTime();
   const items: Array<z.infer<typeof WorkerHealth>> = workers.map((worker) => {
     const row = rows.find((r) => r.name === worker.name);
@@ -119,7 +320,13 @@ async function checkWorkers(ctx: ServiceContext, workers: Worker[]): Promise<z.i
   const detail =
     late.length === 0
       ? `${items.length} workers ran within their limits`
-      : late.map((w) => (w.lagMs === null ? `${w.name}: never started by any instance (WORKERS=off everywhere?)` : `${w.name}: no successful round for ${Math.round(w.lagMs / 1000)} s${w.lastError ? ` (last error: ${w.lastError})` : ""}`)).join("; ");
+      : late
+          .map((w) =>
+            w.lagMs === null
+              ? `${w.name}: never started by any instance (WORKERS=off everywhere?)`
+              : `${w.name}: no successful round for ${Math.round(w.lagMs / 1000)} s${w.lastError ? ` (last error: ${w.lastError})` : ""}`,
+          )
+          .join("; ");
   return { ok: late.length === 0, detail, workers: items };
 }
 
@@ -132,6 +339,9 @@ function withTimeout<T>(ms: number, work: Promise<T>): Promise<T> {
 }
 
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? (error as Error & { shortMessage?: string }).shortMessage ?? error.message : String(error);
+  const text =
+    error instanceof Error
+      ? ((error as Error & { shortMessage?: string }).shortMessage ?? error.message)
+      : String(error);
   return text.split("\n")[0]!.slice(0, 300);
 }

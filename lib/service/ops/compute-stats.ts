@@ -16,7 +16,8 @@ const DEFINITIONS = {
   jobsCompleted: "Jobs whose escrow was released to the agent (status COMPLETED).",
   jobsRefunded: "Jobs whose escrow was refunded to the payer (a confirmed refund).",
   usdcSettled: "USDC released to agents, after the escrow contract's fee, summed over confirmed release settlements.",
-  medianSecondsFundingToRelease: "Median, over released jobs, of the seconds from the verified deposit to the confirmed release.",
+  medianSecondsFundingToRelease:
+    "Median, over released jobs, of the seconds from the verified deposit to the confirmed release.",
   settledJobs: "Jobs whose escrow reached a confirmed settlement: released to the agent or refunded to the payer.",
   disputedSettledJobs: "Settled jobs that had been disputed (POST /v1/jobs/:id/dispute) before settling.",
   disputeRate: "disputedSettledJobs ÷ settledJobs, from 0 to 1; null while no job has settled.",
@@ -86,7 +87,8 @@ async function aggregate(ctx: ServiceContext): Promise<Stats> {
       jobsRefunded: Number(row?.refunded ?? 0),
       // amount_units are the token's 6-decimal base units, as the chain reported them.
       usdcSettled: formatUsdc(BigInt(row?.released_units ?? 0)),
-      medianSecondsFundingToRelease: row?.median_seconds == null ? null : Math.round(Number(row.median_seconds) * 1000) / 1000,
+      medianSecondsFundingToRelease:
+        row?.median_seconds == null ? null : Math.round(Number(row.median_seconds) * 1000) / 1000,
       settledJobs: settled,
       disputedSettledJobs: disputed,
       disputeRate: settled === 0 ? null : disputed / settled,

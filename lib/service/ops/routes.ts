@@ -1,13 +1,15 @@
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
+import type { Worker } from "../context";
 import { checkHealth, checkReadiness } from "./check-health";
 import { computeStats, STATS_CACHE_SECONDS } from "./compute-stats";
 
-export function registerOpsRoutes(router: ServiceRouter) {
+export function registerOpsRoutes(router: ServiceRouter, workers: Worker[]) {
   // GET /v1/health
   router.implement(routes.getHealth, async ({ ctx, setStatus }) => {
-    const health = await checkHealth(ctx);
-    if (health.status !== "ok") setStatus(503);
+    const health = await checkHealth(ctx, workers);
+    // Degraded (money needs a person) still serves: 200, with the counts in the body.
+    if (health.status === "down") setStatus(503);
     return { data: health };
   });
 
@@ -34,5 +36,5 @@ export function registerOpsRoutes(router: ServiceRouter) {
     if (c.res.status === 200) c.res.headers.set("cache-control", `public, max-age=${STATS_CACHE_SECONDS}`);
   });
   // GET /v1/stats
-  router.implement(routes.getStats, async ({ ctx }) => ({ data: await computeStats(ctx) }));
+  router.implement(routes.getStats, async ({ ctx }) => ({ data: await computeStats(ctx) }), { replica: true });
 }

@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { ServiceConfig } from "../config";
-import { HttpError } from "../http/errors";
 import type { CodeWithStatus } from "@/lib/api/schemas/errors";
 import { ownOriginHeaderValue, ownOriginOf, ownUrlReason, type OwnOrigin } from "./own-origin";
 
@@ -33,10 +33,15 @@ export function ownHeaderValueOf(config: Pick<ServiceConfig, "siteUrl" | "listen
   return site ? ownOriginHeaderValue(site) : null;
 }
 
-export function serviceFetchPolicy(config: Pick<ServiceConfig, "siteUrl" | "listen" | "probeAllowLoopback" | "chain">): ServiceFetchPolicy {
+export function serviceFetchPolicy(
+  config: Pick<ServiceConfig, "siteUrl" | "listen" | "probeAllowLoopback" | "chain">,
+): ServiceFetchPolicy {
   return {
     allowLoopback: config.probeAllowLoopback && config.chain?.network === "local",
-    ownOrigin: { ...ownOriginOf({ siteUrl: config.siteUrl, listen: config.listen }), headerValue: ownHeaderValueOf(config) },
+    ownOrigin: {
+      ...ownOriginOf({ siteUrl: config.siteUrl, listen: config.listen }),
+      headerValue: ownHeaderValueOf(config),
+    },
   };
 }
 
@@ -45,7 +50,12 @@ export function serviceFetchPolicy(config: Pick<ServiceConfig, "siteUrl" | "list
  * `localhost`, or its own listen address and port by any spelling. Redirects and names that
  * resolve here are refused by safeFetch at fetch time.
  */
-export function refuseOwnUrl(config: Parameters<typeof serviceFetchPolicy>[0], url: string, code: CodeWithStatus<400>, what: string): void {
+export function refuseOwnUrl(
+  config: Parameters<typeof serviceFetchPolicy>[0],
+  url: string,
+  code: CodeWithStatus<400>,
+  what: string,
+): void {
   const reason = ownUrlReason(url, serviceFetchPolicy(config).ownOrigin);
-  if (reason) throw new HttpError(400, [`${what} must not point at this marketplace itself: ${reason}`], code);
+  if (reason) throw fail(code, [`${what} must not point at this marketplace itself: ${reason}`]);
 }

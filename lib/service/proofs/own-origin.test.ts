@@ -3,12 +3,19 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { proberOptions } from "../deliverables/check-deliverable";
-import { claim, openBounty } from "../job-modes/test-support";
-import { GENEROUS_BUDGETS, OFFLINE_CHAIN, newAgent, startTestService, type TestAgent, type TestService } from "../testing/harness";
+import { claim, openBounty } from "../testing/job-modes-support";
+import {
+  GENEROUS_BUDGETS,
+  OFFLINE_CHAIN,
+  newAgent,
+  startTestService,
+  type TestAgent,
+  type TestService,
+} from "../testing/harness";
 import { serviceFetchPolicy } from "./fetch-policy";
 import { OWN_ORIGIN_HEADER } from "./own-origin";
 
-// The prober is no scanner, and no proof comes without work (security issue #13, items 2 and 8):
+// The prober is no scanner, and no proof comes without work (it must not be turned on private hosts, and a deliverable must be real work):
 // neither a deliverable nor a machine-checked criterion may ever pass by fetching this service
 // itself, by any name, address spelling, redirect or alias; loopback is open only on the local chain.
 
@@ -29,7 +36,9 @@ beforeAll(async () => {
   site = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/good") {
-      res.writeHead(200, { "content-type": "text/html" }).end(`<html><head><title>Leads</title></head><body><h1>Leads</h1><p>${MARKER}</p></body></html>`);
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<html><head><title>Leads</title></head><body><h1>Leads</h1><p>${MARKER}</p></body></html>`);
     } else if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to")! }).end();
     } else if (url.pathname === "/proxy") {
@@ -59,12 +68,22 @@ afterAll(async () => {
 });
 
 /** A funded bounty with a proof marker, claimed by a fresh agent: ready for a submission. */
-async function claimedJob(svc: TestService, overrides: Record<string, unknown> = {}): Promise<{ jobId: string; agent: TestAgent }> {
-  const { job } = await openBounty(svc, { inputData: { budgetType: "bid", proofHoldHours: 0, proofContentMarker: MARKER }, ...overrides });
+async function claimedJob(
+  svc: TestService,
+  overrides: Record<string, unknown> = {},
+): Promise<{ jobId: string; agent: TestAgent }> {
+  const { job } = await openBounty(svc, {
+    inputData: { budgetType: "bid", proofHoldHours: 0, proofContentMarker: MARKER },
+    ...overrides,
+  });
   const agent = await newAgent(svc);
   expect((await claim(svc, agent, job.id)).status).toBe(200);
   // Funding is not what these tests are about: mark the escrow as registered.
-  await svc.db.updateTable("jobs").set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` }).where("id", "=", job.id).execute();
+  await svc.db
+    .updateTable("jobs")
+    .set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}` })
+    .where("id", "=", job.id)
+    .execute();
   return { jobId: job.id, agent };
 }
 
@@ -79,7 +98,9 @@ describe("a deliverable on this service itself", () => {
   it("the job's own public page is refused at submission (400 DELIVERABLE_URL_NOT_ALLOWED), by its site URL and by every spelling of the app's own address and port", async () => {
     // The marker is private to the parties, but a poster may well quote it in the public
     // description; then the job's public page carries it and would "prove" itself.
-    const { jobId, agent } = await claimedJob(service, { description: `Publish a page that shows the words ${MARKER} near its top, with the report below it.` });
+    const { jobId, agent } = await claimedJob(service, {
+      description: `Publish a page that shows the words ${MARKER} near its top, with the report below it.`,
+    });
     const own = await service.http("GET", `/v1/jobs/${jobId}/public`);
     expect(JSON.stringify(own.json)).toContain(MARKER);
 
@@ -102,11 +123,13 @@ describe("a deliverable on this service itself", () => {
       const res = await submit(service, jobId, agent, url);
       expect(res.status, `${url}: ${JSON.stringify(res.json)}`).toBe(400);
       expect(res.json).toMatchObject({ statusCode: 400, error: "Bad Request", code: "DELIVERABLE_URL_NOT_ALLOWED" });
-      expect(res.json.message[0]).toMatch(/this marketplace itself/);
+      expect(res.json.messages[0]).toMatch(/this marketplace itself/);
     }
     expect(await statusOf(service, jobId)).toBe("IN_PROGRESS");
     // Refused before any probe: nothing was fetched, nothing recorded.
-    expect(await service.db.selectFrom("proof_checks").select("id").where("job_id", "=", jobId).execute()).toHaveLength(0);
+    expect(await service.db.selectFrom("proof_checks").select("id").where("job_id", "=", jobId).execute()).toHaveLength(
+      0,
+    );
   });
 
   it("a redirect to the app, a name that resolves to it, and a proxy in front of it never pass the probe", async () => {
@@ -142,7 +165,12 @@ describe("a deliverable on this service itself", () => {
 describe("machine-checked criteria on this service itself", () => {
   it("are refused at job creation (400 CRITERION_URL_NOT_ALLOWED)", async () => {
     const { poster } = await openBounty(service);
-    for (const url of [`${SITE}/v1/openapi.json`, `${service.baseUrl}/v1/openapi.json`, `http://localhost:${appPort}/`, `http://[::1]:${appPort}/`]) {
+    for (const url of [
+      `${SITE}/v1/openapi.json`,
+      `${service.baseUrl}/v1/openapi.json`,
+      `http://localhost:${appPort}/`,
+      `http://[::1]:${appPort}/`,
+    ]) {
       const res = await service.http("POST", "/v1/jobs", {
         token: poster.token,
         body: {
@@ -151,7 +179,9 @@ describe("machine-checked criteria on this service itself", () => {
           description: "A job whose criterion points at the marketplace itself.",
           inputData: { budgetType: "bid" },
           budget: "40",
-          acceptanceCriteria: [{ description: "The page answers 200", check: { type: "http_status", url, equals: 200 } }],
+          acceptanceCriteria: [
+            { description: "The page answers 200", check: { type: "http_status", url, equals: 200 } },
+          ],
         },
       });
       expect(res.status, `${url}: ${JSON.stringify(res.json)}`).toBe(400);
@@ -167,19 +197,34 @@ describe("machine-checked criteria on this service itself", () => {
       ],
     });
     // A job stored before this rule (or by another path) with a criterion aimed at the app itself.
-    const job = await service.db.selectFrom("jobs").select("acceptance_criteria").where("id", "=", jobId).executeTakeFirstOrThrow();
-    const criteria = job.acceptance_criteria as Array<{ id: string; check: Record<string, unknown>; description: string }>;
+    const job = await service.db
+      .selectFrom("jobs")
+      .select("acceptance_criteria")
+      .where("id", "=", jobId)
+      .executeTakeFirstOrThrow();
+    const criteria = job.acceptance_criteria as Array<{
+      id: string;
+      check: Record<string, unknown>;
+      description: string;
+    }>;
     criteria[1]!.check = { type: "http_status", url: `${service.baseUrl}/v1/openapi.json`, equals: 200 };
     const redirectToApp = `${siteBase}/redirect?to=${encodeURIComponent(`http://127.1:${appPort}/v1/openapi.json`)}`;
     await service.db
       .updateTable("jobs")
-      .set({ acceptance_criteria: JSON.stringify(criteria), status: "REVIEW", submitted_at: new Date(), output_data: JSON.stringify({ url: redirectToApp }) })
+      .set({
+        acceptance_criteria: JSON.stringify(criteria),
+        status: "REVIEW",
+        submitted_at: new Date(),
+        output_data: JSON.stringify({ url: redirectToApp }),
+      })
       .where("id", "=", jobId)
       .execute();
 
     const res = await service.http("POST", `/v1/jobs/${jobId}/criteria/evaluate`, { token: agent.apiKey });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const byId = Object.fromEntries((res.json.data.criteria as Array<{ id: string; status: string; detail: string }>).map((c) => [c.id, c]));
+    const byId = Object.fromEntries(
+      (res.json.data.criteria as Array<{ id: string; status: string; detail: string }>).map((c) => [c.id, c]),
+    );
     expect(byId["ac-1"]).toMatchObject({ status: "FAIL" });
     expect(byId["ac-1"]!.detail).toMatch(/this marketplace/);
     expect(byId["ac-2"]).toMatchObject({ status: "FAIL" });
@@ -191,19 +236,35 @@ describe("machine-checked criteria on this service itself", () => {
 describe("loopback outside the local chain", () => {
   it("PROBE_ALLOW_LOOPBACK alone opens nothing: on a real chain a loopback deliverable and criterion are refused", async () => {
     const realChain = { ...OFFLINE_CHAIN, network: "base", chainId: 8453 } as unknown as typeof OFFLINE_CHAIN;
-    expect(serviceFetchPolicy({ siteUrl: SITE, listen: null, probeAllowLoopback: true, chain: realChain }).allowLoopback).toBe(false);
-    expect(serviceFetchPolicy({ siteUrl: SITE, listen: null, probeAllowLoopback: true, chain: null }).allowLoopback).toBe(false);
-    expect(serviceFetchPolicy({ siteUrl: SITE, listen: null, probeAllowLoopback: true, chain: OFFLINE_CHAIN }).allowLoopback).toBe(true);
+    expect(
+      serviceFetchPolicy({ siteUrl: SITE, listen: null, probeAllowLoopback: true, chain: realChain }).allowLoopback,
+    ).toBe(false);
+    expect(
+      serviceFetchPolicy({ siteUrl: SITE, listen: null, probeAllowLoopback: true, chain: null }).allowLoopback,
+    ).toBe(false);
+    expect(
+      serviceFetchPolicy({ siteUrl: SITE, listen: null, probeAllowLoopback: true, chain: OFFLINE_CHAIN }).allowLoopback,
+    ).toBe(true);
 
-    const production = await startTestService({ rateBudgets: GENEROUS_BUDGETS, probeAllowLoopback: true, chain: realChain });
+    const production = await startTestService({
+      rateBudgets: GENEROUS_BUDGETS,
+      probeAllowLoopback: true,
+      chain: realChain,
+    });
     try {
       const { jobId, agent } = await claimedJob(production, {
-        acceptanceCriteria: [{ description: "The docs answer 200", check: { type: "http_status", url: `${siteBase}/good`, equals: 200 } }],
+        acceptanceCriteria: [
+          { description: "The docs answer 200", check: { type: "http_status", url: `${siteBase}/good`, equals: 200 } },
+        ],
       });
       const res = await submit(production, jobId, agent, `${siteBase}/good`);
       expect(res.status, JSON.stringify(res.json)).toBe(422);
       expect(res.json).toMatchObject({ code: "PROOF_CHECK_FAILED", proofCheckStatus: "DISALLOWED_HOST" });
-      await production.db.updateTable("jobs").set({ status: "REVIEW", submitted_at: new Date(), output_data: JSON.stringify({ url: `${siteBase}/good` }) }).where("id", "=", jobId).execute();
+      await production.db
+        .updateTable("jobs")
+        .set({ status: "REVIEW", submitted_at: new Date(), output_data: JSON.stringify({ url: `${siteBase}/good` }) })
+        .where("id", "=", jobId)
+        .execute();
       const evaluated = await production.http("POST", `/v1/jobs/${jobId}/criteria/evaluate`, { token: agent.apiKey });
       expect(evaluated.json.data.criteria[0]).toMatchObject({ status: "FAIL" });
       expect(evaluated.json.data.criteria[0].detail).toMatch(/loopback/);

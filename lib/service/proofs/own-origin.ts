@@ -58,13 +58,21 @@ export function ownOriginHeaderValue(siteUrl: string): string {
  * What "this app" is, from its site URL and the socket it listens on. An app that listens on all
  * interfaces (0.0.0.0 or ::) is reachable on every address of this machine.
  */
-export function ownOriginOf(input: { siteUrl: string | null; listen: { host: string; port: number } | null }): OwnOrigin {
+export function ownOriginOf(input: {
+  siteUrl: string | null;
+  listen: { host: string; port: number } | null;
+}): OwnOrigin {
   const hostnames = new Set<string>();
   const ports = new Set<number>();
   const addresses = new Set<string>();
   if (input.siteUrl) {
     const site = new URL(input.siteUrl);
-    hostnames.add(site.hostname.toLowerCase().replace(/\.$/, "").replace(/^\[|\]$/g, ""));
+    hostnames.add(
+      site.hostname
+        .toLowerCase()
+        .replace(/\.$/, "")
+        .replace(/^\[|\]$/g, ""),
+    );
     ports.add(effectivePort(site));
   }
   if (input.listen) {
@@ -141,9 +149,14 @@ export function ownUrlReason(input: string | URL, own: OwnOrigin | null | undefi
 }
 
 /** Why a response is this app's own (it carries this site's OWN_ORIGIN_HEADER), or null. */
-export function ownResponseReason(headers: Record<string, string | string[] | undefined>, own: OwnOrigin | null | undefined): string | null {
+export function ownResponseReason(
+  headers: Record<string, string | string[] | undefined>,
+  own: OwnOrigin | null | undefined,
+): string | null {
   if (!own?.headerValue) return null;
   const value = headers[OWN_ORIGIN_HEADER];
   const values = Array.isArray(value) ? value : value === undefined ? [] : value.split(",").map((v) => v.trim());
-  return values.includes(own.headerValue) ? "the URL is served by this marketplace itself; its own pages are not accepted" : null;
+  return values.includes(own.headerValue)
+    ? "the URL is served by this marketplace itself; its own pages are not accepted"
+    : null;
 }

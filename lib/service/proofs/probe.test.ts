@@ -4,7 +4,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 import { PASTE_DOMAINS, TUNNEL_DOMAINS } from "./host-rules";
 import { isValidProofContentMarker, probeDeliverable, PROOF_STATUSES, type ProbeOptions } from "./probe";
-import { FAKE_PUBLIC_IP, guardDial, startOrigin, startTrap, tableResolver, type Origin, type Trap } from "./test-support";
+import {
+  FAKE_PUBLIC_IP,
+  guardDial,
+  startOrigin,
+  startTrap,
+  tableResolver,
+  type Origin,
+  type Trap,
+} from "../testing/proofs-support";
 
 const MARKER = "awm-proof-7f3a9c";
 const page = (title: string, body: string) =>
@@ -43,7 +51,10 @@ beforeAll(async () => {
       case "/signin":
         return html(200, page("Welcome back", "<p>Hello.</p>"));
       case "/fake-404":
-        return html(200, page("404: This page could not be found.", "<h1>404</h1><h2>This page could not be found.</h2>"));
+        return html(
+          200,
+          page("404: This page could not be found.", "<h1>404</h1><h2>This page could not be found.</h2>"),
+        );
       case "/oops":
         return html(200, page("Acme", "<h1>Something went wrong</h1>"));
       case "/denied":
@@ -55,7 +66,9 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "application/json" }).end('{"statusCode":404,"message":"Not Found"}');
         return;
       case "/json-good":
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: [1, 2], marker: MARKER }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ result: [1, 2], marker: MARKER }));
         return;
       case "/empty":
         res.writeHead(200, { "content-type": "text/plain" }).end("");
@@ -77,7 +90,14 @@ beforeAll(async () => {
       case "/slow":
         return; // never answers
       case "/binary":
-        res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+        res
+          .writeHead(200, { "content-type": "image/png" })
+          .end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+        return;
+      case "/binary-marked":
+        res
+          .writeHead(200, { "content-type": "image/png" })
+          .end(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]), Buffer.from(MARKER)]));
         return;
       case "/huge-late":
         return html(200, `<!doctype html><title>Data dump</title><pre>${"x".repeat(300 * 1024)}${MARKER}</pre>`);
@@ -214,7 +234,10 @@ describe("probeDeliverable", () => {
   });
 
   it("a redirect to a sign-in path fails even when that page looks harmless", async () => {
-    const result = await probeDeliverable(site(`/redirect?to=${encodeURIComponent("/signin?next=/doc")}`), options().opts);
+    const result = await probeDeliverable(
+      site(`/redirect?to=${encodeURIComponent("/signin?next=/doc")}`),
+      options().opts,
+    );
     expect(result).toMatchObject({ status: "LOGIN_REQUIRED", finalUrl: "http://site.example/signin?next=/doc" });
     expect(result.reason).toMatch(/sign-in page http:\/\/site\.example\/signin/);
   });
@@ -245,9 +268,18 @@ describe("probeDeliverable", () => {
     expect(result.reason).toMatch(/could not resolve nowhere\.example/);
   });
 
-  it("a binary artifact is LIVE without reading it as text", async () => {
+  it("a binary artifact is LIVE without a marker; with one, only when the marker's bytes are in it", async () => {
+    expect(await probeDeliverable(site("/binary"), options().opts)).toMatchObject({
+      status: "LIVE",
+      contentType: "image/png",
+      contentSha256: null,
+    });
     const result = await probeDeliverable(site("/binary"), { ...options().opts, marker: MARKER });
-    expect(result).toMatchObject({ status: "LIVE", contentType: "image/png" });
+    expect(result).toMatchObject({ status: "MARKER_MISSING", contentType: "image/png" });
+    expect(await probeDeliverable(site("/binary-marked"), { ...options().opts, marker: MARKER })).toMatchObject({
+      status: "LIVE",
+      contentType: "image/png",
+    });
   });
 
   it("a marker after the first 256 KiB does not count", async () => {
@@ -263,25 +295,38 @@ describe("probeDeliverable", () => {
   });
 
   it("gzip-encoded pages are checked after decoding", async () => {
-    expect(await probeDeliverable(site("/gzip"), { ...options().opts, marker: MARKER })).toMatchObject({ status: "LIVE" });
+    expect(await probeDeliverable(site("/gzip"), { ...options().opts, marker: MARKER })).toMatchObject({
+      status: "LIVE",
+    });
   });
 
   it("a redirect to a private address is BLOCKED", async () => {
-    const result = await probeDeliverable(site(`/redirect?to=${encodeURIComponent(`http://10.0.0.1:${trap.port}/`)}`), options().opts);
+    const result = await probeDeliverable(
+      site(`/redirect?to=${encodeURIComponent(`http://10.0.0.1:${trap.port}/`)}`),
+      options().opts,
+    );
     expect(result).toMatchObject({ status: "BLOCKED" });
-    expect(result.reason).toMatch(/^The redirect to http:\/\/10\.0\.0\.1:\d+\/ was refused: address 10\.0\.0\.1 is private\.$/);
+    expect(result.reason).toMatch(
+      /^The redirect to http:\/\/10\.0\.0\.1:\d+\/ was refused: address 10\.0\.0\.1 is private\.$/,
+    );
   });
 
   it("a redirect to a tunnel is refused before it is contacted", async () => {
     const { opts, calls } = options();
-    const result = await probeDeliverable(site(`/redirect?to=${encodeURIComponent("https://abc123.ngrok-free.app/report")}`), opts);
+    const result = await probeDeliverable(
+      site(`/redirect?to=${encodeURIComponent("https://abc123.ngrok-free.app/report")}`),
+      opts,
+    );
     expect(result).toMatchObject({ status: "DISALLOWED_HOST", finalUrl: "https://abc123.ngrok-free.app/report" });
     expect(result.reason).toMatch(/temporary tunnel/);
     expect(calls).toEqual(["site.example"]);
   });
 
   it("a redirect to a raw IP is refused", async () => {
-    const result = await probeDeliverable(site(`/redirect?to=${encodeURIComponent(`http://${FAKE_PUBLIC_IP}/x`)}`), options().opts);
+    const result = await probeDeliverable(
+      site(`/redirect?to=${encodeURIComponent(`http://${FAKE_PUBLIC_IP}/x`)}`),
+      options().opts,
+    );
     expect(result).toMatchObject({ status: "DISALLOWED_HOST" });
     expect(result.reason).toMatch(/raw IP address/);
     expect(origin.requests()).toHaveLength(1);
@@ -335,8 +380,10 @@ describe("hosts refused without any network", () => {
   });
 
   it("lists cover the named services", () => {
-    for (const d of ["ngrok.io", "trycloudflare.com", "loca.lt", "serveo.net", "localhost.run"]) expect(TUNNEL_DOMAINS).toContain(d);
-    for (const d of ["termbin.com", "0x0.st", "transfer.sh", "file.io", "paste.rs", "dpaste.com"]) expect(PASTE_DOMAINS).toContain(d);
+    for (const d of ["ngrok.io", "trycloudflare.com", "loca.lt", "serveo.net", "localhost.run"])
+      expect(TUNNEL_DOMAINS).toContain(d);
+    for (const d of ["termbin.com", "0x0.st", "transfer.sh", "file.io", "paste.rs", "dpaste.com"])
+      expect(PASTE_DOMAINS).toContain(d);
   });
 });
 
@@ -354,7 +401,10 @@ describe("local stack (allowLoopback)", () => {
   it("still refuses other raw IPs and private addresses", async () => {
     const opts: ProbeOptions = { allowLoopback: true, timeoutMs: 2_000 };
     expect((await probeDeliverable("http://10.0.0.1/", opts)).status).toBe("DISALLOWED_HOST");
-    const redirect = await probeDeliverable(origin.url(`/redirect?to=${encodeURIComponent("http://[::ffff:a00:1]/")}`), opts);
+    const redirect = await probeDeliverable(
+      origin.url(`/redirect?to=${encodeURIComponent("http://[::ffff:a00:1]/")}`),
+      opts,
+    );
     expect(redirect.status).toBe("BLOCKED");
   });
 });

@@ -32,7 +32,8 @@ export interface ProbeResult {
   checkedAt: string;
   /**
    * SHA-256 (hex) of the text artifact as read (its first 256 KiB, decoded to text, hashed as
-   * UTF-8) when the probe found it LIVE; null otherwise and for binary artifacts, which are not read.
+   * UTF-8) when the probe found it LIVE; for any other artifact checked against a marker, of its
+   * first 256 KiB of bytes; null otherwise (a binary artifact without a marker is not read).
    */
   contentSha256: string | null;
 }
@@ -71,7 +72,10 @@ export function disallowedHostReason(url: URL, allowLoopback: boolean): string |
 
 function fromFailure(failure: SafeFetchFailure): Pick<ProbeResult, "status" | "reason"> {
   if (failure.kind === "INCONCLUSIVE") {
-    return { status: "UNREACHABLE", reason: `The deliverable could not be checked: ${failure.reason}. ${UNREACHABLE_NOTE}` };
+    return {
+      status: "UNREACHABLE",
+      reason: `The deliverable could not be checked: ${failure.reason}. ${UNREACHABLE_NOTE}`,
+    };
   }
   switch (failure.code) {
     case "CALLER_POLICY":
@@ -121,7 +125,14 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
   // Refusals that need no network come first, so a refused URL never costs a connection.
   const shape = checkUrlShape(url);
   if (!shape.ok) {
-    const failure: SafeFetchFailure = { ok: false, kind: "BLOCKED", code: shape.code, reason: shape.reason, url, redirects: [] };
+    const failure: SafeFetchFailure = {
+      ok: false,
+      kind: "BLOCKED",
+      code: shape.code,
+      reason: shape.reason,
+      url,
+      redirects: [],
+    };
     const { status, reason } = fromFailure(failure);
     return done(status, reason);
   }
@@ -131,6 +142,8 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
   const result = await safeFetch(shape.url.href, {
     ...fetchOptions,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    // With a marker, the body is read whatever type the server declares: the rule is decided on the bytes.
+    readBytes: marker !== null,
     // Each redirect target is held to the same host rules before it is contacted.
     checkUrl: (hop) => disallowedHostReason(hop, allowLoopback),
   });
@@ -148,12 +161,36 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
     return done("LOGIN_REQUIRED", `The server answered HTTP ${result.status}: the deliverable needs a login.`, meta);
   }
   if (result.status < 200 || result.status > 299) {
-    return done("HTTP_ERROR", `The server answered HTTP ${result.status}; a deliverable must answer with a success status.`, meta);
+    return done(
+      "HTTP_ERROR",
+      `The server answered HTTP ${result.status}; a deliverable must answer with a success status.`,
+      meta,
+    );
   }
 
-  // Binary artifacts (images, archives, PDFs) are not text artifacts: the marker rule and the
-  // page heuristics do not apply to them; a 2xx answer is the proof.
-  if (result.text === null) return done("LIVE", null, meta);
+  // A body that is not text (an image, an archive, a PDF, application/octet-stream, or no type and
+  // a NUL byte): the page heuristics do not apply. Without a marker a 2xx answer is the proof; with
+  // one, the marker's UTF-8 bytes must appear in the bytes read, whatever type the server declared,
+  // so an unmarked text cannot pass by calling itself binary. A compressed file (zip, gzip, PDF
+  // streams) hides its text: it passes only when the marker's bytes appear as they are.
+  if (result.text === null) {
+    if (marker === null) return done("LIVE", null, meta);
+    const bytes = result.bytes ?? null;
+    if (bytes === null || !bytes.includes(Buffer.from(marker, "utf8"))) {
+      const where =
+        bytes === null
+          ? "the artifact (its encoding could not be read)"
+          : result.truncated
+            ? "the first 256 KiB of the artifact's bytes"
+            : "the artifact's bytes";
+      return done(
+        "MARKER_MISSING",
+        `The job's proof content marker does not appear in ${where}; a compressed or encoded file must carry it uncompressed.`,
+        meta,
+      );
+    }
+    return done("LIVE", null, { ...meta, contentSha256: createHash("sha256").update(bytes).digest("hex") });
+  }
 
   if (isHtmlType(result.contentType, result.text)) {
     const summary = summarizeHtml(result.text);
@@ -166,7 +203,12 @@ export async function probeDeliverable(url: string, options: ProbeOptions = {}):
     if (error) return done("ERROR_PAGE", sentence(`The URL shows an error instead of the deliverable: ${error}`), meta);
   }
 
-  if (marker !== null && !result.text.includes(marker)) {
+  // The decoded text or, whatever charset the server declared, the raw bytes.
+  if (
+    marker !== null &&
+    !result.text.includes(marker) &&
+    !(result.bytes?.includes(Buffer.from(marker, "utf8")) ?? false)
+  ) {
     const where = result.truncated ? "the first 256 KiB of the artifact" : "the artifact";
     return done("MARKER_MISSING", `The job's proof content marker does not appear in ${where}.`, meta);
   }

@@ -12,7 +12,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { classifyAddress } from "./address-policy";
 import { buildRequestOptions, checkUrlShape, safeFetch, type SafeFetchOptions } from "./safe-fetch";
 import { OWN_ORIGIN_HEADER, ownOriginOf } from "./own-origin";
-import { FAKE_PUBLIC_IP, guardDial, startOrigin, startTrap, tableResolver, type Origin, type Trap } from "./test-support";
+import {
+  FAKE_PUBLIC_IP,
+  guardDial,
+  startOrigin,
+  startTrap,
+  tableResolver,
+  type Origin,
+  type Trap,
+} from "../testing/proofs-support";
 
 let trap: Trap;
 let origin: Origin;
@@ -56,7 +64,9 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.from([0, 1, 2, 3]));
         return;
       case "/own-header":
-        res.writeHead(200, { "content-type": "text/plain", [OWN_ORIGIN_HEADER]: "https://market.example.test" }).end("a page of the app");
+        res
+          .writeHead(200, { "content-type": "text/plain", [OWN_ORIGIN_HEADER]: "https://market.example.test" })
+          .end("a page of the app");
         return;
       case "/untyped-binary":
         res.writeHead(200).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]));
@@ -84,7 +94,7 @@ afterEach(async () => {
   expect(trap.hits() - trapHitsBefore, "connections that reached the trap").toBe(0);
 });
 
-/** Options as production would use them, plus the guard dial (see test-support.ts). */
+/** Options as production would use them, plus the guard dial (see testing/proofs-support.ts). */
 function opts(extra: Partial<SafeFetchOptions> = {}, table: Parameters<typeof tableResolver>[0] = {}) {
   const resolver = tableResolver({ "origin.example": [FAKE_PUBLIC_IP], ...table });
   const options: SafeFetchOptions = {
@@ -113,7 +123,12 @@ describe("SSRF payloads are refused before any connection", () => {
     ["0.0.0.0", () => `http://0.0.0.0:${T()}/`, "ADDRESS", /unspecified/],
     ["IPv6 loopback", () => `http://[::1]:${T6()}/`, "ADDRESS", /::1 is loopback/],
     ["IPv6 unspecified", () => `http://[::]:${T6()}/`, "ADDRESS", /unspecified/],
-    ["IPv4-mapped dotted", () => `http://[::ffff:127.0.0.1]:${T()}/`, "ADDRESS", /maps to IPv4 and address 127\.0\.0\.1 is loopback/],
+    [
+      "IPv4-mapped dotted",
+      () => `http://[::ffff:127.0.0.1]:${T()}/`,
+      "ADDRESS",
+      /maps to IPv4 and address 127\.0\.0\.1 is loopback/,
+    ],
     ["IPv4-mapped hex", () => `http://[::ffff:7f00:1]:${T()}/`, "ADDRESS", /127\.0\.0\.1 is loopback/],
     ["IPv4-mapped long form", () => `http://[0:0:0:0:0:ffff:127.0.0.1]:${T()}/`, "ADDRESS", /127\.0\.0\.1 is loopback/],
     ["IPv4-mapped private", () => `http://[::ffff:a00:1]:${T()}/`, "ADDRESS", /10\.0\.0\.1 is private/],
@@ -125,12 +140,22 @@ describe("SSRF payloads are refused before any connection", () => {
     ["site-local fec0::", () => `http://[fec0::1]/`, "ADDRESS", /site-local/],
     ["IPv6 multicast", () => `http://[ff02::1]/`, "ADDRESS", /multicast/],
     ["IPv6 documentation", () => `http://[2001:db8::1]/`, "ADDRESS", /reserved/],
-    ["6to4 embedding loopback", () => `http://[2002:7f00:1::1]/`, "ADDRESS", /6to4 and address 127\.0\.0\.1 is loopback/],
+    [
+      "6to4 embedding loopback",
+      () => `http://[2002:7f00:1::1]/`,
+      "ADDRESS",
+      /6to4 and address 127\.0\.0\.1 is loopback/,
+    ],
     ["6to4 embedding private", () => `http://[2002:a00:1::1]/`, "ADDRESS", /6to4 and address 10\.0\.0\.1 is private/],
     ["NAT64 embedding loopback", () => `http://[64:ff9b::7f00:1]/`, "ADDRESS", /NAT64 and address 127\.0\.0\.1/],
     ["NAT64 embedding metadata", () => `http://[64:ff9b::a9fe:a9fe]/`, "ADDRESS", /169\.254\.169\.254/],
     ["Teredo", () => `http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/`, "ADDRESS", /Teredo.*127\.0\.0\.1/],
-    ["cloud metadata", () => "http://169.254.169.254/latest/meta-data/", "ADDRESS", /169\.254\.169\.254 is link-local \(the cloud metadata service\)/],
+    [
+      "cloud metadata",
+      () => "http://169.254.169.254/latest/meta-data/",
+      "ADDRESS",
+      /169\.254\.169\.254 is link-local \(the cloud metadata service\)/,
+    ],
     ["metadata over https", () => "https://169.254.169.254/", "ADDRESS", /metadata/],
     ["metadata IPv4-mapped", () => "http://[::ffff:169.254.169.254]/", "ADDRESS", /169\.254\.169\.254/],
     ["metadata decimal", () => "http://2852039166/", "ADDRESS", /169\.254\.169\.254/],
@@ -159,17 +184,77 @@ describe("SSRF payloads are refused before any connection", () => {
     ["localhost by name", () => `http://localhost:${T()}/`, "HOST_NAME", /local-network name/],
     ["localhost with trailing dot", () => `http://LOCALHOST.:${T()}/`, "HOST_NAME", /local-network name/],
     ["subdomain of localhost", () => `http://app.localhost:${T()}/`, "HOST_NAME", /local-network name/],
-    ["metadata.google.internal", () => "http://metadata.google.internal/computeMetadata/v1/", "HOST_NAME", /\.internal/, { "metadata.google.internal": ["169.254.169.254"] }],
+    [
+      "metadata.google.internal",
+      () => "http://metadata.google.internal/computeMetadata/v1/",
+      "HOST_NAME",
+      /\.internal/,
+      { "metadata.google.internal": ["169.254.169.254"] },
+    ],
     ["single-label host", () => `http://wiki:${T()}/`, "HOST_NAME", /not a fully qualified/, { wiki: ["10.1.2.3"] }],
-    ["name resolving to loopback", () => `http://evil.example:${T()}/`, "ADDRESS", /evil\.example resolves to a refused address: address 127\.0\.0\.1 is loopback/, { "evil.example": ["127.0.0.1"] }],
-    ["nip.io style name", () => `http://127.0.0.1.nip.io:${T()}/`, "ADDRESS", /loopback/, { "127.0.0.1.nip.io": ["127.0.0.1"] }],
-    ["metadata alias name", () => "http://metadata.example.com/latest/", "ADDRESS", /169\.254\.169\.254/, { "metadata.example.com": ["169.254.169.254"] }],
-    ["mixed public + private", () => `http://mixed.example:${T()}/`, "ADDRESS", /10\.0\.0\.1 is private/, { "mixed.example": [FAKE_PUBLIC_IP, "10.0.0.1"] }],
-    ["mixed public + ::1", () => `http://mixed6.example:${T()}/`, "ADDRESS", /::1 is loopback/, { "mixed6.example": [FAKE_PUBLIC_IP, "::1"] }],
-    ["name resolving to mapped loopback", () => `http://mapped.example:${T()}/`, "ADDRESS", /127\.0\.0\.1 is loopback/, { "mapped.example": ["::ffff:127.0.0.1"] }],
-    ["name resolving to fd00::", () => "http://ula.example/", "ADDRESS", /unique-local/, { "ula.example": ["fd00::1"] }],
-    ["resolver returning a decimal spelling", () => `http://odd.example:${T()}/`, "ADDRESS", /127\.0\.0\.1 is loopback/, { "odd.example": ["2130706433"] }],
-    ["resolver returning garbage", () => "http://junk.example/", "ADDRESS", /not an IP address/, { "junk.example": ["not-an-ip"] }],
+    [
+      "name resolving to loopback",
+      () => `http://evil.example:${T()}/`,
+      "ADDRESS",
+      /evil\.example resolves to a refused address: address 127\.0\.0\.1 is loopback/,
+      { "evil.example": ["127.0.0.1"] },
+    ],
+    [
+      "nip.io style name",
+      () => `http://127.0.0.1.nip.io:${T()}/`,
+      "ADDRESS",
+      /loopback/,
+      { "127.0.0.1.nip.io": ["127.0.0.1"] },
+    ],
+    [
+      "metadata alias name",
+      () => "http://metadata.example.com/latest/",
+      "ADDRESS",
+      /169\.254\.169\.254/,
+      { "metadata.example.com": ["169.254.169.254"] },
+    ],
+    [
+      "mixed public + private",
+      () => `http://mixed.example:${T()}/`,
+      "ADDRESS",
+      /10\.0\.0\.1 is private/,
+      { "mixed.example": [FAKE_PUBLIC_IP, "10.0.0.1"] },
+    ],
+    [
+      "mixed public + ::1",
+      () => `http://mixed6.example:${T()}/`,
+      "ADDRESS",
+      /::1 is loopback/,
+      { "mixed6.example": [FAKE_PUBLIC_IP, "::1"] },
+    ],
+    [
+      "name resolving to mapped loopback",
+      () => `http://mapped.example:${T()}/`,
+      "ADDRESS",
+      /127\.0\.0\.1 is loopback/,
+      { "mapped.example": ["::ffff:127.0.0.1"] },
+    ],
+    [
+      "name resolving to fd00::",
+      () => "http://ula.example/",
+      "ADDRESS",
+      /unique-local/,
+      { "ula.example": ["fd00::1"] },
+    ],
+    [
+      "resolver returning a decimal spelling",
+      () => `http://odd.example:${T()}/`,
+      "ADDRESS",
+      /127\.0\.0\.1 is loopback/,
+      { "odd.example": ["2130706433"] },
+    ],
+    [
+      "resolver returning garbage",
+      () => "http://junk.example/",
+      "ADDRESS",
+      /not an IP address/,
+      { "junk.example": ["not-an-ip"] },
+    ],
     ["SMTP port", () => "http://origin.example:25/", "PORT", /port 25 is reserved/],
     ["SSH port", () => "http://origin.example:22/", "PORT", /port 22/],
   ];
@@ -188,7 +273,12 @@ describe("SSRF payloads are refused before any connection", () => {
 
   it("does not consult the resolver for literal addresses or refused names", async () => {
     const { options, calls } = opts();
-    for (const url of [`http://2130706433:${T()}/`, `http://localhost:${T()}/`, "http://origin.example:25/", "file:///x"]) {
+    for (const url of [
+      `http://2130706433:${T()}/`,
+      `http://localhost:${T()}/`,
+      "http://origin.example:25/",
+      "file:///x",
+    ]) {
       await safeFetch(url, options);
     }
     expect(calls).toEqual([]);
@@ -233,7 +323,13 @@ describe("redirect targets are judged before they are contacted", () => {
   });
 
   it("with allowLoopback, a loopback origin still cannot redirect to other private forms", async () => {
-    for (const target of ["http://10.0.0.1/", "http://[::ffff:a00:1]/", "http://[::ffff:7f00:1]/", "http://0.0.0.0/", "http://169.254.169.254/"]) {
+    for (const target of [
+      "http://10.0.0.1/",
+      "http://[::ffff:a00:1]/",
+      "http://[::ffff:7f00:1]/",
+      "http://0.0.0.0/",
+      "http://169.254.169.254/",
+    ]) {
       const { options } = opts({ allowLoopback: true });
       const result = await safeFetch(origin.url(`/redirect?to=${encodeURIComponent(target)}`), options);
       expect(result, target).toMatchObject({ ok: false, kind: "BLOCKED", code: "ADDRESS" });
@@ -243,7 +339,12 @@ describe("redirect targets are judged before they are contacted", () => {
   it("follows 5 redirects", async () => {
     const { options } = opts();
     const result = await safeFetch("http://origin.example/chain?n=5", options);
-    expect(result).toMatchObject({ ok: true, status: 200, text: "end of chain", finalUrl: "http://origin.example/chain?n=0" });
+    expect(result).toMatchObject({
+      ok: true,
+      status: 200,
+      text: "end of chain",
+      finalUrl: "http://origin.example/chain?n=0",
+    });
     if (result.ok) expect(result.redirects).toHaveLength(5);
   });
 
@@ -280,7 +381,13 @@ describe("DNS rebinding cannot move the socket", () => {
     const shape = checkUrlShape("https://rebind.example:8443/a?b=1");
     if (!shape.ok) throw new Error("shape");
     const request = buildRequestOptions(shape, "203.0.114.7", 4, {});
-    expect(request).toMatchObject({ host: "203.0.114.7", port: 8443, path: "/a?b=1", servername: "rebind.example", agent: false });
+    expect(request).toMatchObject({
+      host: "203.0.114.7",
+      port: 8443,
+      path: "/a?b=1",
+      servername: "rebind.example",
+      agent: false,
+    });
     expect(request.headers).toMatchObject({ Host: "rebind.example:8443" });
     const answer = await new Promise<unknown>((resolve) =>
       request.lookup!("anything.else", { all: true }, (_e: unknown, a: unknown) => resolve(a)),
@@ -306,7 +413,13 @@ describe("allowLoopback", () => {
 
   it("reaches a loopback server without the dial seam", async () => {
     const result = await safeFetch(origin.url("/ok"), { allowLoopback: true, timeoutMs: 2_000 });
-    expect(result).toMatchObject({ ok: true, status: 200, contentType: "text/plain", text: "hello from origin", redirects: [] });
+    expect(result).toMatchObject({
+      ok: true,
+      status: 200,
+      contentType: "text/plain",
+      text: "hello from origin",
+      redirects: [],
+    });
   });
 });
 
@@ -386,7 +499,10 @@ describe("inconclusive outcomes", () => {
 
   it("names the hop when a redirect target cannot be reached", async () => {
     const { options } = opts();
-    const result = await safeFetch(`http://origin.example/redirect?to=${encodeURIComponent("http://gone.example/")}`, options);
+    const result = await safeFetch(
+      `http://origin.example/redirect?to=${encodeURIComponent("http://gone.example/")}`,
+      options,
+    );
     expect(result).toMatchObject({
       ok: false,
       kind: "INCONCLUSIVE",
@@ -445,9 +561,25 @@ describe.runIf(hasOpenssl())("TLS to a pinned address", () => {
     dir = mkdtempSync(path.join(tmpdir(), "safe-fetch-tls-"));
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-        "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-        "-subj", "/CN=secure.example", "-addext", "subjectAltName=DNS:secure.example"],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-keyout",
+        path.join(dir, "key.pem"),
+        "-out",
+        path.join(dir, "cert.pem"),
+        "-subj",
+        "/CN=secure.example",
+        "-addext",
+        "subjectAltName=DNS:secure.example",
+      ],
       { stdio: "ignore" },
     );
     cert = readFileSync(path.join(dir, "cert.pem"), "utf8");
@@ -483,25 +615,54 @@ describe.runIf(hasOpenssl())("TLS to a pinned address", () => {
 
 describe("the service's own origin (ownOrigin)", () => {
   // Here the origin server plays the app: its listen socket is the one to refuse.
-  const own = () => ownOriginOf({ siteUrl: "https://market.example.test", listen: { host: "127.0.0.1", port: origin.port } });
-  const opts = (extra: SafeFetchOptions = {}): SafeFetchOptions => ({ allowLoopback: true, ownOrigin: own(), timeoutMs: 2_000, ...extra });
+  const own = () =>
+    ownOriginOf({ siteUrl: "https://market.example.test", listen: { host: "127.0.0.1", port: origin.port } });
+  const opts = (extra: SafeFetchOptions = {}): SafeFetchOptions => ({
+    allowLoopback: true,
+    ownOrigin: own(),
+    timeoutMs: 2_000,
+    ...extra,
+  });
 
   it("refuses the app's listen port by every spelling of a loopback or unspecified address, even with allowLoopback", async () => {
-    for (const host of ["127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.0.0.2", "[::1]", "0.0.0.0", "[::]", "[::ffff:127.0.0.1]"]) {
+    for (const host of [
+      "127.0.0.1",
+      "127.1",
+      "2130706433",
+      "0x7f000001",
+      "0177.0.0.1",
+      "127.0.0.2",
+      "[::1]",
+      "0.0.0.0",
+      "[::]",
+      "[::ffff:127.0.0.1]",
+    ]) {
       const result = await safeFetch(`http://${host}:${origin.port}/ok`, opts());
       expect(result, host).toMatchObject({ ok: false, kind: "BLOCKED" });
       expect(["OWN_ORIGIN", "ADDRESS"], host).toContain((result as { code: string }).code);
     }
-    expect(await safeFetch(`http://127.0.0.1:${origin.port}/ok`, opts())).toMatchObject({ code: "OWN_ORIGIN", reason: expect.stringMatching(/this marketplace itself/) });
+    expect(await safeFetch(`http://127.0.0.1:${origin.port}/ok`, opts())).toMatchObject({
+      code: "OWN_ORIGIN",
+      reason: expect.stringMatching(/this marketplace itself/),
+    });
     expect(origin.requests()).toEqual([]);
   });
 
   it("refuses the site's names on any port, localhost always, and a name that resolves to the app's socket", async () => {
     const { resolve, calls } = tableResolver({ "alias.example.test": ["127.0.0.1"] });
-    expect(await safeFetch("https://market.example.test/jobs/1", opts({ resolve }))).toMatchObject({ code: "OWN_ORIGIN" });
-    expect(await safeFetch("http://MARKET.example.test.:8080/", opts({ resolve }))).toMatchObject({ code: "OWN_ORIGIN" });
-    expect(await safeFetch(`http://localhost:${origin.port}/ok`, opts({ resolve }))).toMatchObject({ ok: false, kind: "BLOCKED" });
-    expect(await safeFetch(`http://alias.example.test:${origin.port}/ok`, opts({ resolve }))).toMatchObject({ code: "OWN_ORIGIN" });
+    expect(await safeFetch("https://market.example.test/jobs/1", opts({ resolve }))).toMatchObject({
+      code: "OWN_ORIGIN",
+    });
+    expect(await safeFetch("http://MARKET.example.test.:8080/", opts({ resolve }))).toMatchObject({
+      code: "OWN_ORIGIN",
+    });
+    expect(await safeFetch(`http://localhost:${origin.port}/ok`, opts({ resolve }))).toMatchObject({
+      ok: false,
+      kind: "BLOCKED",
+    });
+    expect(await safeFetch(`http://alias.example.test:${origin.port}/ok`, opts({ resolve }))).toMatchObject({
+      code: "OWN_ORIGIN",
+    });
     expect(calls).toEqual(["alias.example.test"]);
     expect(origin.requests()).toEqual([]);
   });
@@ -512,8 +673,15 @@ describe("the service's own origin (ownOrigin)", () => {
       res.writeHead(302, { location: url.searchParams.get("to")! }).end();
     });
     try {
-      const viaRedirect = await safeFetch(other.url(`/?to=${encodeURIComponent(`http://127.1:${origin.port}/ok`)}`), opts());
-      expect(viaRedirect).toMatchObject({ ok: false, code: "OWN_ORIGIN", redirects: [`http://127.0.0.1:${origin.port}/ok`] });
+      const viaRedirect = await safeFetch(
+        other.url(`/?to=${encodeURIComponent(`http://127.1:${origin.port}/ok`)}`),
+        opts(),
+      );
+      expect(viaRedirect).toMatchObject({
+        ok: false,
+        code: "OWN_ORIGIN",
+        redirects: [`http://127.0.0.1:${origin.port}/ok`],
+      });
       expect(origin.requests()).toEqual([]);
       // The origin's /own-header page stands for the app behind an alias the checks cannot see.
       const ownOrigin = ownOriginOf({ siteUrl: "https://market.example.test", listen: null });
@@ -521,19 +689,31 @@ describe("the service's own origin (ownOrigin)", () => {
       expect(answer).toMatchObject({ ok: false, code: "OWN_ORIGIN" });
       // Another site's header is no reason to refuse.
       const foreign = ownOriginOf({ siteUrl: "https://other.example.test", listen: null });
-      expect(await safeFetch(origin.url("/own-header"), { allowLoopback: true, ownOrigin: foreign, timeoutMs: 2_000 })).toMatchObject({ ok: true, status: 200 });
+      expect(
+        await safeFetch(origin.url("/own-header"), { allowLoopback: true, ownOrigin: foreign, timeoutMs: 2_000 }),
+      ).toMatchObject({ ok: true, status: 200 });
     } finally {
       await other.close();
     }
   });
 
   it("other loopback ports stay reachable for the local stack; error answers are never read", async () => {
-    const other = await startOrigin((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("a developer's server"));
+    const other = await startOrigin((_req, res) =>
+      res.writeHead(200, { "content-type": "text/plain" }).end("a developer's server"),
+    );
     try {
-      expect(await safeFetch(other.url("/"), opts())).toMatchObject({ ok: true, status: 200, text: "a developer's server" });
+      expect(await safeFetch(other.url("/"), opts())).toMatchObject({
+        ok: true,
+        status: 200,
+        text: "a developer's server",
+      });
     } finally {
       await other.close();
     }
-    expect(await safeFetch(origin.url("/missing"), { allowLoopback: true, timeoutMs: 2_000 })).toMatchObject({ ok: true, status: 404, text: null });
+    expect(await safeFetch(origin.url("/missing"), { allowLoopback: true, timeoutMs: 2_000 })).toMatchObject({
+      ok: true,
+      status: 404,
+      text: null,
+    });
   });
 });

@@ -92,6 +92,11 @@ export interface SafeFetchOptions extends AddressPolicyOptions {
   post?: { body: string; headers: Record<string, string> };
   /** Read the body of any answer, not only a 2xx one (a webhook's delivery log shows what the receiver said). */
   readAnyStatus?: boolean;
+  /**
+   * Read a 2xx answer's body whatever its declared type, and return its bytes (`bytes`): the proof
+   * marker is decided on what the server sent, not on what it says the body is.
+   */
+  readBytes?: boolean;
 }
 
 export interface SafeFetchSuccess {
@@ -103,6 +108,11 @@ export interface SafeFetchSuccess {
   contentType: string | null;
   /** The body decoded as text (first maxBodyBytes), or null when it is not text-like or the status is not 2xx. */
   text: string | null;
+  /**
+   * With `readBytes`: the 2xx body as received (its first maxBodyBytes, after any Content-Encoding
+   * is undone), of any type; null when it could not be read (an unknown Content-Encoding).
+   */
+  bytes?: Buffer | null;
   /** True when the body went on beyond maxBodyBytes and we stopped reading. */
   truncated: boolean;
   /** Every redirect target followed, in order (the last one is finalUrl). */
@@ -139,11 +149,10 @@ export type SafeFetchResult = SafeFetchSuccess | SafeFetchFailure;
 
 // Ports the Fetch standard refuses (https://fetch.spec.whatwg.org/#port-blocking).
 const BAD_PORTS = new Set([
-  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
-  103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
-  512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
-  995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
-  6669, 6679, 6697, 10080,
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 // Suffixes that only ever mean "this machine" or "this network" (RFC 6761, 6762, 8375, ICANN's
@@ -169,9 +178,7 @@ const TEXT_TYPES = new Set([
 ]);
 
 export function isTextContentType(type: string): boolean {
-  return (
-    type.startsWith("text/") || TEXT_TYPES.has(type) || type.endsWith("+json") || type.endsWith("+xml")
-  );
+  return type.startsWith("text/") || TEXT_TYPES.has(type) || type.endsWith("+json") || type.endsWith("+xml");
 }
 
 export async function defaultResolve(hostname: string): Promise<string[]> {
@@ -533,11 +540,17 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
       for (const candidate of candidates) {
         const verdict = classifyAddress(candidate, opts);
         if (!verdict.allowed) {
-          const reason = hop.literal !== null ? verdict.reason : `${hop.hostname} resolves to a refused address: ${verdict.reason}`;
+          const reason =
+            hop.literal !== null ? verdict.reason : `${hop.hostname} resolves to a refused address: ${verdict.reason}`;
           return fail("BLOCKED", "ADDRESS", reason);
         }
         const own = ownAddressReason(verdict.address, hop.port, opts.ownOrigin);
-        if (own) return fail("BLOCKED", "OWN_ORIGIN", hop.literal !== null ? own : `${hop.hostname} resolves to this marketplace: ${own}`);
+        if (own)
+          return fail(
+            "BLOCKED",
+            "OWN_ORIGIN",
+            hop.literal !== null ? own : `${hop.hostname} resolves to this marketplace: ${own}`,
+          );
         if (!pinned.some((p) => p.address === verdict.address)) {
           pinned.push({ address: verdict.address, family: verdict.family });
         }
@@ -549,7 +562,13 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
       let res: IncomingMessage | null = null;
       let lastConnectError: FetchAbort | null = null;
       for (const target of pinned.slice(0, MAX_ADDRESS_ATTEMPTS)) {
-        const outcome = await requestOnce({ hop, address: target.address, family: target.family, options: opts, signal });
+        const outcome = await requestOnce({
+          hop,
+          address: target.address,
+          family: target.family,
+          options: opts,
+          signal,
+        });
         if ("res" in outcome) {
           res = outcome.res;
           break;
@@ -591,14 +610,21 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
       const contentTypeHeader = res.headers["content-type"];
       const contentType = mediaType(contentTypeHeader);
       let text: string | null = null;
+      let bytes: Buffer | null = null;
       let truncated = false;
       // Only a success answer is read: an error page is nobody's proof, and never reading one
       // keeps a proof marker from becoming a yes/no oracle on what a refusal page says.
       const success = status >= 200 && status <= 299;
-      if ((success || opts.readAnyStatus) && (contentType === null || isTextContentType(contentType))) {
+      const textLike = contentType === null || isTextContentType(contentType);
+      if ((success || opts.readAnyStatus) && (textLike || (success && opts.readBytes))) {
         const read = await readCapped(res, maxBodyBytes, signal);
+        if (!read) res.destroy();
+        if (read && success && opts.readBytes) {
+          bytes = read.body;
+          truncated = read.truncated;
+        }
         // Without a declared type, a NUL byte is the classic tell of binary content.
-        if (read && !(contentType === null && read.body.includes(0))) {
+        if (read && textLike && !(contentType === null && read.body.includes(0))) {
           text = decodeText(read.body, contentTypeHeader);
           truncated = read.truncated;
         }
@@ -613,6 +639,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
         headers: flattenHeaders(res),
         contentType,
         text,
+        ...(opts.readBytes ? { bytes } : {}),
         truncated,
         redirects,
       };

@@ -36,13 +36,52 @@ interface DisputeRow {
   disputed: number;
   released: number;
   refunded: number;
+  split: number;
 }
 
 function outcomes(row: DisputeRow | undefined) {
   const disputed = Number(row?.disputed ?? 0);
   const released = Number(row?.released ?? 0);
   const refunded = Number(row?.refunded ?? 0);
-  return { delivered: Number(row?.delivered ?? 0), disputed, outcomes: { released, refunded, open: Math.max(0, disputed - released - refunded) } };
+  const split = Number(row?.split ?? 0);
+  const open = Math.max(0, disputed - released - refunded - split);
+  return { delivered: Number(row?.delivered ?? 0), disputed, outcomes: { released, refunded, split, open } };
+}
+
+/**
+ * The parts of jobs paid in milestones, per agent or per poster, from their confirmed settlements
+ * (one grouped query for any number of ids), at arm's length like everything in a record.
+ */
+async function partRows(ctx: ServiceContext, column: "agent_id" | "poster_id", ids: string[]) {
+  const rows = await ctx.db
+    .selectFrom("job_milestones as m")
+    .innerJoin("jobs as j", "j.id", "m.job_id")
+    .leftJoin("milestone_settlements as s", (join) =>
+      join.onRef("s.milestone_id", "=", "m.id").on("s.status", "=", "CONFIRMED"),
+    )
+    .select([
+      sql<string>`j.${sql.raw(column)}`.as("id"),
+      sql<number>`count(*) filter (where s.kind = 'RELEASE')::int`.as("released"),
+      sql<number>`count(*) filter (where s.kind = 'SPLIT')::int`.as("split"),
+      sql<number>`count(*) filter (where s.kind = 'REFUND')::int`.as("refunded"),
+      sql<number>`count(*) filter (where m.disputed_at is not null)::int`.as("disputed"),
+    ])
+    .where(sql.ref(`j.${column}`), "in", ids)
+    .where(AT_ARMS_LENGTH)
+    .groupBy(sql.ref(`j.${column}`))
+    .execute();
+  const byId = new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        released: Number(r.released),
+        split: Number(r.split),
+        refunded: Number(r.refunded),
+        disputed: Number(r.disputed),
+      },
+    ]),
+  );
+  return (id: string) => byId.get(id) ?? { released: 0, split: 0, refunded: 0, disputed: 0 };
 }
 
 async function ratingsOf(ctx: ServiceContext, kind: "AGENT" | "POSTER", ids: string[]) {
@@ -61,7 +100,7 @@ async function ratingsOf(ctx: ServiceContext, kind: "AGENT" | "POSTER", ids: str
 export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Promise<AgentRecordDto[]> {
   const ids = [...new Set(agentIds)];
   if (ids.length === 0) return [];
-  const [done, disputes, ratings] = await Promise.all([
+  const [done, disputes, ratings, parts] = await Promise.all([
     ctx.db
       .selectFrom("jobs as j")
       .innerJoin("escrow_settlements as s", "s.job_id", "j.id")
@@ -70,7 +109,9 @@ export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Pro
         sql<number>`count(*)::int`.as("completed"),
         sql<string>`coalesce(sum(s.amount_units::numeric), 0)::text`.as("earned"),
         sql<number>`count(*) filter (where j.deadline_at is not null)::int`.as("with_deadline"),
-        sql<number>`count(*) filter (where j.deadline_at is not null and j.submitted_at is not null and j.submitted_at <= j.deadline_at)::int`.as("on_time"),
+        sql<number>`count(*) filter (where j.deadline_at is not null and j.submitted_at is not null and j.submitted_at <= j.deadline_at)::int`.as(
+          "on_time",
+        ),
       ])
       .where("j.agent_id", "in", ids)
       .where(RELEASED)
@@ -79,6 +120,7 @@ export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Pro
       .execute(),
     disputeRows(ctx, "agent_id", ids),
     ratingsOf(ctx, "AGENT", ids),
+    partRows(ctx, "agent_id", ids),
   ]);
   const byId = new Map(done.map((r) => [r.id!, r]));
   const disputesById = new Map(disputes.map((r) => [r.id, r]));
@@ -98,6 +140,7 @@ export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Pro
       disputedJobs: d.disputed,
       disputeRate: rate(d.disputed, d.delivered),
       disputeOutcomes: d.outcomes,
+      parts: parts(id),
       ...(ratings.get(id) ?? { averageRating: null, ratingCount: 0 }),
     };
   });
@@ -107,7 +150,7 @@ export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Pro
 export async function posterRecords(ctx: ServiceContext, posterIds: string[]): Promise<PosterRecordDto[]> {
   const ids = [...new Set(posterIds)];
   if (ids.length === 0) return [];
-  const [done, disputes, ratings, postingAgents] = await Promise.all([
+  const [done, disputes, ratings, postingAgents, parts] = await Promise.all([
     ctx.db
       .selectFrom("jobs as j")
       .innerJoin("escrow_settlements as s", "s.job_id", "j.id")
@@ -115,7 +158,11 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
         "j.poster_id as id",
         sql<number>`count(*)::int`.as("completed"),
         sql<string>`coalesce(sum(s.amount_units::numeric + coalesce(s.fee_units::numeric, 0)), 0)::text`.as("paid"),
-        sql<string | null>`percentile_cont(0.5) within group (order by extract(epoch from (j.approved_at - j.submitted_at)) / 3600) filter (where j.approved_at is not null and j.submitted_at is not null)`.as("median_hours"),
+        sql<
+          string | null
+        >`percentile_cont(0.5) within group (order by extract(epoch from (j.approved_at - j.submitted_at)) / 3600) filter (where j.approved_at is not null and j.submitted_at is not null)`.as(
+          "median_hours",
+        ),
       ])
       .where("j.poster_id", "in", ids)
       .where(RELEASED)
@@ -125,6 +172,7 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
     disputeRows(ctx, "poster_id", ids),
     ratingsOf(ctx, "POSTER", ids),
     ctx.db.selectFrom("agents").select(["id", "principal_id"]).where("principal_id", "in", ids).execute(),
+    partRows(ctx, "poster_id", ids),
   ]);
   const agentOf = new Map(postingAgents.map((a) => [a.principal_id, a.id]));
   const byId = new Map(done.map((r) => [r.id, r]));
@@ -143,6 +191,7 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
       disputeRate: rate(d.disputed, d.delivered),
       disputeOutcomes: d.outcomes,
       medianHoursToApprove: median === null ? null : Math.round(Number(median) * 10) / 10,
+      parts: parts(id),
       ...(ratings.get(id) ?? { averageRating: null, ratingCount: 0 }),
     };
   });
@@ -150,10 +199,14 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
 
 /**
  * Disputes, per agent or per poster: of the jobs that reached a delivery or a dispute, how many were
- * disputed, and how each dispute ended in money (released to the agent, refunded to the poster, or
- * not settled yet). The outcome is read from the confirmed settlement, as everywhere in a record.
+ * disputed, and how each dispute ended in money (released to the agent, refunded to the poster,
+ * split between them by a ruling, or not settled yet). The outcome is read from the confirmed settlement, as everywhere in a record.
  */
-async function disputeRows(ctx: ServiceContext, column: "agent_id" | "poster_id", ids: string[]): Promise<DisputeRow[]> {
+async function disputeRows(
+  ctx: ServiceContext,
+  column: "agent_id" | "poster_id",
+  ids: string[],
+): Promise<DisputeRow[]> {
   const rows = await ctx.db
     .selectFrom("jobs as j")
     .leftJoin("escrow_settlements as s", (join) => join.onRef("s.job_id", "=", "j.id").on("s.status", "=", "CONFIRMED"))
@@ -161,8 +214,11 @@ async function disputeRows(ctx: ServiceContext, column: "agent_id" | "poster_id"
       sql<string>`j.${sql.raw(column)}`.as("id"),
       sql<number>`count(*) filter (where j.submitted_at is not null or j.disputed_at is not null)::int`.as("delivered"),
       sql<number>`count(*) filter (where j.disputed_at is not null)::int`.as("disputed"),
-      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'RELEASE' and j.release_tx_hash is not null)::int`.as("released"),
+      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'RELEASE' and j.release_tx_hash is not null)::int`.as(
+        "released",
+      ),
       sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'REFUND')::int`.as("refunded"),
+      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'SPLIT')::int`.as("split"),
     ])
     .where(sql.ref(`j.${column}`), "in", ids)
     .where(AT_ARMS_LENGTH)

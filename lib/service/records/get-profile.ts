@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { ServiceContext } from "../context";
-import { notFound } from "../http/errors";
 import { reputationOfPrincipals } from "../forum/reputation";
 import { listAgentCertifications } from "../evals/certifications";
 import { selectReviews } from "../reviews/present-review";
@@ -11,7 +11,7 @@ import { agentRecords, posterRecords } from "./compute-records";
  */
 export async function getAgentProfile(ctx: ServiceContext, agentId: string) {
   const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", agentId).executeTakeFirst();
-  if (!agent) throw notFound("agent");
+  if (!agent) throw fail("NOT_FOUND", "agent not found");
   const [[record], [asPoster], certs, forum, reviews] = await Promise.all([
     agentRecords(ctx, [agent.id]),
     posterRecords(ctx, [agent.principal_id]),
@@ -34,7 +34,14 @@ export async function getAgentProfile(ctx: ServiceContext, agentId: string) {
       },
       record: record!,
       asPoster: asPoster!,
-      certifications: certs.data.map((c) => ({ packId: c.packId, slug: c.pack.slug, title: c.pack.title, score: c.score, questionCount: c.questionCount, certifiedAt: c.certifiedAt })),
+      certifications: certs.data.map((c) => ({
+        packId: c.packId,
+        slug: c.pack.slug,
+        title: c.pack.title,
+        score: c.score,
+        questionCount: c.questionCount,
+        certifiedAt: c.certifiedAt,
+      })),
       forum: forum.get(agent.principal_id)!,
       reviews,
     },
@@ -49,7 +56,7 @@ export async function getUserProfile(ctx: ServiceContext, userId: string) {
     .select(["users.id", "principals.display_name", "users.created_at"])
     .where("users.id", "=", userId)
     .executeTakeFirst();
-  if (!user) throw notFound("user");
+  if (!user) throw fail("NOT_FOUND", "user not found");
   const [[asPoster], forum, reviews] = await Promise.all([
     posterRecords(ctx, [user.id]),
     reputationOfPrincipals(ctx, [user.id]),
@@ -67,6 +74,9 @@ export async function getUserProfile(ctx: ServiceContext, userId: string) {
 
 /** GET /v1/records?agentIds=…&posterIds=…: the records a board page or a bids table shows, in one call. */
 export async function getRecords(ctx: ServiceContext, query: { agentIds?: string[]; posterIds?: string[] }) {
-  const [agents, posters] = await Promise.all([agentRecords(ctx, query.agentIds ?? []), posterRecords(ctx, query.posterIds ?? [])]);
+  const [agents, posters] = await Promise.all([
+    agentRecords(ctx, query.agentIds ?? []),
+    posterRecords(ctx, query.posterIds ?? []),
+  ]);
   return { data: { agents, posters } };
 }

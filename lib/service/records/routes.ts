@@ -4,9 +4,9 @@ import { getAgentProfile, getRecords, getUserProfile } from "./get-profile";
 
 export function registerRecordRoutes(router: ServiceRouter) {
   // GET /v1/agents/:id/profile
-  router.implement(routes.getAgentProfile, ({ ctx, params }) => getAgentProfile(ctx, params.id));
+  router.implement(routes.getAgentProfile, ({ ctx, params }) => getAgentProfile(ctx, params.id), { replica: true });
   // GET /v1/users/:id/profile
-  router.implement(routes.getUserProfile, ({ ctx, params }) => getUserProfile(ctx, params.id));
+  router.implement(routes.getUserProfile, ({ ctx, params }) => getUserProfile(ctx, params.id), { replica: true });
   // GET /v1/records
-  router.implement(routes.getRecords, ({ ctx, query }) => getRecords(ctx, query));
+  router.implement(routes.getRecords, ({ ctx, query }) => getRecords(ctx, query), { replica: true });
 }

@@ -30,7 +30,11 @@ export type ReviewFilter = { jobId: string } | { subjectKind: "AGENT" | "POSTER"
  * applies the reveal rule (visibility.ts); without it, the caller has already decided the rows are
  * its own to read.
  */
-export async function selectReviews(ctx: ServiceContext, filter: ReviewFilter, options: { visibleOnly: boolean; limit?: number }): Promise<ReviewDto[]> {
+export async function selectReviews(
+  ctx: ServiceContext,
+  filter: ReviewFilter,
+  options: { visibleOnly: boolean; limit?: number },
+): Promise<ReviewDto[]> {
   const where =
     "jobId" in filter
       ? sql`r.job_id = ${filter.jobId}`

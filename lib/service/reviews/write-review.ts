@@ -1,10 +1,10 @@
+import { fail } from "../errors";
 import type { z } from "zod";
 import type { CreateReviewRequest, JobReviews } from "@/lib/api/schemas/records";
 import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
 import { isReleasedOnChain } from "../escrow/released";
-import { conflict, forbidden } from "../http/errors";
 import { getJobRowOrThrow, type JobWithRelations } from "../jobs/read-job";
 import { jobRoleOf } from "../jobs/job-viewer";
 import { isBetweenOwnAccounts } from "../jobs/own-accounts";
@@ -29,15 +29,30 @@ function reviewSideOf(actor: Actor | null, job: JobWithRelations): Side | null {
  * been released on chain to its agent (escrow/released.ts), so reviews cannot be bought with fresh
  * accounts and unfunded jobs. One per side per job, held by the unique (job_id, author_side).
  */
-export async function writeReview(ctx: ServiceContext, actor: Actor, jobId: string, input: z.output<typeof CreateReviewRequest>) {
+export async function writeReview(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  input: z.output<typeof CreateReviewRequest>,
+) {
   const job = await getJobRowOrThrow(ctx, jobId);
   const side = reviewSideOf(actor, job);
-  if (!side || job.agent_id === null) throw forbidden("only the job's poster and its assigned agent (or the humans who own them) review each other", "NOT_JOB_PARTY");
+  if (!side || job.agent_id === null)
+    throw fail(
+      "NOT_JOB_PARTY",
+      "only the job's poster and its assigned agent (or the humans who own them) review each other",
+    );
   if (isBetweenOwnAccounts(job)) {
-    throw forbidden("the poster and the agent of this job belong to the same person: a job between one's own accounts earns no review", "NOT_JOB_PARTY");
+    throw fail(
+      "NOT_JOB_PARTY",
+      "the poster and the agent of this job belong to the same person: a job between one's own accounts earns no review",
+    );
   }
   if (!(await isReleasedOnChain(ctx.db, job.id))) {
-    throw conflict("REVIEW_NOT_SETTLED", "a review needs the job's escrow released on chain to the agent; this job's money has not been released (yet)");
+    throw fail(
+      "REVIEW_NOT_SETTLED",
+      "a review needs the job's escrow released on chain to the agent; this job's money has not been released (yet)",
+    );
   }
   try {
     const row = await ctx.db
@@ -57,13 +72,21 @@ export async function writeReview(ctx: ServiceContext, actor: Actor, jobId: stri
     const [review] = await selectReviews(ctx, { id: row.id }, { visibleOnly: false });
     return { data: review! };
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("REVIEW_ALREADY_WRITTEN", `the ${side === "POSTER" ? "poster's" : "agent's"} side has already reviewed this job; each side writes one review`);
+    if (isUniqueViolation(error))
+      throw fail(
+        "REVIEW_ALREADY_WRITTEN",
+        `the ${side === "POSTER" ? "poster's" : "agent's"} side has already reviewed this job; each side writes one review`,
+      );
     throw error;
   }
 }
 
 /** GET /v1/jobs/:id/reviews: the job's public reviews, and for a party its own (public or not) and whether it may write. */
-export async function listJobReviews(ctx: ServiceContext, actor: Actor | null, jobId: string): Promise<z.input<typeof JobReviews>> {
+export async function listJobReviews(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  jobId: string,
+): Promise<z.input<typeof JobReviews>> {
   const job = await getJobRowOrThrow(ctx, jobId);
   const side = job.agent_id === null ? null : reviewSideOf(actor, job);
   const visible = await selectReviews(ctx, { jobId: job.id }, { visibleOnly: true });

@@ -6,7 +6,14 @@ import { uniqueText } from "@/lib/testing/unique-text";
 // The content review measured on a corpus of real forum posts and junk (fixtures/content-corpus.ts).
 // The review itself is exercised over HTTP in rewards.test.ts; this measures how well it separates.
 
-const refusal = (body: string, earlier: string[]) => proseProblem(body) ?? (nearestCopy(minhashOf(body), earlier.map((e) => ({ minhash: minhashOf(e) }))) ? "near-copy" : null);
+const refusal = (body: string, earlier: string[]) =>
+  proseProblem(body) ??
+  (nearestCopy(
+    minhashOf(body),
+    earlier.map((e) => ({ minhash: minhashOf(e) })),
+  )
+    ? "near-copy"
+    : null);
 
 describe("content review on the corpus", () => {
   it("accepts at least 95% of real posts and refuses at least 95% of junk (figures printed)", () => {
@@ -15,7 +22,13 @@ describe("content review on the corpus", () => {
     for (const post of REAL_POSTS) expect(post.length).toBeGreaterThanOrEqual(400);
 
     // Each real post against all the others as earlier posts: none is a near-copy of another.
-    const realRefused = REAL_POSTS.map((post, i) => ({ i, why: refusal(post, REAL_POSTS.filter((_, j) => j !== i)) })).filter((r) => r.why);
+    const realRefused = REAL_POSTS.map((post, i) => ({
+      i,
+      why: refusal(
+        post,
+        REAL_POSTS.filter((_, j) => j !== i),
+      ),
+    })).filter((r) => r.why);
     const junkPassed = JUNK_POSTS.filter((junk) => !refusal(junk.body, junk.earlier ?? []));
     const realAccepted = 1 - realRefused.length / REAL_POSTS.length;
     const junkRefused = 1 - junkPassed.length / JUNK_POSTS.length;
@@ -33,6 +46,13 @@ describe("content review on the corpus", () => {
     const texts = Array.from({ length: 120 }, (_, i) => uniqueText([200, 250, 400, 450, 600, 2000][i % 6]!));
     expect(texts.filter((t) => proseProblem(t))).toEqual([]);
     const signatures = texts.map((t) => ({ minhash: minhashOf(t) }));
-    expect(signatures.filter((s, i) => nearestCopy(s.minhash, signatures.filter((_, j) => j !== i)))).toEqual([]);
+    expect(
+      signatures.filter((s, i) =>
+        nearestCopy(
+          s.minhash,
+          signatures.filter((_, j) => j !== i),
+        ),
+      ),
+    ).toEqual([]);
   });
 });

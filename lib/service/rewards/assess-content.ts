@@ -19,15 +19,17 @@
  */
 
 const STOPWORDS = new Set(
-  (
-    "a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our ours out over own same she should so some such than that the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours also may might must shall us via per it's don't isn't can't won't doesn't i'm we're they're that's there's let's"
-  ).split(" "),
+  "a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our ours out over own same she should so some such than that the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours also may might must shall us via per it's don't isn't can't won't doesn't i'm we're they're that's there's let's".split(
+    " ",
+  ),
 );
 /** Words that start a noun phrase: what follows them is a noun or an adjective, rarely a function word. */
 const DETERMINERS = new Set(["the", "a", "an", "every", "its", "their", "our", "your", "my"]);
 /** Function words that (almost) never follow a determiner in English. */
 const NOT_AFTER_DETERMINER = new Set(
-  "the a an of to in on at by for with from and or but is are was were be been it he she they we i you which will would can could should has have had do does did if when than then so as not into about because while".split(" "),
+  "the a an of to in on at by for with from and or but is are was were be been it he she they we i you which will would can could should has have had do does did if when than then so as not into about because while".split(
+    " ",
+  ),
 );
 const ABBREVIATIONS = /^(e\.g\.|i\.e\.|etc\.|vs\.|approx\.|no\.|fig\.|mr\.|ms\.|dr\.|[a-z]\.)$/i;
 
@@ -98,7 +100,9 @@ export function measureProse(body: string): ProseMeasures {
   }
 
   const alphabetic = words.filter((w) => /\p{L}/u.test(w) && w.length >= 3 && !STOPWORDS.has(w));
-  const unreadable = alphabetic.filter((w) => !/[aeiouyäöüéèàáíóúâêîôû]/.test(w) || /(.)\1\1/.test(w) || w.length > 24).length;
+  const unreadable = alphabetic.filter(
+    (w) => !/[aeiouyäöüéèàáíóúâêîôû]/.test(w) || /(.)\1\1/.test(w) || w.length > 24,
+  ).length;
   const symbols = (prose.match(/[^\p{L}\p{N}\s.,;:!?'"()\[\]\-–—*_#>`/]/gu) ?? []).length;
   const visible = (prose.match(/\S/g) ?? []).length || 1;
 
@@ -118,11 +122,16 @@ export function proseProblem(body: string): string | null {
   const m = measureProse(body);
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   if (m.words < 20) return `does not read as prose: only ${m.words} words outside code and links`;
-  if (m.unreadableTokenRatio > 0.25) return `does not read as prose: ${pct(m.unreadableTokenRatio)} of its words are not words (keyboard mash or symbols)`;
-  if (m.functionWordRatio < 0.2) return `does not read as English prose: only ${pct(m.functionWordRatio)} of its words are common words like "the", "of", "and" (word salad, lorem ipsum or another language)`;
-  if (m.repeatedPhraseRatio > 0.2) return `repeats itself: ${pct(m.repeatedPhraseRatio)} of its phrases occur more than once`;
-  if (m.articleMisfollowRate > 0.2 || m.lowercaseAfterStopRate > 0.4) return "does not read as prose: its word order is scrambled (articles followed by function words, sentences starting mid-word)";
-  if (m.words >= 60 && m.typeTokenRatio < 0.22) return `repeats the same few words: ${pct(m.typeTokenRatio)} of its words are distinct`;
+  if (m.unreadableTokenRatio > 0.25)
+    return `does not read as prose: ${pct(m.unreadableTokenRatio)} of its words are not words (keyboard mash or symbols)`;
+  if (m.functionWordRatio < 0.2)
+    return `does not read as English prose: only ${pct(m.functionWordRatio)} of its words are common words like "the", "of", "and" (word salad, lorem ipsum or another language)`;
+  if (m.repeatedPhraseRatio > 0.2)
+    return `repeats itself: ${pct(m.repeatedPhraseRatio)} of its phrases occur more than once`;
+  if (m.articleMisfollowRate > 0.2 || m.lowercaseAfterStopRate > 0.4)
+    return "does not read as prose: its word order is scrambled (articles followed by function words, sentences starting mid-word)";
+  if (m.words >= 60 && m.typeTokenRatio < 0.22)
+    return `repeats the same few words: ${pct(m.typeTokenRatio)} of its words are distinct`;
   return null;
 }
 
@@ -173,7 +182,10 @@ export function similarity(a: string, b: string): number {
 }
 
 /** The earlier post this one nearly copies (estimated Jaccard ≥ NEAR_DUPLICATE), if any. */
-export function nearestCopy<T extends { minhash: string | null }>(signature: string, earlier: T[]): { post: T; similarity: number } | null {
+export function nearestCopy<T extends { minhash: string | null }>(
+  signature: string,
+  earlier: T[],
+): { post: T; similarity: number } | null {
   let best: { post: T; similarity: number } | null = null;
   for (const post of earlier) {
     if (!post.minhash) continue;

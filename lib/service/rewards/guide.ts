@@ -5,7 +5,8 @@ import { amountsOf, MIN_CHARS } from "./amounts";
 const DESCRIPTION = {
   THREAD: "Your first original thread of 400 or more characters.",
   REPLY: "Your first original reply of 200 or more characters.",
-  REFERRAL: "When an owner you referred publishes a first useful thread (they signed up with your code or named your agent as referredByAgentId).",
+  REFERRAL:
+    "When an owner you referred publishes a first useful thread (they signed up with your code or named your agent as referredByAgentId).",
 } as const;
 
 // GET /v1/forum/guide
@@ -37,5 +38,13 @@ export function rewardGuide(ctx: ServiceContext) {
     "",
     "Your reviews, declined reasons and receipts: GET /v1/forum/me/rewards. Remaining budget: GET /v1/forum/rewards.",
   ].join("\n");
-  return { data: { markdown, thresholds: { threadMinChars: MIN_CHARS.THREAD, replyMinChars: MIN_CHARS.REPLY }, kinds, feeBps, rules } };
+  return {
+    data: {
+      markdown,
+      thresholds: { threadMinChars: MIN_CHARS.THREAD, replyMinChars: MIN_CHARS.REPLY },
+      kinds,
+      feeBps,
+      rules,
+    },
+  };
 }

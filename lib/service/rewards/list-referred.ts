@@ -32,12 +32,17 @@ interface Row {
 export async function listReferredOwners(ctx: ServiceContext, actor: Actor, query: z.output<typeof ListReferredQuery>) {
   const limit = query.limit ?? 20;
   const after = decodeCursor(query.cursor, /^(agent|reward):[A-Za-z0-9_-]{1,100}$/);
-  const mine = actor.kind === "AGENT"
-    ? [actor.agentId]
-    : (await ctx.db.selectFrom("agents").select("id").where("owner_user_id", "=", actor.userId).execute()).map((a) => a.id);
+  const mine =
+    actor.kind === "AGENT"
+      ? [actor.agentId]
+      : (await ctx.db.selectFrom("agents").select("id").where("owner_user_id", "=", actor.userId).execute()).map(
+          (a) => a.id,
+        );
   if (mine.length === 0) return { data: [], meta: { nextCursor: null, hasMore: false, limit } };
   const ids = sql.join(mine.map((id) => sql`${id}`));
-  const position = after ? sql`where (x.joined_at, x.key collate "C") < (${new Date(after.k)}::timestamptz, ${after.id}::text collate "C")` : sql``;
+  const position = after
+    ? sql`where (x.joined_at, x.key collate "C") < (${new Date(after.k)}::timestamptz, ${after.id}::text collate "C")`
+    : sql``;
   const result = await sql<Row>`
     select * from (
       select a.created_at as joined_at, 'agent:' || a.id as key, a.id as agent_id, a.name as agent_name, a.referred_by_agent_id as referrer_agent_id,
@@ -61,7 +66,14 @@ export async function listReferredOwners(ctx: ServiceContext, actor: Actor, quer
     claimed: r.claimed,
     joinedAt: new Date(r.joined_at).toISOString(),
     reward: r.reward_id
-      ? { id: r.reward_id, status: r.status!, declinedReason: r.declined_reason, netUsdc: normaliseDecimal(r.net_usdc!), txHash: r.tx_hash, explorerUrl: explorerTxUrl(ctx.config.chain, r.tx_hash) }
+      ? {
+          id: r.reward_id,
+          status: r.status!,
+          declinedReason: r.declined_reason,
+          netUsdc: normaliseDecimal(r.net_usdc!),
+          txHash: r.tx_hash,
+          explorerUrl: explorerTxUrl(ctx.config.chain, r.tx_hash),
+        }
       : null,
   }));
   return { data, meta: page.meta };

@@ -19,8 +19,14 @@ export function presentReward(ctx: ServiceContext, r: Selectable<ForumRewardsTab
     reviewStatus: r.review_status,
     declinedReason: r.declined_reason,
     contribution: {
-      kind: r.contribution_kind, id: r.contribution_id, threadId: r.thread_id, threadTitle: r.thread_title, url: r.url,
-      bodyLength: r.body_length, authorKey: r.author_key, publishedAt: r.published_at.toISOString(),
+      kind: r.contribution_kind,
+      id: r.contribution_id,
+      threadId: r.thread_id,
+      threadTitle: r.thread_title,
+      url: r.url,
+      bodyLength: r.body_length,
+      authorKey: r.author_key,
+      publishedAt: r.published_at.toISOString(),
     },
     referredAgentId: r.kind === "REFERRAL" ? r.referred_agent_id : null,
     grossUsdc: normaliseDecimal(r.gross_usdc),
@@ -49,12 +55,21 @@ export async function listMyRewards(ctx: ServiceContext, actor: Actor, query: z.
   const owner = ownerOf(actor);
   let q = ctx.db.selectFrom("forum_rewards").selectAll();
   q = owner
-    ? q.where((eb) => eb.or([eb("owner_user_id", "=", owner), eb.and([eb("owner_user_id", "is", null), eb("author_principal_id", "=", actor.principalId)])]))
+    ? q.where((eb) =>
+        eb.or([
+          eb("owner_user_id", "=", owner),
+          eb.and([eb("owner_user_id", "is", null), eb("author_principal_id", "=", actor.principalId)]),
+        ]),
+      )
     : q.where("author_principal_id", "=", actor.principalId).where("kind", "!=", "REFERRAL");
   if (query.kind) q = q.where("kind", "=", query.kind);
   if (query.status) q = q.where("status", "=", query.status);
   if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   return { data: page.rows.map((r) => presentReward(ctx, r)), meta: page.meta };
 }
@@ -63,12 +78,23 @@ export async function listMyRewards(ctx: ServiceContext, actor: Actor, query: z.
 export async function rewardsOverview(ctx: ServiceContext) {
   const chain = ctx.config.chain;
   const key = chainKeyOf(chain);
-  const slots = await ctx.db.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id")
+  const slots = await ctx.db
+    .selectFrom("forum_reward_slots as s")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
     .select(["s.kind", (eb) => eb.fn.countAll<string>().as("n")])
-    .where("s.chain_key", "=", key).where("s.status", "=", "OPEN").where("j.escrow_tx_hash", "is not", null).where("j.status", "=", "OPEN")
-    .groupBy("s.kind").execute();
-  const waiting = await ctx.db.selectFrom("forum_rewards").select(["kind", (eb) => eb.fn.countAll<string>().as("n")])
-    .where("chain_key", "=", key).where("status", "=", "WAITING_FOR_BUDGET").groupBy("kind").execute();
+    .where("s.chain_key", "=", key)
+    .where("s.status", "=", "OPEN")
+    .where("j.escrow_tx_hash", "is not", null)
+    .where("j.status", "=", "OPEN")
+    .groupBy("s.kind")
+    .execute();
+  const waiting = await ctx.db
+    .selectFrom("forum_rewards")
+    .select(["kind", (eb) => eb.fn.countAll<string>().as("n")])
+    .where("chain_key", "=", key)
+    .where("status", "=", "WAITING_FOR_BUDGET")
+    .groupBy("kind")
+    .execute();
   const feeBps = chain?.feeBps ?? 0;
   return {
     data: {

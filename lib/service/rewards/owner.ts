@@ -1,5 +1,5 @@
+import { fail } from "../errors";
 import type { Actor } from "../auth/actor";
-import { forbidden } from "../http/errors";
 
 /** Rewards, payout and the wallet belong to the owner: a human, or the human who claimed the calling agent. */
 export function ownerOf(actor: Actor): string | null {
@@ -8,7 +8,11 @@ export function ownerOf(actor: Actor): string | null {
 
 export function requireOwner(actor: Actor): string {
   const owner = ownerOf(actor);
-  if (!owner) throw forbidden("this agent has no owner yet; rewards, payout and the wallet belong to the human who claims it", "NOT_CLAIMED");
+  if (!owner)
+    throw fail(
+      "NOT_CLAIMED",
+      "this agent has no owner yet; rewards, payout and the wallet belong to the human who claims it",
+    );
   return owner;
 }
 
@@ -19,7 +23,10 @@ export function requireOwner(actor: Actor): string {
  */
 export function requireHumanOwner(actor: Actor): string {
   if (actor.kind !== "USER") {
-    throw forbidden("payout and withdrawal settings move the owner's money: sign in as the owner (a human session), not with an agent key", "HUMAN_SESSION_REQUIRED");
+    throw fail(
+      "HUMAN_SESSION_REQUIRED",
+      "payout and withdrawal settings move the owner's money: sign in as the owner (a human session), not with an agent key",
+    );
   }
   return actor.userId;
 }

@@ -8,6 +8,7 @@ import { chainKeyOf, managedWalletAddress } from "./amounts";
 import { isUniqueViolation } from "../db/errors";
 import { publishEvent } from "../events/publish-event";
 import { formatUsdc } from "@/lib/chain/units";
+import { log } from "../log";
 
 /**
  * Paying eligible rewards from funded slots, exactly once.
@@ -32,10 +33,10 @@ export interface PayRound {
   waiting: number;
 }
 
-/** Test seam: runs after a slot was reserved and before its release is sent (a test makes it throw, as a crash would). */
-export const rewardHooks: { afterReserve?: (rewardId: string) => void | Promise<void> } = {};
-
-export async function payWaitingRewards(ctx: ServiceContext, options: { only?: string[]; limit?: number } = {}): Promise<PayRound> {
+export async function payWaitingRewards(
+  ctx: ServiceContext,
+  options: { only?: string[]; limit?: number } = {},
+): Promise<PayRound> {
   const chain = ctx.config.chain;
   const round: PayRound = { paid: 0, paying: 0, waiting: 0 };
   if (!chain) return round;
@@ -43,8 +44,11 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
   const exhausted = new Set<string>();
   for (let i = 0; i < (options.limit ?? 50); i++) {
     const reserved = await ctx.db.transaction().execute(async (trx) => {
-      let q = trx.selectFrom("forum_rewards").select(["id", "kind", "owner_user_id", "payout_key"])
-        .where("status", "=", "WAITING_FOR_BUDGET").where("chain_key", "=", key);
+      let q = trx
+        .selectFrom("forum_rewards")
+        .select(["id", "kind", "owner_user_id", "payout_key"])
+        .where("status", "=", "WAITING_FOR_BUDGET")
+        .where("chain_key", "=", key);
       if (exhausted.size > 0) q = q.where("kind", "not in", [...exhausted] as Array<"THREAD" | "REPLY" | "REFERRAL">);
       if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
       const reward = await q.orderBy("created_at").orderBy("id").limit(1).forUpdate().skipLocked().executeTakeFirst();
@@ -57,22 +61,51 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
           return { exhaustedKind: undefined, rewardId: undefined, settlementId: undefined };
         }
       }
-      const slot = await trx.selectFrom("forum_reward_slots as s").innerJoin("jobs as j", "j.id", "s.job_id")
+      const slot = await trx
+        .selectFrom("forum_reward_slots as s")
+        .innerJoin("jobs as j", "j.id", "s.job_id")
         // A campaign the operator paused lends no slot (lib/service/rewards/campaigns.ts, setCampaignPaused).
-        .innerJoin("forum_reward_campaigns as c", (join) => join.onRef("c.id", "=", "s.campaign_id").on("c.paused_at", "is", null))
+        .innerJoin("forum_reward_campaigns as c", (join) =>
+          join.onRef("c.id", "=", "s.campaign_id").on("c.paused_at", "is", null),
+        )
         .select(["s.job_id", "s.campaign_id"])
-        .where("s.chain_key", "=", key).where("s.kind", "=", reward.kind).where("s.status", "=", "OPEN")
-        .where("j.escrow_tx_hash", "is not", null).where("j.status", "=", "OPEN")
-        .orderBy("s.created_at").orderBy("s.slot_no").limit(1).forUpdate("s").skipLocked().executeTakeFirst();
+        .where("s.chain_key", "=", key)
+        .where("s.kind", "=", reward.kind)
+        .where("s.status", "=", "OPEN")
+        .where("j.escrow_tx_hash", "is not", null)
+        .where("j.status", "=", "OPEN")
+        .orderBy("s.created_at")
+        .orderBy("s.slot_no")
+        .limit(1)
+        .forUpdate("s")
+        .skipLocked()
+        .executeTakeFirst();
       if (!slot) return { exhaustedKind: reward.kind, rewardId: undefined, settlementId: undefined };
       // Inside the transaction (trx, not ctx.db): PGlite has one connection, and ctx.db would wait for this transaction.
       const to = await payoutOf(trx, ctx.config.chain, reward.owner_user_id);
       const now = ctx.now();
-      await trx.updateTable("forum_reward_slots").set({ status: "RESERVED", reward_id: reward.id, updated_at: now }).where("job_id", "=", slot.job_id).execute();
-      await trx.updateTable("jobs").set({ status: "IN_PROGRESS", updated_at: now }).where("id", "=", slot.job_id).execute();
-      await trx.updateTable("forum_rewards")
-        .set({ status: "PAYING", slot_job_id: slot.job_id, campaign_id: slot.campaign_id, payout_target: to.target, payout_address: to.address, updated_at: now })
-        .where("id", "=", reward.id).execute();
+      await trx
+        .updateTable("forum_reward_slots")
+        .set({ status: "RESERVED", reward_id: reward.id, updated_at: now })
+        .where("job_id", "=", slot.job_id)
+        .execute();
+      await trx
+        .updateTable("jobs")
+        .set({ status: "IN_PROGRESS", updated_at: now })
+        .where("id", "=", slot.job_id)
+        .execute();
+      await trx
+        .updateTable("forum_rewards")
+        .set({
+          status: "PAYING",
+          slot_job_id: slot.job_id,
+          campaign_id: slot.campaign_id,
+          payout_target: to.target,
+          payout_address: to.address,
+          updated_at: now,
+        })
+        .where("id", "=", reward.id)
+        .execute();
       const settlement = await recordSettlement(trx, slot.job_id, "RELEASE", to.address);
       return { exhaustedKind: undefined, rewardId: reward.id, settlementId: settlement.id };
     });
@@ -81,7 +114,7 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
       if (reserved.exhaustedKind) exhausted.add(reserved.exhaustedKind);
       continue;
     }
-    await rewardHooks.afterReserve?.(reserved.rewardId);
+    await ctx.crashPoints?.afterRewardReserve?.(reserved.rewardId);
     const settled = await completeSettlement(ctx, reserved.settlementId);
     if (settled.status === "CONFIRMED") {
       await finalizeReward(ctx, reserved.rewardId);
@@ -90,8 +123,12 @@ export async function payWaitingRewards(ctx: ServiceContext, options: { only?: s
       round.paying += 1;
     }
   }
-  const waiting = await ctx.db.selectFrom("forum_rewards").select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("status", "=", "WAITING_FOR_BUDGET").where("chain_key", "=", key).executeTakeFirstOrThrow();
+  const waiting = await ctx.db
+    .selectFrom("forum_rewards")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("status", "=", "WAITING_FOR_BUDGET")
+    .where("chain_key", "=", key)
+    .executeTakeFirstOrThrow();
   round.waiting = Number(waiting.n);
   return round;
 }
@@ -107,8 +144,14 @@ export async function payoutKeyOf(db: Kysely<Database>, ownerUserId: string): Pr
 }
 
 /** Where an owner's reward goes now: the payout address, or the managed wallet. */
-export async function payoutOf(db: Kysely<Database>, chain: ChainConfig | null, ownerUserId: string | null): Promise<{ target: "ADDRESS" | "MANAGED_WALLET"; address: Address }> {
-  const user = ownerUserId ? await db.selectFrom("users").select("payout_address").where("id", "=", ownerUserId).executeTakeFirst() : undefined;
+export async function payoutOf(
+  db: Kysely<Database>,
+  chain: ChainConfig | null,
+  ownerUserId: string | null,
+): Promise<{ target: "ADDRESS" | "MANAGED_WALLET"; address: Address }> {
+  const user = ownerUserId
+    ? await db.selectFrom("users").select("payout_address").where("id", "=", ownerUserId).executeTakeFirst()
+    : undefined;
   if (user?.payout_address) return { target: "ADDRESS", address: getAddress(user.payout_address) };
   const managed = managedWalletAddress(chain);
   if (!managed) throw new Error("no managed wallet without a chain");
@@ -116,19 +159,35 @@ export async function payoutOf(db: Kysely<Database>, chain: ChainConfig | null, 
 }
 
 /** Moves a waiting reward to its owner's current payout destination; false (and NOT_ELIGIBLE) if that one earned this kind already. */
-async function rekeyReward(trx: Kysely<Database>, rewardId: string, key: string, kind: string, now: Date): Promise<boolean> {
+async function rekeyReward(
+  trx: Kysely<Database>,
+  rewardId: string,
+  key: string,
+  kind: string,
+  now: Date,
+): Promise<boolean> {
   // A savepoint: the unique violation must not abort the reservation's transaction.
   await sql`savepoint rekey_reward`.execute(trx);
   try {
-    await trx.updateTable("forum_rewards").set({ payout_key: key, updated_at: now }).where("id", "=", rewardId).execute();
+    await trx
+      .updateTable("forum_rewards")
+      .set({ payout_key: key, updated_at: now })
+      .where("id", "=", rewardId)
+      .execute();
     await sql`release savepoint rekey_reward`.execute(trx);
     return true;
   } catch (error) {
     if (!isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) throw error;
     await sql`rollback to savepoint rekey_reward`.execute(trx);
-    await trx.updateTable("forum_rewards")
-      .set({ status: "NOT_ELIGIBLE", declined_reason: `the new payout address already earned its one ${kind} reward (one reward per payout address per kind)`, updated_at: now })
-      .where("id", "=", rewardId).execute();
+    await trx
+      .updateTable("forum_rewards")
+      .set({
+        status: "NOT_ELIGIBLE",
+        declined_reason: `the new payout address already earned its one ${kind} reward (one reward per payout address per kind)`,
+        updated_at: now,
+      })
+      .where("id", "=", rewardId)
+      .execute();
     return false;
   }
 }
@@ -136,15 +195,36 @@ async function rekeyReward(trx: Kysely<Database>, rewardId: string, key: string,
 /** Records a confirmed release as the reward's receipt (once). */
 export async function finalizeReward(ctx: ServiceContext, rewardId: string): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
-    const reward = await trx.selectFrom("forum_rewards").selectAll().where("id", "=", rewardId).forUpdate().executeTakeFirstOrThrow();
+    const reward = await trx
+      .selectFrom("forum_rewards")
+      .selectAll()
+      .where("id", "=", rewardId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (reward.status !== "PAYING" || !reward.slot_job_id) return false;
-    const settlement = await trx.selectFrom("escrow_settlements").selectAll().where("job_id", "=", reward.slot_job_id).executeTakeFirst();
+    const settlement = await trx
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", reward.slot_job_id)
+      .executeTakeFirst();
     if (!settlement || settlement.status !== "CONFIRMED" || !settlement.tx_hash) return false;
     const now = ctx.now();
-    await trx.updateTable("forum_rewards")
-      .set({ status: "PAID", tx_hash: settlement.tx_hash, paid_at: settlement.confirmed_at ?? now, net_usdc: sql`${settlement.amount_units}::numeric / 1000000`, updated_at: now })
-      .where("id", "=", rewardId).execute();
-    await trx.updateTable("forum_reward_slots").set({ status: "PAID", updated_at: now }).where("job_id", "=", reward.slot_job_id).execute();
+    await trx
+      .updateTable("forum_rewards")
+      .set({
+        status: "PAID",
+        tx_hash: settlement.tx_hash,
+        paid_at: settlement.confirmed_at ?? now,
+        net_usdc: sql`${settlement.amount_units}::numeric / 1000000`,
+        updated_at: now,
+      })
+      .where("id", "=", rewardId)
+      .execute();
+    await trx
+      .updateTable("forum_reward_slots")
+      .set({ status: "PAID", updated_at: now })
+      .where("job_id", "=", reward.slot_job_id)
+      .execute();
     // The author (its agent, or the person) and the owner who is paid hear of it with the receipt.
     await publishEvent(trx, {
       type: "reward.paid",
@@ -160,11 +240,18 @@ export async function finalizeReward(ctx: ServiceContext, rewardId: string): Pro
       },
     });
     if (reward.payout_target === "MANAGED_WALLET") {
-      await trx.insertInto("wallet_ledger")
+      await trx
+        .insertInto("wallet_ledger")
         .values({
-          owner_user_id: reward.owner_user_id, agent_id: null, kind: "REWARD_CREDIT", direction: "CREDIT",
+          owner_user_id: reward.owner_user_id,
+          agent_id: null,
+          kind: "REWARD_CREDIT",
+          direction: "CREDIT",
           amount_usdc: sql`${settlement.amount_units}::numeric / 1000000` as unknown as string,
-          reward_id: reward.id, withdrawal_id: null, bid_id: null, job_id: reward.slot_job_id,
+          reward_id: reward.id,
+          withdrawal_id: null,
+          bid_id: null,
+          job_id: reward.slot_job_id,
           memo: `${reward.kind} reward for ${reward.url}`,
         })
         .onConflict((oc) => oc.column("reward_id").doNothing())
@@ -177,15 +264,23 @@ export async function finalizeReward(ctx: ServiceContext, rewardId: string): Pro
 /**
  * The worker's half: PAYING rewards whose release is confirmed are finalized; those whose release
  * is still PENDING with its lease run out (a crash mid-payment, a chain outage) are completed first.
- * A release the chain refuses for good (FAILED) puts the reward back to WAITING_FOR_BUDGET and
- * keeps the slot out of use.
+ * A release the chain refuses for good (FAILED) keeps the reward PAYING on its slot until the
+ * operator settles it again to a valid address.
  */
-export async function finishPayingRewards(ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}): Promise<number> {
+export async function finishPayingRewards(
+  ctx: ServiceContext,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<number> {
   if (!ctx.config.chain) return 0;
   const now = options.now ?? ctx.now();
-  let q = ctx.db.selectFrom("forum_rewards as r").innerJoin("escrow_settlements as s", "s.job_id", "r.slot_job_id")
+  let q = ctx.db
+    .selectFrom("forum_rewards as r")
+    .innerJoin("escrow_settlements as s", "s.job_id", "r.slot_job_id")
     .select(["r.id", "r.slot_job_id", "s.id as settlement_id", "s.status as settlement_status", "s.lease_until"])
-    .where("r.status", "=", "PAYING").where("r.chain_key", "=", chainKeyOf(ctx.config.chain));
+    .where("r.status", "=", "PAYING")
+    .where("r.chain_key", "=", chainKeyOf(ctx.config.chain))
+    // A FAILED release waits for the operator; it must not fill the round's 50.
+    .where("s.status", "!=", "FAILED");
   if (options.only) q = options.only.length ? q.where("r.id", "in", options.only) : q.where(sql<boolean>`false`);
   const rows = await q.limit(50).execute();
   let done = 0;
@@ -195,20 +290,15 @@ export async function finishPayingRewards(ctx: ServiceContext, options: { now?: 
       try {
         status = (await completeSettlement(ctx, row.settlement_id, options.now ? { now: options.now } : {})).status;
       } catch (error) {
-        console.error(`[rewards] release for reward ${row.id}: ${(error as Error).message}`);
+        log.warn({ rewardId: row.id, reason: (error as Error).message }, "reward release failed");
         continue;
       }
     }
     if (status === "CONFIRMED" && (await finalizeReward(ctx, row.id))) done += 1;
-    if (status === "FAILED") {
-      const at = ctx.now();
-      await ctx.db.transaction().execute(async (trx) => {
-        await trx.updateTable("forum_rewards").set({ status: "WAITING_FOR_BUDGET", slot_job_id: null, campaign_id: null, payout_target: null, payout_address: null, updated_at: at })
-          .where("id", "=", row.id).where("status", "=", "PAYING").execute();
-        await trx.updateTable("forum_reward_slots").set({ fund_error: "the escrow release failed for good; slot retired", updated_at: at }).where("job_id", "=", row.slot_job_id!).execute();
-      });
-    }
+    // FAILED (the chain refused the payout address): the reward stays PAYING on its slot, whose
+    // money is still in escrow, until the operator settles it again to a valid address
+    // (POST /v1/admin/settlements/:id/resettle, by default the owner's payout destination now).
+    // Handing the reward another slot would only lock that slot's money the same way.
   }
   return done;
 }
-

@@ -11,16 +11,32 @@ import { payoutKeyOf } from "./pay-rewards";
  * recorded as NOT_ELIGIBLE. The referrer's owner gets one REFERRAL reward (one per owner per kind).
  */
 export async function recordReferral(ctx: ServiceContext, threadRewardId: string): Promise<void> {
-  const thread = await ctx.db.selectFrom("forum_rewards").selectAll().where("id", "=", threadRewardId).executeTakeFirstOrThrow();
+  const thread = await ctx.db
+    .selectFrom("forum_rewards")
+    .selectAll()
+    .where("id", "=", threadRewardId)
+    .executeTakeFirstOrThrow();
   if (thread.kind !== "THREAD" || !thread.owner_user_id) return;
-  const named = await ctx.db.selectFrom("forum_threads").select("referred_by_agent_id").where("id", "=", thread.contribution_id).executeTakeFirst();
+  const named = await ctx.db
+    .selectFrom("forum_threads")
+    .select("referred_by_agent_id")
+    .where("id", "=", thread.contribution_id)
+    .executeTakeFirst();
   let referrerAgentId = named?.referred_by_agent_id ?? null;
   if (!referrerAgentId && thread.author_agent_id) {
-    const author = await ctx.db.selectFrom("agents").select("referred_by_agent_id").where("id", "=", thread.author_agent_id).executeTakeFirst();
+    const author = await ctx.db
+      .selectFrom("agents")
+      .select("referred_by_agent_id")
+      .where("id", "=", thread.author_agent_id)
+      .executeTakeFirst();
     referrerAgentId = author?.referred_by_agent_id ?? null;
   }
   if (!referrerAgentId) return;
-  const referrer = await ctx.db.selectFrom("agents").select(["id", "owner_user_id"]).where("id", "=", referrerAgentId).executeTakeFirst();
+  const referrer = await ctx.db
+    .selectFrom("agents")
+    .select(["id", "owner_user_id"])
+    .where("id", "=", referrerAgentId)
+    .executeTakeFirst();
   // An unclaimed referrer has nobody to pay; nothing is recorded.
   if (!referrer?.owner_user_id) return;
 
@@ -59,8 +75,16 @@ export async function recordReferral(ctx: ServiceContext, threadRewardId: string
   };
   const payoutKey = await payoutKeyOf(ctx.db, referrer.owner_user_id);
   const insert = (status: "WAITING_FOR_BUDGET" | "NOT_ELIGIBLE", reason: string | null) =>
-    ctx.db.insertInto("forum_rewards").values({ ...values, status, declined_reason: reason, payout_key: status === "WAITING_FOR_BUDGET" ? payoutKey : null })
-      .onConflict((oc) => oc.columns(["kind", "contribution_kind", "contribution_id"]).doNothing()).execute();
+    ctx.db
+      .insertInto("forum_rewards")
+      .values({
+        ...values,
+        status,
+        declined_reason: reason,
+        payout_key: status === "WAITING_FOR_BUDGET" ? payoutKey : null,
+      })
+      .onConflict((oc) => oc.columns(["kind", "contribution_kind", "contribution_id"]).doNothing())
+      .execute();
   if (self) {
     await insert("NOT_ELIGIBLE", "self-referral: the referrer and the referred contributor have the same owner");
     return;
@@ -69,11 +93,17 @@ export async function recordReferral(ctx: ServiceContext, threadRewardId: string
     await insert("WAITING_FOR_BUDGET", null);
   } catch (error) {
     if (isUniqueViolation(error, "forum_rewards_one_per_owner_kind")) {
-      await insert("NOT_ELIGIBLE", "the referrer's owner already earned its one REFERRAL reward (one reward per owner per kind)");
+      await insert(
+        "NOT_ELIGIBLE",
+        "the referrer's owner already earned its one REFERRAL reward (one reward per owner per kind)",
+      );
       return;
     }
     if (isUniqueViolation(error, "forum_rewards_one_per_payout_kind")) {
-      await insert("NOT_ELIGIBLE", "the referrer's payout address already earned its one REFERRAL reward (one reward per payout address per kind)");
+      await insert(
+        "NOT_ELIGIBLE",
+        "the referrer's payout address already earned its one REFERRAL reward (one reward per payout address per kind)",
+      );
       return;
     }
     if (isUniqueViolation(error, "forum_rewards_one_referral_per_referred_owner")) return;

@@ -3,7 +3,7 @@ import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import type { ServiceContext } from "../context";
 import { isUniqueViolation } from "../db/errors";
-import { listPublishedContributions, type ContributionPosition, type PublishedContribution } from "../forum/publish-hooks";
+import { readContribution, type ContributionRef, type PublishedContribution } from "../forum/contributions";
 import { amountsOf, chainKeyOf, MIN_CHARS } from "./amounts";
 import { recordReferral } from "./record-referral";
 import { minhashOf, nearestCopy, proseProblem } from "./assess-content";
@@ -11,7 +11,7 @@ import { payoutKeyOf } from "./pay-rewards";
 
 /**
  * The automatic quality review of a published thread or reply, once per contribution (the unique
- * (kind, contribution) row decides, so the publish hook and the sweep may both call it).
+ * (kind, contribution) row decides, so two rounds that both read its event may both call it).
  *
  * Content (DECLINED with the reason): the post is still visible, its author is verified (a human,
  * or an agent with an owner), its body is long enough (400 characters for a thread, 200 for a
@@ -74,9 +74,14 @@ export async function reviewContribution(ctx: ServiceContext, c: PublishedContri
     .returning("id")
     .executeTakeFirst();
   if (!inserted) {
-    // Reviewed already (the hook and the sweep both saw it), unless a crash stopped the review midway.
-    const existing = await ctx.db.selectFrom("forum_rewards").select(["id", "status"])
-      .where("kind", "=", c.kind).where("contribution_kind", "=", c.kind).where("contribution_id", "=", c.id).executeTakeFirstOrThrow();
+    // Reviewed already (another round read the same event), unless a crash stopped the review midway.
+    const existing = await ctx.db
+      .selectFrom("forum_rewards")
+      .select(["id", "status"])
+      .where("kind", "=", c.kind)
+      .where("contribution_kind", "=", c.kind)
+      .where("contribution_id", "=", c.id)
+      .executeTakeFirstOrThrow();
     if (existing.status !== "PENDING_REVIEW") return existing.id;
     return decide(ctx, existing.id, c);
   }
@@ -86,27 +91,48 @@ export async function reviewContribution(ctx: ServiceContext, c: PublishedContri
 async function decide(ctx: ServiceContext, rewardId: string, c: PublishedContribution): Promise<string> {
   const now = ctx.now();
   const declined = await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom("forum_rewards").selectAll().where("id", "=", rewardId).forUpdate().executeTakeFirstOrThrow();
+    const row = await trx
+      .selectFrom("forum_rewards")
+      .selectAll()
+      .where("id", "=", rewardId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (row.status !== "PENDING_REVIEW") return "done" as const;
     // Two identical posts reviewed at once: one waits for the other, so the later one is the copy.
     await sql`select pg_advisory_xact_lock(hashtext(${row.content_hash}))`.execute(trx);
     const reason = await declineReason(trx, row, c);
     if (reason) {
-      await trx.updateTable("forum_rewards")
-        .set({ status: "DECLINED", review_status: "DECLINED", declined_reason: reason, reviewed_at: now, updated_at: now })
-        .where("id", "=", rewardId).execute();
+      await trx
+        .updateTable("forum_rewards")
+        .set({
+          status: "DECLINED",
+          review_status: "DECLINED",
+          declined_reason: reason,
+          reviewed_at: now,
+          updated_at: now,
+        })
+        .where("id", "=", rewardId)
+        .execute();
       return "declined" as const;
     }
     // Mark the review as passed while still holding the hash lock, so a later copy sees this post.
-    await trx.updateTable("forum_rewards").set({ review_status: "PASSED", reviewed_at: now, updated_at: now }).where("id", "=", rewardId).execute();
+    await trx
+      .updateTable("forum_rewards")
+      .set({ review_status: "PASSED", reviewed_at: now, updated_at: now })
+      .where("id", "=", rewardId)
+      .execute();
     return "passed" as const;
   });
   if (declined !== "passed") return rewardId;
 
   const ineligible = await eligibility(ctx, rewardId, c);
   if (ineligible) {
-    await ctx.db.updateTable("forum_rewards").set({ status: "NOT_ELIGIBLE", declined_reason: ineligible, updated_at: now })
-      .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
+    await ctx.db
+      .updateTable("forum_rewards")
+      .set({ status: "NOT_ELIGIBLE", declined_reason: ineligible, updated_at: now })
+      .where("id", "=", rewardId)
+      .where("status", "=", "PENDING_REVIEW")
+      .execute();
     return rewardId;
   }
   // A new owner's first useful thread may earn its referrer a REFERRAL reward.
@@ -120,7 +146,12 @@ async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedCo
   const config = ctx.config;
   const now = ctx.now();
   const user = await ctx.db.selectFrom("users").select("created_at").where("id", "=", owner).executeTakeFirstOrThrow();
-  const verified = await ctx.db.selectFrom("agents").select("id").where("owner_user_id", "=", owner).limit(1).executeTakeFirst();
+  const verified = await ctx.db
+    .selectFrom("agents")
+    .select("id")
+    .where("owner_user_id", "=", owner)
+    .limit(1)
+    .executeTakeFirst();
   const ageHours = (now.getTime() - user.created_at.getTime()) / 3_600_000;
   if (!verified && ageHours < config.rewardsMinAccountAgeHours) {
     return `the owner's account is new: a first reward needs a verified email (claim an agent from the link mailed to its owner) or an account at least ${config.rewardsMinAccountAgeHours} hours old (this one is ${Math.floor(ageHours)} hours old)`;
@@ -129,9 +160,16 @@ async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedCo
     return await ctx.db.transaction().execute(async (trx) => {
       // The most specific reason first (the unique indexes below still decide races).
       const payoutKey = await payoutKeyOf(trx, owner);
-      const active = (column: "owner_user_id" | "payout_key", value: string) => trx.selectFrom("forum_rewards").select("id")
-        .where(column, "=", value).where("kind", "=", c.kind).where("id", "<>", rewardId)
-        .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"]).limit(1).executeTakeFirst();
+      const active = (column: "owner_user_id" | "payout_key", value: string) =>
+        trx
+          .selectFrom("forum_rewards")
+          .select("id")
+          .where(column, "=", value)
+          .where("kind", "=", c.kind)
+          .where("id", "<>", rewardId)
+          .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"])
+          .limit(1)
+          .executeTakeFirst();
       if (await active("owner_user_id", owner)) return ownerTaken(c.kind);
       if (await active("payout_key", payoutKey)) return payoutTaken(c.kind);
       const windowHours = config.rewardsOriginWindowHours;
@@ -139,14 +177,25 @@ async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedCo
         // One per origin and kind in the window: racing reviews from one network take turns here.
         await sql`select pg_advisory_xact_lock(hashtext(${`reward-origin:${c.kind}:${c.originKey}`}))`.execute(trx);
         const since = new Date(now.getTime() - windowHours * 3_600_000);
-        const busy = await trx.selectFrom("forum_rewards").select("id")
-          .where("origin_key", "=", c.originKey).where("kind", "=", c.kind).where("id", "<>", rewardId)
-          .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"]).where("reviewed_at", ">", since)
-          .limit(1).executeTakeFirst();
-        if (busy) return `another ${c.kind} reward was earned from the same network in the last ${windowHours} hours (one reward per network per kind per ${windowHours} hours)`;
+        const busy = await trx
+          .selectFrom("forum_rewards")
+          .select("id")
+          .where("origin_key", "=", c.originKey)
+          .where("kind", "=", c.kind)
+          .where("id", "<>", rewardId)
+          .where("status", "in", ["WAITING_FOR_BUDGET", "PAYING", "PAID"])
+          .where("reviewed_at", ">", since)
+          .limit(1)
+          .executeTakeFirst();
+        if (busy)
+          return `another ${c.kind} reward was earned from the same network in the last ${windowHours} hours (one reward per network per kind per ${windowHours} hours)`;
       }
-      await trx.updateTable("forum_rewards").set({ status: "WAITING_FOR_BUDGET", payout_key: payoutKey, updated_at: now })
-        .where("id", "=", rewardId).where("status", "=", "PENDING_REVIEW").execute();
+      await trx
+        .updateTable("forum_rewards")
+        .set({ status: "WAITING_FOR_BUDGET", payout_key: payoutKey, updated_at: now })
+        .where("id", "=", rewardId)
+        .where("status", "=", "PENDING_REVIEW")
+        .execute();
       return null;
     });
   } catch (error) {
@@ -157,20 +206,45 @@ async function eligibility(ctx: ServiceContext, rewardId: string, c: PublishedCo
 }
 
 const ownerTaken = (kind: string) => `this owner already earned its one ${kind} reward (one reward per owner per kind)`;
-const payoutTaken = (kind: string) => `this payout address already earned its one ${kind} reward (one reward per payout address per kind)`;
+const payoutTaken = (kind: string) =>
+  `this payout address already earned its one ${kind} reward (one reward per payout address per kind)`;
 
 /** Near-copies are looked for among the posts of this many days before (and all of the owner's). */
 const NEAR_COPY_WINDOW_DAYS = 30;
 /** At most this many recent posts are compared (the newest first). */
 const NEAR_COPY_SCAN = 5_000;
 
-async function declineReason(trx: Transaction<Database>, row: { id: string; content_hash: string; minhash: string | null; published_at: Date; contribution_id: string; owner_user_id: string | null }, c: PublishedContribution): Promise<string | null> {
-  const visible = c.kind === "THREAD"
-    ? await trx.selectFrom("forum_threads").select("id").where("id", "=", c.id).where("status", "=", "VISIBLE").executeTakeFirst()
-    : await trx.selectFrom("forum_replies").innerJoin("forum_threads", "forum_threads.id", "forum_replies.thread_id")
-        .select("forum_replies.id").where("forum_replies.id", "=", c.id).where("forum_replies.status", "=", "VISIBLE").where("forum_threads.status", "=", "VISIBLE").executeTakeFirst();
+async function declineReason(
+  trx: Transaction<Database>,
+  row: {
+    id: string;
+    content_hash: string;
+    minhash: string | null;
+    published_at: Date;
+    contribution_id: string;
+    owner_user_id: string | null;
+  },
+  c: PublishedContribution,
+): Promise<string | null> {
+  const visible =
+    c.kind === "THREAD"
+      ? await trx
+          .selectFrom("forum_threads")
+          .select("id")
+          .where("id", "=", c.id)
+          .where("status", "=", "VISIBLE")
+          .executeTakeFirst()
+      : await trx
+          .selectFrom("forum_replies")
+          .innerJoin("forum_threads", "forum_threads.id", "forum_replies.thread_id")
+          .select("forum_replies.id")
+          .where("forum_replies.id", "=", c.id)
+          .where("forum_replies.status", "=", "VISIBLE")
+          .where("forum_threads.status", "=", "VISIBLE")
+          .executeTakeFirst();
   if (!visible) return "the contribution is no longer visible";
-  if (!row.owner_user_id) return "authorship is not verified: the author agent has no owner yet (the owner's claim verifies it)";
+  if (!row.owner_user_id)
+    return "authorship is not verified: the author agent has no owner yet (the owner's claim verifies it)";
   const min = MIN_CHARS[c.kind];
   if (c.bodyLength < min) {
     return `a ${c.kind === "THREAD" ? "thread" : "reply"} body needs at least ${min} characters for a reward; this one has ${c.bodyLength}`;
@@ -190,13 +264,32 @@ async function declineReason(trx: Transaction<Database>, row: { id: string; cont
   // Near-copies: of the owner's own earlier posts (any time), and of anyone's recent posts.
   const signature = row.minhash ?? minhashOf(c.body);
   const since = new Date(row.published_at.getTime() - NEAR_COPY_WINDOW_DAYS * 86_400_000);
-  const earlier = (q: typeof base) => q.where("kind", "<>", "REFERRAL").where("contribution_id", "<>", row.contribution_id)
-    .where((eb) => eb.or([eb("published_at", "<", row.published_at), eb.and([eb("published_at", "=", row.published_at), eb("contribution_id", "<", row.contribution_id)])]));
+  const earlier = (q: typeof base) =>
+    q
+      .where("kind", "<>", "REFERRAL")
+      .where("contribution_id", "<>", row.contribution_id)
+      .where((eb) =>
+        eb.or([
+          eb("published_at", "<", row.published_at),
+          eb.and([eb("published_at", "=", row.published_at), eb("contribution_id", "<", row.contribution_id)]),
+        ]),
+      );
   const base = trx.selectFrom("forum_rewards").select(["url", "minhash"]);
-  const own = row.owner_user_id ? await earlier(base).where("owner_user_id", "=", row.owner_user_id).orderBy("published_at", "desc").limit(500).execute() : [];
-  const recent = await earlier(base).where("published_at", ">=", since).orderBy("published_at", "desc").limit(NEAR_COPY_SCAN).execute();
+  const own = row.owner_user_id
+    ? await earlier(base)
+        .where("owner_user_id", "=", row.owner_user_id)
+        .orderBy("published_at", "desc")
+        .limit(500)
+        .execute()
+    : [];
+  const recent = await earlier(base)
+    .where("published_at", ">=", since)
+    .orderBy("published_at", "desc")
+    .limit(NEAR_COPY_SCAN)
+    .execute();
   const near = nearestCopy(signature, [...own, ...recent]);
-  if (near) return `not original: ${Math.round(near.similarity * 100)}% the same as an earlier post (${near.post.url}); a few words changed is still a copy`;
+  if (near)
+    return `not original: ${Math.round(near.similarity * 100)}% the same as an earlier post (${near.post.url}); a few words changed is still a copy`;
   return null;
 }
 
@@ -205,54 +298,69 @@ async function declineReason(trx: Transaction<Database>, row: { id: string; cont
  * every script stay), hashed.
  */
 export function contentHash(body: string): string {
-  const normalised = body.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+  const normalised = body
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "");
   return createHash("sha256").update(normalised).digest("hex");
 }
 
 /** After the author deleted a post, a review that has not paid yet is declined ("no longer visible"). */
-export async function declineRemovedContribution(ctx: ServiceContext, c: { kind: "THREAD" | "REPLY"; id: string }): Promise<void> {
+export async function declineRemovedContribution(
+  ctx: ServiceContext,
+  c: { kind: "THREAD" | "REPLY"; id: string },
+): Promise<void> {
   const now = ctx.now();
-  await ctx.db.updateTable("forum_rewards")
-    .set({ status: "DECLINED", review_status: "DECLINED", declined_reason: "the contribution is no longer visible", updated_at: now, reviewed_at: now })
-    .where("contribution_kind", "=", c.kind).where("contribution_id", "=", c.id)
+  await ctx.db
+    .updateTable("forum_rewards")
+    .set({
+      status: "DECLINED",
+      review_status: "DECLINED",
+      declined_reason: "the contribution is no longer visible",
+      updated_at: now,
+      reviewed_at: now,
+    })
+    .where("contribution_kind", "=", c.kind)
+    .where("contribution_id", "=", c.id)
     .where("status", "in", ["PENDING_REVIEW", "WAITING_FOR_BUDGET"])
     .execute();
 }
 
-const SWEEP_ID = "forum-contributions";
-/** The sweep re-reads this much before its stored position: a post committed late with an earlier timestamp is not skipped. */
-const SWEEP_OVERLAP_MS = 10 * 60_000;
+/** Events one round reads at most; the next round goes on. */
+const EVENTS_PER_ROUND = 200;
 
 /**
- * Reviews every published contribution the hook missed (a crash between the post's commit and its
- * hook). Idempotent: reviews are unique per contribution. `onlyAuthors` limits it for tests that
- * share a database.
+ * Reviews the forum posts published since the last round, and declines the unpaid reviews of posts
+ * removed since, from domain_events (forum.post.published / forum.post.removed, published in the
+ * post's own transaction), oldest first. An event is marked done (rewards_done_at) only after its
+ * review committed, so a crash in between repeats it, which the review's unique row makes harmless.
+ * `onlyAuthors` / `onlyContributions` limit it for tests that share a database (an empty list: none).
+ * Returns how many events it handled.
  */
-export async function sweepContributions(ctx: ServiceContext, options: { siteUrl: string; limit?: number; onlyAuthors?: string[] }): Promise<number> {
-  if (options.onlyAuthors && options.onlyAuthors.length === 0) return 0;
-  const stored = options.onlyAuthors ? null : await ctx.db.selectFrom("forum_reward_sweeps").selectAll().where("id", "=", SWEEP_ID).executeTakeFirst();
-  let after: ContributionPosition | null = stored ? { publishedAt: new Date(stored.published_at.getTime() - SWEEP_OVERLAP_MS), key: "" } : null;
-  let reviewed = 0;
-  let last: ContributionPosition | null = null;
-  for (let page = 0; page < (options.limit ?? 20); page++) {
-    const { contributions, next } = await listPublishedContributions(ctx, { after, limit: 200, siteUrl: options.siteUrl });
-    for (const c of contributions) {
-      if (options.onlyAuthors && !options.onlyAuthors.includes(c.author.principalId)) continue;
-      const known = await ctx.db.selectFrom("forum_rewards").select("status")
-        .where("kind", "=", c.kind).where("contribution_kind", "=", c.kind).where("contribution_id", "=", c.id).executeTakeFirst();
-      if (known && known.status !== "PENDING_REVIEW") continue;
-      await reviewContribution(ctx, c);
-      reviewed += 1;
+export async function reviewPublishedContributions(
+  ctx: ServiceContext,
+  options: { siteUrl: string; onlyAuthors?: string[]; onlyContributions?: string[]; limit?: number },
+): Promise<number> {
+  if (options.onlyAuthors?.length === 0 || options.onlyContributions?.length === 0) return 0;
+  let q = ctx.db
+    .selectFrom("domain_events")
+    .select(["id", "type", "data"])
+    .where("rewards_done_at", "is", null)
+    .where("type", "in", ["forum.post.published", "forum.post.removed"]);
+  if (options.onlyAuthors) q = q.where(sql<string>`data->>'authorPrincipalId'`, "in", options.onlyAuthors);
+  if (options.onlyContributions) q = q.where(sql<string>`data->>'id'`, "in", options.onlyContributions);
+  const events = await q
+    .orderBy("seq")
+    .limit(options.limit ?? EVENTS_PER_ROUND)
+    .execute();
+  for (const event of events) {
+    const ref = event.data as unknown as ContributionRef;
+    if (event.type === "forum.post.removed") await declineRemovedContribution(ctx, ref);
+    else {
+      const contribution = await readContribution(ctx.db, ref, options.siteUrl);
+      if (contribution) await reviewContribution(ctx, contribution);
     }
-    const tail = contributions[contributions.length - 1];
-    if (tail) last = { publishedAt: tail.publishedAt, key: `${tail.kind}:${tail.id}` };
-    if (!next) break;
-    after = next;
+    await ctx.db.updateTable("domain_events").set({ rewards_done_at: ctx.now() }).where("id", "=", event.id).execute();
   }
-  if (last && !options.onlyAuthors) {
-    await ctx.db.insertInto("forum_reward_sweeps").values({ id: SWEEP_ID, published_at: last.publishedAt, key: last.key })
-      .onConflict((oc) => oc.column("id").doUpdateSet({ published_at: last.publishedAt, key: last.key, updated_at: ctx.now() }))
-      .execute();
-  }
-  return reviewed;
+  return events.length;
 }

@@ -1,38 +1,51 @@
+import { fail } from "../errors";
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { Hex } from "viem";
 import type { z } from "zod";
-import type { CreateWithdrawalRequest, LedgerEntry, ListLedgerQuery, Withdrawal } from "@/lib/api/schemas/rewards";
-import { getPublicClient } from "@/lib/chain/clients";
-import { sendDurableUsdcTransfer } from "@/lib/chain/durable-transfer";
+import {
+  WITHDRAWAL_MIN_USDC,
+  type CreateWithdrawalRequest,
+  type LedgerEntry,
+  type ListLedgerQuery,
+  type Withdrawal,
+} from "@/lib/api/schemas/rewards";
+import { sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
 import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import type { Database, WalletWithdrawalsTable } from "../db/schema";
-import { badRequest, conflict, notFound } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { chainKeyOf, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
-import { checksummed } from "./payout";
+import { requirePayableAddress } from "../payouts/payable-address";
 import { ownerOf, requireHumanOwner, requireOwner } from "./owner";
+import { log } from "../log";
 
 /** Withdrawals hold their row this long while sending: more than a receipt wait. */
 const WITHDRAWAL_LEASE_MS = 5 * 60_000;
 
-/** Test seam: runs after a withdrawal's signed transaction was stored and before it is broadcast (a test throws here, as a crash would). */
-export const withdrawalHooks: { beforeBroadcast?: (withdrawalId: string) => void | Promise<void> } = {};
-
 async function balanceUnits(db: Transaction<Database> | ServiceContext["db"], owner: string): Promise<bigint> {
-  const row = await db.selectFrom("wallet_ledger")
-    .select(sql<string>`coalesce(sum(case when direction = 'CREDIT' then amount_usdc else -amount_usdc end), 0)`.as("balance"))
-    .where("owner_user_id", "=", owner).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("wallet_ledger")
+    .select(
+      sql<string>`coalesce(sum(case when direction = 'CREDIT' then amount_usdc else -amount_usdc end), 0)`.as(
+        "balance",
+      ),
+    )
+    .where("owner_user_id", "=", owner)
+    .executeTakeFirstOrThrow();
   return parseUsdc(normaliseDecimal(Number(row.balance) < 0 ? "0" : row.balance));
 }
 
 // GET /v1/wallet
 export async function getWallet(ctx: ServiceContext, actor: Actor) {
   const owner = requireOwner(actor);
-  const pending = await ctx.db.selectFrom("wallet_withdrawals").select(sql<string>`coalesce(sum(amount_usdc), 0)`.as("n"))
-    .where("owner_user_id", "=", owner).where("status", "=", "PENDING").executeTakeFirstOrThrow();
+  const pending = await ctx.db
+    .selectFrom("wallet_withdrawals")
+    .select(sql<string>`coalesce(sum(amount_usdc), 0)`.as("n"))
+    .where("owner_user_id", "=", owner)
+    .where("status", "=", "PENDING")
+    .executeTakeFirstOrThrow();
   return {
     data: {
       managedWalletAddress: managedWalletAddress(ctx.config.chain),
@@ -56,19 +69,39 @@ export async function listLedger(ctx: ServiceContext, actor: Actor, query: z.out
     return eb.or(mine);
   });
   if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
-  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const rows = await q
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   const data: Array<z.input<typeof LedgerEntry>> = page.rows.map((r) => ({
-    id: r.id, kind: r.kind, direction: r.direction, amountUsdc: normaliseDecimal(r.amount_usdc), rewardId: r.reward_id, withdrawalId: r.withdrawal_id,
-    bidId: r.bid_id, jobId: r.job_id, agentId: r.agent_id, memo: r.memo, createdAt: r.created_at.toISOString(),
+    id: r.id,
+    kind: r.kind,
+    direction: r.direction,
+    amountUsdc: normaliseDecimal(r.amount_usdc),
+    rewardId: r.reward_id,
+    withdrawalId: r.withdrawal_id,
+    bidId: r.bid_id,
+    jobId: r.job_id,
+    agentId: r.agent_id,
+    memo: r.memo,
+    createdAt: r.created_at.toISOString(),
   }));
   return { data, meta: page.meta };
 }
 
 function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsTable>): z.input<typeof Withdrawal> {
   return {
-    id: w.id, toAddress: w.to_address, amountUsdc: normaliseDecimal(w.amount_usdc), status: w.status, txHash: w.status === "FAILED" ? null : w.tx_hash,
-    explorerUrl: explorerTxUrl(ctx.config.chain, w.tx_hash), failureReason: w.failure_reason, createdAt: w.created_at.toISOString(), confirmedAt: w.confirmed_at?.toISOString() ?? null,
+    id: w.id,
+    toAddress: w.to_address,
+    amountUsdc: normaliseDecimal(w.amount_usdc),
+    status: w.status,
+    txHash: w.status === "FAILED" ? null : w.tx_hash,
+    explorerUrl: explorerTxUrl(ctx.config.chain, w.tx_hash),
+    failureReason: w.failure_reason,
+    createdAt: w.created_at.toISOString(),
+    confirmedAt: w.confirmed_at?.toISOString() ?? null,
   };
 }
 
@@ -76,27 +109,77 @@ function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsT
  * POST /v1/wallet/withdrawals. The debit and the withdrawal are one transaction under a lock on
  * the owner's user row, so parallel withdrawals cannot spend the same balance.
  */
-export async function createWithdrawal(ctx: ServiceContext, actor: Actor, input: z.output<typeof CreateWithdrawalRequest>) {
+export async function createWithdrawal(
+  ctx: ServiceContext,
+  actor: Actor,
+  input: z.output<typeof CreateWithdrawalRequest>,
+  options: { idempotencyKey?: string } = {},
+) {
   const owner = requireHumanOwner(actor);
   const chain = requireChain(ctx);
-  const to = checksummed(input.toAddress, "toAddress");
+  const to = await requirePayableAddress(ctx, input.toAddress, "toAddress"); // payouts/payable-address.ts: never the escrow, the token, a service wallet or an address the token refuses
   const amount = parseUsdc(input.amountUsdc);
-  if (amount <= 0n) throw badRequest(["amountUsdc must be greater than 0"]);
+  if (amount <= 0n) throw fail("VALIDATION_FAILED", ["amountUsdc must be greater than 0"]);
+  // Each withdrawal is a transfer whose gas the rewards wallet pays: dust would cost more than it moves.
+  if (amount < parseUsdc(WITHDRAWAL_MIN_USDC)) {
+    throw fail(
+      "WITHDRAWAL_BELOW_MINIMUM",
+      `a withdrawal moves at least ${WITHDRAWAL_MIN_USDC} USDC (each one is a transfer whose gas the marketplace pays)`,
+      { minimumUsdc: WITHDRAWAL_MIN_USDC },
+    );
+  }
   const id = await ctx.db.transaction().execute(async (trx) => {
     await trx.selectFrom("users").select("id").where("id", "=", owner).forUpdate().executeTakeFirstOrThrow();
+    // A retry of this key whose first run debited and then died: that withdrawal, not a second one.
+    if (options.idempotencyKey) {
+      const earlier = await trx
+        .selectFrom("wallet_withdrawals")
+        .select("id")
+        .where("owner_user_id", "=", owner)
+        .where("idempotency_key", "=", options.idempotencyKey)
+        .executeTakeFirst();
+      if (earlier) return earlier.id;
+    }
     const balance = await balanceUnits(trx, owner);
-    if (amount > balance) throw conflict("INSUFFICIENT_BALANCE", `the managed wallet holds ${formatUsdc(balance)} USDC for you`, { balanceUsdc: formatUsdc(balance) });
-    const w = await trx.insertInto("wallet_withdrawals")
-      .values({ owner_user_id: owner, to_address: to, amount_usdc: formatUsdc(amount), chain_key: chainKeyOf(chain), tx_hash: null, raw_tx: null, failure_reason: null, lease_until: null, confirmed_at: null })
-      .returning("id").executeTakeFirstOrThrow();
-    await trx.insertInto("wallet_ledger").values({
-      owner_user_id: owner, agent_id: null, kind: "WITHDRAWAL", direction: "DEBIT", amount_usdc: formatUsdc(amount), reward_id: null,
-      withdrawal_id: w.id, bid_id: null, job_id: null, memo: `withdrawal to ${to}`,
-    }).execute();
+    if (amount > balance)
+      throw fail("INSUFFICIENT_BALANCE", `the managed wallet holds ${formatUsdc(balance)} USDC for you`, {
+        balanceUsdc: formatUsdc(balance),
+      });
+    const w = await trx
+      .insertInto("wallet_withdrawals")
+      .values({
+        owner_user_id: owner,
+        to_address: to,
+        amount_usdc: formatUsdc(amount),
+        chain_key: chainKeyOf(chain),
+        tx_hash: null,
+        raw_tx: null,
+        failure_reason: null,
+        lease_until: null,
+        confirmed_at: null,
+        idempotency_key: options.idempotencyKey ?? null,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("wallet_ledger")
+      .values({
+        owner_user_id: owner,
+        agent_id: null,
+        kind: "WITHDRAWAL",
+        direction: "DEBIT",
+        amount_usdc: formatUsdc(amount),
+        reward_id: null,
+        withdrawal_id: w.id,
+        bid_id: null,
+        job_id: null,
+        memo: `withdrawal to ${to}`,
+      })
+      .execute();
     return w.id;
   });
   const row = await sendWithdrawal(ctx, id).catch(async (error) => {
-    console.error(`[wallet] withdrawal ${id}: ${(error as Error).message}`);
+    log.warn({ withdrawalId: id, reason: (error as Error).message }, "withdrawal failed");
     return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
   });
   return { data: presentWithdrawal(ctx, row) };
@@ -104,26 +187,41 @@ export async function createWithdrawal(ctx: ServiceContext, actor: Actor, input:
 
 export async function getWithdrawal(ctx: ServiceContext, actor: Actor, id: string) {
   const owner = requireOwner(actor);
-  const row = await ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).where("owner_user_id", "=", owner).executeTakeFirst();
-  if (!row) throw notFound("withdrawal");
+  const row = await ctx.db
+    .selectFrom("wallet_withdrawals")
+    .selectAll()
+    .where("id", "=", id)
+    .where("owner_user_id", "=", owner)
+    .executeTakeFirst();
+  if (!row) throw fail("NOT_FOUND", "withdrawal not found");
   return { data: presentWithdrawal(ctx, row) };
 }
 
 /**
- * Sends a withdrawal exactly once: the transfer is signed and its hash stored before it is
- * broadcast; a later attempt rebroadcasts the same signed bytes (same nonce, so it can be mined
- * once at most). Only when the managed wallet's nonce moved past it without mining it (it can
- * never be mined) is it signed anew.
+ * Sends a withdrawal exactly once: the transfer is signed and its bytes and hash stored before it
+ * is broadcast; a later attempt asks the chain what became of it and rebroadcasts the same signed
+ * bytes (same nonce, so it can be mined once at most). A receipt the RPC did not deliver is
+ * unknown, not "not mined": the row stays PENDING and is asked about again. Only when the managed
+ * wallet's confirmed nonce moved past it and it has no receipt (it can never be mined) is it
+ * signed anew (lib/chain/durable-transfer.ts).
  */
-export async function sendWithdrawal(ctx: ServiceContext, id: string, options: { now?: Date } = {}): Promise<Selectable<WalletWithdrawalsTable>> {
+export async function sendWithdrawal(
+  ctx: ServiceContext,
+  id: string,
+  options: { now?: Date } = {},
+): Promise<Selectable<WalletWithdrawalsTable>> {
   const chain = requireChain(ctx);
   const now = options.now ?? ctx.now();
-  const claimed = await ctx.db.updateTable("wallet_withdrawals")
+  const claimed = await ctx.db
+    .updateTable("wallet_withdrawals")
     .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + WITHDRAWAL_LEASE_MS), updated_at: now })
-    .where("id", "=", id).where("status", "=", "PENDING")
+    .where("id", "=", id)
+    .where("status", "=", "PENDING")
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .returningAll().executeTakeFirst();
-  if (!claimed) return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed)
+    return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   const hash = await sendDurableUsdcTransfer({
     chain,
@@ -132,35 +230,70 @@ export async function sendWithdrawal(ctx: ServiceContext, id: string, options: {
     amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
     forget: async () => {
-      await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: null, tx_hash: null }).where("id", "=", id).execute();
+      await ctx.db
+        .updateTable("wallet_withdrawals")
+        .set({ raw_tx: null, tx_hash: null })
+        .where("id", "=", id)
+        .execute();
     },
     record: async (raw, signedHash) => {
-      await ctx.db.updateTable("wallet_withdrawals").set({ raw_tx: raw, tx_hash: signedHash }).where("id", "=", id).execute();
-      await withdrawalHooks.beforeBroadcast?.(id);
+      await ctx.db
+        .updateTable("wallet_withdrawals")
+        .set({ raw_tx: raw, tx_hash: signedHash })
+        .where("id", "=", id)
+        .execute();
+      await ctx.crashPoints?.beforeWithdrawalBroadcast?.(id);
     },
   });
-  const receipt = await getPublicClient(chain).waitForTransactionReceipt({ hash, confirmations: chain.confirmations, timeout: 180_000 });
+  const receipt = await waitForDurableTransfer(chain, hash);
   const at = options.now ?? ctx.now();
   if (receipt.status === "success") {
-    return ctx.db.updateTable("wallet_withdrawals").set({ status: "CONFIRMED", confirmed_at: at, lease_until: null, updated_at: at })
-      .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+    return ctx.db
+      .updateTable("wallet_withdrawals")
+      .set({ status: "CONFIRMED", confirmed_at: at, lease_until: null, updated_at: at })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   }
   return ctx.db.transaction().execute(async (trx) => {
-    const failed = await trx.updateTable("wallet_withdrawals").set({ status: "FAILED", failure_reason: "the USDC transfer reverted", lease_until: null, updated_at: at })
-      .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
-    await trx.insertInto("wallet_ledger").values({
-      owner_user_id: failed.owner_user_id, agent_id: null, kind: "WITHDRAWAL_REVERSAL", direction: "CREDIT", amount_usdc: failed.amount_usdc,
-      reward_id: null, withdrawal_id: id, bid_id: null, job_id: null, memo: "withdrawal reverted; amount returned",
-    }).onConflict((oc) => oc.columns(["withdrawal_id", "kind"]).doNothing()).execute();
+    const failed = await trx
+      .updateTable("wallet_withdrawals")
+      .set({ status: "FAILED", failure_reason: "the USDC transfer reverted", lease_until: null, updated_at: at })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("wallet_ledger")
+      .values({
+        owner_user_id: failed.owner_user_id,
+        agent_id: null,
+        kind: "WITHDRAWAL_REVERSAL",
+        direction: "CREDIT",
+        amount_usdc: failed.amount_usdc,
+        reward_id: null,
+        withdrawal_id: id,
+        bid_id: null,
+        job_id: null,
+        memo: "withdrawal reverted; amount returned",
+      })
+      .onConflict((oc) => oc.columns(["withdrawal_id", "kind"]).doNothing())
+      .execute();
     return failed;
   });
 }
 
 /** The worker's half: PENDING withdrawals whose lease ran out (a crash, an outage) are sent or confirmed. */
-export async function finishPendingWithdrawals(ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}): Promise<number> {
+export async function finishPendingWithdrawals(
+  ctx: ServiceContext,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<number> {
   if (!ctx.config.chain) return 0;
   const now = options.now ?? ctx.now();
-  let q = ctx.db.selectFrom("wallet_withdrawals").select("id").where("status", "=", "PENDING").where("chain_key", "=", chainKeyOf(ctx.config.chain))
+  let q = ctx.db
+    .selectFrom("wallet_withdrawals")
+    .select("id")
+    .where("status", "=", "PENDING")
+    .where("chain_key", "=", chainKeyOf(ctx.config.chain))
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
   let done = 0;
@@ -168,7 +301,7 @@ export async function finishPendingWithdrawals(ctx: ServiceContext, options: { n
     try {
       if ((await sendWithdrawal(ctx, id, options)).status === "CONFIRMED") done += 1;
     } catch (error) {
-      console.error(`[wallet] withdrawal ${id}: ${(error as Error).message}`);
+      log.warn({ withdrawalId: id, reason: (error as Error).message }, "withdrawal failed");
     }
   }
   return done;

@@ -2,20 +2,31 @@ import type { Worker } from "../context";
 import type { ServiceContext } from "../context";
 import { fundPendingCampaigns } from "./campaigns";
 import { finishPayingRewards, payWaitingRewards } from "./pay-rewards";
-import { sweepContributions } from "./review-contribution";
+import { reviewPublishedContributions } from "./review-contribution";
 import { finishPendingWithdrawals } from "./wallet";
 
 /**
- * One round of reward work: review what the publish hook missed, finish payments a crash left
+ * One round of reward work: review the forum posts published (and decline those removed) since the
+ * last round, from their events, finish payments a crash left
  * PAYING, pay WAITING_FOR_BUDGET rewards from newly funded slots, retry failed slot deposits, and
  * finish withdrawals. Every step is claimed in the database, so instances may run it at once.
  */
-export async function runRewardsRound(ctx: ServiceContext, options: { now?: Date; onlyAuthors?: string[]; onlyRewards?: string[] } = {}) {
-  const reviewed = await sweepContributions(ctx, { siteUrl: ctx.config.siteUrl ?? "http://localhost:3000", onlyAuthors: options.onlyAuthors });
+export async function runRewardsRound(
+  ctx: ServiceContext,
+  options: { now?: Date; onlyAuthors?: string[]; onlyContributions?: string[]; onlyRewards?: string[] } = {},
+) {
+  const reviewed = await reviewPublishedContributions(ctx, {
+    siteUrl: ctx.config.siteUrl ?? "http://localhost:3000",
+    onlyAuthors: options.onlyAuthors,
+    onlyContributions: options.onlyContributions,
+  });
   const finished = await finishPayingRewards(ctx, { now: options.now, only: options.onlyRewards });
-  if (!options.onlyAuthors) await fundPendingCampaigns(ctx);
+  if (!options.onlyAuthors && !options.onlyContributions) await fundPendingCampaigns(ctx);
   const round = await payWaitingRewards(ctx, { only: options.onlyRewards });
-  const withdrawals = options.onlyAuthors || options.onlyRewards ? 0 : await finishPendingWithdrawals(ctx, { now: options.now });
+  const withdrawals =
+    options.onlyAuthors || options.onlyContributions || options.onlyRewards
+      ? 0
+      : await finishPendingWithdrawals(ctx, { now: options.now });
   return { reviewed, finished, ...round, withdrawals };
 }
 

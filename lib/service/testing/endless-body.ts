@@ -14,7 +14,11 @@ export interface RawOutcome {
  * `delayMs`), until the server answers or drops the connection, or `maxBytes` were sent (then the
  * body ends). Raw node:http, so that we see how much the server let in before refusing.
  */
-export function sendEndlessBody(baseUrl: string, path: string, options: { headers: Record<string, string>; chunk: Buffer; delayMs: number; maxBytes: number }): Promise<RawOutcome> {
+export function sendEndlessBody(
+  baseUrl: string,
+  path: string,
+  options: { headers: Record<string, string>; chunk: Buffer; delayMs: number; maxBytes: number },
+): Promise<RawOutcome> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve) => {
     let written = 0;
@@ -26,14 +30,17 @@ export function sendEndlessBody(baseUrl: string, path: string, options: { header
       req.destroy();
       resolve({ status, body, written: writtenAtAnswer || written });
     };
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: options.headers }, (res) => {
-      writtenAtAnswer = written;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (text += d));
-      res.on("end", () => finish(res.statusCode ?? null, parseJson(text)));
-      res.on("error", () => finish(res.statusCode ?? null, text || null));
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: options.headers },
+      (res) => {
+        writtenAtAnswer = written;
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (text += d));
+        res.on("end", () => finish(res.statusCode ?? null, parseJson(text)));
+        res.on("error", () => finish(res.statusCode ?? null, text || null));
+      },
+    );
     req.on("error", () => finish(null, null));
     const pump = () => {
       if (settled || writtenAtAnswer) return;

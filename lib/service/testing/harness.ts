@@ -9,8 +9,9 @@ import { createApiClient, type ApiClient } from "@/lib/api/client";
 import type { ChainConfig } from "@/lib/chain/config";
 import { createServiceApp } from "../app";
 import { defaultServiceConfig, type ServiceConfig } from "../config";
-import type { ServiceContext } from "../context";
+import type { CrashPoints, ServiceContext } from "../context";
 import { openDatabase, type Db } from "../db/connection";
+import type { ReadReplicas } from "../db/replicas";
 import { openMailText } from "../mail/seal-mail-text";
 import { parseTrustProxy, resolveClient } from "@/lib/net/client-address.mjs";
 
@@ -42,12 +43,18 @@ export const OFFLINE_CHAIN: ChainConfig = {
  * For suites that act as one poster many times a minute (one anvil account signs in each time):
  * budgets are still counted, just not the subject of the test (lib/service/http tests them).
  */
-export const GENEROUS_BUDGETS = { publicReadsPerMinute: 100_000, authReadsPerMinute: 100_000, writesPerMinute: 100_000 };
+export const GENEROUS_BUDGETS = {
+  publicReadsPerMinute: 100_000,
+  authReadsPerMinute: 100_000,
+  writesPerMinute: 100_000,
+};
 
 export interface TestService {
   baseUrl: string;
   ctx: ServiceContext;
   db: Db;
+  /** Where a test makes this service crash (context.ts, CrashPoints): set one, and unset it after. */
+  crashPoints: CrashPoints;
   /** A typed client that plays its own client address, so IP budgets of tests do not collide. */
   client(token?: string, ip?: string): ApiClient;
   /**
@@ -55,14 +62,28 @@ export interface TestService {
    * address through X-Forwarded-For (a fresh one by default); null sends none, as a browser talking
    * to the server directly does.
    */
-  http(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string | null }): Promise<{ status: number; headers: Headers; json: any }>;
+  http(
+    method: string,
+    path: string,
+    options?: {
+      token?: string;
+      body?: unknown;
+      rawBody?: string;
+      headers?: Record<string, string>;
+      ip?: string | null;
+    },
+  ): Promise<{ status: number; headers: Headers; json: any }>;
   stop(): Promise<void>;
 }
 
 let sharedDb: Promise<Db> | undefined;
 
 function database(): Promise<Db> {
-  sharedDb ??= openDatabase(process.env.TEST_DATABASE_URL ? { databaseUrl: process.env.TEST_DATABASE_URL, maxConnections: 30 } : { dataDir: "memory://" });
+  sharedDb ??= openDatabase(
+    process.env.TEST_DATABASE_URL
+      ? { databaseUrl: process.env.TEST_DATABASE_URL, maxConnections: 30 }
+      : { dataDir: "memory://" },
+  );
   return sharedDb;
 }
 
@@ -90,13 +111,28 @@ const HARNESS_TRUST = parseTrustProxy("1");
  * `ownPool`: this service gets connections of its own to TEST_DATABASE_URL instead of the worker's
  * shared pool, as a second app instance (another process or machine) on the same PostgreSQL would.
  */
-export async function startTestService(overrides: Partial<ServiceConfig> = {}, options: { ownPool?: boolean } = {}): Promise<TestService> {
-  const ownPool = options.ownPool && process.env.TEST_DATABASE_URL ? await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, maxConnections: 15 }) : null;
-  const db = ownPool ?? (await database());
+export async function startTestService(
+  overrides: Partial<ServiceConfig> = {},
+  options: { ownPool?: boolean; db?: Db; replicas?: ReadReplicas } = {},
+): Promise<TestService> {
+  const ownPool =
+    options.ownPool && process.env.TEST_DATABASE_URL
+      ? await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, maxConnections: 15 })
+      : null;
+  // `db`: a database the test opened itself (e.g. through a proxy it controls); the test closes it.
+  const db = options.db ?? ownPool ?? (await database());
   // Its own origin hash key: reward origins of suites (and earlier runs on a kept PostgreSQL
   // database) sharing one database never match each other's; within a suite the rule holds.
-  const config = defaultServiceConfig({ chain: OFFLINE_CHAIN, originHashSecret: `test-${randomUUID()}`, devOutboxToken: randomBytes(32).toString("base64url"), ...overrides });
-  const ctx: ServiceContext = { db, config, now: () => new Date() };
+  const config = defaultServiceConfig({
+    chain: OFFLINE_CHAIN,
+    originHashSecret: `test-${randomUUID()}`,
+    devOutboxToken: randomBytes(32).toString("base64url"),
+    ...overrides,
+  });
+  // `replicas`: read replicas the test started (db/replicas.ts); the test closes them.
+  // Its own crash points: a test that makes one throw touches this service only.
+  const crashPoints: CrashPoints = {};
+  const ctx: ServiceContext = { db, config, now: () => new Date(), replicas: options.replicas ?? null, crashPoints };
   const app = createServiceApp(ctx);
 
   const server: ServerType = await new Promise((resolve) => {
@@ -105,11 +141,22 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}, o
         hostname: "127.0.0.1",
         port: 0,
         fetch: (request, env: { incoming: { socket: { remoteAddress?: string }; headers: IncomingHttpHeaders } }) =>
-          app.fetch(request, resolveClient({ peer: env.incoming.socket.remoteAddress, headers: env.incoming.headers, trust: HARNESS_TRUST })),
+          app.fetch(
+            request,
+            resolveClient({
+              peer: env.incoming.socket.remoteAddress,
+              headers: env.incoming.headers,
+              trust: HARNESS_TRUST,
+            }),
+          ),
       },
       () => resolve(s),
     );
   });
+  // Idle connections stay open longer than any pause between a test's requests: with Node's 5 s
+  // default, a loaded runner lets fetch reuse a socket in the instant the server closes it, and the
+  // request fails as "fetch failed" though the service did nothing wrong.
+  (server as { keepAliveTimeout?: number }).keepAliveTimeout = 120_000;
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   // The service knows its own socket, as in production (env HOST and PORT), so its prober refuses it.
@@ -117,6 +164,7 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}, o
 
   return {
     baseUrl,
+    crashPoints,
     ctx,
     db,
     client(token?: string, ip = newClientIp()) {
@@ -162,7 +210,10 @@ export interface TestAgent {
 }
 
 /** Signs up an agent over HTTP; `active` sends its first heartbeat. */
-export async function newAgent(service: TestService, options: { active?: boolean; name?: string; ownerEmail?: string; referralCode?: string; walletAddress?: string } = {}): Promise<TestAgent> {
+export async function newAgent(
+  service: TestService,
+  options: { active?: boolean; name?: string; ownerEmail?: string; referralCode?: string; walletAddress?: string } = {},
+): Promise<TestAgent> {
   emailCounter += 1;
   const signup = await service.client().signUpAgent({
     body: {
@@ -187,7 +238,8 @@ export interface TestUser {
 
 /** Signs in a human with SIWE, signing with a key (an anvil test key by default: index picks it). */
 export async function newUser(service: TestService, privateKey?: `0x${string}`): Promise<TestUser> {
-  const key = privateKey ?? (`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`);
+  const key =
+    privateKey ?? (`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`);
   const account = privateKeyToAccount(key);
   const anonymous = service.client();
   const { data } = await anonymous.createSiweNonce({});
@@ -203,12 +255,22 @@ export async function newUser(service: TestService, privateKey?: `0x${string}`):
   });
   const signature = await account.signMessage({ message });
   const verified = await anonymous.verifySiwe({ body: { message, signature } });
-  return { id: verified.data.user.id, address: account.address, token: verified.data.token, client: service.client(verified.data.token) };
+  return {
+    id: verified.data.user.id,
+    address: account.address,
+    token: verified.data.token,
+    client: service.client(verified.data.token),
+  };
 }
 
 /** The body of the latest mail to `to`, read from the outbox table and opened with the outbox secret. */
 export async function mailTextFor(service: TestService, to: string): Promise<string> {
-  const row = await service.db.selectFrom("mail_outbox").select("text").where("to_address", "=", to).orderBy("created_at", "desc").executeTakeFirstOrThrow();
+  const row = await service.db
+    .selectFrom("mail_outbox")
+    .select("text")
+    .where("to_address", "=", to)
+    .orderBy("created_at", "desc")
+    .executeTakeFirstOrThrow();
   const text = openMailText(service.ctx.config.devOutboxToken ?? "", row.text);
   if (text === null) throw new Error(`the outbox kept no readable body of the mail to ${to}`);
   return text;

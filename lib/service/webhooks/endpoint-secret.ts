@@ -9,9 +9,13 @@ import type { ServiceConfig } from "../config";
 
 const SEALED_PREFIX = "sealed.v1.";
 
+/** Standard Webhooks: `whsec_` and the key's 32 random bytes in (padded, standard) base64. */
 export function newWebhookSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString("base64url")}`;
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 }
+
+/** How long a rotated-out secret still signs deliveries, beside the new one. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 /** What lists show of a secret: enough to tell two apart. */
 export function webhookSecretPrefix(secret: string): string {
@@ -32,7 +36,10 @@ export function sealWebhookSecret(config: Pick<ServiceConfig, "webhookSecretKey"
 /** The secret, or null when the server's key changed since it was sealed (rotate the endpoint's secret). */
 export function openWebhookSecret(config: Pick<ServiceConfig, "webhookSecretKey">, stored: string): string | null {
   if (!stored.startsWith(SEALED_PREFIX)) return null;
-  const [iv, sealed, tag] = stored.slice(SEALED_PREFIX.length).split(".").map((p) => Buffer.from(p, "base64url"));
+  const [iv, sealed, tag] = stored
+    .slice(SEALED_PREFIX.length)
+    .split(".")
+    .map((p) => Buffer.from(p, "base64url"));
   try {
     const decipher = createDecipheriv("aes-256-gcm", sealKey(config), iv!);
     decipher.setAuthTag(tag!);

@@ -25,7 +25,7 @@ export async function fanOutWebhookEvents(ctx: ServiceContext, options: { limit?
     const ids = events.map((event) => event.id);
     await trx
       .insertInto("webhook_deliveries")
-      .columns(["endpoint_id", "event_id", "event_type", "status", "next_attempt_at", "give_up_at"])
+      .columns(["endpoint_id", "event_id", "event_type", "event_seq", "status", "next_attempt_at", "give_up_at"])
       .expression((eb) =>
         eb
           .selectFrom("domain_events as d")
@@ -41,6 +41,7 @@ export async function fanOutWebhookEvents(ctx: ServiceContext, options: { limit?
             "e.id as endpoint_id",
             "d.id as event_id",
             "d.type as event_type",
+            "d.seq as event_seq",
             sql<string>`'PENDING'`.as("status"),
             sql<Date>`${now}::timestamptz`.as("next_attempt_at"),
             sql<Date>`${giveUp}::timestamptz`.as("give_up_at"),

@@ -27,9 +27,17 @@ export function presentEndpoint(row: EndpointRow): WebhookEndpoint {
 /** Deliveries with their attempt log (the last 50 of each, oldest first). */
 export async function presentDeliveries(ctx: ServiceContext, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
   const ids = rows.map((row) => row.id);
-  const attempts = ids.length === 0
-    ? []
-    : await ctx.db.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", ids).orderBy("created_at", "desc").orderBy("id").limit(50 * ids.length).execute();
+  const attempts =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom("webhook_attempts")
+          .selectAll()
+          .where("delivery_id", "in", ids)
+          .orderBy("created_at", "desc")
+          .orderBy("id")
+          .limit(50 * ids.length)
+          .execute();
   return rows.map((row) => ({
     id: row.id,
     endpointId: row.endpoint_id,

@@ -2,7 +2,13 @@
 // program outside the app uses the very same route definitions, schemas and error codes (built by
 // packages/sdk/build.mjs; the app and the SDK cannot drift apart).
 export { createAwmClient, type AwmClientOptions } from "./client";
-export { createApiClient, backoffDelay, parseRetryAfter, type ApiClient, type ApiClientOptions } from "../../../lib/api/client";
+export {
+  createApiClient,
+  backoffDelay,
+  parseRetryAfter,
+  type ApiClient,
+  type ApiClientOptions,
+} from "../../../lib/api/client";
 export { ApiError, ApiContractError, ApiNetworkError, settle } from "../../../lib/api/errors";
 export { routes, type Routes, type RouteName } from "../../../lib/api/routes";
 export type { RouteDef, RouteInput, RouteOutput, HttpMethod } from "../../../lib/api/contract";
@@ -12,6 +18,7 @@ export {
   verifyWebhookSignature,
   signWebhookPayload,
   webhookHeaders,
+  standardWebhookSecret,
   WEBHOOK_ID_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
   WEBHOOK_SIGNATURE_HEADER,

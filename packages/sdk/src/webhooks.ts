@@ -8,6 +8,11 @@ import { verifyWebhookSignature } from "../../../lib/api/webhooks";
 export const WebhookEvent = z.object({
   id: z.string(),
   type: z.string(),
+  /** When the event happened (ISO 8601): Standard Webhooks' payload timestamp. */
+  timestamp: z.string(),
+  /** Increases with the event order (numbers may be skipped): order what you received by it. */
+  sequence: z.number().int(),
+  /** The same as timestamp. */
   createdAt: z.string(),
   data: z.record(z.string(), z.unknown()),
 });
@@ -27,7 +32,13 @@ export class WebhookVerificationError extends Error {
  * and the endpoint's signing secret (whsec_…). Throws WebhookVerificationError. Deliveries are at
  * least once: dedupe on `event.id` (also the webhook-id header).
  */
-export function parseWebhook(args: { secret: string; body: string | Uint8Array; headers: Parameters<typeof verifyWebhookSignature>[0]["headers"]; toleranceSeconds?: number; now?: Date }): WebhookEvent {
+export function parseWebhook(args: {
+  secret: string;
+  body: string | Uint8Array;
+  headers: Parameters<typeof verifyWebhookSignature>[0]["headers"];
+  toleranceSeconds?: number;
+  now?: Date;
+}): WebhookEvent {
   const check = verifyWebhookSignature(args);
   if (!check.ok) throw new WebhookVerificationError(check.reason);
   const text = typeof args.body === "string" ? args.body : new TextDecoder().decode(args.body);
@@ -38,6 +49,9 @@ export function parseWebhook(args: { secret: string; body: string | Uint8Array; 
     throw new WebhookVerificationError("the body is not JSON");
   }
   const parsed = WebhookEvent.safeParse(json);
-  if (!parsed.success) throw new WebhookVerificationError("the body is not a webhook envelope {id, type, createdAt, data}");
+  if (!parsed.success)
+    throw new WebhookVerificationError(
+      "the body is not a webhook envelope {id, type, timestamp, sequence, createdAt, data}",
+    );
   return parsed.data;
 }

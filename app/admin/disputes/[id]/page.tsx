@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { apiForRequest } from "@/lib/api/for-request";
+import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
 import type { ApiClient } from "@/lib/api/client";
 import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
 import { DisputeCasePanel } from "@/components/disputes/dispute-case";
+import { JobBrief } from "@/components/jobs/job-brief";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobConversations } from "@/components/messages/job-conversations";
 import { Alert } from "@/components/ui/alert";
@@ -15,7 +16,7 @@ export const metadata: Metadata = { title: "Dispute case" };
 export const dynamic = "force-dynamic";
 
 // One dispute case for the operator (the [id] is the job's id: a job has at most one case): the
-// statements and evidence, the deliverable's proof history, what the poster and the assigned agent
+// statements and evidence, the job's brief and acceptance criteria, the deliverable's proof history, what the poster and the assigned agent
 // wrote to each other (read-only), the job's timeline and the ruling form when the operator is the
 // case's arbiter now. GET /v1/jobs/:id/dispute decides who reads the case, and GET
 // /v1/jobs/:id/messages who reads the conversation.
@@ -26,7 +27,9 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
   // in words) are independent reads: the [id] is the job's id.
   const [res, chain, jobRes] = await Promise.all([
     settle(api.getDispute({ params: { id } })),
-    apiForRequest().then((anonymous) => anonymous.getChain({})).catch(() => null),
+    apiWithToken()
+      .then((anonymous) => anonymous.getChain({}))
+      .catch(() => null),
     settle(api.getJob({ params: { id } })),
   ]);
   if (res.error?.status === 404 || res.error?.status === 400) notFound();
@@ -38,19 +41,43 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
-        <Link href="/admin/disputes" className="hover:underline">Disputes</Link>
+        <Link href="/admin/disputes" className="hover:underline">
+          Disputes
+        </Link>
       </nav>
       {res.error ? (
-        <Alert tone="warning" className="mt-6" title={res.error.status === 403 ? "Not yours to read" : "The case could not be loaded"} error={res.error} />
+        <Alert
+          tone="warning"
+          className="mt-6"
+          title={res.error.status === 403 ? "Not yours to read" : "The case could not be loaded"}
+          error={res.error}
+        />
       ) : null}
       {kase ? (
         <>
           <h1 className="mt-2 text-2xl font-semibold tracking-tight">
-            <Link href={`/jobs/${kase.jobId}`} className="hover:underline">{kase.jobTitle}</Link>
+            <Link href={`/jobs/${kase.jobId}`} className="hover:underline">
+              {kase.jobTitle}
+            </Link>
           </h1>
-          <DisputeCasePanel kase={kase} explorerUrl={explorer} />
+          <DisputeCasePanel
+            kase={kase}
+            explorerUrl={explorer}
+            parties={
+              job ? { poster: { id: job.poster.id, name: job.poster.displayName }, agent: job.agent ?? null } : null
+            }
+          />
+          {/* What the job asked for: the arbiter rules against the brief and its criteria. */}
+          {job ? <JobBrief job={job} /> : null}
           <ProofHistory className="mt-8" checks={[...kase.proofChecks].reverse()} />
-          {conversation && job ? <JobConversations jobId={job.id} posterName={job.poster.displayName} conversations={[conversation.conversation]} selected={conversation} /> : null}
+          {conversation && job ? (
+            <JobConversations
+              jobId={job.id}
+              posterName={job.poster.displayName}
+              conversations={[conversation.conversation]}
+              selected={conversation}
+            />
+          ) : null}
           <JobTimeline events={kase.timeline} hasMore={false} explorerUrl={explorer} parties={parties} />
         </>
       ) : null}

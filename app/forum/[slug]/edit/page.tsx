@@ -14,7 +14,14 @@ export default async function EditThreadPage({ params }: { params: Promise<{ slu
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
       <h1 className="mb-6 text-2xl font-semibold tracking-tight">Edit thread</h1>
-      <EditPostForm kind="thread" id={thread.data.id} slug={thread.data.slug} title={thread.data.title} category={thread.data.category} body={thread.data.body} />
+      <EditPostForm
+        kind="thread"
+        id={thread.data.id}
+        slug={thread.data.slug}
+        title={thread.data.title}
+        category={thread.data.category}
+        body={thread.data.body}
+      />
     </div>
   );
 }

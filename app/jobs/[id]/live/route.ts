@@ -19,12 +19,20 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   if (session) headers.authorization = `Bearer ${session.token}`;
   let upstream: Response;
   try {
-    upstream = await fetch(`${apiBaseUrl()}/v1/jobs/${id}/stream`, { headers, signal: request.signal, cache: "no-store" });
+    upstream = await fetch(`${apiBaseUrl()}/v1/jobs/${id}/stream`, {
+      headers,
+      signal: request.signal,
+      cache: "no-store",
+    });
   } catch {
     return new Response("the service is not reachable", { status: 502 });
   }
   if (!upstream.ok || !upstream.body) return new Response(null, { status: upstream.status === 404 ? 404 : 502 });
   return new Response(upstream.body, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    },
   });
 }

@@ -1,15 +1,13 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { settle } from "@/lib/api/errors";
 import { requireSessionApi } from "@/lib/session/api";
 import { SubmitDeliverableForm } from "@/components/deliverables/delivery-forms";
 import { ProofHistory } from "@/components/deliverables/proof-history";
 import { Alert } from "@/components/ui/alert";
-import { FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { Countdown } from "@/components/ui/countdown";
 import { LinkButton } from "@/components/ui/link-button";
-import { Usdc } from "@/components/ui/usdc";
+import { DeliveryHeader } from "../delivery-header";
 import { loadDelivery } from "../delivery-view";
 
 export const dynamic = "force-dynamic";
@@ -25,39 +23,60 @@ export default async function SubmitDeliverablePage({ params }: { params: Promis
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
-      <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
-        <Link href="/jobs" className="hover:underline">Jobs</Link> · <Link href={`/jobs/${job.id}`} className="hover:underline">{job.title}</Link>
-      </nav>
-      <h1 className="mt-3 text-2xl font-semibold tracking-tight">Submit the deliverable</h1>
-      <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-        <JobStatusBadge status={job.status} />
-        <FundedBadge funded={job.funded} />
-        <span>Budget <Usdc amount={job.budgetUsdc} symbol={job.tokenSymbol} /></span>
-      </div>
+      <DeliveryHeader job={job} title="Submit the deliverable" />
 
       {role !== "agent" ? (
         <Alert className="mt-6" tone="warning" title="Only the assigned agent submits">
-          {job.agent ? `This job is assigned to ${job.agent.name}. Sign in with its API key, or as its owner, to submit.` : "Nobody is assigned to this job yet."}
+          {job.agent
+            ? `This job is assigned to ${job.agent.name}. Sign in with its API key, or as its owner, to submit.`
+            : "Nobody is assigned to this job yet."}
         </Alert>
       ) : job.status === "IN_PROGRESS" ? (
-        <Card className="mt-6" title="Hand in your work" description="The URL is probed now: a live, public page with the marker moves the job to review; anything else is refused with the reason, and you can fix it and submit again.">
+        <Card
+          className="mt-6"
+          title="Hand in your work"
+          description="The URL is probed now: a live, public page with the marker moves the job to review; anything else is refused with the reason, and you can fix it and submit again."
+        >
           {!job.funded ? (
-            <Alert tone="warning" title="Not funded yet" className="mb-4">The poster has not funded the escrow; a submission is refused until they do.</Alert>
+            <Alert tone="warning" title="Not funded yet" className="mb-4">
+              The poster has not funded the escrow; a submission is refused until they do.
+            </Alert>
           ) : null}
           {job.claimExpiresAt ? (
-            <p className="mb-4 text-sm">Your claim <Countdown to={job.claimExpiresAt} prefix="ends in" expiredLabel="has ended" />: submit before then.</p>
+            <p className="mb-4 text-sm">
+              Your claim <Countdown to={job.claimExpiresAt} prefix="ends in" expiredLabel="has ended" />: submit before
+              then.
+            </p>
           ) : null}
           <SubmitDeliverableForm jobId={job.id} marker={job.inputData.proofContentMarker ?? null} />
         </Card>
       ) : (
-        <Card className="mt-6" title={job.status === "REVIEW" ? "Submitted: in review" : `This job is ${job.status.toLowerCase().replaceAll("_", " ")}`}>
-          {job.outputData?.url ? <p className="text-sm">Deliverable: <a className="break-all underline" href={job.outputData.url} rel="noopener noreferrer nofollow">{job.outputData.url}</a></p> : null}
-          <LinkButton className="mt-3" variant="secondary" href={`/jobs/${job.id}/review`}>See the review</LinkButton>
+        <Card
+          className="mt-6"
+          title={
+            job.status === "REVIEW"
+              ? "Submitted: in review"
+              : `This job is ${job.status.toLowerCase().replaceAll("_", " ")}`
+          }
+        >
+          {job.outputData?.url ? (
+            <p className="text-sm">
+              Deliverable:{" "}
+              <a className="break-all underline" href={job.outputData.url} rel="noopener noreferrer nofollow">
+                {job.outputData.url}
+              </a>
+            </p>
+          ) : null}
+          <LinkButton className="mt-3" variant="secondary" href={`/jobs/${job.id}/review`}>
+            See the review
+          </LinkButton>
         </Card>
       )}
 
       {checks?.result ? <ProofHistory className="mt-8" checks={checks.result.data} /> : null}
-      {checks?.error ? <Alert className="mt-8" title="The probe history could not be loaded" error={checks.error} /> : null}
+      {checks?.error ? (
+        <Alert className="mt-8" title="The probe history could not be loaded" error={checks.error} />
+      ) : null}
     </div>
   );
 }

@@ -19,11 +19,18 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
     <div className="mx-auto max-w-xl px-4 py-12">
       <h1 className="text-2xl font-semibold tracking-tight">Confirm your notification email</h1>
       {done ? (
-        <p role="status" className="mt-4 text-sm">{done} <Link href="/settings/notifications" className="underline">Notification settings</Link></p>
+        <p role="status" className="mt-4 text-sm">
+          {done}{" "}
+          <Link href="/settings/notifications" className="underline">
+            Notification settings
+          </Link>
+        </p>
       ) : token ? (
         <form action={verifyEmailAction} className="mt-6">
           <input type="hidden" name="token" value={token} />
-          <button type="submit" className={buttonClasses({})}>Confirm this address</button>
+          <button type="submit" className={buttonClasses({})}>
+            Confirm this address
+          </button>
         </form>
       ) : (
         <p className="mt-4 text-sm">This link has no token: open the link from the mail as it was sent.</p>

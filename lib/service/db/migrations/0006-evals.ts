@@ -133,11 +133,15 @@ const SEED_PACKS: SeedPack[] = [
     questions: [
       {
         id: "mb-1",
-        prompt: "Your agent's bid on a job was withdrawn last week. The job is still OPEN. Can the agent bid on it again?",
+        prompt:
+          "Your agent's bid on a job was withdrawn last week. The job is still OPEN. Can the agent bid on it again?",
         choices: [
           ["a", "Yes, a withdrawn bid no longer counts"],
           ["b", "Yes, but only with a lower proposedUsdc"],
-          ["c", "No: one bid per agent per job, forever; the withdrawn record stays and a new bid gets 409 BID_ALREADY_PLACED"],
+          [
+            "c",
+            "No: one bid per agent per job, forever; the withdrawn record stays and a new bid gets 409 BID_ALREADY_PLACED",
+          ],
           ["d", "Only after the poster rejects the withdrawn bid"],
         ],
         answer: "c",
@@ -158,7 +162,10 @@ const SEED_PACKS: SeedPack[] = [
         prompt: "A funded job has a locked gross budget of 40 USDC. Which bid request is accepted?",
         choices: [
           ["a", '{"agentId": "<your agent id>", "proposedUsdc": "35"} — underbidding wins funded jobs'],
-          ["b", '{"agentId": "<your agent id>", "proposedUsdc": "40"} — on a funded job proposedUsdc must equal the locked budget'],
+          [
+            "b",
+            '{"agentId": "<your agent id>", "proposedUsdc": "40"} — on a funded job proposedUsdc must equal the locked budget',
+          ],
           ["c", '{"agentId": "<your agent id>", "proposerUsdc": "40"}'],
           ["d", '{"proposedUsdc": 40, "etaHours": 4}'],
         ],
@@ -166,7 +173,8 @@ const SEED_PACKS: SeedPack[] = [
       },
       {
         id: "mb-4",
-        prompt: "Your agent just signed up and its status is PENDING_PROOF. What must happen before its first bid succeeds?",
+        prompt:
+          "Your agent just signed up and its status is PENDING_PROOF. What must happen before its first bid succeeds?",
         choices: [
           ["a", "The owner must claim the agent from the mailed link"],
           ["b", "The agent must fund an escrow"],
@@ -179,7 +187,10 @@ const SEED_PACKS: SeedPack[] = [
         id: "mb-5",
         prompt: "Which deliverable URL will survive the release probe?",
         choices: [
-          ["a", "A public HTTPS page that stays live through proofHoldHours and contains the poster's proofContentMarker"],
+          [
+            "a",
+            "A public HTTPS page that stays live through proofHoldHours and contains the poster's proofContentMarker",
+          ],
           ["b", "A document behind a login, shared with the poster's account"],
           ["c", "A temporary tunnel URL to the agent's own machine"],
           ["d", "A short-retention paste link, re-posted when it expires"],
@@ -234,7 +245,8 @@ const SEED_PACKS: SeedPack[] = [
       },
       {
         id: "lg-4",
-        prompt: "Two rows have the same email address with different spellings of the person's name. What do you deliver?",
+        prompt:
+          "Two rows have the same email address with different spellings of the person's name. What do you deliver?",
         choices: [
           ["a", "Both rows: more rows look better"],
           ["b", "Neither row"],
@@ -248,7 +260,10 @@ const SEED_PACKS: SeedPack[] = [
         prompt: "How do you hand over the finished CSV so that the escrow can be released?",
         choices: [
           ["a", "Paste it on a short-retention paste service"],
-          ["b", "Send outputData.url of a public file that stays reachable through the proof hold (and contains the poster's proofContentMarker, if one is set)"],
+          [
+            "b",
+            "Send outputData.url of a public file that stays reachable through the proof hold (and contains the poster's proofContentMarker, if one is set)",
+          ],
           ["c", "Share a link that needs the poster to sign in to your drive"],
           ["d", "Serve it from your laptop's IP address until the poster downloads it"],
         ],

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// Guards against farming rewards and certifications (security issue #13):
+// Guards against farming rewards and certifications (one owner posing as many to collect them):
 // - forum_threads/forum_replies.origin_key: the network the post came from, as an HMAC of the
 //   client address's /24 (IPv4) or /64 (IPv6) prefix (lib/service/http/client-origin.ts). Not the
 //   raw address: the rule only needs "same network or not", and a keyed hash of a prefix keeps a

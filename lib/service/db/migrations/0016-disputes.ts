@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// Disputes that end by a ruling instead of a silent refund (issue 15).
+// Disputes that end by a ruling instead of a silent refund, so neither side loses by default.
 //
 // jobs.evaluator_address: the arbiter a poster may name at creation (lower-case 0x address),
 // shown to bidders before they bid. Without one, the operator arbitrates.

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// The operator's console (issue 15).
+// The operator's console: what an operator needs to act on people, posts, money and cases.
 //
 // principals.suspended_at / suspension_reason: a suspended agent or person (both are principals)
 // can no longer bid, claim, submit, post jobs or post in the forum (lib/service/auth/suspension.ts,

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// Certification that means something (issue 19).
+// Certification that means something: timed sessions, graded item kinds, certificates that expire.
 //
 // Packs gain a publisher (null for the seeded packs), a review status (new and edited community
 // packs wait for the operator), a session time, the number of items drawn per attempt from the

@@ -43,7 +43,12 @@ const GLOBAL_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 function parseConfig(options: Record<string, OptionSpec>) {
-  return Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) }]));
+  return Object.fromEntries(
+    Object.entries(options).map(([name, spec]) => [
+      name,
+      { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) },
+    ]),
+  );
 }
 
 function optionLines(options: Record<string, OptionSpec>): string[] {
@@ -77,14 +82,27 @@ function generalHelp(prefix: string[] = []): string {
 }
 
 function commandHelp(command: Command): string {
-  return [`Usage: ${usageLine(command)}`, "", command.summary, "", "Options:", ...optionLines(command.options ?? {}), ...optionLines(GLOBAL_OPTIONS)].join("\n");
+  return [
+    `Usage: ${usageLine(command)}`,
+    "",
+    command.summary,
+    "",
+    "Options:",
+    ...optionLines(command.options ?? {}),
+    ...optionLines(GLOBAL_OPTIONS),
+  ].join("\n");
 }
 
 /** The command named by the longest run of leading words: `jobs list OPEN…` → jobs list. */
 function findCommand(words: string[]): { command: Command | undefined; groupMatch: boolean } {
   let best: Command | undefined;
   for (const command of COMMANDS) {
-    if (command.name.length <= words.length && command.name.every((word, i) => words[i] === word) && (!best || command.name.length > best.name.length)) best = command;
+    if (
+      command.name.length <= words.length &&
+      command.name.every((word, i) => words[i] === word) &&
+      (!best || command.name.length > best.name.length)
+    )
+      best = command;
   }
   const groupMatch = !best && words.length > 0 && COMMANDS.some((c) => c.name[0] === words[0]);
   return { command: best, groupMatch };
@@ -105,7 +123,14 @@ function exitCodeOf(error: unknown): number {
 
 function errorJson(error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) {
-    return { status: error.status, code: error.code ?? null, message: error.message, messages: error.messages, retryAfterSeconds: error.retryAfterSeconds, ...error.extra };
+    return {
+      status: error.status,
+      code: error.code ?? null,
+      message: error.message,
+      messages: error.messages,
+      retryAfterSeconds: error.retryAfterSeconds,
+      ...error.extra,
+    };
   }
   if (error instanceof UsageError) return { status: null, code: "USAGE", message: error.message };
   if (error instanceof ApiNetworkError) return { status: null, code: "NETWORK", message: error.message };
@@ -157,7 +182,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     let parsed;
     try {
-      parsed = parseArgs({ args: argv, options: parseConfig({ ...GLOBAL_OPTIONS, ...command.options }), strict: true, allowPositionals: true });
+      parsed = parseArgs({
+        args: argv,
+        options: parseConfig({ ...GLOBAL_OPTIONS, ...command.options }),
+        strict: true,
+        allowPositionals: true,
+      });
     } catch (error) {
       throw new UsageError(`${(error as Error).message}\n${commandHelp(command)}`);
     }
@@ -165,13 +195,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const args = parsed.positionals.slice(command.name.length);
     const required = (command.args ?? []).filter((a) => !a.startsWith("["));
     if (args.length < required.length || args.length > (command.args ?? []).length) {
-      throw new UsageError(`expected ${(command.args ?? []).join(" ") || "no arguments"}, got ${args.length ? args.join(" ") : "none"}\nUsage: ${usageLine(command)}`);
+      throw new UsageError(
+        `expected ${(command.args ?? []).join(" ") || "no arguments"}, got ${args.length ? args.join(" ") : "none"}\nUsage: ${usageLine(command)}`,
+      );
     }
 
     const baseUrl = (parsed.values["base-url"] as string | undefined) ?? io.env.AWM_BASE_URL;
     if (!baseUrl) throw new UsageError("no service: pass --base-url or set AWM_BASE_URL");
     const apiKey = (parsed.values.key as string | undefined) ?? (io.env.AWM_API_KEY || undefined);
-    if (command.needsKey !== false && !apiKey) throw new UsageError("no API key: pass --key or set AWM_API_KEY (awm signup prints one)");
+    if (command.needsKey !== false && !apiKey)
+      throw new UsageError("no API key: pass --key or set AWM_API_KEY (awm signup prints one)");
     // "" rather than undefined: the key is what this invocation was given, never read from elsewhere.
     const client = createAwmClient({ baseUrl, apiKey: apiKey ?? "", ...(io.fetch ? { fetch: io.fetch } : {}) });
 

@@ -19,7 +19,9 @@ const MATCHERS: Record<Kind, (route: RouteDef) => boolean> = {
 
 export class MissingRouteError extends Error {
   constructor(kind: Kind) {
-    super(`this version of awm knows no webhooks route to ${kind}: the service's webhooks API is not in its lib/api (update the SDK)`);
+    super(
+      `this version of awm knows no webhooks route to ${kind}: the service's webhooks API is not in its lib/api (update the SDK)`,
+    );
     this.name = "MissingRouteError";
   }
 }
@@ -34,7 +36,11 @@ export function webhookRoute(kind: Kind): RouteDef {
  * Path parameters: the agent's id for a parameter of /v1/agents/:id/…, the endpoint's id (the
  * command's argument) for any other.
  */
-export async function webhookParams(route: RouteDef, endpointId: string | undefined, agentId: () => Promise<string>): Promise<Record<string, string> | undefined> {
+export async function webhookParams(
+  route: RouteDef,
+  endpointId: string | undefined,
+  agentId: () => Promise<string>,
+): Promise<Record<string, string> | undefined> {
   const names = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
   if (names.length === 0) return undefined;
   const params: Record<string, string> = {};
@@ -47,6 +53,10 @@ export async function webhookParams(route: RouteDef, endpointId: string | undefi
   return params;
 }
 
-export function callRoute(client: ApiClient, route: RouteDef, input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown }) {
+export function callRoute(
+  client: ApiClient,
+  route: RouteDef,
+  input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown },
+) {
   return client.call(route, input as never) as Promise<{ data: unknown; meta?: { nextCursor: string | null } }>;
 }

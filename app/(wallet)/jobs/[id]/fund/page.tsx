@@ -8,7 +8,7 @@ import { requireSessionApi } from "@/lib/session/api";
 import { FundJob } from "@/components/wallet/fund-job";
 import { Usdc } from "@/components/ui/usdc";
 import { ExplorerLink } from "@/components/ui/explorer-link";
-import { registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
+import { checkFundableAction, registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
 
 export const metadata: Metadata = { title: "Fund a job" };
 type Params = Promise<{ id: string }>;
@@ -23,17 +23,27 @@ export default async function FundJobPage({ params }: { params: Params }) {
   const isPoster = job.data.viewer?.role === "POSTER";
   return (
     <div className="mx-auto max-w-xl px-4 py-10">
-      <nav className="text-sm text-zinc-500"><Link href={`/jobs/${id}`} className="hover:underline">{job.data.title}</Link> / fund</nav>
+      <nav className="text-sm text-zinc-500">
+        <Link href={`/jobs/${id}`} className="hover:underline">
+          {job.data.title}
+        </Link>{" "}
+        / fund
+      </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Fund the escrow</h1>
       <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">
-        <Usdc amount={job.data.budgetUsdc} /> goes into the escrow contract on {chainName(chain.chainId)}, held for this job until you approve the delivered work (or refunded if you cancel).
+        <Usdc amount={job.data.budgetUsdc} /> goes into the escrow contract on {chainName(chain.chainId)}, held for this
+        job until you approve the delivered work (or refunded if you cancel).
       </p>
       <div className="mt-6 rounded-lg border border-zinc-200 p-5 dark:border-zinc-800">
         {job.data.funded ? (
           <div className="space-y-2 text-sm" role="status">
             <p className="font-medium">This job is funded: the budget is held in escrow until you approve the work.</p>
-            <p>Deposit: <ExplorerLink value={job.data.escrowTxHash!} explorerUrl={chain.explorerUrl} /></p>
-            <Link className="font-medium underline" href={`/jobs/${id}`}>Back to the job</Link>
+            <p>
+              Deposit: <ExplorerLink value={job.data.escrowTxHash!} explorerUrl={chain.explorerUrl} />
+            </p>
+            <Link className="font-medium underline" href={`/jobs/${id}`}>
+              Back to the job
+            </Link>
           </div>
         ) : !isPoster ? (
           <p className="text-sm">Only the poster funds a job.</p>
@@ -42,8 +52,15 @@ export default async function FundJobPage({ params }: { params: Params }) {
             jobId={id}
             escrowJobId={escrowJobIdFromWire(job.data.escrowJobId)}
             budgetUsdc={job.data.budgetUsdc}
-            chain={{ chainId: chain.chainId, tokenAddress: chain.tokenAddress as Address, escrowAddress: chain.escrowAddress as Address, confirmations: chain.confirmations, explorerUrl: chain.explorerUrl }}
+            chain={{
+              chainId: chain.chainId,
+              tokenAddress: chain.tokenAddress as Address,
+              escrowAddress: chain.escrowAddress as Address,
+              confirmations: chain.confirmations,
+              explorerUrl: chain.explorerUrl,
+            }}
             register={registerEscrowAction}
+            recheck={checkFundableAction}
           />
         )}
       </div>

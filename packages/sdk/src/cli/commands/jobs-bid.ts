@@ -15,8 +15,20 @@ export default defineCommand({
     const coverLetter = options["cover-letter"] === "-" ? await readStdin() : options["cover-letter"];
     const { data } = await client.placeBid({
       params: { id: args[0]! },
-      body: { agentId: await agentId(options.agent), proposedUsdc: options.amount, ...(coverLetter ? { coverLetter } : {}) },
+      body: {
+        agentId: await agentId(options.agent),
+        proposedUsdc: options.amount,
+        ...(coverLetter ? { coverLetter } : {}),
+      },
     });
-    return { json: data, text: fields([["bid", data.id], ["job", data.jobId], ["amount", data.proposedUsdc], ["status", data.status]]) };
+    return {
+      json: data,
+      text: fields([
+        ["bid", data.id],
+        ["job", data.jobId],
+        ["amount", data.proposedUsdc],
+        ["status", data.status],
+      ]),
+    };
   },
 });

@@ -12,6 +12,17 @@ export default defineCommand({
     q: { type: "string", value: "TEXT", description: "Full-text search" },
     skill: { type: "string", multiple: true, description: "A skill the job asks for" },
     board: { type: "string", description: "marketplace or rewards" },
+    funded: {
+      type: "boolean",
+      description: "Only jobs whose escrow is funded (the money is there: bid exactly the budget)",
+    },
+    unfunded: { type: "boolean", description: "Only jobs not funded yet" },
+    mode: { type: "string", description: "BID or BOUNTY (participationMode)" },
+    "exclude-bid-by": {
+      type: "string",
+      value: "AGENT_ID|me",
+      description: "Leave out jobs this agent has bid on (me: the key's agent)",
+    },
     sort: { type: "string", description: "newest, budget_desc, budget_asc, deadline, fewest_bids, relevance" },
     "min-budget": { type: "string", value: "USDC", description: "Lowest budget" },
     "max-budget": { type: "string", value: "USDC", description: "Highest budget" },
@@ -19,13 +30,18 @@ export default defineCommand({
     cursor: { type: "string", description: "Continue from a page's nextCursor" },
     all: { type: "boolean", description: "Follow every cursor and print all jobs" },
   },
-  async run({ client, options }) {
+  async run({ client, options, agentId }) {
     if (options.limit !== undefined && !/^\d+$/.test(options.limit)) throw new UsageError("--limit must be a number");
+    if (options.funded && options.unfunded) throw new UsageError("--funded and --unfunded exclude each other");
+    const excludeBidBy = options["exclude-bid-by"] === "me" ? await agentId() : options["exclude-bid-by"];
     const query: RouteInput<Routes["listJobs"]>["query"] = {
       ...(options.status ? { status: options.status as never } : {}),
       ...(options.q ? { q: options.q } : {}),
       ...(options.skill ? { skills: options.skill.join(",") } : {}),
       ...(options.board ? { board: options.board as never } : {}),
+      ...(options.funded ? { funded: true } : options.unfunded ? { funded: false } : {}),
+      ...(options.mode ? { participationMode: options.mode as never } : {}),
+      ...(excludeBidBy ? { excludeBidBy } : {}),
       ...(options.sort ? { sort: options.sort as never } : {}),
       ...(options["min-budget"] ? { minBudget: options["min-budget"] } : {}),
       ...(options["max-budget"] ? { maxBudget: options["max-budget"] } : {}),
@@ -46,8 +62,8 @@ export default defineCommand({
       json: { data: jobs, nextCursor },
       text: [
         ...table(
-          ["ID", "STATUS", "MODE", "BUDGET", "TITLE"],
-          jobs.map((j) => [j.id, j.status, j.participationMode, j.budgetUsdc, j.title]),
+          ["ID", "STATUS", "MODE", "BUDGET", "FUNDED", "TITLE"],
+          jobs.map((j) => [j.id, j.status, j.participationMode, j.budgetUsdc, j.funded ? "yes" : "no", j.title]),
         ),
         ...(nextCursor ? [`more: awm jobs list --cursor ${nextCursor}`] : []),
       ],

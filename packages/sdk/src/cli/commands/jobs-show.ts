@@ -11,7 +11,10 @@ export default defineCommand({
   },
   async run({ client, args, options, hasKey }) {
     const [id] = args as [string];
-    const data = hasKey && !options.public ? (await client.getJob({ params: { id } })).data : (await client.getPublicJob({ params: { id } })).data;
+    const data =
+      hasKey && !options.public
+        ? (await client.getJob({ params: { id } })).data
+        : (await client.getPublicJob({ params: { id } })).data;
     const viewer = "viewer" in data ? (data.viewer as { role?: string } | undefined) : undefined;
     return {
       json: data,
@@ -28,7 +31,9 @@ export default defineCommand({
         ]),
         "",
         data.description,
-        ...(data.acceptanceCriteria?.length ? ["", "Acceptance criteria:", ...data.acceptanceCriteria.map((c) => `  - ${c.description}`)] : []),
+        ...(data.acceptanceCriteria?.length
+          ? ["", "Acceptance criteria:", ...data.acceptanceCriteria.map((c) => `  - ${c.description}`)]
+          : []),
       ],
     };
   },

@@ -12,13 +12,23 @@ export default defineCommand({
   },
   async run({ client, options }) {
     const packs = [];
-    const query = { ...(options.free ? { isFree: true } : {}), ...(options.vertical ? { vertical: options.vertical } : {}) };
+    const query = {
+      ...(options.free ? { isFree: true } : {}),
+      ...(options.vertical ? { vertical: options.vertical } : {}),
+    };
     for await (const pack of client.paginate(routes.listEvalPacks, { query })) packs.push(pack);
     return {
       json: packs,
       text: table(
         ["ID", "SLUG", "PRICE", "PASS", "CERTIFIED", "TITLE"],
-        packs.map((p) => [p.id, p.slug, p.isFree ? "free" : `${p.priceUsdc} USDC`, `${p.passScore}/${p.questionCount}`, p.certifiedCount, p.title]),
+        packs.map((p) => [
+          p.id,
+          p.slug,
+          p.isFree ? "free" : `${p.priceUsdc} USDC`,
+          `${p.passScore}/${p.questionCount}`,
+          p.certifiedCount,
+          p.title,
+        ]),
       ),
     };
   },

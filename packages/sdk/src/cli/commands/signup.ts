@@ -6,7 +6,11 @@ export default defineCommand({
   summary: "Register a new agent; prints its API key (shown once)",
   needsKey: false,
   options: {
-    "owner-email": { type: "string", value: "EMAIL", description: "The owner's email; a claim link is mailed there (required)" },
+    "owner-email": {
+      type: "string",
+      value: "EMAIL",
+      description: "The owner's email; a claim link is mailed there (required)",
+    },
     name: { type: "string", description: "Display name" },
     vertical: { type: "string", description: "The kind of work, e.g. RESEARCH" },
     description: { type: "string", description: "What the agent does" },
@@ -27,7 +31,13 @@ export default defineCommand({
     return {
       json: data,
       text: [
-        ...fields([["agent", data.agent.id], ["name", data.agent.name], ["status", data.agent.status], ["scopes", data.scopes], ["claim link sent to", data.claimEmailSentTo]]),
+        ...fields([
+          ["agent", data.agent.id],
+          ["name", data.agent.name],
+          ["status", data.agent.status],
+          ["scopes", data.scopes],
+          ["claim link sent to", data.claimEmailSentTo],
+        ]),
         `api key: ${data.apiKey}`,
         "Keep the key: it is shown only once. Export it as AWM_API_KEY, then `awm heartbeat` to become ACTIVE.",
       ],

@@ -10,7 +10,17 @@ export default defineCommand({
   },
   async run({ client, args, options }) {
     if (!options.url) throw new UsageError("--url is required");
-    const { data } = await client.submitDeliverable({ params: { id: args[0]! }, body: { outputData: { url: options.url } } });
-    return { json: data, text: fields([["job", data.id], ["status", data.status], ["submitted", data.submittedAt]]) };
+    const { data } = await client.submitDeliverable({
+      params: { id: args[0]! },
+      body: { outputData: { url: options.url } },
+    });
+    return {
+      json: data,
+      text: fields([
+        ["job", data.id],
+        ["status", data.status],
+        ["submitted", data.submittedAt],
+      ]),
+    };
   },
 });

@@ -15,15 +15,28 @@ export default defineCommand({
     const route = webhookRoute("create");
     const { data } = await callRoute(client, route, {
       params: await webhookParams(route, undefined, () => agentId()),
-      body: { url: options.url, ...(options.event ? { events: options.event } : {}), ...(options.description ? { description: options.description } : {}) },
+      body: {
+        url: options.url,
+        ...(options.event ? { events: options.event } : {}),
+        ...(options.description ? { description: options.description } : {}),
+      },
     });
     const created = data as Record<string, unknown> & { secret?: string; endpoint?: Record<string, unknown> };
     const endpoint = created.endpoint ?? created;
     return {
       json: data,
       text: [
-        ...fields([["endpoint", endpoint.id], ["url", endpoint.url], ["events", Array.isArray(endpoint.events) && endpoint.events.length ? endpoint.events : "(all)"]]),
-        ...(created.secret ? [`secret: ${created.secret}`, "Keep the secret: it is shown only once. Verify deliveries with verifyWebhookSignature from the SDK."] : []),
+        ...fields([
+          ["endpoint", endpoint.id],
+          ["url", endpoint.url],
+          ["events", Array.isArray(endpoint.events) && endpoint.events.length ? endpoint.events : "(all)"],
+        ]),
+        ...(created.secret
+          ? [
+              `secret: ${created.secret}`,
+              "Keep the secret: it is shown only once. Verify deliveries with verifyWebhookSignature from the SDK.",
+            ]
+          : []),
       ],
     };
   },

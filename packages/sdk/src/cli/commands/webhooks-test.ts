@@ -8,7 +8,10 @@ export default defineCommand({
   args: ["<endpointId>"],
   async run({ client, args, agentId }) {
     const route = webhookRoute("test");
-    const { data } = await callRoute(client, route, { params: await webhookParams(route, args[0], () => agentId()), ...(route.body ? { body: {} } : {}) });
+    const { data } = await callRoute(client, route, {
+      params: await webhookParams(route, args[0], () => agentId()),
+      ...(route.body ? { body: {} } : {}),
+    });
     const result = data as Record<string, unknown>;
     return { json: data, text: fields(Object.entries(result).filter(([, v]) => typeof v !== "object")) };
   },

@@ -6,6 +6,13 @@ export default defineCommand({
   summary: "The agent this key belongs to",
   async run({ client }) {
     const { data } = await client.getMyAgent({});
-    return { json: data, text: fields([["agent", data.id], ["name", data.name], ["status", data.status]]) };
+    return {
+      json: data,
+      text: fields([
+        ["agent", data.id],
+        ["name", data.name],
+        ["status", data.status],
+      ]),
+    };
   },
 });

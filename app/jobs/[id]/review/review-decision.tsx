@@ -1,0 +1,64 @@
+import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
+import { AgentWalletMissing, ApproveForm, DisputeForm } from "@/components/deliverables/delivery-forms";
+import { Card } from "@/components/ui/card";
+import type { DeliveryRole } from "../delivery-view";
+
+/**
+ * The poster's decision (approve, with what approval does now, or dispute), or the agent's dispute.
+ * `agentWallet` undefined: unknown (the read failed; approval then says itself what is missing).
+ */
+export function ReviewDecision({
+  job,
+  viewer,
+  role,
+  holdPassed,
+  agentWallet,
+  unticked,
+}: {
+  job: JobDetail;
+  viewer: JobViewer;
+  role: DeliveryRole;
+  holdPassed: boolean;
+  agentWallet: string | null | undefined;
+  unticked: string[];
+}) {
+  const isPoster = role === "poster";
+  const canDispute = viewer.can.dispute;
+  return (
+    <>
+      {isPoster && (viewer.can.approve || canDispute) ? (
+        <section className="mt-8 grid gap-6 sm:grid-cols-2" aria-label="Your decision">
+          {viewer.can.approve ? (
+            <Card
+              title="Approve"
+              description={
+                holdPassed
+                  ? "The proof hold is over: approving releases the escrow now, after a fresh check."
+                  : "Approving now releases the escrow when the proof hold ends, after a last check."
+              }
+            >
+              {agentWallet === null ? (
+                <AgentWalletMissing jobId={job.id} agentName={job.agent?.name ?? "The agent"} />
+              ) : (
+                <ApproveForm jobId={job.id} releasesNow={holdPassed} budget={job.budgetUsdc} unticked={unticked} />
+              )}
+            </Card>
+          ) : null}
+          {canDispute ? (
+            <Card title="Dispute" description="Something is wrong with the work.">
+              <DisputeForm jobId={job.id} />
+            </Card>
+          ) : null}
+        </section>
+      ) : role === "agent" && canDispute ? (
+        <Card
+          className="mt-8"
+          title="Dispute"
+          description="The poster is not playing fair? Open a dispute; the money stays in escrow."
+        >
+          <DisputeForm jobId={job.id} />
+        </Card>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,105 @@
+import { JobIdParams } from "./jobs";
+import { z } from "zod";
+import { defineRoute } from "../contract";
+import { IdParams, dataEnvelope, listEnvelope } from "../schemas/common";
+import { Job } from "../schemas/jobs";
+import { Bid, JobBidParams, ListJobBidsQuery, PlaceBidRequest } from "../schemas/bids";
+
+// ── Bids ────────────────────────────────────────────────────────────────────────────────────────
+export const bidRoutes = {
+  placeBid: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/bids",
+    tag: "Bids",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    status: 201,
+    summary: "Bid on an OPEN job in participationMode BID (one bid per agent per job, forever)",
+    params: JobIdParams,
+    body: PlaceBidRequest,
+    response: dataEnvelope(Bid),
+    errors: [
+      { status: 403, code: "AGENT_SUSPENDED", when: "the operator suspended the agent (reason says why)" },
+      { status: 409, code: "BID_ALREADY_PLACED", when: "the agent already has a bid on this job, in any status" },
+      { status: 409, code: "JOB_NOT_OPEN", when: "the job is CANCELLED, COMPLETED or assigned" },
+      { status: 409, code: "DEADLINE_PASSED", when: "the job's deadlineAt has passed (its poster may move it)" },
+      {
+        status: 409,
+        code: "JOB_NOT_BIDDABLE",
+        when: "the job is a BOUNTY (claim it) or an automatic forum reward slot",
+      },
+      { status: 409, code: "AGENT_NOT_ACTIVE", when: "the agent has not sent its first heartbeat" },
+      {
+        status: 409,
+        code: "BID_AMOUNT_MISMATCH",
+        when: "the job is funded and proposedUsdc differs from the locked gross budget",
+      },
+      {
+        status: 403,
+        code: "PACK_REQUIRED",
+        when: "the job has a requiredPackId and the agent is not certified for that pack (requiredPack names it)",
+      },
+      {
+        status: 403,
+        code: "CERTIFICATION_EXPIRED",
+        when: "the agent's certification for the required pack has expired (pass it again to renew)",
+      },
+    ],
+  }),
+  listJobBids: defineRoute({
+    method: "GET",
+    path: "/v1/jobs/:jobId/bids",
+    tag: "Bids",
+    auth: "required",
+    scope: "jobs:read",
+    budget: "read",
+    summary: "Bids on a job (poster only; a bidder gets 403)",
+    params: z.strictObject({ jobId: IdParams.shape.id }),
+    query: ListJobBidsQuery,
+    response: listEnvelope(Bid),
+  }),
+  acceptBid: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:jobId/bids/:bidId/accept",
+    tag: "Bids",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary: "Accept a bid: assigns the job; the agent's maxActiveJobs is checked atomically",
+    params: JobBidParams,
+    response: z.object({ data: z.object({ job: Job, bid: Bid }) }),
+    errors: [
+      { status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" },
+      { status: 409, code: "JOB_NOT_OPEN", when: "the job is not OPEN" },
+      {
+        status: 409,
+        code: "DEADLINE_PASSED",
+        when: "the job's deadlineAt has passed: move it (PATCH /v1/jobs/:id) before accepting",
+      },
+      { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
+      {
+        status: 409,
+        code: "DEPOSIT_LOST",
+        when: "the job's registered deposit is no longer on the chain (checked again before the work is given; a reorganisation removed it): the job is unfunded again (event escrow.deposit_lost)",
+      },
+      {
+        status: 503,
+        code: "CHAIN_UNAVAILABLE",
+        when: "the chain could not be asked whether a funded job's deposit is still there; retry",
+      },
+    ],
+  }),
+  rejectBid: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:jobId/bids/:bidId/reject",
+    tag: "Bids",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary: "Reject a pending bid (poster only)",
+    params: JobBidParams,
+    response: dataEnvelope(Bid),
+    errors: [{ status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" }],
+  }),
+};

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { NullableTimestamp, Timestamp, Uuid, intParam } from "./common";
+import { DisputeOutcome } from "./disputes";
+
+export const MILESTONE_STATUSES = [
+  "OPEN",
+  "SUBMITTED",
+  "APPROVED",
+  "DISPUTED",
+  "RELEASED",
+  "SPLIT",
+  "REFUNDED",
+] as const;
+/**
+ * OPEN (work to do), SUBMITTED (a LIVE deliverable awaits the poster), APPROVED (approved; released
+ * when its proof hold ends), DISPUTED (frozen until the arbiter rules on this part), and the settled
+ * states RELEASED (paid to the agent), SPLIT (a ruling split it) and REFUNDED (back to the payer).
+ */
+export const MilestoneStatus = z.enum(MILESTONE_STATUSES);
+export const SETTLED_MILESTONE_STATUSES = [
+  "RELEASED",
+  "SPLIT",
+  "REFUNDED",
+] as const satisfies readonly (typeof MILESTONE_STATUSES)[number][];
+
+export const MilestoneSettlement = z.object({
+  kind: z.enum(["RELEASE", "REFUND", "SPLIT"]),
+  status: z.enum(["PENDING", "CONFIRMED", "FAILED"]),
+  /** RELEASE and SPLIT: what the agent got (net of the fee); REFUND: what the payer got. Null until confirmed. */
+  amountUsdc: z.string().nullable(),
+  feeUsdc: z.string().nullable(),
+  /** SPLIT: what went back to the payer. */
+  payerAmountUsdc: z.string().nullable(),
+  to: z.string().nullable(),
+  txHash: z.string().nullable(),
+  confirmedAt: NullableTimestamp,
+  lastError: z.string().nullable(),
+});
+
+/** One part of a job paid in parts. The deliverable and the dispute's reason are shown to the parties only. */
+export const Milestone = z.object({
+  id: Uuid,
+  jobId: Uuid,
+  /** 1-based order of the part; the part's index in the escrow contract is position - 1. */
+  position: z.number().int(),
+  title: z.string(),
+  amountUsdc: z.string(),
+  acceptanceCriteria: z.string(),
+  proofContentMarker: z.string().nullable(),
+  deadlineAt: NullableTimestamp,
+  status: MilestoneStatus,
+  deliverableUrl: z.string().nullable(),
+  proofHash: z.string().nullable(),
+  submittedAt: NullableTimestamp,
+  approvedAt: NullableTimestamp,
+  /** When the approved part's proof hold ends and it is released. */
+  releaseAt: NullableTimestamp,
+  releaseHeldReason: z.string().nullable(),
+  disputedAt: NullableTimestamp,
+  disputeReason: z.string().nullable(),
+  ruling: z.object({ outcome: DisputeOutcome, agentShare: z.number().int().nullable(), reason: z.string() }).nullable(),
+  settlement: MilestoneSettlement.nullable(),
+  settledAt: NullableTimestamp,
+  createdAt: Timestamp,
+});
+
+export const MilestoneParams = z.strictObject({ id: Uuid, position: intParam(1, 1000) });

@@ -1,0 +1,183 @@
+import { isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
+import { escrowAbi } from "../abi";
+import { getPublicClient, getWalletClient } from "../clients";
+import type { ChainConfig } from "../config";
+import { normalizeEscrowJobId } from "../escrow-id";
+import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
+import { getEscrow } from "./reads";
+import { RECEIPT_TIMEOUT_MS, sendWithRetry } from "./send";
+import type { SettlementResult } from "./settle";
+
+// Settling one part (a milestone) of a (job id, payer) slot exactly once, however often the
+// service asks: the contract records the block each part settled in (getPart), so a part already
+// settled returns its transaction instead of sending another, as the whole-job helpers do.
+
+export type PartGoal = "RELEASE" | "REFUND" | "SPLIT";
+
+export interface PartSettlement {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  /** 0-based index of the part in the contract (a milestone's position - 1). */
+  part: number;
+  /** The part's amount in token units. */
+  amount: bigint;
+  goal: PartGoal;
+  /** RELEASE and SPLIT: the agent's address. */
+  to?: Address;
+  /** SPLIT: the agent's share of the part, before the fee. */
+  agentShare?: bigint;
+}
+
+const EVENT_OF = { RELEASE: "PartReleased", REFUND: "PartRefunded", SPLIT: "PartSplitSettled" } as const;
+
+export async function settleEscrowPart(p: PartSettlement): Promise<SettlementResult> {
+  const jobId = normalizeEscrowJobId(p.escrowJobId);
+  const part = BigInt(p.part);
+  const done = await existingPart(p, jobId, part);
+  if (done) return done;
+  const client = getPublicClient(p.config);
+  const wallet = getWalletClient(p.config, p.config.operatorPrivateKey);
+  let hash: Hex;
+  try {
+    hash = await sendWithRetry(p.config, wallet.account.address, async () => {
+      const base = { account: wallet.account, address: p.config.escrowAddress, abi: escrowAbi } as const;
+      if (p.goal === "RELEASE") {
+        const { request } = await client.simulateContract({
+          ...base,
+          functionName: "releasePart",
+          args: [jobId, p.payer, part, p.amount, p.to as Address],
+        });
+        return wallet.writeContract(request);
+      }
+      if (p.goal === "SPLIT") {
+        const { request } = await client.simulateContract({
+          ...base,
+          functionName: "settlePartSplit",
+          args: [jobId, p.payer, part, p.amount, p.to as Address, p.agentShare ?? 0n],
+        });
+        return wallet.writeContract(request);
+      }
+      const { request } = await client.simulateContract({
+        ...base,
+        functionName: "refundPart",
+        args: [jobId, p.payer, part, p.amount],
+      });
+      return wallet.writeContract(request);
+    });
+  } catch (err) {
+    const raced = await existingPart(p, jobId, part);
+    if (raced) return raced;
+    throw new EscrowError(
+      isContractRevert(err) ? "REVERTED" : "TX_FAILED",
+      `part ${p.part} ${p.goal.toLowerCase()} failed: ${chainFailureReason(err)}`,
+    );
+  }
+  const receipt = await client.waitForTransactionReceipt({
+    hash,
+    confirmations: p.config.confirmations,
+    timeout: RECEIPT_TIMEOUT_MS,
+  });
+  if (receipt.status !== "success") {
+    const raced = await existingPart(p, jobId, part);
+    if (raced) return raced;
+    throw new EscrowError("TX_FAILED", `part ${p.part} ${p.goal.toLowerCase()} transaction reverted`, hash);
+  }
+  const result = partFromReceipt(p, jobId, part, receipt);
+  if (!result)
+    throw new EscrowError("TX_FAILED", "the transaction succeeded but emitted no part settlement event", hash);
+  return { ...result, alreadySettled: false };
+}
+
+/** The part's earlier settlement when it has one of `goal`; throws when it went another way or the slot is not funded. */
+async function existingPart(p: PartSettlement, jobId: Hex, part: bigint): Promise<SettlementResult | null> {
+  const client = getPublicClient(p.config);
+  const [settledBlock] = await client.readContract({
+    address: p.config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "getPart",
+    args: [jobId, p.payer, part],
+  });
+  if (settledBlock === 0n) {
+    const slot = await getEscrow({ config: p.config, escrowJobId: jobId, payer: p.payer });
+    if (slot.state !== "FUNDED")
+      throw new EscrowError(
+        slot.state === "NONE" ? "NOT_FUNDED" : "ALREADY_SETTLED",
+        `the escrow slot is ${slot.state.toLowerCase()}; part ${p.part} cannot settle`,
+      );
+    return null;
+  }
+  const range = { fromBlock: settledBlock, toBlock: settledBlock };
+  for (const goal of ["RELEASE", "REFUND", "SPLIT"] as const) {
+    const logs = await client.getContractEvents({
+      address: p.config.escrowAddress,
+      abi: escrowAbi,
+      eventName: EVENT_OF[goal],
+      args: { jobId, payer: p.payer, part },
+      ...range,
+    });
+    const log = logs[0];
+    if (!log?.transactionHash) continue;
+    if (goal !== p.goal)
+      throw new EscrowError("ALREADY_SETTLED", `part ${p.part} was already settled by a ${goal.toLowerCase()}`);
+    const receipt = await client.getTransactionReceipt({ hash: log.transactionHash });
+    const result = partFromReceipt(p, jobId, part, receipt);
+    if (result) return { ...result, alreadySettled: true };
+  }
+  throw new EscrowError("TX_FAILED", `part ${p.part} is settled but no event was found in block ${settledBlock}`);
+}
+
+function partFromReceipt(
+  p: PartSettlement,
+  jobId: Hex,
+  part: bigint,
+  receipt: TransactionReceipt,
+): Omit<SettlementResult, "alreadySettled"> | null {
+  const logs = receipt.logs.filter((l) => isAddressEqual(l.address, p.config.escrowAddress));
+  const events = parseEventLogs({ abi: escrowAbi, logs, args: { jobId } });
+  let to: Address | undefined;
+  let amount = 0n;
+  let fee = 0n;
+  let payerAmount: bigint | undefined;
+  for (const e of events) {
+    if (
+      e.eventName === "PartReleased" &&
+      p.goal === "RELEASE" &&
+      e.args.part === part &&
+      isAddressEqual(e.args.payer, p.payer)
+    )
+      ({ to, amount, fee } = e.args);
+    if (
+      e.eventName === "PartRefunded" &&
+      p.goal === "REFUND" &&
+      e.args.part === part &&
+      isAddressEqual(e.args.payer, p.payer)
+    ) {
+      to = e.args.payer;
+      amount = e.args.amount;
+    }
+    if (
+      e.eventName === "PartSplitSettled" &&
+      p.goal === "SPLIT" &&
+      e.args.part === part &&
+      isAddressEqual(e.args.payer, p.payer)
+    ) {
+      ({ agent: to, agentAmount: amount, fee, payerAmount } = e.args);
+    }
+  }
+  if (!to) return null;
+  const recipient = to;
+  const heldForClaim = events.reduce(
+    (sum, e) => (e.eventName === "Credited" && isAddressEqual(e.args.account, recipient) ? sum + e.args.amount : sum),
+    0n,
+  );
+  return {
+    txHash: receipt.transactionHash,
+    blockNumber: receipt.blockNumber,
+    to: recipient,
+    amount,
+    fee,
+    heldForClaim,
+    ...(payerAmount !== undefined ? { payerAmount } : {}),
+  };
+}

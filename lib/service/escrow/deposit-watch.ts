@@ -1,0 +1,629 @@
+import { sql, type Selectable, type Transaction } from "kysely";
+import type { Address } from "viem";
+import type { ChainConfig } from "@/lib/chain/config";
+import { depositEventsBetween, isStillMined } from "@/lib/chain/escrow/deposit-events";
+import { EscrowError } from "@/lib/chain/escrow/errors";
+import { getEscrow } from "@/lib/chain/escrow/reads";
+import { refundEscrow } from "@/lib/chain/escrow/settle";
+import { getPublicClient } from "@/lib/chain/clients";
+import { finalBlockNumber } from "@/lib/chain/receipts";
+import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import { privateKeyToAccount } from "viem/accounts";
+import type { ServiceContext } from "../context";
+import type { ServiceConfig } from "../config";
+import type { Database, EscrowDepositsTable } from "../db/schema";
+import { publishEvent } from "../events/publish-event";
+import { jobRecipients } from "../events/recipients";
+import { isOperatorAddress } from "../auth/operator";
+
+/**
+ * Deposits that cannot strand, and deposits and settlements a reorganisation removes.
+ *
+ * 1. scanDeposits reads the escrow's Deposited events up to the final block (finalBlockNumber:
+ *    the configured confirmations, and the chain's `safe`/`finalized` tag where it has one) and
+ *    keeps each in escrow_deposits, registered or not.
+ * 2. decideDeposits: a deposit that no job registered is returned to its payer, without the
+ *    operator, when it can never fund a job (no job has its escrow id, the job is not fundable, is
+ *    funded by another deposit, or the amount is not the budget) at once, and otherwise when nobody
+ *    registered it within DEPOSIT_REGISTRATION_WINDOW_MS of the service seeing it. The decision is
+ *    taken with the job row locked (registration takes the same lock and refuses a deposit being
+ *    refunded), and recorded (REFUND_PENDING) before anything is sent.
+ * 3. sendStrayRefunds sends those refunds, one sender per row (a lease), through refundEscrow,
+ *    which finds an earlier refund instead of sending a second: the contract refunds a slot once
+ *    and only to its payer.
+ * 4. watchRegisteredDeposits: a registered deposit whose slot the chain no longer has (a
+ *    reorganisation) unfunds its job (markDepositLost); the job can be funded again.
+ * 5. watchConfirmedSettlements: a confirmed release, split or refund whose transaction the chain no
+ *    longer has, while the slot is funded again, goes back to PENDING, and the settlement worker
+ *    sends it again (once: the contract settles a slot once, and the send finds a re-included one).
+ * The parties and the operators hear of 2-5 through the events path (webhooks, inbox).
+ */
+
+/** A deposit that could fund its job waits this long for its registration before it goes back to its payer. */
+export const DEPOSIT_REGISTRATION_WINDOW_MS = 60 * 60_000;
+/** Registered deposits and confirmed settlements are re-checked on chain for this long (then the on-demand checks remain). */
+export const REORG_WATCH_MS = 24 * 60 * 60_000;
+/** The first scan of a chain starts this many blocks below its final block (about 28 hours on Base). */
+const SCAN_LOOKBACK_BLOCKS = 50_000n;
+/** Public RPCs cap a log query's range. */
+const SCAN_CHUNK_BLOCKS = 2_000n;
+const SCAN_CHUNKS_PER_ROUND = 10;
+const REFUND_LEASE_MS = 5 * 60_000;
+const MAX_BACKOFF_MS = 10 * 60_000;
+
+type Trx = Transaction<Database>;
+export type DepositRow = Selectable<EscrowDepositsTable>;
+
+interface WatchOptions {
+  now?: Date;
+  /** Only these escrow job ids / job ids: for tests sharing a database with other suites. */
+  onlyEscrowJobIds?: string[];
+}
+
+const genesisHashes = new Map<string, string>();
+/** One cursor per chain (its genesis block: a replaced local chain starts over) and escrow contract. */
+async function cursorName(chain: ChainConfig): Promise<string> {
+  let genesis = genesisHashes.get(chain.rpcUrl);
+  if (!genesis) {
+    genesis = (await getPublicClient(chain).getBlock({ blockNumber: 0n })).hash ?? "none";
+    genesisHashes.set(chain.rpcUrl, genesis);
+  }
+  return `deposits:${chain.chainId}:${chain.escrowAddress.toLowerCase()}:${genesis.slice(0, 18)}`;
+}
+
+/** Users (operators) whose address is in OPERATOR_ADDRESSES: they hear of every money problem. */
+async function operatorUserIds(db: Pick<Trx, "selectFrom">, config: ServiceConfig): Promise<string[]> {
+  if (config.operatorAddresses.length === 0) return [];
+  const addresses = config.operatorAddresses.map((a) => a.toLowerCase());
+  const users = await db
+    .selectFrom("users")
+    .select(["id", "address"])
+    .where((eb) => eb.fn("lower", ["address"]), "in", addresses)
+    .execute();
+  return users.filter((u) => isOperatorAddress(config, u.address)).map((u) => u.id);
+}
+
+/** Step 1. Returns how many events it read. */
+export async function scanDeposits(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions = {},
+): Promise<number> {
+  const now = options.now ?? ctx.now();
+  const name = await cursorName(chain);
+  const final = await finalBlockNumber(chain);
+  if (final < 0n) return 0;
+  const head = await getPublicClient(chain).getBlockNumber({ cacheTime: 0 });
+  const cursor = await ctx.db
+    .selectFrom("chain_scan_cursors")
+    .select("next_block")
+    .where("name", "=", name)
+    .executeTakeFirst();
+  const start = final > SCAN_LOOKBACK_BLOCKS ? final - SCAN_LOOKBACK_BLOCKS : 0n;
+  let from = cursor ? BigInt(cursor.next_block) : start;
+  // A cursor beyond the head: the chain was replaced (a restarted local chain); read it again.
+  if (from > head + 1n) from = start;
+  let read = 0;
+  for (let chunk = 0; chunk < SCAN_CHUNKS_PER_ROUND && from <= final; chunk += 1) {
+    const to = from + SCAN_CHUNK_BLOCKS - 1n < final ? from + SCAN_CHUNK_BLOCKS - 1n : final;
+    const events = await depositEventsBetween(chain, from, to);
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const event of events) {
+        const job = await trx
+          .selectFrom("jobs")
+          .select("id")
+          .where("escrow_job_id", "=", event.escrowJobId)
+          .where("chain_id", "=", chain.chainId)
+          .executeTakeFirst();
+        await trx
+          .insertInto("escrow_deposits")
+          .values({
+            chain_id: chain.chainId,
+            escrow_job_id: event.escrowJobId,
+            payer: event.payer,
+            amount_units: event.amount.toString(),
+            tx_hash: event.txHash,
+            block_number: event.blockNumber.toString(),
+            job_id: job?.id ?? null,
+            refund_due_at: new Date(now.getTime() + DEPOSIT_REGISTRATION_WINDOW_MS),
+          })
+          // Seen again after a reorganisation removed it (it was re-included, maybe in another
+          // transaction): it is a deposit again, with a fresh registration window.
+          .onConflict((oc) =>
+            oc
+              .columns(["chain_id", "escrow_job_id", "payer"])
+              .doUpdateSet({
+                status: "OBSERVED",
+                tx_hash: event.txHash,
+                block_number: event.blockNumber.toString(),
+                amount_units: event.amount.toString(),
+                reason: null,
+                refund_due_at: new Date(now.getTime() + DEPOSIT_REGISTRATION_WINDOW_MS),
+                updated_at: now,
+              })
+              .where("escrow_deposits.status", "=", "VANISHED"),
+          )
+          .execute();
+      }
+      await trx
+        .insertInto("chain_scan_cursors")
+        .values({ name, next_block: (to + 1n).toString(), updated_at: now })
+        .onConflict((oc) => oc.column("name").doUpdateSet({ next_block: (to + 1n).toString(), updated_at: now }))
+        .execute();
+    });
+    read += events.length;
+    from = to + 1n;
+  }
+  return read;
+}
+
+/** Why a deposit can never fund its job (refund at once), "WAIT" while it still may, or "REGISTERED". */
+async function judge(
+  trx: Trx,
+  chain: ChainConfig,
+  row: DepositRow,
+  now: Date,
+): Promise<
+  | { verdict: "REFUND"; reason: string; jobId: string | null }
+  | { verdict: "WAIT"; jobId: string | null }
+  | { verdict: "REGISTERED"; jobId: string | null }
+> {
+  // Locks the job (the same lock registration takes), so a registration and this decision cannot cross.
+  const job = await trx
+    .selectFrom("jobs")
+    .select(["id", "status", "budget_usdc", "escrow_tx_hash", "escrow_payer", "deposit_lost_at"])
+    .where("escrow_job_id", "=", row.escrow_job_id)
+    .where("chain_id", "=", chain.chainId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!job) return { verdict: "REFUND", reason: "no job has this escrow job id", jobId: null };
+  if (job.escrow_payer?.toLowerCase() === row.payer && job.escrow_tx_hash !== null)
+    return { verdict: "REGISTERED", jobId: job.id };
+  if (job.escrow_tx_hash !== null)
+    return { verdict: "REFUND", reason: "the job is already funded by another deposit", jobId: job.id };
+  if (!isFundable(job))
+    return {
+      verdict: "REFUND",
+      reason: `the job is ${job.status}; only an OPEN job, an assigned one not yet funded, or one whose deposit a reorganisation removed can be funded`,
+      jobId: job.id,
+    };
+  if (BigInt(row.amount_units) !== parseUsdc(job.budget_usdc)) {
+    return {
+      verdict: "REFUND",
+      reason: `the deposit is ${formatUsdc(BigInt(row.amount_units))} USDC, the job's budget is ${formatUsdc(parseUsdc(job.budget_usdc))} USDC`,
+      jobId: job.id,
+    };
+  }
+  if (row.refund_due_at.getTime() <= now.getTime()) {
+    return {
+      verdict: "REFUND",
+      reason: `nobody registered it within ${DEPOSIT_REGISTRATION_WINDOW_MS / 60_000} minutes`,
+      jobId: job.id,
+    };
+  }
+  return { verdict: "WAIT", jobId: job.id };
+}
+
+/** A job that a deposit may fund: OPEN, or past OPEN but unfunded by a reorganisation and not finished. */
+export function isFundable(job: {
+  status: string;
+  escrow_tx_hash: string | null;
+  deposit_lost_at: Date | null;
+}): boolean {
+  if (job.escrow_tx_hash !== null) return false;
+  if (job.status === "OPEN") return true;
+  // Assigned before it was funded: the poster funds it at the accepted price, and the agent can then deliver.
+  if (job.status === "IN_PROGRESS") return true;
+  return job.deposit_lost_at !== null && ["REVIEW", "DISPUTED"].includes(job.status);
+}
+
+/** Step 2. Returns how many deposits it sent back to REFUND_PENDING. */
+export async function decideDeposits(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions = {},
+): Promise<number> {
+  const now = options.now ?? ctx.now();
+  const operator = privateKeyToAccount(chain.operatorPrivateKey).address.toLowerCase();
+  let q = ctx.db
+    .selectFrom("escrow_deposits")
+    .select("id")
+    .where("status", "=", "OBSERVED")
+    .where("chain_id", "=", chain.chainId)
+    // The operator's own deposits (funded reward campaigns) are registered by the service itself.
+    .where("payer", "<>", operator);
+  if (options.onlyEscrowJobIds)
+    q =
+      options.onlyEscrowJobIds.length > 0
+        ? q.where(
+            "escrow_job_id",
+            "in",
+            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
+          )
+        : q.where(sql<boolean>`false`);
+  const due = await q.orderBy("refund_due_at").limit(100).execute();
+  let decided = 0;
+  for (const { id } of due) {
+    await ctx.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom("escrow_deposits").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+      const judged = await judge(trx, chain, row, now);
+      const locked = await trx
+        .selectFrom("escrow_deposits")
+        .select("status")
+        .where("id", "=", id)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (locked.status !== "OBSERVED") return;
+      if (judged.verdict === "WAIT") {
+        if (row.job_id !== judged.jobId)
+          await trx
+            .updateTable("escrow_deposits")
+            .set({ job_id: judged.jobId, updated_at: now })
+            .where("id", "=", id)
+            .execute();
+        return;
+      }
+      if (judged.verdict === "REGISTERED") {
+        await trx
+          .updateTable("escrow_deposits")
+          .set({ status: "REGISTERED", job_id: judged.jobId, updated_at: now })
+          .where("id", "=", id)
+          .execute();
+        return;
+      }
+      await trx
+        .updateTable("escrow_deposits")
+        .set({
+          status: "REFUND_PENDING",
+          reason: judged.reason,
+          job_id: judged.jobId,
+          lease_until: null,
+          updated_at: now,
+        })
+        .where("id", "=", id)
+        .execute();
+      decided += 1;
+    });
+  }
+  return decided;
+}
+
+/** Step 3. Returns the rows it handled, as they stand afterwards. */
+export async function sendStrayRefunds(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions = {},
+): Promise<DepositRow[]> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("escrow_deposits")
+    .select("id")
+    .where("status", "=", "REFUND_PENDING")
+    .where("chain_id", "=", chain.chainId)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.onlyEscrowJobIds)
+    q =
+      options.onlyEscrowJobIds.length > 0
+        ? q.where(
+            "escrow_job_id",
+            "in",
+            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
+          )
+        : q.where(sql<boolean>`false`);
+  const due = await q.orderBy("updated_at").limit(20).execute();
+  const out: DepositRow[] = [];
+  for (const { id } of due) out.push(await sendStrayRefund(ctx, chain, id, now));
+  return out;
+}
+
+async function sendStrayRefund(ctx: ServiceContext, chain: ChainConfig, id: string, now: Date): Promise<DepositRow> {
+  const claimed = await ctx.db
+    .updateTable("escrow_deposits")
+    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + REFUND_LEASE_MS), updated_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "REFUND_PENDING")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) return ctx.db.selectFrom("escrow_deposits").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  let refund: Awaited<ReturnType<typeof refundEscrow>>;
+  try {
+    refund = await refundEscrow({ config: chain, escrowJobId: claimed.escrow_job_id, payer: claimed.payer as Address });
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    if (error instanceof EscrowError && error.code !== "TX_FAILED") {
+      // NOT_FUNDED: the chain has no such deposit (a reorganisation removed it); otherwise the slot
+      // was settled another way. Either way there is nothing to return.
+      const status = error.code === "NOT_FUNDED" ? "VANISHED" : "SETTLED";
+      return ctx.db
+        .updateTable("escrow_deposits")
+        .set({ status, last_error: message, lease_until: null, updated_at: now })
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
+    return ctx.db
+      .updateTable("escrow_deposits")
+      .set({ last_error: message, lease_until: new Date(now.getTime() + backoff), updated_at: now })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable("escrow_deposits")
+      .set({
+        status: "REFUNDED",
+        refund_tx_hash: refund.txHash.toLowerCase(),
+        refunded_at: now,
+        last_error: null,
+        lease_until: null,
+        updated_at: now,
+      })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const job = claimed.job_id
+      ? await trx
+          .selectFrom("jobs")
+          .select(["poster_id", "agent_id"])
+          .where("id", "=", claimed.job_id)
+          .executeTakeFirst()
+      : undefined;
+    // The payer if it is a user here; the job's poster (whose page it was paid from); the operators.
+    const payerUser = await trx
+      .selectFrom("users")
+      .select("id")
+      .where((eb) => eb.fn("lower", ["address"]), "=", claimed.payer)
+      .executeTakeFirst();
+    await publishEvent(trx, {
+      type: "escrow.deposit_refunded",
+      jobId: claimed.job_id,
+      to: [
+        payerUser?.id,
+        ...(job ? await jobRecipients(trx, { poster_id: job.poster_id, agent_id: null }) : []),
+        ...(await operatorUserIds(trx, ctx.config)),
+      ],
+      data: {
+        jobId: claimed.job_id,
+        payer: claimed.payer,
+        amount: formatUsdc(refund.amount),
+        txHash: refund.txHash,
+        depositTxHash: claimed.tx_hash,
+        reason: claimed.reason,
+        chainId: chain.chainId,
+      },
+    });
+    return done;
+  });
+}
+
+/**
+ * The job's registered deposit is no longer on the chain: the job becomes unfunded (and fundable
+ * again, deposit_lost_at), a settlement that could not have moved anything (PENDING or FAILED, the
+ * slot being empty) is dropped so a new deposit can be settled, and the parties and operators are
+ * told. Does nothing when the job changed meanwhile (another deposit, a confirmed settlement).
+ */
+export async function markDepositLost(
+  ctx: ServiceContext,
+  jobId: string,
+  txHash: string,
+  reason: string,
+): Promise<boolean> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const job = await trx
+      .selectFrom("jobs")
+      .select([
+        "id",
+        "status",
+        "poster_id",
+        "agent_id",
+        "escrow_tx_hash",
+        "escrow_payer",
+        "escrow_job_id",
+        "chain_id",
+        "budget_usdc",
+      ])
+      .where("id", "=", jobId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job || job.escrow_tx_hash !== txHash) return false;
+    const confirmed = await trx
+      .selectFrom("escrow_settlements")
+      .select("id")
+      .where("job_id", "=", jobId)
+      .where("status", "=", "CONFIRMED")
+      .executeTakeFirst();
+    if (confirmed) return false;
+    await trx.deleteFrom("escrow_settlements").where("job_id", "=", jobId).where("status", "<>", "CONFIRMED").execute();
+    await trx
+      .updateTable("jobs")
+      .set({
+        escrow_tx_hash: null,
+        escrow_payer: null,
+        funded_at: null,
+        deposit_lost_at: now,
+        updated_at: now,
+        ...(job.status === "REVIEW"
+          ? {
+              release_held_reason: `the deposit that funded this job (${txHash}) is no longer on the chain (${reason}); the poster has to fund the job again`,
+            }
+          : {}),
+      })
+      .where("id", "=", jobId)
+      .execute();
+    if (job.escrow_payer) {
+      await trx
+        .updateTable("escrow_deposits")
+        .set({ status: "VANISHED", reason, updated_at: now })
+        .where("chain_id", "=", job.chain_id)
+        .where("escrow_job_id", "=", job.escrow_job_id.toLowerCase())
+        .where("payer", "=", job.escrow_payer.toLowerCase())
+        .execute();
+    }
+    await publishEvent(trx, {
+      type: "escrow.deposit_lost",
+      jobId,
+      to: [...(await jobRecipients(trx, job)), ...(await operatorUserIds(trx, ctx.config))],
+      data: {
+        jobId,
+        txHash,
+        reason,
+        budgetUsdc: formatUsdc(parseUsdc(job.budget_usdc)),
+        status: job.status,
+        nextAction: "FUND_AGAIN",
+      },
+    });
+    return true;
+  });
+}
+
+/**
+ * Whether a funded job's deposit is still in its slot on chain; when it is not, the job is marked
+ * unfunded (markDepositLost) and false returned. An unfunded job, or no chain, answers true.
+ * RPC failures throw.
+ */
+export async function confirmDepositOnChain(
+  ctx: ServiceContext,
+  job: { id: string; escrow_tx_hash: string | null; escrow_payer: string | null; escrow_job_id: string },
+): Promise<boolean> {
+  const chain = ctx.config.chain;
+  if (!chain || job.escrow_tx_hash === null || job.escrow_payer === null) return true;
+  const slot = await getEscrow({ config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address });
+  if (slot.state !== "NONE") return true;
+  await markDepositLost(
+    ctx,
+    job.id,
+    job.escrow_tx_hash,
+    "its escrow slot is empty: a chain reorganisation removed the deposit",
+  );
+  return false;
+}
+
+/** Step 4. Returns the ids of the jobs it unfunded. */
+export async function watchRegisteredDeposits(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions & { onlyJobIds?: string[] } = {},
+): Promise<string[]> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("jobs as j")
+    .leftJoin("escrow_settlements as s", (join) => join.onRef("s.job_id", "=", "j.id").on("s.status", "=", "CONFIRMED"))
+    .select(["j.id", "j.escrow_tx_hash", "j.escrow_payer", "j.escrow_job_id"])
+    .where("j.escrow_tx_hash", "is not", null)
+    .where("j.chain_id", "=", chain.chainId)
+    .where("j.funded_at", ">", new Date(now.getTime() - REORG_WATCH_MS))
+    .where("s.id", "is", null);
+  if (options.onlyJobIds)
+    q = options.onlyJobIds.length > 0 ? q.where("j.id", "in", options.onlyJobIds) : q.where(sql<boolean>`false`);
+  const jobs = await q.orderBy("j.funded_at", "desc").limit(200).execute();
+  const lost: string[] = [];
+  for (const job of jobs) {
+    if (!(await confirmDepositOnChain(ctx, job))) lost.push(job.id);
+  }
+  return lost;
+}
+
+/** Step 5. Returns the ids of the settlements put back to PENDING. */
+export async function watchConfirmedSettlements(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions & { onlyJobIds?: string[] } = {},
+): Promise<string[]> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("escrow_settlements as s")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .select(["s.id", "s.tx_hash", "s.kind", "j.id as job_id", "j.escrow_job_id", "j.escrow_payer"])
+    .where("s.status", "=", "CONFIRMED")
+    .where("s.tx_hash", "is not", null)
+    .where("j.chain_id", "=", chain.chainId)
+    .where("s.confirmed_at", ">", new Date(now.getTime() - REORG_WATCH_MS));
+  if (options.onlyJobIds)
+    q = options.onlyJobIds.length > 0 ? q.where("j.id", "in", options.onlyJobIds) : q.where(sql<boolean>`false`);
+  const rows = await q.orderBy("s.confirmed_at", "desc").limit(200).execute();
+  const reopened: string[] = [];
+  for (const row of rows) {
+    if (!row.escrow_payer || (await isStillMined(chain, row.tx_hash!))) continue;
+    // The transaction is gone. Only a slot that is funded again can be settled again; a slot in
+    // another state means the settlement happened in another transaction (nothing to send).
+    const slot = await getEscrow({ config: chain, escrowJobId: row.escrow_job_id, payer: row.escrow_payer as Address });
+    if (slot.state !== "FUNDED") continue;
+    if (await reopenSettlement(ctx, row.id, row.tx_hash!)) reopened.push(row.id);
+  }
+  return reopened;
+}
+
+async function reopenSettlement(ctx: ServiceContext, settlementId: string, txHash: string): Promise<boolean> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const settlement = await trx
+      .selectFrom("escrow_settlements")
+      .select(["job_id", "kind"])
+      .where("id", "=", settlementId)
+      .executeTakeFirstOrThrow();
+    // Lock order: job first, as every settlement path takes it.
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["id", "poster_id", "agent_id", "status"])
+      .where("id", "=", settlement.job_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const reopened = await trx
+      .updateTable("escrow_settlements")
+      .set({
+        status: "PENDING",
+        tx_hash: null,
+        confirmed_at: null,
+        lease_until: null,
+        reorg_resent_at: now,
+        updated_at: now,
+        last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation; it is sent again`,
+      })
+      .where("id", "=", settlementId)
+      .where("status", "=", "CONFIRMED")
+      .where("tx_hash", "=", txHash)
+      .returning("id")
+      .executeTakeFirst();
+    if (!reopened) return false;
+    // The job no longer shows a payment that is not on chain; the settlement worker pays it again
+    // and writes the new transaction (and job.paid or job.refunded) when its receipt is in.
+    await trx
+      .updateTable("jobs")
+      .set(
+        settlement.kind === "REFUND"
+          ? { refund_tx_hash: null, updated_at: now }
+          : {
+              release_tx_hash: null,
+              release_held_reason: "the release was removed by a chain reorganisation; it is being sent again",
+              updated_at: now,
+            },
+      )
+      .where("id", "=", job.id)
+      .execute();
+    await publishEvent(trx, {
+      type: "escrow.settlement_reorged",
+      jobId: job.id,
+      to: [...(await jobRecipients(trx, job)), ...(await operatorUserIds(trx, ctx.config))],
+      data: { jobId: job.id, kind: settlement.kind, removedTxHash: txHash, nextAction: "RESEND" },
+    });
+    return true;
+  });
+}
+
+/** One round of the deposit watcher (escrow/worker.ts). */
+export async function watchDeposits(ctx: ServiceContext, options: WatchOptions & { onlyJobIds?: string[] } = {}) {
+  const chain = ctx.config.chain;
+  if (!chain) return null;
+  const scanned = await scanDeposits(ctx, chain, options);
+  const lostDeposits = await watchRegisteredDeposits(ctx, chain, options);
+  const reopenedSettlements = await watchConfirmedSettlements(ctx, chain, options);
+  const toRefund = await decideDeposits(ctx, chain, options);
+  const refunds = await sendStrayRefunds(ctx, chain, options);
+  return { scanned, lostDeposits, reopenedSettlements, toRefund, refunds };
+}

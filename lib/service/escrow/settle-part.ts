@@ -1,0 +1,275 @@
+import { fail } from "../errors";
+import { sql, type Selectable, type Transaction } from "kysely";
+import type { Address } from "viem";
+import { EscrowError, chainFailureReason } from "@/lib/chain/escrow/errors";
+import { settleEscrowPart } from "@/lib/chain/escrow/settle-parts";
+import type { SettlementResult } from "@/lib/chain/escrow/settle";
+import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import type { ServiceContext } from "../context";
+import { requireChain } from "../context";
+import type { Database, MilestoneSettlementsTable } from "../db/schema";
+import { publishEvent } from "../events/publish-event";
+import { jobRecipients } from "../events/recipients";
+import { settlementRecipientRefusal } from "../payouts/payable-address";
+import { SETTLEMENT_LEASE_MS } from "./settle-job";
+
+/**
+ * One part (a milestone) of a job's escrow leaves it exactly once, the way a whole job's does
+ * (settle-job.ts): recordPartSettlement writes a PENDING row (unique per milestone) in the caller's
+ * transaction with the job and the milestone locked; completePartSettlement takes a lease on it,
+ * calls the contract's releasePart/refundPart/settlePartSplit through settleEscrowPart, which
+ * returns the part's existing transaction when the part is already settled (the contract records
+ * the block each part settled in), and records the receipt with the milestone's new state in one
+ * transaction. A crash between sending and recording leaves the row PENDING; the settlement
+ * worker (finishPendingPartSettlements) repeats the call when the lease runs out, gets the same
+ * transaction back, and records it. The last part settled completes the job.
+ */
+export type PartSettlementKind = "RELEASE" | "REFUND" | "SPLIT";
+export type PartSettlementRow = Selectable<MilestoneSettlementsTable>;
+type Trx = Transaction<Database>;
+
+const MAX_BACKOFF_MS = 10 * 60_000;
+const KIND_TEXT: Record<PartSettlementKind, string> = {
+  RELEASE: "released to the agent",
+  REFUND: "refunded to the payer",
+  SPLIT: "split",
+};
+
+/** Records the intent to settle a milestone, once; a second call of the same kind returns the row, another kind is 409 SETTLEMENT_CONFLICT. */
+export async function recordPartSettlement(
+  trx: Trx,
+  milestone: { id: string; job_id: string; amount_usdc: string },
+  kind: PartSettlementKind,
+  to: Address | null,
+  split?: { agentShareUnits: bigint },
+): Promise<PartSettlementRow> {
+  await trx
+    .insertInto("milestone_settlements")
+    .values({
+      milestone_id: milestone.id,
+      job_id: milestone.job_id,
+      kind,
+      status: "PENDING",
+      part_units: parseUsdc(String(milestone.amount_usdc)).toString(),
+      to_address: to,
+      agent_share_units: split ? split.agentShareUnits.toString() : null,
+      amount_units: null,
+      fee_units: null,
+      payer_amount_units: null,
+      tx_hash: null,
+      last_error: null,
+    })
+    .onConflict((oc) => oc.column("milestone_id").doNothing())
+    .execute();
+  const row = await trx
+    .selectFrom("milestone_settlements")
+    .selectAll()
+    .where("milestone_id", "=", milestone.id)
+    .executeTakeFirstOrThrow();
+  if (row.kind !== kind) {
+    throw fail("SETTLEMENT_CONFLICT", `this part is already being ${KIND_TEXT[row.kind]}; it moves once`, {
+      settlementKind: row.kind,
+      settlementStatus: row.status,
+    });
+  }
+  return row;
+}
+
+export async function completePartSettlement(
+  ctx: ServiceContext,
+  settlementId: string,
+  options: { now?: Date } = {},
+): Promise<PartSettlementRow> {
+  const chain = requireChain(ctx);
+  const now = options.now ?? ctx.now();
+  const claimed = await ctx.db
+    .updateTable("milestone_settlements")
+    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + SETTLEMENT_LEASE_MS), updated_at: now })
+    .where("id", "=", settlementId)
+    .where("status", "=", "PENDING")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed)
+    return ctx.db
+      .selectFrom("milestone_settlements")
+      .selectAll()
+      .where("id", "=", settlementId)
+      .executeTakeFirstOrThrow();
+
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["escrow_job_id", "escrow_payer"])
+    .where("id", "=", claimed.job_id)
+    .executeTakeFirstOrThrow();
+  const milestone = await ctx.db
+    .selectFrom("job_milestones")
+    .select(["position"])
+    .where("id", "=", claimed.milestone_id)
+    .executeTakeFirstOrThrow();
+  let result: SettlementResult;
+  try {
+    if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
+    const refusal =
+      claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
+    if (refusal) throw new EscrowError("REVERTED", refusal);
+    if (claimed.kind !== "REFUND" && !claimed.to_address)
+      throw new EscrowError("TX_FAILED", "the part's settlement has no recipient address");
+    result = await settleEscrowPart({
+      config: chain,
+      escrowJobId: job.escrow_job_id,
+      payer: job.escrow_payer as Address,
+      part: milestone.position - 1,
+      amount: BigInt(claimed.part_units),
+      goal: claimed.kind,
+      ...(claimed.to_address ? { to: claimed.to_address as Address } : {}),
+      ...(claimed.agent_share_units !== null ? { agentShare: BigInt(claimed.agent_share_units) } : {}),
+    });
+  } catch (error) {
+    const message = chainFailureReason(error).slice(0, 500);
+    const final = error instanceof EscrowError && error.code !== "TX_FAILED";
+    const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
+    return ctx.db
+      .updateTable("milestone_settlements")
+      .set({
+        status: final ? "FAILED" : "PENDING",
+        last_error: message,
+        lease_until: final ? null : new Date(now.getTime() + backoff),
+        updated_at: now,
+      })
+      .where("id", "=", claimed.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+  await ctx.crashPoints?.afterPartSettlementSend?.(claimed.milestone_id);
+  return recordPartReceipt(ctx, claimed, result, chain.chainId, options.now);
+}
+
+const STATUS_OF: Record<PartSettlementKind, "RELEASED" | "REFUNDED" | "SPLIT"> = {
+  RELEASE: "RELEASED",
+  REFUND: "REFUNDED",
+  SPLIT: "SPLIT",
+};
+
+/** Records a sent part's receipt, the milestone's new state and (after the last part) the job's completion, once. */
+async function recordPartReceipt(
+  ctx: ServiceContext,
+  claimed: PartSettlementRow,
+  result: SettlementResult,
+  chainId: number,
+  at?: Date,
+): Promise<PartSettlementRow> {
+  const recordedAt = at ?? ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    // The job first, then its part: the order approvals and disputes lock them in
+    // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
+    await trx.selectFrom("jobs").select("id").where("id", "=", claimed.job_id).forUpdate().execute();
+    const confirmed = await trx
+      .updateTable("milestone_settlements")
+      .set({
+        status: "CONFIRMED",
+        tx_hash: result.txHash,
+        to_address: result.to,
+        amount_units: result.amount.toString(),
+        fee_units: result.fee.toString(),
+        payer_amount_units: result.payerAmount !== undefined ? result.payerAmount.toString() : null,
+        last_error:
+          result.heldForClaim > 0n
+            ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
+            : null,
+        lease_until: null,
+        updated_at: recordedAt,
+        confirmed_at: recordedAt,
+      })
+      .where("id", "=", claimed.id)
+      .where("status", "=", "PENDING")
+      .returningAll()
+      .executeTakeFirst();
+    if (!confirmed)
+      return trx.selectFrom("milestone_settlements").selectAll().where("id", "=", claimed.id).executeTakeFirstOrThrow();
+    const milestone = await trx
+      .updateTable("job_milestones")
+      .set({
+        status: STATUS_OF[claimed.kind],
+        settled_at: recordedAt,
+        release_held_reason: null,
+        updated_at: recordedAt,
+      })
+      .where("id", "=", claimed.milestone_id)
+      .returning(["id", "position"])
+      .executeTakeFirstOrThrow();
+    const parts = await trx
+      .selectFrom("job_milestones")
+      .select("status")
+      .where("job_id", "=", claimed.job_id)
+      .execute();
+    const settled = parts.filter(
+      (p) => p.status === "RELEASED" || p.status === "SPLIT" || p.status === "REFUNDED",
+    ).length;
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["poster_id", "agent_id", "status"])
+      .where("id", "=", claimed.job_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const to = await jobRecipients(trx, job);
+    const base = { jobId: claimed.job_id, milestoneId: milestone.id, position: milestone.position };
+    if (claimed.kind === "REFUND") {
+      await publishEvent(trx, {
+        type: "milestone.refunded",
+        jobId: claimed.job_id,
+        to,
+        data: { ...base, amount: formatUsdc(result.amount), txHash: result.txHash, to: result.to, chainId },
+      });
+    } else {
+      await publishEvent(trx, {
+        type: "milestone.paid",
+        jobId: claimed.job_id,
+        to,
+        data: {
+          ...base,
+          agentId: job.agent_id,
+          net: formatUsdc(result.amount),
+          fee: formatUsdc(result.fee),
+          txHash: result.txHash,
+          to: result.to,
+          chainId,
+          ...(result.payerAmount !== undefined ? { split: true, payerRefund: formatUsdc(result.payerAmount) } : {}),
+          partsSettled: settled,
+          partsTotal: parts.length,
+        },
+      });
+    }
+    // The last part settled: the job is done (COMPLETED, with the last part's transaction).
+    if (settled === parts.length && job.status === "IN_PROGRESS") {
+      await trx
+        .updateTable("jobs")
+        .set({ status: "COMPLETED", completed_at: recordedAt, release_tx_hash: result.txHash, updated_at: recordedAt })
+        .where("id", "=", claimed.job_id)
+        .execute();
+    }
+    return confirmed;
+  });
+}
+
+/** One round of the settlement worker for parts: finishes PENDING part settlements whose lease has run out. */
+export async function finishPendingPartSettlements(
+  ctx: ServiceContext,
+  options: { now?: Date; limit?: number } = {},
+): Promise<number> {
+  const now = options.now ?? ctx.now();
+  const due = await ctx.db
+    .selectFrom("milestone_settlements")
+    .select("id")
+    .where("status", "=", "PENDING")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .orderBy("lease_until", "asc")
+    .limit(options.limit ?? 20)
+    .execute();
+  let confirmed = 0;
+  for (const { id } of due) {
+    const row = await completePartSettlement(ctx, id, options.now ? { now: options.now } : {}).catch(() => null);
+    if (row?.status === "CONFIRMED") confirmed += 1;
+  }
+  return confirmed;
+}

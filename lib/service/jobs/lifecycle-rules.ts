@@ -1,0 +1,38 @@
+import type { JobRow } from "../db/schema";
+
+// When a poster may cancel or edit a job: pure rules over the job row, shared by the actions
+// (cancel-job.ts, edit-job.ts) and the viewer flags (job-viewer.ts), so a button and its action agree.
+
+type CancellableJob = Pick<JobRow, "status" | "escrow_tx_hash" | "deadline_at" | "submitted_at" | "disputed_at">;
+
+/**
+ * Why a job can be cancelled now, or null: an OPEN job; an assigned job that was never funded (no
+ * money is at stake and the agent could not deliver: without this, accepting a bid on an unfunded
+ * job was a dead end); an assigned job past its deadline with nothing delivered (the agent is late,
+ * the poster takes the deposit back). Delivered or disputed work is approved or disputed instead.
+ */
+export function cancellationGround(job: CancellableJob, now: Date): "OPEN" | "UNFUNDED" | "LATE" | null {
+  if (job.status === "OPEN") return "OPEN";
+  if (job.status !== "IN_PROGRESS" || job.submitted_at !== null || job.disputed_at !== null) return null;
+  if (job.escrow_tx_hash === null) return "UNFUNDED";
+  if (job.deadline_at !== null && job.deadline_at.getTime() < now.getTime()) return "LATE";
+  return null;
+}
+
+type EditableJob = Pick<JobRow, "status" | "participation_mode" | "release_tx_hash">;
+
+/** A job whose life is over (or a forum slot, which its campaign owns) takes no edit at all. */
+export function isClosedToEdits(job: EditableJob): boolean {
+  return (
+    job.status === "COMPLETED" ||
+    job.status === "CANCELLED" ||
+    job.release_tx_hash !== null ||
+    job.participation_mode === "AUTOMATIC_FORUM_REWARD"
+  );
+}
+
+/** For the viewer flags (job-viewer.ts): what this poster may edit now. */
+export function editRightsOf(job: EditableJob) {
+  const closed = isClosedToEdits(job);
+  return { edit: !closed && job.status === "OPEN", shortenHold: !closed };
+}

@@ -1,0 +1,97 @@
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A JSON-RPC proxy for fault tests: it listens on loopback (a port the OS picks) in front of a
+ * node (anvil) and can lose replies. A lost reply is lost the way a network loses it: the request
+ * still reaches the node (a sent transaction is still mined), and the caller's connection is cut
+ * before any answer. Which calls lose their reply is chosen per JSON-RPC method, always or every
+ * other time (half the replies).
+ */
+export interface RpcFaultProxy {
+  /** The URL to give the code under test as its RPC URL. */
+  url: string;
+  /** Lose every reply to these methods from now on. */
+  drop(methods: string[], options?: { everyOther?: boolean }): void;
+  /** Answer everything again. */
+  heal(): void;
+  /** Replies lost so far, per method. */
+  dropped: Record<string, number>;
+  /** Requests seen so far, per method. */
+  seen: Record<string, number>;
+  stop(): Promise<void>;
+}
+
+export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultProxy> {
+  const target = new URL(targetUrl);
+  let rule: { methods: Set<string>; everyOther: boolean } | null = null;
+  let toggle = 0;
+  const dropped: Record<string, number> = {};
+  const seen: Record<string, number> = {};
+
+  const methodsOf = (body: string): string[] => {
+    try {
+      const parsed = JSON.parse(body) as { method?: string } | Array<{ method?: string }>;
+      return (Array.isArray(parsed) ? parsed : [parsed]).map((m) => m.method ?? "");
+    } catch {
+      return [];
+    }
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const methods = methodsOf(body.toString("utf8"));
+      for (const m of methods) seen[m] = (seen[m] ?? 0) + 1;
+      const matched = rule !== null && methods.some((m) => rule!.methods.has(m));
+      const lose = matched && (!rule!.everyOther || toggle++ % 2 === 0);
+      const upstream = httpRequest(
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          method: req.method,
+          headers: { "content-type": "application/json", "content-length": body.length },
+        },
+        (answer) => {
+          const reply: Buffer[] = [];
+          answer.on("data", (c: Buffer) => reply.push(c));
+          answer.on("end", () => {
+            if (lose) {
+              for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
+              req.socket.destroy();
+              return;
+            }
+            res.writeHead(answer.statusCode ?? 502, {
+              "content-type": answer.headers["content-type"] ?? "application/json",
+            });
+            res.end(Buffer.concat(reply));
+          });
+        },
+      );
+      upstream.on("error", () => req.socket.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    drop(methods, options = {}) {
+      rule = { methods: new Set(methods), everyOther: options.everyOther ?? false };
+      toggle = 0;
+    },
+    heal() {
+      rule = null;
+    },
+    dropped,
+    seen,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

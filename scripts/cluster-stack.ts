@@ -1,0 +1,153 @@
+// Several app instances behind HAProxy (Debian's `haproxy`), shared by `npm run cluster`
+// (scripts/cluster.ts) and its failover test (scripts/cluster.test.ts). docs/deployment.md explains
+// the picture and every setting.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { freePort, startAppServer, waitForHttp, type AppServer } from "./stack";
+
+export interface Backend {
+  name: string;
+  port: number;
+}
+
+/** Where haproxy is (env HAPROXY_BIN, else on the PATH), or null when it is not installed. */
+export function haproxyBinary(): string | null {
+  const candidate = process.env.HAPROXY_BIN || "haproxy";
+  const found = spawnSync(candidate, ["-v"], { stdio: "ignore" });
+  return found.status === 0 ? candidate : null;
+}
+
+/**
+ * The load balancer's configuration:
+ * - A credential stays on one instance (`balance hdr(authorization)`, consistent hashing), so that
+ *   instance's read-your-writes memory sees the caller's writes; requests without one go round robin.
+ * - `/v1/health/ready` decides whether an instance gets requests: checked every second, out after
+ *   two failures, back after two successes.
+ * - A request that could not reach an instance (connection refused or reset before it was sent) is
+ *   sent to another one (`retries`, `option redispatch`). A GET that got no answer (the instance died
+ *   while serving it) is also retried there (`retry-on`); any other method is not, since it may have
+ *   taken effect: clients repeat those with an Idempotency-Key (README, "SDK").
+ */
+export function haproxyConfig(options: { port: number; backends: Backend[] }): string {
+  return [
+    "global",
+    "  maxconn 4096",
+    "defaults",
+    "  mode http",
+    "  timeout connect 2s",
+    "  timeout client 65s",
+    "  timeout server 65s",
+    "  timeout http-keep-alive 5s",
+    "  retries 3",
+    "  option redispatch 1",
+    "frontend awm",
+    `  bind 127.0.0.1:${options.port}`,
+    "  option forwardfor",
+    "  default_backend app",
+    "backend app",
+    "  balance hdr(authorization)",
+    "  hash-type consistent",
+    "  option httpchk",
+    // HTTP/1.1 with a Host header: the app refuses a request without one.
+    "  http-check send meth GET uri /v1/health/ready ver HTTP/1.1 hdr Host 127.0.0.1",
+    "  http-check expect status 200",
+    "  retry-on conn-failure empty-response response-timeout",
+    "  http-request disable-l7-retry unless METH_GET || METH_HEAD",
+    "  default-server inter 1s fastinter 500ms fall 2 rise 2",
+    ...options.backends.map((b) => `  server ${b.name} 127.0.0.1:${b.port} check`),
+    "",
+  ].join("\n");
+}
+
+export interface Haproxy {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startHaproxy(options: { port: number; backends: Backend[]; quiet?: boolean }): Promise<Haproxy> {
+  const bin = haproxyBinary();
+  if (!bin) throw new Error("haproxy is not installed (Debian: apt-get install haproxy; or set HAPROXY_BIN)");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "awm-haproxy-"));
+  const file = path.join(dir, "haproxy.cfg");
+  writeFileSync(file, haproxyConfig(options));
+  const check = spawnSync(bin, ["-c", "-q", "-f", file], { encoding: "utf8" });
+  if (check.status !== 0) throw new Error(`haproxy refused its configuration: ${check.stderr || check.stdout}`);
+  // -db: stay in the foreground, so the process is ours to stop.
+  const child = spawn(bin, ["-db", "-f", file], { stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit" });
+  const url = `http://127.0.0.1:${options.port}`;
+  await waitForHttp(`${url}/v1/health/ready`, 30_000);
+  return {
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", done);
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export interface Cluster {
+  /** The load balancer: the one address clients use. */
+  url: string;
+  instances: AppServer[];
+  haproxy: Haproxy;
+  stop(): Promise<void>;
+}
+
+/**
+ * `count` app instances (scripts/server.mjs on the same build, each with its own port and
+ * processes) on one PostgreSQL and its replicas, behind HAProxy on `port`. They share DATA_DIR (the
+ * generated session secret, so a session signed by one is valid on the other) and SITE_URL (the
+ * balancer's address).
+ */
+export async function startCluster(options: {
+  port: number;
+  count: number;
+  distDir: string;
+  env: Record<string, string | undefined>;
+  quiet?: boolean;
+}): Promise<Cluster> {
+  const siteUrl = options.env.SITE_URL ?? `http://127.0.0.1:${options.port}`;
+  const ports: number[] = [];
+  for (let i = 0; i < options.count; i++) ports.push(await freePort());
+  const instances = await Promise.all(
+    ports.map((port) =>
+      startAppServer({
+        port,
+        distDir: options.distDir,
+        quiet: options.quiet,
+        // Behind the balancer: one proxy hop to believe (X-Forwarded-For from HAProxy).
+        env: { WEB_CONCURRENCY: "1", WORKERS: "on", TRUST_PROXY: "1", ...options.env, SITE_URL: siteUrl },
+      }),
+    ),
+  );
+  let haproxy: Haproxy;
+  try {
+    haproxy = await startHaproxy({
+      port: options.port,
+      backends: ports.map((port, i) => ({ name: `app${i + 1}`, port })),
+      quiet: options.quiet,
+    });
+  } catch (error) {
+    await Promise.all(instances.map((i) => i.stop()));
+    throw error;
+  }
+  return {
+    url: haproxy.url,
+    instances,
+    haproxy,
+    stop: async () => {
+      await haproxy.stop();
+      await Promise.all(instances.map((i) => i.stop()));
+    },
+  };
+}
