@@ -216,6 +216,7 @@ export default defineConfig(
       ".stack/**",
       "playwright-report/**",
       "test-results/**",
+      ".test-reports/**",
       "packages/*/dist/**",
     ],
   },

@@ -3,15 +3,53 @@
 // the concurrency tests need it); then the browser tests run in Debian's Chromium against the real
 // local stack. `node scripts/test.mjs lint|unit|e2e` runs one part.
 import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 
-function step(name, command, args, env = {}) {
+// Each step's outcome, repeated at the very end: a CI log is often read from its tail only, and a
+// failure early in a 30-minute run would otherwise scroll out of it.
+const outcomes = [];
+const REPORTS = ".test-reports";
+rmSync(REPORTS, { recursive: true, force: true });
+mkdirSync(REPORTS, { recursive: true });
+
+function step(name, command, args, env = {}, report) {
   console.log(`\n=== ${name} ===`);
   const started = Date.now();
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  console.log(
-    `=== ${name}: ${result.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`,
-  );
-  return result.status === 0;
+  const passed = result.status === 0;
+  const seconds = Math.round((Date.now() - started) / 1000);
+  console.log(`=== ${name}: ${passed ? "passed" : "FAILED"} in ${seconds} s ===`);
+  outcomes.push({ name, passed, seconds, failures: passed || !report ? [] : failedVitestTests(report) });
+  return passed;
+}
+
+// Vitest's JSON report (written beside the console reporter) names each failed test and its first
+// message line.
+function failedVitestTests(file) {
+  if (!existsSync(file)) return ["(no report written)"];
+  try {
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    const failures = [];
+    for (const suite of report.testResults ?? []) {
+      const where = suite.name.replace(process.cwd() + "/", "");
+      const failed = (suite.assertionResults ?? []).filter((test) => test.status === "failed");
+      if (failed.length === 0 && suite.status === "failed") failures.push(`${where}: ${firstLine(suite.message)}`);
+      for (const test of failed) failures.push(`${where} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+    }
+    return failures;
+  } catch (error) {
+    return [`(report unreadable: ${error.message})`];
+  }
+}
+
+function firstLine(text) {
+  return String(text ?? "")
+    .split("\n")[0]
+    .slice(0, 300);
+}
+
+function vitestArgs(report) {
+  return ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
 }
 
 const only = process.argv[2];
@@ -22,7 +60,8 @@ if (!only || only === "lint") {
   ok = step("eslint (layering, import cycles)", "npm", ["run", "--silent", "lint"]) && ok;
 }
 if (!only || only === "unit") {
-  ok = step("vitest (PGlite)", "npx", ["vitest", "run"], { TEST_DATABASE_URL: "" }) && ok;
+  const report = `${REPORTS}/vitest-pglite.json`;
+  ok = step("vitest (PGlite)", "npx", vitestArgs(report), { TEST_DATABASE_URL: "" }, report) && ok;
   if (process.env.TEST_DATABASE_URL) {
     // The build that scripts/server.test.ts and the browser tests serve, made here rather than
     // inside a test worker (a worker blocked for minutes on `next build` misses vitest's RPC deadline).
@@ -35,23 +74,30 @@ if (!only || only === "unit") {
     // scripts/server.test.ts starts the production server as `npm start` does (several processes,
     // workers led through PostgreSQL). It builds into the browser tests' folder, which they then
     // find up to date: one build for both. scripts/cluster.test.ts serves the same build behind HAProxy.
+    const postgresReport = `${REPORTS}/vitest-postgres.json`;
     ok =
       step(
         "vitest (PostgreSQL)",
         "npx",
         [
-          "vitest",
-          "run",
+          ...vitestArgs(postgresReport),
           "lib/service",
           "scripts/server.test.ts",
           "scripts/server-shutdown.test.ts",
           "scripts/cluster.test.ts",
         ],
         { SERVER_TEST_DIST_DIR: process.env.SERVER_TEST_DIST_DIR || ".next-e2e" },
+        postgresReport,
       ) && ok;
   }
 }
 if (!only || only === "e2e") {
   ok = step("playwright (Chromium)", "npx", ["playwright", "test"]) && ok;
+}
+
+console.log("\n=== summary ===");
+for (const outcome of outcomes) {
+  console.log(`${outcome.passed ? "passed" : "FAILED"}  ${outcome.name} (${outcome.seconds} s)`);
+  for (const failure of outcome.failures.slice(0, 40)) console.log(`    ✗ ${failure}`);
 }
 process.exit(ok ? 0 : 1);

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListAuditQuery } from "@/lib/api/schemas/admin";
 import type { ServiceContext } from "../context";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 
 /** GET /v1/admin/audit: the operator's audit log, newest first (keyset on createdAt, id). */
 export async function listAuditLog(ctx: ServiceContext, query: z.output<typeof ListAuditQuery>) {
@@ -11,7 +11,7 @@ export async function listAuditLog(ctx: ServiceContext, query: z.output<typeof L
   let q = ctx.db.selectFrom("operator_actions").selectAll();
   if (query.subjectType) q = q.where("subject_type", "=", query.subjectType);
   if (query.subjectId) q = q.where("subject_id", "=", query.subjectId);
-  if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "created_at", "id", "desc"));
   const rows = await q
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { AdminEscrowDeposit, ListEscrowDepositsQuery } from "@/lib/api/schemas/admin";
 import { formatUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 
 /** GET /v1/admin/escrow/deposits: the deposit watcher's records (escrow/deposit-watch.ts), newest first. */
 export async function listEscrowDeposits(ctx: ServiceContext, query: z.output<typeof ListEscrowDepositsQuery>) {
@@ -15,7 +15,7 @@ export async function listEscrowDeposits(ctx: ServiceContext, query: z.output<ty
     .selectAll("d")
     .select("j.title as job_title");
   if (query.status) q = q.where("d.status", "=", query.status);
-  if (after) q = q.where(sql<boolean>`(d.created_at, d.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "d.created_at", "d.id", "desc"));
   const rows = await q
     .orderBy("d.created_at", "desc")
     .orderBy("d.id", "desc")

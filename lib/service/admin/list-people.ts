@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { AdminPerson, ListPeopleQuery } from "@/lib/api/schemas/admin";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 
 /** Principals with their agent or user row: what the console's people list shows. */
 export function selectPeople(db: Pick<Db, "selectFrom">) {
@@ -70,7 +70,7 @@ export async function listPeople(ctx: ServiceContext, query: z.output<typeof Lis
       ]),
     );
   }
-  if (after) q = q.where(sql<boolean>`(p.created_at, p.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "p.created_at", "p.id", "desc"));
   const rows = await q
     .orderBy("p.created_at", "desc")
     .orderBy("p.id", "desc")

@@ -2,7 +2,7 @@ import { fail } from "../errors";
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { getAgentRowOrThrow } from "./present-agent";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { presentJob } from "../jobs/present-job";
@@ -24,8 +24,7 @@ export async function listAgentJobs(
   const after = decodeCursor(query.cursor);
   let q = selectJobs(ctx.db).where("jobs.agent_id", "=", agentId);
   if (query.status) q = q.where("jobs.status", "=", query.status as never);
-  if (after)
-    q = q.where(sql<boolean>`(jobs.created_at, jobs.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "jobs.created_at", "jobs.id", "desc"));
   const rows = await q
     .orderBy("jobs.created_at", "desc")
     .orderBy("jobs.id", "desc")

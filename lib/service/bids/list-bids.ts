@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { BidStatus } from "@/lib/api/schemas/bids";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { normaliseDecimal } from "@/lib/chain/units";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { presentBid } from "./present-bid";
@@ -34,8 +34,7 @@ export async function listJobBids(ctx: ServiceContext, actor: Actor, jobId: stri
     ])
     .where("bids.job_id", "=", jobId);
   if (query.status) q = q.where("bids.status", "=", query.status);
-  if (after)
-    q = q.where(sql<boolean>`(bids.created_at, bids.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "bids.created_at", "bids.id", "desc"));
   const rows = await q
     .orderBy("bids.created_at", "desc")
     .orderBy("bids.id", "desc")
@@ -82,8 +81,7 @@ export async function listAgentBids(ctx: ServiceContext, actor: Actor, agentId: 
     ])
     .where("bids.agent_id", "=", agentId);
   if (query.status) q = q.where("bids.status", "=", query.status);
-  if (after)
-    q = q.where(sql<boolean>`(bids.created_at, bids.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "bids.created_at", "bids.id", "desc"));
   const rows = await q
     .orderBy("bids.created_at", "desc")
     .orderBy("bids.id", "desc")

@@ -2,7 +2,7 @@ import { fail } from "../errors";
 import { sql } from "kysely";
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { submitDeliverable } from "./submit-deliverable";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { approveJob } from "./approve-job";
@@ -33,7 +33,7 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
     const limit = query.limit ?? 20;
     const after = decodeCursor(query.cursor);
     let q = ctx.db.selectFrom("proof_checks").selectAll().where("job_id", "=", params.id);
-    if (after) q = q.where(sql<boolean>`(checked_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+    if (after) q = q.where(keysetAfter(after, "checked_at", "id", "desc"));
     const rows = await q
       .orderBy("checked_at", "desc")
       .orderBy("id", "desc")

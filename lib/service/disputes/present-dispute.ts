@@ -6,7 +6,7 @@ import type { Actor } from "../auth/actor";
 import { requireOperator } from "../auth/operator";
 import type { ServiceContext } from "../context";
 import type { DisputeEvidenceTable, DisputeStatementsTable, EscrowSettlementsTable } from "../db/schema";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { listJobEvents } from "../jobs/job-timeline";
 import { getJobRowWithLapse } from "../jobs/read-job";
 import {
@@ -213,7 +213,7 @@ async function listCases(ctx: ServiceContext, query: CaseListQuery, evaluatorAdd
     .select(["j.title", "j.budget_usdc", "r.outcome"]);
   if (query.status) q = q.where("c.status", "=", query.status);
   if (evaluatorAddress !== null) q = q.where("c.evaluator_address", "=", evaluatorAddress);
-  if (after) q = q.where(sql<boolean>`(c.created_at, c.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "c.created_at", "c.id", "desc"));
   const rows = await q
     .orderBy("c.created_at", "desc")
     .orderBy("c.id", "desc")

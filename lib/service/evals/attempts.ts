@@ -9,7 +9,7 @@ import { retryAtOf } from "./cooldown";
 import type { Db } from "../db/connection";
 import type { AgentRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { actsForAgent } from "../auth/acting-for-agent";
 
 type AttemptDto = z.input<typeof EvalAttempt>;
@@ -128,7 +128,7 @@ export async function listAttempts(ctx: ServiceContext, actor: Actor, query: Lis
   let q = selectAttempts(ctx.db).where("a.agent_id", "=", agent.id);
   if (query.packId) q = q.where("a.pack_id", "=", query.packId);
   if (query.status) q = q.where("a.status", "=", query.status);
-  if (after) q = q.where(sql<boolean>`(a.created_at, a.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "a.created_at", "a.id", "desc"));
   const rows = await q
     .orderBy("a.created_at", "desc")
     .orderBy("a.id", "desc")

@@ -7,7 +7,7 @@ import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import type { Actor } from "../auth/actor";
 import { isOperator } from "../auth/operator";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { normaliseDecimal } from "@/lib/chain/units";
 import { packTreasury } from "./treasury";
 
@@ -136,7 +136,7 @@ export async function listPacks(ctx: ServiceContext, actor: Actor | null, query:
     );
   if (query.isFree !== undefined) q = q.where("p.is_free", "=", query.isFree);
   if (query.vertical !== undefined) q = q.where("p.vertical", "=", query.vertical);
-  if (after) q = q.where(sql<boolean>`(p.created_at, p.id) > (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "p.created_at", "p.id", "asc"));
   const rows = await q
     .orderBy("p.created_at", "asc")
     .orderBy("p.id", "asc")

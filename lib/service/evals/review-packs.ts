@@ -4,7 +4,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { requireOperator } from "../auth/operator";
 import { asOperator } from "../audit/record-operator-action";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { getPackOrThrow, presentPack, selectPacks } from "./packs";
 
 /** GET /v1/admin/packs: the operator's review queue (PENDING by default), oldest first. */
@@ -19,7 +19,7 @@ export async function listPacksForReview(
   let q = selectPacks(ctx.db)
     .where("p.review_status", "=", query.status ?? "PENDING")
     .where("p.publisher_user_id", "is not", null);
-  if (after) q = q.where(sql<boolean>`(p.updated_at, p.id) > (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "p.updated_at", "p.id", "asc"));
   const rows = await q
     .orderBy("p.updated_at", "asc")
     .orderBy("p.id", "asc")

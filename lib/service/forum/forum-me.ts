@@ -4,7 +4,7 @@ import { FORUM_LIMITS } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { tooManyRequests } from "../http/errors";
-import { decodeCursor, encodeCursor } from "../http/pagination";
+import { decodeCursor, encodeCursor, keysetAfter } from "../http/pagination";
 
 const PAGE = 20;
 const ITEM_ID = /^(THREAD|REPLY|FOLLOWED_UPDATE):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -73,9 +73,7 @@ export async function forumMe(ctx: ServiceContext, actor: Actor, cursor: string 
 
   const me = actor.principalId;
   const before = (at: string, key: string) =>
-    after
-      ? sql`and (${sql.raw(at)}, ${sql.raw(key)}) < (${new Date(after.k)}::timestamptz, ${after.id}::text collate "C")`
-      : sql``;
+    after ? sql`and ${keysetAfter(after, sql.raw(at), sql.raw(key), "desc", "text")}` : sql``;
   const result = await sql<{
     type: ItemType;
     id: string;

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { getReplyOrThrow, getThreadOrThrow, presentReply, presentThread, selectReplies } from "./present";
 
 export const REPLY_PAGE = 20;
@@ -15,7 +15,7 @@ async function replyPage(ctx: ServiceContext, threadId: string, query: { limit?:
   const limit = query.limit ?? REPLY_PAGE;
   const after = decodeCursor(query.cursor);
   let q = selectReplies(ctx.db).where("r.thread_id", "=", threadId).where("r.status", "=", "VISIBLE");
-  if (after) q = q.where(sql<boolean>`(r.created_at, r.id) > (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "r.created_at", "r.id", "asc"));
   const rows = await q
     .orderBy("r.created_at", "asc")
     .orderBy("r.id", "asc")

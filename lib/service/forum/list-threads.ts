@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListThreadsQuery } from "@/lib/api/schemas/forum";
 import type { ServiceContext } from "../context";
-import { UUID_SOURCE, decodeCursor, pageOf } from "../http/pagination";
+import { UUID_SOURCE, decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { presentThread, selectThreads } from "./present";
 
 const DEFAULT_LIMIT = 20;
@@ -32,10 +32,7 @@ export async function listThreads(ctx: ServiceContext, query: z.output<typeof Li
   // Unanswered: nobody has replied yet (so no answer can have been accepted either).
   if (query.filter === "unanswered") q = q.where("t.reply_count", "=", 0).where("t.accepted_reply_id", "is", null);
   if (query.since) q = q.where("t.last_activity_at", ">", new Date(query.since));
-  if (after)
-    q = q.where(
-      sql<boolean>`(${sql.ref(column)}, t.id) < (${new Date(after.k)}::timestamptz, ${after.id.slice(2)}::uuid)`,
-    );
+  if (after) q = q.where(keysetAfter({ k: after.k, id: after.id.slice(2) }, column, "t.id", "desc"));
 
   const rows = await q
     .orderBy(column, "desc")

@@ -6,7 +6,7 @@ import type { Actor } from "../auth/actor";
 import { requireOperator } from "../auth/operator";
 import { asOperator } from "../audit/record-operator-action";
 import { isUniqueViolation } from "../db/errors";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { sql } from "kysely";
 import type { ForumReportsTable } from "../db/schema";
 import type { Selectable } from "kysely";
@@ -95,7 +95,7 @@ export async function listReports(ctx: ServiceContext, actor: Actor | null, quer
     (query.status ?? "OPEN") === "OPEN"
       ? q.where("f.resolved_at", "is", null)
       : q.where("f.resolved_at", "is not", null);
-  if (after) q = q.where(sql<boolean>`(f.created_at, f.id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "f.created_at", "f.id", "desc"));
   const rows = await q
     .orderBy("f.created_at", "desc")
     .orderBy("f.id", "desc")

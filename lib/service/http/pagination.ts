@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from "kysely";
 import { badRequest } from "./errors";
 
 /**
@@ -72,4 +73,26 @@ export function pageOf<Row>(
       ...(publicDetailRoute ? { publicDetailRoute } : {}),
     },
   };
+}
+
+/**
+ * The one keyset predicate: rows after `after` in the list's order, `(key, id) < (k, id)` newest
+ * first or `>` oldest first, as a row comparison so PostgreSQL walks the (key, id) index. The key
+ * is a timestamp (cursors carry JS milliseconds); the id a uuid, or text compared bytewise for
+ * lists whose ids are built (`'REPLY:' || id`), where a column name gives way to an expression.
+ */
+export function keysetAfter(
+  after: KeysetPosition,
+  keyColumn: string | RawBuilder<unknown>,
+  idColumn: string | RawBuilder<unknown>,
+  order: "desc" | "asc",
+  idType: "uuid" | "text" = "uuid",
+): RawBuilder<boolean> {
+  const key = typeof keyColumn === "string" ? sql.ref(keyColumn) : keyColumn;
+  const id = typeof idColumn === "string" ? sql.ref(idColumn) : idColumn;
+  const comparison = sql.raw(order === "desc" ? "<" : ">");
+  const at = new Date(after.k);
+  return idType === "uuid"
+    ? sql<boolean>`(${key}, ${id}) ${comparison} (${at}::timestamptz, ${after.id}::uuid)`
+    : sql<boolean>`(${key}, ${id} collate "C") ${comparison} (${at}::timestamptz, ${after.id}::text collate "C")`;
 }

@@ -5,7 +5,7 @@ import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import type { JobMessagesTable } from "../db/schema";
 import type { Selectable } from "kysely";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { resolveConversation } from "./conversation-access";
 
 export function presentMessage(row: Selectable<JobMessagesTable>): z.input<typeof JobMessage> {
@@ -35,7 +35,7 @@ export async function listMessages(
     .selectAll()
     .where("job_id", "=", access.job.id)
     .where("agent_id", "=", access.agentId);
-  if (after) q = q.where(sql<boolean>`(created_at, id) > (${new Date(after.k)}, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "created_at", "id", "asc"));
   const rows = await q
     .orderBy("created_at")
     .orderBy("id")

@@ -6,7 +6,7 @@ import type { Actor } from "../auth/actor";
 import type { ServiceContext } from "../context";
 import type { Selectable } from "kysely";
 import type { NotificationsTable } from "../db/schema";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { requireHuman } from "./settings";
 
 type Row = Selectable<NotificationsTable>;
@@ -46,13 +46,7 @@ export async function listNotifications(
   const after = decodeCursor(query.cursor);
   let q = ctx.db.selectFrom("notifications").selectAll().where("user_id", "=", userId);
   if (query.unread) q = q.where("read_at", "is", null);
-  if (after)
-    q = q.where((eb) =>
-      eb.or([
-        eb("created_at", "<", new Date(after.k)),
-        eb.and([eb("created_at", "=", new Date(after.k)), eb("id", "<", after.id)]),
-      ]),
-    );
+  if (after) q = q.where(keysetAfter(after, "created_at", "id", "desc"));
   const rows = await q
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")

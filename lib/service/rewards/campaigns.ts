@@ -23,7 +23,7 @@ import { asOperator } from "../audit/record-operator-action";
 import type { Db } from "../db/connection";
 import { isUniqueViolation } from "../db/errors";
 import type { ChainConfig } from "@/lib/chain/config";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { amountsOf, chainKeyOf, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
 import { errorFields, log } from "../log";
@@ -546,7 +546,7 @@ export async function listRewardCampaigns(ctx: ServiceContext, query: z.output<t
   const after = decodeCursor(query.cursor);
   let q = ctx.db.selectFrom("forum_reward_campaigns").selectAll();
   if (query.kind) q = q.where("kind", "=", query.kind);
-  if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "created_at", "id", "desc"));
   const rows = await q
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")

@@ -4,7 +4,7 @@ import type { ListReferredQuery, ReferredOwner, RewardStatus } from "@/lib/api/s
 import { normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { explorerTxUrl } from "./amounts";
 
 interface Row {
@@ -40,9 +40,7 @@ export async function listReferredOwners(ctx: ServiceContext, actor: Actor, quer
         );
   if (mine.length === 0) return { data: [], meta: { nextCursor: null, hasMore: false, limit } };
   const ids = sql.join(mine.map((id) => sql`${id}`));
-  const position = after
-    ? sql`where (x.joined_at, x.key collate "C") < (${new Date(after.k)}::timestamptz, ${after.id}::text collate "C")`
-    : sql``;
+  const position = after ? sql`where ${keysetAfter(after, "x.joined_at", "x.key", "desc", "text")}` : sql``;
   const result = await sql<Row>`
     select * from (
       select a.created_at as joined_at, 'agent:' || a.id as key, a.id as agent_id, a.name as agent_name, a.referred_by_agent_id as referrer_agent_id,

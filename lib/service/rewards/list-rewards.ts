@@ -7,7 +7,7 @@ import { normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { ForumRewardsTable } from "../db/schema";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { amountsOf, chainKeyOf, explorerTxUrl } from "./amounts";
 import { ownerOf } from "./owner";
 
@@ -64,7 +64,7 @@ export async function listMyRewards(ctx: ServiceContext, actor: Actor, query: z.
     : q.where("author_principal_id", "=", actor.principalId).where("kind", "!=", "REFERRAL");
   if (query.kind) q = q.where("kind", "=", query.kind);
   if (query.status) q = q.where("status", "=", query.status);
-  if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "created_at", "id", "desc"));
   const rows = await q
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")

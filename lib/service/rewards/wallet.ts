@@ -15,7 +15,7 @@ import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import type { Database, WalletWithdrawalsTable } from "../db/schema";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { chainKeyOf, explorerTxUrl, managedWalletAddress, rewardsKey } from "./amounts";
 import { requirePayableAddress } from "../payouts/payable-address";
 import { ownerOf, requireHumanOwner, requireOwner } from "./owner";
@@ -68,7 +68,7 @@ export async function listLedger(ctx: ServiceContext, actor: Actor, query: z.out
     if (actor.kind === "AGENT") mine.push(eb("agent_id", "=", actor.agentId));
     return eb.or(mine);
   });
-  if (after) q = q.where(sql<boolean>`(created_at, id) < (${new Date(after.k)}::timestamptz, ${after.id}::uuid)`);
+  if (after) q = q.where(keysetAfter(after, "created_at", "id", "desc"));
   const rows = await q
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
