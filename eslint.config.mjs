@@ -263,6 +263,17 @@ export default defineConfig(
       "no-sparse-arrays": "error",
       "use-isnan": "error",
       "valid-typeof": "error",
+      // An import or variable nobody uses is a rule nobody applies: removed, or named _ on purpose.
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          caughtErrors: "none",
+          ignoreRestSiblings: true,
+        },
+      ],
       // A focused test (.only) silently skips the rest of the suite; a skipped one hides a rule.
       "no-restricted-properties": [
         "error",
@@ -288,6 +299,33 @@ export default defineConfig(
       "app/v1/**/route.ts",
     ],
     rules: { "import-x/no-restricted-paths": ["error", { zones: [...ZONES, PRODUCTION_NEVER_IMPORTS_SCAFFOLDING] }] },
+  },
+  {
+    // A domain refuses with fail(code, message) and leaves the HTTP status to the router; the
+    // status-named helpers are the request gate's own (http/, the credential check, the router).
+    files: ["lib/service/**/*.ts"],
+    ignores: [
+      "**/*.test.ts",
+      "lib/service/testing/**",
+      "lib/service/http/**",
+      "lib/service/auth/actor.ts",
+      "lib/service/router.ts",
+    ],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/http/errors"],
+              importNames: ["badRequest", "unauthorized", "forbidden", "notFound", "conflict"],
+              message:
+                "domain code throws fail(code, message, extra) from lib/service/errors.ts; the router derives the status.",
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The service and the chain code log through lib/service/log.ts (pino: one JSON line with the

@@ -183,7 +183,7 @@ test("the agent submits, the poster reviews the probes and approves, and the esc
     await page.goto(`/jobs/${job.id}`);
     const timeline = page.getByTestId("job-timeline").locator("li");
     await expect(timeline.first()).toHaveAttribute("data-event-type", "job.created");
-    await expect(timeline.last()).toHaveAttribute("data-event-type", "settlement.released");
+    await expect(timeline.last()).toHaveAttribute("data-event-type", "job.paid");
     await expect(timeline.last()).toContainText("Its transaction is shown above");
     await expect(page.getByText(/released in/)).toContainText(done.releaseTxHash!.slice(0, 6));
     await secrets.assertNoLeaks();

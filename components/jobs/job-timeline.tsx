@@ -25,9 +25,8 @@ const LABEL: Record<JobEventType, string> = {
   "dispute.statement": "Dispute statement",
   "dispute.escalated": "Dispute escalated to the operator",
   "dispute.resolved": "Dispute resolved",
-  "settlement.released": "Escrow released",
-  "settlement.refunded": "Escrow refunded",
-  "settlement.split": "Escrow split by the ruling",
+  "job.paid": "Escrow released",
+  "job.refunded": "Escrow refunded",
   "milestone.submitted": "Part delivered",
   "milestone.approved": "Part approved",
   "milestone.disputed": "Part disputed",
@@ -71,12 +70,15 @@ function detailOf(event: JobEvent): string | null {
       return `${d.side === "POSTER" ? "poster's side" : "agent's side"}${typeof d.evidenceCount === "number" && d.evidenceCount > 0 ? ` · ${d.evidenceCount} evidence URL${d.evidenceCount === 1 ? "" : "s"}` : ""}`;
     case "dispute.resolved":
       return `${OUTCOME_WORDS[text(d.outcome) ?? ""] ?? words(text(d.outcome)) ?? ""}${d.outcome === "SPLIT" ? ` · ${String(d.agentShare)} % to the agent` : ""} · ${text(d.reason) ?? ""}`;
-    case "settlement.split":
+    case "job.paid":
+      if (d.split)
+        return text(d.amountUsdc)
+          ? `split by the ruling: ${d.amountUsdc} USDC to the agent (fee ${text(d.feeUsdc) ?? "0"} USDC), ${text(d.payerAmountUsdc) ?? "0"} USDC back to the payer`
+          : null;
       return text(d.amountUsdc)
-        ? `${d.amountUsdc} USDC to the agent (fee ${text(d.feeUsdc) ?? "0"} USDC), ${text(d.payerAmountUsdc) ?? "0"} USDC back to the payer`
+        ? `${d.amountUsdc} USDC${text(d.feeUsdc) && d.feeUsdc !== "0" ? ` (fee ${d.feeUsdc} USDC)` : ""}`
         : null;
-    case "settlement.released":
-    case "settlement.refunded":
+    case "job.refunded":
       return text(d.amountUsdc)
         ? `${d.amountUsdc} USDC${text(d.feeUsdc) && d.feeUsdc !== "0" ? ` (fee ${d.feeUsdc} USDC)` : ""}`
         : null;

@@ -21,7 +21,7 @@
  * and fixes the imports. A code the catalogue lists under several statuses answers with the status
  * its route declares: such rewrites are printed, to be checked against the routes' `errors`.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";

@@ -1,7 +1,6 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { z } from "zod";
 import { ModerateForumRequest } from "@/lib/api/schemas/admin";
 import { formAction } from "../action";
 import type { OperatorActionState } from "./suspend-agent";

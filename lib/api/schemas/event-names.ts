@@ -33,7 +33,6 @@ const EVENTS = {
   "criterion.ticked": { timeline: true, about: "An acceptance criterion was met." },
   "criterion.overridden": { timeline: true, about: "The poster overrode an acceptance criterion." },
   "job.approved": { webhook: true, timeline: true, about: "The poster approved the delivered work." },
-  "job.paid": { webhook: true, about: "The escrow released the payment to the agent (net, fee, tx hash)." },
   "job.disputed": { webhook: true, timeline: true, about: "A dispute was opened on the job." },
   "dispute.statement": {
     webhook: true,
@@ -46,9 +45,17 @@ const EVENTS = {
     about: "A dispute nobody ruled on in time went to the operator.",
   },
   "dispute.resolved": { webhook: true, timeline: true, about: "The arbiter ruled on a dispute." },
-  "settlement.released": { timeline: true, about: "The escrow's release to the agent was confirmed on chain." },
-  "settlement.refunded": { timeline: true, about: "The escrow's refund to the poster was confirmed on chain." },
-  "settlement.split": { timeline: true, about: "The escrow's split by a ruling was confirmed on chain." },
+  "job.paid": {
+    webhook: true,
+    timeline: true,
+    about:
+      "The escrow's payment to the agent was confirmed on chain (net, fee, tx hash); after a split ruling, with the payer's share (split: true).",
+  },
+  "job.refunded": {
+    webhook: true,
+    timeline: true,
+    about: "The escrow's refund to the poster was confirmed on chain.",
+  },
   "job.updated": {
     webhook: true,
     about: "The poster changed a job you bid on or work on (the changed fields are in data.fields).",
@@ -76,7 +83,6 @@ const EVENTS = {
   },
   "milestone.resolved": { webhook: true, timeline: true, about: "The arbiter ruled on a disputed part." },
   "milestone.refunded": { webhook: true, timeline: true, about: "The escrow returned one part to the poster." },
-  "job.refunded": { webhook: true, about: "The escrow refunded the poster." },
   "escrow.deposit_lost": {
     webhook: true,
     about:

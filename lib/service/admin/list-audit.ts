@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { z } from "zod";
 import type { ListAuditQuery } from "@/lib/api/schemas/admin";
 import type { ServiceContext } from "../context";

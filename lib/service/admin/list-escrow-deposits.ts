@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { z } from "zod";
 import type { AdminEscrowDeposit, ListEscrowDepositsQuery } from "@/lib/api/schemas/admin";
 import { formatUsdc } from "@/lib/chain/units";

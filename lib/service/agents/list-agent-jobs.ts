@@ -1,5 +1,4 @@
 import { fail } from "../errors";
-import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";

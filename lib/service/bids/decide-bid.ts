@@ -10,7 +10,6 @@ import { publishEvent } from "../events/publish-event";
 import { actorIdOf, posterRecipientId } from "../events/recipients";
 import { assertBeforeDeadline } from "./bid-rules";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
-import { HttpError } from "../http/errors";
 import { assertPlanFitsBudget, scalePlanToBudget, writeMilestonePlan } from "../jobs/milestone-plan";
 import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 

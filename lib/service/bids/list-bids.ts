@@ -1,5 +1,4 @@
 import { fail } from "../errors";
-import { sql } from "kysely";
 import type { BidStatus } from "@/lib/api/schemas/bids";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";

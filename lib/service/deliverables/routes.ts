@@ -1,5 +1,4 @@
 import { fail } from "../errors";
-import { sql } from "kysely";
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
 import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";

@@ -325,7 +325,7 @@ describe("rulings", () => {
     const timeline = (
       await service.http("GET", `/v1/jobs/${d.job.id}/events`, { token: evaluator.token })
     ).json.data.map((e: { type: string }) => e.type);
-    expect(timeline.slice(-3)).toEqual(["job.disputed", "dispute.resolved", "settlement.split"]);
+    expect(timeline.slice(-3)).toEqual(["job.disputed", "dispute.resolved", "job.paid"]);
     const resolved = (await eventsOf(d.job.id)).filter((e) => e.type === "dispute.resolved");
     expect(resolved).toHaveLength(1);
     expect(resolved[0]!.data).toMatchObject({ outcome: "SPLIT", agentShare: 70, txHash: settlement.txHash });

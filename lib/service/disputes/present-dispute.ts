@@ -1,4 +1,4 @@
-import { sql, type Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import type { z } from "zod";
 import type { DisputeCase, DisputeCaseSummary, DisputeStatement } from "@/lib/api/schemas/disputes";
 import { formatUsdc, normaliseDecimal } from "@/lib/chain/units";

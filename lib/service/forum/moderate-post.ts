@@ -5,7 +5,6 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { Db } from "../db/connection";
 import { asOperator } from "../audit/record-operator-action";
-import { conflict, notFound } from "../http/errors";
 import { publishContributionRemoved } from "./contributions";
 import { recountThreadReplies } from "./recount-thread";
 

@@ -38,23 +38,19 @@ export function statusOf(error: DomainError, declared?: ReadonlyArray<{ status: 
   return error instanceof HttpError ? error.status : domainStatusOf(error.code, declared);
 }
 
-// The helpers below named after statuses are the old way; domain code throws fail(code, message, extra)
-// (scripts/codemods/domain-errors.ts rewrites them). They stay for code written against them.
-// The helpers take only codes the catalogue lists under their status.
-/** @deprecated domain code throws `fail(code, message)` from lib/service/errors.ts. */
+// The helpers below, named after statuses, are the request gate's own refusals (validation, cursors,
+// idempotency keys, credentials, scopes): domain code throws fail(code, message, extra) instead, and
+// ESLint refuses these there (scripts/codemods/domain-errors.ts rewrites old calls). They take only
+// codes the catalogue lists under their status.
 export const badRequest = (messages: string | string[], code: CodeWithStatus<400> = "VALIDATION_FAILED") =>
   new HttpError(400, messages, code);
-/** @deprecated domain code throws `fail(code, message)` from lib/service/errors.ts. */
 export const unauthorized = (
   message = "a valid API key or session is required",
   code: CodeWithStatus<401> = "UNAUTHENTICATED",
 ) => new HttpError(401, message, code);
-/** @deprecated domain code throws `fail(code, message)` from lib/service/errors.ts. */
 export const forbidden = (message: string, code: CodeWithStatus<403> = "FORBIDDEN") =>
   new HttpError(403, message, code);
-/** @deprecated domain code throws `fail(code, message)` from lib/service/errors.ts. */
 export const notFound = (what: string) => new HttpError(404, `${what} not found`, "NOT_FOUND");
-/** @deprecated domain code throws `fail(code, message)` from lib/service/errors.ts. */
 export const conflict = <C extends CodeWithStatus<409>>(code: C, message: string, extra?: ErrorExtra<C>) =>
   new HttpError<C>(409, message, code, extra);
 export const tooManyRequests = (

@@ -121,7 +121,7 @@ describe("GET /v1/jobs/:id/events", () => {
       "proof.checked",
       "job.approved",
       "proof.checked",
-      "settlement.released",
+      "job.paid",
     ]);
     const at = list.map((e) => Date.parse(e.at));
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -145,7 +145,7 @@ describe("GET /v1/jobs/:id/events", () => {
     expect(settlement.tx_hash).toBe(releaseTx);
     expect(list[10]!.data).toMatchObject({ trigger: "RELEASE", status: "LIVE" });
     expect(list[11]).toMatchObject({
-      id: `settlement.released:${settlement.id}`,
+      id: `job.paid:${settlement.id}`,
       actor: { kind: "SYSTEM", id: null },
       data: { txHash: releaseTx, toAddress: chain.accounts[6]!.address, amountUsdc: "38", feeUsdc: "2" },
     });
@@ -202,6 +202,6 @@ describe("GET /v1/jobs/:id/events", () => {
     expect(await canRead(completed.agent.apiKey)).toBe(true);
     expect(await canRead(stranger.token)).toBe(false);
     expect(await canRead(loser.apiKey)).toBe(false);
-    expect(read.json.data.at(-1)).toMatchObject({ type: "settlement.released", data: { txHash: completed.releaseTx } });
+    expect(read.json.data.at(-1)).toMatchObject({ type: "job.paid", data: { txHash: completed.releaseTx } });
   });
 });

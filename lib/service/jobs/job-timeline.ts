@@ -260,15 +260,14 @@ export async function listJobEvents(
     );
   }
   for (const s of settlements) {
-    const type =
-      s.kind === "RELEASE" ? "settlement.released" : s.kind === "SPLIT" ? "settlement.split" : "settlement.refunded";
-    add(type, s.id, s.confirmed_at, SYSTEM, {
+    // Named as the webhook of the same confirmation: a split pays the agent, and says so.
+    add(s.kind === "RELEASE" || s.kind === "SPLIT" ? "job.paid" : "job.refunded", s.id, s.confirmed_at, SYSTEM, {
       settlementId: s.id,
       txHash: s.tx_hash,
       toAddress: s.to_address,
       amountUsdc: units(s.amount_units),
       feeUsdc: units(s.fee_units),
-      ...(s.kind === "SPLIT" ? { payerAmountUsdc: units(s.payer_amount_units) } : {}),
+      ...(s.kind === "SPLIT" ? { split: true, payerAmountUsdc: units(s.payer_amount_units) } : {}),
     });
   }
   // The parts of a job paid in parts. A part's ruling has no timestamp of its own: the settlement it

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { z } from "zod";
 import type { JobMessage, ListMessagesQuery } from "@/lib/api/schemas/messages";
 import type { Actor } from "../auth/actor";

@@ -374,7 +374,7 @@ describe("a 3-part job of 30 USDC settled part by part on chain", () => {
     expect(paidParts[1]!.data).toMatchObject({ payerAmountUsdc: "6" });
     for (const p of paidParts) expect(p.data.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     // The rest went back to the payer when the job was cancelled: the escrow's refund.
-    expect(timeline.json.data.map((e: { type: string }) => e.type)).toContain("settlement.refunded");
+    expect(timeline.json.data.map((e: { type: string }) => e.type)).toContain("job.refunded");
   }, 120_000);
 
   it("the job stays IN_PROGRESS until its last part is settled, then is COMPLETED; a part in flight blocks cancellation", async () => {

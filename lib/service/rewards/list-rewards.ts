@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Selectable } from "kysely";
 import type { z } from "zod";
 import type { ForumReward, ListMyRewardsQuery } from "@/lib/api/schemas/rewards";
