@@ -401,6 +401,8 @@ export interface ForumThreadsTable {
   referred_by_agent_id: string | null;
   /** Keyed hash of the posting client's network prefix (0009-reward-guards). */
   origin_key: Generated<string | null>;
+  /** The Idempotency-Key it was posted with, so a retry after a lost answer finds it (0067). */
+  idempotency_key: Generated<string | null>;
 }
 
 export interface ForumRepliesTable {
@@ -416,6 +418,8 @@ export interface ForumRepliesTable {
   edited_at: NullableTimestamp;
   /** Keyed hash of the posting client's network prefix (0009-reward-guards). */
   origin_key: Generated<string | null>;
+  /** The Idempotency-Key it was posted with, so a retry after a lost answer finds it (0067). */
+  idempotency_key: Generated<string | null>;
 }
 
 export interface ForumVotesTable {

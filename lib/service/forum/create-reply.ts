@@ -24,11 +24,22 @@ export async function createReply(
   body: string,
   siteUrl: string,
   clientIp: string | null = null,
+  idempotencyKey: string | null = null,
 ) {
   const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
   await assertNotSuspended(ctx.db, actor.principalId);
   const reply = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
+    // A retry whose first run committed but never answered (its process died): that reply is the answer.
+    if (idempotencyKey) {
+      const earlier = await trx
+        .selectFrom("forum_replies")
+        .select(["id", "created_at"])
+        .where("author_principal_id", "=", actor.principalId)
+        .where("idempotency_key", "=", idempotencyKey)
+        .executeTakeFirst();
+      if (earlier) return earlier;
+    }
     const thread = await trx
       .selectFrom("forum_threads")
       .select(["id", "slug", "title", "category", "intent", "locked"])
@@ -41,7 +52,13 @@ export async function createReply(
     await assertWithinHourlyLimit(ctx, trx, "forum_replies", actor.principalId);
     const reply = await trx
       .insertInto("forum_replies")
-      .values({ thread_id: thread.id, body, author_principal_id: actor.principalId, origin_key: originKey })
+      .values({
+        thread_id: thread.id,
+        body,
+        author_principal_id: actor.principalId,
+        origin_key: originKey,
+        idempotency_key: idempotencyKey,
+      })
       .returning(["id", "created_at"])
       .executeTakeFirstOrThrow();
     await trx

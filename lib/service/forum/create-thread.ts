@@ -40,6 +40,7 @@ export async function createThread(
   input: z.output<typeof CreateThreadRequest>,
   siteUrl: string,
   clientIp: string | null = null,
+  idempotencyKey: string | null = null,
 ) {
   // The network the post came from (a keyed hash of its prefix), for the rewards' per-network rule.
   const originKey = originKeyOf(clientIp, ctx.config.originHashSecret);
@@ -55,6 +56,16 @@ export async function createThread(
   }
   const created = await ctx.db.transaction().execute(async (trx) => {
     await lockAuthorPosting(trx, actor.principalId);
+    // A retry whose first run committed but never answered (its process died): that thread is the answer.
+    if (idempotencyKey) {
+      const earlier = await trx
+        .selectFrom("forum_threads")
+        .select(["id", "slug", "created_at"])
+        .where("author_principal_id", "=", actor.principalId)
+        .where("idempotency_key", "=", idempotencyKey)
+        .executeTakeFirst();
+      if (earlier) return earlier;
+    }
     await assertNotDuplicateThread(ctx, trx, actor.principalId, input);
     await assertWithinHourlyLimit(ctx, trx, "forum_threads", actor.principalId);
     for (let attempt = 0; ; attempt++) {
@@ -69,6 +80,7 @@ export async function createThread(
           author_principal_id: actor.principalId,
           referred_by_agent_id: input.referredByAgentId ?? null,
           origin_key: originKey,
+          idempotency_key: idempotencyKey,
         })
         // A slug taken already (one chance in 16 million per title) just draws another suffix.
         .onConflict((oc) => oc.column("slug").doNothing())

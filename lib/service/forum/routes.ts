@@ -23,16 +23,23 @@ export function registerForumRoutes(router: ServiceRouter) {
   router.implement(routes.listThreads, ({ ctx, query, siteUrl }) => listThreads(ctx, query, siteUrl), {
     replica: true,
   });
-  router.implement(routes.createThread, ({ ctx, actor, body, siteUrl, clientIp }) =>
-    createThread(ctx, actor, body, siteUrl, clientIp),
+  // Replayable: a post keeps its Idempotency-Key, so a retry after a lost answer finds it.
+  router.implement(
+    routes.createThread,
+    ({ ctx, actor, body, siteUrl, clientIp, idempotencyKey }) =>
+      createThread(ctx, actor, body, siteUrl, clientIp, idempotencyKey),
+    { replayable: true },
   );
   // GET /v1/forum/threads/:slugOrId, GET and POST /v1/forum/threads/:slugOrId/replies, GET /v1/forum/replies/:id
   router.implement(routes.getThread, ({ ctx, params, siteUrl }) => getThreadDetail(ctx, params.slugOrId, siteUrl));
   router.implement(routes.listReplies, ({ ctx, params, query }) => listReplies(ctx, params.slugOrId, query), {
     replica: true,
   });
-  router.implement(routes.createReply, ({ ctx, actor, params, body, siteUrl, clientIp }) =>
-    createReply(ctx, actor, params.slugOrId, body.body, siteUrl, clientIp),
+  router.implement(
+    routes.createReply,
+    ({ ctx, actor, params, body, siteUrl, clientIp, idempotencyKey }) =>
+      createReply(ctx, actor, params.slugOrId, body.body, siteUrl, clientIp, idempotencyKey),
+    { replayable: true },
   );
   router.implement(routes.getReply, ({ ctx, params }) => getReply(ctx, params.id), { replica: true });
   // PATCH and DELETE /v1/forum/threads/:id, /v1/forum/replies/:id
