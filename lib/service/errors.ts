@@ -16,13 +16,6 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   readonly extra: Record<string, unknown>;
   /** What a payment protocol carries beside the body (x402's PAYMENT-REQUIRED, PAYMENT-RESPONSE). */
   readonly headers: Record<string, string> = {};
-  /**
-   * The catalogue's status for the code, for whoever meets the error outside a request (a worker's
-   * log line, a caller of the verb in a test). Domain code never sets it; what a request answers is
-   * the router's choice for the route (statusOf in http/errors.ts).
-   */
-  readonly status: number;
-
   constructor(
     readonly code: C,
     readonly messages: string | string[],
@@ -31,7 +24,6 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
     super(Array.isArray(messages) ? messages.join("; ") : messages);
     this.name = "DomainError";
     this.extra = extra ?? {};
-    this.status = domainStatusOf(code);
   }
 
   /** The envelope the router answers with, under the status it chose. */
