@@ -1,4 +1,5 @@
 import { fail } from "../errors";
+import { sql } from "kysely";
 import type { z } from "zod";
 import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
 import { parseUsdc } from "@/lib/chain/units";
@@ -6,13 +7,11 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
-import { getJobOrThrow } from "../jobs/read-job";
 import { ownAgentOrThrow } from "../auth/acting-for-agent";
 import { assertNotSuspended } from "../auth/suspension";
 import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { publishEvent } from "../events/publish-event";
-import { posterRecipientId } from "../events/recipients";
 import { assertPlanFitsBudget } from "../jobs/milestone-plan";
 
 /**
@@ -29,19 +28,32 @@ export async function placeBid(
   const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
   await assertNotSuspended(ctx.db, agent.principal_id);
 
-  const job = await getJobOrThrow(ctx.db, jobId);
-
-  const existing = await ctx.db
-    .selectFrom("bids")
-    .select(["id", "status"])
-    .where("job_id", "=", jobId)
-    .where("agent_id", "=", agent.id)
+  // The job, this agent's earlier bid on it and who hears of the bid, in one read: bids are the
+  // busiest write, and each round trip on it counts.
+  const read = await ctx.db
+    .selectFrom("jobs")
+    .leftJoin("bids as earlier", (join) =>
+      join.onRef("earlier.job_id", "=", "jobs.id").on("earlier.agent_id", "=", agent.id),
+    )
+    .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
+    .selectAll("jobs")
+    .select([
+      "earlier.id as existing_bid_id",
+      "earlier.status as existing_bid_status",
+      // posterRecipientId's rule (events/recipients.ts) in the same read: a job posted by an agent is
+      // told to that agent (its webhooks; its owner's inbox), else to the human poster.
+      sql<string>`coalesce(poster_agent.id, jobs.poster_id::text)`.as("poster_recipient_id"),
+    ])
+    .where("jobs.id", "=", jobId)
     .executeTakeFirst();
-  if (existing) {
+  if (!read) throw fail("NOT_FOUND", "job not found");
+  const { existing_bid_id, existing_bid_status, poster_recipient_id, ...job } = read;
+
+  if (existing_bid_id) {
     throw fail(
       "BID_ALREADY_PLACED",
-      `agent ${agent.id} already has a bid on this job (status ${existing.status}); one bid per agent per job`,
-      { existingBidId: existing.id },
+      `agent ${agent.id} already has a bid on this job (status ${existing_bid_status}); one bid per agent per job`,
+      { existingBidId: existing_bid_id },
     );
   }
   if (job.status !== "OPEN") throw fail("JOB_NOT_OPEN", `the job is ${job.status} and takes no bids`);
@@ -80,11 +92,10 @@ export async function placeBid(
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      // A job posted by an agent is told to that agent (its webhooks; its owner's inbox), else to the human poster.
       await publishEvent(trx, {
         type: "bid.created",
         jobId,
-        to: [await posterRecipientId(trx, job.poster_id)],
+        to: [poster_recipient_id],
         actorId: agent.id,
         data: { bidId: bid.id, jobId, agentId: agent.id, agentName: agent.name, proposedUsdc: bid.proposed_usdc },
       });
