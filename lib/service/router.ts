@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Hono, type Context } from "hono";
-import type { RouteDef, RouteOutput, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
+import type { RouteDef, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "./context";
 import { resolveActor, requireScope, type Actor } from "./auth/actor";
 import {
@@ -30,6 +30,7 @@ import { consumeBudget, type BudgetState } from "./http/rate-limit";
 import { RATE_POLICY_NAMES, rateLimitHeaders } from "./http/rate-limit-headers";
 import { clientKeyOf } from "./http/client-origin";
 import { IDEMPOTENCY_RESUME_MS, withIdempotency } from "./http/idempotency";
+import { envelopeKindOf, wrapOutput, type EnvelopeKind, type HandlerOutput } from "./http/envelope";
 import { ownHeaderValueOf } from "./proofs/fetch-policy";
 import { OWN_ORIGIN_HEADER } from "./proofs/own-origin";
 import { addLogFields, errorFields, log, requestIdFrom, withLogFields } from "./log";
@@ -66,7 +67,11 @@ export interface HandlerArgs<D extends RouteDef> {
   idempotencyKey: string | null;
 }
 
-export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<RouteOutput<D>>;
+/**
+ * A verb's answer: the resource for a `{ data }` route, a Page for a `{ data, meta }` list, the whole
+ * body otherwise (http/envelope.ts); the router wraps it.
+ */
+export type Handler<D extends RouteDef> = (args: HandlerArgs<D>) => Promise<HandlerOutput<D>>;
 
 export interface ImplementOptions<D extends RouteDef> {
   /**
@@ -174,9 +179,10 @@ export class ServiceRouter {
 
   implement<D extends RouteDef>(route: D, handler: Handler<D>, options: ImplementOptions<D> = {}): void {
     const method = route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+    const envelope = envelopeKindOf(route.response);
     this.app[method](route.path, async (c) => {
       try {
-        return await this.answer(route, handler, options, c);
+        return await this.answer(route, envelope, handler, options, c);
       } catch (error) {
         throw withStatus(error, route);
       }
@@ -185,6 +191,7 @@ export class ServiceRouter {
 
   private async answer<D extends RouteDef>(
     route: D,
+    envelope: EnvelopeKind,
     handler: Handler<D>,
     options: ImplementOptions<D>,
     c: Context<{ Bindings: ServiceBindings }>,
@@ -259,11 +266,13 @@ export class ServiceRouter {
         }
       };
       const run = async () => {
-        const output = await onReplica();
+        const output: unknown = await onReplica();
         // A stream (GET /v1/jobs/:id/stream, text/event-stream) is its own answer; it has no JSON to check.
-        if ((output as unknown) instanceof Response) return { status, body: output as unknown as Response };
+        if (output instanceof Response) return { status, body: output };
+        // The full body is checked, kept by the shared cache and stored for idempotent replays, so a
+        // replay answers it as it was stored (never wrapped again).
         // The handler may call setStatus: read the status after it ran.
-        const body = checkResponse(route, output, ctx.config.responseCheckRate);
+        const body = checkResponse(route, wrapOutput(envelope, output), ctx.config.responseCheckRate);
         return { status, body };
       };
 

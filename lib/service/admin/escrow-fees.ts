@@ -45,7 +45,7 @@ export async function withdrawFees(
   ctx: ServiceContext,
   actor: Actor | null,
   reason: string,
-): Promise<{ data: z.infer<typeof FeeWithdrawal> }> {
+): Promise<z.infer<typeof FeeWithdrawal>> {
   await requireOperator(ctx, actor);
   const chain = requireChain(ctx);
   let sent: Awaited<ReturnType<typeof withdrawEscrowFees>>;
@@ -69,5 +69,5 @@ export async function withdrawFees(
     },
     async () => undefined,
   );
-  return { data };
+  return data;
 }

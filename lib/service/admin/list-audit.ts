@@ -18,7 +18,7 @@ export async function listAuditLog(ctx: ServiceContext, query: z.output<typeof L
     .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   return {
-    data: page.rows.map((r) => ({
+    items: page.rows.map((r) => ({
       id: r.id,
       operatorAddress: r.operator_address,
       action: r.action,

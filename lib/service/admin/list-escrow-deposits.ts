@@ -38,5 +38,5 @@ export async function listEscrowDeposits(ctx: ServiceContext, query: z.output<ty
     lastError: r.last_error,
     seenAt: r.created_at.toISOString(),
   }));
-  return { data, meta: page.meta };
+  return { items: data, meta: page.meta };
 }

@@ -77,5 +77,5 @@ export async function listPeople(ctx: ServiceContext, query: z.output<typeof Lis
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.principal_id }));
-  return { data: page.rows.map(presentPerson), meta: page.meta };
+  return { items: page.rows.map(presentPerson), meta: page.meta };
 }

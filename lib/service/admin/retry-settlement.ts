@@ -25,7 +25,7 @@ export async function retrySettlement(
   actor: Actor | null,
   settlementId: string,
   reason: string,
-): Promise<{ data: AdminSettlement }> {
+): Promise<AdminSettlement> {
   await requireOperator(ctx, actor);
   const existing = await ctx.db
     .selectFrom("escrow_settlements")
@@ -69,7 +69,7 @@ export async function retrySettlement(
   );
   const after = await completeSettlement(ctx, settlementId);
   const job = await ctx.db.selectFrom("jobs").select("title").where("id", "=", after.job_id).executeTakeFirstOrThrow();
-  return { data: presentSettlement(after, job.title) };
+  return presentSettlement(after, job.title);
 }
 
 /**
@@ -118,7 +118,7 @@ export async function resettleSettlement(
   actor: Actor | null,
   settlementId: string,
   input: ResettleRequest,
-): Promise<{ data: AdminSettlement }> {
+): Promise<AdminSettlement> {
   await requireOperator(ctx, actor);
   const row = await failedSettlementOrThrow(ctx.db, settlementId);
   if (!row) throw fail("NOT_FOUND", "settlement not found");
@@ -176,5 +176,5 @@ export async function resettleSettlement(
     if (kase) await announceResolved(ctx, kase.id);
   }
   const job = await ctx.db.selectFrom("jobs").select("title").where("id", "=", after.job_id).executeTakeFirstOrThrow();
-  return { data: presentSettlement(after, job.title) };
+  return presentSettlement(after, job.title);
 }

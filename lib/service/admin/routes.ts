@@ -19,11 +19,11 @@ import { addCampaignBudget, setCampaignPaused } from "../rewards/campaigns";
 export function registerAdminRoutes(router: ServiceRouter, workers: Worker[]) {
   router.implement(routes.getAdminOverview, async ({ ctx, actor }) => {
     await requireOperator(ctx, actor);
-    return { data: await getAdminOverview(ctx, workers) };
+    return await getAdminOverview(ctx, workers);
   });
   router.implement(routes.getEscrowReconciliation, async ({ ctx, actor }) => {
     await requireOperator(ctx, actor);
-    return { data: await reconcileEscrow(ctx) };
+    return await reconcileEscrow(ctx);
   });
   router.implement(routes.listEscrowDeposits, async ({ ctx, actor, query }) => {
     await requireOperator(ctx, actor);
@@ -65,7 +65,7 @@ export function registerAdminRoutes(router: ServiceRouter, workers: Worker[]) {
   router.implement(routes.resumeCampaign, ({ ctx, actor, params, body }) =>
     setCampaignPaused(ctx, actor, params.id, false, body.reason),
   );
-  router.implement(routes.getEscrowFees, async ({ ctx, actor }) => ({ data: await getEscrowFees(ctx, actor) }));
+  router.implement(routes.getEscrowFees, async ({ ctx, actor }) => getEscrowFees(ctx, actor));
   router.implement(routes.withdrawEscrowFees, ({ ctx, actor, body }) => withdrawFees(ctx, actor, body.reason));
   router.implement(routes.listAuditLog, async ({ ctx, actor, query }) => {
     await requireOperator(ctx, actor);

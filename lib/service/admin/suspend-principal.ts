@@ -25,7 +25,7 @@ export async function suspendAgent(
   actor: Actor | null,
   agentId: string,
   reason: string,
-): Promise<{ data: Result }> {
+): Promise<Result> {
   await requireOperator(ctx, actor);
   const agent = await ctx.db
     .selectFrom("agents")
@@ -76,7 +76,7 @@ export async function suspendAgent(
       return { withdrawnBidIds: withdrawn.map((b) => b.id), disputedJobIds: disputed };
     },
   );
-  return { data: { person: await personOf(ctx, agent.principal_id), ...outcome } };
+  return { person: await personOf(ctx, agent.principal_id), ...outcome };
 }
 
 /** POST /v1/admin/agents/:id/restore: the suspension ends; withdrawn bids and opened disputes stay. */
@@ -85,7 +85,7 @@ export async function restoreAgent(
   actor: Actor | null,
   agentId: string,
   reason: string,
-): Promise<{ data: Result }> {
+): Promise<Result> {
   await requireOperator(ctx, actor);
   const agent = await ctx.db
     .selectFrom("agents")
@@ -107,7 +107,7 @@ export async function restoreAgent(
       });
     },
   );
-  return { data: { person: await personOf(ctx, agent.principal_id), withdrawnBidIds: [], disputedJobIds: [] } };
+  return { person: await personOf(ctx, agent.principal_id), withdrawnBidIds: [], disputedJobIds: [] };
 }
 
 /** POST /v1/admin/users/:id/suspend: the person can no longer post jobs or forum posts. */
@@ -116,7 +116,7 @@ export async function suspendUser(
   actor: Actor | null,
   userId: string,
   reason: string,
-): Promise<{ data: Result }> {
+): Promise<Result> {
   const operator = await requireOperator(ctx, actor);
   const user = await ctx.db.selectFrom("users").select("id").where("id", "=", userId).executeTakeFirst();
   if (!user) throw fail("NOT_FOUND", "user not found");
@@ -124,7 +124,7 @@ export async function suspendUser(
   await asOperator(ctx, actor, { action: "user.suspend", subjectType: "user", subjectId: user.id, reason }, (trx) =>
     lockSuspension(ctx, trx, user.id, reason, "suspend"),
   );
-  return { data: { person: await personOf(ctx, user.id), withdrawnBidIds: [], disputedJobIds: [] } };
+  return { person: await personOf(ctx, user.id), withdrawnBidIds: [], disputedJobIds: [] };
 }
 
 export async function restoreUser(
@@ -132,14 +132,14 @@ export async function restoreUser(
   actor: Actor | null,
   userId: string,
   reason: string,
-): Promise<{ data: Result }> {
+): Promise<Result> {
   await requireOperator(ctx, actor);
   const user = await ctx.db.selectFrom("users").select("id").where("id", "=", userId).executeTakeFirst();
   if (!user) throw fail("NOT_FOUND", "user not found");
   await asOperator(ctx, actor, { action: "user.restore", subjectType: "user", subjectId: user.id, reason }, (trx) =>
     lockSuspension(ctx, trx, user.id, reason, "restore"),
   );
-  return { data: { person: await personOf(ctx, user.id), withdrawnBidIds: [], disputedJobIds: [] } };
+  return { person: await personOf(ctx, user.id), withdrawnBidIds: [], disputedJobIds: [] };
 }
 
 async function lockSuspension(

@@ -30,5 +30,5 @@ export async function listAgentJobs(
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
-  return { data: page.rows.map((row) => presentJob(row, actor, { detail: true })), meta: page.meta };
+  return { items: page.rows.map((row) => presentJob(row, actor, { detail: true })), meta: page.meta };
 }

@@ -164,7 +164,7 @@ export async function listAgentKeys(ctx: ServiceContext, actor: Actor, agentId: 
     .limit(100)
     .execute();
   const now = ctx.now();
-  return { data: rows.map((row) => presentKey(row, actor, now)) };
+  return rows.map((row) => presentKey(row, actor, now));
 }
 
 export async function createAgentKey(
@@ -184,7 +184,7 @@ export async function createAgentKey(
       input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
     return insertKey(trx, agentId, input.name, scopes, notOutliving(actor, requested));
   });
-  return { data: { key: presentKey(row, actor, now), secret } };
+  return { key: presentKey(row, actor, now), secret };
 }
 
 /** Loads one key of the agent, locked, with the same rule as minting: an agent key touches no key broader than itself. */
@@ -225,7 +225,7 @@ export async function revokeAgentKey(ctx: ServiceContext, actor: Actor, agentId:
     // Once committed, this process forgets the keys it kept, so the key's next request here is
     // refused; other processes read the change within config.keyCacheMs (auth/actor.ts).
     .finally(forgetCachedKeys);
-  return { data: presentKey(row, actor, now) };
+  return presentKey(row, actor, now);
 }
 
 export async function rotateAgentKey(
@@ -261,10 +261,8 @@ export async function rotateAgentKey(
     })
     .finally(forgetCachedKeys);
   return {
-    data: {
-      key: presentKey(result.row, actor, now),
-      secret: result.secret,
-      previous: presentKey(result.previous, actor, now),
-    },
+    key: presentKey(result.row, actor, now),
+    secret: result.secret,
+    previous: presentKey(result.previous, actor, now),
   };
 }

@@ -27,7 +27,7 @@ export async function recordHeartbeat(ctx: ServiceContext, actor: Actor) {
     .where("status", "=", "PENDING_PROOF")
     .execute();
   const row = await getAgentRowOrThrow(ctx, actor.agentId);
-  return { data: await presentAgent(ctx, row, actor) };
+  return await presentAgent(ctx, row, actor);
 }
 
 export async function updateAgent(
@@ -55,7 +55,7 @@ export async function updateAgent(
       .where("id", "=", agentId)
       .execute();
   }
-  return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, agentId), actor) };
+  return await presentAgent(ctx, await getAgentRowOrThrow(ctx, agentId), actor);
 }
 
 /**
@@ -139,10 +139,8 @@ export async function previewAgentClaim(ctx: ServiceContext, token: string) {
   if (claim.claimed_at) throw fail("CLAIM_USED", "this claim link was already used");
   if (claim.expires_at.getTime() < ctx.now().getTime()) throw fail("CLAIM_EXPIRED", "this claim link has expired");
   return {
-    data: {
-      agent: { id: claim.id, name: claim.name, createdAt: claim.created_at.toISOString() },
-      expiresAt: claim.expires_at.toISOString(),
-    },
+    agent: { id: claim.id, name: claim.name, createdAt: claim.created_at.toISOString() },
+    expiresAt: claim.expires_at.toISOString(),
   };
 }
 
@@ -186,7 +184,7 @@ export async function claimAgent(ctx: ServiceContext, actor: Actor, token: strin
       return claim.agent_id;
     })
     .finally(forgetCachedKeys);
-  return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, agentId), actor) };
+  return await presentAgent(ctx, await getAgentRowOrThrow(ctx, agentId), actor);
 }
 
 export async function listOwnedAgents(ctx: ServiceContext, actor: Actor) {
@@ -197,14 +195,14 @@ export async function listOwnedAgents(ctx: ServiceContext, actor: Actor) {
     .where("owner_user_id", "=", user.userId)
     .orderBy("created_at", "desc")
     .execute();
-  return { data: await Promise.all(rows.map((row) => presentAgent(ctx, row, actor))) };
+  return await Promise.all(rows.map((row) => presentAgent(ctx, row, actor)));
 }
 
 export async function referralCodeOf(ctx: ServiceContext, actor: Actor, siteUrl: string) {
   const base = siteUrl.replace(/\/$/, "");
   if (actor.kind === "AGENT") {
     const row = await getAgentRowOrThrow(ctx, actor.agentId);
-    return { data: { code: row.referral_code, shareUrl: shareUrlOf(base, row) } };
+    return { code: row.referral_code, shareUrl: shareUrlOf(base, row) };
   }
   // A human's code is that of their first agent; without an agent there is nothing to refer from.
   const row = await ctx.db
@@ -214,7 +212,7 @@ export async function referralCodeOf(ctx: ServiceContext, actor: Actor, siteUrl:
     .orderBy("created_at", "asc")
     .executeTakeFirst();
   if (!row) throw fail("NOT_FOUND", "referral code (claim an agent first) not found");
-  return { data: { code: row.referral_code, shareUrl: shareUrlOf(base, row) } };
+  return { code: row.referral_code, shareUrl: shareUrlOf(base, row) };
 }
 
 /**

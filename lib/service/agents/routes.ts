@@ -27,7 +27,7 @@ export function registerAgentRoutes(router: ServiceRouter) {
       throw fail("FORBIDDEN", "GET /v1/agents/me is for agent keys; humans list their agents at /v1/me/agents");
     // A bounty claim whose window ran out is lapsed before the agent's activeJobs is counted (the worker may not have run yet).
     await lapseExpiredClaims(ctx, { agentId: actor.agentId });
-    return { data: await presentAgent(ctx, await getAgentRowOrThrow(ctx, actor.agentId), actor) };
+    return await presentAgent(ctx, await getAgentRowOrThrow(ctx, actor.agentId), actor);
   });
   // GET /v1/me/agents
   router.implement(routes.listMyAgents, ({ ctx, actor }) => listOwnedAgents(ctx, actor));
@@ -35,7 +35,7 @@ export function registerAgentRoutes(router: ServiceRouter) {
   router.implement(routes.getAgent, async ({ ctx, actor, params }) => {
     const agent = await getAgentRowOrThrow(ctx, params.id);
     await lapseExpiredClaims(ctx, { agentId: agent.id });
-    return { data: { ...(await presentAgent(ctx, agent, actor)), viewer: agentViewerOf(actor, agent) } };
+    return { ...(await presentAgent(ctx, agent, actor)), viewer: agentViewerOf(actor, agent) };
   });
   // GET /v1/agents/:id/jobs
   router.implement(routes.listAgentJobs, ({ ctx, actor, params, query }) =>

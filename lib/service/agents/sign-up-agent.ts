@@ -109,20 +109,18 @@ export async function signUpAgent(ctx: ServiceContext, input: z.output<typeof Ag
   });
 
   return {
-    data: {
-      apiKey,
-      agent: await presentAgent(ctx, agent, {
-        kind: "AGENT",
-        agentId: agent.id,
-        keyId: agent.keyId,
-        keyExpiresAt: null,
-        principalId: agent.principal_id,
-        ownerUserId: null,
-        scopes: NEW_AGENT_SCOPES,
-        identityKey: `agent:${agent.id}`,
-      }),
+    apiKey,
+    agent: await presentAgent(ctx, agent, {
+      kind: "AGENT",
+      agentId: agent.id,
+      keyId: agent.keyId,
+      keyExpiresAt: null,
+      principalId: agent.principal_id,
+      ownerUserId: null,
       scopes: NEW_AGENT_SCOPES,
-      claimEmailSentTo: input.ownerEmail,
-    },
+      identityKey: `agent:${agent.id}`,
+    }),
+    scopes: NEW_AGENT_SCOPES,
+    claimEmailSentTo: input.ownerEmail,
   };
 }

@@ -20,34 +20,30 @@ export function registerAuthRoutes(router: ServiceRouter) {
   router.implement(routes.getMe, async ({ ctx, actor }) =>
     actor.kind === "USER"
       ? {
-          data: {
-            kind: "USER" as const,
-            user: await presentUser(ctx, actor.userId),
-            scopes: actor.scopes,
-            isOperator: await isOperator(ctx, actor),
-          },
+          kind: "USER" as const,
+          user: await presentUser(ctx, actor.userId),
+          scopes: actor.scopes,
+          isOperator: await isOperator(ctx, actor),
         }
-      : { data: { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes, isOperator: false } },
+      : { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes, isOperator: false },
   );
   // GET /v1/chain
   router.implement(routes.getChain, async ({ ctx }) => {
     const chain = ctx.config.chain;
     if (!chain) throw fail("CHAIN_UNAVAILABLE", "no payment chain is configured for this deployment");
     return {
-      data: {
-        chainId: chain.chainId,
-        tokenSymbol: chain.tokenSymbol,
-        tokenAddress: chain.tokenAddress,
-        tokenDecimals: chain.tokenDecimals,
-        escrowAddress: chain.escrowAddress,
-        feeBps: chain.feeBps,
-        confirmations: chain.confirmations,
-        explorerUrl: chain.explorerUrl,
-        identityRegistryAddress: chain.identityRegistryAddress ?? null,
-        reputationRegistryAddress: chain.reputationRegistryAddress ?? null,
-        // Only a local chain's RPC is worth telling: public chains have their own providers.
-        ...(chain.network === "local" ? { rpcUrl: chain.rpcUrl } : {}),
-      },
+      chainId: chain.chainId,
+      tokenSymbol: chain.tokenSymbol,
+      tokenAddress: chain.tokenAddress,
+      tokenDecimals: chain.tokenDecimals,
+      escrowAddress: chain.escrowAddress,
+      feeBps: chain.feeBps,
+      confirmations: chain.confirmations,
+      explorerUrl: chain.explorerUrl,
+      identityRegistryAddress: chain.identityRegistryAddress ?? null,
+      reputationRegistryAddress: chain.reputationRegistryAddress ?? null,
+      // Only a local chain's RPC is worth telling: public chains have their own providers.
+      ...(chain.network === "local" ? { rpcUrl: chain.rpcUrl } : {}),
     };
   });
 }

@@ -22,7 +22,7 @@ export async function createNonce(ctx: ServiceContext) {
     .deleteFrom("siwe_nonces")
     .where("expires_at", "<", new Date(ctx.now().getTime() - 3600_000))
     .execute();
-  return { data: { nonce } };
+  return { nonce };
 }
 
 const refuse = (reason: string) => fail("SIWE_INVALID", `sign-in refused: ${reason}`);
@@ -97,7 +97,7 @@ export async function verifySiwe(ctx: ServiceContext, input: { message: string; 
       .execute();
     return row;
   });
-  return { data: { token, expiresAt: expiresAt.toISOString(), user: await presentUser(ctx, user.id) } };
+  return { token, expiresAt: expiresAt.toISOString(), user: await presentUser(ctx, user.id) };
 }
 
 export async function endSession(ctx: ServiceContext, token: string) {
@@ -106,5 +106,5 @@ export async function endSession(ctx: ServiceContext, token: string) {
     .set({ revoked_at: ctx.now() })
     .where("token_hash", "=", hashSecret(token))
     .execute();
-  return { data: { ended: true } };
+  return { ended: true };
 }

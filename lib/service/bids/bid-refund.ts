@@ -46,7 +46,7 @@ export async function expireForumRewardBid(
           memo: "bid on an automatic forum reward slot expired at once; such jobs take no bids (publish in the forum instead); bids hold no funds, 0 USDC refunded",
         })
         .execute();
-      return { data: presentBid(bid) };
+      return presentBid(bid);
     });
   } catch (error) {
     if (isUniqueViolation(error, "bids_one_per_agent_per_job")) {

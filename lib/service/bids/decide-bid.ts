@@ -94,9 +94,7 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     }
   });
   const bid = await ctx.db.selectFrom("bids").selectAll().where("id", "=", bidId).executeTakeFirstOrThrow();
-  return {
-    data: { job: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }), bid: presentBid(bid) },
-  };
+  return { job: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }), bid: presentBid(bid) };
 }
 
 export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
@@ -133,7 +131,7 @@ export async function rejectBid(ctx: ServiceContext, actor: Actor, jobId: string
     if (!bid) throw fail("NOT_FOUND", "bid not found");
     throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be rejected`);
   }
-  return { data: presentBid(row) };
+  return presentBid(row);
 }
 
 /** Withdrawing changes the status only: the record stays, and blocks a new bid with other terms. */
@@ -163,7 +161,7 @@ export async function withdrawBid(ctx: ServiceContext, actor: Actor, agentId: st
     if (!bid) throw fail("NOT_FOUND", "bid not found");
     throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be withdrawn`);
   }
-  return { data: presentBid(row) };
+  return presentBid(row);
 }
 
 /**

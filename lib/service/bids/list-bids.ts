@@ -42,7 +42,7 @@ export async function listJobBids(ctx: ServiceContext, actor: Actor, jobId: stri
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
   const certifications = await validCertificationsOf(ctx, [...new Set(page.rows.map((row) => row.agent_id))]);
   return {
-    data: page.rows.map((row) =>
+    items: page.rows.map((row) =>
       presentBid(row, {
         id: row.agent_id,
         name: row.agent_name,
@@ -88,7 +88,7 @@ export async function listAgentBids(ctx: ServiceContext, actor: Actor, agentId: 
     .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
   return {
-    data: page.rows.map((row) => {
+    items: page.rows.map((row) => {
       const funded = row.job_escrow_tx_hash !== null;
       return {
         ...presentBid(row),

@@ -101,7 +101,7 @@ export async function placeBid(
       });
       return bid;
     });
-    return { data: presentBid(row) };
+    return presentBid(row);
   } catch (error) {
     if (isUniqueViolation(error, "bids_one_per_agent_per_job")) {
       throw fail("BID_ALREADY_PLACED", `agent ${agent.id} already has a bid on this job; one bid per agent per job`);

@@ -231,5 +231,5 @@ export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: strin
   if (!job) throw fail("NOT_FOUND", "job not found");
   if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may approve this job");
   await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

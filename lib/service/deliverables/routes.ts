@@ -15,9 +15,9 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:id/approve
   router.implement(routes.approveJob, ({ ctx, actor, params }) => approveJob(ctx, actor, params.id));
   // POST /v1/jobs/:id/wallet-reminder
-  router.implement(routes.remindAgentWallet, async ({ ctx, actor, params, siteUrl }) => ({
-    data: await remindAgentWallet(ctx, actor, params.id, siteUrl),
-  }));
+  router.implement(routes.remindAgentWallet, async ({ ctx, actor, params, siteUrl }) =>
+    remindAgentWallet(ctx, actor, params.id, siteUrl),
+  );
   // GET /v1/jobs/:id/proof-checks
   router.implement(routes.listProofChecks, async ({ ctx, actor, params, query }) => {
     const job = await ctx.db
@@ -40,7 +40,7 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
       .execute();
     const page = pageOf(rows, limit, (r) => ({ k: r.checked_at.toISOString(), id: r.id }));
     return {
-      data: page.rows.map((r) => ({
+      items: page.rows.map((r) => ({
         id: r.id,
         jobId: r.job_id,
         url: r.url,

@@ -106,5 +106,5 @@ export async function submitDeliverable(ctx: ServiceContext, actor: Actor, jobId
   await evaluateCriteria(ctx, { ...job, output_data: { url } }, { deliverableUrl: url }).catch((error: unknown) => {
     log.warn({ jobId, reason: (error as Error).message }, "criteria not evaluated at submission");
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

@@ -134,5 +134,5 @@ export async function addDisputeStatement(ctx: ServiceContext, actor: Actor, job
     .orderBy("created_at")
     .orderBy("id")
     .execute();
-  return { data: presentStatement(statement, evidence) };
+  return presentStatement(statement, evidence);
 }

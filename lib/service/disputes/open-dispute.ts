@@ -27,7 +27,7 @@ export async function disputeJob(ctx: ServiceContext, actor: Actor, jobId: strin
   if (access.side === null) throw fail("FORBIDDEN", "only the poster or the assigned agent may dispute this job");
   const opener: DisputeOpener = { side: access.side, kind: actor.kind, id: actorIdOf(actor) };
   await ctx.db.transaction().execute((trx) => openDisputeCase(ctx, trx as unknown as Db, jobId, reason, opener));
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }
 
 /** Who opened a case: a party (its side), or the operator suspending the agent (side null). */

@@ -96,7 +96,7 @@ export async function getDispute(
   ctx: ServiceContext,
   actor: Actor,
   jobId: string,
-): Promise<{ data: z.input<typeof DisputeCase> }> {
+): Promise<z.input<typeof DisputeCase>> {
   const job = await getJobRowWithLapse(ctx, jobId);
   const kase = await getCaseRowOrThrow(ctx, jobId);
   const access = await caseAccessOf(ctx, actor, job, kase);
@@ -136,45 +136,43 @@ export async function getDispute(
     : undefined;
   const now = ctx.now();
   return {
-    data: {
-      ...presentSummary({ ...kase, title: job.title, budget_usdc: job.budget_usdc, outcome: ruling?.outcome ?? null }),
-      statements: statements.map((s) =>
-        presentStatement(
-          s,
-          evidence.filter((e) => e.statement_id === s.id),
-        ),
+    ...presentSummary({ ...kase, title: job.title, budget_usdc: job.budget_usdc, outcome: ruling?.outcome ?? null }),
+    statements: statements.map((s) =>
+      presentStatement(
+        s,
+        evidence.filter((e) => e.statement_id === s.id),
       ),
-      ruling: ruling
-        ? {
-            outcome: ruling.outcome,
-            agentShare: ruling.agent_share,
-            arbiter: ruling.arbiter,
-            ruledBy: ruling.ruled_by_address,
-            reason: ruling.reason,
-            createdAt: ruling.created_at.toISOString(),
-            settlement: presentSettlement(settlement),
-          }
-        : null,
-      proofChecks: checks.map((r) => ({
-        id: r.id,
-        jobId: r.job_id,
-        url: r.url,
-        trigger: r.trigger,
-        status: r.status,
-        reason: r.reason,
-        httpStatus: r.http_status,
-        finalUrl: r.final_url,
-        contentSha256: r.content_sha256,
-        checkedAt: r.checked_at.toISOString(),
-      })),
-      timeline: timeline.data,
-      viewer: {
-        role: access.side ?? (access.evaluator ? "EVALUATOR" : "OPERATOR"),
-        can: {
-          addStatement:
-            access.side !== null && kase.status !== "RULED" && now.getTime() <= kase.answer_deadline_at.getTime(),
-          rule: canRule(access, kase),
-        },
+    ),
+    ruling: ruling
+      ? {
+          outcome: ruling.outcome,
+          agentShare: ruling.agent_share,
+          arbiter: ruling.arbiter,
+          ruledBy: ruling.ruled_by_address,
+          reason: ruling.reason,
+          createdAt: ruling.created_at.toISOString(),
+          settlement: presentSettlement(settlement),
+        }
+      : null,
+    proofChecks: checks.map((r) => ({
+      id: r.id,
+      jobId: r.job_id,
+      url: r.url,
+      trigger: r.trigger,
+      status: r.status,
+      reason: r.reason,
+      httpStatus: r.http_status,
+      finalUrl: r.final_url,
+      contentSha256: r.content_sha256,
+      checkedAt: r.checked_at.toISOString(),
+    })),
+    timeline: timeline.items,
+    viewer: {
+      role: access.side ?? (access.evaluator ? "EVALUATOR" : "OPERATOR"),
+      can: {
+        addStatement:
+          access.side !== null && kase.status !== "RULED" && now.getTime() <= kase.answer_deadline_at.getTime(),
+        rule: canRule(access, kase),
       },
     },
   };
@@ -193,7 +191,7 @@ export async function listDisputes(ctx: ServiceContext, actor: Actor, query: Cas
  * their address), newest first. An agent key is never an evaluator: its list is empty.
  */
 export async function listMyCases(ctx: ServiceContext, actor: Actor, query: CaseListQuery) {
-  if (actor.kind !== "USER") return { data: [], meta: pageOf([], query.limit ?? 50, () => ({ k: "", id: "" })).meta };
+  if (actor.kind !== "USER") return { items: [], meta: pageOf([], query.limit ?? 50, () => ({ k: "", id: "" })).meta };
   const user = await ctx.db
     .selectFrom("users")
     .select("address")
@@ -220,5 +218,5 @@ async function listCases(ctx: ServiceContext, query: CaseListQuery, evaluatorAdd
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
-  return { data: page.rows.map(presentSummary), meta: page.meta };
+  return { items: page.rows.map(presentSummary), meta: page.meta };
 }

@@ -109,7 +109,7 @@ export async function getAttempt(ctx: ServiceContext, actor: Actor, attemptId: s
     .executeTakeFirstOrThrow();
   if (!actsForAgent(actor, agent))
     throw fail("FORBIDDEN", "an attempt is readable by its agent's key or its owner's session only");
-  return { data: presentAttempt(row, ctx.config) };
+  return presentAttempt(row, ctx.config);
 }
 
 export interface ListAttemptsQuery {
@@ -140,5 +140,5 @@ export async function listAttempts(ctx: ServiceContext, actor: Actor, query: Lis
     (row) => ({ k: row.created_at.toISOString(), id: row.id }),
     "/v1/evals/attempts/:id",
   );
-  return { data: page.rows.map((row) => presentAttempt(row, ctx.config)), meta: page.meta };
+  return { items: page.rows.map((row) => presentAttempt(row, ctx.config)), meta: page.meta };
 }

@@ -70,7 +70,7 @@ export async function listAgentCertifications(ctx: ServiceContext, agentId: stri
     .orderBy("c.id", "asc")
     .execute();
   const now = ctx.now();
-  return { data: rows.map((row) => presentCertification(row, now)) };
+  return rows.map((row) => presentCertification(row, now));
 }
 
 /** The valid certifications of several agents (for a job's bid list: the poster sees them beside each bid). */
@@ -91,7 +91,7 @@ export async function validCertificationsOf(ctx: ServiceContext, agentIds: strin
 export async function getCertificateByCode(
   ctx: ServiceContext,
   code: string,
-): Promise<{ data: z.input<typeof PublicCertificate> }> {
+): Promise<z.input<typeof PublicCertificate>> {
   const row = await selectCertifications(ctx.db)
     .innerJoin("agents as g", "g.id", "c.agent_id")
     .select("g.name as agent_name")
@@ -100,17 +100,15 @@ export async function getCertificateByCode(
   if (!row) throw fail("NOT_FOUND", "certificate not found");
   const cert = presentCertification(row, ctx.now());
   return {
-    data: {
-      code: cert.code,
-      valid: cert.valid,
-      agent: { id: row.agent_id, name: row.agent_name },
-      pack: cert.pack,
-      mode: cert.mode,
-      score: cert.score,
-      totalPoints: cert.totalPoints,
-      certifiedAt: cert.certifiedAt,
-      expiresAt: cert.expiresAt,
-    },
+    code: cert.code,
+    valid: cert.valid,
+    agent: { id: row.agent_id, name: row.agent_name },
+    pack: cert.pack,
+    mode: cert.mode,
+    score: cert.score,
+    totalPoints: cert.totalPoints,
+    certifiedAt: cert.certifiedAt,
+    expiresAt: cert.expiresAt,
   };
 }
 

@@ -143,7 +143,7 @@ export async function listPacks(ctx: ServiceContext, actor: Actor | null, query:
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }), "/v1/evals/packs/:id");
-  return { data: page.rows.map(presentPack), meta: page.meta };
+  return { items: page.rows.map(presentPack), meta: page.meta };
 }
 
 /** Where and how much to pay for one attempt; throws 503 CHAIN_UNAVAILABLE when that cannot be known. */
@@ -184,7 +184,7 @@ export async function getPackDetail(
   ctx: ServiceContext,
   actor: Actor | null,
   idOrSlug: string,
-): Promise<{ data: z.input<typeof EvalPackDetail> }> {
+): Promise<z.input<typeof EvalPackDetail>> {
   const pack = await getPackOrThrow(ctx, idOrSlug);
   const reviewer = pack.publisher_user_id !== null && (await canSeeUnlisted(ctx, actor, pack));
   if (pack.review_status !== "APPROVED" && !reviewer) throw fail("NOT_FOUND", "certification pack not found");
@@ -207,15 +207,13 @@ export async function getPackDetail(
     if (!(error instanceof DomainError && domainStatusOf(error.code) === 503)) throw error;
   }
   return {
-    data: {
-      ...presentPack(pack),
-      questions: questions.map((q) => ({
-        id: q.id,
-        position: q.position,
-        prompt: q.prompt,
-        choices: q.choices.map((c) => ({ id: c.id, text: c.text })),
-      })),
-      payment,
-    },
+    ...presentPack(pack),
+    questions: questions.map((q) => ({
+      id: q.id,
+      position: q.position,
+      prompt: q.prompt,
+      choices: q.choices.map((c) => ({ id: c.id, text: c.text })),
+    })),
+    payment,
   };
 }

@@ -147,7 +147,7 @@ export async function publishPack(ctx: ServiceContext, actor: Actor, input: Pack
     throw error;
   }
   const pack = await selectPacks(ctx.db).where("p.id", "=", packId).executeTakeFirstOrThrow();
-  return { data: presentPack(pack) };
+  return presentPack(pack);
 }
 
 /**
@@ -202,7 +202,7 @@ export async function editPack(ctx: ServiceContext, actor: Actor, idOrSlug: stri
     throw error;
   }
   const pack = await selectPacks(ctx.db).where("p.id", "=", existing.id).executeTakeFirstOrThrow();
-  return { data: presentPack(pack) };
+  return presentPack(pack);
 }
 
 /**
@@ -243,26 +243,24 @@ export async function getPackStats(ctx: ServiceContext, actor: Actor, idOrSlug: 
     .orderBy("q.position")
     .execute();
   return {
-    data: {
-      packId: pack.id,
-      attempts: totals.attempts,
-      finished: totals.finished,
-      passed: totals.passed,
-      passRate: totals.finished ? totals.passed / totals.finished : null,
-      items: items.map((i) => ({
-        id: i.id,
-        section: i.section,
-        kind: i.kind,
-        prompt: i.prompt,
-        answered: i.answered,
-        correctRate: i.answered ? i.right / i.answered : null,
-        flag:
-          i.answered >= 3 && i.right === 0
-            ? ("ALL_FAIL" as const)
-            : i.answered >= 3 && i.right === i.answered
-              ? ("ALL_PASS" as const)
-              : null,
-      })),
-    },
+    packId: pack.id,
+    attempts: totals.attempts,
+    finished: totals.finished,
+    passed: totals.passed,
+    passRate: totals.finished ? totals.passed / totals.finished : null,
+    items: items.map((i) => ({
+      id: i.id,
+      section: i.section,
+      kind: i.kind,
+      prompt: i.prompt,
+      answered: i.answered,
+      correctRate: i.answered ? i.right / i.answered : null,
+      flag:
+        i.answered >= 3 && i.right === 0
+          ? ("ALL_FAIL" as const)
+          : i.answered >= 3 && i.right === i.answered
+            ? ("ALL_PASS" as const)
+            : null,
+    })),
   };
 }

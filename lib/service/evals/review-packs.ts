@@ -25,7 +25,7 @@ export async function listPacksForReview(
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.updated_at.toISOString(), id: row.id }), "/v1/evals/packs/:id");
-  return { data: page.rows.map(presentPack), meta: page.meta };
+  return { items: page.rows.map(presentPack), meta: page.meta };
 }
 
 /**
@@ -61,5 +61,5 @@ export async function reviewPack(
     },
   );
   const row = await selectPacks(ctx.db).where("p.id", "=", pack.id).executeTakeFirstOrThrow();
-  return { data: presentPack(row) };
+  return presentPack(row);
 }

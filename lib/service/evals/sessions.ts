@@ -90,7 +90,7 @@ export async function nextItem(
   ctx: ServiceContext,
   actor: Actor,
   attemptId: string,
-): Promise<{ data: z.input<typeof EvalNextItem> }> {
+): Promise<z.input<typeof EvalNextItem>> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const attempt = await lockSession(trx, actor, attemptId);
@@ -120,24 +120,22 @@ export async function nextItem(
       }
       const remaining = items.filter((i) => !i.answered_at).length;
       return {
-        data: {
-          item: {
-            position: item.position,
-            of: items.length,
-            kind: item.kind,
-            section: item.section,
-            points: item.max_points,
-            prompt: item.prompt,
-            choices: item.kind === "MULTIPLE_CHOICE" ? item.choices.map((c) => ({ id: c.id, text: c.text })) : [],
-            servedAt: item.served_at.toISOString(),
-            answerBy: answerByOf(item)?.toISOString() ?? null,
-            sessionDeadlineAt: attempt.deadline_at?.toISOString() ?? null,
-          },
-          remaining,
+        item: {
+          position: item.position,
+          of: items.length,
+          kind: item.kind,
+          section: item.section,
+          points: item.max_points,
+          prompt: item.prompt,
+          choices: item.kind === "MULTIPLE_CHOICE" ? item.choices.map((c) => ({ id: c.id, text: c.text })) : [],
+          servedAt: item.served_at.toISOString(),
+          answerBy: answerByOf(item)?.toISOString() ?? null,
+          sessionDeadlineAt: attempt.deadline_at?.toISOString() ?? null,
         },
+        remaining,
       };
     }
-    return { data: { item: null, remaining: 0 } };
+    return { item: null, remaining: 0 };
   });
 }
 
@@ -208,11 +206,9 @@ export async function answerItem(
       .where("position", "=", input.position)
       .execute();
     return {
-      data: {
-        position: input.position,
-        answeredAt: now.toISOString(),
-        remaining: items.filter((i) => !i.answered_at && i.position !== input.position).length,
-      },
+      position: input.position,
+      answeredAt: now.toISOString(),
+      remaining: items.filter((i) => !i.answered_at && i.position !== input.position).length,
     };
   });
 }
@@ -258,14 +254,12 @@ export async function heartbeat(ctx: ServiceContext, actor: Actor, attemptId: st
       .where("answered_at", "is", null)
       .executeTakeFirstOrThrow();
     return {
-      data: {
-        attemptId,
-        deadlineAt: attempt.deadline_at?.toISOString() ?? null,
-        secondsLeft: attempt.deadline_at
-          ? Math.max(0, Math.floor((attempt.deadline_at.getTime() - now.getTime()) / 1000))
-          : null,
-        remaining: Number(open.n),
-      },
+      attemptId,
+      deadlineAt: attempt.deadline_at?.toISOString() ?? null,
+      secondsLeft: attempt.deadline_at
+        ? Math.max(0, Math.floor((attempt.deadline_at.getTime() - now.getTime()) / 1000))
+        : null,
+      remaining: Number(open.n),
     };
   });
 }
@@ -329,7 +323,7 @@ export async function getReport(
   ctx: ServiceContext,
   actor: Actor,
   attemptId: string,
-): Promise<{ data: z.input<typeof EvalReport> }> {
+): Promise<z.input<typeof EvalReport>> {
   const row = await ctx.db
     .selectFrom("eval_attempts as a")
     .innerJoin("eval_packs as p", "p.id", "a.pack_id")
@@ -354,24 +348,22 @@ export async function getReport(
   // that differ by one answer reveal whether that answer was right.
   if (row.status !== "PASSED") sections = [];
   return {
-    data: {
-      attemptId: row.id,
-      packId: row.pack_id,
-      agentId: row.agent_id,
-      status: row.status,
-      mode: (row.mode as EvalMode | null) ?? null,
-      score: scoreShown(row.status, row.score),
-      totalPoints: row.total_points ?? row.question_count,
-      passScore: row.pass_score,
-      passed: row.status === "IN_PROGRESS" ? null : row.status === "PASSED",
-      sections,
-      timeUsedSeconds: row.submitted_at
-        ? Math.max(0, Math.round((row.submitted_at.getTime() - row.started_at.getTime()) / 1000))
-        : null,
-      timeLimitSeconds: row.mode === null ? null : row.time_limit_seconds,
-      certification: row.code && row.expires_at ? { code: row.code, expiresAt: row.expires_at.toISOString() } : null,
-      retryAt: retryAt ? retryAt.toISOString() : null,
-      pack: { id: row.pack_id, slug: row.slug, title: row.title, vertical: row.vertical },
-    },
+    attemptId: row.id,
+    packId: row.pack_id,
+    agentId: row.agent_id,
+    status: row.status,
+    mode: (row.mode as EvalMode | null) ?? null,
+    score: scoreShown(row.status, row.score),
+    totalPoints: row.total_points ?? row.question_count,
+    passScore: row.pass_score,
+    passed: row.status === "IN_PROGRESS" ? null : row.status === "PASSED",
+    sections,
+    timeUsedSeconds: row.submitted_at
+      ? Math.max(0, Math.round((row.submitted_at.getTime() - row.started_at.getTime()) / 1000))
+      : null,
+    timeLimitSeconds: row.mode === null ? null : row.time_limit_seconds,
+    certification: row.code && row.expires_at ? { code: row.code, expiresAt: row.expires_at.toISOString() } : null,
+    retryAt: retryAt ? retryAt.toISOString() : null,
+    pack: { id: row.pack_id, slug: row.slug, title: row.title, vertical: row.vertical },
   };
 }

@@ -359,7 +359,7 @@ export async function startAttempt(
     throw error;
   }
   if (settlementHeader !== null) x402!.setHeader("PAYMENT-RESPONSE", settlementHeader);
-  return { data: await getAttemptDto(ctx, attemptId) };
+  return await getAttemptDto(ctx, attemptId);
 }
 
 /** Fisher–Yates with the CSPRNG: an agent cannot predict the next attempt's order. */

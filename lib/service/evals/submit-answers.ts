@@ -93,5 +93,5 @@ export async function submitAnswers(
         { score, totalPoints: attempt.question_count },
       );
   });
-  return { data: await getAttemptDto(ctx, attemptId) };
+  return await getAttemptDto(ctx, attemptId);
 }

@@ -99,7 +99,7 @@ export async function listAgentEvents(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    data: page.map(envelopeOf),
+    items: page.map(envelopeOf),
     meta: { nextCursor: last ? feedCursor(last) : (query.cursor ?? null), hasMore: rows.length > limit, limit },
   };
 }

@@ -47,5 +47,5 @@ export async function acceptAnswer(
       .execute();
     await markOwnActivityRead(trx, actor.principalId, thread.id, now);
   });
-  return { data: presentThread(await getThreadOrThrow(ctx, thread.id), siteUrl) };
+  return presentThread(await getThreadOrThrow(ctx, thread.id), siteUrl);
 }

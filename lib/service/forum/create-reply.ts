@@ -100,7 +100,7 @@ export async function createReply(
   });
 
   const data = presentReply(await getReplyOrThrow(ctx, reply.id));
-  return { data };
+  return data;
 }
 
 /**

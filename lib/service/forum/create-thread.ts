@@ -106,5 +106,5 @@ export async function createThread(
   });
 
   const data = presentThread(await getThreadOrThrow(ctx, created.id), siteUrl);
-  return { data };
+  return data;
 }

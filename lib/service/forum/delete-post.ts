@@ -31,7 +31,7 @@ export async function deleteThread(ctx: ServiceContext, actor: Actor, id: string
       authorPrincipalId: thread.author_principal_id,
     });
   });
-  return { data: { id: thread.id, status: "DELETED" as const } };
+  return { id: thread.id, status: "DELETED" as const };
 }
 
 /**
@@ -60,5 +60,5 @@ export async function deleteReply(ctx: ServiceContext, actor: Actor, id: string)
       authorPrincipalId: reply.author_principal_id,
     });
   });
-  return { data: { id: reply.id, status: "DELETED" as const } };
+  return { id: reply.id, status: "DELETED" as const };
 }

@@ -41,7 +41,7 @@ export async function updateThread(
       .execute();
     await markOwnActivityRead(trx, actor.principalId, thread.id, now);
   });
-  return { data: presentThread(await getThreadOrThrow(ctx, thread.id), siteUrl) };
+  return presentThread(await getThreadOrThrow(ctx, thread.id), siteUrl);
 }
 
 /** PATCH /v1/forum/replies/:id: the author changes the body; editedAt and the thread's activity move to now. */
@@ -63,5 +63,5 @@ export async function updateReply(ctx: ServiceContext, actor: Actor, id: string,
       .execute();
     await markOwnActivityRead(trx, actor.principalId, reply.thread_id, now);
   });
-  return { data: presentReply(await getReplyOrThrow(ctx, reply.id)) };
+  return presentReply(await getReplyOrThrow(ctx, reply.id));
 }

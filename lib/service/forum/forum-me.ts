@@ -122,7 +122,7 @@ export async function forumMe(ctx: ServiceContext, actor: Actor, cursor: string 
   const rows = result.rows.slice(0, PAGE).map((r) => ({ ...r, at: new Date(r.at) }));
   const last = rows[rows.length - 1];
   return {
-    data: rows.map((r) => ({
+    items: rows.map((r) => ({
       id: r.id,
       type: r.type,
       threadId: r.thread_id,

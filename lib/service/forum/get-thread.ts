@@ -22,7 +22,7 @@ async function replyPage(ctx: ServiceContext, threadId: string, query: { limit?:
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
-  return { data: page.rows.map(presentReply), meta: page.meta };
+  return { items: page.rows.map(presentReply), meta: page.meta };
 }
 
 /**
@@ -42,16 +42,14 @@ export async function getThreadDetail(ctx: ServiceContext, slugOrId: string, sit
     ? await getReplyOrThrow(ctx, found.accepted_reply_id).catch(() => null)
     : null;
   return {
-    data: {
-      ...presentThread({ ...found, view_count: counted.view_count }, siteUrl),
-      replies: replies.data,
-      repliesMeta: { nextCursor: replies.meta.nextCursor },
-      acceptedAnswer: accepted ? presentReply(accepted) : null,
-    },
+    ...presentThread({ ...found, view_count: counted.view_count }, siteUrl),
+    replies: replies.items,
+    repliesMeta: { nextCursor: replies.meta.nextCursor },
+    acceptedAnswer: accepted ? presentReply(accepted) : null,
   };
 }
 
 /** GET /v1/forum/replies/:id */
 export async function getReply(ctx: ServiceContext, id: string) {
-  return { data: presentReply(await getReplyOrThrow(ctx, id)) };
+  return presentReply(await getReplyOrThrow(ctx, id));
 }

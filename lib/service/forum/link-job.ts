@@ -61,5 +61,5 @@ export async function linkJob(ctx: ServiceContext, actor: Actor, threadId: strin
     }
     await markOwnActivityRead(trx, actor.principalId, thread.id, now);
   });
-  return { data: presentThread(await getThreadOrThrow(ctx, thread.id), siteUrl) };
+  return presentThread(await getThreadOrThrow(ctx, thread.id), siteUrl);
 }

@@ -45,5 +45,5 @@ export async function listThreads(ctx: ServiceContext, query: z.output<typeof Li
     (r) => ({ k: (sort === "activity" ? r.last_activity_at : r.created_at).toISOString(), id: `${sort[0]}:${r.id}` }),
     "/v1/forum/threads/:slugOrId",
   );
-  return { data: page.rows.map((r) => presentThread(r, siteUrl)), meta: page.meta };
+  return { items: page.rows.map((r) => presentThread(r, siteUrl)), meta: page.meta };
 }

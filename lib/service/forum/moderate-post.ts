@@ -26,7 +26,7 @@ const ACTION_NAME: Record<Input["action"], string> = {
  * already hides deleted posts; a review not yet paid is declined from the `forum.post.removed` event
  * published in the same transaction (a hidden post earns no reward). Open reports of the post are resolved.
  */
-export async function moderatePost(ctx: ServiceContext, actor: Actor | null, input: Input): Promise<{ data: PostDto }> {
+export async function moderatePost(ctx: ServiceContext, actor: Actor | null, input: Input): Promise<PostDto> {
   const subjectType = input.kind === "THREAD" ? "forum_thread" : "forum_reply";
   const result = await asOperator(
     ctx,
@@ -45,7 +45,7 @@ export async function moderatePost(ctx: ServiceContext, actor: Actor | null, inp
       return moderated;
     },
   );
-  return { data: result.post };
+  return result.post;
 }
 
 interface Moderated {

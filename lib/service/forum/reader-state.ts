@@ -31,7 +31,7 @@ export async function setFollowing(ctx: ServiceContext, actor: Actor, slugOrId: 
     .values({ principal_id: actor.principalId, thread_id: thread.id, following, last_read_at: null })
     .onConflict((oc) => oc.columns(["principal_id", "thread_id"]).doUpdateSet({ following }))
     .execute();
-  return { data: { following } };
+  return { following };
 }
 
 /** GET /v1/forum/threads/:slugOrId/viewer */
@@ -73,16 +73,14 @@ export async function viewerState(ctx: ServiceContext, actor: Actor, slugOrId: s
     .executeTakeFirst();
   const isAuthor = thread.author_principal_id === actor.principalId;
   return {
-    data: {
-      following: state?.following ?? false,
-      lastReadAt: state?.last_read_at?.toISOString() ?? null,
-      unreadCount: await unreadReplies(ctx.db, thread.id, actor.principalId, state?.last_read_at ?? null),
-      vote: vote?.helpful ?? null,
-      helpfulReplyIds: helpfulReplies.map((r) => r.id),
-      firstUnreadReplyId: firstUnreadRow?.id ?? null,
-      canEdit: isAuthor,
-      canAcceptAnswer: isAuthor && !thread.locked,
-    },
+    following: state?.following ?? false,
+    lastReadAt: state?.last_read_at?.toISOString() ?? null,
+    unreadCount: await unreadReplies(ctx.db, thread.id, actor.principalId, state?.last_read_at ?? null),
+    vote: vote?.helpful ?? null,
+    helpfulReplyIds: helpfulReplies.map((r) => r.id),
+    firstUnreadReplyId: firstUnreadRow?.id ?? null,
+    canEdit: isAuthor,
+    canAcceptAnswer: isAuthor && !thread.locked,
   };
 }
 

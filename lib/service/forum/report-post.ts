@@ -60,7 +60,7 @@ export async function reportPost(ctx: ServiceContext, actor: Actor, input: z.out
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { data: presentReport(row) };
+    return presentReport(row);
   } catch (error) {
     if (isUniqueViolation(error, "forum_reports_one_per_reader"))
       throw fail("ALREADY_REPORTED", "you already reported this post");
@@ -103,7 +103,7 @@ export async function listReports(ctx: ServiceContext, actor: Actor | null, quer
     .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
   return {
-    data: page.rows.map((r) => ({
+    items: page.rows.map((r) => ({
       ...presentReport(r),
       threadSlug: r.thread_slug,
       threadTitle: r.thread_title,
@@ -143,5 +143,5 @@ export async function dismissReport(ctx: ServiceContext, actor: Actor | null, re
         .executeTakeFirstOrThrow();
     },
   );
-  return { data: presentReport(row) };
+  return presentReport(row);
 }

@@ -10,19 +10,17 @@ import type { ServiceContext } from "../context";
 export async function getReputation(ctx: ServiceContext, agentIds: string[]) {
   const ids = [...new Set(agentIds)];
   const agents = await ctx.db.selectFrom("agents").select(["id", "principal_id"]).where("id", "in", ids).execute();
-  if (agents.length === 0) return { data: [] };
+  if (agents.length === 0) return [];
   const standing = await reputationOfPrincipals(
     ctx,
     agents.map((a) => a.principal_id),
   );
   const byId = new Map(agents.map((x) => [x.id, x.principal_id]));
-  return {
-    data: ids
-      .filter((id) => byId.has(id))
-      .map((id) => {
-        return { agentId: id, ...standing.get(byId.get(id)!)! };
-      }),
-  };
+  return ids
+    .filter((id) => byId.has(id))
+    .map((id) => {
+      return { agentId: id, ...standing.get(byId.get(id)!)! };
+    });
 }
 
 /**

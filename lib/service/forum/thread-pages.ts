@@ -38,12 +38,10 @@ export async function threadPages(ctx: ServiceContext, slugOrId: string, locate:
   });
   const last = rows.rows.find((r) => r.n === total);
   return {
-    data: {
-      pageSize: REPLY_PAGE,
-      replyCount: total,
-      pages,
-      located,
-      lastReply: last ? { replyId: last.id, page: pageOfN(last.n) } : null,
-    },
+    pageSize: REPLY_PAGE,
+    replyCount: total,
+    pages,
+    located,
+    lastReply: last ? { replyId: last.id, page: pageOfN(last.n) } : null,
   };
 }

@@ -71,5 +71,5 @@ export async function votePost<H extends boolean | null>(
       .execute();
     return n;
   });
-  return { data: { helpful, helpfulCount } };
+  return { helpful, helpfulCount };
 }

@@ -85,13 +85,14 @@ describe("response checking", () => {
     budget: "none",
     response: z.object({ data: z.object({ id: z.string() }) }),
   });
-  const routerWith = (rate: number, output: unknown) => {
+  // `body` is the answer as built: the handler returns its `data`, which the router wraps.
+  const routerWith = (rate: number, body: { data: unknown }) => {
     const router = new ServiceRouter({
       db: null as never,
       config: defaultServiceConfig({ responseCheckRate: rate }),
       now: () => new Date(),
     });
-    router.implement(route, async () => output as never);
+    router.implement(route, async () => body.data as never);
     return (path = "/v1/test-response") => router.app.request(path, {}, { clientIp: "127.0.0.1", forwarded: false });
   };
 

@@ -125,7 +125,7 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
       data: { jobId, agentId: agent.id, via: "BOUNTY_CLAIM", claimExpiresAt: expiresAt.toISOString() },
     });
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }
 
 /**
@@ -162,5 +162,5 @@ export async function releaseJobClaim(ctx: ServiceContext, actor: Actor, jobId: 
       throw fail("FORBIDDEN", "only the agent holding the claim (or its owner) may release it");
     await reopenClaimedJobs(trx, [jobId], ctx.now(), "RELEASED");
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

@@ -61,7 +61,7 @@ async function criteriaView(ctx: ServiceContext, job: JobRow) {
 /** GET /v1/jobs/:id/criteria */
 export async function listJobCriteria(ctx: ServiceContext, actor: Actor, jobId: string) {
   const { job } = await loadJobFor(ctx, actor, jobId, ["POSTER", "AGENT"]);
-  return { data: await criteriaView(ctx, job) };
+  return await criteriaView(ctx, job);
 }
 
 /** POST /v1/jobs/:id/criteria/evaluate: runs the checks now (poster or assigned agent). */
@@ -69,7 +69,7 @@ export async function evaluateJobCriteriaNow(ctx: ServiceContext, actor: Actor, 
   const { job } = await loadJobFor(ctx, actor, jobId, ["POSTER", "AGENT"]);
   assertJudgeable(job);
   await evaluateCriteria(ctx, job);
-  return { data: await criteriaView(ctx, job) };
+  return await criteriaView(ctx, job);
 }
 
 async function presentOne(ctx: ServiceContext, job: JobRow, criterionId: string) {
@@ -129,7 +129,7 @@ export async function tickCriterion(
       })),
     )
     .execute();
-  return { data: await presentOne(ctx, job, criterionId) };
+  return await presentOne(ctx, job, criterionId);
 }
 
 /** POST /v1/jobs/:id/criteria/:criterionId/override {reason}: the poster accepts a criterion whatever its check says. */
@@ -167,5 +167,5 @@ export async function overrideCriterion(
       })),
     )
     .execute();
-  return { data: await presentOne(ctx, job, criterionId) };
+  return await presentOne(ctx, job, criterionId);
 }

@@ -32,12 +32,10 @@ export async function shareJob(ctx: ServiceContext, jobId: string, siteUrl: stri
     throw exists ? notShareable() : fail("NOT_FOUND", "job not found");
   }
   return {
-    data: {
-      jobId: row.id,
-      shareCount: row.share_count,
-      lastSharedAt: (row.last_shared_at ?? now).toISOString(),
-      url: jobPageUrl(siteUrl, row.id),
-    },
+    jobId: row.id,
+    shareCount: row.share_count,
+    lastSharedAt: (row.last_shared_at ?? now).toISOString(),
+    url: jobPageUrl(siteUrl, row.id),
   };
 }
 
@@ -47,18 +45,16 @@ export async function getShareCard(ctx: ServiceContext, jobId: string, siteUrl: 
   if (!row.is_publicly_shareable) throw notShareable();
   const description = row.description.length > 200 ? `${row.description.slice(0, 199).trimEnd()}…` : row.description;
   return {
-    data: {
-      id: row.id,
-      title: row.title,
-      description,
-      budgetUsdc: normaliseDecimal(row.budget_usdc),
-      tokenSymbol: row.token_symbol,
-      funded: row.escrow_tx_hash !== null,
-      status: row.status,
-      participationMode: row.participation_mode,
-      posterName: row.poster_display_name,
-      shareCount: row.share_count,
-      url: jobPageUrl(siteUrl, row.id),
-    },
+    id: row.id,
+    title: row.title,
+    description,
+    budgetUsdc: normaliseDecimal(row.budget_usdc),
+    tokenSymbol: row.token_symbol,
+    funded: row.escrow_tx_hash !== null,
+    status: row.status,
+    participationMode: row.participation_mode,
+    posterName: row.poster_display_name,
+    shareCount: row.share_count,
+    url: jobPageUrl(siteUrl, row.id),
   };
 }

@@ -68,12 +68,10 @@ export async function getJobTree(ctx: ServiceContext, actor: Actor, jobId: strin
 
   const [self, ...above] = chain;
   return {
-    data: {
-      job: node(self!, depth),
-      ancestors: above.reverse().map((row, index) => node(row, index)),
-      descendants: below.rows.slice(0, MAX_DESCENDANTS).map((row) => node(row, depth + Number(row.level))),
-      truncated: below.rows.length > MAX_DESCENDANTS,
-      maxDepth: MAX_SUBCONTRACT_DEPTH,
-    },
+    job: node(self!, depth),
+    ancestors: above.reverse().map((row, index) => node(row, index)),
+    descendants: below.rows.slice(0, MAX_DESCENDANTS).map((row) => node(row, depth + Number(row.level))),
+    truncated: below.rows.length > MAX_DESCENDANTS,
+    maxDepth: MAX_SUBCONTRACT_DEPTH,
   };
 }

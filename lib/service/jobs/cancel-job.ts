@@ -79,5 +79,5 @@ export async function cancelJob(ctx: ServiceContext, actor: Actor, jobId: string
       log.warn({ jobId, reason: (error as Error).message }, "refund left to the settlement worker");
     });
   }
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

@@ -160,5 +160,5 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
     return row;
   });
 
-  return { data: presentJob(await getJobRowOrThrow(ctx, inserted.id), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, inserted.id), actor, { detail: true });
 }

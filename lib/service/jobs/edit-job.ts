@@ -215,5 +215,5 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
       });
     }
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

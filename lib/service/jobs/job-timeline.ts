@@ -323,5 +323,5 @@ export async function listJobEvents(
       : null;
   const ordered = events.sort(compareEvents).filter((e) => !cursorEvent || compareEvents(e, cursorEvent) > 0);
   const page = pageOf(ordered.slice(0, limit + 1), limit, (e) => ({ k: e.at.toISOString(), id: e.id }));
-  return { data: page.rows.map((e) => ({ ...e, at: e.at.toISOString() })), meta: page.meta };
+  return { items: page.rows.map((e) => ({ ...e, at: e.at.toISOString() })), meta: page.meta };
 }

@@ -137,7 +137,7 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
     (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }),
     "/v1/jobs/:id/public",
   );
-  return { data: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: row.bid_count })), meta: paged.meta };
+  return { items: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: row.bid_count })), meta: paged.meta };
 }
 
 /**

@@ -150,7 +150,7 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
     if (isUniqueViolation(error)) throw fail("TX_ALREADY_USED", TX_ALREADY_USED);
     throw error;
   }
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }
 
 /**
@@ -211,5 +211,5 @@ async function reregister(
       });
     }
   }
-  return { data: presentJob(await getJobRowOrThrow(ctx, job.id), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, job.id), actor, { detail: true });
 }

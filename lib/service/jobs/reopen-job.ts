@@ -42,5 +42,5 @@ export async function reopenJob(ctx: ServiceContext, actor: Actor, jobId: string
         .execute();
     }
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

@@ -42,5 +42,5 @@ export async function reportProgress(
       .where("id", "=", jobId)
       .execute();
   });
-  return { data: presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true }) };
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

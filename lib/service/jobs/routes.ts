@@ -26,12 +26,12 @@ export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs/:id (authenticated: the parties also read the proof-check fields; viewer for all)
   router.implement(routes.getJob, async ({ ctx, actor, params }) => {
     const row = await getJobRowWithLapse(ctx, params.id);
-    return { data: { ...presentJob(row, actor, { detail: true }), viewer: await jobViewerOf(ctx, actor, row) } };
+    return { ...presentJob(row, actor, { detail: true }), viewer: await jobViewerOf(ctx, actor, row) };
   });
   // GET /v1/jobs/:id/public (as to anyone, whatever credential comes with it)
   router.implement(
     routes.getPublicJob,
-    async ({ ctx, params }) => ({ data: presentJob(await getJobRowWithLapse(ctx, params.id), null) }),
+    async ({ ctx, params }) => presentJob(await getJobRowWithLapse(ctx, params.id), null),
     { replica: true },
   );
   // GET /v1/jobs/:id/events

@@ -80,7 +80,7 @@ export async function createSavedSearch(
       .returning(["id", "name", "query", "created_at"])
       .executeTakeFirstOrThrow();
   });
-  return { data: presentSavedSearch(row) };
+  return presentSavedSearch(row);
 }
 
 export async function listSavedSearches(ctx: ServiceContext, actor: Actor) {
@@ -93,7 +93,7 @@ export async function listSavedSearches(ctx: ServiceContext, actor: Actor) {
     .limit(SAVED_SEARCH_LIMIT + 1)
     .execute();
   const page = pageOf(rows, SAVED_SEARCH_LIMIT, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
-  return { data: page.rows.map(presentSavedSearch), meta: page.meta };
+  return { items: page.rows.map(presentSavedSearch), meta: page.meta };
 }
 
 export async function deleteSavedSearch(ctx: ServiceContext, actor: Actor, id: string) {
@@ -104,7 +104,7 @@ export async function deleteSavedSearch(ctx: ServiceContext, actor: Actor, id: s
     .returning("id")
     .executeTakeFirst();
   if (!deleted) throw fail("NOT_FOUND", "saved search not found");
-  return { data: { deleted: true } };
+  return { deleted: true };
 }
 
 /**

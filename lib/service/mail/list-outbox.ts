@@ -32,14 +32,12 @@ export async function listOutbox(ctx: ServiceContext, input: { token: string | u
     .orderBy("created_at", "desc")
     .limit(OUTBOX_PAGE)
     .execute();
-  return {
-    data: rows.map((r) => ({
-      to: r.to_address,
-      subject: r.subject,
-      text: openMailText(secret, r.text),
-      createdAt: r.created_at.toISOString(),
-      sentAt: r.sent_at ? r.sent_at.toISOString() : null,
-      error: r.error,
-    })),
-  };
+  return rows.map((r) => ({
+    to: r.to_address,
+    subject: r.subject,
+    text: openMailText(secret, r.text),
+    createdAt: r.created_at.toISOString(),
+    sentAt: r.sent_at ? r.sent_at.toISOString() : null,
+    error: r.error,
+  }));
 }

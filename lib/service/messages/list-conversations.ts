@@ -66,9 +66,9 @@ export async function summarise(
 export async function listConversations(ctx: ServiceContext, actor: Actor, jobId: string) {
   const job = await getJobRowOrThrow(ctx, jobId);
   const { participants, poster, own, reader } = await sidesOf(ctx, actor, job);
-  if (poster) return { data: await summarise(ctx, job, participants, "POSTER") };
-  if (own.length > 0) return { data: await summarise(ctx, job, own, "AGENT") };
-  if (reader) return { data: await summarise(ctx, job, participants, null) };
+  if (poster) return await summarise(ctx, job, participants, "POSTER");
+  if (own.length > 0) return await summarise(ctx, job, own, "AGENT");
+  if (reader) return await summarise(ctx, job, participants, null);
   throw fail(
     "NOT_IN_CONVERSATION",
     "only the job's poster and its bidders or assigned agent (or the humans who own them) have conversations on it",

@@ -41,5 +41,5 @@ export async function listMessages(
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
-  return { data: page.rows.map(presentMessage), meta: page.meta };
+  return { items: page.rows.map(presentMessage), meta: page.meta };
 }

@@ -22,5 +22,5 @@ export async function markConversationRead(
     .execute();
   const participant = (await participantsOf(ctx, access.job)).filter((p) => p.agentId === access.agentId);
   const [conversation] = await summarise(ctx, access.job, participant, access.side);
-  return { data: conversation! };
+  return conversation!;
 }

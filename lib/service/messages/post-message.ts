@@ -101,5 +101,5 @@ export async function postMessage(
     });
     return message;
   });
-  return { data: presentMessage(row) };
+  return presentMessage(row);
 }

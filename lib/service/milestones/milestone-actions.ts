@@ -119,7 +119,7 @@ export async function submitMilestone(ctx: ServiceContext, actor: Actor, jobId: 
       },
     });
   });
-  return { data: await presentOne(ctx.db, jobId, position, true) };
+  return await presentOne(ctx.db, jobId, position, true);
 }
 
 /** POST /v1/jobs/:id/milestones/:position/approve (the poster). */
@@ -130,7 +130,7 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   // Approved (or paid) already: a repeated approval answers the part and retries a release that is due.
   if (m.status === "APPROVED" || m.status === "RELEASED") {
     if (m.status === "APPROVED") await releaseApprovedMilestone(ctx, m.id);
-    return { data: await presentOne(ctx.db, jobId, position, true) };
+    return await presentOne(ctx.db, jobId, position, true);
   }
   if (m.status !== "SUBMITTED" || !m.output_url)
     throw fail("INVALID_STATE", `part ${position} is ${m.status}: only a SUBMITTED part can be approved`);
@@ -167,7 +167,7 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   });
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
-  return { data: await presentOne(ctx.db, jobId, position, true) };
+  return await presentOne(ctx.db, jobId, position, true);
 }
 
 async function holdPart(ctx: ServiceContext, milestoneId: string, reason: string) {
@@ -315,7 +315,7 @@ export async function disputeMilestone(
       data: { jobId, milestoneId: m.id, position, openedBy: side, disputedAt: now.toISOString() },
     });
   });
-  return { data: await presentOne(ctx.db, jobId, position, true) };
+  return await presentOne(ctx.db, jobId, position, true);
 }
 
 const KIND_OF_OUTCOME = { PAY_AGENT: "RELEASE", REFUND_POSTER: "REFUND", SPLIT: "SPLIT" } as const;
@@ -392,7 +392,7 @@ export async function ruleMilestone(
     return row;
   });
   if (settlement.status === "PENDING") await completePartSettlement(ctx, settlement.id);
-  return { data: await presentOne(ctx.db, jobId, position, true) };
+  return await presentOne(ctx.db, jobId, position, true);
 }
 
 /**
@@ -431,5 +431,5 @@ export async function cancelLateMilestone(ctx: ServiceContext, actor: Actor, job
     return recordPartSettlement(trx, locked.m, "REFUND", null);
   });
   if (settlement.status === "PENDING") await completePartSettlement(ctx, settlement.id);
-  return { data: await presentOne(ctx.db, jobId, position, true) };
+  return await presentOne(ctx.db, jobId, position, true);
 }

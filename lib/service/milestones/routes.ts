@@ -14,7 +14,7 @@ export function registerMilestoneRoutes(router: ServiceRouter) {
   // GET /v1/jobs/:id/milestones
   router.implement(routes.listMilestones, async ({ ctx, actor, params }) => {
     const job = await getJobRowOrThrow(ctx, params.id);
-    return { data: await listMilestonesOf(ctx.db, params.id, isJobParty(actor, job)) };
+    return await listMilestonesOf(ctx.db, params.id, isJobParty(actor, job));
   });
   // POST /v1/jobs/:id/milestones/:position/submit
   router.implement(routes.submitMilestone, ({ ctx, actor, params, body }) =>

@@ -57,7 +57,7 @@ export async function listNotifications(
 }
 
 export async function getUnreadNotificationCount(ctx: ServiceContext, actor: Actor) {
-  return { data: { unreadCount: await unreadCountOf(ctx, requireHuman(actor)) } };
+  return { unreadCount: await unreadCountOf(ctx, requireHuman(actor)) };
 }
 
 export async function markNotificationRead(ctx: ServiceContext, actor: Actor, id: string) {
@@ -71,7 +71,7 @@ export async function markNotificationRead(ctx: ServiceContext, actor: Actor, id
     .executeTakeFirst();
   // Another person's notification is answered as a missing one: its existence is not theirs to learn.
   if (!row) throw fail("NOT_FOUND", "notification not found");
-  return { data: presentNotification(row) };
+  return presentNotification(row);
 }
 
 export async function markAllNotificationsRead(ctx: ServiceContext, actor: Actor) {
@@ -82,5 +82,5 @@ export async function markAllNotificationsRead(ctx: ServiceContext, actor: Actor
     .where("user_id", "=", userId)
     .where("read_at", "is", null)
     .executeTakeFirst();
-  return { data: { marked: Number(result.numUpdatedRows) } };
+  return { marked: Number(result.numUpdatedRows) };
 }

@@ -67,12 +67,9 @@ export async function mailAddressesOf(
   return result;
 }
 
-export async function getNotificationSettings(
-  ctx: ServiceContext,
-  actor: Actor,
-): Promise<{ data: NotificationSettings }> {
+export async function getNotificationSettings(ctx: ServiceContext, actor: Actor): Promise<NotificationSettings> {
   const userId = requireHuman(actor);
-  return { data: await settingsOf(ctx, userId) };
+  return await settingsOf(ctx, userId);
 }
 
 async function settingsOf(ctx: ServiceContext, userId: string): Promise<NotificationSettings> {
@@ -144,7 +141,7 @@ export async function updateNotificationSettings(
       text: `Open this link to receive AgentWork notifications at this address (valid ${VERIFY_HOURS} hours):\n\n${link}\n\nIf you did not ask for this, ignore this mail.`,
     });
   }
-  return { data: await settingsOf(ctx, userId) };
+  return await settingsOf(ctx, userId);
 }
 
 /** POST /v1/notifications/email/verify: the mailed link proves the address; no sign-in needed. */
@@ -169,7 +166,7 @@ export async function verifyNotificationEmail(ctx: ServiceContext, token: string
       "EMAIL_TOKEN_INVALID",
       "the verification link is not valid: it was altered, expired, or a newer one was sent",
     );
-  return { data: { email: row.email } };
+  return { email: row.email };
 }
 
 // ── One-click unsubscribe ──────────────────────────────────────────────────────────────────────
@@ -230,7 +227,7 @@ export function unsubscribeUrls(
 /** GET: says what the link would turn off, changing nothing (link scanners open every link of a mail). */
 export function describeUnsubscribe(ctx: ServiceContext, token: string) {
   const { kind } = readUnsubscribeToken(ctx.config, token);
-  return { data: { kind, label: NOTIFICATION_KINDS[kind].label, unsubscribed: false } };
+  return { kind, label: NOTIFICATION_KINDS[kind].label, unsubscribed: false };
 }
 
 /** POST (RFC 8058 one-click, or the page's button): turns the kind's mail off for that person. */
@@ -249,5 +246,5 @@ export async function unsubscribe(ctx: ServiceContext, token: string) {
     .values({ user_id: userId, email_kinds: kinds })
     .onConflict((oc) => oc.column("user_id").doUpdateSet({ email_kinds: kinds, updated_at: ctx.now() }))
     .execute();
-  return { data: { kind, label: NOTIFICATION_KINDS[kind].label, unsubscribed: true } };
+  return { kind, label: NOTIFICATION_KINDS[kind].label, unsubscribed: true };
 }

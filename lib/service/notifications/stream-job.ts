@@ -141,7 +141,7 @@ export async function streamJob(
             if (party) {
               for (;;) {
                 const page = await listJobEvents(ctx, actor!, jobId, { limit: 100, cursor });
-                for (const event of page.data) {
+                for (const event of page.items) {
                   send(`event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
                   cursor = encodeCursor({ k: event.at, id: event.id });
                 }
@@ -189,7 +189,7 @@ async function timelineEnd(
   let cursor = from;
   for (;;) {
     const page = await listJobEvents(ctx, actor, jobId, { limit: 500, cursor });
-    const last = page.data[page.data.length - 1];
+    const last = page.items[page.items.length - 1];
     if (last) cursor = encodeCursor({ k: last.at, id: last.id });
     if (!page.meta.hasMore) return cursor;
   }

@@ -10,14 +10,14 @@ export function registerOpsRoutes(router: ServiceRouter, workers: Worker[]) {
     const health = await checkHealth(ctx, workers);
     // Degraded (money needs a person) still serves: 200, with the counts in the body.
     if (health.status === "down") setStatus(503);
-    return { data: health };
+    return health;
   });
 
   // GET /v1/health/ready
   router.implement(routes.getReadiness, async ({ ctx, setStatus }) => {
     const readiness = await checkReadiness(ctx);
     if (readiness.status !== "ok") setStatus(503);
-    return { data: readiness };
+    return readiness;
   });
 
   // Public figures are readable from any site: every answer (errors and the preflight too) allows
@@ -36,5 +36,5 @@ export function registerOpsRoutes(router: ServiceRouter, workers: Worker[]) {
     if (c.res.status === 200) c.res.headers.set("cache-control", `public, max-age=${STATS_CACHE_SECONDS}`);
   });
   // GET /v1/stats
-  router.implement(routes.getStats, async ({ ctx }) => ({ data: await computeStats(ctx) }), { replica: true });
+  router.implement(routes.getStats, async ({ ctx }) => computeStats(ctx), { replica: true });
 }

@@ -20,31 +20,29 @@ export async function getAgentProfile(ctx: ServiceContext, agentId: string) {
     selectReviews(ctx, { subjectKind: "AGENT", subjectId: agent.id }, { visibleOnly: true }),
   ]);
   return {
-    data: {
-      agent: {
-        id: agent.id,
-        name: agent.name,
-        vertical: agent.vertical,
-        description: agent.description,
-        skills: agent.skills,
-        verifiedAt: agent.verified_at?.toISOString() ?? null,
-        claimed: agent.owner_user_id !== null,
-        createdAt: agent.created_at.toISOString(),
-        posterId: agent.principal_id,
-      },
-      record: record!,
-      asPoster: asPoster!,
-      certifications: certs.data.map((c) => ({
-        packId: c.packId,
-        slug: c.pack.slug,
-        title: c.pack.title,
-        score: c.score,
-        questionCount: c.questionCount,
-        certifiedAt: c.certifiedAt,
-      })),
-      forum: forum.get(agent.principal_id)!,
-      reviews,
+    agent: {
+      id: agent.id,
+      name: agent.name,
+      vertical: agent.vertical,
+      description: agent.description,
+      skills: agent.skills,
+      verifiedAt: agent.verified_at?.toISOString() ?? null,
+      claimed: agent.owner_user_id !== null,
+      createdAt: agent.created_at.toISOString(),
+      posterId: agent.principal_id,
     },
+    record: record!,
+    asPoster: asPoster!,
+    certifications: certs.map((c) => ({
+      packId: c.packId,
+      slug: c.pack.slug,
+      title: c.pack.title,
+      score: c.score,
+      questionCount: c.questionCount,
+      certifiedAt: c.certifiedAt,
+    })),
+    forum: forum.get(agent.principal_id)!,
+    reviews,
   };
 }
 
@@ -63,12 +61,10 @@ export async function getUserProfile(ctx: ServiceContext, userId: string) {
     selectReviews(ctx, { subjectKind: "POSTER", subjectId: user.id }, { visibleOnly: true }),
   ]);
   return {
-    data: {
-      user: { id: user.id, displayName: user.display_name, createdAt: user.created_at.toISOString() },
-      asPoster: asPoster!,
-      forum: forum.get(user.id)!,
-      reviews,
-    },
+    user: { id: user.id, displayName: user.display_name, createdAt: user.created_at.toISOString() },
+    asPoster: asPoster!,
+    forum: forum.get(user.id)!,
+    reviews,
   };
 }
 
@@ -78,5 +74,5 @@ export async function getRecords(ctx: ServiceContext, query: { agentIds?: string
     agentRecords(ctx, query.agentIds ?? []),
     posterRecords(ctx, query.posterIds ?? []),
   ]);
-  return { data: { agents, posters } };
+  return { agents, posters };
 }

@@ -70,7 +70,7 @@ export async function writeReview(
       .returning("id")
       .executeTakeFirstOrThrow();
     const [review] = await selectReviews(ctx, { id: row.id }, { visibleOnly: false });
-    return { data: review! };
+    return review!;
   } catch (error) {
     if (isUniqueViolation(error))
       throw fail(

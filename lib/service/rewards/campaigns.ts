@@ -80,7 +80,7 @@ export async function createRewardCampaign(
   }
   const key = options.idempotencyKey ?? null;
   const made = key ? await campaignOfKey(ctx, user.userId, key) : undefined;
-  if (made) return { data: await presentCampaign(ctx, made) };
+  if (made) return await presentCampaign(ctx, made);
 
   const { grossUsdc } = amountsOf(input.kind, chain.feeBps);
   const fromBlock =
@@ -126,7 +126,7 @@ export async function createRewardCampaign(
         ? await campaignOfKey(ctx, user.userId, key)
         : undefined;
     if (!other) throw error;
-    return { data: await presentCampaign(ctx, other) };
+    return await presentCampaign(ctx, other);
   }
   if (funding === "OPERATOR") {
     await fundCampaignSlots(ctx, campaignId, claim);
@@ -134,7 +134,7 @@ export async function createRewardCampaign(
       log.error(errorFields(error), "reward payment after a new budget failed"),
     );
   }
-  return { data: await presentCampaign(ctx, campaignId) };
+  return await presentCampaign(ctx, campaignId);
 }
 
 async function campaignOfKey(ctx: ServiceContext, sponsorUserId: string, key: string): Promise<string | undefined> {
@@ -429,7 +429,7 @@ export async function addCampaignBudget(
       log.error(errorFields(error), "reward payment after added budget failed"),
     );
   }
-  return { data: await presentCampaign(ctx, campaignId) };
+  return await presentCampaign(ctx, campaignId);
 }
 
 /** POST /v1/admin/campaigns/:id/pause and /resume: a paused campaign's slots reserve no new reward; rewards already paying finish. */
@@ -468,7 +468,7 @@ export async function setCampaignPaused(
   );
   if (!paused && ctx.config.chain)
     await payWaitingRewards(ctx).catch((error) => log.error(errorFields(error), "reward payment after resume failed"));
-  return { data: await presentCampaign(ctx, campaignId) };
+  return await presentCampaign(ctx, campaignId);
 }
 
 type CampaignDto = z.input<typeof RewardCampaign>;
@@ -557,5 +557,5 @@ export async function listRewardCampaigns(ctx: ServiceContext, query: z.output<t
     ctx,
     page.rows.map((r) => r.id),
   );
-  return { data: page.rows.map((r) => present(r, counts.get(r.id), ctx.config.chain?.feeBps ?? 0)), meta: page.meta };
+  return { items: page.rows.map((r) => present(r, counts.get(r.id), ctx.config.chain?.feeBps ?? 0)), meta: page.meta };
 }

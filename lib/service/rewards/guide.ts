@@ -39,12 +39,10 @@ export function rewardGuide(ctx: ServiceContext) {
     "Your reviews, declined reasons and receipts: GET /v1/forum/me/rewards. Remaining budget: GET /v1/forum/rewards.",
   ].join("\n");
   return {
-    data: {
-      markdown,
-      thresholds: { threadMinChars: MIN_CHARS.THREAD, replyMinChars: MIN_CHARS.REPLY },
-      kinds,
-      feeBps,
-      rules,
-    },
+    markdown,
+    thresholds: { threadMinChars: MIN_CHARS.THREAD, replyMinChars: MIN_CHARS.REPLY },
+    kinds,
+    feeBps,
+    rules,
   };
 }

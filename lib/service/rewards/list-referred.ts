@@ -38,7 +38,7 @@ export async function listReferredOwners(ctx: ServiceContext, actor: Actor, quer
       : (await ctx.db.selectFrom("agents").select("id").where("owner_user_id", "=", actor.userId).execute()).map(
           (a) => a.id,
         );
-  if (mine.length === 0) return { data: [], meta: { nextCursor: null, hasMore: false, limit } };
+  if (mine.length === 0) return { items: [], meta: { nextCursor: null, hasMore: false, limit } };
   const ids = sql.join(mine.map((id) => sql`${id}`));
   const position = after ? sql`where ${keysetAfter(after, "x.joined_at", "x.key", "desc", "text")}` : sql``;
   const result = await sql<Row>`
@@ -74,5 +74,5 @@ export async function listReferredOwners(ctx: ServiceContext, actor: Actor, quer
         }
       : null,
   }));
-  return { data, meta: page.meta };
+  return { items: data, meta: page.meta };
 }

@@ -70,7 +70,7 @@ export async function listMyRewards(ctx: ServiceContext, actor: Actor, query: z.
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (r) => ({ k: r.created_at.toISOString(), id: r.id }));
-  return { data: page.rows.map((r) => presentReward(ctx, r)), meta: page.meta };
+  return { items: page.rows.map((r) => presentReward(ctx, r)), meta: page.meta };
 }
 
 // GET /v1/forum/rewards
@@ -96,16 +96,14 @@ export async function rewardsOverview(ctx: ServiceContext) {
     .execute();
   const feeBps = chain?.feeBps ?? 0;
   return {
-    data: {
-      chainId: chain?.chainId ?? 0,
-      tokenSymbol: chain?.tokenSymbol ?? "USDC",
-      feeBps,
-      kinds: REWARD_KINDS.map((kind) => ({
-        kind,
-        ...amountsOf(kind, feeBps),
-        remainingSlots: Number(slots.find((s) => s.kind === kind)?.n ?? 0),
-        waitingRewards: Number(waiting.find((w) => w.kind === kind)?.n ?? 0),
-      })),
-    },
+    chainId: chain?.chainId ?? 0,
+    tokenSymbol: chain?.tokenSymbol ?? "USDC",
+    feeBps,
+    kinds: REWARD_KINDS.map((kind) => ({
+      kind,
+      ...amountsOf(kind, feeBps),
+      remainingSlots: Number(slots.find((s) => s.kind === kind)?.n ?? 0),
+      waitingRewards: Number(waiting.find((w) => w.kind === kind)?.n ?? 0),
+    })),
   };
 }

@@ -38,7 +38,7 @@ export async function getPayout(ctx: ServiceContext, actor: Actor) {
     .select("payout_address")
     .where("id", "=", owner)
     .executeTakeFirstOrThrow();
-  return { data: present(ctx, row.payout_address) };
+  return present(ctx, row.payout_address);
 }
 
 // PUT /v1/forum/me/payout: the owner comes from the credential (a human session), never from the body.
@@ -47,5 +47,5 @@ export async function updatePayout(ctx: ServiceContext, actor: Actor, input: z.o
   // The one rule of where money may go (payouts/payable-address.ts): a refused address is a 400 and changes nothing.
   const address = input.address === null ? null : await requirePayableAddress(ctx, input.address, "address");
   await ctx.db.updateTable("users").set({ payout_address: address }).where("id", "=", owner).execute();
-  return { data: present(ctx, address) };
+  return present(ctx, address);
 }

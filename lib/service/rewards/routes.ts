@@ -20,9 +20,7 @@ export function registerRewardRoutes(router: ServiceRouter) {
   router.implement(routes.updatePayout, ({ ctx, actor, body }) => updatePayout(ctx, requireActor(actor), body));
   // /v1/forum/reward-campaigns
   router.implement(routes.listRewardCampaigns, ({ ctx, query }) => listRewardCampaigns(ctx, query));
-  router.implement(routes.getRewardCampaign, async ({ ctx, params }) => ({
-    data: await presentCampaign(ctx, params.id),
-  }));
+  router.implement(routes.getRewardCampaign, async ({ ctx, params }) => presentCampaign(ctx, params.id));
   // The campaign keeps its Idempotency-Key: a repeat (even of a creation that crashed) finds it.
   router.implement(
     routes.createRewardCampaign,

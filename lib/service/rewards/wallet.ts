@@ -47,12 +47,10 @@ export async function getWallet(ctx: ServiceContext, actor: Actor) {
     .where("status", "=", "PENDING")
     .executeTakeFirstOrThrow();
   return {
-    data: {
-      managedWalletAddress: managedWalletAddress(ctx.config.chain),
-      balanceUsdc: formatUsdc(await balanceUnits(ctx.db, owner)),
-      pendingWithdrawalUsdc: normaliseDecimal(pending.n),
-      chainId: ctx.config.chain?.chainId ?? null,
-    },
+    managedWalletAddress: managedWalletAddress(ctx.config.chain),
+    balanceUsdc: formatUsdc(await balanceUnits(ctx.db, owner)),
+    pendingWithdrawalUsdc: normaliseDecimal(pending.n),
+    chainId: ctx.config.chain?.chainId ?? null,
   };
 }
 
@@ -88,7 +86,7 @@ export async function listLedger(ctx: ServiceContext, actor: Actor, query: z.out
     memo: r.memo,
     createdAt: r.created_at.toISOString(),
   }));
-  return { data, meta: page.meta };
+  return { items: data, meta: page.meta };
 }
 
 function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsTable>): z.input<typeof Withdrawal> {
@@ -182,7 +180,7 @@ export async function createWithdrawal(
     log.warn({ withdrawalId: id, reason: (error as Error).message }, "withdrawal failed");
     return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
   });
-  return { data: presentWithdrawal(ctx, row) };
+  return presentWithdrawal(ctx, row);
 }
 
 export async function getWithdrawal(ctx: ServiceContext, actor: Actor, id: string) {
@@ -194,7 +192,7 @@ export async function getWithdrawal(ctx: ServiceContext, actor: Actor, id: strin
     .where("owner_user_id", "=", owner)
     .executeTakeFirst();
   if (!row) throw fail("NOT_FOUND", "withdrawal not found");
-  return { data: presentWithdrawal(ctx, row) };
+  return presentWithdrawal(ctx, row);
 }
 
 /**

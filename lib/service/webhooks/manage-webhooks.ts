@@ -97,12 +97,12 @@ export async function listWebhooks(ctx: ServiceContext, actor: Actor, owner: Web
     .orderBy("created_at", "desc")
     .orderBy("id")
     .execute();
-  return { data: rows.map(presentEndpoint) };
+  return rows.map(presentEndpoint);
 }
 
 export async function getWebhook(ctx: ServiceContext, actor: Actor, owner: WebhookOwnerRef, endpointId: string) {
   const { ownerId } = await webhookOwnerOrThrow(ctx.db, actor, owner);
-  return { data: presentEndpoint(await endpointOrThrow(ctx.db, ownerId, endpointId)) };
+  return presentEndpoint(await endpointOrThrow(ctx.db, ownerId, endpointId));
 }
 
 export async function createWebhook(
@@ -144,7 +144,7 @@ export async function createWebhook(
       .returningAll()
       .executeTakeFirstOrThrow();
   });
-  return { data: { endpoint: presentEndpoint(row), secret } };
+  return { endpoint: presentEndpoint(row), secret };
 }
 
 export async function updateWebhook(
@@ -176,7 +176,7 @@ export async function updateWebhook(
       .returningAll()
       .executeTakeFirstOrThrow();
   });
-  return { data: presentEndpoint(row) };
+  return presentEndpoint(row);
 }
 
 export async function deleteWebhook(ctx: ServiceContext, actor: Actor, owner: WebhookOwnerRef, endpointId: string) {
@@ -184,7 +184,7 @@ export async function deleteWebhook(ctx: ServiceContext, actor: Actor, owner: We
   const endpoint = await endpointOrThrow(ctx.db, ownerId, endpointId);
   // Its deliveries and their log go with it (on delete cascade); a POST in flight just finds no row to record into.
   await ctx.db.deleteFrom("webhook_endpoints").where("id", "=", endpoint.id).execute();
-  return { data: { id: endpoint.id, deleted: true as const } };
+  return { id: endpoint.id, deleted: true as const };
 }
 
 export async function rotateWebhookSecret(
@@ -211,5 +211,5 @@ export async function rotateWebhookSecret(
     .where("id", "=", endpoint.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { data: { endpoint: presentEndpoint(row), secret } };
+  return { endpoint: presentEndpoint(row), secret };
 }

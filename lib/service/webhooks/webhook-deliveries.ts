@@ -40,7 +40,7 @@ export async function listWebhookDeliveries(
     .limit(limit + 1)
     .execute();
   const page = pageOf(rows, limit, (row) => ({ k: row.created_at.toISOString(), id: row.id }));
-  return { data: await presentDeliveries(ctx, page.rows), meta: page.meta };
+  return { items: await presentDeliveries(ctx, page.rows), meta: page.meta };
 }
 
 /** The same event (same webhook-id and body), signed anew, with a fresh retry window; due at once. */
@@ -69,7 +69,7 @@ export async function redeliverWebhook(
     .executeTakeFirst();
   if (!row) throw fail("NOT_FOUND", "delivery not found");
   const [delivery] = await presentDeliveries(ctx, [row]);
-  return { data: delivery! };
+  return delivery!;
 }
 
 /**
@@ -106,5 +106,5 @@ export async function sendWebhookTest(ctx: ServiceContext, actor: Actor, owner: 
       .executeTakeFirstOrThrow();
   });
   const [delivery] = await presentDeliveries(ctx, [row]);
-  return { data: delivery! };
+  return delivery!;
 }
