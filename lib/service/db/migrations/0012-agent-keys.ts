@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// Several named keys per agent (#17): a name people can tell apart, and an expiry that rotation
+// Several named keys per agent: a name people can tell apart, and an expiry that rotation
 // sets on the old key so that it keeps working through the overlap window. Keys that already exist
 // become the agent's "default" key and never expire.
 export const agentKeysMigration: Migration = {
