@@ -125,7 +125,10 @@ export function AgentKeys({ agentId, keys, scopes }: { agentId: string; keys: Ap
             {keys.map((key) => (
               <Tr key={key.id} aria-label={`Key ${key.name} ${key.prefix}`}>
                 <Td className="font-medium">{key.name}</Td>
-                <Td className="font-mono text-xs">{key.prefix}…</Td>
+                <Td className="font-mono text-xs">
+                  {/* A machine string: code, so it reads as one (and is never taken for words). */}
+                  <code>{key.prefix}…</code>
+                </Td>
                 <Td>
                   <span className="flex flex-wrap gap-1">
                     {key.scopes.map((s) => (

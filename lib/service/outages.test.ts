@@ -42,10 +42,19 @@ const STALL_MS = 20_000;
 const RECOVERY_MS = 60_000;
 const JOBS = 4;
 
-const until = async (done: () => Promise<boolean>, what: string, timeoutMs: number) => {
+/** Polls `done` until it holds; on timeout, says what did not happen and (`state`) where things stood. */
+const until = async (
+  done: () => Promise<boolean>,
+  what: string,
+  timeoutMs: number,
+  state: () => Promise<unknown> = async () => null,
+) => {
   const deadline = Date.now() + timeoutMs;
   while (!(await done().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} did not happen within ${timeoutMs} ms; state: ${JSON.stringify(await state().catch((e) => String(e)))}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 };
@@ -200,6 +209,12 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("a database that stops an
       },
       "every settlement CONFIRMED",
       Math.max(0, releasedAt + RECOVERY_MS - Date.now()),
+      () =>
+        service.db
+          .selectFrom("escrow_settlements")
+          .select(["job_id", "status", "tx_hash", "attempts", "lease_until", "last_error"])
+          .where("job_id", "in", jobIds)
+          .execute(),
     );
     stopWorkers();
 

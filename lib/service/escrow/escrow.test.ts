@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { abi as escrowArtifactAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
@@ -121,7 +122,9 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
   it("refuses a forged hash, a reverted transaction and a plain token transfer", async () => {
     const { poster, job } = await postJob("25");
     await expectRefused(
-      await patchEscrow(service, job.id, poster.token, `0x${"ab".repeat(32)}`),
+      // A hash of no transaction, and of no job either: suites on one PostgreSQL database share the
+      // jobs table, and a fixed one may be another suite's stand-in escrow hash (TX_ALREADY_USED).
+      await patchEscrow(service, job.id, poster.token, `0x${randomBytes(32).toString("hex")}`),
       job.id,
       422,
       "DEPOSIT_TX_NOT_FOUND",

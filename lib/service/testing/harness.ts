@@ -1,5 +1,5 @@
 import { returnUnspentLeases } from "../http/rate-limit";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
@@ -87,12 +87,17 @@ function database(): Promise<Db> {
   return sharedDb;
 }
 
-let ipCounter = 0;
+/**
+ * Where this process's addresses start, drawn at random: suites on one PostgreSQL database share its
+ * rate budgets, and two test processes whose pids agree modulo 250 would otherwise walk the same
+ * addresses in step, one spending the budget of an address the other is about to use.
+ */
+let ipCounter = randomInt(62_500);
 /**
  * A fresh loopback address per simulated client (127.0.0.0/8 is all loopback), each in its own /24
- * for its first 250 × 250 calls: forum rewards allow one reward per kind per /24 (the network
- * origin), so distinct simulated clients must look like distinct networks. A test of that rule
- * passes one address as `ip` (or a client's header) on purpose.
+ * for 250 calls in a row: forum rewards allow one reward per kind per /24 (the network origin), so
+ * distinct simulated clients must look like distinct networks. A test of that rule passes one
+ * address as `ip` (or a client's header) on purpose.
  */
 export function newClientIp(): string {
   ipCounter += 1;
