@@ -112,6 +112,15 @@ export async function completeSettlement(
 ): Promise<SettlementRow> {
   const chain = requireChain(ctx);
   const now = options.now ?? ctx.now();
+  // The job's slot is read before the claim, so that nothing but the chain call stands between
+  // taking the lease and sending: a database that stops answering after the claim would otherwise
+  // leave the settlement leased, unsent, until the lease ran out.
+  const job = await ctx.db
+    .selectFrom("escrow_settlements")
+    .innerJoin("jobs", "jobs.id", "escrow_settlements.job_id")
+    .select(["jobs.escrow_job_id", "jobs.escrow_payer"])
+    .where("escrow_settlements.id", "=", settlementId)
+    .executeTakeFirstOrThrow();
   const claimed = await ctx.db
     .updateTable("escrow_settlements")
     .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + SETTLEMENT_LEASE_MS), updated_at: now })
@@ -125,11 +134,6 @@ export async function completeSettlement(
     return ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
   }
 
-  const job = await ctx.db
-    .selectFrom("jobs")
-    .select(["escrow_job_id", "escrow_payer"])
-    .where("id", "=", claimed.job_id)
-    .executeTakeFirstOrThrow();
   let result: SettlementResult;
   try {
     // A recipient stored before the payable-address rule (payouts/payable-address.ts) is stopped
