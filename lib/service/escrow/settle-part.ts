@@ -82,6 +82,14 @@ export async function completePartSettlement(
 ): Promise<PartSettlementRow> {
   const chain = requireChain(ctx);
   const now = options.now ?? ctx.now();
+  // Read before the claim, as completeSettlement does: nothing but the chain call between lease and send.
+  const slot = await ctx.db
+    .selectFrom("milestone_settlements")
+    .innerJoin("jobs", "jobs.id", "milestone_settlements.job_id")
+    .innerJoin("job_milestones", "job_milestones.id", "milestone_settlements.milestone_id")
+    .select(["jobs.escrow_job_id", "jobs.escrow_payer", "job_milestones.position"])
+    .where("milestone_settlements.id", "=", settlementId)
+    .executeTakeFirstOrThrow();
   const claimed = await ctx.db
     .updateTable("milestone_settlements")
     .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + SETTLEMENT_LEASE_MS), updated_at: now })
@@ -97,19 +105,9 @@ export async function completePartSettlement(
       .where("id", "=", settlementId)
       .executeTakeFirstOrThrow();
 
-  const job = await ctx.db
-    .selectFrom("jobs")
-    .select(["escrow_job_id", "escrow_payer"])
-    .where("id", "=", claimed.job_id)
-    .executeTakeFirstOrThrow();
-  const milestone = await ctx.db
-    .selectFrom("job_milestones")
-    .select(["position"])
-    .where("id", "=", claimed.milestone_id)
-    .executeTakeFirstOrThrow();
   let result: SettlementResult;
   try {
-    if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
+    if (!slot.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
     const refusal =
       claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
     if (refusal) throw new EscrowError("REVERTED", refusal);
@@ -117,9 +115,9 @@ export async function completePartSettlement(
       throw new EscrowError("TX_FAILED", "the part's settlement has no recipient address");
     result = await settleEscrowPart({
       config: chain,
-      escrowJobId: job.escrow_job_id,
-      payer: job.escrow_payer as Address,
-      part: milestone.position - 1,
+      escrowJobId: slot.escrow_job_id,
+      payer: slot.escrow_payer as Address,
+      part: slot.position - 1,
       amount: BigInt(claimed.part_units),
       goal: claimed.kind,
       ...(claimed.to_address ? { to: claimed.to_address as Address } : {}),
