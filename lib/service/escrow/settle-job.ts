@@ -121,14 +121,23 @@ export async function completeSettlement(
     .select(["jobs.escrow_job_id", "jobs.escrow_payer"])
     .where("escrow_settlements.id", "=", settlementId)
     .executeTakeFirstOrThrow();
-  const claimed = await ctx.db
-    .updateTable("escrow_settlements")
-    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + SETTLEMENT_LEASE_MS), updated_at: now })
-    .where("id", "=", settlementId)
-    .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .returningAll()
-    .executeTakeFirst();
+  const lease = new Date(now.getTime() + SETTLEMENT_LEASE_MS);
+  let claimed: SettlementRow | undefined;
+  try {
+    claimed = await ctx.db
+      .updateTable("escrow_settlements")
+      .set({ attempts: sql`attempts + 1`, lease_until: lease, updated_at: now })
+      .where("id", "=", settlementId)
+      .where("status", "=", "PENDING")
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+      .returningAll()
+      .executeTakeFirst();
+  } catch (error) {
+    // The claim may have committed with its answer lost: nothing was sent, so hand it back once
+    // the database answers, rather than keep the worker off the settlement for the whole lease.
+    if (isDatabaseUnavailable(error)) handBackUnsentClaim(ctx, settlementId, lease);
+    throw error;
+  }
   if (!claimed) {
     // Confirmed already, failed, or another sender holds it: report what is there.
     return ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
@@ -186,6 +195,27 @@ export async function completeSettlement(
 
 /** How often a sent settlement's receipt is tried again while the database does not answer. */
 const RECORD_RETRY_MS = 2_000;
+
+/**
+ * Frees a claim this process may have taken but never acted on (its answer was lost): only a row
+ * still PENDING, unsent, and holding exactly this claim's lease, so another sender's claim is never
+ * touched. Retried in the background until the lease would have ended anyway.
+ */
+function handBackUnsentClaim(ctx: ServiceContext, settlementId: string, lease: Date) {
+  const attempt = () => {
+    if (Date.now() >= lease.getTime()) return;
+    ctx.db
+      .updateTable("escrow_settlements")
+      .set({ lease_until: null })
+      .where("id", "=", settlementId)
+      .where("status", "=", "PENDING")
+      .where("tx_hash", "is", null)
+      .where("lease_until", "=", lease)
+      .execute()
+      .catch(() => setTimeout(attempt, RECORD_RETRY_MS).unref());
+  };
+  setTimeout(attempt, RECORD_RETRY_MS).unref();
+}
 
 /** Retries recording in the background until it succeeds or the row's lease ends (the worker's turn then). */
 function keepRecording(claimed: SettlementRow, record: () => Promise<SettlementRow>) {
