@@ -197,13 +197,31 @@ export async function completeSettlement(
 const RECORD_RETRY_MS = 2_000;
 
 /**
+ * Runs `task` in the background every RECORD_RETRY_MS until it succeeds or `untilMs` passes (the
+ * lease ends: the worker's turn then). The one retry loop of a sender whose database went away.
+ */
+function retryInBackground(
+  untilMs: number,
+  task: () => Promise<unknown>,
+  onError: (error: unknown) => void = () => {},
+) {
+  const attempt = () => {
+    if (Date.now() >= untilMs) return;
+    task().catch((error) => {
+      onError(error);
+      setTimeout(attempt, RECORD_RETRY_MS).unref();
+    });
+  };
+  setTimeout(attempt, RECORD_RETRY_MS).unref();
+}
+
+/**
  * Frees a claim this process may have taken but never acted on (its answer was lost): only a row
  * still PENDING, unsent, and holding exactly this claim's lease, so another sender's claim is never
- * touched. Retried in the background until the lease would have ended anyway.
+ * touched.
  */
 function handBackUnsentClaim(ctx: ServiceContext, settlementId: string, lease: Date) {
-  const attempt = () => {
-    if (Date.now() >= lease.getTime()) return;
+  retryInBackground(lease.getTime(), () =>
     ctx.db
       .updateTable("escrow_settlements")
       .set({ lease_until: null })
@@ -211,26 +229,18 @@ function handBackUnsentClaim(ctx: ServiceContext, settlementId: string, lease: D
       .where("status", "=", "PENDING")
       .where("tx_hash", "is", null)
       .where("lease_until", "=", lease)
-      .execute()
-      .catch(() => setTimeout(attempt, RECORD_RETRY_MS).unref());
-  };
-  setTimeout(attempt, RECORD_RETRY_MS).unref();
+      .execute(),
+  );
 }
 
-/** Retries recording in the background until it succeeds or the row's lease ends (the worker's turn then). */
+/** Retries recording until it succeeds or the row's lease ends. */
 function keepRecording(claimed: SettlementRow, record: () => Promise<SettlementRow>) {
-  const until = claimed.lease_until?.getTime() ?? Date.now() + SETTLEMENT_LEASE_MS;
-  const attempt = () => {
-    if (Date.now() >= until) return;
-    record().catch((error) => {
-      log.warn(
-        { jobId: claimed.job_id, kind: claimed.kind, reason: (error as Error).message },
-        "settlement receipt not recorded yet",
-      );
-      setTimeout(attempt, RECORD_RETRY_MS).unref();
-    });
-  };
-  setTimeout(attempt, RECORD_RETRY_MS).unref();
+  retryInBackground(claimed.lease_until?.getTime() ?? Date.now() + SETTLEMENT_LEASE_MS, record, (error) =>
+    log.warn(
+      { jobId: claimed.job_id, kind: claimed.kind, reason: (error as Error).message },
+      "settlement receipt not recorded yet",
+    ),
+  );
 }
 
 /**
