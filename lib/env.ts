@@ -45,6 +45,12 @@ const EnvSchema = z.object({
         .map((s) => s.trim())
         .filter(Boolean),
     ),
+  /**
+   * Repeated queries run as named prepared statements, planned once per connection
+   * (lib/service/db/prepared-statements.ts). "off" for a connection pooler in transaction mode,
+   * which cannot keep a session's statements.
+   */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["on", "off"]).default("on"),
   /** A replica further behind the primary than this many milliseconds serves no read (they go to the primary). */
   REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).default(5_000),
   /** How often each process reads the primary's and the replicas' WAL positions, in milliseconds. */

@@ -79,8 +79,11 @@ export function getService(): Promise<ServiceInstance> {
     if (env.DATABASE_REPLICA_URL.length > 0 && !env.DATABASE_URL) {
       throw new Error("DATABASE_REPLICA_URL needs DATABASE_URL: replicas are standbys of a PostgreSQL primary");
     }
+    const preparedStatements = env.DATABASE_PREPARED_STATEMENTS === "on";
     const db = await openDatabase(
-      env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: path.resolve(env.DATA_DIR) },
+      env.DATABASE_URL
+        ? { databaseUrl: env.DATABASE_URL, preparedStatements }
+        : { dataDir: path.resolve(env.DATA_DIR) },
     );
     // Public reads go to the replicas while they keep up (db/replicas.ts, docs/deployment.md).
     let replicas: ReadReplicas | null = null;
@@ -89,6 +92,7 @@ export function getService(): Promise<ServiceInstance> {
         urls: env.DATABASE_REPLICA_URL,
         maxLagMs: env.REPLICA_MAX_LAG_MS,
         checkEveryMs: env.REPLICA_CHECK_MS,
+        preparedStatements,
       });
       await replicas.start();
     }

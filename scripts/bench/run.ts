@@ -39,6 +39,8 @@ const PGLITE_DIR = path.resolve(process.env.BENCH_PGLITE_DIR || ".data-bench");
 const CONNECTIONS = 50;
 const LINES = new Set((process.env.BENCH_LINES || "board,polling,writes,search,pages").split(",").map((s) => s.trim()));
 const BIDS = Number(process.env.BENCH_BIDS || 3000);
+/** BENCH_DATABASES=postgres (or pglite) measures one side alone. */
+const DATABASES = new Set((process.env.BENCH_DATABASES || "postgres,pglite").split(",").map((s) => s.trim()));
 /** A request of a sequence (load.mjs): the agents' polls in turn, or one new bid each. */
 interface Step {
   method?: string;
@@ -454,7 +456,14 @@ async function main() {
     `benchmark on ${os.availableParallelism()} cores (${os.loadavg()[0]!.toFixed(1)} load average at start: other work on this machine shares them)`,
   );
 
-  // PostgreSQL: a database of its own, created when missing, seeded once.
+  const pgResults = DATABASES.has("postgres") ? await benchPostgres(distDir) : [];
+  const liteResults = DATABASES.has("pglite") ? await benchPglite(distDir) : [];
+  const all = [...pgResults, ...liteResults];
+  say(`\ntargets: ${all.filter((t) => t.met).length} of ${all.length} met`);
+}
+
+/** PostgreSQL: a database of its own, created when missing, seeded once. */
+async function benchPostgres(distDir: string): Promise<Target[]> {
   const admin = new pg.Client({ connectionString: PG_URL.replace(/\/[^/]+$/, "/postgres") });
   await admin.connect();
   const dbName = new URL(PG_URL).pathname.slice(1);
@@ -471,16 +480,10 @@ async function main() {
     poll: Number(process.env.BENCH_POLL_RATE || 300),
     pollP99: 50,
   };
-  const pgResults = await benchDatabase(
-    distDir,
-    "PostgreSQL",
-    pgData,
-    pgBidJobs,
-    { DATABASE_URL: PG_URL },
-    PG_URL,
-    pgRates,
-  );
+  return benchDatabase(distDir, "PostgreSQL", pgData, pgBidJobs, { DATABASE_URL: PG_URL }, PG_URL, pgRates);
+}
 
+async function benchPglite(distDir: string): Promise<Target[]> {
   const liteDb = await openDatabase({ dataDir: PGLITE_DIR });
   const liteData = await seedBench(liteDb, JOBS, console.log);
   const liteBidJobs = LINES.has("writes") ? await unbidJobs(liteDb, 2 * Math.min(BIDS, 1000)) : [];
@@ -491,7 +494,7 @@ async function main() {
     poll: Number(process.env.BENCH_PGLITE_POLL_RATE || 100),
     pollP99: 100,
   };
-  const liteResults = await benchDatabase(
+  return benchDatabase(
     distDir,
     "PGlite",
     liteData,
@@ -500,9 +503,6 @@ async function main() {
     `pglite:${PGLITE_DIR}`,
     liteRates,
   );
-
-  const all = [...pgResults, ...liteResults];
-  say(`\ntargets: ${all.filter((t) => t.met).length} of ${all.length} met`);
 }
 
 main().then(

@@ -16,7 +16,16 @@ export async function assertNotSuspended(db: Queryable, principalId: string): Pr
     .select(["kind", "suspended_at", "suspension_reason"])
     .where("id", "=", principalId)
     .executeTakeFirst();
-  if (!row?.suspended_at) return;
+  if (row) assertPrincipalNotSuspended(row);
+}
+
+/** The rule of assertNotSuspended, for a caller that read the principal's row with something else. */
+export function assertPrincipalNotSuspended(row: {
+  kind: string;
+  suspended_at: Date | null;
+  suspension_reason: string | null;
+}): void {
+  if (!row.suspended_at) return;
   const reason = row.suspension_reason ?? null;
   if (row.kind === "AGENT") {
     throw fail("AGENT_SUSPENDED", `the operator suspended this agent${reason ? `: ${reason}` : ""}`, {

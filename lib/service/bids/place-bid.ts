@@ -1,4 +1,5 @@
 import { fail } from "../errors";
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { z } from "zod";
 import type { PlaceBidRequest } from "@/lib/api/schemas/bids";
@@ -7,11 +8,10 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
-import { ownAgentOrThrow } from "../auth/acting-for-agent";
-import { assertNotSuspended } from "../auth/suspension";
+import { ownUnsuspendedAgentOrThrow } from "../auth/acting-for-agent";
 import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
-import { publishEvent } from "../events/publish-event";
+import { eventRow } from "../events/publish-event";
 import { assertPlanFitsBudget } from "../jobs/milestone-plan";
 
 /**
@@ -25,8 +25,7 @@ export async function placeBid(
   input: z.output<typeof PlaceBidRequest>,
 ) {
   // The bidder is the caller's own agent; the body may only name it, never someone else's.
-  const agent = await ownAgentOrThrow(ctx, actor, input.agentId);
-  await assertNotSuspended(ctx.db, agent.principal_id);
+  const agent = await ownUnsuspendedAgentOrThrow(ctx, actor, input.agentId);
 
   // The job, this agent's earlier bid on it and who hears of the bid, in one read: bids are the
   // busiest write, and each round trip on it counts.
@@ -78,29 +77,40 @@ export async function placeBid(
   if (input.milestones) assertPlanFitsBudget(input.milestones, input.proposedUsdc, "milestones (to proposedUsdc)");
 
   try {
-    // The bid and the poster's notice of it (bid.created) commit together.
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      const bid = await trx
-        .insertInto("bids")
-        .values({
-          job_id: jobId,
-          agent_id: agent.id,
-          proposed_usdc: input.proposedUsdc,
-          cover_letter: input.coverLetter ?? null,
-          milestones: input.milestones ? JSON.stringify(input.milestones) : null,
-          status: "PENDING",
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await publishEvent(trx, {
-        type: "bid.created",
-        jobId,
-        to: [poster_recipient_id],
-        actorId: agent.id,
-        data: { bidId: bid.id, jobId, agentId: agent.id, agentName: agent.name, proposedUsdc: bid.proposed_usdc },
-      });
-      return bid;
-    });
+    // The bid and the poster's notice of it (bid.created) commit together, in one statement: the
+    // bid's id is chosen here so that the notice can name it, and its amount is written as the
+    // numeric(20, 6) column reads back.
+    const bidId = randomUUID();
+    const row = await ctx.db
+      .with("announced", (db) =>
+        db.insertInto("domain_events").values(
+          eventRow({
+            type: "bid.created",
+            jobId,
+            to: [poster_recipient_id],
+            actorId: agent.id,
+            data: {
+              bidId,
+              jobId,
+              agentId: agent.id,
+              agentName: agent.name,
+              proposedUsdc: asStoredUsdc(input.proposedUsdc),
+            },
+          }),
+        ),
+      )
+      .insertInto("bids")
+      .values({
+        id: bidId,
+        job_id: jobId,
+        agent_id: agent.id,
+        proposed_usdc: input.proposedUsdc,
+        cover_letter: input.coverLetter ?? null,
+        milestones: input.milestones ? JSON.stringify(input.milestones) : null,
+        status: "PENDING",
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     return presentBid(row);
   } catch (error) {
     if (isUniqueViolation(error, "bids_one_per_agent_per_job")) {
@@ -108,4 +118,10 @@ export async function placeBid(
     }
     throw error;
   }
+}
+
+/** A DecimalString (at most 6 decimals) as a numeric(20, 6) column gives it back: "40" is "40.000000". */
+function asStoredUsdc(value: string): string {
+  const [whole, fraction = ""] = value.split(".");
+  return `${whole}.${fraction.padEnd(6, "0")}`;
 }

@@ -5,6 +5,7 @@ import pg from "pg";
 import type { Database } from "./schema";
 import { PGliteDialect } from "./pglite-dialect";
 import { migrateToLatest } from "./migrate";
+import { isStalePreparedStatement, statementNames } from "./prepared-statements";
 
 // int8 comes back from PGlite as a number; make node-postgres agree so that one code path serves
 // both. Our counts stay far below 2^53.
@@ -47,6 +48,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Pool size for a PostgreSQL server. */
   maxConnections?: number;
+  /** PostgreSQL only: repeated queries run as named prepared statements (prepared-statements.ts); on unless false. */
+  preparedStatements?: boolean;
   /** PostgreSQL only; DEFAULT_DATABASE_TIMEOUTS unless given (tests of outages shorten them). */
   timeouts?: Partial<DatabaseTimeouts>;
 }
@@ -65,6 +68,9 @@ export function pgConnectionSettings(databaseUrl: string, timeouts: Partial<Data
   };
 }
 
+/** A pool's or a client's settings, and whether repeated queries run as named prepared statements (prepared-statements.ts; on unless false). */
+export type GuardedClientConfig = pg.ClientConfig & { preparedStatements?: boolean };
+
 /** pg's own text for a query that got no answer within query_timeout. */
 export const QUERY_READ_TIMEOUT = "Query read timeout";
 
@@ -74,14 +80,23 @@ export const QUERY_READ_TIMEOUT = "Query read timeout";
  * caller; ended here, the pool drops it on release and opens a fresh one.
  */
 export class GuardedClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
+  constructor(config?: string | GuardedClientConfig) {
     super(config);
+    const prepare = typeof config !== "object" || config.preparedStatements !== false;
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    // A connection that no longer answers, or whose prepared statements went stale, is ended.
+    const unusable = (error: unknown) =>
+      (error as Error | null)?.message === QUERY_READ_TIMEOUT || isStalePreparedStatement(error);
     (this as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      // Kysely's (text, values): run as a named statement when the text is a repeated one.
+      if (prepare && typeof args[0] === "string" && Array.isArray(args[1])) {
+        const name = statementNames.nameFor(args[0]);
+        if (name) args.splice(0, 2, { name, text: args[0], values: args[1] });
+      }
       const last = args[args.length - 1];
       if (typeof last === "function") {
         args[args.length - 1] = (error: Error | null, ...rest: unknown[]) => {
-          if (error?.message === QUERY_READ_TIMEOUT) this.abandon();
+          if (unusable(error)) this.abandon();
           return (last as (...a: unknown[]) => unknown)(error, ...rest);
         };
         return query(...args);
@@ -90,7 +105,7 @@ export class GuardedClient extends pg.Client {
       if (result && typeof (result as Promise<unknown>).then === "function") {
         // Registered before the caller's own handlers: the connection is ended before it can be released.
         (result as Promise<unknown>).then(undefined, (error: Error) => {
-          if (error?.message === QUERY_READ_TIMEOUT) this.abandon();
+          if (unusable(error)) this.abandon();
         });
       }
       return result;
@@ -112,7 +127,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
       ...pgConnectionSettings(options.databaseUrl, options.timeouts),
       Client: GuardedClient,
       max: options.maxConnections ?? 10,
-    });
+      preparedStatements: options.preparedStatements !== false,
+    } as pg.PoolConfig);
     // An idle connection that dies (the server restarted, a failover) is dropped by the pool; without
     // a listener its error would end the process.
     pool.on("error", () => {});

@@ -1,4 +1,5 @@
 import { BaseError } from "viem";
+import { isStalePreparedStatement } from "./prepared-statements";
 
 /** True when a statement failed on a unique constraint (optionally a named one), on pg and PGlite alike. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
@@ -52,6 +53,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       code === "57014"
     )
       return true;
+    // Its connection was dropped (prepared-statements.ts): the same request on a fresh one succeeds.
+    if (isStalePreparedStatement(e)) return true;
     const message = typeof e.message === "string" ? e.message : "";
     if (UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
     if (e instanceof AggregateError && e.errors.some((inner) => isDatabaseUnavailable(inner))) return true;

@@ -27,6 +27,8 @@ export interface ReplicaOptions {
   checkEveryMs: number;
   maxConnections?: number;
   timeouts?: Partial<DatabaseTimeouts>;
+  /** Repeated reads run as named prepared statements (prepared-statements.ts); on unless false. */
+  preparedStatements?: boolean;
 }
 
 export const DEFAULT_REPLICA_MAX_LAG_MS = 5_000;
@@ -94,7 +96,8 @@ export class ReadReplicas {
         application_name: REPLICA_APPLICATION_NAME,
         Client: GuardedClient,
         max: options.maxConnections ?? 10,
-      });
+        preparedStatements: options.preparedStatements !== false,
+      } as pg.PoolConfig);
       // An idle connection that dies (the standby stopped) is dropped by the pool, not the process.
       pool.on("error", () => {});
       // A standby that stops under a checked-out connection: its query fails (and is handled); the

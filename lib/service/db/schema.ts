@@ -1100,7 +1100,8 @@ export interface Database
     DisputeTables,
     IdentityTables {}
 
-export type JobRow = Selectable<JobsTable>;
+/** A job as the service reads it: without its search document, which only the board's search reads (list-jobs.ts). */
+export type JobRow = Omit<Selectable<JobsTable>, "search_document">;
 export type NewJob = Insertable<JobsTable>;
 export type JobUpdate = Updateable<JobsTable>;
 export type AgentRow = Selectable<AgentsTable>;

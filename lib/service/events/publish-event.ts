@@ -27,17 +27,22 @@ export interface PublishedEvent {
  * unhandled rows with SKIP LOCKED). The one place a domain announces anything.
  */
 export async function publishEvent(db: DbOrTransaction, event: PublishedEvent): Promise<string> {
-  const to = [...new Set(event.to.filter((id): id is string => typeof id === "string" && id.length > 0))];
-  const row = await db
-    .insertInto("domain_events")
-    .values({
-      type: event.type,
-      job_id: event.jobId ?? null,
-      recipient_ids: to,
-      actor_id: event.actorId ?? null,
-      data: JSON.stringify(event.data),
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const row = await db.insertInto("domain_events").values(eventRow(event)).returning("id").executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * The row publishEvent writes, for a change that writes it in its own statement (a data-modifying
+ * WITH: `with announced as (insert into domain_events …) insert into bids …`). One statement is
+ * atomic as a transaction is, in one round trip instead of four: the busiest writes use it.
+ */
+export function eventRow(event: PublishedEvent) {
+  const to = [...new Set(event.to.filter((id): id is string => typeof id === "string" && id.length > 0))];
+  return {
+    type: event.type,
+    job_id: event.jobId ?? null,
+    recipient_ids: to,
+    actor_id: event.actorId ?? null,
+    data: JSON.stringify(event.data),
+  };
 }

@@ -3,7 +3,7 @@ import type { Transaction } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
-import type { Database, JobRow } from "../db/schema";
+import type { Database, JobRow, JobsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 
@@ -24,6 +24,76 @@ export async function getJobOrThrow(db: Db, jobId: string): Promise<JobRow> {
   return job;
 }
 
+/**
+ * Every column of a job but its search document: a tsvector that only the board's search reads
+ * (list-jobs.ts), costly for the server to write out and never shown. Listed as an object that must
+ * name every other column of JobsTable, so a new column cannot be left out by accident.
+ */
+type JobColumn = Exclude<keyof JobsTable, "search_document">;
+const JOB_COLUMNS = Object.keys({
+  id: true,
+  bid_count: true,
+  poster_id: true,
+  parent_job_id: true,
+  allow_subcontracting: true,
+  source_forum_thread_id: true,
+  source_forum_reply_id: true,
+  agent_id: true,
+  status: true,
+  purpose: true,
+  participation_mode: true,
+  claim_window_minutes: true,
+  claimed_at: true,
+  claim_expires_at: true,
+  template_id: true,
+  title: true,
+  description: true,
+  budget_usdc: true,
+  input_data: true,
+  output_data: true,
+  proof_hash: true,
+  deadline_at: true,
+  submitted_at: true,
+  completed_at: true,
+  auto_approved: true,
+  escrow_job_id: true,
+  escrow_tx_hash: true,
+  escrow_payer: true,
+  funded_at: true,
+  deposit_lost_at: true,
+  release_tx_hash: true,
+  refund_tx_hash: true,
+  chain_id: true,
+  token_symbol: true,
+  token_address: true,
+  payment_provider: true,
+  payment_status: true,
+  acceptance_criteria: true,
+  required_pack_id: true,
+  required_skills: true,
+  preferred_skills: true,
+  is_publicly_shareable: true,
+  share_count: true,
+  last_shared_at: true,
+  forum_reward_campaign_id: true,
+  proof_checked_at: true,
+  proof_check_status: true,
+  proof_check_reason: true,
+  approved_at: true,
+  release_at: true,
+  progress: true,
+  progress_note: true,
+  last_heartbeat_at: true,
+  release_held_reason: true,
+  disputed_at: true,
+  dispute_reason: true,
+  evaluator_address: true,
+  review_attempted_at: true,
+  wallet_reminder_sent_at: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<JobColumn, true>).map((column) => `jobs.${column}` as `jobs.${JobColumn}`);
+
 /** Jobs with their poster and assigned agent, the shape every job read starts from. */
 export function selectJobs(db: Db) {
   return (
@@ -33,7 +103,7 @@ export function selectJobs(db: Db) {
       .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
       // A job posted by an agent: its owner is a party too (job-viewer.ts).
       .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
-      .selectAll("jobs")
+      .select(JOB_COLUMNS)
       .select([
         "poster.display_name as poster_display_name",
         "poster.avatar_url as poster_avatar_url",

@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Db } from "./connection";
+import { isDatabaseUnavailable } from "./errors";
+import { MAX_NAMED, StatementNames } from "./prepared-statements";
+
+describe("which queries run as named prepared statements", () => {
+  it("names a text from its second run on, the same name every time", () => {
+    const names = new StatementNames();
+    const text = "select * from jobs where id = $1";
+    expect(names.nameFor(text)).toBeNull();
+    const name = names.nameFor(text);
+    expect(name).toMatch(/^awm_\d+$/);
+    expect(names.nameFor(text)).toBe(name);
+    expect(names.nameFor("select 1 from bids where id = $1")).toBeNull();
+  });
+
+  it("never names transaction control or several statements in one text", () => {
+    const names = new StatementNames();
+    for (const text of ["begin", "commit", "rollback", "savepoint a", "select 1; select 2", "create table t (a int)"]) {
+      names.nameFor(text);
+      expect(names.nameFor(text)).toBeNull();
+    }
+  });
+
+  it("keeps at most MAX_NAMED texts, whatever a client varies", () => {
+    const names = new StatementNames();
+    for (let i = 0; i < MAX_NAMED + 50; i++) {
+      names.nameFor(`select ${i}`);
+      names.nameFor(`select ${i}`);
+    }
+    expect(names.size).toBe(MAX_NAMED);
+    const past = `select ${MAX_NAMED + 10}`;
+    expect(names.nameFor(past)).toBeNull();
+  });
+});
+
+// A real server: the statements are kept per session, and a table change under one is survived.
+describe.skipIf(!process.env.TEST_DATABASE_URL)("prepared statements on PostgreSQL", () => {
+  const table = `prepared_probe_${randomUUID().slice(0, 8)}`;
+  let db: Db;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create table ${table} (id int primary key, a text)`);
+    await admin.query(`insert into ${table} values (1, 'one')`);
+    // One connection, so the session that prepared is the one that is read back.
+    db = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL!, maxConnections: 1 });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await admin?.query(`drop table if exists ${table}`);
+    await admin?.end();
+  });
+
+  const readAll = () => sql<Record<string, unknown>>`select * from ${sql.table(table)} where id = ${1}`.execute(db);
+
+  it("runs a repeated query under a name its session keeps, with the same answer", async () => {
+    for (let i = 0; i < 3; i++) expect((await readAll()).rows).toEqual([{ id: 1, a: "one" }]);
+    const kept = await sql<{
+      statement: string;
+    }>`select statement from pg_prepared_statements where name like 'awm_%'`.execute(db);
+    expect(kept.rows.map((r) => r.statement)).toContain(`select * from "${table}" where id = $1`);
+  });
+
+  it("a table changed under a kept statement costs one retryable answer, then the fresh connection reads the new shape", async () => {
+    await admin.query(`alter table ${table} add column b text default 'bee'`);
+    const first = await readAll().then(
+      (result) => ({ rows: result.rows, error: null }),
+      (error: unknown) => ({ rows: null, error }),
+    );
+    if (first.error) {
+      // The router answers this as 503 with Retry-After (isDatabaseUnavailable), never as a 500.
+      expect(isDatabaseUnavailable(first.error)).toBe(true);
+      expect((await readAll()).rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
+    } else {
+      expect(first.rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
+    }
+    expect((await readAll()).rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
+  });
+});
