@@ -4,8 +4,39 @@ import type { ListMeta } from "@/lib/api/schemas/common";
 
 /** What a list verb returns: its rows and the list's meta; the router answers `{ data: items, meta }`. */
 export interface Page<T, M = ListMeta> {
-  items: T[];
+  /** An item may come already serialised (JsonText), as the board's jobs do. */
+  items: Array<T | JsonText>;
   meta: M;
+}
+
+/**
+ * An item of a list already written as JSON (a job's public wire form, kept by version:
+ * jobs/public-job-text.ts). serializeBody copies its text into the answer; anything else that
+ * serialises it (JSON.stringify) gets the same value through toJSON.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+/** True when a `{ data: [...] }` body holds serialised items (JsonText). */
+export function holdsJsonText(body: unknown): boolean {
+  const data = (body as { data?: unknown } | null)?.data;
+  return Array.isArray(data) && data.some((item) => item instanceof JsonText);
+}
+
+/** The answer's JSON text: JSON.stringify's, with serialised items copied in rather than parsed and written again. */
+export function serializeBody(body: unknown): string {
+  if (!holdsJsonText(body)) return JSON.stringify(body);
+  const { data, ...rest } = body as { data: unknown[] } & Record<string, unknown>;
+  const items = data.map((item) => (item instanceof JsonText ? item.text : JSON.stringify(item))).join(",");
+  const others = Object.entries(rest)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`)
+    .join("");
+  return `{"data":[${items}]${others}}`;
 }
 
 /**

@@ -6,13 +6,30 @@ import type { Database } from "../db/schema";
 import type { Db } from "../db/connection";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
+import { JsonText } from "../http/envelope";
+import type { JobRow } from "../db/schema";
 import { presentJob } from "./present-job";
-import { selectJobs, type JobWithRelations } from "./read-job";
+import { JOB_VERSION, selectJobs, selectJobVersions, type JobWithRelations } from "./read-job";
+import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
+import { keepPublicJobText, keptPublicJobText } from "./public-job-text";
 
 const DEFAULT_LIMIT = 20;
 
 type Query = z.output<typeof ListJobsQuery>;
 type Row = JobWithRelations & { search_rank: string | number | null };
+/** A row of the page as first read: the sort's keys, the job's version and its parties (read-job.ts, selectJobVersions). */
+type PageRow = Pick<
+  JobWithRelations,
+  "id" | "poster_id" | "agent_id" | "agent_owner_user_id" | "poster_owner_user_id"
+> &
+  Pick<JobRow, "created_at" | "budget_usdc" | "deadline_at" | "bid_count" | "updated_at"> & {
+    version: string;
+    search_rank: string | number | null;
+  };
+/** What a sort key reads of a row. */
+type SortRow = Pick<JobRow, "created_at" | "budget_usdc" | "deadline_at" | "bid_count" | "updated_at"> & {
+  search_rank: string | number | null;
+};
 
 // The stored search document (migration 0024-job-search-document, GIN-indexed): matching uses the
 // index and ranking reads the stored tsvector instead of rebuilding it from the text.
@@ -23,7 +40,7 @@ interface SortKey {
   expr: RawBuilder<unknown>;
   desc: boolean;
   cast: "timestamptz" | "numeric" | "real" | "bigint";
-  valueOf: (row: Row) => string;
+  valueOf: (row: SortRow) => string;
   /** The cursor value is something the cast accepts (anything else is a 400, never a 500). */
   valid: (value: string) => boolean;
 }
@@ -117,27 +134,93 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
       ? { after: new Date(query.updatedAfter), before: await changeHorizon(ctx.db) }
       : null;
 
-  // The page is chosen first, from the jobs table alone and with only the columns its order reads;
-  // only its rows are then read in full (the joins of selectJobs). A sort over a
-  // broad filter so never carries 100,000 wide joined rows.
+  // The page is chosen first, from the jobs table alone and with only the columns its order reads.
   let positions = ctx.db
     .selectFrom(sortableMatches(ctx.db, query, sortName, changes).as("jobs"))
-    .select(["jobs.id", "jobs.search_rank"]);
+    .select([
+      "jobs.id",
+      "jobs.created_at",
+      "jobs.budget_usdc",
+      "jobs.deadline_at",
+      "jobs.bid_count",
+      "jobs.updated_at",
+      "jobs.search_rank",
+    ]);
   if (after) positions = positions.where(afterPosition(keys, after.values, after.id));
   positions = inSortOrder(positions, keys).limit(limit + 1);
 
-  // Sort keys are read as jobs.x (search_rank is a column of this select), so the page's rows are
-  // wrapped once and put back in the sort's order outside.
+  // Then each job's wire form: kept by version for whoever is not a party to the job
+  // (public-job-text.ts), so the page's rows are read in full only for the jobs with no kept form.
+  // The two reads are two statements: a job that changed between them is read again with the page.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const rows = (await inSortOrder(
+      selectJobVersions(ctx.db)
+        .innerJoin(positions.as("page"), "page.id", "jobs.id")
+        .select([
+          "page.created_at",
+          "page.budget_usdc",
+          "page.deadline_at",
+          "page.bid_count",
+          "page.updated_at",
+          "page.search_rank",
+        ]),
+      keys,
+    ).execute()) as PageRow[];
+    const paged = pageOf(
+      rows,
+      limit,
+      (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }),
+      "/v1/jobs/:id/public",
+    );
+    const texts = await wireForms(ctx, actor, paged.rows);
+    if (texts) return { items: paged.rows.map((row) => new JsonText(texts.get(row.id)!)), meta: paged.meta };
+  }
+  // The page kept changing under the two reads: read it in one statement, every row in full.
   const page = selectJobs(ctx.db).innerJoin(positions.as("page"), "page.id", "jobs.id").select("page.search_rank");
   const rows = (await inSortOrder(ctx.db.selectFrom(page.as("jobs")).selectAll(), keys).execute()) as unknown as Row[];
-
   const paged = pageOf(
     rows,
     limit,
     (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }),
     "/v1/jobs/:id/public",
   );
-  return { items: paged.rows.map((row) => ({ ...presentJob(row, actor), bidCount: row.bid_count })), meta: paged.meta };
+  return { items: paged.rows.map((row) => presentListedJob(row, actor)), meta: paged.meta };
+}
+
+/** A job as a list shows it: presented for the caller, with its bidCount. */
+function presentListedJob(row: JobWithRelations, actor: Actor | null) {
+  return { ...presentJob(row, actor), bidCount: row.bid_count };
+}
+
+/**
+ * The wire form of each job of the page, as JSON text: kept ones by version, the others read in
+ * full and kept (a party's view is built for it alone). Null when a job's version is no longer the
+ * one the page was read at: the caller reads the page again.
+ */
+async function wireForms(
+  ctx: ServiceContext,
+  actor: Actor | null,
+  rows: PageRow[],
+): Promise<Map<string, string> | null> {
+  const texts = new Map<string, string>();
+  const missing = new Map<string, PageRow>();
+  for (const row of rows) {
+    const kept = seesDeliveredWork(jobRoleOf(actor, row)) ? undefined : keptPublicJobText(row.id, row.version);
+    if (kept !== undefined) texts.set(row.id, kept);
+    else missing.set(row.id, row);
+  }
+  if (missing.size === 0) return texts;
+  const full = await selectJobs(ctx.db)
+    .select(JOB_VERSION.as("version"))
+    .where("jobs.id", "in", [...missing.keys()])
+    .execute();
+  if (full.length !== missing.size || full.some((row) => row.version !== missing.get(row.id)?.version)) return null;
+  for (const row of full) {
+    const text = JSON.stringify(presentListedJob(row, actor));
+    if (!seesDeliveredWork(jobRoleOf(actor, row))) keepPublicJobText(row.id, row.version, text);
+    texts.set(row.id, text);
+  }
+  return texts;
 }
 
 /**
@@ -274,7 +357,7 @@ function afterPosition(keys: SortKey[], values: string[], id: string): RawBuilde
 }
 
 /** newest: the created_at alone (the cursor every client already holds); other sorts: "sort|v1|v2…". */
-function encodeKey(sortName: string, keys: SortKey[], row: Row): string {
+function encodeKey(sortName: string, keys: SortKey[], row: SortRow): string {
   const values = keys.map((key) => key.valueOf(row));
   return sortName === "newest" ? values[0]! : [sortName, ...values].join("|");
 }

@@ -1,5 +1,5 @@
 import { fail } from "../errors";
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
@@ -94,8 +94,8 @@ const JOB_COLUMNS = Object.keys({
   updated_at: true,
 } satisfies Record<JobColumn, true>).map((column) => `jobs.${column}` as `jobs.${JobColumn}`);
 
-/** Jobs with their poster and assigned agent, the shape every job read starts from. */
-export function selectJobs(db: Db) {
+/** The job's relations that its wire form reads: the poster, the assigned agent, the agent that posted it. */
+function joinJobRelations(db: Db) {
   return (
     db
       .selectFrom("jobs")
@@ -103,16 +103,45 @@ export function selectJobs(db: Db) {
       .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
       // A job posted by an agent: its owner is a party too (job-viewer.ts).
       .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
-      .select(JOB_COLUMNS)
-      .select([
-        "poster.display_name as poster_display_name",
-        "poster.avatar_url as poster_avatar_url",
-        "agent.name as agent_name",
-        "agent.vertical as agent_vertical",
-        "agent.owner_user_id as agent_owner_user_id",
-        "poster_agent.owner_user_id as poster_owner_user_id",
-      ])
   );
+}
+
+/** Jobs with their poster and assigned agent, the shape every job read starts from. */
+export function selectJobs(db: Db) {
+  return joinJobRelations(db)
+    .select(JOB_COLUMNS)
+    .select([
+      "poster.display_name as poster_display_name",
+      "poster.avatar_url as poster_avatar_url",
+      "agent.name as agent_name",
+      "agent.vertical as agent_vertical",
+      "agent.owner_user_id as agent_owner_user_id",
+      "poster_agent.owner_user_id as poster_owner_user_id",
+    ]);
+}
+
+/**
+ * Which version of a job and of each row its wire form reads (selectJobs' joins): their xmin, the
+ * transaction that wrote each row version. Any change of any of them gives another value; the same
+ * value is the same rows, as PostgreSQL keeps a row's xmin from version to version only within the
+ * transaction that wrote it, which no other reader sees. So a job's public wire form can be kept
+ * under it (public-job-text.ts).
+ */
+export const JOB_VERSION = sql<string>`jobs.xmin::text || '.' || poster.xmin::text || '.' || coalesce(agent.xmin::text, '') || '.' || coalesce(poster_agent.xmin::text, '')`;
+
+/**
+ * A job's version, and what it takes to know who may see the job's private fields (job-viewer.ts),
+ * without the rest of the row: what a list reads first, before only the jobs it has no wire form of.
+ */
+export function selectJobVersions(db: Db) {
+  return joinJobRelations(db).select([
+    "jobs.id",
+    "jobs.poster_id",
+    "jobs.agent_id",
+    "agent.owner_user_id as agent_owner_user_id",
+    "poster_agent.owner_user_id as poster_owner_user_id",
+    JOB_VERSION.as("version"),
+  ]);
 }
 
 export type JobWithRelations = JobRow & {
