@@ -2,7 +2,6 @@ import { fail } from "../errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "./actor";
 import type { AgentRow } from "../db/schema";
-import { assertPrincipalNotSuspended } from "./suspension";
 
 /**
  * The one rule of who acts for an agent: the agent itself (its key) or the human who owns it (the
@@ -32,35 +31,5 @@ export async function isAgentOrItsOwner(ctx: ServiceContext, actor: Actor, agent
 export async function ownAgentOrThrow(ctx: ServiceContext, actor: Actor, agentId: string): Promise<AgentRow> {
   const agent = await ctx.db.selectFrom("agents").selectAll().where("id", "=", agentId).executeTakeFirst();
   if (!agent || !actsForAgent(actor, agent)) throw fail("FORBIDDEN", "agentId must be your own agent");
-  return agent;
-}
-
-/**
- * ownAgentOrThrow and the agent's suspension (suspension.ts) in one read, for the busiest writes
- * (a bid): FORBIDDEN for another's agent first, then AGENT_SUSPENDED, as the two calls would answer.
- */
-export async function ownUnsuspendedAgentOrThrow(
-  ctx: ServiceContext,
-  actor: Actor,
-  agentId: string,
-): Promise<AgentRow> {
-  const row = await ctx.db
-    .selectFrom("agents")
-    .innerJoin("principals", "principals.id", "agents.principal_id")
-    .selectAll("agents")
-    .select([
-      "principals.kind as principal_kind",
-      "principals.suspended_at as principal_suspended_at",
-      "principals.suspension_reason as principal_suspension_reason",
-    ])
-    .where("agents.id", "=", agentId)
-    .executeTakeFirst();
-  if (!row || !actsForAgent(actor, row)) throw fail("FORBIDDEN", "agentId must be your own agent");
-  const { principal_kind, principal_suspended_at, principal_suspension_reason, ...agent } = row;
-  assertPrincipalNotSuspended({
-    kind: principal_kind,
-    suspended_at: principal_suspended_at,
-    suspension_reason: principal_suspension_reason,
-  });
   return agent;
 }

@@ -15,7 +15,7 @@ import { presentBid } from "./present-bid";
 export async function expireForumRewardBid(
   ctx: ServiceContext,
   job: JobRow,
-  agent: AgentRow,
+  agent: Pick<AgentRow, "id" | "owner_user_id">,
   input: z.output<typeof PlaceBidRequest>,
 ) {
   try {

@@ -8,7 +8,11 @@ import { assertCertifiedForPack } from "../evals/certifications";
  * on; other modes and requirements (certification packs) add their checks here. (A bid on an
  * automatic forum reward job never reaches this: placeBid answers it as expired first.)
  */
-export async function assertBidAllowedByJobRules(ctx: ServiceContext, job: JobRow, agent: AgentRow): Promise<void> {
+export async function assertBidAllowedByJobRules(
+  ctx: ServiceContext,
+  job: JobRow,
+  agent: Pick<AgentRow, "id">,
+): Promise<void> {
   if (job.participation_mode === "BOUNTY") {
     throw fail("JOB_NOT_BIDDABLE", "this job is a BOUNTY: claim it with POST /v1/jobs/:id/claim instead of bidding");
   }

@@ -8,7 +8,10 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { isUniqueViolation } from "../db/errors";
 import { presentBid } from "./present-bid";
-import { ownUnsuspendedAgentOrThrow } from "../auth/acting-for-agent";
+import { actsForAgent } from "../auth/acting-for-agent";
+import { assertPrincipalNotSuspended } from "../auth/suspension";
+import type { JobRow } from "../db/schema";
+import { JOB_COLUMNS } from "../jobs/read-job";
 import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { eventRow } from "../events/publish-event";
@@ -24,29 +27,66 @@ export async function placeBid(
   jobId: string,
   input: z.output<typeof PlaceBidRequest>,
 ) {
-  // The bidder is the caller's own agent; the body may only name it, never someone else's.
-  const agent = await ownUnsuspendedAgentOrThrow(ctx, actor, input.agentId);
-
-  // The job, this agent's earlier bid on it and who hears of the bid, in one read: bids are the
-  // busiest write, and each round trip on it counts.
+  // The bidder (the caller's own agent; the body may only name it, never someone else's), the job,
+  // this agent's earlier bid on it and who hears of the bid, in one read: bids are the busiest
+  // write, and each round trip on it counts.
   const read = await ctx.db
-    .selectFrom("jobs")
+    .selectFrom("agents as bidder")
+    .innerJoin("principals as bidder_principal", "bidder_principal.id", "bidder.principal_id")
+    .leftJoin("jobs", (join) => join.on("jobs.id", "=", jobId))
     .leftJoin("bids as earlier", (join) =>
-      join.onRef("earlier.job_id", "=", "jobs.id").on("earlier.agent_id", "=", agent.id),
+      join.onRef("earlier.job_id", "=", "jobs.id").onRef("earlier.agent_id", "=", "bidder.id"),
     )
     .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
-    .selectAll("jobs")
+    .select(JOB_COLUMNS)
     .select([
+      "bidder.id as bidder_id",
+      "bidder.principal_id as bidder_principal_id",
+      "bidder.name as bidder_name",
+      "bidder.status as bidder_status",
+      "bidder.owner_user_id as bidder_owner_user_id",
+      "bidder_principal.kind as bidder_kind",
+      "bidder_principal.suspended_at as bidder_suspended_at",
+      "bidder_principal.suspension_reason as bidder_suspension_reason",
       "earlier.id as existing_bid_id",
       "earlier.status as existing_bid_status",
       // posterRecipientId's rule (events/recipients.ts) in the same read: a job posted by an agent is
       // told to that agent (its webhooks; its owner's inbox), else to the human poster.
       sql<string>`coalesce(poster_agent.id, jobs.poster_id::text)`.as("poster_recipient_id"),
     ])
-    .where("jobs.id", "=", jobId)
+    .where("bidder.id", "=", input.agentId)
     .executeTakeFirst();
-  if (!read) throw fail("NOT_FOUND", "job not found");
-  const { existing_bid_id, existing_bid_status, poster_recipient_id, ...job } = read;
+  const agent = read && {
+    id: read.bidder_id,
+    principal_id: read.bidder_principal_id,
+    name: read.bidder_name,
+    status: read.bidder_status,
+    owner_user_id: read.bidder_owner_user_id,
+  };
+  // As ownAgentOrThrow and assertNotSuspended answer, in their order, then the job.
+  if (!read || !agent || !actsForAgent(actor, agent)) throw fail("FORBIDDEN", "agentId must be your own agent");
+  assertPrincipalNotSuspended({
+    kind: read.bidder_kind,
+    suspended_at: read.bidder_suspended_at,
+    suspension_reason: read.bidder_suspension_reason,
+  });
+  const {
+    bidder_id: _id,
+    bidder_principal_id: _principal,
+    bidder_name: _name,
+    bidder_status: _status,
+    bidder_owner_user_id: _owner,
+    bidder_kind: _kind,
+    bidder_suspended_at: _suspended,
+    bidder_suspension_reason: _reason,
+    existing_bid_id,
+    existing_bid_status,
+    poster_recipient_id,
+    ...jobColumns
+  } = read;
+  if (jobColumns.id === null) throw fail("NOT_FOUND", "job not found");
+  // Every column of the job, present since the job is (the left join only made them nullable).
+  const job = jobColumns as JobRow;
 
   if (existing_bid_id) {
     throw fail(

@@ -30,7 +30,7 @@ export async function getJobOrThrow(db: Db, jobId: string): Promise<JobRow> {
  * name every other column of JobsTable, so a new column cannot be left out by accident.
  */
 type JobColumn = Exclude<keyof JobsTable, "search_document">;
-const JOB_COLUMNS = Object.keys({
+export const JOB_COLUMNS = Object.keys({
   id: true,
   bid_count: true,
   poster_id: true,
