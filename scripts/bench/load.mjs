@@ -45,10 +45,14 @@ async function saturate({ sequence, ...opts }) {
       ]
     : undefined;
   const started = performance.now();
-  const run = await autocannon({ ...opts, headers, ...(requests ? { requests } : {}) });
-  // Answers over the run's own elapsed time: autocannon's requests.average is a mean of whole-second
-  // samples, which a run of a few seconds (a fixed amount of bids) quantises to total / whole seconds.
-  const elapsed = (performance.now() - started) / 1000;
+  const instance = autocannon({ ...opts, headers, ...(requests ? { requests } : {}) });
+  // Answers over the time until the last one came: autocannon's requests.average is a mean of
+  // whole-second samples, and a run of a fixed amount (the bids) ends on its next whole-second
+  // tick, either of which quantises a run of a few seconds to total / whole seconds.
+  let last = started;
+  instance.on("response", () => (last = performance.now()));
+  const run = await instance;
+  const elapsed = (last - started) / 1000;
   return {
     p50: run.latency.p50,
     p99: run.latency.p99,

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "./connection";
@@ -37,24 +36,33 @@ describe("which queries run as named prepared statements", () => {
   });
 });
 
-// A real server: the statements are kept per session, and a table change under one is survived.
-describe.skipIf(!process.env.TEST_DATABASE_URL)("prepared statements on PostgreSQL", () => {
+// A real database: the statements are kept per session, and a table change under one is survived.
+// PGlite always (its dialect prepares too: pglite-dialect.ts), the PostgreSQL server when there is one.
+const databases = [
+  { name: "PGlite", open: () => openDatabase({ dataDir: "memory://" }) },
+  ...(process.env.TEST_DATABASE_URL
+    ? [
+        {
+          name: "PostgreSQL",
+          // One connection, so the session that prepared is the one that is read back.
+          open: () => openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL!, maxConnections: 1 }),
+        },
+      ]
+    : []),
+];
+
+describe.each(databases)("prepared statements on $name", ({ open }) => {
   const table = `prepared_probe_${randomUUID().slice(0, 8)}`;
   let db: Db;
-  let admin: pg.Client;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create table ${table} (id int primary key, a text)`);
-    await admin.query(`insert into ${table} values (1, 'one')`);
-    // One connection, so the session that prepared is the one that is read back.
-    db = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL!, maxConnections: 1 });
+    db = await open();
+    await sql`create table ${sql.table(table)} (id int primary key, a text)`.execute(db);
+    await sql`insert into ${sql.table(table)} values (1, 'one')`.execute(db);
   });
   afterAll(async () => {
+    await sql`drop table if exists ${sql.table(table)}`.execute(db);
     await db?.destroy();
-    await admin?.query(`drop table if exists ${table}`);
-    await admin?.end();
   });
 
   const readAll = () => sql<Record<string, unknown>>`select * from ${sql.table(table)} where id = ${1}`.execute(db);
@@ -67,8 +75,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("prepared statements on PostgreS
     expect(kept.rows.map((r) => r.statement)).toContain(`select * from "${table}" where id = $1`);
   });
 
-  it("a table changed under a kept statement costs one retryable answer, then the fresh connection reads the new shape", async () => {
-    await admin.query(`alter table ${table} add column b text default 'bee'`);
+  it("a table changed under a kept statement costs one retryable answer, then reads the new shape", async () => {
+    // Another session's migration; on PGlite, the one session's own.
+    await sql`alter table ${sql.table(table)} add column b text default 'bee'`.execute(db);
     const first = await readAll().then(
       (result) => ({ rows: result.rows, error: null }),
       (error: unknown) => ({ rows: null, error }),
@@ -76,10 +85,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("prepared statements on PostgreS
     if (first.error) {
       // The router answers this as 503 with Retry-After (isDatabaseUnavailable), never as a 500.
       expect(isDatabaseUnavailable(first.error)).toBe(true);
-      expect((await readAll()).rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
     } else {
       expect(first.rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
     }
+    expect((await readAll()).rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
     expect((await readAll()).rows).toEqual([{ id: 1, a: "one", b: "bee" }]);
   });
 });
