@@ -46,6 +46,11 @@ class PGliteConnection implements DatabaseConnection {
   /** Which texts run as named statements (prepared-statements.ts), and each one's parameter types. */
   private readonly names = new StatementNames();
   private readonly prepared = new Map<string, number[]>();
+  /**
+   * Each statement's result parsers: only its columns' types. PGlite's parseResults copies the
+   * parsers it is given on every call, and the instance's hold every type it knows.
+   */
+  private readonly resultParsers = new Map<string, PGlite["parsers"]>();
 
   constructor(private readonly pglite: PGlite) {}
 
@@ -102,13 +107,25 @@ class PGliteConnection implements DatabaseConnection {
           protocol.serialize.sync(),
         ]),
       );
-      return parse.parseResults(ran.messages, this.pglite.parsers)[0] as Results<R>;
+      let parsers = this.resultParsers.get(name);
+      if (!parsers) {
+        const described = ran.messages.find((m) => m.name === "rowDescription") as
+          { fields: Array<{ dataTypeID: number }> } | undefined;
+        parsers = Object.fromEntries(
+          (described?.fields ?? [])
+            .map((field) => [field.dataTypeID, this.pglite.parsers[field.dataTypeID]] as const)
+            .filter(([, parser]) => parser !== undefined),
+        );
+        this.resultParsers.set(name, parsers);
+      }
+      return parse.parseResults(ran.messages, parsers)[0] as Results<R>;
     } catch (error) {
       // A table changed under the statement ("cached plan must not change result type"): it is
       // dropped, so the next run prepares it afresh; this one answers as a stale statement does on
       // a server (503, retry).
       if (isStalePreparedStatement(error)) {
         this.prepared.delete(name);
+        this.resultParsers.delete(name);
         await this.pglite
           .execProtocol(concat([protocol.serialize.close({ type: "S", name }), protocol.serialize.sync()]))
           .catch(() => {});
