@@ -16,9 +16,17 @@ describe("which queries run as named prepared statements", () => {
     expect(names.nameFor("select 1 from bids where id = $1")).toBeNull();
   });
 
-  it("never names transaction control or several statements in one text", () => {
+  it("never names transaction control, several statements in one text, or a full-text search", () => {
     const names = new StatementNames();
-    for (const text of ["begin", "commit", "rollback", "savepoint a", "select 1; select 2", "create table t (a int)"]) {
+    for (const text of [
+      "begin",
+      "commit",
+      "rollback",
+      "savepoint a",
+      "select 1; select 2",
+      "create table t (a int)",
+      "select id from jobs where search_document @@ websearch_to_tsquery('english', $1)",
+    ]) {
       names.nameFor(text);
       expect(names.nameFor(text)).toBeNull();
     }
