@@ -37,6 +37,8 @@ export interface CrashPoints {
   beforeCampaignDeposit?: (slotNo: number) => void | Promise<void>;
   /** After a reward's slot was reserved, before its release is sent (rewards/pay-rewards.ts). */
   afterRewardReserve?: (rewardId: string) => void | Promise<void>;
+  /** After an x402 authorization was found unclaimed, before it is checked on chain (evals/x402.ts). */
+  beforePaymentVerify?: (nonce: string) => void | Promise<void>;
 }
 
 export function requireChain(ctx: ServiceContext): ChainConfig {

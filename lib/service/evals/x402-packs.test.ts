@@ -242,6 +242,43 @@ describe("x402 v2 on paid packs", () => {
     expect(rows).toEqual([{ status: "SETTLED", attempt_id: attempts[0]!.id, tx_hash: attempts[0]!.payment_tx_hash }]);
   });
 
+  it("a submission whose authorization a parallel one claims while it is checked on chain is 409 PAYMENT_ALREADY_USED, whatever the chain says by then", async () => {
+    const [agent, other] = await Promise.all([newAgent(service), newAgent(service)]);
+    // A payer with nothing: on its own, this check on chain fails (402 insufficient_funds).
+    const payload = await payloadFor(generatePrivateKey(), agent.apiKey);
+    const a = (payload.payload as unknown as ExactEIP3009Payload).authorization;
+    service.crashPoints.beforePaymentVerify = async () => {
+      service.crashPoints.beforePaymentVerify = undefined;
+      // The parallel submission (another agent's) claims the same authorization meanwhile.
+      await service.db
+        .insertInto("x402_payments")
+        .values({
+          network: `eip155:${chain.config.chainId}`,
+          token_address: chain.config.tokenAddress.toLowerCase(),
+          payer_address: a.from.toLowerCase(),
+          nonce: a.nonce.toLowerCase(),
+          pay_to: a.to.toLowerCase(),
+          amount_units: a.value,
+          valid_before: new Date(Number(a.validBefore) * 1000),
+          pack_id: PAID_PACK_ID,
+          agent_id: other.id,
+        })
+        .execute();
+    };
+    try {
+      const res = await service.http("POST", path, {
+        token: agent.apiKey,
+        body: {},
+        headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(409);
+      expect(res.json.code).toBe("PAYMENT_ALREADY_USED");
+      expect(await attemptsOf(agent.id)).toHaveLength(0);
+    } finally {
+      service.crashPoints.beforePaymentVerify = undefined;
+    }
+  });
+
   it("a settlement sent by a request that died before its outcome was recorded is taken up by the same PAYMENT-SIGNATURE: the stored transaction, never a second", async () => {
     const agent = await newAgent(service);
     const payer = chain.accounts[PAYER + 2]!;

@@ -242,13 +242,15 @@ export async function claimAuthorization(
     payer_address: payer.toLowerCase(),
     nonce: a.nonce.toLowerCase(),
   };
-  const existing = await ctx.db
-    .selectFrom("x402_payments")
-    .selectAll()
-    .where("token_address", "=", key.token_address)
-    .where("payer_address", "=", key.payer_address)
-    .where("nonce", "=", key.nonce)
-    .executeTakeFirst();
+  const claimedRow = () =>
+    ctx.db
+      .selectFrom("x402_payments")
+      .selectAll()
+      .where("token_address", "=", key.token_address)
+      .where("payer_address", "=", key.payer_address)
+      .where("nonce", "=", key.nonce)
+      .executeTakeFirst();
+  const existing = await claimedRow();
   if (existing) {
     if (existing.attempt_id === null && existing.agent_id === input.agentId && existing.pack_id === input.packId) {
       const units = BigInt(existing.amount_units);
@@ -273,7 +275,16 @@ export async function claimAuthorization(
     }
     throw authorizationUsed();
   }
-  await verify();
+  await ctx.crashPoints?.beforePaymentVerify?.(key.nonce);
+  try {
+    await verify();
+  } catch (error) {
+    // A parallel submission of the same authorization claimed it while this one was checked on
+    // chain, and its settlement may already show there (the nonce used, the payer's balance
+    // down): this one lost the race, as it would on the unique constraint, whatever the chain said.
+    if (await claimedRow()) throw authorizationUsed();
+    throw error;
+  }
   const validBefore = BigInt(a.validBefore) > 8_000_000_000n ? 8_000_000_000n : BigInt(a.validBefore);
   try {
     const inserted = await ctx.db
