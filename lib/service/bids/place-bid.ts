@@ -56,15 +56,17 @@ export async function placeBid(
     ])
     .where("bidder.id", "=", input.agentId)
     .executeTakeFirst();
-  const agent = read && {
+  // As ownAgentOrThrow and assertNotSuspended answer, in their order, then the job.
+  const refused = () => fail("FORBIDDEN", "agentId must be your own agent");
+  if (!read) throw refused();
+  const agent = {
     id: read.bidder_id,
     principal_id: read.bidder_principal_id,
     name: read.bidder_name,
     status: read.bidder_status,
     owner_user_id: read.bidder_owner_user_id,
   };
-  // As ownAgentOrThrow and assertNotSuspended answer, in their order, then the job.
-  if (!read || !agent || !actsForAgent(actor, agent)) throw fail("FORBIDDEN", "agentId must be your own agent");
+  if (!actsForAgent(actor, agent)) throw refused();
   assertPrincipalNotSuspended({
     kind: read.bidder_kind,
     suspended_at: read.bidder_suspended_at,

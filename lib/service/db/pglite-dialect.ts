@@ -1,19 +1,5 @@
 import type { PGlite, Results } from "@electric-sql/pglite";
 import { isStalePreparedStatement, StatementNames } from "./prepared-statements";
-
-/** PGlite's protocol serialiser and result parser, loaded with PGlite itself (never on PostgreSQL). */
-const pgliteModule = () => import("@electric-sql/pglite");
-
-/** Protocol messages sent together in one exchange with PGlite. */
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -25,6 +11,21 @@ import {
   type Kysely,
   type QueryResult,
 } from "kysely";
+
+/** PGlite's protocol serialiser and result parser, loaded with PGlite itself (never on PostgreSQL), once. */
+let pgliteModule: Promise<typeof import("@electric-sql/pglite")> | undefined;
+const loadPglite = () => (pgliteModule ??= import("@electric-sql/pglite"));
+
+/** Protocol messages sent together in one exchange with PGlite. */
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
 
 // PGlite is one in-process connection. Kysely expects a pool, so this driver hands out that one
 // connection to one holder at a time: a transaction keeps it until commit or rollback, and every
@@ -80,7 +81,7 @@ class PGliteConnection implements DatabaseConnection {
    * read by PGlite's own result parser with the instance's type parsers and serialisers.
    */
   private async runNamed<R>(name: string, text: string, parameters: readonly unknown[]): Promise<Results<R>> {
-    const { parse, protocol } = await pgliteModule();
+    const { parse, protocol } = await loadPglite();
     let types = this.prepared.get(name);
     if (!types) {
       const described = await this.pglite.execProtocol(

@@ -24,24 +24,23 @@
  * mode (pgbouncer before 1.21) cannot keep them at all: DATABASE_PREPARED_STATEMENTS=off.
  */
 export const MAX_NAMED = 500;
-/** Texts counted while they have not yet run twice; the count is forgotten past this many. */
-const MAX_COUNTED = 5_000;
+/** Texts seen once and not yet named; forgotten past this many. */
+const MAX_SEEN = 5_000;
 const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 const FULL_TEXT = /to_tsquery\(/i;
 
 export class StatementNames {
   private readonly names = new Map<string, string>();
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Set<string>();
 
   /** The name this text runs under, or null to run it unnamed. */
   nameFor(text: string): string | null {
     const named = this.names.get(text);
     if (named !== undefined) return named;
     if (this.names.size >= MAX_NAMED || !NAMEABLE.test(text) || text.includes(";") || FULL_TEXT.test(text)) return null;
-    const runs = (this.seen.get(text) ?? 0) + 1;
-    if (runs < 2) {
-      if (this.seen.size >= MAX_COUNTED) this.seen.clear();
-      this.seen.set(text, runs);
+    if (!this.seen.has(text)) {
+      if (this.seen.size >= MAX_SEEN) this.seen.clear();
+      this.seen.add(text);
       return null;
     }
     this.seen.delete(text);

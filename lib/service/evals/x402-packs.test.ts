@@ -78,6 +78,28 @@ async function payloadFor(privateKey: `0x${string}`, apiKey: string): Promise<Pa
   return client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED")!));
 }
 
+/** The row a submission of this authorization by `agentId` claims (x402.ts claimAuthorization), as a test leaves it. */
+const claimRow = (
+  a: ExactEIP3009Payload["authorization"],
+  agentId: string,
+  state: { status?: "SENT"; raw_tx?: Hex; tx_hash?: Hex } = {},
+) =>
+  service.db
+    .insertInto("x402_payments")
+    .values({
+      network: `eip155:${chain.config.chainId}`,
+      token_address: chain.config.tokenAddress.toLowerCase(),
+      payer_address: a.from.toLowerCase(),
+      nonce: a.nonce.toLowerCase(),
+      pay_to: a.to.toLowerCase(),
+      amount_units: a.value,
+      valid_before: new Date(Number(a.validBefore) * 1000),
+      pack_id: PAID_PACK_ID,
+      agent_id: agentId,
+      ...state,
+    })
+    .execute();
+
 const attemptsOf = (agentId: string) =>
   service.db
     .selectFrom("eval_attempts")
@@ -250,20 +272,7 @@ describe("x402 v2 on paid packs", () => {
     service.crashPoints.beforePaymentVerify = async () => {
       service.crashPoints.beforePaymentVerify = undefined;
       // The parallel submission (another agent's) claims the same authorization meanwhile.
-      await service.db
-        .insertInto("x402_payments")
-        .values({
-          network: `eip155:${chain.config.chainId}`,
-          token_address: chain.config.tokenAddress.toLowerCase(),
-          payer_address: a.from.toLowerCase(),
-          nonce: a.nonce.toLowerCase(),
-          pay_to: a.to.toLowerCase(),
-          amount_units: a.value,
-          valid_before: new Date(Number(a.validBefore) * 1000),
-          pack_id: PAID_PACK_ID,
-          agent_id: other.id,
-        })
-        .execute();
+      await claimRow(a, other.id);
     };
     try {
       const res = await service.http("POST", path, {
@@ -309,23 +318,7 @@ describe("x402 v2 on paid packs", () => {
     });
     const raw = (await wallet.signTransaction(request)) as Hex;
     const hash = keccak256(raw);
-    await service.db
-      .insertInto("x402_payments")
-      .values({
-        network: `eip155:${chain.config.chainId}`,
-        token_address: chain.config.tokenAddress.toLowerCase(),
-        payer_address: a.from.toLowerCase(),
-        nonce: a.nonce.toLowerCase(),
-        pay_to: a.to.toLowerCase(),
-        amount_units: a.value,
-        valid_before: new Date(Number(a.validBefore) * 1000),
-        pack_id: PAID_PACK_ID,
-        agent_id: agent.id,
-        status: "SENT",
-        raw_tx: raw,
-        tx_hash: hash,
-      })
-      .execute();
+    await claimRow(a, agent.id, { status: "SENT", raw_tx: raw, tx_hash: hash });
 
     const res = await service.http("POST", path, {
       token: agent.apiKey,

@@ -2,12 +2,11 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import type { z } from "zod";
 import { JOB_SEARCH_RANKED, type JobSort, type ListJobsQuery } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
-import type { Database } from "../db/schema";
+import type { Database, JobRow } from "../db/schema";
 import type { Db } from "../db/connection";
 import type { Actor } from "../auth/actor";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { JsonText } from "../http/envelope";
-import type { JobRow } from "../db/schema";
 import { presentJob } from "./present-job";
 import { JOB_VERSION, selectJobs, selectJobVersions, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
@@ -17,19 +16,17 @@ const DEFAULT_LIMIT = 20;
 
 type Query = z.output<typeof ListJobsQuery>;
 type Row = JobWithRelations & { search_rank: string | number | null };
-/** A row of the page as first read: the sort's keys, the job's version and its parties (read-job.ts, selectJobVersions). */
-type PageRow = Pick<
-  JobWithRelations,
-  "id" | "poster_id" | "agent_id" | "agent_owner_user_id" | "poster_owner_user_id"
-> &
-  Pick<JobRow, "created_at" | "budget_usdc" | "deadline_at" | "bid_count" | "updated_at"> & {
-    version: string;
-    search_rank: string | number | null;
-  };
+/** The columns the sorts read (with search_rank), chosen with the page and carried to its rows. */
+const SORT_COLUMNS = ["created_at", "budget_usdc", "deadline_at", "bid_count", "updated_at", "search_rank"] as const;
 /** What a sort key reads of a row. */
-type SortRow = Pick<JobRow, "created_at" | "budget_usdc" | "deadline_at" | "bid_count" | "updated_at"> & {
+type SortRow = Pick<JobRow, Exclude<(typeof SORT_COLUMNS)[number], "search_rank">> & {
   search_rank: string | number | null;
 };
+/** A row of the page as first read: the sort's keys, the job's version and its parties (read-job.ts, selectJobVersions). */
+type PageRow = SortRow &
+  Pick<JobWithRelations, "id" | "poster_id" | "agent_id" | "agent_owner_user_id" | "poster_owner_user_id"> & {
+    version: string;
+  };
 
 // The stored search document (migration 0024-job-search-document, GIN-indexed): matching uses the
 // index and ranking reads the stored tsvector instead of rebuilding it from the text.
@@ -137,17 +134,11 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
   // The page is chosen first, from the jobs table alone and with only the columns its order reads.
   let positions = ctx.db
     .selectFrom(sortableMatches(ctx.db, query, sortName, changes).as("jobs"))
-    .select([
-      "jobs.id",
-      "jobs.created_at",
-      "jobs.budget_usdc",
-      "jobs.deadline_at",
-      "jobs.bid_count",
-      "jobs.updated_at",
-      "jobs.search_rank",
-    ]);
+    .select(["jobs.id", ...SORT_COLUMNS.map((column) => `jobs.${column}` as const)]);
   if (after) positions = positions.where(afterPosition(keys, after.values, after.id));
   positions = inSortOrder(positions, keys).limit(limit + 1);
+  const pageOfRows = <R extends SortRow & { id: string }>(rows: R[]) =>
+    pageOf(rows, limit, (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }), "/v1/jobs/:id/public");
 
   // Then each job's wire form: kept by version for whoever is not a party to the job
   // (public-job-text.ts), so the page's rows are read in full only for the jobs with no kept form.
@@ -156,34 +147,17 @@ export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: 
     const rows = (await inSortOrder(
       selectJobVersions(ctx.db)
         .innerJoin(positions.as("page"), "page.id", "jobs.id")
-        .select([
-          "page.created_at",
-          "page.budget_usdc",
-          "page.deadline_at",
-          "page.bid_count",
-          "page.updated_at",
-          "page.search_rank",
-        ]),
+        .select(SORT_COLUMNS.map((column) => `page.${column}` as const)),
       keys,
     ).execute()) as PageRow[];
-    const paged = pageOf(
-      rows,
-      limit,
-      (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }),
-      "/v1/jobs/:id/public",
-    );
+    const paged = pageOfRows(rows);
     const texts = await wireForms(ctx, actor, paged.rows);
     if (texts) return { items: paged.rows.map((row) => new JsonText(texts.get(row.id)!)), meta: paged.meta };
   }
   // The page kept changing under the two reads: read it in one statement, every row in full.
   const page = selectJobs(ctx.db).innerJoin(positions.as("page"), "page.id", "jobs.id").select("page.search_rank");
   const rows = (await inSortOrder(ctx.db.selectFrom(page.as("jobs")).selectAll(), keys).execute()) as unknown as Row[];
-  const paged = pageOf(
-    rows,
-    limit,
-    (row) => ({ k: encodeKey(sortName, keys, row), id: row.id }),
-    "/v1/jobs/:id/public",
-  );
+  const paged = pageOfRows(rows);
   return { items: paged.rows.map((row) => presentListedJob(row, actor)), meta: paged.meta };
 }
 
@@ -204,8 +178,10 @@ async function wireForms(
 ): Promise<Map<string, string> | null> {
   const texts = new Map<string, string>();
   const missing = new Map<string, PageRow>();
+  const parties = new Set<string>();
   for (const row of rows) {
-    const kept = seesDeliveredWork(jobRoleOf(actor, row)) ? undefined : keptPublicJobText(row.id, row.version);
+    if (seesDeliveredWork(jobRoleOf(actor, row))) parties.add(row.id);
+    const kept = parties.has(row.id) ? undefined : keptPublicJobText(row.id, row.version);
     if (kept !== undefined) texts.set(row.id, kept);
     else missing.set(row.id, row);
   }
@@ -217,7 +193,8 @@ async function wireForms(
   if (full.length !== missing.size || full.some((row) => row.version !== missing.get(row.id)?.version)) return null;
   for (const row of full) {
     const text = JSON.stringify(presentListedJob(row, actor));
-    if (!seesDeliveredWork(jobRoleOf(actor, row))) keepPublicJobText(row.id, row.version, text);
+    // Same version, same parties: who is a party was read with the page.
+    if (!parties.has(row.id)) keepPublicJobText(row.id, row.version, text);
     texts.set(row.id, text);
   }
   return texts;
