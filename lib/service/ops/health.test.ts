@@ -242,7 +242,14 @@ describe("GET /v1/health: flapping RPCs and money that needs a person", () => {
       money: {
         ok: true,
         failedSettlements: 0,
-        stuck: { settlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0 },
+        stuck: {
+          settlements: 0,
+          partSettlements: 0,
+          withdrawals: 0,
+          packPayouts: 0,
+          rewardFunding: 0,
+          x402Payments: 0,
+        },
       },
     });
 
@@ -287,7 +294,14 @@ describe("GET /v1/health: flapping RPCs and money that needs a person", () => {
         money: {
           ok: false,
           failedSettlements: 1,
-          stuck: { settlements: 0, withdrawals: 1, packPayouts: 0, rewardFunding: 0 },
+          stuck: {
+            settlements: 0,
+            partSettlements: 0,
+            withdrawals: 1,
+            packPayouts: 0,
+            rewardFunding: 0,
+            x402Payments: 0,
+          },
           reconciliationDifferences: 2,
         },
       });
