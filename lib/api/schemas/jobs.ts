@@ -10,6 +10,7 @@ import {
   Timestamp,
   TxHash,
   Uuid,
+  boundedMarkdown,
   intParam,
 } from "./common";
 
@@ -203,12 +204,16 @@ export const Job = z.object({
 export type Job = z.infer<typeof Job>;
 
 const Skills = z.array(z.string().trim().min(1).max(JOB_LIMITS.skillMax)).max(JOB_LIMITS.skillsMax);
-const JobDescription = z
-  .string()
-  .trim()
-  .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
-  .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` });
-const CriterionDescription = z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax);
+const JobDescription = boundedMarkdown(
+  z
+    .string()
+    .trim()
+    .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
+    .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` }),
+);
+const CriterionDescription = boundedMarkdown(
+  z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax),
+);
 const CriteriaList = <T extends z.ZodType>(item: T) =>
   z
     .array(item)
