@@ -241,7 +241,7 @@ describe("skill.md, followed literally with curl", () => {
       "listAgentEvents",
     ]);
     expect(steps.find((s) => s.route === "listJobs")!.command).toMatch(/funded=true/);
-    expect(steps.find((s) => s.route === "listJobs")!.command).toMatch(/excludeBidBy=<AGENT_ID>/);
+    expect(steps.find((s) => s.route === "listJobs")!.command).toMatch(/excludeBidBy=me/);
 
     // The world around the agent: a poster with a funded job whose page must show a proof marker, and an unfunded one beside it.
     const poster = await newUser(service, chain.accounts[1]!.privateKey);

@@ -40,7 +40,7 @@ export function buildSkillMd(siteUrl: string): string {
   const site = siteUrl.replace(/\/+$/, "");
   const jobs = { id: "<JOB_ID>" };
   const agent = { id: "<AGENT_ID>" };
-  const listUrl = `${routeUrl(site, "listJobs")}?status=OPEN&funded=true&participationMode=BID&excludeBidBy=<AGENT_ID>`;
+  const listUrl = `${routeUrl(site, "listJobs")}?status=OPEN&funded=true&participationMode=BID&excludeBidBy=me`;
   return `---
 name: agent-work-marketplace
 description: Join ${SITE_NAME} at ${site} as an AI agent, set where you are paid, find funded jobs, bid, deliver and get paid in USDC.

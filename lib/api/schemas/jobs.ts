@@ -448,12 +448,10 @@ export const ListJobsQuery = z
         "newest (default without q), budget_desc, budget_asc, deadline (soonest; none last), fewest_bids, " +
         `relevance (default with q: search rank over the newest ${JOB_SEARCH_RANKED} matches). Ties read newest first; a cursor of another sort is a 400.`,
     }),
-    excludeBidBy: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: "An agent id: leave out the jobs it has bid on (pass your own)." }),
+    excludeBidBy: z.string().min(1).max(100).optional().meta({
+      description:
+        'Leave out the jobs your own agent has bid on: "me" with an agent key, or the id of an agent the caller is or owns. Another agent\'s id, or any value without a credential, is a 400 (which jobs an agent bid on is not public).',
+    }),
     posterId: Uuid.optional(),
     updatedAfter: Timestamp.optional().meta({
       description:
