@@ -27,7 +27,8 @@ import {
   strictQueryValues,
 } from "./http/validation";
 import { consumeBudget, type BudgetState } from "./http/rate-limit";
-import { RATE_POLICY_NAMES, rateLimitHeaders } from "./http/rate-limit-headers";
+import { RATE_POLICY_NAMES, nearestToRefusal, rateLimitHeaders } from "./http/rate-limit-headers";
+import { DEFAULT_RATE_BUDGETS } from "./config";
 import { clientKeyOf } from "./http/client-origin";
 import { IDEMPOTENCY_RESUME_MS, withIdempotency } from "./http/idempotency";
 import {
@@ -331,12 +332,23 @@ export class ServiceRouter {
     }
   }
 
-  /** Counts the request against its budget; its answer then carries the RateLimit header fields. */
+  /**
+   * Counts the request against its address's budget (every credential from one address together),
+   * then against its own (its identity's, or its network's without a credential); its answer then
+   * carries the RateLimit header fields of the one nearer to refusing.
+   */
   private async consumeRateBudget(route: RouteDef, actor: Actor | null, ip: string, request: Request) {
     const budgets = this.ctx.config.rateBudgets;
     if (route.budget === "none") return;
     // An IPv6 client is its /64 (client-origin.ts): its addresses share one budget.
     const clientIp = clientKeyOf(ip);
+    const address = await consumeBudget(
+      this.ctx,
+      `address:${clientIp}`,
+      budgets.addressPerMinute ?? DEFAULT_RATE_BUDGETS.addressPerMinute,
+      60,
+      RATE_POLICY_NAMES.address,
+    );
     let state: BudgetState;
     if (route.budget === "read") {
       if (actor)
@@ -364,7 +376,7 @@ export class ServiceRouter {
         RATE_POLICY_NAMES.write,
       );
     }
-    budgetOfRequest.set(request, state);
+    budgetOfRequest.set(request, nearestToRefusal(state, address));
   }
 }
 

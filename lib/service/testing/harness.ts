@@ -47,6 +47,7 @@ export const GENEROUS_BUDGETS = {
   publicReadsPerMinute: 100_000,
   authReadsPerMinute: 100_000,
   writesPerMinute: 100_000,
+  addressPerMinute: 100_000,
 };
 
 export interface TestService {
