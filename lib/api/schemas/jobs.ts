@@ -85,6 +85,24 @@ export const CriterionCheck = z.union([
 ]);
 export type CriterionCheck = z.infer<typeof CriterionCheck>;
 
+/**
+ * A criterion's check as a poster writes it: the same, with `url` an http(s) address of at most
+ * 2000 characters (the prober fetches only the web; file:, javascript:, data: and the like are refused
+ * when written rather than stored and shown).
+ */
+const CriterionCheckInput = z.union([
+  z.object({
+    type: z.literal("http_status"),
+    url: z
+      .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+      .max(2000)
+      .optional(),
+    equals: z.number().int().min(100).max(599),
+  }),
+  z.object({ type: z.literal("manual") }),
+  z.object({ type: z.literal("reward") }),
+]);
+
 export const AcceptanceCriterion = z.object({
   id: z.string(),
   check: CriterionCheck,
@@ -301,7 +319,7 @@ export const CreateJobRequest = z.strictObject({
       z.strictObject({
         id: z.string().max(64).optional(),
         description: CriterionDescription,
-        check: CriterionCheck.optional(),
+        check: CriterionCheckInput.optional(),
       }),
     ]),
   ).optional(),
@@ -364,7 +382,7 @@ export const UpdateJobRequest = z
         z.strictObject({
           id: z.string().max(64).optional(),
           description: CriterionDescription,
-          check: CriterionCheck.optional(),
+          check: CriterionCheckInput.optional(),
         }),
       ]),
     ).optional(),
