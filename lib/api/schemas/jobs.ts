@@ -53,6 +53,8 @@ export const JOB_LIMITS = {
   stallAfterHoursMax: 720,
   /** inputData.stallAfterHours when the request omits it. */
   stallAfterHoursDefault: 24,
+  /** A job's deadlineAt, when set (at creation or in an edit), lies at least this far ahead. */
+  deadlineMinLeadMinutes: 60,
   /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
   progressNoteMax: 1000,
   /**
@@ -290,7 +292,9 @@ export const MilestoneInput = z.strictObject({
     .min(MILESTONE_LIMITS.criteriaMin, { message: `must be at least ${MILESTONE_LIMITS.criteriaMin} characters` })
     .max(MILESTONE_LIMITS.criteriaMax, { message: `must be at most ${MILESTONE_LIMITS.criteriaMax} characters` }),
   proofContentMarker: PROOF_CONTENT_MARKER.optional(),
-  deadlineAt: Timestamp.optional(),
+  deadlineAt: Timestamp.optional().meta({
+    description: "When the part is due; in the future when written (400 otherwise).",
+  }),
 });
 export type MilestoneInput = z.input<typeof MilestoneInput>;
 export const MilestonePlan = z
@@ -332,7 +336,9 @@ export const CreateJobRequest = z.strictObject({
   participationMode: ParticipationMode.optional(),
   /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
   claimWindowMinutes: intParam(JOB_LIMITS.claimWindowMinutesMin, JOB_LIMITS.claimWindowMinutesMax).optional(),
-  deadlineAt: Timestamp.optional(),
+  deadlineAt: Timestamp.optional().meta({
+    description: `When the work is due. At least ${JOB_LIMITS.deadlineMinLeadMinutes} minutes from now when set (400 otherwise): past it the job takes no bid and no acceptance (409 DEADLINE_PASSED).`,
+  }),
   requiredSkills: Skills.optional(),
   preferredSkills: Skills.optional(),
   requiredPackId: z.string().min(1).max(100).optional(),
@@ -390,7 +396,11 @@ export const UpdateJobRequest = z
     proofContentMarker: PROOF_CONTENT_MARKER.nullable().optional(),
     proofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional(),
     /** null removes the deadline. */
-    deadlineAt: Timestamp.nullable().optional(),
+    deadlineAt: Timestamp.nullable()
+      .optional()
+      .meta({
+        description: `A new deadline, at least ${JOB_LIMITS.deadlineMinLeadMinutes} minutes from now (400 otherwise; the job's current deadline sent back unchanged is no change), or null to remove it.`,
+      }),
     requiredSkills: Skills.optional(),
     preferredSkills: Skills.optional(),
     /** The whole new plan (before any bid); [] makes the job whole again. Amounts add up to the budget. */
