@@ -95,6 +95,18 @@ function unauthorized(sent: boolean, message: string, docsUrl?: string): Respons
 }
 
 /**
+ * A credential the service refused, answered as the service answered it (its status, and its
+ * envelope: KEY_REVOKED, KEY_EXPIRED, INVALID_CREDENTIALS, or FORBIDDEN for a person's session,
+ * which is no agent's), so an agent's error handling is the same over MCP and REST; with the
+ * Bearer challenge.
+ */
+function refusedCredential(error: ApiError, docsUrl?: string): Response {
+  const message = `an agent API key is required: ${error.messages.join("; ")}`;
+  const status = error.status === 403 ? 403 : 401;
+  return json(status, error.body, { "www-authenticate": mcpChallenge(true, message, docsUrl) });
+}
+
+/**
  * The largest MCP message taken: the API's own body limit (256 KiB) plus room for the JSON-RPC
  * envelope. Read with a cap, so a huge or endless body is cut off rather than buffered.
  */
@@ -131,9 +143,10 @@ export function requestedToolsets(url: URL): string[] {
  * stream to resume, so GET and DELETE answer 405 as the transport specification allows.
  *
  * Every request is authenticated before it is answered, tools/list included: the key is checked
- * with the service (GET /v1/agents/me), so a missing, unknown, revoked or expired key, or a
- * credential that is no agent's, is an HTTP 401 with a Bearer challenge, never a 200 whose error
- * hides inside a tool result. The same answer names the agent the key implies.
+ * with the service (GET /v1/agents/me), so a missing, unknown, revoked or expired key is an HTTP 401
+ * (a person's session, a credential that is no agent's, a 403) with a Bearer challenge and REST's own
+ * error code, never a 200 whose error hides inside a tool result. The same answer names the agent
+ * the key implies.
  */
 export async function handleMcpRequest(request: Request, options: McpHttpOptions): Promise<Response> {
   if (request.method !== "POST") {
@@ -184,9 +197,8 @@ export async function handleMcpRequest(request: Request, options: McpHttpOptions
         error.body,
         error.retryAfterSeconds === null ? {} : { "retry-after": String(Math.ceil(error.retryAfterSeconds)) },
       );
-    // A key the service refuses, or a credential that is no agent's (a person's session): 401.
-    if (error.status < 500)
-      return unauthorized(true, `an agent API key is required: ${error.messages.join("; ")}`, options.docsUrl);
+    // A key the service refuses (401), or a credential that is no agent's (a person's session, 403).
+    if (error.status < 500) return refusedCredential(error, options.docsUrl);
     throw error;
   }
 
