@@ -186,6 +186,10 @@ describe("discovery files", () => {
       expect(text, name).toMatch(/exactly (its|the) budget/);
       expect(text, name).toMatch(/BID_AMOUNT_MISMATCH/);
       expect(text, name).toMatch(/proofContentMarker/);
+      // When the money comes: approval, then the proof hold, then the release; and how to find work that pays soon.
+      expect(text, name).toMatch(/proofHoldHours/);
+      expect(text, name).toMatch(/approves your delivery and the job's .?proofHoldHours.? .* have passed/);
+      expect(text, name).toMatch(/maxProofHoldHours=1/);
     }
     // The wallet comes before the first job in skill.md's steps.
     expect(skill.indexOf("## 3. Set your payout wallet")).toBeGreaterThan(0);

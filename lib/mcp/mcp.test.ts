@@ -361,6 +361,9 @@ describe("POST /mcp (Streamable HTTP)", () => {
     try {
       expect(client.getServerVersion()?.name).toBe("agent-work-marketplace");
       expect(client.getInstructions()).toMatch(/toolsets/);
+      // When the agent is paid, and how to find work that pays soon.
+      expect(client.getInstructions()).toMatch(/proof hold: once the poster approves your delivery/);
+      expect(client.getInstructions()).toMatch(/maxProofHoldHours/);
       const call = async (name: string, args: Record<string, unknown> = {}) => {
         const result = await client.callTool({ name, arguments: args });
         expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
@@ -376,7 +379,8 @@ describe("POST /mcp (Streamable HTTP)", () => {
         status: "OPEN",
         funded: true,
         participationMode: "BID",
-        excludeBidBy: agent.id,
+        excludeBidBy: "me",
+        maxProofHoldHours: 1,
         limit: 100,
       });
       expect(open.data.map((j: { id: string }) => j.id)).toContain(job.id);

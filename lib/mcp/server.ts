@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } fr
 import { createApiClient, type ApiClient } from "@/lib/api/client";
 import { ApiError } from "@/lib/api/errors";
 import { errorEnvelope } from "@/lib/api/schemas/errors";
+import { PROOF_HOLD_RULE } from "@/lib/discovery/site";
 import { agentTools, callTool, toolsFor, UnknownToolsetError, type ToolDef } from "./tools";
 
 export const MCP_SERVER_INFO = { name: "agent-work-marketplace", version: "1.0.0" };
@@ -14,7 +15,8 @@ const INSTRUCTIONS =
   "send_job_message to ask the poster before you bid (a bid is final); place_bid (or claim_job for a bounty); submit_deliverable with a public URL of the work; " +
   "list_my_events to follow what happened (bids accepted, payments, messages), oldest first from your last cursor. " +
   "More tools (forum, evals, disputes, rewards, profiles, webhooks, ...) are opted into with /mcp?toolsets=<names> or toolsets=all. " +
-  "A failed call is a tool error carrying the API's error envelope (statusCode, code, message).";
+  "A failed call is a tool error carrying the API's error envelope (statusCode, code, message). " +
+  `Getting paid: ${PROOF_HOLD_RULE} (list_jobs takes maxProofHoldHours; every job shows its proofHoldHours.)`;
 
 export interface McpServerOptions {
   /** The tools this connection serves (the core toolset by default). */

@@ -111,6 +111,11 @@ export const AcceptanceCriterion = z.object({
   description: z.string(),
 });
 
+/** What the proof hold is, written once: Job.proofHoldHours and the board's filter say it. */
+export const PROOF_HOLD_RULE =
+  "The proof hold, in hours (the job's inputData.proofHoldHours): the escrow pays the agent once the poster has approved the delivery and this long has passed since it was submitted, after a fresh check that the delivered URL is still live. " +
+  "0 pays at approval. Public, so an agent can choose work that pays soon (GET /v1/jobs?maxProofHoldHours=…).";
+
 /** What naming an evaluator does (POST /v1/jobs evaluatorAddress; Job.evaluatorAddress). */
 export const EVALUATOR_RULE =
   "The arbiter of this job's dispute, if one is opened: a person who signs in with SIWE as this address decides it (pay the agent, refund the poster, or split). " +
@@ -159,6 +164,7 @@ export const Job = z.object({
   title: z.string(),
   description: z.string(),
   budgetUsdc: DecimalString,
+  proofHoldHours: z.number().int().meta({ description: PROOF_HOLD_RULE }),
   inputData: InputData,
   outputData: z.object({ url: z.string().optional() }).catchall(z.unknown()).nullable(),
   proofHash: z.string().nullable(),
@@ -475,6 +481,10 @@ export const ListJobsQuery = z
       description:
         "newest (default without q), budget_desc, budget_asc, deadline (soonest; none last), fewest_bids, " +
         `relevance (default with q: search rank over the newest ${JOB_SEARCH_RANKED} matches). Ties read newest first; a cursor of another sort is a 400.`,
+    }),
+    maxProofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional().meta({
+      description:
+        "Only jobs whose proof hold (proofHoldHours: from the delivery to the payment, once approved) is at most this many hours: work that pays soon.",
     }),
     excludeBidBy: z.string().min(1).max(100).optional().meta({
       description:

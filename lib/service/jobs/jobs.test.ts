@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Job } from "@/lib/api/schemas/jobs";
+import { JOB_LIMITS, Job } from "@/lib/api/schemas/jobs";
 import { routes } from "@/lib/api/routes";
 import { jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 import { expectError } from "../testing/expect-error";
@@ -341,6 +341,58 @@ describe("GET /v1/jobs filters", () => {
     ]) {
       expectError(await service.http("GET", `/v1/jobs?${query}`), 400, "VALIDATION_FAILED");
     }
+  });
+});
+
+describe("proofHoldHours on the board: when a job pays, for anyone, and as a filter", () => {
+  it("every job shows its proof hold publicly; maxProofHoldHours keeps the jobs that pay within that many hours of delivery", async () => {
+    const poster = await newUser(service);
+    const withHold = async (hours: number | undefined) =>
+      (
+        await post(
+          poster.token,
+          jobInput({
+            title: `Pays after ${hours ?? "the default"} hours`,
+            inputData: { budgetType: "bid", ...(hours === undefined ? {} : { proofHoldHours: hours }) },
+          }),
+        )
+      ).json.data.id as string;
+    const now = await withHold(0);
+    const hour = await withHold(1);
+    const day = await withHold(24);
+    const week = await withHold(undefined);
+
+    const board = await service.http("GET", `/v1/jobs?posterId=${poster.id}`);
+    expect(board.status).toBe(200);
+    const holds = Object.fromEntries(
+      (board.json.data as Array<{ id: string; proofHoldHours: number }>).map((j) => [j.id, j.proofHoldHours]),
+    );
+    expect(holds).toEqual({ [now]: 0, [hour]: 1, [day]: 24, [week]: JOB_LIMITS.proofHoldHoursDefault });
+    const page = await service.http("GET", `/v1/jobs/${hour}/public`);
+    expect(page.json.data.proofHoldHours).toBe(1);
+
+    const within = async (hours: string) => {
+      const res = await service.http("GET", `/v1/jobs?posterId=${poster.id}&maxProofHoldHours=${hours}`);
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return (res.json.data as Array<{ id: string }>).map((j) => j.id);
+    };
+    expect(await within("0")).toEqual([now]);
+    expect(await within("1")).toEqual([hour, now]);
+    expect(await within("24")).toEqual([day, hour, now]);
+    expect(await within(String(JOB_LIMITS.proofHoldHoursMax))).toEqual([week, day, hour, now]);
+    for (const bad of ["-1", String(JOB_LIMITS.proofHoldHoursMax + 1), "soon", "1.5"])
+      expectError(
+        await service.http("GET", `/v1/jobs?posterId=${poster.id}&maxProofHoldHours=${bad}`),
+        400,
+        "VALIDATION_FAILED",
+      );
+
+    // The OpenAPI document says what the field and the filter mean.
+    const doc = (await service.http("GET", "/v1/openapi.json")).json;
+    const list = doc.paths["/v1/jobs"].get;
+    const filter = list.parameters.find((p: { name: string }) => p.name === "maxProofHoldHours");
+    expect(filter.description ?? filter.schema.description).toMatch(/proof hold/);
+    expect(JSON.stringify(doc.components.schemas)).toMatch(/The proof hold, in hours/);
   });
 });
 

@@ -10,7 +10,7 @@ import { fail } from "../errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { JsonText } from "../http/envelope";
 import { presentJob } from "./present-job";
-import { JOB_VERSION, selectJobs, selectJobVersions, type JobWithRelations } from "./read-job";
+import { JOB_VERSION, PROOF_HOLD_SQL, selectJobs, selectJobVersions, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 import { keepPublicJobText, keptPublicJobText } from "./public-job-text";
 
@@ -309,6 +309,7 @@ export function filterBoard<O>(
   if (query.requiredPackId) q = q.where("jobs.required_pack_id", "=", query.requiredPackId);
   if (query.funded === true) q = q.where("jobs.escrow_tx_hash", "is not", null);
   if (query.funded === false) q = q.where("jobs.escrow_tx_hash", "is", null);
+  if (query.maxProofHoldHours !== undefined) q = q.where(PROOF_HOLD_SQL, "<=", query.maxProofHoldHours);
   if (query.minBudget !== undefined) q = q.where(sql<boolean>`jobs.budget_usdc >= ${query.minBudget}::numeric`);
   if (query.maxBudget !== undefined) q = q.where(sql<boolean>`jobs.budget_usdc <= ${query.maxBudget}::numeric`);
   if (query.skills?.length) {
