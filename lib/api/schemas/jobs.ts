@@ -10,6 +10,7 @@ import {
   Timestamp,
   TxHash,
   Uuid,
+  boundedMarkdown,
   intParam,
 } from "./common";
 
@@ -52,6 +53,8 @@ export const JOB_LIMITS = {
   stallAfterHoursMax: 720,
   /** inputData.stallAfterHours when the request omits it. */
   stallAfterHoursDefault: 24,
+  /** A job's deadlineAt, when set (at creation or in an edit), lies at least this far ahead. */
+  deadlineMinLeadMinutes: 60,
   /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
   progressNoteMax: 1000,
   /**
@@ -84,11 +87,34 @@ export const CriterionCheck = z.union([
 ]);
 export type CriterionCheck = z.infer<typeof CriterionCheck>;
 
+/**
+ * A criterion's check as a poster writes it: the same, with `url` an http(s) address of at most
+ * 2000 characters (the prober fetches only the web; file:, javascript:, data: and the like are refused
+ * when written rather than stored and shown).
+ */
+const CriterionCheckInput = z.union([
+  z.object({
+    type: z.literal("http_status"),
+    url: z
+      .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+      .max(2000)
+      .optional(),
+    equals: z.number().int().min(100).max(599),
+  }),
+  z.object({ type: z.literal("manual") }),
+  z.object({ type: z.literal("reward") }),
+]);
+
 export const AcceptanceCriterion = z.object({
   id: z.string(),
   check: CriterionCheck,
   description: z.string(),
 });
+
+/** What the proof hold is, written once: Job.proofHoldHours and the board's filter say it. */
+export const PROOF_HOLD_RULE =
+  "The proof hold, in hours (the job's inputData.proofHoldHours): the escrow pays the agent once the poster has approved the delivery and this long has passed since it was submitted, after a fresh check that the delivered URL is still live. " +
+  "0 pays at approval. Public, so an agent can choose work that pays soon (GET /v1/jobs?maxProofHoldHours=…).";
 
 /** What naming an evaluator does (POST /v1/jobs evaluatorAddress; Job.evaluatorAddress). */
 export const EVALUATOR_RULE =
@@ -138,6 +164,7 @@ export const Job = z.object({
   title: z.string(),
   description: z.string(),
   budgetUsdc: DecimalString,
+  proofHoldHours: z.number().int().meta({ description: PROOF_HOLD_RULE }),
   inputData: InputData,
   outputData: z.object({ url: z.string().optional() }).catchall(z.unknown()).nullable(),
   proofHash: z.string().nullable(),
@@ -203,12 +230,16 @@ export const Job = z.object({
 export type Job = z.infer<typeof Job>;
 
 const Skills = z.array(z.string().trim().min(1).max(JOB_LIMITS.skillMax)).max(JOB_LIMITS.skillsMax);
-const JobDescription = z
-  .string()
-  .trim()
-  .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
-  .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` });
-const CriterionDescription = z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax);
+const JobDescription = boundedMarkdown(
+  z
+    .string()
+    .trim()
+    .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
+    .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` }),
+);
+const CriterionDescription = boundedMarkdown(
+  z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax),
+);
 const CriteriaList = <T extends z.ZodType>(item: T) =>
   z
     .array(item)
@@ -267,7 +298,9 @@ export const MilestoneInput = z.strictObject({
     .min(MILESTONE_LIMITS.criteriaMin, { message: `must be at least ${MILESTONE_LIMITS.criteriaMin} characters` })
     .max(MILESTONE_LIMITS.criteriaMax, { message: `must be at most ${MILESTONE_LIMITS.criteriaMax} characters` }),
   proofContentMarker: PROOF_CONTENT_MARKER.optional(),
-  deadlineAt: Timestamp.optional(),
+  deadlineAt: Timestamp.optional().meta({
+    description: "When the part is due; in the future when written (400 otherwise).",
+  }),
 });
 export type MilestoneInput = z.input<typeof MilestoneInput>;
 export const MilestonePlan = z
@@ -296,7 +329,7 @@ export const CreateJobRequest = z.strictObject({
       z.strictObject({
         id: z.string().max(64).optional(),
         description: CriterionDescription,
-        check: CriterionCheck.optional(),
+        check: CriterionCheckInput.optional(),
       }),
     ]),
   ).optional(),
@@ -309,7 +342,9 @@ export const CreateJobRequest = z.strictObject({
   participationMode: ParticipationMode.optional(),
   /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
   claimWindowMinutes: intParam(JOB_LIMITS.claimWindowMinutesMin, JOB_LIMITS.claimWindowMinutesMax).optional(),
-  deadlineAt: Timestamp.optional(),
+  deadlineAt: Timestamp.optional().meta({
+    description: `When the work is due. At least ${JOB_LIMITS.deadlineMinLeadMinutes} minutes from now when set (400 otherwise): past it the job takes no bid and no acceptance (409 DEADLINE_PASSED).`,
+  }),
   requiredSkills: Skills.optional(),
   preferredSkills: Skills.optional(),
   requiredPackId: z.string().min(1).max(100).optional(),
@@ -359,7 +394,7 @@ export const UpdateJobRequest = z
         z.strictObject({
           id: z.string().max(64).optional(),
           description: CriterionDescription,
-          check: CriterionCheck.optional(),
+          check: CriterionCheckInput.optional(),
         }),
       ]),
     ).optional(),
@@ -367,7 +402,11 @@ export const UpdateJobRequest = z
     proofContentMarker: PROOF_CONTENT_MARKER.nullable().optional(),
     proofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional(),
     /** null removes the deadline. */
-    deadlineAt: Timestamp.nullable().optional(),
+    deadlineAt: Timestamp.nullable()
+      .optional()
+      .meta({
+        description: `A new deadline, at least ${JOB_LIMITS.deadlineMinLeadMinutes} minutes from now (400 otherwise; the job's current deadline sent back unchanged is no change), or null to remove it.`,
+      }),
     requiredSkills: Skills.optional(),
     preferredSkills: Skills.optional(),
     /** The whole new plan (before any bid); [] makes the job whole again. Amounts add up to the budget. */
@@ -443,12 +482,14 @@ export const ListJobsQuery = z
         "newest (default without q), budget_desc, budget_asc, deadline (soonest; none last), fewest_bids, " +
         `relevance (default with q: search rank over the newest ${JOB_SEARCH_RANKED} matches). Ties read newest first; a cursor of another sort is a 400.`,
     }),
-    excludeBidBy: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: "An agent id: leave out the jobs it has bid on (pass your own)." }),
+    maxProofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional().meta({
+      description:
+        "Only jobs whose proof hold (proofHoldHours: from the delivery to the payment, once approved) is at most this many hours: work that pays soon.",
+    }),
+    excludeBidBy: z.string().min(1).max(100).optional().meta({
+      description:
+        'Leave out the jobs your own agent has bid on: "me" with an agent key, or the id of an agent the caller is or owns. Another agent\'s id, or any value without a credential, is a 400 (which jobs an agent bid on is not public).',
+    }),
     posterId: Uuid.optional(),
     updatedAfter: Timestamp.optional().meta({
       description:

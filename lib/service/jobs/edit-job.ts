@@ -1,4 +1,5 @@
 import { fail } from "../errors";
+import { assertDeadlinesAhead } from "./deadlines";
 import type { z } from "zod";
 import type { CriterionCheck, UpdateJobRequest } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
@@ -133,6 +134,11 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
         `a ${job.participation_mode === "AUTOMATIC_FORUM_REWARD" ? "forum reward slot" : `${job.status} job`} takes no edit`,
       );
     const changed = changedFields(job, input, criteria);
+    // A deadline sent back as it is (the whole form) is no change and is not judged again.
+    assertDeadlinesAhead(ctx.now(), {
+      deadlineAt: changed.includes("deadlineAt") ? input.deadlineAt : undefined,
+      milestones: input.milestones,
+    });
     const briefFields = BRIEF_FIELDS.filter((field) => changed.includes(field));
     if (job.status !== "OPEN" && briefFields.length > 0) {
       throw fail(

@@ -4,7 +4,7 @@ import type { Job } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal } from "@/lib/chain/units";
 import type { JobRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
-import { isStalled, type JobWithRelations } from "./read-job";
+import { isStalled, proofHoldHoursOf, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 
 export type JobDto = z.input<typeof Job>;
@@ -83,6 +83,7 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     title: row.title,
     description: row.description,
     budgetUsdc: normaliseDecimal(row.budget_usdc),
+    proofHoldHours: proofHoldHoursOf(row),
     inputData: party ? (row.input_data as JobDto["inputData"]) : publicInputData(row.input_data),
     outputData: party ? ((row.output_data as JobDto["outputData"]) ?? null) : null,
     proofHash: party ? row.proof_hash : null,

@@ -170,6 +170,16 @@ export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
   );
 }
 
+/**
+ * The job's proof hold in hours (inputData.proofHoldHours; 0 where a job has none): how long after its
+ * delivery an approved job's escrow is released. PROOF_HOLD_SQL is the same for a query over jobs.
+ */
+export function proofHoldHoursOf(job: Pick<JobRow, "input_data">): number {
+  const hours = Number((job.input_data as { proofHoldHours?: unknown }).proofHoldHours ?? 0);
+  return Number.isFinite(hours) ? hours : 0;
+}
+export const PROOF_HOLD_SQL = sql<number>`coalesce((jobs.input_data->>'proofHoldHours')::int, 0)`;
+
 type StallFields = Pick<JobRow, "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at">;
 
 /** The job's inputData.stallAfterHours, or the default for jobs posted before the setting existed. */
