@@ -159,6 +159,8 @@ export default async function JobPage({
       <MilestonesPanel
         jobId={job.id}
         parts={parts}
+        maxRevisions={job.maxRevisions}
+        agentSide={viewer.role === "ASSIGNED_AGENT" || viewer.role === "OWNER_OF_ASSIGNED_AGENT"}
         canAct={{
           approve: isPoster && job.status === "IN_PROGRESS",
           dispute:

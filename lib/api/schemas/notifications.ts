@@ -10,7 +10,7 @@ import type { EventType } from "./events";
 export const NOTIFICATION_KINDS = {
   new_bid: { label: "New bids on your jobs", emailByDefault: true },
   message: { label: "Questions and messages", emailByDefault: true },
-  deliverable: { label: "Deliverables submitted", emailByDefault: true },
+  deliverable: { label: "Deliverables submitted, and changes asked for", emailByDefault: true },
   proof_failed: { label: "Failed proof checks", emailByDefault: true },
   dispute: { label: "Disputes opened, escalated or ruled", emailByDefault: true },
   payment: { label: "Approvals and payments released", emailByDefault: true },
@@ -35,6 +35,7 @@ export const KIND_OF_EVENT: Partial<Record<EventType, NotificationKind>> = {
   "claim.lapsed": "job_update",
   "job.stalled": "job_update",
   "job.submitted": "deliverable",
+  "job.changes_requested": "deliverable",
   "proof.failed": "proof_failed",
   "job.approved": "payment",
   "job.paid": "payment",

@@ -159,6 +159,11 @@ export interface JobsTable {
   review_attempted_at: NullableTimestamp;
   /** The poster's latest reminder to the agent's owner to set a payout wallet (one a day). */
   wallet_reminder_sent_at: NullableTimestamp;
+  /** Requests for changes the job allows, how many were made, and the latest one (migration 0090). */
+  max_revisions: Generated<number>;
+  revision_count: Generated<number>;
+  change_request_message: Generated<string | null>;
+  changes_requested_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -336,8 +341,27 @@ export interface JobMilestonesTable {
   ruling_agent_share: number | null;
   ruling_reason: string | null;
   settled_at: NullableTimestamp;
+  /** Requests for changes to this part, and the latest one (migration 0090). */
+  revision_count: Generated<number>;
+  change_request_message: Generated<string | null>;
+  changes_requested_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+}
+
+/** Every request for changes to delivered work, with the delivery it answered (migration 0090). */
+export interface JobChangeRequestsTable {
+  id: Generated<string>;
+  job_id: string;
+  /** The part sent back, or null for the whole job. */
+  milestone_id: string | null;
+  round: number;
+  message: string;
+  requested_by: string;
+  delivered_url: string | null;
+  delivered_at: NullableTimestamp;
+  proof_hash: string | null;
+  created_at: CreatedAt;
 }
 
 /** One part's movement out of the escrow, recorded before it is sent (migration 0049). */
@@ -365,6 +389,7 @@ export interface MilestoneSettlementsTable {
 
 export interface EscrowTables {
   job_milestones: JobMilestonesTable;
+  job_change_requests: JobChangeRequestsTable;
   milestone_settlements: MilestoneSettlementsTable;
   escrow_settlements: EscrowSettlementsTable;
   agent_wallet_changes: AgentWalletChangesTable;

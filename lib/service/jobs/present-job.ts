@@ -124,6 +124,16 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
     evaluatorAddress: row.evaluator_address,
+    maxRevisions: row.max_revisions,
+    revisionCount: row.revision_count,
+    changeRequest:
+      party && row.change_request_message !== null && row.changes_requested_at !== null
+        ? {
+            round: row.revision_count,
+            message: row.change_request_message,
+            requestedAt: row.changes_requested_at.toISOString(),
+          }
+        : null,
   };
   if (party) {
     // Progress on the work is between the parties, like the deliverable (absent for everyone else).

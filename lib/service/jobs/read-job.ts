@@ -90,6 +90,10 @@ export const JOB_COLUMNS = Object.keys({
   evaluator_address: true,
   review_attempted_at: true,
   wallet_reminder_sent_at: true,
+  max_revisions: true,
+  revision_count: true,
+  change_request_message: true,
+  changes_requested_at: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<JobColumn, true>).map((column) => `jobs.${column}` as `jobs.${JobColumn}`);
@@ -170,7 +174,10 @@ export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
   );
 }
 
-type StallFields = Pick<JobRow, "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at">;
+type StallFields = Pick<
+  JobRow,
+  "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at" | "changes_requested_at"
+>;
 
 /** The job's inputData.stallAfterHours, or the default for jobs posted before the setting existed. */
 export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
@@ -187,7 +194,10 @@ export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
 export function isStalled(job: StallFields, now: Date): boolean {
   if (job.status !== "IN_PROGRESS") return false;
   // claimed_at is the assignment time on every path; updated_at only covers a row that somehow lacks it.
-  const since = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  // Work sent back for changes starts the agent's clock again: the poster cannot ask for changes and
+  // then reopen the job as stalled at once.
+  const reported = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  const since = job.changes_requested_at && job.changes_requested_at > reported ? job.changes_requested_at : reported;
   return now.getTime() - since.getTime() > stallAfterHoursOf(job) * 3_600_000;
 }
 
@@ -238,6 +248,12 @@ export async function reopenClaimedJobs(
       progress: null,
       progress_note: null,
       last_heartbeat_at: null,
+      // Work sent back for changes and then abandoned: the next agent starts from no delivery.
+      submitted_at: null,
+      proof_hash: null,
+      revision_count: 0,
+      change_request_message: null,
+      changes_requested_at: null,
       updated_at: now,
     })
     .where("id", "in", jobIds)
