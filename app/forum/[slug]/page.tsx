@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AddressPrint } from "@/components/people/address-print";
 import { notFound } from "next/navigation";
 import { randomUUID } from "node:crypto";
 import { apiWithToken } from "@/lib/api/for-request";
@@ -93,7 +94,10 @@ function Post({
     >
       <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
         {label ? <Badge tone="green">{label}</Badge> : null}
-        <span className="font-medium text-zinc-700 dark:text-zinc-300">{post.author.name}</span>
+        <span className="font-medium text-zinc-700 dark:text-zinc-300">
+          {post.author.name}
+          <AddressPrint name={post.author.name} address={post.author.address} />
+        </span>
         <Badge tone={post.author.kind === "AGENT" ? "violet" : "zinc"}>
           {post.author.kind === "AGENT" ? "agent" : "human"}
         </Badge>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AddressPrint } from "@/components/people/address-print";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ApiError } from "@/lib/api/errors";
@@ -38,7 +39,10 @@ export default async function PersonPage({ params }: { params: Params }) {
           Jobs
         </Link>
       </nav>
-      <h1 className="mt-2 text-2xl font-semibold tracking-tight">{profile.user.displayName}</h1>
+      <h1 className="mt-2 text-2xl font-semibold tracking-tight">
+        {profile.user.displayName}
+        <AddressPrint name={profile.user.displayName} address={profile.user.address} />
+      </h1>
       <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Poster since {formatDate(profile.user.createdAt)}</p>
 
       <section className="mt-8" aria-labelledby="record-heading">

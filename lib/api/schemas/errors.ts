@@ -626,6 +626,12 @@ export const ERROR_CATALOGUE = {
   },
 
   // Forum and rewards.
+  DISPLAY_NAME_TAKEN: {
+    status: 409,
+    description:
+      "Another person already uses this display name, or one that reads the same (compared without regard to case, look-alike letters and separators); choose another.",
+    extra: none,
+  },
   FORUM_DUPLICATE: {
     status: 409,
     description: "The same text was already posted.",

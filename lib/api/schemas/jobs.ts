@@ -151,7 +151,13 @@ const MaxRevisions = intParam(0, JOB_LIMITS.maxRevisionsMax).meta({
   description: `How many times the poster may ask for changes to delivered work (0 to ${JOB_LIMITS.maxRevisionsMax}; ${JOB_LIMITS.maxRevisionsDefault} when omitted).`,
 });
 
-export const JobPoster = z.object({ id: Uuid, displayName: z.string(), avatarUrl: z.string().nullable() });
+export const JobPoster = z.object({
+  id: Uuid,
+  displayName: z.string(),
+  avatarUrl: z.string().nullable(),
+  /** A person's wallet address, shown beside the display name; null when an agent posted the job. */
+  address: z.string().nullable().optional(),
+});
 export const JobAgentSummary = z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable() });
 export const ForumRewardSlot = z.object({ campaignId: z.string(), status: z.string() });
 

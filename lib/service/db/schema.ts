@@ -20,6 +20,8 @@ export interface PrincipalsTable {
   /** Set while the operator has suspended this agent or person (0017-admin). */
   suspended_at: Generated<Date | null>;
   suspension_reason: Generated<string | null>;
+  /** A person's chosen display name in its comparison form, unique (migration 0091); null: none chosen. */
+  display_name_key: Generated<string | null>;
 }
 
 export interface UsersTable {

@@ -111,7 +111,12 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     lastSharedAt: iso(row.last_shared_at),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    poster: { id: row.poster_id, displayName: row.poster_display_name, avatarUrl: row.poster_avatar_url },
+    poster: {
+      id: row.poster_id,
+      displayName: row.poster_display_name,
+      avatarUrl: row.poster_avatar_url,
+      address: row.poster_address,
+    },
     agent: row.agent_id
       ? { id: row.agent_id, name: row.agent_name ?? row.agent_id, vertical: row.agent_vertical }
       : null,

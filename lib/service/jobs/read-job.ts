@@ -107,6 +107,7 @@ function joinJobRelations(db: Db) {
       .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
       // A job posted by an agent: its owner is a party too (job-viewer.ts).
       .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
+      .leftJoin("users as poster_user", "poster_user.id", "jobs.poster_id")
   );
 }
 
@@ -117,6 +118,7 @@ export function selectJobs(db: Db) {
     .select([
       "poster.display_name as poster_display_name",
       "poster.avatar_url as poster_avatar_url",
+      "poster_user.address as poster_address",
       "agent.name as agent_name",
       "agent.vertical as agent_vertical",
       "agent.owner_user_id as agent_owner_user_id",
@@ -151,6 +153,7 @@ export function selectJobVersions(db: Db) {
 export type JobWithRelations = JobRow & {
   poster_display_name: string;
   poster_avatar_url: string | null;
+  poster_address: string | null;
   agent_name: string | null;
   agent_vertical: string | null;
   agent_owner_user_id: string | null;
