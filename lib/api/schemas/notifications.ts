@@ -101,6 +101,8 @@ export const NotificationSettings = z.object({
   /** An address set here whose verification link has not been opened yet. */
   pendingEmail: z.string().nullable(),
   kinds: z.array(z.object({ kind: NotificationKindSchema, label: z.string(), email: z.boolean() })),
+  /** Replying to a forum thread follows it, so later replies reach the inbox (forum.reply); on by default. */
+  followOnReply: z.boolean(),
 });
 export type NotificationSettings = z.infer<typeof NotificationSettings>;
 
@@ -109,6 +111,8 @@ export const UpdateNotificationSettingsRequest = z.strictObject({
   email: z.email({ message: "must be an email address" }).max(254).nullable().optional(),
   /** Mail on or off per kind; kinds not named keep their setting. */
   email_kinds: z.partialRecord(NotificationKindSchema, z.boolean()).optional(),
+  /** false: replying to a forum thread no longer follows it (threads followed already stay followed). */
+  followOnReply: z.boolean().optional(),
 });
 
 export const TokenQuery = z.strictObject({ token: z.string().min(1).max(512) });

@@ -1049,6 +1049,8 @@ export interface NotificationSettingsTable {
   pending_expires_at: NullableTimestamp;
   /** Mail on or off per kind, overriding NOTIFICATION_KINDS' defaults. */
   email_kinds: ColumnType<Record<string, boolean>, string | undefined, string>;
+  /** Replying to a forum thread follows it (migration 0092). */
+  follow_on_reply: Generated<boolean>;
   updated_at: UpdatedAt;
 }
 
