@@ -141,7 +141,11 @@ export default async function JobPage({
         <DisputeCasePanel
           kase={disputeRes.result.data}
           explorerUrl={explorer}
-          parties={{ poster: { id: job.poster.id, name: job.poster.displayName }, agent: job.agent ?? null }}
+          feeBps={chain?.data.feeBps ?? null}
+          parties={{
+            poster: { id: job.poster.id, name: job.poster.displayName, address: job.poster.address },
+            agent: job.agent ?? null,
+          }}
         />
       ) : null}
       {disputeRes?.error ? (

@@ -309,6 +309,30 @@ describe("asking for changes to a delivered job", () => {
   });
 });
 
+describe("the arbiter's view after rounds of changes", () => {
+  it("the evaluator reads the delivered work as resubmitted, every proof check and the request, in the case", async () => {
+    const evaluator = await newUser(service);
+    const s = await assigned({ evaluatorAddress: evaluator.address });
+    await submit(s);
+    await askChanges(s, s.poster.token, "Please add the missing emails.");
+    const latest = (await submit(s)).json.data.outputData.url;
+    const disputed = await service.http("POST", `/v1/jobs/${s.jobId}/dispute`, {
+      token: s.agent.apiKey,
+      body: { reason: "The poster keeps asking for work outside the brief." },
+    });
+    expect(disputed.status, JSON.stringify(disputed.json)).toBe(200);
+    const kase = (await service.http("GET", `/v1/jobs/${s.jobId}/dispute`, { token: evaluator.token })).json.data;
+    expect(kase.viewer).toMatchObject({ role: "EVALUATOR", can: { rule: true } });
+    expect(kase.deliverable).toMatchObject({ url: latest });
+    expect(kase.proofChecks.filter((c: { trigger: string }) => c.trigger === "SUBMISSION")).toHaveLength(2);
+    expect(kase.timeline.map((e: { type: string }) => e.type)).toContain("job.changes_requested");
+    // A stranger reads no case.
+    expect(
+      (await service.http("GET", `/v1/jobs/${s.jobId}/dispute`, { token: (await newUser(service)).token })).status,
+    ).toBe(403);
+  });
+});
+
 describe("asking for changes to one part", () => {
   const part = (s: Setup, n: number, verb: string, token: string, body?: unknown) =>
     service.http("POST", `/v1/jobs/${s.jobId}/milestones/${n}/${verb}`, { token, ...(body ? { body } : {}) });

@@ -1,7 +1,7 @@
 import { fail } from "../errors";
 import type { Transaction } from "kysely";
 import type { Address } from "viem";
-import { parseUsdc } from "@/lib/chain/units";
+import { agentShareOf, parseUsdc } from "@/lib/chain/units";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -421,7 +421,7 @@ export async function ruleMilestone(
       .execute();
     const share =
       input.outcome === "SPLIT"
-        ? { agentShareUnits: (parseUsdc(String(locked.m.amount_usdc)) * BigInt(input.agentShare ?? 0)) / 100n }
+        ? { agentShareUnits: agentShareOf(parseUsdc(String(locked.m.amount_usdc)), input.agentShare ?? 0) }
         : undefined;
     const row = await recordPartSettlement(trx, locked.m, kind, wallet, share);
     await publishEvent(trx, {
