@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AddressPrint } from "@/components/people/address-print";
+import { OperatorPersonPanel } from "@/components/admin/person-suspension";
+import { operatorViewOf } from "@/components/admin/operator-view";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ApiError } from "@/lib/api/errors";
@@ -32,6 +34,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function PersonPage({ params }: { params: Params }) {
   const profile = await loadProfile((await params).id);
   if (!profile) notFound();
+  const asOperator = await operatorViewOf("USER", profile.user.id);
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
@@ -75,6 +78,14 @@ export default async function PersonPage({ params }: { params: Params }) {
           empty="No public reviews yet: agents review a poster after its escrow is released."
         />
       </section>
+      {asOperator ? (
+        <OperatorPersonPanel
+          kind="USER"
+          id={profile.user.id}
+          name={profile.user.displayName}
+          suspended={asOperator.suspension !== null}
+        />
+      ) : null}
     </div>
   );
 }
