@@ -1,13 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { Page } from "@playwright/test";
-import { depositToEscrow } from "@/lib/chain/escrow/send";
-import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
-import { parseUsdc } from "@/lib/chain/units";
-import type { ApiClient } from "@/lib/api";
-import { apiClient, chainConfig, signedInHuman } from "./api-actors";
+import { signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
+import { POSTER_KEY, WIDTHS, assignedJob, noSideways, serveWork } from "./job-setup";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 
 // Revisions as the two people live them, on a wide screen and on a phone: the poster reads the
@@ -15,72 +8,6 @@ import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 // sees the request (its round and the message, as plain text) on the job and on the submission
 // page, resubmits, and the job is in review again with the request on its timeline. On a job paid
 // in parts, one part is sent back alone.
-
-// anvil's account 1: the injected test wallet signs as it, and it holds test USDC.
-const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
-const WIDTHS = [
-  { name: "1280 px", viewport: { width: 1280, height: 900 } },
-  { name: "390 px", viewport: { width: 390, height: 844 } },
-] as const;
-
-async function serveWork(marker: string) {
-  const server: Server = createServer((req, res) => {
-    const part = /part-(\d+)/.exec(req.url ?? "")?.[1];
-    res
-      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-      .end(
-        `<!doctype html><title>Report</title><h1>Report ${req.url}</h1><p>${marker}</p>${part ? `<p>${marker}-part-${part}</p>` : ""}`,
-      );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** A funded job assigned to a fresh agent, set up through the API as scripts would. */
-async function assignedJob(poster: ApiClient, marker: string, milestones?: unknown[]) {
-  const job = (
-    await poster.createJob({
-      body: {
-        templateId: "custom-v1",
-        title: `Revised report ${Date.now()}`,
-        description: "A short market report delivered as a public web page that carries the proof marker.",
-        acceptanceCriteria: ["The report is readable"],
-        inputData: { budgetType: "bid", proofHoldHours: 0, proofContentMarker: marker },
-        budget: "20",
-        maxRevisions: 2,
-        ...(milestones ? { milestones: milestones as never } : {}),
-      },
-    })
-  ).data;
-  const { txHash } = await depositToEscrow({
-    config: chainConfig(),
-    privateKey: POSTER_KEY,
-    escrowJobId: escrowJobIdFromWire(job.escrowJobId),
-    amount: parseUsdc("20"),
-  });
-  await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
-  const signup = (
-    await apiClient().signUpAgent({ body: { ownerEmail: `revise-${Date.now()}@example.test`, name: "Revision Bot" } })
-  ).data;
-  const agent = apiClient(signup.apiKey);
-  await agent.heartbeat({});
-  await agent.updateAgent({
-    params: { id: signup.agent.id },
-    body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address },
-  });
-  const bid = await agent.placeBid({
-    params: { id: job.id },
-    body: { agentId: signup.agent.id, proposedUsdc: "20", coverLetter: "I will deliver the report." },
-  });
-  await poster.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
-  return { job, apiKey: signup.apiKey, agent };
-}
-
-async function noSideways(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow, "no horizontal scroll").toBeLessThanOrEqual(0);
-}
 
 for (const { name, viewport } of WIDTHS) {
   test(`at ${name}: the poster requests changes with a message, the agent reads it, resubmits, and the job is in review again`, async ({
@@ -96,7 +23,7 @@ for (const { name, viewport } of WIDTHS) {
     const site = await serveWork(marker);
     const poster = await signedInHuman(POSTER_KEY);
     expect(poster.address).toBe(wallet.address);
-    const { job, apiKey, agent } = await assignedJob(poster.client, marker);
+    const { job, apiKey, agent } = await assignedJob(poster.client, marker, { maxRevisions: 2 });
     secrets.addSecret(apiKey);
     try {
       await agent.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: `${site.base}/v1` } } });
@@ -168,10 +95,13 @@ test("on a job paid in parts, the poster sends one delivered part back; the agen
   const site = await serveWork(marker);
   const poster = await signedInHuman(POSTER_KEY);
   expect(poster.address).toBe(wallet.address);
-  const { job, apiKey, agent } = await assignedJob(poster.client, marker, [
-    { title: "Research", amountUsdc: "12", acceptanceCriteria: "20 sources", proofContentMarker: `${marker}-part-1` },
-    { title: "Draft", amountUsdc: "8", acceptanceCriteria: "A draft", proofContentMarker: `${marker}-part-2` },
-  ]);
+  const { job, apiKey, agent } = await assignedJob(poster.client, marker, {
+    maxRevisions: 2,
+    milestones: [
+      { title: "Research", amountUsdc: "12", acceptanceCriteria: "20 sources", proofContentMarker: `${marker}-part-1` },
+      { title: "Draft", amountUsdc: "8", acceptanceCriteria: "A draft", proofContentMarker: `${marker}-part-2` },
+    ],
+  });
   secrets.addSecret(apiKey);
   try {
     await agent.submitMilestone({
