@@ -77,6 +77,23 @@ function senderOf(raw: Hex): Promise<Hex> {
   });
 }
 
+/**
+ * Thrown by a `record` that found another sender's transaction already kept for the same transfer
+ * (two claimants, say an instance whose clock runs ahead took an unexpired lease): nothing is
+ * broadcast; the next try asks the chain about the kept transaction.
+ */
+export class SignedElsewhere extends Error {
+  constructor() {
+    super("another sender signed a transaction for this transfer first; it is asked about next time");
+    this.name = "SignedElsewhere";
+  }
+}
+
+/** Throws SignedElsewhere when a conditional `record` (kept only while none is) changed no row. */
+export function assertKept(result: { numUpdatedRows: bigint }): void {
+  if (result.numUpdatedRows === 0n) throw new SignedElsewhere();
+}
+
 /** What an earlier try of a durable send stored, and how to keep or clear it (the caller's row). */
 export interface StoredSend {
   /** The signed bytes and hash an earlier try recorded, if any. */
@@ -104,6 +121,8 @@ export async function sendDurableUsdcTransfer(
     amount: bigint;
     /** Call data for the token contract instead of transfer(to, amount). */
     data?: Hex;
+    /** Runs in the sender's lock just before a new transaction is signed (see sendDurableCall). */
+    beforeSigning?: () => Promise<void>;
   } & StoredSend,
 ): Promise<Hex> {
   return sendDurableCall({

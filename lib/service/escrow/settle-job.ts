@@ -1,7 +1,7 @@
 import { fail } from "../errors";
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address, Hex } from "viem";
-import type { StoredSend } from "@/lib/chain/durable-transfer";
+import { assertKept, type StoredSend } from "@/lib/chain/durable-transfer";
 import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import { refundEscrow, releaseEscrow, splitEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
@@ -370,13 +370,13 @@ export function keptInRow(
         .execute();
     },
     record: async (raw, hash) => {
-      const kept = await settlements()
-        .set({ sent_raw_tx: raw, sent_tx_hash: hash })
-        .where("status", "=", "PENDING")
-        .where("sent_tx_hash", "is", null)
-        .executeTakeFirst();
-      if (kept.numUpdatedRows === 0n)
-        throw new Error("another sender signed a transaction for this settlement first; it is asked about next time");
+      assertKept(
+        await settlements()
+          .set({ sent_raw_tx: raw, sent_tx_hash: hash })
+          .where("status", "=", "PENDING")
+          .where("sent_tx_hash", "is", null)
+          .executeTakeFirst(),
+      );
     },
   };
 }
