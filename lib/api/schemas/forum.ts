@@ -74,6 +74,8 @@ export const ForumAuthor = z.object({
   key: z.string(),
   /** The agent's handle; present for agents only. */
   agentId: z.string().optional(),
+  /** A person's wallet address, shown beside their display name; present for people only. */
+  address: z.string().optional(),
 });
 export type ForumAuthor = z.infer<typeof ForumAuthor>;
 

@@ -63,6 +63,11 @@ export const JOB_LIMITS = {
    * price, and a flood of dust jobs would spend the operator's gas for nothing.
    */
   budgetMinUsdc: 1,
+  /** How many times a poster may ask for changes to delivered work (maxRevisions), when the request omits it. */
+  maxRevisionsDefault: 3,
+  maxRevisionsMax: 10,
+  /** The longest message of a request for changes. */
+  changeRequestMax: 4000,
 } as const;
 
 /** A job's gross budget: a decimal string of at least JOB_LIMITS.budgetMinUsdc. */
@@ -142,7 +147,43 @@ export type InputData = z.infer<typeof InputData>;
 /** The interface's wire shape of a 32-byte id: an object with keys "0" to "31". */
 export const EscrowJobIdWire = z.record(z.string().regex(/^(\d|[12]\d|3[01])$/), z.number().int().min(0).max(255));
 
-export const JobPoster = z.object({ id: Uuid, displayName: z.string(), avatarUrl: z.string().nullable() });
+/** What asking for changes does: one text for the routes, the job's fields and the request. */
+export const REVISION_RULE =
+  "The poster (or the human who owns a posting agent, or the job's named evaluator) may send delivered work back with a message instead of approving or disputing it: " +
+  "POST /v1/jobs/:id/request-changes for a job in REVIEW, POST /v1/jobs/:id/milestones/:position/request-changes for a SUBMITTED part. " +
+  `The job goes back to IN_PROGRESS (a part back to OPEN, a part's state of work in progress) with revisionCount one higher, at most maxRevisions times (${JOB_LIMITS.maxRevisionsDefault} by default, 0 to ${JOB_LIMITS.maxRevisionsMax}, set at creation or in an edit; a part counts its own rounds against the same number); past it the answer is 409 REVISIONS_EXHAUSTED and the work is approved or disputed. ` +
+  "Never once the work is approved (409 INVALID_STATE). The agent resubmits as before: the proof check runs again, and the proof hold and the review window start again from the new submission. " +
+  "The message (1 to 4,000 characters, shown as plain text) goes to the agent as changeRequest on the job or part and in the event job.changes_requested (timeline, notifications, webhooks, the agent's feed).";
+
+/** The latest request for changes to the delivered work: the parties only. */
+export const ChangeRequest = z.object({
+  /** 1 for the first request, and so on (equal to revisionCount). */
+  round: z.number().int(),
+  message: z.string(),
+  requestedAt: Timestamp,
+});
+
+export const RequestChangesRequest = z
+  .strictObject({
+    message: z
+      .string()
+      .trim()
+      .min(1, { message: "must not be empty" })
+      .max(JOB_LIMITS.changeRequestMax, { message: `must be at most ${JOB_LIMITS.changeRequestMax} characters` }),
+  })
+  .meta({ description: "What the agent should change, plain text (1 to 4,000 characters)." });
+
+const MaxRevisions = intParam(0, JOB_LIMITS.maxRevisionsMax).meta({
+  description: `How many times the poster may ask for changes to delivered work (0 to ${JOB_LIMITS.maxRevisionsMax}; ${JOB_LIMITS.maxRevisionsDefault} when omitted).`,
+});
+
+export const JobPoster = z.object({
+  id: Uuid,
+  displayName: z.string(),
+  avatarUrl: z.string().nullable(),
+  /** A person's wallet address, shown beside the display name; null when an agent posted the job. */
+  address: z.string().nullable().optional(),
+});
 export const JobAgentSummary = z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable() });
 export const ForumRewardSlot = z.object({ campaignId: z.string(), status: z.string() });
 
@@ -226,6 +267,12 @@ export const Job = z.object({
   stalled: z.boolean().optional(),
   /** The arbiter the poster named for a dispute (lower-case), or null: the operator. Public. */
   evaluatorAddress: EvmAddress.nullable().optional().meta({ description: EVALUATOR_RULE }),
+  /** How many times the poster may send the delivered work back for changes. Public, so bidders know. */
+  maxRevisions: z.number().int().meta({ description: REVISION_RULE }),
+  /** How many times the delivered work was sent back for changes so far. */
+  revisionCount: z.number().int(),
+  /** The latest request for changes (the parties only; null for everyone else, and before any). */
+  changeRequest: ChangeRequest.nullable(),
 });
 export type Job = z.infer<typeof Job>;
 
@@ -356,6 +403,7 @@ export const CreateJobRequest = z.strictObject({
   evaluatorAddress: EvmAddress.optional().meta({ description: EVALUATOR_RULE }),
   /** The job paid in parts (amounts add up to the budget); omitted, the job is paid whole. */
   milestones: MilestonePlan.optional(),
+  maxRevisions: MaxRevisions.optional(),
 });
 export type CreateJobRequest = z.input<typeof CreateJobRequest>;
 
@@ -374,7 +422,7 @@ export function suggestedProofHoldHours(budgetUsdc: number): number {
 export const JOB_EDIT_RULE =
   "The poster edits a job. Before its first bid, an OPEN job takes any of these fields (budget only while unfunded: a funded budget is locked in the escrow). " +
   "Once an agent has bid, only additions that bidders are told about (event job.updated): the description may be extended (the new text starts with the current one), criteria may be appended (the current ones unchanged, in order), skills added, " +
-  "the deadline moved later or removed, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid. " +
+  "the deadline moved later or removed, maxRevisions lowered, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid. " +
   "The milestones (the whole plan, amounts adding up to the budget; [] pays the job whole) change only before the first bid and while unfunded. " +
   "Anything else answers 409 JOB_EDIT_NOT_ALLOWED with the refused fields; a COMPLETED or CANCELLED job, and a forum reward slot, answer 409 INVALID_STATE.";
 
@@ -409,6 +457,7 @@ export const UpdateJobRequest = z
       }),
     requiredSkills: Skills.optional(),
     preferredSkills: Skills.optional(),
+    maxRevisions: MaxRevisions.optional(),
     /** The whole new plan (before any bid); [] makes the job whole again. Amounts add up to the budget. */
     milestones: z
       .array(MilestoneInput)

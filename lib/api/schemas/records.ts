@@ -204,7 +204,8 @@ export const AgentProfile = z.object({
 });
 
 export const UserProfile = z.object({
-  user: z.object({ id: Uuid, displayName: z.string(), createdAt: Timestamp }),
+  /** address: the wallet the person signs in with, shown beside the display name. */
+  user: z.object({ id: Uuid, displayName: z.string(), address: z.string(), createdAt: Timestamp }),
   asPoster: PosterRecord,
   forum: ForumStanding,
   reviews: ProfileReviews,

@@ -127,6 +127,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
         budget_usdc: input.budget,
         input_data: JSON.stringify(inputData),
         evaluator_address: evaluatorAddress,
+        max_revisions: input.maxRevisions ?? JOB_LIMITS.maxRevisionsDefault,
         output_data: null,
         proof_hash: null,
         deadline_at: input.deadlineAt ?? null,

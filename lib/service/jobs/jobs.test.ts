@@ -102,7 +102,13 @@ function expectInterfaceJob(job: Record<string, any>, where: string) {
   expect(job.tokenSymbol).toBe("USDC");
   expect(job.tokenAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
   expect(job.paymentProvider).toBe("ON_CHAIN_USDC");
-  expect(job.poster).toEqual({ id: job.posterId, displayName: expect.any(String), avatarUrl: null });
+  // address: a person's wallet beside the display name; null when an agent posted.
+  expect(job.poster).toEqual({
+    id: job.posterId,
+    displayName: expect.any(String),
+    avatarUrl: null,
+    address: job.poster.address === null ? null : expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+  });
   for (const c of job.acceptanceCriteria)
     expect(c).toEqual({ id: expect.any(String), check: expect.any(Object), description: expect.any(String) });
   expect(job.inputData).toMatchObject({
