@@ -321,7 +321,10 @@ async function checkWorkers(ctx: ServiceContext, workers: Worker[]): Promise<z.i
       workers.map((w) => w.name),
     )
     .execute();
-  const now = ctx.now().getTime();
+  // Lag by the database's clock, the one every instance shares: an instance whose own clock runs
+  // ahead must not call the others' fresh rounds late (a heartbeat written by such an instance reads
+  // as just now, not as late, until the skew is mended).
+  const now = (await sql<{ now: Date }>`select now() as now`.execute(ctx.db)).rows[0]!.now.getTime();
   const items: Array<z.infer<typeof WorkerHealth>> = workers.map((worker) => {
     const row = rows.find((r) => r.name === worker.name);
     const lateAfterMs = LATE_AFTER_ROUNDS * worker.everyMs + ROUND_GRACE_MS;
