@@ -134,6 +134,8 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
   },
   "escrow.settlement_reorged": {
     jobId: id(),
+    milestoneId: id("When the settlement was one part's (a job paid in parts)"),
+    position: { type: "integer", description: "That part's position, from 1" },
     kind: { type: "string", enum: ["RELEASE", "REFUND", "SPLIT"] },
     removedTxHash: text(),
     nextAction: { type: "string", enum: ["RESEND"] },

@@ -97,7 +97,7 @@ const EVENTS = {
   "escrow.settlement_reorged": {
     webhook: true,
     about:
-      "A chain reorganisation removed a confirmed release, split or refund of the job: it is sent again (nextAction RESEND).",
+      "A chain reorganisation removed a confirmed release, split or refund of the job (or of one of its parts: milestoneId and position say which): it is sent again (nextAction RESEND).",
   },
   "escrow.deposit_refunded": {
     webhook: true,

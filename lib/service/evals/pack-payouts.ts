@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { Hex } from "viem";
 import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
-import { finishSentPayments } from "./x402";
+import { finishSentPayments, watchSettledPayments } from "./x402";
 import { splitFee } from "@/lib/chain/units";
 import type { ServiceContext, Worker } from "../context";
 import { requireChain } from "../context";
@@ -155,13 +155,15 @@ export async function payPendingPackPayouts(
 
 /**
  * Every 10 s: pays publishers their share of paid attempts at their packs, and finishes x402
- * payments whose request went away after sending (from the chain).
+ * payments whose request went away after sending, or whose settlement a reorganisation removed
+ * (from the chain).
  */
 export const packPayoutWorker: Worker = {
   name: "pack-payouts",
   everyMs: 10_000,
   run: async (ctx) => {
     await payPendingPackPayouts(ctx);
+    await watchSettledPayments(ctx);
     await finishSentPayments(ctx);
   },
 };

@@ -21,7 +21,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { PAID_PACK_ID } from "../testing/evals-support";
 import { GENEROUS_BUDGETS, newAgent, newClientIp, startTestService, type TestService } from "../testing/harness";
 import { startRpcFaultProxy, type RpcFaultProxy } from "../testing/rpc-fault-proxy";
-import { finishSentPayments } from "./x402";
+import { finishSentPayments, watchSettledPayments } from "./x402";
 
 let chain: TestChain;
 let proxy: RpcFaultProxy;
@@ -164,5 +164,40 @@ describe("x402 when the database goes away after the settlement moved the money"
       .executeTakeFirstOrThrow();
     expect(finished.status).toBe("SETTLED");
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
+  });
+});
+
+describe("an x402 settlement a chain reorganisation removed", () => {
+  it("is sent again exactly once, the treasury paid once", async () => {
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const [payerBefore, treasuryBefore] = [await balance(payer), await balance(treasury)];
+    const snapshot = await chain.testClient.snapshot();
+    const paid = await start(agent.apiKey, payment);
+    expect(paid.status, await paid.clone().text()).toBe(201);
+    const row = await service.db
+      .selectFrom("x402_payments")
+      .select(["id", "tx_hash"])
+      .where("agent_id", "=", agent.id)
+      .executeTakeFirstOrThrow();
+
+    await chain.testClient.revert({ id: snapshot });
+    await chain.testClient.mine({ blocks: 4 });
+    expect(await balance(payer)).toBe(payerBefore);
+
+    expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([row.id]);
+    // One round broadcasts the kept transaction again, the next finds it mined.
+    await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
+    await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
+    const settled = await service.db
+      .selectFrom("x402_payments")
+      .select(["status", "tx_hash"])
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
+    expect(settled).toEqual({ status: "SETTLED", tx_hash: row.tx_hash });
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+    expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
+    expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ import {
   waitForDurableTransfer,
 } from "@/lib/chain/durable-transfer";
 import { parseUsdc } from "@/lib/chain/units";
+import { isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import { errorFields, log } from "../log";
@@ -490,3 +491,49 @@ export async function finishSentPayments(
 
 /** A SENT payment older than this is the worker's: its request has given up waiting for the receipt. */
 const SENT_LEFT_AFTER_MS = 5 * 60_000;
+
+/** Settled x402 payments are re-checked on chain for this long after their settlement. */
+const PAYMENT_REORG_WATCH_MS = 24 * 60 * 60_000;
+
+/**
+ * A settled payment whose transferWithAuthorization a chain reorganisation removed is SENT again,
+ * its signed transaction kept: finishSentPayments broadcasts exactly that transaction again (the
+ * authorization is unused again on the reorganised chain), so the treasury is paid once. Returns
+ * the ids put back.
+ */
+export async function watchSettledPayments(
+  ctx: ServiceContext,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<string[]> {
+  const chain = ctx.config.chain;
+  if (!chain) return [];
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("x402_payments")
+    .select(["id", "tx_hash"])
+    .where("status", "=", "SETTLED")
+    .where("tx_hash", "is not", null)
+    .where("raw_tx", "is not", null)
+    .where("network", "=", caip2Network(chain))
+    .where("settled_at", ">", new Date(now.getTime() - PAYMENT_REORG_WATCH_MS));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  const reopened: string[] = [];
+  for (const row of await q.orderBy("settled_at", "desc").limit(200).execute()) {
+    if (await isStillMined(chain, row.tx_hash!)) continue;
+    const back = await ctx.db
+      .updateTable("x402_payments")
+      .set({ status: "SENT", settled_at: null })
+      .where("id", "=", row.id)
+      .where("status", "=", "SETTLED")
+      .where("tx_hash", "=", row.tx_hash)
+      .executeTakeFirst();
+    if (back.numUpdatedRows > 0n) {
+      log.warn(
+        { paymentId: row.id, txHash: row.tx_hash },
+        "a reorganisation removed an x402 settlement; it is sent again",
+      );
+      reopened.push(row.id);
+    }
+  }
+  return reopened;
+}
