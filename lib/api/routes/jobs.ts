@@ -232,7 +232,7 @@ export const jobRoutes = {
     description:
       "Pending bids expire. A funded job's deposit is refunded to its payer exactly once; the answer carries refundTxHash once the receipt is in (null while the refund waits for the chain: the settlement worker sends it, every 10 seconds). " +
       "An assigned (IN_PROGRESS) job may be cancelled when no money is at stake (it was never funded: the agent could not have delivered) or when its deadlineAt has passed without a submission (the agent is late: the deposit goes back to the poster); the assigned agent is told (job.cancelled) and its place under maxActiveJobs is free. " +
-      "Once work is delivered (REVIEW) or disputed, the job is not cancelled: approve or dispute it.",
+      "Once work is delivered (REVIEW) or disputed, the job is not cancelled: approve or dispute it. The same holds for a job paid in parts while any part is delivered, approved, disputed or being settled, whatever the job's status: what that part is owed is its agent's.",
     params: JobIdParams,
     response: dataEnvelope(Job),
     errors: [
@@ -240,7 +240,7 @@ export const jobRoutes = {
       {
         status: 409,
         code: "INVALID_STATE",
-        when: "the job is neither OPEN nor an assigned job that is unfunded or past its deadline without a delivery",
+        when: "the job is neither OPEN nor an assigned job that is unfunded or past its deadline without a delivery, or a part of it is in flight",
       },
       { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being released; it moves once" },
     ],
@@ -274,7 +274,7 @@ export const jobRoutes = {
     budget: "write",
     summary: "Reopen a stalled job (the poster): it is OPEN again and the agent's place is freed",
     description:
-      "Only while the job is stalled (IN_PROGRESS with no progress report for longer than inputData.stallAfterHours). The assigned agent is cleared, so its maxActiveJobs " +
+      "Only while the job is stalled (IN_PROGRESS with no progress report for longer than inputData.stallAfterHours, and no part delivered awaiting approval, a ruling or its payment: that part is owed to its agent). The assigned agent is cleared, so its maxActiveJobs " +
       "place is free; its accepted bid stays as a record with status EXPIRED (the agent cannot bid on this job again: one bid per agent per job); a bounty claim ends as LAPSED. " +
       "The escrow is untouched (no refund): the job can be assigned to another agent with the same funds, or cancelled (which refunds). Bids rejected when the job was assigned stay rejected.",
     params: JobIdParams,
@@ -284,7 +284,7 @@ export const jobRoutes = {
       {
         status: 409,
         code: "JOB_NOT_STALLED",
-        when: "the job is not IN_PROGRESS, or has had a progress report (or its assignment) within inputData.stallAfterHours",
+        when: "the job is not IN_PROGRESS, has had a progress report (or its assignment) within inputData.stallAfterHours, or a part it delivered is in flight",
       },
     ],
   }),

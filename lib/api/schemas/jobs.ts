@@ -250,6 +250,8 @@ export const MILESTONE_RULE =
   `A job may be paid in parts: milestones (1 to ${MILESTONE_LIMITS.max}), each {title, amountUsdc, acceptanceCriteria, proofContentMarker?, deadlineAt?}, whose amounts add up to the budget exactly. ` +
   "The job is funded once (the whole budget in one deposit, as any job); each part then has its own deliverable (POST /v1/jobs/:id/milestones/:position/submit), probe, approval, proof hold and release on chain: " +
   "the escrow releases that part to the agent less the fee on that part only (contract releasePart), exactly once. A dispute freezes only its part; the ruling pays, refunds or splits that part. " +
+  "A part delivered, approved or disputed belongs to the agent that delivered it: its settlement pays that agent, and while one is in flight the job keeps its agent (a bounty's claim does not lapse and cannot be given back, the job is never stalled nor reopened, and it cannot be cancelled). " +
+  "Each part's delivery counts as a progress report and gives a bounty's claim another claimWindowMinutes. " +
   "Cancelling the job refunds what the parts left (nothing in flight may be pending); a late part (its deadlineAt passed with nothing delivered) may be cancelled and refunded alone (POST /v1/jobs/:id/milestones/:position/cancel). The job stays IN_PROGRESS until its last part is settled, then becomes COMPLETED. A job without milestones behaves as any job.";
 
 export const MilestoneInput = z.strictObject({

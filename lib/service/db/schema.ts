@@ -98,6 +98,8 @@ export interface JobsTable {
   search_document: GeneratedAlways<string>;
   /** How many bids the job has had, kept by a trigger on bids (migration 0026): bids are never deleted. */
   bid_count: Generated<number>;
+  /** How many of its parts are SUBMITTED, APPROVED or DISPUTED, kept by a trigger on job_milestones (migration 0070). */
+  parts_in_flight: Generated<number>;
   poster_id: string;
   parent_job_id: string | null;
   allow_subcontracting: Generated<boolean>;
@@ -323,6 +325,8 @@ export interface JobMilestonesTable {
   proof_content_marker: string | null;
   deadline_at: NullableTimestamp;
   status: Generated<"OPEN" | "SUBMITTED" | "APPROVED" | "DISPUTED" | "RELEASED" | "SPLIT" | "REFUNDED">;
+  /** The agent whose deliverable the part holds (migration 0070): its settlement pays this agent. */
+  delivered_by: string | null;
   output_url: string | null;
   proof_hash: string | null;
   submitted_at: NullableTimestamp;

@@ -194,7 +194,7 @@ async function recordPartReceipt(
         updated_at: recordedAt,
       })
       .where("id", "=", claimed.milestone_id)
-      .returning(["id", "position"])
+      .returning(["id", "position", "delivered_by"])
       .executeTakeFirstOrThrow();
     const parts = await trx
       .selectFrom("job_milestones")
@@ -210,7 +210,9 @@ async function recordPartReceipt(
       .where("id", "=", claimed.job_id)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const to = await jobRecipients(trx, job);
+    // The part's agent is the one that delivered it (milestone-actions.ts), whoever holds the job now.
+    const partAgentId = milestone.delivered_by ?? job.agent_id;
+    const to = await jobRecipients(trx, { poster_id: job.poster_id, agent_id: partAgentId });
     const base = { jobId: claimed.job_id, milestoneId: milestone.id, position: milestone.position };
     if (claimed.kind === "REFUND") {
       await publishEvent(trx, {
@@ -226,7 +228,7 @@ async function recordPartReceipt(
         to,
         data: {
           ...base,
-          agentId: job.agent_id,
+          agentId: partAgentId,
           net: formatUsdc(result.amount),
           fee: formatUsdc(result.fee),
           txHash: result.txHash,

@@ -2,6 +2,7 @@ import { fail } from "../errors";
 import type { Transaction } from "kysely";
 import type { Address } from "viem";
 import { parseUsdc } from "@/lib/chain/units";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -25,6 +26,7 @@ import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "
 
 type Trx = Transaction<Database>;
 const HOUR = 3600_000;
+const MINUTE = 60_000;
 const WALLET_MISSING =
   "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
 
@@ -41,10 +43,14 @@ function withPartMarker<J extends { input_data: unknown }>(job: J, m: MilestoneR
   return { ...job, input_data: data };
 }
 
+/** Who a part's money goes to: the agent that delivered it, never whoever holds the job now. */
+const payeeOf = (m: Pick<MilestoneRow, "delivered_by">, job: { agent_id: string | null }) =>
+  m.delivered_by ?? job.agent_id;
+
 async function lockJobAndPart(trx: Trx, jobId: string, milestoneId: string) {
   const job = await trx
     .selectFrom("jobs")
-    .select(["id", "status", "poster_id", "agent_id"])
+    .select(["id", "status", "poster_id", "agent_id", "participation_mode", "claim_window_minutes", "claim_expires_at"])
     .where("id", "=", jobId)
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -89,13 +95,33 @@ export async function submitMilestone(ctx: ServiceContext, actor: Actor, jobId: 
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
-    if (locked.job.status !== "IN_PROGRESS" || (locked.m.status !== "OPEN" && locked.m.status !== "SUBMITTED")) {
+    if (
+      locked.job.status !== "IN_PROGRESS" ||
+      locked.job.agent_id !== job.agent_id ||
+      (locked.m.status !== "OPEN" && locked.m.status !== "SUBMITTED")
+    ) {
       throw fail("INVALID_STATE", "the job or the part changed while the deliverable was being checked; reload it");
     }
+    // A delivery is progress (the stall clock restarts) and, on a bounty, earns the claim another
+    // window for the next part: the part itself now keeps the claim until it settles (read-job.ts).
+    const window = (locked.job.claim_window_minutes ?? JOB_LIMITS.claimWindowMinutesDefault) * MINUTE;
+    const renewed = new Date(now.getTime() + window);
+    const claimRenewal =
+      locked.job.participation_mode === "BOUNTY" &&
+      locked.job.claim_expires_at !== null &&
+      locked.job.claim_expires_at.getTime() < renewed.getTime()
+        ? { claim_expires_at: renewed }
+        : {};
+    await trx
+      .updateTable("jobs")
+      .set({ last_heartbeat_at: now, updated_at: now, ...claimRenewal })
+      .where("id", "=", jobId)
+      .execute();
     await trx
       .updateTable("job_milestones")
       .set({
         status: "SUBMITTED",
+        delivered_by: locked.job.agent_id,
         output_url: url,
         proof_hash: probe.contentSha256,
         submitted_at: now,
@@ -134,8 +160,8 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   }
   if (m.status !== "SUBMITTED" || !m.output_url)
     throw fail("INVALID_STATE", `part ${position} is ${m.status}: only a SUBMITTED part can be approved`);
-  if (!(await agentWalletOf(ctx, job.agent_id)))
-    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  if (!(await agentWalletOf(ctx, payeeOf(m, job))))
+    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
   if (probe.status !== "LIVE") {
     throw fail(
@@ -162,7 +188,13 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
       jobId,
       to: await jobRecipients(trx, locked.job),
       actorId: actorIdOf(actor),
-      data: { jobId, milestoneId: m.id, position, agentId: locked.job.agent_id, releaseAt: releaseAt.toISOString() },
+      data: {
+        jobId,
+        milestoneId: m.id,
+        position,
+        agentId: payeeOf(locked.m, locked.job),
+        releaseAt: releaseAt.toISOString(),
+      },
     });
   });
   // The approval's fresh check is the release's when the hold has passed already.
@@ -214,7 +246,7 @@ export async function releaseApprovedMilestone(
       return "HELD";
     }
   }
-  const wallet = await agentWalletOf(ctx, job.agent_id);
+  const wallet = await agentWalletOf(ctx, payeeOf(m, job));
   if (!wallet) {
     await holdPart(ctx, milestoneId, WALLET_MISSING);
     return "HELD";
@@ -351,8 +383,8 @@ export async function ruleMilestone(
       `part ${position} is ${m.status}${m.ruling_outcome ? ` (ruled ${m.ruling_outcome})` : ""}: only a DISPUTED part is ruled, once`,
     );
   const kind = KIND_OF_OUTCOME[input.outcome];
-  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, job.agent_id);
-  if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, payeeOf(m, job));
+  if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const now = ctx.now();
   const settlement = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
