@@ -154,6 +154,9 @@ export interface JobsTable {
   progress_note: string | null;
   last_heartbeat_at: NullableTimestamp;
   release_held_reason: string | null;
+  /** The release worker's lease and backoff (migration 0071): picks since approval, and when it may pick the job again. */
+  release_attempts: Generated<number>;
+  release_next_at: NullableTimestamp;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;
   /** The arbiter the poster named at creation (lower-case address; migration 0016), or null: the operator. */
@@ -333,6 +336,9 @@ export interface JobMilestonesTable {
   approved_at: NullableTimestamp;
   release_at: NullableTimestamp;
   release_held_reason: string | null;
+  /** The release worker's lease and backoff (migration 0071): picks since approval, and when it may pick the part again. */
+  release_attempts: Generated<number>;
+  release_next_at: NullableTimestamp;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;
   disputed_by: string | null;

@@ -263,7 +263,8 @@ export async function finishPendingPartSettlements(
     .select("id")
     .where("status", "=", "PENDING")
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .orderBy("lease_until", "asc")
+    // Never tried first, as finishPendingSettlements: parts backing off must not fill the round.
+    .orderBy(sql`lease_until asc nulls first`)
     .limit(options.limit ?? 20)
     .execute();
   let confirmed = 0;

@@ -90,6 +90,8 @@ export const JOB_COLUMNS = Object.keys({
   progress_note: true,
   last_heartbeat_at: true,
   release_held_reason: true,
+  release_attempts: true,
+  release_next_at: true,
   disputed_at: true,
   dispute_reason: true,
   evaluator_address: true,

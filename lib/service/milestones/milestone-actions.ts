@@ -1,5 +1,5 @@
-import { fail } from "../errors";
-import type { Transaction } from "kysely";
+import { DomainError, fail } from "../errors";
+import { sql, type Transaction } from "kysely";
 import type { Address } from "viem";
 import { parseUsdc } from "@/lib/chain/units";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
@@ -19,6 +19,8 @@ import { completePartSettlement, recordPartSettlement, type PartSettlementRow } 
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
 import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "./present-milestone";
+import { nextAttemptAt, PICK_LEASE_MS } from "../retry-backoff";
+import { log } from "../log";
 
 // The life of one part of a job paid in parts: its deliverable (probed against the part's own
 // marker), its approval and proof hold, its release on chain (escrow/settle-part.ts, exactly
@@ -180,7 +182,15 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
       throw fail("INVALID_STATE", `part ${position} became ${locked.m.status} while it was being approved`);
     await trx
       .updateTable("job_milestones")
-      .set({ status: "APPROVED", approved_at: now, release_at: releaseAt, release_held_reason: null, updated_at: now })
+      .set({
+        status: "APPROVED",
+        approved_at: now,
+        release_at: releaseAt,
+        release_held_reason: null,
+        release_attempts: 0,
+        release_next_at: null,
+        updated_at: now,
+      })
       .where("id", "=", m.id)
       .execute();
     await publishEvent(trx, {
@@ -202,10 +212,25 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   return await presentOne(ctx.db, jobId, position, true);
 }
 
+/**
+ * A part whose release cannot go through now keeps its reason for the parties (releaseHeldReason)
+ * and is left alone by the release worker for a while that doubles with each attempt
+ * (retry-backoff.ts), so held parts never fill its rounds.
+ */
 async function holdPart(ctx: ServiceContext, milestoneId: string, reason: string) {
+  const now = ctx.now();
+  const part = await ctx.db
+    .selectFrom("job_milestones")
+    .select("release_attempts")
+    .where("id", "=", milestoneId)
+    .executeTakeFirst();
+  const next = nextAttemptAt(now, part?.release_attempts ?? 0);
   await ctx.db
     .updateTable("job_milestones")
-    .set({ release_held_reason: reason.slice(0, 1000) })
+    .set({
+      release_held_reason: `${reason.slice(0, 900)} Next attempt after ${next.toISOString()}.`,
+      release_next_at: next,
+    })
     .where("id", "=", milestoneId)
     .where("status", "=", "APPROVED")
     .execute();
@@ -278,19 +303,46 @@ async function finishPart(
   return "PENDING";
 }
 
-/** One round of the review worker for parts: releases approved parts whose hold has ended. */
+/**
+ * One round of the release worker for parts: releases approved parts whose hold has ended. It leases
+ * what it takes (FOR UPDATE SKIP LOCKED and release_next_at, in one transaction, so instances share
+ * the work and a round that dies leaves its parts for PICK_LEASE_MS), parts never tried first, then
+ * held parts whose backoff has run out (holdPart), so held parts never starve due ones.
+ */
 export async function releaseDueMilestones(ctx: ServiceContext, options: { limit?: number } = {}): Promise<number> {
-  const due = await ctx.db
-    .selectFrom("job_milestones")
-    .select("id")
-    .where("status", "=", "APPROVED")
-    .where("release_at", "<=", ctx.now())
-    .orderBy("release_at")
-    .limit(options.limit ?? 20)
-    .execute();
+  const now = ctx.now();
+  const picked = await ctx.db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom("job_milestones")
+      .select("id")
+      .where("status", "=", "APPROVED")
+      .where("release_at", "<=", now)
+      .where((eb) => eb.or([eb("release_next_at", "is", null), eb("release_next_at", "<=", now)]))
+      .orderBy(sql`release_next_at asc nulls first`)
+      .orderBy("release_at")
+      .limit(options.limit ?? 20)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0)
+      await trx
+        .updateTable("job_milestones")
+        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+        .where("id", "in", ids)
+        .execute();
+    return ids;
+  });
   let released = 0;
-  for (const { id } of due)
-    if ((await releaseApprovedMilestone(ctx, id).catch(() => "HELD")) === "RELEASED") released += 1;
+  for (const id of picked) {
+    try {
+      if ((await releaseApprovedMilestone(ctx, id)) === "RELEASED") released += 1;
+    } catch (error) {
+      const reason = error instanceof DomainError ? error.message : "the release failed unexpectedly";
+      log.warn({ milestoneId: id, reason: (error as Error).message }, "part release failed");
+      await holdPart(ctx, id, `${reason}; it is tried again automatically.`);
+    }
+  }
   return released;
 }
 

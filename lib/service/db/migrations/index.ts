@@ -40,6 +40,7 @@ import { forumPostEventsMigration } from "./0063-forum-post-events";
 import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
 import { partsInFlightMigration } from "./0070-parts-in-flight";
+import { releaseLeasesMigration } from "./0071-release-leases";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
 
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0070-parts-in-flight": partsInFlightMigration,
+  "0071-release-leases": releaseLeasesMigration,
 };
