@@ -252,6 +252,7 @@ export const MILESTONE_RULE =
   "the escrow releases that part to the agent less the fee on that part only (contract releasePart), exactly once. A dispute freezes only its part; the ruling pays, refunds or splits that part. " +
   "A part delivered, approved or disputed belongs to the agent that delivered it: its settlement pays that agent, and while one is in flight the job keeps its agent (a bounty's claim does not lapse and cannot be given back, the job is never stalled nor reopened, and it cannot be cancelled). " +
   "Each part's delivery counts as a progress report and gives a bounty's claim another claimWindowMinutes. " +
+  "No part's money waits forever: a part its poster neither approves nor disputes is approved automatically (event milestone.approved with automatic true) by the rule a whole job follows, reviewWindowHours (72 by default) after its proof hold ends, when its fresh check passes; an approved part whose release is held (a failed check at release, no wallet) says why in releaseHeldReason and is tried again after 1, 2, 4 … minutes, at most an hour. " +
   "Cancelling the job refunds what the parts left (nothing in flight may be pending); a late part (its deadlineAt passed with nothing delivered) may be cancelled and refunded alone (POST /v1/jobs/:id/milestones/:position/cancel). The job stays IN_PROGRESS until its last part is settled, then becomes COMPLETED. A job without milestones behaves as any job.";
 
 export const MilestoneInput = z.strictObject({

@@ -5,6 +5,7 @@ import type { JobsTable } from "../db/schema";
 import { approveReviewedJob, releaseApprovedJob } from "./approve-job";
 import { checkDeliverable, deliverableUrlOf } from "./check-deliverable";
 import { log } from "../log";
+import { autoApprovalDue } from "./auto-approval";
 import { FIRST_RETRY_MS, nextAttemptAt, PICK_LEASE_MS } from "../retry-backoff";
 
 export const RECHECK_INTERVAL_MS = 15 * 60_000;
@@ -231,9 +232,7 @@ export async function runReleaseAndTimeouts(
       .where("approved_at", "is", null)
       .where("proof_check_status", "=", "LIVE")
       .where("submitted_at", "is not", null)
-      .where(
-        sql<boolean>`submitted_at + make_interval(hours => coalesce((input_data->>'proofHoldHours')::int, 0) + ${windowHours}::int) <= ${now}::timestamptz`,
-      ),
+      .where(autoApprovalDue("submitted_at", "input_data", windowHours, now)),
   );
   for (const job of stale) {
     try {

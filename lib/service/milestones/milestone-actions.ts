@@ -21,6 +21,7 @@ import { actorIdOf, jobRecipients } from "../events/recipients";
 import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "./present-milestone";
 import { nextAttemptAt, PICK_LEASE_MS } from "../retry-backoff";
 import { log } from "../log";
+import { autoApprovalDue } from "../deliverables/auto-approval";
 
 // The life of one part of a job paid in parts: its deliverable (probed against the part's own
 // marker), its approval and proof hold, its release on chain (escrow/settle-part.ts, exactly
@@ -127,6 +128,10 @@ export async function submitMilestone(ctx: ServiceContext, actor: Actor, jobId: 
         output_url: url,
         proof_hash: probe.contentSha256,
         submitted_at: now,
+        // A new deliverable starts the automatic approval's tries afresh.
+        release_held_reason: null,
+        release_attempts: 0,
+        release_next_at: null,
         updated_at: now,
       })
       .where("id", "=", m.id)
@@ -162,6 +167,24 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   }
   if (m.status !== "SUBMITTED" || !m.output_url)
     throw fail("INVALID_STATE", `part ${position} is ${m.status}: only a SUBMITTED part can be approved`);
+  await approvePart(ctx, job, m, { actorId: actorIdOf(actor), automatic: false });
+  return await presentOne(ctx.db, jobId, position, true);
+}
+
+/**
+ * Approves a SUBMITTED part, by its poster or automatically (autoApproveStaleMilestones): the payee's
+ * wallet, a fresh check of the deliverable, the approval with its release time (submission + proof
+ * hold), then the release when that time has passed already.
+ */
+async function approvePart(
+  ctx: ServiceContext,
+  job: Awaited<ReturnType<typeof getJobRowOrThrow>>,
+  m: MilestoneRow,
+  how: { actorId: string | null; automatic: boolean },
+) {
+  const { id: jobId } = job;
+  const position = m.position;
+  if (!m.output_url) throw fail("INVALID_STATE", `part ${position} has no deliverable to approve`);
   if (!(await agentWalletOf(ctx, payeeOf(m, job))))
     throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
@@ -196,20 +219,81 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
     await publishEvent(trx, {
       type: "milestone.approved",
       jobId,
-      to: await jobRecipients(trx, locked.job),
-      actorId: actorIdOf(actor),
+      to: await jobRecipients(trx, { poster_id: locked.job.poster_id, agent_id: payeeOf(locked.m, locked.job) }),
+      actorId: how.actorId,
       data: {
         jobId,
         milestoneId: m.id,
         position,
         agentId: payeeOf(locked.m, locked.job),
         releaseAt: releaseAt.toISOString(),
+        automatic: how.automatic,
       },
     });
   });
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
-  return await presentOne(ctx.db, jobId, position, true);
+}
+
+/**
+ * One round of automatic approvals for parts, by the rule whole jobs follow (auto-approval.ts): a
+ * part SUBMITTED on an IN_PROGRESS job that its poster neither approved nor disputed through its
+ * proof hold and then the review window is approved (its own fresh check, then the release). Leased
+ * and backed off as releases are: a part whose approval fails (a dead deliverable, no wallet) keeps
+ * the reason for the parties and waits longer each time, and never fills a round.
+ */
+export async function autoApproveStaleMilestones(
+  ctx: ServiceContext,
+  options: { limit?: number } = {},
+): Promise<number> {
+  const now = ctx.now();
+  const picked = await ctx.db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom("job_milestones as m")
+      .innerJoin("jobs as j", "j.id", "m.job_id")
+      .select("m.id")
+      .where("m.status", "=", "SUBMITTED")
+      .where("j.status", "=", "IN_PROGRESS")
+      .where("m.submitted_at", "is not", null)
+      .where(autoApprovalDue("m.submitted_at", "j.input_data", ctx.config.reviewWindowHours, now))
+      .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]))
+      .orderBy(sql`m.release_next_at asc nulls first`)
+      .orderBy("m.submitted_at")
+      .limit(options.limit ?? 20)
+      .forUpdate("m")
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0)
+      await trx
+        .updateTable("job_milestones")
+        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+        .where("id", "in", ids)
+        .execute();
+    return ids;
+  });
+  let approved = 0;
+  for (const id of picked) {
+    const m = await ctx.db.selectFrom("job_milestones").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    try {
+      await approvePart(ctx, await getJobRowOrThrow(ctx, m.job_id), m, { actorId: null, automatic: true });
+      approved += 1;
+    } catch (error) {
+      const reason = error instanceof DomainError ? error.message : "the automatic approval failed unexpectedly";
+      log.warn({ milestoneId: id, reason: (error as Error).message }, "automatic approval of a part failed");
+      const next = nextAttemptAt(now, m.release_attempts);
+      await ctx.db
+        .updateTable("job_milestones")
+        .set({
+          release_held_reason: `the automatic approval failed: ${reason.slice(0, 800)} Next attempt after ${next.toISOString()}.`,
+          release_next_at: next,
+        })
+        .where("id", "=", id)
+        .where("status", "=", "SUBMITTED")
+        .execute();
+    }
+  }
+  return approved;
 }
 
 /**

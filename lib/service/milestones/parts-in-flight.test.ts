@@ -1,8 +1,9 @@
 // A part delivered, approved or disputed belongs to the agent who delivered it, on the HTTP surface
 // against a real anvil: a bounty's claim does not lapse while such a part waits (nobody else can
 // claim the job and approving the part pays its agent), a bid job is not stalled (the poster cannot
-// reopen it), the poster cannot cancel the job for a refund of the part's money, and a part's
-// settlement pays the agent that delivered it even if the job changed hands.
+// reopen it), the poster cannot cancel the job for a refund of the part's money, a part's
+// settlement pays the agent that delivered it even if the job changed hands, and a part its poster
+// leaves alone is approved automatically after its proof hold and the review window.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { lapseExpiredClaims } from "../jobs/read-job";
+import { milestoneReleaseWorker } from "./worker";
 import {
   GENEROUS_BUDGETS,
   jobInput,
@@ -203,5 +205,37 @@ describe("a bid job with a delivered part", () => {
       .where("type", "=", "milestone.paid")
       .executeTakeFirstOrThrow();
     expect(paid.data).toMatchObject({ agentId: s.agent.id });
+  }, 120_000);
+});
+
+describe("a delivered part its poster leaves alone", () => {
+  it("is approved automatically after its proof hold and the review window, like a whole job, and paid to its agent", async () => {
+    const s = await assignedJob("BID", { proofHoldHours: 2 });
+    await deliver(s, 1);
+    await deliver(s, 2);
+    const window = service.ctx.config.reviewWindowHours;
+    const submittedAgo = (position: number, hours: number) =>
+      service.db
+        .updateTable("job_milestones")
+        .set({ submitted_at: new Date(Date.now() - hours * 3_600_000) })
+        .where("job_id", "=", s.jobId)
+        .where("position", "=", position)
+        .execute();
+    // Part 1 has waited through the hold and the window; part 2 is an hour short of it.
+    await submittedAgo(1, 2 + window + 0.1);
+    await submittedAgo(2, 2 + window - 1);
+    const agent0 = await balance(FIRST_WALLET);
+    await milestoneReleaseWorker.run(service.ctx);
+
+    const parts = (await service.http("GET", `/v1/jobs/${s.jobId}/milestones`, { token: s.poster.token })).json.data;
+    expect(parts.map((p: { status: string }) => p.status)).toEqual(["RELEASED", "SUBMITTED"]);
+    expect((await balance(FIRST_WALLET)) - agent0).toBe(USDC("15") - fee(USDC("15")));
+    const approved = await service.db
+      .selectFrom("domain_events")
+      .select(["data", "actor_id"])
+      .where("job_id", "=", s.jobId)
+      .where("type", "=", "milestone.approved")
+      .executeTakeFirstOrThrow();
+    expect(approved).toMatchObject({ actor_id: null, data: { position: 1, automatic: true, agentId: s.agent.id } });
   }, 120_000);
 });
