@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPayableAmount, MIN_PAYMENT_USDC } from "@/lib/chain/units";
 import { ProofStatus } from "./deliverables";
 import {
   BooleanParam,
@@ -6,7 +7,6 @@ import {
   DecimalString,
   EvmAddress,
   NullableTimestamp,
-  PositiveDecimalString,
   Timestamp,
   TxHash,
   Uuid,
@@ -54,18 +54,20 @@ export const JOB_LIMITS = {
   stallAfterHoursDefault: 24,
   /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
   progressNoteMax: 1000,
-  /**
-   * The smallest budget (USDC). Paying a job is a real transfer whose gas the marketplace pays
-   * (about 0.001 to 0.01 USD on Base), so below 1 USDC the gas would be a visible share of the work's
-   * price, and a flood of dust jobs would spend the operator's gas for nothing.
-   */
-  budgetMinUsdc: 1,
+  /** The smallest budget (USDC): the floor of every amount (MIN_PAYMENT_USDC in lib/chain/units.ts). */
+  budgetMinUsdc: MIN_PAYMENT_USDC,
 } as const;
 
-/** A job's gross budget: a decimal string of at least JOB_LIMITS.budgetMinUsdc. */
-const JobBudget = PositiveDecimalString.refine((v) => Number(v) >= JOB_LIMITS.budgetMinUsdc, {
-  message: `must be at least ${JOB_LIMITS.budgetMinUsdc} USDC (each payment is a transfer whose gas the marketplace pays)`,
+/**
+ * An amount that is paid: a budget, a bid, a part. A decimal string of at least MIN_PAYMENT_USDC
+ * (lib/chain/units.ts, the one home of the floor).
+ */
+export const PayableUsdc = DecimalString.refine(isPayableAmount, {
+  message: `must be at least ${MIN_PAYMENT_USDC} USDC (each payment is a transfer whose gas the marketplace pays)`,
 });
+
+/** A job's gross budget: a decimal string of at least JOB_LIMITS.budgetMinUsdc. */
+const JobBudget = PayableUsdc;
 
 export const PROOF_CONTENT_MARKER = z
   .string()
@@ -261,8 +263,8 @@ export const MilestoneInput = z.strictObject({
     .trim()
     .min(MILESTONE_LIMITS.titleMin, { message: `must be at least ${MILESTONE_LIMITS.titleMin} characters` })
     .max(MILESTONE_LIMITS.titleMax, { message: `must be at most ${MILESTONE_LIMITS.titleMax} characters` }),
-  amountUsdc: PositiveDecimalString.meta({
-    description: "The part's amount in USDC (decimal string); the parts add up to the budget.",
+  amountUsdc: PayableUsdc.meta({
+    description: `The part's amount in USDC (decimal string), at least ${MIN_PAYMENT_USDC}; the parts add up to the budget.`,
   }),
   acceptanceCriteria: z
     .string()
