@@ -344,7 +344,7 @@ export function suggestedProofHoldHours(budgetUsdc: number): number {
 export const JOB_EDIT_RULE =
   "The poster edits a job. Before its first bid, an OPEN job takes any of these fields (budget only while unfunded: a funded budget is locked in the escrow). " +
   "Once an agent has bid, only additions that bidders are told about (event job.updated): the description may be extended (the new text starts with the current one), criteria may be appended (the current ones unchanged, in order), skills added, " +
-  "the deadline moved later or removed, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid. " +
+  "the deadline moved later or removed, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid on the job, claimed it or delivered, in every participation mode (a bounty as a bid job). " +
   "The milestones (the whole plan, amounts adding up to the budget; [] pays the job whole) change only before the first bid and while unfunded. " +
   "Anything else answers 409 JOB_EDIT_NOT_ALLOWED with the refused fields; a COMPLETED or CANCELLED job, and a forum reward slot, answer 409 INVALID_STATE.";
 

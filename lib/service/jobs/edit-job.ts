@@ -9,7 +9,7 @@ import { actorIdOf } from "../events/recipients";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
-import { isClosedToEdits } from "./lifecycle-rules";
+import { isClosedToEdits, mayLengthenProofHold } from "./lifecycle-rules";
 import { assertPlanFitsBudget, planAmountsOf, writeMilestonePlan } from "./milestone-plan";
 
 type EditInput = z.output<typeof UpdateJobRequest>;
@@ -50,7 +50,6 @@ const sameCriterion = (a: StoredCriterion, b: StoredCriterion) =>
  */
 function refusedAfterBids(job: JobRow, input: EditInput, criteria: StoredCriterion[] | null): string[] {
   const refused: string[] = [];
-  const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
   if (input.title !== undefined && input.title !== job.title) refused.push("title");
   if (input.description !== undefined && !input.description.startsWith(job.description.trim()))
     refused.push("description");
@@ -80,7 +79,6 @@ function refusedAfterBids(job: JobRow, input: EditInput, criteria: StoredCriteri
     next === undefined || current.every((skill) => next.includes(skill));
   if (!keepsAll(input.requiredSkills, job.required_skills)) refused.push("requiredSkills");
   if (!keepsAll(input.preferredSkills, job.preferred_skills)) refused.push("preferredSkills");
-  if (input.proofHoldHours !== undefined && input.proofHoldHours > hold) refused.push("proofHoldHours");
   return refused;
 }
 
@@ -141,6 +139,10 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
       );
     }
     const refused = job.bid_count > 0 ? refusedAfterBids(job, input, criteria) : [];
+    // Every mode alike (a bounty is claimed, not bid on): see mayLengthenProofHold.
+    const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
+    const lengthensHold = input.proofHoldHours !== undefined && input.proofHoldHours > hold;
+    if (lengthensHold && !mayLengthenProofHold(job)) refused.push("proofHoldHours");
     if (
       input.budget !== undefined &&
       job.escrow_tx_hash !== null &&
@@ -167,7 +169,9 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
           ? "the plan is locked in the escrow once funded"
           : job.bid_count > 0
             ? "agents have bid on the job as it is: only additions are possible (extend the description, append criteria, a later deadline, a shorter proof hold)"
-            : "the budget is locked in the escrow";
+            : refused.includes("proofHoldHours")
+              ? "an agent has taken the job as it is: its proof hold may be shortened, never lengthened"
+              : "the budget is locked in the escrow";
       throw fail("JOB_EDIT_NOT_ALLOWED", `${refused.join(", ")} cannot change: ${why}`, { fields: refused });
     }
 

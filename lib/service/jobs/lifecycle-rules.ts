@@ -48,6 +48,15 @@ export function isClosedToEdits(job: EditableJob): boolean {
   );
 }
 
+/**
+ * The proof hold may be lengthened only while nobody has taken the job as it is: an OPEN job nobody
+ * has bid on. Once an agent bid on it, claimed it or delivered, a longer hold would keep its money
+ * longer than it agreed to, whatever the job's mode; a shorter one is always possible until release.
+ */
+export function mayLengthenProofHold(job: Pick<JobRow, "status" | "bid_count">): boolean {
+  return job.status === "OPEN" && job.bid_count === 0;
+}
+
 /** For the viewer flags (job-viewer.ts): what this poster may edit now. */
 export function editRightsOf(job: EditableJob) {
   const closed = isClosedToEdits(job);
