@@ -43,6 +43,7 @@ import { partsInFlightMigration } from "./0070-parts-in-flight";
 import { releaseLeasesMigration } from "./0071-release-leases";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
+import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0070-parts-in-flight": partsInFlightMigration,
   "0071-release-leases": releaseLeasesMigration,
+  "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
