@@ -29,6 +29,7 @@ const PAYER = 1;
 const FIRST_WALLET = 6;
 const SECOND_WALLET = 7;
 const MARKER = "job-marker-in-flight-4c1a";
+const MARKER_OF_PART_2 = "part-two-marker-51e0";
 
 let chain: TestChain;
 let service: TestService;
@@ -40,7 +41,9 @@ beforeAll(async () => {
   service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config, probeAllowLoopback: true });
   site = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<html><head><title>Work</title></head><body><h1>Delivered work</h1><p>${MARKER}</p></body></html>`);
+    res.end(
+      `<html><head><title>Work</title></head><body><h1>Delivered work</h1><p>${MARKER}</p><p>${MARKER_OF_PART_2}</p></body></html>`,
+    );
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -59,7 +62,12 @@ const USDC = (v: string) => parseUsdc(v);
 const fee = (units: bigint) => (units * BigInt(chain.config.feeBps)) / 10_000n;
 const PLAN = [
   { title: "Part one: research", amountUsdc: "15", acceptanceCriteria: "A list of 20 sources" },
-  { title: "Part two: the text", amountUsdc: "15", acceptanceCriteria: "A text of 2000 words" },
+  {
+    title: "Part two: the text",
+    amountUsdc: "15",
+    acceptanceCriteria: "A text of 2000 words",
+    proofContentMarker: MARKER_OF_PART_2,
+  },
 ];
 
 interface Setup {
@@ -192,6 +200,10 @@ describe("a bid job with a delivered part", () => {
     // The job changes hands under the part (no route allows it while a part waits; the settlement must not trust it).
     const other = await newAgent(service, { walletAddress: chain.accounts[SECOND_WALLET]!.address });
     await service.db.updateTable("jobs").set({ agent_id: other.id }).where("id", "=", s.jobId).execute();
+    // The new agent reads its own parts' private fields, never the deliverable another agent delivered.
+    const seen = (await service.http("GET", `/v1/jobs/${s.jobId}/milestones`, { token: other.apiKey })).json.data;
+    expect(seen.map((p: { deliverableUrl: string | null }) => p.deliverableUrl)).toEqual([null, null]);
+    expect(seen[1].proofContentMarker).toBe(MARKER_OF_PART_2);
     const [first0, second0] = [await balance(FIRST_WALLET), await balance(SECOND_WALLET)];
     const approved = await part(s, 1, "approve", s.poster.token);
     expect(approved.status, JSON.stringify(approved.json)).toBe(200);
