@@ -235,6 +235,13 @@ async function approvePart(
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
 }
 
+export interface PartRoundOptions {
+  /** Parts per round (default 20). */
+  limit?: number;
+  /** Only the parts of these jobs: for tests on a database other suites share (without it a round takes any due part). */
+  only?: string[];
+}
+
 /**
  * One round of automatic approvals for parts, by the rule whole jobs follow (auto-approval.ts): a
  * part SUBMITTED on an IN_PROGRESS job that its poster neither approved nor disputed through its
@@ -242,13 +249,10 @@ async function approvePart(
  * and backed off as releases are: a part whose approval fails (a dead deliverable, no wallet) keeps
  * the reason for the parties and waits longer each time, and never fills a round.
  */
-export async function autoApproveStaleMilestones(
-  ctx: ServiceContext,
-  options: { limit?: number } = {},
-): Promise<number> {
+export async function autoApproveStaleMilestones(ctx: ServiceContext, options: PartRoundOptions = {}): Promise<number> {
   const now = ctx.now();
   const picked = await ctx.db.transaction().execute(async (trx) => {
-    const rows = await trx
+    let q = trx
       .selectFrom("job_milestones as m")
       .innerJoin("jobs as j", "j.id", "m.job_id")
       .select("m.id")
@@ -256,7 +260,10 @@ export async function autoApproveStaleMilestones(
       .where("j.status", "=", "IN_PROGRESS")
       .where("m.submitted_at", "is not", null)
       .where(autoApprovalDue("m.submitted_at", "j.input_data", ctx.config.reviewWindowHours, now))
-      .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]))
+      .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]));
+    if (options.only)
+      q = options.only.length > 0 ? q.where("m.job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
       .orderBy(sql`m.release_next_at asc nulls first`)
       .orderBy("m.submitted_at")
       .limit(options.limit ?? 20)
@@ -393,15 +400,18 @@ async function finishPart(
  * the work and a round that dies leaves its parts for PICK_LEASE_MS), parts never tried first, then
  * held parts whose backoff has run out (holdPart), so held parts never starve due ones.
  */
-export async function releaseDueMilestones(ctx: ServiceContext, options: { limit?: number } = {}): Promise<number> {
+export async function releaseDueMilestones(ctx: ServiceContext, options: PartRoundOptions = {}): Promise<number> {
   const now = ctx.now();
   const picked = await ctx.db.transaction().execute(async (trx) => {
-    const rows = await trx
+    let q = trx
       .selectFrom("job_milestones")
       .select("id")
       .where("status", "=", "APPROVED")
       .where("release_at", "<=", now)
-      .where((eb) => eb.or([eb("release_next_at", "is", null), eb("release_next_at", "<=", now)]))
+      .where((eb) => eb.or([eb("release_next_at", "is", null), eb("release_next_at", "<=", now)]));
+    if (options.only)
+      q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
       .orderBy(sql`release_next_at asc nulls first`)
       .orderBy("release_at")
       .limit(options.limit ?? 20)
