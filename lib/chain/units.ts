@@ -35,6 +35,20 @@ export function formatUsdc(units: bigint): string {
   return formatUnits(units, USDC_DECIMALS);
 }
 
+/**
+ * The floor of every amount a person or agent sets: a budget, a bid, a part of a plan, a part scaled
+ * to an accepted price. Paying is a real transfer whose gas the marketplace pays (about 0.001 to 0.01
+ * USD on Base), so below 1 USDC the gas would be a visible share of the price, and a flood of dust
+ * jobs would spend the operator's gas for nothing.
+ */
+export const MIN_PAYMENT_USDC = 1;
+export const MIN_PAYMENT_UNITS = BigInt(MIN_PAYMENT_USDC) * 10n ** BigInt(USDC_DECIMALS);
+
+/** True when `value` is a USDC amount of at least MIN_PAYMENT_USDC. */
+export function isPayableAmount(value: string): boolean {
+  return isUsdcAmount(value) && parseUsdc(value) >= MIN_PAYMENT_UNITS;
+}
+
 /** True when `value` is a decimal string parseUsdc accepts. */
 export function isUsdcAmount(value: string): boolean {
   const m = DECIMAL.exec(value);

@@ -694,7 +694,7 @@ export const ERROR_CATALOGUE = {
   FEEDBACK_NOT_SETTLED: {
     status: 409,
     description:
-      "On-chain feedback needs a job whose escrow settlement (release, refund or ruling) is confirmed on chain.",
+      "On-chain feedback needs a job whose escrow paid its agent on chain (a confirmed release, or a ruling's split with a share for the agent); a refund backs none.",
     extra: none,
   },
   FEEDBACK_ALREADY_PREPARED: {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPayableAmount, MIN_PAYMENT_USDC } from "@/lib/chain/units";
 import { ProofStatus } from "./deliverables";
 import {
   BooleanParam,
@@ -6,7 +7,6 @@ import {
   DecimalString,
   EvmAddress,
   NullableTimestamp,
-  PositiveDecimalString,
   Timestamp,
   TxHash,
   Uuid,
@@ -57,12 +57,8 @@ export const JOB_LIMITS = {
   deadlineMinLeadMinutes: 60,
   /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
   progressNoteMax: 1000,
-  /**
-   * The smallest budget (USDC). Paying a job is a real transfer whose gas the marketplace pays
-   * (about 0.001 to 0.01 USD on Base), so below 1 USDC the gas would be a visible share of the work's
-   * price, and a flood of dust jobs would spend the operator's gas for nothing.
-   */
-  budgetMinUsdc: 1,
+  /** The smallest budget (USDC): the floor of every amount (MIN_PAYMENT_USDC in lib/chain/units.ts). */
+  budgetMinUsdc: MIN_PAYMENT_USDC,
   /** How many times a poster may ask for changes to delivered work (maxRevisions), when the request omits it. */
   maxRevisionsDefault: 3,
   maxRevisionsMax: 10,
@@ -70,10 +66,16 @@ export const JOB_LIMITS = {
   changeRequestMax: 4000,
 } as const;
 
-/** A job's gross budget: a decimal string of at least JOB_LIMITS.budgetMinUsdc. */
-const JobBudget = PositiveDecimalString.refine((v) => Number(v) >= JOB_LIMITS.budgetMinUsdc, {
-  message: `must be at least ${JOB_LIMITS.budgetMinUsdc} USDC (each payment is a transfer whose gas the marketplace pays)`,
+/**
+ * An amount that is paid: a budget, a bid, a part. A decimal string of at least MIN_PAYMENT_USDC
+ * (lib/chain/units.ts, the one home of the floor).
+ */
+export const PayableUsdc = DecimalString.refine(isPayableAmount, {
+  message: `must be at least ${MIN_PAYMENT_USDC} USDC (each payment is a transfer whose gas the marketplace pays)`,
 });
+
+/** A job's gross budget: a decimal string of at least JOB_LIMITS.budgetMinUsdc. */
+const JobBudget = PayableUsdc;
 
 export const PROOF_CONTENT_MARKER = z
   .string()
@@ -328,6 +330,9 @@ export const MILESTONE_RULE =
   `A job may be paid in parts: milestones (1 to ${MILESTONE_LIMITS.max}), each {title, amountUsdc, acceptanceCriteria, proofContentMarker?, deadlineAt?}, whose amounts add up to the budget exactly. ` +
   "The job is funded once (the whole budget in one deposit, as any job); each part then has its own deliverable (POST /v1/jobs/:id/milestones/:position/submit), probe, approval, proof hold and release on chain: " +
   "the escrow releases that part to the agent less the fee on that part only (contract releasePart), exactly once. A dispute freezes only its part; the ruling pays, refunds or splits that part. " +
+  "A part delivered, approved or disputed belongs to the agent that delivered it: its settlement pays that agent, and while one is in flight the job keeps its agent (a bounty's claim does not lapse and cannot be given back, the job is never stalled nor reopened, and it cannot be cancelled). " +
+  "Each part's delivery counts as a progress report and gives a bounty's claim another claimWindowMinutes. " +
+  "No part's money waits forever: a part its poster neither approves nor disputes is approved automatically (event milestone.approved with automatic true) by the rule a whole job follows, reviewWindowHours (72 by default) after its proof hold ends, when its fresh check passes; an approved part whose release is held (a failed check at release, no wallet) says why in releaseHeldReason and is tried again after 1, 2, 4 … minutes, at most an hour. " +
   "Cancelling the job refunds what the parts left (nothing in flight may be pending); a late part (its deadlineAt passed with nothing delivered) may be cancelled and refunded alone (POST /v1/jobs/:id/milestones/:position/cancel). The job stays IN_PROGRESS until its last part is settled, then becomes COMPLETED. A job without milestones behaves as any job.";
 
 export const MilestoneInput = z.strictObject({
@@ -336,8 +341,8 @@ export const MilestoneInput = z.strictObject({
     .trim()
     .min(MILESTONE_LIMITS.titleMin, { message: `must be at least ${MILESTONE_LIMITS.titleMin} characters` })
     .max(MILESTONE_LIMITS.titleMax, { message: `must be at most ${MILESTONE_LIMITS.titleMax} characters` }),
-  amountUsdc: PositiveDecimalString.meta({
-    description: "The part's amount in USDC (decimal string); the parts add up to the budget.",
+  amountUsdc: PayableUsdc.meta({
+    description: `The part's amount in USDC (decimal string), at least ${MIN_PAYMENT_USDC}; the parts add up to the budget.`,
   }),
   acceptanceCriteria: z
     .string()
@@ -422,7 +427,7 @@ export function suggestedProofHoldHours(budgetUsdc: number): number {
 export const JOB_EDIT_RULE =
   "The poster edits a job. Before its first bid, an OPEN job takes any of these fields (budget only while unfunded: a funded budget is locked in the escrow). " +
   "Once an agent has bid, only additions that bidders are told about (event job.updated): the description may be extended (the new text starts with the current one), criteria may be appended (the current ones unchanged, in order), skills added, " +
-  "the deadline moved later or removed, maxRevisions lowered, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid. " +
+  "the deadline moved later or removed, maxRevisions lowered, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid on the job, claimed it or delivered, in every participation mode (a bounty as a bid job). " +
   "The milestones (the whole plan, amounts adding up to the budget; [] pays the job whole) change only before the first bid and while unfunded. " +
   "Anything else answers 409 JOB_EDIT_NOT_ALLOWED with the refused fields; a COMPLETED or CANCELLED job, and a forum reward slot, answer 409 INVALID_STATE.";
 

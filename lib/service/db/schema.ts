@@ -100,6 +100,8 @@ export interface JobsTable {
   search_document: GeneratedAlways<string>;
   /** How many bids the job has had, kept by a trigger on bids (migration 0026): bids are never deleted. */
   bid_count: Generated<number>;
+  /** How many of its parts are SUBMITTED, APPROVED or DISPUTED, kept by a trigger on job_milestones (migration 0070). */
+  parts_in_flight: Generated<number>;
   poster_id: string;
   parent_job_id: string | null;
   allow_subcontracting: Generated<boolean>;
@@ -154,6 +156,9 @@ export interface JobsTable {
   progress_note: string | null;
   last_heartbeat_at: NullableTimestamp;
   release_held_reason: string | null;
+  /** The release worker's lease and backoff (migration 0071): picks since approval, and when it may pick the job again. */
+  release_attempts: Generated<number>;
+  release_next_at: NullableTimestamp;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;
   /** The arbiter the poster named at creation (lower-case address; migration 0016), or null: the operator. */
@@ -333,12 +338,17 @@ export interface JobMilestonesTable {
   proof_content_marker: string | null;
   deadline_at: NullableTimestamp;
   status: Generated<"OPEN" | "SUBMITTED" | "APPROVED" | "DISPUTED" | "RELEASED" | "SPLIT" | "REFUNDED">;
+  /** The agent whose deliverable the part holds (migration 0070): its settlement pays this agent. */
+  delivered_by: string | null;
   output_url: string | null;
   proof_hash: string | null;
   submitted_at: NullableTimestamp;
   approved_at: NullableTimestamp;
   release_at: NullableTimestamp;
   release_held_reason: string | null;
+  /** The release worker's lease and backoff (migration 0071): picks since approval, and when it may pick the part again. */
+  release_attempts: Generated<number>;
+  release_next_at: NullableTimestamp;
   disputed_at: NullableTimestamp;
   dispute_reason: string | null;
   disputed_by: string | null;

@@ -189,13 +189,8 @@ async function judge(
       reason: `the job is ${job.status}; only an OPEN job, an assigned one not yet funded, or one whose deposit a reorganisation removed can be funded`,
       jobId: job.id,
     };
-  if (BigInt(row.amount_units) !== parseUsdc(job.budget_usdc)) {
-    return {
-      verdict: "REFUND",
-      reason: `the deposit is ${formatUsdc(BigInt(row.amount_units))} USDC, the job's budget is ${formatUsdc(parseUsdc(job.budget_usdc))} USDC`,
-      jobId: job.id,
-    };
-  }
+  const wrongAmount = depositAmountRefusal(BigInt(row.amount_units), job);
+  if (wrongAmount) return { verdict: "REFUND", reason: wrongAmount, jobId: job.id };
   if (row.refund_due_at.getTime() <= now.getTime()) {
     return {
       verdict: "REFUND",
@@ -204,6 +199,19 @@ async function judge(
     };
   }
   return { verdict: "WAIT", jobId: job.id };
+}
+
+/**
+ * Why a deposit of `amountUnits` cannot fund the job, or null when it is exactly its budget. Asked
+ * of the job row locked by the transaction that registers the deposit (registerEscrow, the watcher's
+ * judge), never of a row read before: an edit or an accepted bid may change an unfunded job's budget
+ * until that lock, and once a deposit is registered the budget never changes (edit-job.ts,
+ * decide-bid.ts), so a job is funded only at the amount its deposit holds.
+ */
+export function depositAmountRefusal(amountUnits: bigint, job: { budget_usdc: string }): string | null {
+  const budget = parseUsdc(String(job.budget_usdc));
+  if (amountUnits === budget) return null;
+  return `the deposit is ${formatUsdc(amountUnits)} USDC, the job's budget is ${formatUsdc(budget)} USDC`;
 }
 
 /** A job that a deposit may fund: OPEN, or past OPEN but unfunded by a reorganisation and not finished. */

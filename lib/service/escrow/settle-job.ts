@@ -445,8 +445,10 @@ export async function finishPendingSettlements(
     .where("status", "=", "PENDING")
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+  // Never tried first (PostgreSQL sorts nulls last by default): settlements backing off after a chain
+  // failure must not fill the round ahead of new ones.
   const due = await q
-    .orderBy("lease_until", "asc")
+    .orderBy(sql`lease_until asc nulls first`)
     .limit(options.limit ?? 20)
     .execute();
   const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };

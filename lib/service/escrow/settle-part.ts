@@ -195,7 +195,7 @@ async function recordPartReceipt(
         updated_at: recordedAt,
       })
       .where("id", "=", claimed.milestone_id)
-      .returning(["id", "position"])
+      .returning(["id", "position", "delivered_by"])
       .executeTakeFirstOrThrow();
     const parts = await trx
       .selectFrom("job_milestones")
@@ -211,7 +211,9 @@ async function recordPartReceipt(
       .where("id", "=", claimed.job_id)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const to = await jobRecipients(trx, job);
+    // The part's agent is the one that delivered it (milestone-actions.ts), whoever holds the job now.
+    const partAgentId = milestone.delivered_by ?? job.agent_id;
+    const to = await jobRecipients(trx, { poster_id: job.poster_id, agent_id: partAgentId });
     const base = { jobId: claimed.job_id, milestoneId: milestone.id, position: milestone.position };
     if (claimed.kind === "REFUND") {
       await publishEvent(trx, {
@@ -227,7 +229,7 @@ async function recordPartReceipt(
         to,
         data: {
           ...base,
-          agentId: job.agent_id,
+          agentId: partAgentId,
           net: formatUsdc(result.amount),
           fee: formatUsdc(result.fee),
           txHash: result.txHash,
@@ -269,7 +271,8 @@ export async function finishPendingPartSettlements(
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
   const due = await q
-    .orderBy("lease_until", "asc")
+    // Never tried first, as finishPendingSettlements: parts backing off must not fill the round.
+    .orderBy(sql`lease_until asc nulls first`)
     .limit(options.limit ?? 20)
     .execute();
   let confirmed = 0;

@@ -8,6 +8,7 @@ import type { ServiceContext, Worker } from "../context";
 import { requireChain } from "../context";
 import type { Db } from "../db/connection";
 import { errorFields, log } from "../log";
+import { nextAttemptAt } from "../retry-backoff";
 
 const PAYOUT_LEASE_MS = 5 * 60_000;
 
@@ -105,7 +106,8 @@ async function sendPackPayout(
       .execute();
     return "CONFIRMED";
   }
-  // Reverted (e.g. the wallet lacked USDC): nothing moved; sign anew on the next round.
+  // Reverted (e.g. the wallet lacked USDC): nothing moved; sign anew after a wait that grows with
+  // each attempt (retry-backoff.ts), so payouts that keep reverting never fill the rounds.
   await ctx.db
     .updateTable("eval_pack_payouts")
     .set({
@@ -113,7 +115,7 @@ async function sendPackPayout(
       raw_tx: null,
       tx_hash: null,
       last_error: "the USDC transfer reverted",
-      lease_until: null,
+      lease_until: nextAttemptAt(now, claimed.attempts),
     })
     .where("id", "=", id)
     .execute();
@@ -136,7 +138,12 @@ export async function payPendingPackPayouts(
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   // Only these payouts: for tests that move the clock on a database other suites share.
   if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const rows = await q.orderBy("created_at").limit(20).execute();
+  // Never tried first, then those whose wait ran out longest ago.
+  const rows = await q
+    .orderBy(sql`lease_until asc nulls first`)
+    .orderBy("created_at")
+    .limit(20)
+    .execute();
   let done = 0;
   for (const { id } of rows) {
     try {

@@ -188,6 +188,35 @@ describe("PATCH /v1/jobs/:id: the poster edits a job", () => {
     const agentView = (await service.http("GET", `/v1/jobs/${job.id}`, { token: agent.apiKey })).json.data.viewer.can;
     expect(agentView).toMatchObject({ edit: false, shortenHold: false });
   });
+
+  it("a bounty follows the same rule: once claimed, and after delivery, its proof hold is shortened, never lengthened", async () => {
+    const poster = await newUser(service);
+    const job = await postJob(poster, {
+      participationMode: "BOUNTY",
+      claimWindowMinutes: 60,
+      inputData: { budgetType: "fixed", proofHoldHours: 24 },
+    });
+    const agent = await newAgent(service);
+    const claimed = await service.http("POST", `/v1/jobs/${job.id}/claim`, {
+      token: agent.apiKey,
+      body: { agentId: agent.id },
+    });
+    expect(claimed.status, JSON.stringify(claimed.json)).toBe(200);
+    const longer = await patch(poster.token, job.id, { proofHoldHours: 720 });
+    expectError(longer, 409, "JOB_EDIT_NOT_ALLOWED");
+    expect(longer.json.fields).toEqual(["proofHoldHours"]);
+    expect(longer.json.message).toContain("never lengthened");
+    // Delivered: the work is under review, the hold may still only be shortened.
+    await service.db
+      .updateTable("jobs")
+      .set({ status: "REVIEW", submitted_at: new Date(), proof_check_status: "LIVE" })
+      .where("id", "=", job.id)
+      .execute();
+    expectError(await patch(poster.token, job.id, { proofHoldHours: 720 }), 409, "JOB_EDIT_NOT_ALLOWED");
+    const shorter = await patch(poster.token, job.id, { proofHoldHours: 1 });
+    expect(shorter.status, JSON.stringify(shorter.json)).toBe(200);
+    expect(shorter.json.data.inputData.proofHoldHours).toBe(1);
+  });
 });
 
 describe("deadlines are acted on", () => {

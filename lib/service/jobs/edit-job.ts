@@ -10,7 +10,7 @@ import { actorIdOf } from "../events/recipients";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
-import { isClosedToEdits } from "./lifecycle-rules";
+import { isClosedToEdits, mayLengthenProofHold } from "./lifecycle-rules";
 import { assertPlanFitsBudget, planAmountsOf, writeMilestonePlan } from "./milestone-plan";
 
 type EditInput = z.output<typeof UpdateJobRequest>;
@@ -52,7 +52,6 @@ const sameCriterion = (a: StoredCriterion, b: StoredCriterion) =>
  */
 function refusedAfterBids(job: JobRow, input: EditInput, criteria: StoredCriterion[] | null): string[] {
   const refused: string[] = [];
-  const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
   if (input.title !== undefined && input.title !== job.title) refused.push("title");
   if (input.description !== undefined && !input.description.startsWith(job.description.trim()))
     refused.push("description");
@@ -82,7 +81,6 @@ function refusedAfterBids(job: JobRow, input: EditInput, criteria: StoredCriteri
     next === undefined || current.every((skill) => next.includes(skill));
   if (!keepsAll(input.requiredSkills, job.required_skills)) refused.push("requiredSkills");
   if (!keepsAll(input.preferredSkills, job.preferred_skills)) refused.push("preferredSkills");
-  if (input.proofHoldHours !== undefined && input.proofHoldHours > hold) refused.push("proofHoldHours");
   // Bidders priced the work with the rounds of changes it allowed: fewer may be promised, never more.
   if (input.maxRevisions !== undefined && input.maxRevisions > job.max_revisions) refused.push("maxRevisions");
   return refused;
@@ -151,6 +149,10 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
       );
     }
     const refused = job.bid_count > 0 ? refusedAfterBids(job, input, criteria) : [];
+    // Every mode alike (a bounty is claimed, not bid on): see mayLengthenProofHold.
+    const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
+    const lengthensHold = input.proofHoldHours !== undefined && input.proofHoldHours > hold;
+    if (lengthensHold && !mayLengthenProofHold(job)) refused.push("proofHoldHours");
     if (
       input.budget !== undefined &&
       job.escrow_tx_hash !== null &&
@@ -177,7 +179,9 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
           ? "the plan is locked in the escrow once funded"
           : job.bid_count > 0
             ? "agents have bid on the job as it is: only additions are possible (extend the description, append criteria, a later deadline, a shorter proof hold, fewer rounds of changes)"
-            : "the budget is locked in the escrow";
+            : refused.includes("proofHoldHours")
+              ? "an agent has taken the job as it is: its proof hold may be shortened, never lengthened"
+              : "the budget is locked in the escrow";
       throw fail("JOB_EDIT_NOT_ALLOWED", `${refused.join(", ")} cannot change: ${why}`, { fields: refused });
     }
 

@@ -6,6 +6,7 @@ import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { Database, JobRow, JobsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
+import { hasPartsInFlight } from "./lifecycle-rules";
 
 /**
  * Reading a job, the one way every domain does it. A bounty claim that has run out without a
@@ -15,7 +16,10 @@ import { jobRecipients } from "../events/recipients";
  */
 
 type Trx = Transaction<Database>;
-type ClaimFields = Pick<JobRow, "status" | "participation_mode" | "submitted_at" | "claim_expires_at">;
+type ClaimFields = Pick<
+  JobRow,
+  "status" | "participation_mode" | "submitted_at" | "claim_expires_at" | "parts_in_flight"
+>;
 
 /** The job row (no relations), or 404 job. */
 export async function getJobOrThrow(db: Db, jobId: string): Promise<JobRow> {
@@ -33,6 +37,7 @@ type JobColumn = Exclude<keyof JobsTable, "search_document">;
 export const JOB_COLUMNS = Object.keys({
   id: true,
   bid_count: true,
+  parts_in_flight: true,
   poster_id: true,
   parent_job_id: true,
   allow_subcontracting: true,
@@ -85,6 +90,8 @@ export const JOB_COLUMNS = Object.keys({
   progress_note: true,
   last_heartbeat_at: true,
   release_held_reason: true,
+  release_attempts: true,
+  release_next_at: true,
   disputed_at: true,
   dispute_reason: true,
   evaluator_address: true,
@@ -166,12 +173,16 @@ export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise
   return row;
 }
 
-/** True when the job holds a bounty claim that has run out without a submission. */
+/**
+ * True when the job holds a bounty claim that has run out without a submission. A part delivered
+ * and not yet settled keeps the claim (lifecycle-rules.ts hasPartsInFlight): it is owed to its agent.
+ */
 export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
   return (
     job.status === "IN_PROGRESS" &&
     job.participation_mode === "BOUNTY" &&
     job.submitted_at === null &&
+    !hasPartsInFlight(job) &&
     job.claim_expires_at !== null &&
     job.claim_expires_at.getTime() <= now.getTime()
   );
@@ -189,7 +200,13 @@ export const PROOF_HOLD_SQL = sql<number>`coalesce((jobs.input_data->>'proofHold
 
 type StallFields = Pick<
   JobRow,
-  "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at" | "changes_requested_at"
+  | "status"
+  | "input_data"
+  | "claimed_at"
+  | "last_heartbeat_at"
+  | "updated_at"
+  | "changes_requested_at"
+  | "parts_in_flight"
 >;
 
 /** The job's inputData.stallAfterHours, or the default for jobs posted before the setting existed. */
@@ -202,10 +219,12 @@ export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
  * Stalled: IN_PROGRESS, and neither a progress report nor (before the first report) the assignment
  * is more recent than inputData.stallAfterHours. Computed on every read instead of marked by a
  * worker, so it can never lag; the one home of the rule (the presenter, viewer.can.reopen and
- * reopen-job.ts all ask here).
+ * reopen-job.ts all ask here). A job with a part delivered and not yet settled waits on its poster,
+ * not on its agent: it is never stalled (lifecycle-rules.ts hasPartsInFlight), and each part's
+ * delivery counts as a progress report (milestone-actions.ts).
  */
 export function isStalled(job: StallFields, now: Date): boolean {
-  if (job.status !== "IN_PROGRESS") return false;
+  if (job.status !== "IN_PROGRESS" || hasPartsInFlight(job)) return false;
   // claimed_at is the assignment time on every path; updated_at only covers a row that somehow lacks it.
   // Work sent back for changes starts the agent's clock again: the poster cannot ask for changes and
   // then reopen the job as stalled at once.
@@ -227,6 +246,16 @@ export async function reopenClaimedJobs(
   outcome: "LAPSED" | "RELEASED",
 ): Promise<void> {
   if (jobIds.length === 0) return;
+  // Every caller decided on the locked rows by isClaimLapsed or isStalled; a job with a part in
+  // flight reaching here would hand that part's money to the next agent, so it never goes through.
+  const owed = await trx
+    .selectFrom("jobs")
+    .select("id")
+    .where("id", "in", jobIds)
+    .where("parts_in_flight", ">", 0)
+    .execute();
+  if (owed.length > 0)
+    throw fail("INVALID_STATE", "a part of this job is delivered and not settled yet: the job keeps its agent");
   if (outcome === "LAPSED") {
     // A bounty claim whose window ran out (not a poster's reopen of a stalled job before it): the
     // agent and the poster are told, in the transaction that reopens the job.
@@ -303,6 +332,8 @@ export async function lapseExpiredClaims(ctx: ServiceContext, options: LapseOpti
       .where("status", "=", "IN_PROGRESS")
       .where("participation_mode", "=", "BOUNTY")
       .where("submitted_at", "is", null)
+      // isClaimLapsed's rule: a part in flight keeps the claim.
+      .where("parts_in_flight", "=", 0)
       .where("claim_expires_at", "is not", null)
       .where("claim_expires_at", "<=", now);
     if (options.jobId) q = q.where("id", "=", options.jobId);

@@ -1,7 +1,8 @@
-import { fail } from "../errors";
-import type { Transaction } from "kysely";
+import { DomainError, fail } from "../errors";
+import { sql, type Transaction } from "kysely";
 import type { Address } from "viem";
 import { agentShareOf, parseUsdc } from "@/lib/chain/units";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -19,6 +20,9 @@ import { completePartSettlement, recordPartSettlement, type PartSettlementRow } 
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
 import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "./present-milestone";
+import { nextAttemptAt, PICK_LEASE_MS } from "../retry-backoff";
+import { log } from "../log";
+import { autoApprovalDue } from "../deliverables/auto-approval";
 
 // The life of one part of a job paid in parts: its deliverable (probed against the part's own
 // marker), its approval and proof hold, its release on chain (escrow/settle-part.ts, exactly
@@ -26,6 +30,7 @@ import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "
 
 type Trx = Transaction<Database>;
 const HOUR = 3600_000;
+const MINUTE = 60_000;
 const WALLET_MISSING =
   "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
 
@@ -42,10 +47,23 @@ function withPartMarker<J extends { input_data: unknown }>(job: J, m: MilestoneR
   return { ...job, input_data: data };
 }
 
+/** Who a part's money goes to: the agent that delivered it, never whoever holds the job now. */
+const payeeOf = (m: Pick<MilestoneRow, "delivered_by">, job: { agent_id: string | null }) =>
+  m.delivered_by ?? job.agent_id;
+
 async function lockJobAndPart(trx: Trx, jobId: string, milestoneId: string) {
   const job = await trx
     .selectFrom("jobs")
-    .select(["id", "status", "poster_id", "agent_id", "max_revisions"])
+    .select([
+      "id",
+      "status",
+      "poster_id",
+      "agent_id",
+      "max_revisions",
+      "participation_mode",
+      "claim_window_minutes",
+      "claim_expires_at",
+    ])
     .where("id", "=", jobId)
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -90,16 +108,40 @@ export async function submitMilestone(ctx: ServiceContext, actor: Actor, jobId: 
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
-    if (locked.job.status !== "IN_PROGRESS" || (locked.m.status !== "OPEN" && locked.m.status !== "SUBMITTED")) {
+    if (
+      locked.job.status !== "IN_PROGRESS" ||
+      locked.job.agent_id !== job.agent_id ||
+      (locked.m.status !== "OPEN" && locked.m.status !== "SUBMITTED")
+    ) {
       throw fail("INVALID_STATE", "the job or the part changed while the deliverable was being checked; reload it");
     }
+    // A delivery is progress (the stall clock restarts) and, on a bounty, earns the claim another
+    // window for the next part: the part itself now keeps the claim until it settles (read-job.ts).
+    const window = (locked.job.claim_window_minutes ?? JOB_LIMITS.claimWindowMinutesDefault) * MINUTE;
+    const renewed = new Date(now.getTime() + window);
+    const claimRenewal =
+      locked.job.participation_mode === "BOUNTY" &&
+      locked.job.claim_expires_at !== null &&
+      locked.job.claim_expires_at.getTime() < renewed.getTime()
+        ? { claim_expires_at: renewed }
+        : {};
+    await trx
+      .updateTable("jobs")
+      .set({ last_heartbeat_at: now, updated_at: now, ...claimRenewal })
+      .where("id", "=", jobId)
+      .execute();
     await trx
       .updateTable("job_milestones")
       .set({
         status: "SUBMITTED",
+        delivered_by: locked.job.agent_id,
         output_url: url,
         proof_hash: probe.contentSha256,
         submitted_at: now,
+        // A new deliverable starts the automatic approval's tries afresh.
+        release_held_reason: null,
+        release_attempts: 0,
+        release_next_at: null,
         updated_at: now,
       })
       .where("id", "=", m.id)
@@ -135,8 +177,26 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   }
   if (m.status !== "SUBMITTED" || !m.output_url)
     throw fail("INVALID_STATE", `part ${position} is ${m.status}: only a SUBMITTED part can be approved`);
-  if (!(await agentWalletOf(ctx, job.agent_id)))
-    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  await approvePart(ctx, job, m, { actorId: actorIdOf(actor), automatic: false });
+  return await presentOne(ctx.db, jobId, position, true);
+}
+
+/**
+ * Approves a SUBMITTED part, by its poster or automatically (autoApproveStaleMilestones): the payee's
+ * wallet, a fresh check of the deliverable, the approval with its release time (submission + proof
+ * hold), then the release when that time has passed already.
+ */
+async function approvePart(
+  ctx: ServiceContext,
+  job: Awaited<ReturnType<typeof getJobRowOrThrow>>,
+  m: MilestoneRow,
+  how: { actorId: string | null; automatic: boolean },
+) {
+  const { id: jobId } = job;
+  const position = m.position;
+  if (!m.output_url) throw fail("INVALID_STATE", `part ${position} has no deliverable to approve`);
+  if (!(await agentWalletOf(ctx, payeeOf(m, job))))
+    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
   if (probe.status !== "LIVE") {
     throw fail(
@@ -155,20 +215,34 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
       throw fail("INVALID_STATE", `part ${position} became ${locked.m.status} while it was being approved`);
     await trx
       .updateTable("job_milestones")
-      .set({ status: "APPROVED", approved_at: now, release_at: releaseAt, release_held_reason: null, updated_at: now })
+      .set({
+        status: "APPROVED",
+        approved_at: now,
+        release_at: releaseAt,
+        release_held_reason: null,
+        release_attempts: 0,
+        release_next_at: null,
+        updated_at: now,
+      })
       .where("id", "=", m.id)
       .execute();
     await publishEvent(trx, {
       type: "milestone.approved",
       jobId,
-      to: await jobRecipients(trx, locked.job),
-      actorId: actorIdOf(actor),
-      data: { jobId, milestoneId: m.id, position, agentId: locked.job.agent_id, releaseAt: releaseAt.toISOString() },
+      to: await jobRecipients(trx, { poster_id: locked.job.poster_id, agent_id: payeeOf(locked.m, locked.job) }),
+      actorId: how.actorId,
+      data: {
+        jobId,
+        milestoneId: m.id,
+        position,
+        agentId: payeeOf(locked.m, locked.job),
+        releaseAt: releaseAt.toISOString(),
+        automatic: how.automatic,
+      },
     });
   });
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
-  return await presentOne(ctx.db, jobId, position, true);
 }
 
 /**
@@ -221,10 +295,93 @@ export async function requestMilestoneChanges(
   return await presentOne(ctx.db, jobId, position, true);
 }
 
+export interface PartRoundOptions {
+  /** Parts per round (default 20). */
+  limit?: number;
+  /** Only the parts of these jobs: for tests on a database other suites share (without it a round takes any due part). */
+  only?: string[];
+}
+
+/**
+ * One round of automatic approvals for parts, by the rule whole jobs follow (auto-approval.ts): a
+ * part SUBMITTED on an IN_PROGRESS job that its poster neither approved nor disputed through its
+ * proof hold and then the review window is approved (its own fresh check, then the release). Leased
+ * and backed off as releases are: a part whose approval fails (a dead deliverable, no wallet) keeps
+ * the reason for the parties and waits longer each time, and never fills a round.
+ */
+export async function autoApproveStaleMilestones(ctx: ServiceContext, options: PartRoundOptions = {}): Promise<number> {
+  const now = ctx.now();
+  const picked = await ctx.db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom("job_milestones as m")
+      .innerJoin("jobs as j", "j.id", "m.job_id")
+      .select("m.id")
+      .where("m.status", "=", "SUBMITTED")
+      .where("j.status", "=", "IN_PROGRESS")
+      .where("m.submitted_at", "is not", null)
+      .where(autoApprovalDue("m.submitted_at", "j.input_data", ctx.config.reviewWindowHours, now))
+      .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]));
+    if (options.only)
+      q = options.only.length > 0 ? q.where("m.job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
+      .orderBy(sql`m.release_next_at asc nulls first`)
+      .orderBy("m.submitted_at")
+      .limit(options.limit ?? 20)
+      .forUpdate("m")
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0)
+      await trx
+        .updateTable("job_milestones")
+        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+        .where("id", "in", ids)
+        .execute();
+    return ids;
+  });
+  let approved = 0;
+  for (const id of picked) {
+    const m = await ctx.db.selectFrom("job_milestones").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    try {
+      await approvePart(ctx, await getJobRowOrThrow(ctx, m.job_id), m, { actorId: null, automatic: true });
+      approved += 1;
+    } catch (error) {
+      const reason = error instanceof DomainError ? error.message : "the automatic approval failed unexpectedly";
+      log.warn({ milestoneId: id, reason: (error as Error).message }, "automatic approval of a part failed");
+      const next = nextAttemptAt(now, m.release_attempts);
+      await ctx.db
+        .updateTable("job_milestones")
+        .set({
+          release_held_reason: `the automatic approval failed: ${reason.slice(0, 800)} Next attempt after ${next.toISOString()}.`,
+          release_next_at: next,
+        })
+        .where("id", "=", id)
+        .where("status", "=", "SUBMITTED")
+        .execute();
+    }
+  }
+  return approved;
+}
+
+/**
+ * A part whose release cannot go through now keeps its reason for the parties (releaseHeldReason)
+ * and is left alone by the release worker for a while that doubles with each attempt
+ * (retry-backoff.ts), so held parts never fill its rounds.
+ */
 async function holdPart(ctx: ServiceContext, milestoneId: string, reason: string) {
+  const now = ctx.now();
+  const part = await ctx.db
+    .selectFrom("job_milestones")
+    .select("release_attempts")
+    .where("id", "=", milestoneId)
+    .executeTakeFirst();
+  const next = nextAttemptAt(now, part?.release_attempts ?? 0);
   await ctx.db
     .updateTable("job_milestones")
-    .set({ release_held_reason: reason.slice(0, 1000) })
+    .set({
+      release_held_reason: `${reason.slice(0, 900)} Next attempt after ${next.toISOString()}.`,
+      release_next_at: next,
+    })
     .where("id", "=", milestoneId)
     .where("status", "=", "APPROVED")
     .execute();
@@ -265,7 +422,7 @@ export async function releaseApprovedMilestone(
       return "HELD";
     }
   }
-  const wallet = await agentWalletOf(ctx, job.agent_id);
+  const wallet = await agentWalletOf(ctx, payeeOf(m, job));
   if (!wallet) {
     await holdPart(ctx, milestoneId, WALLET_MISSING);
     return "HELD";
@@ -297,19 +454,49 @@ async function finishPart(
   return "PENDING";
 }
 
-/** One round of the review worker for parts: releases approved parts whose hold has ended. */
-export async function releaseDueMilestones(ctx: ServiceContext, options: { limit?: number } = {}): Promise<number> {
-  const due = await ctx.db
-    .selectFrom("job_milestones")
-    .select("id")
-    .where("status", "=", "APPROVED")
-    .where("release_at", "<=", ctx.now())
-    .orderBy("release_at")
-    .limit(options.limit ?? 20)
-    .execute();
+/**
+ * One round of the release worker for parts: releases approved parts whose hold has ended. It leases
+ * what it takes (FOR UPDATE SKIP LOCKED and release_next_at, in one transaction, so instances share
+ * the work and a round that dies leaves its parts for PICK_LEASE_MS), parts never tried first, then
+ * held parts whose backoff has run out (holdPart), so held parts never starve due ones.
+ */
+export async function releaseDueMilestones(ctx: ServiceContext, options: PartRoundOptions = {}): Promise<number> {
+  const now = ctx.now();
+  const picked = await ctx.db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom("job_milestones")
+      .select("id")
+      .where("status", "=", "APPROVED")
+      .where("release_at", "<=", now)
+      .where((eb) => eb.or([eb("release_next_at", "is", null), eb("release_next_at", "<=", now)]));
+    if (options.only)
+      q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
+      .orderBy(sql`release_next_at asc nulls first`)
+      .orderBy("release_at")
+      .limit(options.limit ?? 20)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0)
+      await trx
+        .updateTable("job_milestones")
+        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+        .where("id", "in", ids)
+        .execute();
+    return ids;
+  });
   let released = 0;
-  for (const { id } of due)
-    if ((await releaseApprovedMilestone(ctx, id).catch(() => "HELD")) === "RELEASED") released += 1;
+  for (const id of picked) {
+    try {
+      if ((await releaseApprovedMilestone(ctx, id)) === "RELEASED") released += 1;
+    } catch (error) {
+      const reason = error instanceof DomainError ? error.message : "the release failed unexpectedly";
+      log.warn({ milestoneId: id, reason: (error as Error).message }, "part release failed");
+      await holdPart(ctx, id, `${reason}; it is tried again automatically.`);
+    }
+  }
   return released;
 }
 
@@ -402,8 +589,8 @@ export async function ruleMilestone(
       `part ${position} is ${m.status}${m.ruling_outcome ? ` (ruled ${m.ruling_outcome})` : ""}: only a DISPUTED part is ruled, once`,
     );
   const kind = KIND_OF_OUTCOME[input.outcome];
-  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, job.agent_id);
-  if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, payeeOf(m, job));
+  if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const now = ctx.now();
   const settlement = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);

@@ -1,7 +1,7 @@
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
 import { getJobRowOrThrow } from "../jobs/read-job";
-import { isJobParty, listMilestonesOf } from "./present-milestone";
+import { listMilestonesOf, partReaderOf } from "./present-milestone";
 import {
   approveMilestone,
   cancelLateMilestone,
@@ -15,7 +15,7 @@ export function registerMilestoneRoutes(router: ServiceRouter) {
   // GET /v1/jobs/:id/milestones
   router.implement(routes.listMilestones, async ({ ctx, actor, params }) => {
     const job = await getJobRowOrThrow(ctx, params.id);
-    return await listMilestonesOf(ctx.db, params.id, isJobParty(actor, job));
+    return await listMilestonesOf(ctx.db, params.id, partReaderOf(actor, job));
   });
   // POST /v1/jobs/:id/milestones/:position/submit
   router.implement(routes.submitMilestone, ({ ctx, actor, params, body }) =>
