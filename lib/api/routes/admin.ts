@@ -341,7 +341,8 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "read",
-    summary: "Fees earned by the escrow (confirmed releases) and accrued in the contract, not yet withdrawn",
+    summary:
+      "Fees earned by the escrow (every confirmed release and dispute split, of whole jobs and parts) and accrued in the contract, not yet withdrawn",
     response: dataEnvelope(EscrowFees),
     errors: [
       OPERATOR_ONLY,

@@ -246,7 +246,7 @@ export const AddCampaignBudgetRequest = z.strictObject({
 export const AdminCampaignParams = z.strictObject({ id: Uuid });
 
 export const EscrowFees = z.object({
-  /** Fees of every confirmed release, as the database recorded them (escrow_settlements.fee_units). */
+  /** Fees of every confirmed settlement that paid an agent (whole jobs and parts, releases and dispute splits), as the database recorded them. */
   earnedUsdc: z.string(),
   /** Fees the contract holds now, not yet withdrawn (feesAccrued, read on chain). */
   accruedUsdc: z.string(),
