@@ -91,9 +91,9 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "write",
-    summary: "Send a PENDING escrow settlement now",
+    summary: "Send a PENDING escrow settlement (a whole job's or one part's) now",
     description:
-      "Sends (or finds) the recorded release, refund or split at once, as the settlement worker would, clearing its backoff. Money still moves once: the contract settles each slot once and the send finds an earlier transaction. " +
+      "Sends (or finds) the recorded release, refund or split of a whole job or of one part of a job paid in parts (milestonePosition) at once, as the settlement worker would, clearing its backoff. Money still moves once: the contract settles each slot once and the send finds an earlier transaction. " +
       "A FAILED settlement (the chain reverted it, e.g. InvalidRecipient; the reason is in failedReason) is refused with 409 SETTLEMENT_FAILED and its reason: sending it again unchanged cannot succeed; settle it again to a valid address with POST /v1/admin/settlements/:id/resettle." +
       AUDITED,
     params: AdminSettlementParams,
@@ -116,7 +116,7 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "write",
-    summary: "Settle a FAILED release or split again, to a valid address",
+    summary: "Settle a FAILED release or split (a whole job's or one part's) again, to a valid address",
     description:
       "A settlement the chain refused for good (FAILED: the escrow slot is still funded, nothing moved) is put back to PENDING addressed to toAddress, or, when toAddress is omitted, to where it should go now: " +
       "the job's agent's current walletAddress (the agent or its owner sets a new one first), or for a forum reward's slot the reward owner's current payout destination. " +

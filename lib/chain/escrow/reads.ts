@@ -51,6 +51,22 @@ export async function remainingInSlot(params: {
   return remaining;
 }
 
+/** The block part `part` (0-based) of `payer`'s slot settled in; 0n while it has not. */
+export async function partSettledBlock(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  part: number;
+}): Promise<bigint> {
+  const [settledBlock] = await getPublicClient(params.config).readContract({
+    address: params.config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "getPart",
+    args: [normalizeEscrowJobId(params.escrowJobId), params.payer, BigInt(params.part)],
+  });
+  return BigInt(settledBlock);
+}
+
 /** Payouts the token refused (e.g. a blacklisted address), waiting for `account` to claim. */
 export async function claimableOf(params: { config: ChainConfig; account: Address }): Promise<bigint> {
   return getPublicClient(params.config).readContract({

@@ -109,7 +109,7 @@ const UNKNOWN_MONEY: z.infer<typeof MoneyHealth> = {
 };
 
 /**
- * The money the service moves on this chain: FAILED escrow settlements, outgoing transfers not
+ * The money the service moves on this chain: FAILED escrow settlements (whole jobs and parts), outgoing transfers not
  * confirmed STUCK_AFTER_MS after they were asked for, and the newest reconciliation's differences.
  * Counts read the unfinished rows only (each kind has a partial index on them).
  */
@@ -119,21 +119,8 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
   const before = new Date(ctx.now().getTime() - STUCK_AFTER_MS);
   const count = sql<string>`count(*)`.as("n");
   const [failed, settlements, withdrawals, payouts, funding, run] = await Promise.all([
-    ctx.db
-      .selectFrom("escrow_settlements as s")
-      .innerJoin("jobs as j", "j.id", "s.job_id")
-      .select(count)
-      .where("s.status", "=", "FAILED")
-      .where("j.chain_id", "=", chain.chainId)
-      .executeTakeFirstOrThrow(),
-    ctx.db
-      .selectFrom("escrow_settlements as s")
-      .innerJoin("jobs as j", "j.id", "s.job_id")
-      .select(count)
-      .where("s.status", "=", "PENDING")
-      .where("s.created_at", "<", before)
-      .where("j.chain_id", "=", chain.chainId)
-      .executeTakeFirstOrThrow(),
+    settlementCount(ctx, chain.chainId, "FAILED"),
+    settlementCount(ctx, chain.chainId, "PENDING", before),
     ctx.db
       .selectFrom("wallet_withdrawals")
       .select(count)
@@ -165,12 +152,12 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
       .executeTakeFirst(),
   ]);
   const stuck = {
-    settlements: Number(settlements.n),
+    settlements,
     withdrawals: Number(withdrawals.n),
     packPayouts: Number(payouts.n),
     rewardFunding: Number(funding.n),
   };
-  const failedSettlements = Number(failed.n);
+  const failedSettlements = failed;
   const reconciliationDifferences = run ? run.differences : null;
   const problems: string[] = [];
   if (failedSettlements > 0) problems.push(`${failedSettlements} escrow settlement(s) FAILED`);
@@ -194,6 +181,27 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
     reconciliationDifferences,
     reconciledAt: run?.checked_at.toISOString() ?? null,
   };
+}
+
+/** Settlements in `status` (created before `before`), whole jobs' and parts' alike, on this chain. */
+async function settlementCount(
+  ctx: ServiceContext,
+  chainId: number,
+  status: "FAILED" | "PENDING",
+  before?: Date,
+): Promise<number> {
+  const counted = (table: "escrow_settlements" | "milestone_settlements") => {
+    let q = ctx.db
+      .selectFrom(`${table} as s` as "escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(sql<string>`count(*)`.as("n"))
+      .where("s.status", "=", status)
+      .where("j.chain_id", "=", chainId);
+    if (before) q = q.where("s.created_at", "<", before);
+    return q.executeTakeFirstOrThrow();
+  };
+  const [whole, parts] = await Promise.all([counted("escrow_settlements"), counted("milestone_settlements")]);
+  return Number(whole.n) + Number(parts.n);
 }
 
 /** The replicas as the last position check found them (db/replicas.ts checks every REPLICA_CHECK_MS). */

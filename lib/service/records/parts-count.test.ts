@@ -4,7 +4,7 @@
 // operator's fees count every part's fee, dispute splits included (earned equals what accrued in
 // the contract, and stays at or above it after a withdrawal).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { feesAccruedOf } from "@/lib/chain/escrow/reads";
+import { erc20BalanceOf, feesAccruedOf } from "@/lib/chain/escrow/reads";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import { GENEROUS_BUDGETS, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
@@ -88,6 +88,20 @@ describe("a job paid in two parts", () => {
     expect(byAgent.status, JSON.stringify(byAgent.json)).toBe(201);
     const listed = await service.http("GET", `/v1/jobs/${job.jobId}/reviews`, {});
     expect(listed.json.data.map((r: { rating: number }) => r.rating).sort()).toEqual([4, 5]);
+
+    // The job's payment is announced as a whole job's is (webhooks and notifications follow job.paid),
+    // with every part's net, and shown on its timeline.
+    const paid = await service.db
+      .selectFrom("domain_events")
+      .select("data")
+      .where("job_id", "=", job.jobId)
+      .where("type", "=", "job.paid")
+      .execute();
+    expect(paid).toHaveLength(1);
+    expect(paid[0]!.data).toMatchObject({ net: earned, fee: formatUsdc(fee(parseUsdc("15")) * 2n), partsTotal: 2 });
+    const timeline = await service.http("GET", `/v1/jobs/${job.jobId}/events`, { token: job.poster.token });
+    const payment = timeline.json.data.find((e: { type: string }) => e.type === "job.paid");
+    expect(payment?.data).toMatchObject({ amountUsdc: earned, partsTotal: 2 });
   }, 120_000);
 
   it("a disputed part counts the job as disputed, with the outcome its ruling gave", async () => {
@@ -117,13 +131,69 @@ describe("a job paid in two parts", () => {
   }, 120_000);
 });
 
+describe("the operator's overview, retry and re-settle", () => {
+  it("list a part whose release the chain refused, refuse to send it unchanged, and settle it again to a valid address once", async () => {
+    const job = await assignedPartsJob(service, chain, {
+      payer: PAYER,
+      amounts: ["6", "6"],
+      agentWallet: chain.accounts[WALLET]!.address,
+    });
+    await submitPart(service, job, 1, site.url);
+    // A wallet stored before the payable-address rule: the token contract, which would strand the money.
+    await service.db
+      .updateTable("agents")
+      .set({ wallet_address: chain.config.tokenAddress })
+      .where("id", "=", job.agent.id)
+      .execute();
+    const approved = await partAction(service, job, 1, "approve", job.poster.token);
+    expect(approved.status, JSON.stringify(approved.json)).toBe(200);
+    expect(approved.json.data.status).toBe("APPROVED");
+    expect(approved.json.data.releaseHeldReason).toMatch(/cannot be sent/);
+
+    const admin = (method: "GET" | "POST", path: string, body?: unknown) =>
+      service.http(method, path, { token: operator.token, ...(body ? { body } : {}) });
+    const overview = await admin("GET", "/v1/admin/overview");
+    const listed = overview.json.data.settlements.find(
+      (s: { jobId: string; milestonePosition: number | null }) => s.jobId === job.jobId,
+    );
+    expect(listed).toMatchObject({ milestonePosition: 1, kind: "RELEASE", status: "FAILED" });
+    expect(listed.failedToAddress.toLowerCase()).toBe(chain.config.tokenAddress.toLowerCase());
+    expect(listed.failedAt).not.toBeNull();
+    expect(overview.json.data.health.money.failedSettlements).toBeGreaterThanOrEqual(1);
+
+    const retried = await admin("POST", `/v1/admin/settlements/${listed.id}/retry`, { reason: "try it again" });
+    expect([retried.status, retried.json.code]).toEqual([409, "SETTLEMENT_FAILED"]);
+
+    const before = await erc20BalanceOf({ config: chain.config, address: chain.accounts[WALLET]!.address });
+    const resettle = (reason: string) =>
+      admin("POST", `/v1/admin/settlements/${listed.id}/resettle`, {
+        reason,
+        toAddress: chain.accounts[WALLET]!.address,
+      });
+    const [first, second] = await Promise.all([resettle("the agent's real wallet"), resettle("a second click")]);
+    const done = first.status === 200 ? first : second;
+    expect(done.status, JSON.stringify([first.json, second.json])).toBe(200);
+    expect(done.json.data).toMatchObject({ milestonePosition: 1, status: "CONFIRMED", resettleCount: 1 });
+    expect((await erc20BalanceOf({ config: chain.config, address: chain.accounts[WALLET]!.address })) - before).toBe(
+      net("6"),
+    );
+    const parts = await service.http("GET", `/v1/jobs/${job.jobId}/milestones`, { token: job.poster.token });
+    expect(parts.json.data[0]).toMatchObject({ status: "RELEASED", releaseHeldReason: null });
+    const after = await admin("GET", "/v1/admin/overview");
+    expect(after.json.data.settlements.some((s: { id: string }) => s.id === listed.id)).toBe(false);
+
+    const reconciliation = await admin("GET", "/v1/admin/reconciliation");
+    expect(reconciliation.json.data.differences).toEqual([]);
+  }, 120_000);
+});
+
 describe("the operator's fees", () => {
   it("count every part's fee, dispute splits included: earned equals what accrued, and stays above it after a withdrawal", async () => {
     // The earlier tests of this file paid parts (and split one) on this chain; nothing was withdrawn yet.
     const fees = await service.http("GET", "/v1/admin/fees", { token: operator.token });
     expect(fees.status, JSON.stringify(fees.json)).toBe(200);
     const accrued = await feesAccruedOf(chain.config);
-    expect(accrued).toBe(fee(parseUsdc("15")) * 2n + fee(parseUsdc("10")) + fee(parseUsdc("5")));
+    expect(accrued).toBe(fee(parseUsdc("15")) * 2n + fee(parseUsdc("10")) + fee(parseUsdc("5")) + fee(parseUsdc("6")));
     expect(fees.json.data).toMatchObject({ earnedUsdc: formatUsdc(accrued), accruedUsdc: formatUsdc(accrued) });
 
     const withdrawn = await service.http("POST", "/v1/admin/fees/withdraw", {

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import { coreMigration } from "./0001-core";
+import { partSettlementFailuresMigration } from "./0100-part-settlement-failures";
 import { escrowMigration } from "./0002-escrow";
 import { deliverablesMigration } from "./0003-deliverables";
 import { forumMigration } from "./0004-forum";
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   "0066-withdrawal-idempotency": withdrawalIdempotencyMigration,
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
+  "0100-part-settlement-failures": partSettlementFailuresMigration,
 };
