@@ -14,6 +14,8 @@ import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
 import { getJobRowOrThrow } from "../jobs/read-job";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "../deliverables/check-deliverable";
+import { WAITS_FOR_WALLET } from "../deliverables/approve-job";
+import { tellOwnerPaymentWaits } from "../deliverables/remind-agent-wallet";
 import { completePartSettlement, recordPartSettlement, type PartSettlementRow } from "../escrow/settle-part";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
@@ -134,8 +136,8 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   }
   if (m.status !== "SUBMITTED" || !m.output_url)
     throw fail("INVALID_STATE", `part ${position} is ${m.status}: only a SUBMITTED part can be approved`);
-  if (!(await agentWalletOf(ctx, job.agent_id)))
-    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  // No payout wallet does not stop the approval: the part's money waits in escrow (told to the owner below).
+  const walletMissing = !(await agentWalletOf(ctx, job.agent_id));
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
   if (probe.status !== "LIVE") {
     throw fail(
@@ -162,9 +164,17 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
       jobId,
       to: await jobRecipients(trx, locked.job),
       actorId: actorIdOf(actor),
-      data: { jobId, milestoneId: m.id, position, agentId: locked.job.agent_id, releaseAt: releaseAt.toISOString() },
+      data: {
+        jobId,
+        milestoneId: m.id,
+        position,
+        agentId: locked.job.agent_id,
+        releaseAt: releaseAt.toISOString(),
+        ...(walletMissing ? { payoutWalletMissing: true } : {}),
+      },
     });
   });
+  if (walletMissing) await tellOwnerPaymentWaits(ctx, jobId, position);
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
   return await presentOne(ctx.db, jobId, position, true);
@@ -216,7 +226,7 @@ export async function releaseApprovedMilestone(
   }
   const wallet = await agentWalletOf(ctx, job.agent_id);
   if (!wallet) {
-    await holdPart(ctx, milestoneId, WALLET_MISSING);
+    await holdPart(ctx, milestoneId, WAITS_FOR_WALLET);
     return "HELD";
   }
   const settlement = await ctx.db.transaction().execute(async (trx) => {

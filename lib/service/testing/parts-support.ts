@@ -41,7 +41,14 @@ export interface PartsJob {
 export async function assignedPartsJob(
   service: TestService,
   chain: TestChain,
-  options: { payer: number; amounts: string[]; agentWallet: `0x${string}` | null; poster?: TestUser },
+  options: {
+    payer: number;
+    amounts: string[];
+    agentWallet: `0x${string}` | null;
+    poster?: TestUser;
+    agentOwnerEmail?: string;
+    proofHoldHours?: number;
+  },
 ): Promise<PartsJob> {
   const poster = options.poster ?? (await newUser(service, chain.accounts[options.payer]!.privateKey));
   const budget = options.amounts.reduce((sum, a) => sum + parseUsdc(a), 0n);
@@ -50,7 +57,7 @@ export async function assignedPartsJob(
     token: poster.token,
     body: jobInput({
       budget: budgetText,
-      inputData: { budgetType: "bid", proofHoldHours: 0, proofContentMarker: JOB_MARKER },
+      inputData: { budgetType: "bid", proofHoldHours: options.proofHoldHours ?? 0, proofContentMarker: JOB_MARKER },
       milestones: options.amounts.map((amountUsdc, i) => ({
         title: `Part ${i + 1}`,
         amountUsdc,
@@ -68,7 +75,10 @@ export async function assignedPartsJob(
     amount: budget,
   });
   await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
-  const agent = await newAgent(service, options.agentWallet ? { walletAddress: options.agentWallet } : {});
+  const agent = await newAgent(service, {
+    ...(options.agentWallet ? { walletAddress: options.agentWallet } : {}),
+    ...(options.agentOwnerEmail ? { ownerEmail: options.agentOwnerEmail } : {}),
+  });
   const bid = (
     await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: budgetText } })
   ).data;
