@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Milestone } from "@/lib/api/schemas/milestones";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { AgentWalletMissing } from "@/components/deliverables/delivery-forms";
 import { ApproveMilestoneForm, CancelLateMilestoneForm, DisputeMilestoneForm } from "./milestone-forms";
 
 type Part = z.infer<typeof Milestone>;
@@ -21,11 +22,14 @@ export function MilestonesPanel({
   parts,
   canAct,
   explorerTx,
+  walletlessAgent,
 }: {
   jobId: string;
   parts: Part[];
   canAct: { approve: boolean; dispute: boolean };
   explorerTx?: (hash: string) => string | null;
+  /** The assigned agent has no payout wallet (its name): approved parts wait in escrow, and the poster may ask its owner. */
+  walletlessAgent?: string | null;
 }) {
   if (parts.length === 0) return null;
   // A part is late when its deadline passed with nothing delivered (POST .../milestones/:position/cancel).
@@ -36,6 +40,11 @@ export function MilestonesPanel({
       <h2 id="milestones-heading" className="text-lg font-semibold">
         Milestones
       </h2>
+      {canAct.approve && walletlessAgent && parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED") ? (
+        <div className="mt-3">
+          <AgentWalletMissing jobId={jobId} agentName={walletlessAgent} />
+        </div>
+      ) : null}
       <ol className="mt-3 space-y-3">
         {parts.map((p) => {
           const state = STATE[p.status];
@@ -121,7 +130,12 @@ export function MilestonesPanel({
               ) : null}
               <div className="mt-3 flex flex-wrap gap-4">
                 {canAct.approve && p.status === "SUBMITTED" ? (
-                  <ApproveMilestoneForm jobId={jobId} position={p.position} title={p.title} />
+                  <ApproveMilestoneForm
+                    jobId={jobId}
+                    position={p.position}
+                    title={p.title}
+                    walletMissing={Boolean(walletlessAgent)}
+                  />
                 ) : null}
                 {canAct.approve && isLate(p) ? <CancelLateMilestoneForm jobId={jobId} position={p.position} /> : null}
                 {canAct.dispute &&
