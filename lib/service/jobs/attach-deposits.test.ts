@@ -5,6 +5,8 @@
 // stranger's wallet.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
+import { escrowAbi } from "@/lib/chain/abi";
+import { chainFailureReason, walletFailureSentence } from "@/lib/chain/escrow/errors";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
@@ -104,6 +106,29 @@ describe("a confirmed deposit whose registration never came", () => {
     const txHash = await depositFrom(OTHER_WALLET, second.escrowJobId, "9");
     await serviceRounds(second);
     expect(await readJob(poster, second.id)).toMatchObject({ funded: true, escrowTxHash: txHash.toLowerCase() });
+  }, 120_000);
+
+  it("a second deposit from the same wallet is refused by the contract, told as a sentence, never as a custom error's hex", async () => {
+    const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
+    const job = await postJob(poster, "3");
+    await depositFrom(POSTER, job.escrowJobId, "3");
+    const error = await chain.publicClient
+      .simulateContract({
+        account: chain.accounts[POSTER]!.address,
+        address: chain.config.escrowAddress,
+        abi: escrowAbi,
+        functionName: "deposit",
+        args: [job.escrowJobId, parseUsdc("3")],
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(error).not.toBeNull();
+    for (const text of [walletFailureSentence(error), chainFailureReason(error)]) {
+      expect(text).toMatch(/already deposited for this job/);
+      expect(text).not.toMatch(/0x[0-9a-f]{8}/i);
+    }
   }, 120_000);
 
   it("from a stranger's wallet: never attached; it waits for a registration like any deposit", async () => {
