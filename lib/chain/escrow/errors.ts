@@ -68,9 +68,13 @@ export function chainFailureReason(err: unknown): string {
     if (revert instanceof ContractFunctionRevertedError) {
       if (revert.data?.errorName)
         return `the contract refused: ${contractErrorSentence(revert.data.errorName, revert.data.args ?? [])} (${revert.data.errorName})`;
-      if (revert.reason) return `the contract refused: ${scrubChainText(revert.reason)}`;
       // An error of another contract that no ABI here names: said so, never its 4-byte selector.
       if (revert.signature) return "the contract refused the call with an error of another contract it does not name";
+      if (revert.reason && /revert/i.test(revert.reason))
+        return `the contract refused: ${scrubChainText(revert.reason)}`;
+      // viem reports a node's or a gateway's error answer to a call (-32603 "upstream connect
+      // error") as a revert without data: it is the RPC's, and its text is never shown.
+      if (revert.reason || revert.data === undefined) return "the RPC answered an error instead of a result";
       return "the contract refused the call without a reason";
     }
     if (err.walk((e) => e instanceof TimeoutError)) return "the RPC did not answer in time";
@@ -166,11 +170,19 @@ export function isChainUnavailable(err: unknown): boolean {
   );
 }
 
-/** First line, no URL (an RPC URL may hold a key), no long hex (raw call data), at most 200 characters. */
+/**
+ * First line; no URL, host or path (an RPC URL, or a gateway's upstream, may hold the provider's key
+ * in its path); no key-like token (letters and digits mixed, 16 characters or more, other than an
+ * address or a transaction hash); no long hex (raw call data); at most 200 characters.
+ */
 export function scrubChainText(text: string): string {
   const line = (text.split("\n")[0] ?? "")
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "(URL hidden)")
-    .replace(/0x[0-9a-fA-F]{65,}/g, "0x…");
+    .replace(/0x[0-9a-fA-F]{65,}/g, "0x…")
+    .replace(/(?<![\w/])(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:\/\S*)?/gi, "(address hidden)")
+    .replace(/(?<![\w/])\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:\/\S*)?/g, "(address hidden)")
+    .replace(/(^|[\s("'=:,;])\/[^\s)"',;]+/g, "$1(path hidden)")
+    .replace(/\b(?!0x[0-9a-fA-F]{40}\b|0x[0-9a-fA-F]{64}\b)(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w-]{16,}\b/g, "(hidden)");
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 

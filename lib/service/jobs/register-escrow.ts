@@ -209,7 +209,7 @@ async function reregister(
     } catch (error) {
       throw fail(
         "CHAIN_UNAVAILABLE",
-        `the chain could not be asked about the deposit (${(error as Error).message.split("\n")[0]}); try again`,
+        `the chain could not be asked about the deposit (${chainFailureReason(error)}); try again`,
       );
     }
     if (!check.ok) {
