@@ -104,13 +104,13 @@ const UNKNOWN_MONEY: z.infer<typeof MoneyHealth> = {
   ok: false,
   detail: "",
   failedSettlements: 0,
-  stuck: { settlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0 },
+  stuck: { settlements: 0, partSettlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0, x402Payments: 0 },
   reconciliationDifferences: null,
   reconciledAt: null,
 };
 
 /**
- * The money the service moves on this chain: FAILED escrow settlements (whole jobs and parts), outgoing transfers not
+ * The money the service moves on this chain: FAILED escrow settlements, outgoing transfers not
  * confirmed STUCK_AFTER_MS after they were asked for, and the newest reconciliation's differences.
  * Counts read the unfinished rows only (each kind has a partial index on them).
  */
@@ -119,9 +119,37 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
   if (!chain) return { ...UNKNOWN_MONEY, ok: true, detail: "no payment chain is configured: no money moves" };
   const before = new Date(ctx.now().getTime() - STUCK_AFTER_MS);
   const count = sql<string>`count(*)`.as("n");
-  const [failed, settlements, withdrawals, payouts, funding, run] = await Promise.all([
-    settlementCount(ctx, chain.chainId, "FAILED"),
-    settlementCount(ctx, chain.chainId, "PENDING", before),
+  const [failed, failedParts, settlements, parts, withdrawals, payouts, funding, x402, run] = await Promise.all([
+    ctx.db
+      .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "FAILED")
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("milestone_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "FAILED")
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "PENDING")
+      .where("s.created_at", "<", before)
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("milestone_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "PENDING")
+      .where("s.created_at", "<", before)
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
     ctx.db
       .selectFrom("wallet_withdrawals")
       .select(count)
@@ -144,6 +172,13 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
       .where("chain_key", "=", chainKeyOf(chain))
       .executeTakeFirstOrThrow(),
     ctx.db
+      .selectFrom("x402_payments")
+      .select(count)
+      .where("status", "=", "SENT")
+      .where("created_at", "<", before)
+      .where("network", "=", `eip155:${chain.chainId}`)
+      .executeTakeFirstOrThrow(),
+    ctx.db
       .selectFrom("reconciliation_runs")
       .select(["differences", "checked_at"])
       .where("chain_id", "=", chain.chainId)
@@ -153,12 +188,14 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
       .executeTakeFirst(),
   ]);
   const stuck = {
-    settlements,
+    settlements: Number(settlements.n),
+    partSettlements: Number(parts.n),
     withdrawals: Number(withdrawals.n),
     packPayouts: Number(payouts.n),
     rewardFunding: Number(funding.n),
+    x402Payments: Number(x402.n),
   };
-  const failedSettlements = failed;
+  const failedSettlements = Number(failed.n) + Number(failedParts.n);
   const reconciliationDifferences = run ? run.differences : null;
   const problems: string[] = [];
   if (failedSettlements > 0) problems.push(`${failedSettlements} escrow settlement(s) FAILED`);
@@ -182,27 +219,6 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
     reconciliationDifferences,
     reconciledAt: run?.checked_at.toISOString() ?? null,
   };
-}
-
-/** Settlements in `status` (created before `before`), whole jobs' and parts' alike, on this chain. */
-async function settlementCount(
-  ctx: ServiceContext,
-  chainId: number,
-  status: "FAILED" | "PENDING",
-  before?: Date,
-): Promise<number> {
-  const counted = (table: "escrow_settlements" | "milestone_settlements") => {
-    let q = ctx.db
-      .selectFrom(`${table} as s` as "escrow_settlements as s")
-      .innerJoin("jobs as j", "j.id", "s.job_id")
-      .select(sql<string>`count(*)`.as("n"))
-      .where("s.status", "=", status)
-      .where("j.chain_id", "=", chainId);
-    if (before) q = q.where("s.created_at", "<", before);
-    return q.executeTakeFirstOrThrow();
-  };
-  const [whole, parts] = await Promise.all([counted("escrow_settlements"), counted("milestone_settlements")]);
-  return Number(whole.n) + Number(parts.n);
 }
 
 /** The replicas as the last position check found them (db/replicas.ts checks every REPLICA_CHECK_MS). */
@@ -306,7 +322,10 @@ async function checkWorkers(ctx: ServiceContext, workers: Worker[]): Promise<z.i
       workers.map((w) => w.name),
     )
     .execute();
-  const now = ctx.now().getTime();
+  // Lag by the database's clock, the one every instance shares: an instance whose own clock runs
+  // ahead must not call the others' fresh rounds late (a heartbeat written by such an instance reads
+  // as just now, not as late, until the skew is mended).
+  const now = (await sql<{ now: Date }>`select now() as now`.execute(ctx.db)).rows[0]!.now.getTime();
   const items: Array<z.infer<typeof WorkerHealth>> = workers.map((worker) => {
     const row = rows.find((r) => r.name === worker.name);
     const lateAfterMs = LATE_AFTER_ROUNDS * worker.everyMs + ROUND_GRACE_MS;

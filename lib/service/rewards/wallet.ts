@@ -227,16 +227,15 @@ export async function sendWithdrawal(
     to: claimed.to_address as Hex,
     amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
-    // Cleared only for the transaction read at the claim, and kept only while none is: a second
-    // claimant (an instance whose clock runs ahead takes an unexpired lease) never overwrites the
-    // first one's transaction, so two transfers are never both broadcast.
-    forget: async () => {
-      if (!claimed.tx_hash) return;
+    // Cleared only while it is the dead transaction, and kept only while none is: a second claimant
+    // (an instance whose clock runs ahead takes an unexpired lease) never overwrites the first one's
+    // transaction, so two transfers are never both broadcast.
+    forget: async (hash) => {
       await ctx.db
         .updateTable("wallet_withdrawals")
         .set({ raw_tx: null, tx_hash: null })
         .where("id", "=", id)
-        .where("tx_hash", "=", claimed.tx_hash)
+        .where("tx_hash", "=", hash)
         .execute();
     },
     beforeSigning: async () => ctx.crashPoints?.beforeWithdrawalSign?.(id),

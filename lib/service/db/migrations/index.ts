@@ -42,6 +42,9 @@ import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
+import { revisionsMigration } from "./0090-revisions";
+import { displayNamesMigration } from "./0091-display-names";
+import { followOnReplyMigration } from "./0092-follow-on-reply";
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
@@ -90,5 +93,8 @@ export const migrations: Record<string, Migration> = {
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0100-part-settlement-failures": partSettlementFailuresMigration,
+  "0090-revisions": revisionsMigration,
+  "0091-display-names": displayNamesMigration,
+  "0092-follow-on-reply": followOnReplyMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
