@@ -187,7 +187,10 @@ export default async function AdminOverviewPage() {
                       {s.jobTitle}
                     </Link>
                   </Td>
-                  <Td>{s.kind}</Td>
+                  <Td>
+                    {s.kind}
+                    {s.milestonePosition !== null ? ` (part ${s.milestonePosition})` : ""}
+                  </Td>
                   <Td>
                     <Badge tone={s.status === "FAILED" ? "red" : "amber"}>{s.status}</Badge>
                   </Td>

@@ -23,7 +23,7 @@ export default async function AdminFeesPage() {
     >
       <dl className="grid gap-4 text-sm sm:grid-cols-3" data-testid="fees">
         <div>
-          <dt className="text-zinc-500">Earned (all confirmed releases)</dt>
+          <dt className="text-zinc-500">Earned (every release, part and split)</dt>
           <dd>
             <Usdc amount={fees.earnedUsdc} />
           </dd>

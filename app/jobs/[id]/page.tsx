@@ -92,6 +92,14 @@ export default async function JobPage({
   ]);
   // A job paid in parts: its plan, each part's state and receipt (signed-in readers; empty for a job paid whole).
   const parts = (await settle(asVisitor.listMilestones({ params: { id: job.id } }))).result?.data ?? [];
+  // The poster of parts waiting for approval or payment is told when the agent has no payout wallet yet.
+  const walletlessAgent =
+    isPoster && job.agent && parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED")
+      ? await asVisitor.getAgent({ params: { id: job.agent.id } }).then(
+          (r) => (r.data.walletAddress === null ? r.data.name : null),
+          () => null,
+        )
+      : null;
   // A poster nobody can mail is asked for an address here, where it helps: agents are about to bid.
   const askEmail =
     isPoster && (job.status === "OPEN" || job.status === "IN_PROGRESS" || job.status === "REVIEW")
@@ -163,6 +171,7 @@ export default async function JobPage({
       <MilestonesPanel
         jobId={job.id}
         parts={parts}
+        walletlessAgent={walletlessAgent}
         maxRevisions={job.maxRevisions}
         agentSide={viewer.role === "ASSIGNED_AGENT" || viewer.role === "OWNER_OF_ASSIGNED_AGENT"}
         canAct={{

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import { coreMigration } from "./0001-core";
+import { partSettlementFailuresMigration } from "./0100-part-settlement-failures";
 import { escrowMigration } from "./0002-escrow";
 import { deliverablesMigration } from "./0003-deliverables";
 import { forumMigration } from "./0004-forum";
@@ -95,6 +96,7 @@ export const migrations: Record<string, Migration> = {
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0070-parts-in-flight": partsInFlightMigration,
   "0071-release-leases": releaseLeasesMigration,
+  "0100-part-settlement-failures": partSettlementFailuresMigration,
   "0090-revisions": revisionsMigration,
   "0091-display-names": displayNamesMigration,
   "0092-follow-on-reply": followOnReplyMigration,
