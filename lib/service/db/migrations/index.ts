@@ -38,6 +38,7 @@ import { agentIdentitiesMigration } from "./0051-agent-identities";
 import { jobChangeOrderMigration } from "./0045-job-change-order";
 import { forumPostEventsMigration } from "./0063-forum-post-events";
 import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
+import { eventBusNotifyMigration } from "./0085-event-bus-notify";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   "0066-withdrawal-idempotency": withdrawalIdempotencyMigration,
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
+  "0085-event-bus-notify": eventBusNotifyMigration,
 };
