@@ -63,7 +63,8 @@ async function readFeed(
     where recipient_ids @> array[${agentId}]::text[]
       and tx < pg_snapshot_xmin(pg_current_snapshot())
       ${after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``}
-    order by tx, seq
+    -- The columns, not the text aliases of the select list (text sorts 10 before 9).
+    order by domain_events.tx, domain_events.seq
     limit ${limit}`.execute(ctx.db);
   return rows;
 }
@@ -171,9 +172,12 @@ export async function streamAgentEvents(
       for (;;) {
         for (;;) {
           const rows = await readFeed(ctx, id, position, STREAM_BATCH);
-          deliver(rows.map(feedEventOf));
+          for (const row of rows) {
+            // At the pace its reader takes them: a long backlog is not a slow reader.
+            await stream.room();
+            deliver([feedEventOf(row)]);
+          }
           if (rows.length < STREAM_BATCH || !stream.open) break;
-          await stream.room();
         }
         if (!overflowed) break;
         // More came meanwhile than is kept: read on from the database, which holds all of it.

@@ -113,7 +113,8 @@ async function readEventsAfter(db: Db, after: FeedPosition, limit: number): Prom
     from domain_events
     where tx < pg_snapshot_xmin(pg_current_snapshot())
       and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)
-    order by tx, seq
+    -- The columns, not the text aliases of the select list (text sorts 10 before 9).
+    order by domain_events.tx, domain_events.seq
     limit ${limit}`.execute(db);
   return rows.map(toEvent);
 }
@@ -123,7 +124,7 @@ async function feedEndNow(db: Db): Promise<FeedPosition> {
   const { rows } = await sql<FeedPosition>`
     select tx::text as tx, seq::text as seq from domain_events
     where tx < pg_snapshot_xmin(pg_current_snapshot())
-    order by tx desc, seq desc limit 1`.execute(db);
+    order by domain_events.tx desc, domain_events.seq desc limit 1`.execute(db);
   return rows[0] ?? { tx: "0", seq: "0" };
 }
 
@@ -159,10 +160,21 @@ class PostgresNotifications implements NotificationSource {
     await this.connect();
   }
 
-  /** For tests of a lost connection: ends the LISTEN session as a network failure would. */
-  cut(): void {
+  private held = false;
+
+  /**
+   * For tests of a lost connection: ends the LISTEN session as a network failure would; with `hold`,
+   * no new one is opened until the returned function is called.
+   */
+  cut(hold = false): () => void {
+    this.held = hold;
     const client = this.client as (pg.Client & { connection?: { stream?: { destroy(): void } } }) | null;
+    this.client = null;
     client?.connection?.stream?.destroy();
+    return () => {
+      this.held = false;
+      this.scheduleConnect();
+    };
   }
 
   private async connect() {
@@ -201,7 +213,7 @@ class PostgresNotifications implements NotificationSource {
   }
 
   private scheduleConnect() {
-    if (this.closed || this.timer) return;
+    if (this.closed || this.timer || this.held) return;
     this.timer = setTimeout(() => void this.connect(), this.retryMs);
     this.timer.unref?.();
     this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
@@ -337,7 +349,7 @@ export class DatabaseEventBus implements EventBus {
       this.again = true;
       return;
     }
-    this.reading = this.readOn().finally(() => (this.reading = null));
+    this.reading = this.readOn();
   }
 
   private async readOn() {
@@ -348,17 +360,24 @@ export class DatabaseEventBus implements EventBus {
         this.reads += 1;
         events = await readEventsAfter(this.db, this.position!, READ_PAGE);
       } catch (error) {
-        if (this.closed) return;
+        if (this.closed) {
+          this.reading = null;
+          return;
+        }
         log.warn(errorFields(error), "event bus: reading the feed failed; trying again");
+        this.reading = null;
         this.retryLater();
         return;
       }
       if (events.length > 0) {
-        this.position = events[events.length - 1]!;
+        const last = events[events.length - 1]!;
+        this.position = { tx: last.tx, seq: last.seq };
         this.emit((l) => l.events?.(events));
       }
       if (events.length === READ_PAGE) this.again = true;
     } while (this.again && !this.closed);
+    // In the same turn as the loop's last look at `again`: a notification after it starts a new read.
+    this.reading = null;
     // A transaction that was announced is still behind an older one that runs: look again shortly.
     if (BigInt(this.position!.tx) < this.wantedTx) this.retryLater();
     else this.retryMs = HORIZON_RETRY_MIN_MS;

@@ -22,6 +22,11 @@ import { databaseEventBus, notifyControl, type ControlMessage, type EventBus, ty
 
 /** Unsent bytes a stream may hold beyond its socket's own buffers before it is dropped. */
 export const MAX_BUFFERED_BYTES = 256 * 1024;
+/**
+ * A dropped slow reader's queue is still sent for this long, should its client read again (then the
+ * stream ends cleanly after its last whole event); after it, the queue is discarded and the socket cut.
+ */
+export const SLOW_READER_GRACE_MS = 10_000;
 /** A comment on every stream this often, so proxies and load balancers keep idle ones open. */
 export const KEEPALIVE_MS = 15_000;
 /**
@@ -58,9 +63,14 @@ export class LiveStream {
           start: (controller) => {
             this.controller = controller;
           },
+          // Called after every read and enqueue while there is any room: the waiter wants half.
           pull: () => {
-            this.roomWaiter?.();
-            this.roomWaiter = null;
+            if ((this.controller.desiredSize ?? 0) > MAX_BUFFERED_BYTES / 2) {
+              this.roomWaiter?.();
+              this.roomWaiter = null;
+            }
+            // A dropped slow reader that caught up with its queue ends cleanly.
+            if (this.ended === "slow" && this.controller.desiredSize === MAX_BUFFERED_BYTES) this.finish("close");
           },
           cancel: () => this.end("client"),
         },
@@ -114,6 +124,20 @@ export class LiveStream {
     });
   }
 
+  private finished = false;
+
+  /** Closes the response: `close` after what is queued, `error` at once (the queue discarded, the socket cut). */
+  private finish(how: "close" | "error") {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      if (how === "close") this.controller.close();
+      else this.controller.error(new Error("stream ended"));
+    } catch {
+      // already closed by the client
+    }
+  }
+
   whenEnded(callback: (reason: EndReason) => void): void {
     if (this.ended) callback(this.ended);
     else this.onEnd.push(callback);
@@ -124,13 +148,12 @@ export class LiveStream {
     if (this.ended) return;
     if (farewell && reason !== "slow" && reason !== "client") this.send(farewell);
     this.ended = reason;
-    try {
-      if (reason !== "slow" && reason !== "error") this.controller.close();
-      // An error discards what is queued: a slow reader's buffer is freed now, not when it reads.
-      else this.controller.error(new Error(`stream ended: ${reason}`));
-    } catch {
-      // already closed by the client
-    }
+    if (reason === "slow") {
+      // Nothing more is queued. What is queued still goes out while its reader catches up (pull
+      // closes the stream then); one that does not is cut after the grace, its queue discarded.
+      const grace = setTimeout(() => this.finish("error"), SLOW_READER_GRACE_MS);
+      grace.unref?.();
+    } else this.finish(reason === "error" ? "error" : "close");
     this.roomWaiter?.();
     this.roomWaiter = null;
     for (const callback of this.onEnd.splice(0)) {
