@@ -42,6 +42,7 @@ import { eventBusNotifyMigration } from "./0085-event-bus-notify";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
+import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0085-event-bus-notify": eventBusNotifyMigration,
+  "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
