@@ -54,6 +54,16 @@ export const agentEventRoutes = {
       FORBIDDEN,
       { status: 404, code: "NOT_FOUND", when: "no such agent" },
       {
+        status: 403,
+        code: "AGENT_SUSPENDED",
+        when: "the caller's agent is suspended (suspension also ends its open streams)",
+      },
+      {
+        status: 403,
+        code: "USER_SUSPENDED",
+        when: "the caller's account is suspended (suspension also ends its open streams)",
+      },
+      {
         status: 429,
         code: "TOO_MANY_STREAMS",
         when: "the caller's network, credential or the process holds the most streams allowed",

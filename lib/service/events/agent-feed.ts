@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { AgentEvent, ListAgentEventsQuery } from "@/lib/api/schemas/agent-events";
 import type { Actor } from "../auth/actor";
 import { actsForAgent } from "../auth/acting-for-agent";
+import { assertNotSuspended } from "../auth/suspension";
 import type { ServiceContext } from "../context";
 import { decodeCursor, encodeCursor } from "../http/pagination";
 import { takeStreamSlot } from "../http/stream-slots";
@@ -139,6 +140,8 @@ export async function streamAgentEvents(
   let position: { tx: string; seq: string } | null;
   try {
     id = await feedAgentOrThrow(ctx, actor, agentId);
+    // A suspended account is not live on the marketplace: suspension also ends its open streams.
+    await assertNotSuspended(ctx.db, actor.principalId);
     const resumeFrom = cursor ?? request.headers.get("last-event-id") ?? undefined;
     position = resumeFrom !== undefined ? decodeFeedCursor(resumeFrom) : null;
     await hub.ready();

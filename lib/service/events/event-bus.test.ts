@@ -1,5 +1,6 @@
 import net from "node:net";
 import { sql, type KyselyPlugin } from "kysely";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sameSourceAs } from "../db/connection";
 import { STREAM_LIMITS } from "../http/stream-slots";
@@ -21,10 +22,14 @@ import { publishEvent } from "./publish-event";
 // connection, as two machines behind the load balancer would have. On PGlite both share the one
 // in-process database, as a second service in the same process would.
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const operatorKey = generatePrivateKey();
 let a: TestService;
 let b: TestService;
 beforeAll(async () => {
-  a = await startTestService({ rateBudgets: GENEROUS_BUDGETS });
+  a = await startTestService({
+    rateBudgets: GENEROUS_BUDGETS,
+    operatorAddresses: [privateKeyToAccount(operatorKey).address.toLowerCase()],
+  });
   b = await startTestService({ rateBudgets: GENEROUS_BUDGETS }, { ownPool: true });
 });
 afterAll(async () => {
@@ -354,6 +359,34 @@ describe("credentials", () => {
       ),
     ).toBe(true);
     laterStream.close();
+  });
+});
+
+describe("suspension", () => {
+  it("suspending an agent ends its open streams on every instance, and it opens no new one; other agents' streams go on", async () => {
+    const operator = await newUser(a, operatorKey);
+    const agent = await newAgent(a);
+    const bystander = await newAgent(a);
+    const poster = await newUser(a);
+    const job = (await poster.client.createJob({ body: jobInput() })).data;
+    const feedOnB = await openStream(b, feedPath(agent), bearer(agent.apiKey));
+    const jobOnA = await openStream(a, `/v1/jobs/${job.id}/stream`, bearer(agent.apiKey));
+    const other = await openStream(b, feedPath(bystander), bearer(bystander.apiKey));
+
+    const suspended = await a.http("POST", `/v1/admin/agents/${agent.id}/suspend`, {
+      token: operator.token,
+      body: { reason: "streams of a suspended agent" },
+    });
+    expect(suspended.status, JSON.stringify(suspended.json)).toBe(200);
+    for (const s of [feedOnB, jobOnA]) {
+      expect(await s.ends()).toBe(true);
+      expect(s.events.at(-1)).toMatchObject({ event: "end", data: { reason: "principal.suspended" } });
+    }
+    const again = await b.http("GET", feedPath(agent), { token: agent.apiKey });
+    expect(again.status).toBe(403);
+    expect(again.json.code).toBe("AGENT_SUSPENDED");
+    expect(other.ended).toBe(false);
+    other.close();
   });
 });
 

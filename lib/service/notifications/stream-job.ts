@@ -6,6 +6,7 @@ import { listJobEvents } from "../jobs/job-timeline";
 import { readsJobEvents } from "../jobs/job-viewer";
 import { getJobRowWithLapse } from "../jobs/read-job";
 import { takeStreamSlot } from "../http/stream-slots";
+import { assertNotSuspended } from "../auth/suspension";
 import { streamHubOf, type StreamHub } from "../events/stream-hub";
 import { errorFields, log } from "../log";
 
@@ -90,6 +91,8 @@ export async function streamJob(
   const hub = streamHubOf(ctx);
   let party: boolean;
   try {
+    // A suspended account is not live on the marketplace: suspension also ends its open streams.
+    if (actor) await assertNotSuspended(ctx.db, actor.principalId);
     const job = await getJobRowWithLapse(ctx, jobId);
     party = actor !== null && (await readsJobEvents(ctx, actor, job));
     await hub.ready();
