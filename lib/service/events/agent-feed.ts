@@ -9,7 +9,7 @@ import type { ServiceContext } from "../context";
 import { decodeCursor, encodeCursor } from "../http/pagination";
 import { takeStreamSlot } from "../http/stream-slots";
 import { errorFields, log } from "../log";
-import { comparePositions, type FeedEvent } from "./event-bus";
+import { comparePositions, feedEndNow, type FeedEvent } from "./event-bus";
 import { streamHubOf } from "./stream-hub";
 
 const DEFAULT_LIMIT = 50;
@@ -158,20 +158,25 @@ export async function streamAgentEvents(
       position = event;
     }
   };
-  // Subscribed first: what commits while the backlog is read waits here, and is sent after it.
-  let pending: FeedEvent[] | null = position ? [] : null;
+  // Subscribed first: what commits while the backlog (or where the feed ends) is read waits here,
+  // and is sent after it.
+  let pending: FeedEvent[] | null = [];
   let overflowed = false;
   hub.subscribeFeed(id, stream, (events) => {
     if (!pending) return deliver(events);
     if (pending.length + events.length > PENDING_MAX) overflowed = true;
     else pending.push(...events);
   });
-  if (pending) void catchUp();
+  void catchUp();
   return stream.response;
 
-  /** The backlog after the client's position, read from the database in pages its socket keeps up with. */
+  /**
+   * Without a position, where the feed ends now (what the bus brings past it is new); with one, the
+   * backlog after it, read from the database in pages its socket keeps up with.
+   */
   async function catchUp() {
     try {
+      if (!position) position = await feedEndNow(ctx.db);
       for (;;) {
         for (;;) {
           const rows = await readFeed(ctx, id, position, STREAM_BATCH);

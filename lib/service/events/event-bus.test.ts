@@ -222,10 +222,11 @@ describe("one listener per instance, streams fed from memory", () => {
       }
       expect(c.ctx.streams!.stats().open).toBe(30);
       const withThirty = await idleWindow();
-      // Every statement of the window was one of the bus's reads (one per commit anywhere on the
-      // database, for the whole process): the streams themselves read nothing while idle.
-      expect(withOne.streams).toBe(withOne.busReads);
-      expect(withThirty.streams).toBe(withThirty.busReads);
+      // Every statement of the window was one of the bus's reads (one a tick, for the whole
+      // process): the streams themselves read nothing while idle.
+      // (Give or take the one read in flight when the window opened or closed.)
+      expect(Math.abs(withOne.streams - withOne.busReads)).toBeLessThanOrEqual(1);
+      expect(Math.abs(withThirty.streams - withThirty.busReads)).toBeLessThanOrEqual(1);
       for (const s of [one, ...many]) s.close();
     } finally {
       await c.stop();
@@ -391,7 +392,7 @@ describe("suspension", () => {
 });
 
 describe.runIf(onPostgres)("a lost LISTEN connection (PostgreSQL)", () => {
-  it("the bus listens again and catches up from its position: events committed while it was cut off arrive once, in order; a key revoked meanwhile still ends its streams", async () => {
+  it("events keep coming while the bus's LISTEN connection is down (they are read, not notified), once each, in order; a key revoked meanwhile ends its streams once it listens again", async () => {
     const agent = await newAgent(a);
     const minted = await a.http("POST", `/v1/agents/${agent.id}/keys`, { token: agent.apiKey, body: { name: "cut" } });
     const key = minted.json.data.secret as string;
@@ -410,16 +411,17 @@ describe.runIf(onPostgres)("a lost LISTEN connection (PostgreSQL)", () => {
       (await a.http("DELETE", `/v1/agents/${agent.id}/keys/${minted.json.data.key.id}`, { token: agent.apiKey }))
         .status,
     ).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(stream.events).toHaveLength(2);
+    await stream.until((e) => e.length === 6, "while cut off");
+    expect(doomed.ended).toBe(false);
     resume();
 
-    await stream.until((e) => e.length === 6, "after the cut");
+    // Listening again, B reads the open streams' keys once more: the revoked one's stream ends.
+    expect(await doomed.ends()).toBe(true);
+    expect(doomed.events.at(-1)).toMatchObject({ event: "end", data: { reason: "credential.ended" } });
+    expect(source.listening).toBe(true);
     await publishTo(a, agent, 7, 7);
     await stream.until((e) => e.length === 7, "once listening again");
     expect(stream.events.map((e) => e.data.data.n)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(source.listening).toBe(true);
-    expect(await doomed.ends()).toBe(true);
     stream.close();
   });
 });

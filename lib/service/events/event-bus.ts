@@ -5,20 +5,22 @@ import { databaseSourceOf, pgConnectionSettings, type Db } from "../db/connectio
 import { errorFields, log } from "../log";
 
 /**
- * The event bus: how an instance learns, once, of what committed anywhere (any process, any
+ * The event bus: how a process learns, once, of what committed anywhere (any process, any
  * instance), so that its open streams are fed from memory instead of each polling the database.
  *
- * The default carrier is PostgreSQL's LISTEN/NOTIFY on the primary (migration 0085-event-bus-notify):
- * NOTIFY is sent at commit and never for a rolled-back change, and one LISTEN connection per process
- * receives every notification. The notifications are wake-ups; the events themselves are read from
- * domain_events in the feed's order (tx, seq), past the position this bus has delivered, and only
- * below the oldest transaction still running (pg_snapshot_xmin), as the agent feed serves them. So
- * one read per burst serves every stream of the process, nothing is delivered twice or out of the
- * feed's order, and a notification lost with its connection loses nothing: once listening again,
- * the bus reads on from its position.
+ * The default carrier is the database itself. Events: while a process has streams open, it reads
+ * domain_events once a tick (POLL_MS) past the position it has delivered, in the feed's order
+ * (tx, seq), and only below the oldest transaction still running (pg_snapshot_xmin), as the agent
+ * feed serves them: one read serves every stream of the process, however many, and nothing is
+ * delivered twice or out of order. Not NOTIFY from the writers: NOTIFY makes notifying transactions
+ * commit one at a time, and on this machine cut 50 writers' commits from 1,496 to 172 a second
+ * (docs/deployment.md). LISTEN (one connection per process) carries only what is rare: job-page
+ * changes no event announces, and control messages (a key revoked, a principal suspended), which
+ * must end streams on every instance at once. A LISTEN connection that is lost is opened again, and
+ * its listeners check again what it may have missed (BusListener.resumed).
  *
  * Another broker (NATS JetStream, Redis streams) plugs in behind EventBus; docs/deployment.md says
- * when PostgreSQL's NOTIFY stops being enough.
+ * when the database stops being enough.
  */
 
 export const BUS_CHANNEL = "awm_bus";
@@ -65,6 +67,10 @@ type Executor = Pick<Db, "executeQuery">;
 export interface EventBus {
   /** Starts carrying (idempotent); resolves once listening. */
   start(): Promise<void>;
+  /** Delivers events from now on (idempotent): the process has streams open. */
+  resume(): Promise<void>;
+  /** Stops delivering events: the process has no stream left. */
+  pause(): void;
   subscribe(listener: BusListener): () => void;
   /** Sends a control message to every instance, in the caller's transaction: it leaves only if that commits. */
   publishControl(db: Executor, message: ControlMessage): Promise<void>;
@@ -120,7 +126,7 @@ async function readEventsAfter(db: Db, after: FeedPosition, limit: number): Prom
 }
 
 /** The end of the feed now (0/0 when it is empty). */
-async function feedEndNow(db: Db): Promise<FeedPosition> {
+export async function feedEndNow(db: Db): Promise<FeedPosition> {
   const { rows } = await sql<FeedPosition>`
     select tx::text as tx, seq::text as seq from domain_events
     where tx < pg_snapshot_xmin(pg_current_snapshot())
@@ -257,20 +263,19 @@ class PGliteNotifications implements NotificationSource {
 }
 
 const READ_PAGE = 500;
-/** How soon to look again when a notified transaction is still behind an older one that runs. */
-const HORIZON_RETRY_MIN_MS = 5;
-const HORIZON_RETRY_MAX_MS = 1_000;
 
-/** The bus over the service's own database: PostgreSQL (LISTEN/NOTIFY) or PGlite (its in-process notifications). */
+/**
+ * The bus over the service's own database (PostgreSQL, or PGlite in-process). Events: one read of
+ * the feed per tick for the whole process, and only while it has streams (resume/pause). Job changes
+ * no event announces and control messages: LISTEN on the primary.
+ */
 export class DatabaseEventBus implements EventBus {
   private readonly listeners = new Set<BusListener>();
   private position: FeedPosition | null = null;
-  /** The newest transaction notified as having committed events. */
-  private wantedTx = 0n;
   private reading: Promise<void> | null = null;
   private again = false;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private retryMs = HORIZON_RETRY_MIN_MS;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private resuming: Promise<void> | null = null;
   private started: Promise<void> | null = null;
   private listenedBefore = false;
   private closed = false;
@@ -279,16 +284,39 @@ export class DatabaseEventBus implements EventBus {
   constructor(
     private readonly db: Db,
     readonly source: NotificationSource,
+    /** How often the feed is read while streams are open. */
+    readonly pollMs: number,
   ) {}
 
   start(): Promise<void> {
-    return (this.started ??= (async () => {
-      this.position = await feedEndNow(this.db);
-      await this.source.start(
-        (payload) => this.onPayload(payload),
-        () => this.onListening(),
-      );
+    return (this.started ??= this.source.start(
+      (payload) => this.onPayload(payload),
+      () => this.onListening(),
+    ));
+  }
+
+  /**
+   * Starts reading the feed on every tick, from its end now (a process that had no stream for a
+   * while does not replay what it missed: a stream that wants that asks with its cursor).
+   */
+  resume(): Promise<void> {
+    if (this.timer) return Promise.resolve();
+    return (this.resuming ??= (async () => {
+      try {
+        this.position = await feedEndNow(this.db);
+        if (this.closed || this.timer) return;
+        this.timer = setInterval(() => this.read(), this.pollMs);
+        this.timer.unref?.();
+      } finally {
+        this.resuming = null;
+      }
     })());
+  }
+
+  /** Stops reading the feed (no stream left in this process). */
+  pause(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   subscribe(listener: BusListener): () => void {
@@ -306,7 +334,7 @@ export class DatabaseEventBus implements EventBus {
 
   async close() {
     this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.pause();
     await this.source.close();
     await this.reading?.catch(() => {});
   }
@@ -322,18 +350,13 @@ export class DatabaseEventBus implements EventBus {
   }
 
   private onListening() {
-    // Whatever committed before LISTEN took hold (at start, or while cut off) is read now.
-    this.read();
+    // Job changes and control messages of the gap were lost with the connection: listeners look again.
     if (this.listenedBefore) this.emit((l) => l.resumed?.());
     this.listenedBefore = true;
   }
 
   private onPayload(payload: string) {
-    if (payload.startsWith("e:")) {
-      const tx = /^\d{1,20}$/.test(payload.slice(2)) ? BigInt(payload.slice(2)) : 0n;
-      if (tx > this.wantedTx) this.wantedTx = tx;
-      this.read();
-    } else if (payload.startsWith("j:")) {
+    if (payload.startsWith("j:")) {
       const jobId = payload.slice(2);
       this.emit((l) => l.jobChanged?.(jobId));
     } else if (payload.startsWith("c:")) {
@@ -360,13 +383,9 @@ export class DatabaseEventBus implements EventBus {
         this.reads += 1;
         events = await readEventsAfter(this.db, this.position!, READ_PAGE);
       } catch (error) {
-        if (this.closed) {
-          this.reading = null;
-          return;
-        }
-        log.warn(errorFields(error), "event bus: reading the feed failed; trying again");
+        // The next tick tries again from the same position.
+        if (!this.closed) log.warn(errorFields(error), "event bus: reading the feed failed");
         this.reading = null;
-        this.retryLater();
         return;
       }
       if (events.length > 0) {
@@ -376,21 +395,8 @@ export class DatabaseEventBus implements EventBus {
       }
       if (events.length === READ_PAGE) this.again = true;
     } while (this.again && !this.closed);
-    // In the same turn as the loop's last look at `again`: a notification after it starts a new read.
+    // In the same turn as the loop's last look at `again`: a tick after it starts a new read.
     this.reading = null;
-    // A transaction that was announced is still behind an older one that runs: look again shortly.
-    if (BigInt(this.position!.tx) < this.wantedTx) this.retryLater();
-    else this.retryMs = HORIZON_RETRY_MIN_MS;
-  }
-
-  private retryLater() {
-    if (this.retryTimer || this.closed) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.read();
-    }, this.retryMs);
-    this.retryTimer.unref?.();
-    this.retryMs = Math.min(this.retryMs * 2, HORIZON_RETRY_MAX_MS);
   }
 }
 
@@ -409,14 +415,22 @@ function parseControl(text: string): ControlMessage | null {
   return null;
 }
 
-/** The default bus of a database handle: LISTEN on its PostgreSQL primary, or PGlite's own notifications. */
+/**
+ * How often a process with open streams reads the feed: a tenth of a second on PostgreSQL (one index
+ * probe that finds nothing when nothing happened), a fifth on PGlite, whose one connection every
+ * request shares.
+ */
+export const POLL_MS = { postgres: 100, pglite: 200 } as const;
+
+/** The default bus of a database handle: its feed read on a tick, LISTEN on its primary (or PGlite's own notifications). */
 export function databaseEventBus(db: Db): DatabaseEventBus {
   const source = databaseSourceOf(db);
   if (!source) throw new Error("the event bus needs a database opened by openDatabase (db/connection.ts)");
-  if (source.kind === "pglite") return new DatabaseEventBus(db, new PGliteNotifications(db, source.pglite));
+  if (source.kind === "pglite")
+    return new DatabaseEventBus(db, new PGliteNotifications(db, source.pglite), POLL_MS.pglite);
   // No statement timeout on a session that only waits; its keep-alives notice a vanished server.
   const settings = { ...pgConnectionSettings(source.databaseUrl, source.timeouts), statement_timeout: undefined };
-  return new DatabaseEventBus(db, new PostgresNotifications(settings));
+  return new DatabaseEventBus(db, new PostgresNotifications(settings), POLL_MS.postgres);
 }
 
 /**

@@ -27,6 +27,8 @@ export const MAX_BUFFERED_BYTES = 256 * 1024;
  * stream ends cleanly after its last whole event); after it, the queue is discarded and the socket cut.
  */
 export const SLOW_READER_GRACE_MS = 10_000;
+/** The bus stops reading events this long after the process's last stream ended. */
+const PAUSE_AFTER_MS = 60_000;
 /** A comment on every stream this often, so proxies and load balancers keep idle ones open. */
 export const KEEPALIVE_MS = 15_000;
 /**
@@ -192,6 +194,7 @@ export class StreamHub {
   };
   private started: Promise<void> | null = null;
   private keepalive: ReturnType<typeof setInterval> | undefined;
+  private pauseTimer: ReturnType<typeof setTimeout> | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -200,8 +203,18 @@ export class StreamHub {
     readonly bus: EventBus,
   ) {}
 
-  /** Starts the bus and the keep-alive timer with the first stream (a process that never streams never listens). */
-  ready(): Promise<void> {
+  /**
+   * Starts the bus and the keep-alive timer with the first stream (a process that never streams
+   * never listens), and has the bus read events (it stops a while after the last stream ends).
+   */
+  async ready(): Promise<void> {
+    await this.start();
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = undefined;
+    await this.bus.resume();
+  }
+
+  private start(): Promise<void> {
     return (this.started ??= (async () => {
       this.unsubscribe = this.bus.subscribe({
         events: (events) => this.deliver(events),
@@ -226,6 +239,13 @@ export class StreamHub {
       this.streams.delete(stream);
       this.ended[reason] += 1;
       release();
+      if (this.streams.size === 0 && !this.pauseTimer) {
+        this.pauseTimer = setTimeout(() => {
+          this.pauseTimer = undefined;
+          if (this.streams.size === 0) this.bus.pause();
+        }, PAUSE_AFTER_MS);
+        this.pauseTimer.unref?.();
+      }
     });
     stream.send(`retry: 3000\n: connected\n\n`);
     return stream;
@@ -256,12 +276,19 @@ export class StreamHub {
 
   async close(): Promise<void> {
     if (this.keepalive) clearInterval(this.keepalive);
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.unsubscribe?.();
     for (const stream of [...this.streams]) stream.end("shutdown");
     await this.bus.close();
   }
 
   private deliver(events: FeedEvent[]) {
+    // A job page wakes on its job's events (a bid placed, an edit), besides the changes LISTEN brings.
+    if (this.jobs.size > 0) {
+      const touched = new Set<string>();
+      for (const event of events) if (event.jobId && this.jobs.has(event.jobId)) touched.add(event.jobId);
+      for (const jobId of touched) this.jobChanged(jobId);
+    }
     if (this.feeds.size === 0) return;
     // Per recipient, its events in the feed's order, handed over in one call.
     const byRecipient = new Map<string, FeedEvent[]>();
