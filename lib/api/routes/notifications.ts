@@ -147,7 +147,7 @@ export const notificationRoutes = {
       "Events: `job` (data: status, funded, bidCount, updatedAt) whenever the public state of the job changes, for anyone; " +
       "and, for a caller who may read the job's timeline (GET /v1/jobs/:id/events: its parties and the operator), each new timeline event under its own type (bid.created, proof.checked, …) with the timeline's JSON. " +
       "The stream ends after about 30 minutes (EventSource reconnects by itself), at once when the key that opened it is revoked; a comment line every 15 s keeps proxies from closing it. " +
-      "Open streams are capped, counted per server process: 10 per client network (an IPv4 address, an IPv6 /64), 10 per credential, 20,000 in all; " +
+      "Open streams are capped, counted per server process: 10 per client network (an IPv4 address, an IPv6 /64), 10 per credential, 10,000 in all; " +
       "one more is a 429 TOO_MANY_STREAMS (Retry-After 30) until one closes.",
     params: JobIdParams,
     response: z.string().meta({ description: "text/event-stream" }),

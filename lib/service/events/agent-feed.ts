@@ -171,12 +171,19 @@ export async function streamAgentEvents(
   return stream.response;
 
   /**
-   * Without a position, where the feed ends now (what the bus brings past it is new); with one, the
-   * backlog after it, read from the database in pages its socket keeps up with.
+   * Without a position, the bus's once it has read past every event committed before now (what it
+   * brings after that is new; new streams at once share that read); with one, the backlog after it,
+   * read from the database in pages its socket keeps up with.
    */
   async function catchUp() {
     try {
-      if (!position) position = await feedEndNow(ctx.db);
+      if (!position) {
+        position = (await hub.bus.sync()) ?? (await feedEndNow(ctx.db));
+        const waiting = pending ?? [];
+        pending = null;
+        deliver(waiting);
+        return;
+      }
       for (;;) {
         for (;;) {
           const rows = await readFeed(ctx, id, position, STREAM_BATCH);

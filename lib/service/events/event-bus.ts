@@ -71,6 +71,12 @@ export interface EventBus {
   resume(): Promise<void>;
   /** Stops delivering events: the process has no stream left. */
   pause(): void;
+  /**
+   * Resolves with the bus's position once a read that began after the call has delivered: every
+   * event committed before the call is at or below it. Calls at once share one read, so a crowd of
+   * new streams costs one query, not one each.
+   */
+  sync(): Promise<FeedPosition | null>;
   subscribe(listener: BusListener): () => void;
   /** Sends a control message to every instance, in the caller's transaction: it leaves only if that commits. */
   publishControl(db: Executor, message: ControlMessage): Promise<void>;
@@ -280,6 +286,8 @@ export class DatabaseEventBus implements EventBus {
   private listenedBefore = false;
   private closed = false;
   private reads = 0;
+  /** Callers of sync() waiting for the next read to begin and end. */
+  private syncWaiters: Array<() => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -317,6 +325,14 @@ export class DatabaseEventBus implements EventBus {
   pause(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  sync(): Promise<FeedPosition | null> {
+    if (this.closed || !this.position) return Promise.resolve(this.position);
+    return new Promise((resolve) => {
+      this.syncWaiters.push(() => resolve(this.position));
+      this.read();
+    });
   }
 
   subscribe(listener: BusListener): () => void {
@@ -378,6 +394,8 @@ export class DatabaseEventBus implements EventBus {
   private async readOn() {
     do {
       this.again = false;
+      // Those who asked before this read began are answered when it ends.
+      const synced = this.syncWaiters.splice(0);
       let events: FeedEvent[];
       try {
         this.reads += 1;
@@ -386,6 +404,7 @@ export class DatabaseEventBus implements EventBus {
         // The next tick tries again from the same position.
         if (!this.closed) log.warn(errorFields(error), "event bus: reading the feed failed");
         this.reading = null;
+        for (const done of [...synced, ...this.syncWaiters.splice(0)]) done();
         return;
       }
       if (events.length > 0) {
@@ -393,6 +412,8 @@ export class DatabaseEventBus implements EventBus {
         this.position = { tx: last.tx, seq: last.seq };
         this.emit((l) => l.events?.(events));
       }
+      for (const done of synced) done();
+      if (this.syncWaiters.length > 0) this.again = true;
       if (events.length === READ_PAGE) this.again = true;
     } while (this.again && !this.closed);
     // In the same turn as the loop's last look at `again`: a tick after it starts a new read.
