@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
+import { optional } from "@/lib/api/page-data";
 import { JOB_SEARCH_MAX, JOB_SORTS, JOB_STATUSES, type ListJobsQuery } from "@/lib/api/schemas/jobs";
 import { DecimalString } from "@/lib/api/schemas/common";
 import { Alert } from "@/components/ui/alert";
@@ -66,20 +67,14 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
   const [{ result, error }, packs] = await Promise.all([
     settle(api.listJobs({ query })),
     // Pack names for the cards and the filter: one read, never one per card; the board stands without it.
-    api.listEvalPacks({ query: { limit: 100 } }).then(
-      (res) => res.data,
-      () => [],
-    ),
+    optional(api.listEvalPacks({ query: { limit: 100 } })).then((res) => res?.data ?? []),
   ]);
   const packTitle = new Map(packs.map((pack) => [pack.id, pack.title]));
   // The posters' track records for the cards: one batched read for the page, never one per card; the board stands without it.
   const posterIds = [...new Set(result?.data.map((job) => job.posterId) ?? [])];
   const posterRecords =
     posterIds.length > 0
-      ? await api.getRecords({ query: { posterIds: posterIds.join(",") } }).then(
-          (r) => r.data.posters,
-          () => [],
-        )
+      ? ((await optional(api.getRecords({ query: { posterIds: posterIds.join(",") } })))?.data.posters ?? [])
       : [];
   const posterRecordOf = new Map(posterRecords.map((r) => [r.posterId, r]));
   const tabHref = (tab: "marketplace" | "rewards") =>

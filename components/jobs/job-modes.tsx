@@ -10,6 +10,7 @@ import { Countdown } from "@/components/ui/countdown";
 import { LinkButton } from "@/components/ui/link-button";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
+import { foundOrNull } from "@/lib/api/page-data";
 
 // The job page's parts for the job modes: a bounty's claim, the subcontracting tree, sharing.
 // Server components (the countdown is the only client part), readable without JavaScript.
@@ -139,8 +140,8 @@ export async function JobOrigin({ job }: { job: Job }) {
   if (!job.sourceForumThreadId && !job.parentJobId) return null;
   // The thread is public; its title and slug make a readable link. A deleted thread leaves the id.
   const thread = job.sourceForumThreadId
-    ? ((await (await apiWithToken()).getThread({ params: { slugOrId: job.sourceForumThreadId } }).catch(() => null))
-        ?.data ?? null)
+    ? ((await foundOrNull((await apiWithToken()).getThread({ params: { slugOrId: job.sourceForumThreadId } })))?.data ??
+      null)
     : null;
   const threadHref = `/forum/${thread?.slug ?? job.sourceForumThreadId}${job.sourceForumReplyId ? `#reply-${job.sourceForumReplyId}` : ""}`;
   return (

@@ -11,6 +11,7 @@ import { JobBrief } from "@/components/jobs/job-brief";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobConversations } from "@/components/messages/job-conversations";
 import { Alert } from "@/components/ui/alert";
+import { optional } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Dispute case" };
 export const dynamic = "force-dynamic";
@@ -27,9 +28,7 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
   // in words) are independent reads: the [id] is the job's id.
   const [res, chain, jobRes] = await Promise.all([
     settle(api.getDispute({ params: { id } })),
-    apiWithToken()
-      .then((anonymous) => anonymous.getChain({}))
-      .catch(() => null),
+    apiWithToken().then((anonymous) => optional(anonymous.getChain({}))),
     settle(api.getJob({ params: { id } })),
   ]);
   if (res.error?.status === 404 || res.error?.status === 400) notFound();

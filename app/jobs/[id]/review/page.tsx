@@ -13,6 +13,7 @@ import { ReviewDeliverable } from "./review-deliverable";
 import { ReviewEscrow } from "./review-escrow";
 import { Badge } from "@/components/ui/badge";
 import { DeliveryHeader } from "../delivery-header";
+import { optional } from "@/lib/api/page-data";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Review the delivery" };
@@ -53,7 +54,7 @@ export default async function ReviewPage({
   const [checks, criteria, chain, assigned] = await Promise.all([
     settle(api.listProofChecks({ params: { id }, query: { limit: 50 } })),
     job.acceptanceCriteria.length > 0 ? settle(api.listJobCriteria({ params: { id } })) : Promise.resolve(null),
-    (await apiWithToken()).getChain({}).catch(() => null),
+    apiWithToken().then((anonymous) => optional(anonymous.getChain({}))),
     job.agent ? settle(api.getAgent({ params: { id: job.agent.id } })) : Promise.resolve(null),
   ]);
   // undefined: unknown (the read failed; approval then says itself what is missing).
