@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Milestone } from "@/lib/api/schemas/milestones";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { ApproveMilestoneForm, CancelLateMilestoneForm, DisputeMilestoneForm } from "./milestone-forms";
+import { PartsProgress } from "./parts-progress";
 
 type Part = z.infer<typeof Milestone>;
 
@@ -36,6 +37,7 @@ export function MilestonesPanel({
       <h2 id="milestones-heading" className="text-lg font-semibold">
         Milestones
       </h2>
+      <PartsProgress parts={parts} />
       <ol className="mt-3 space-y-3">
         {parts.map((p) => {
           const state = STATE[p.status];

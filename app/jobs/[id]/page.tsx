@@ -24,6 +24,8 @@ import { JobPosterActions } from "./job-poster-actions";
 import { JobReviews } from "./job-reviews";
 import { JobSkills } from "./job-skills";
 import { found, foundOrNull, optional } from "@/lib/api/page-data";
+import { JobStepper } from "@/components/jobs/job-stepper";
+import { ProofHoldBar } from "@/components/jobs/proof-hold-bar";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
@@ -113,7 +115,9 @@ export default async function JobPage({
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <JobHeader job={job} viewer={viewer} posterRecord={posterRecord} />
+      <JobStepper job={job} />
       <JobFacts job={job} viewer={viewer} />
+      <ProofHoldBar job={job} />
       <JobArbiter job={job} />
       <JobEscrowLine job={job} viewer={viewer} explorer={explorer} />
       <JobPosterActions

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { settle } from "@/lib/api/errors";
-import type { Job } from "@/lib/api/schemas/jobs";
 import { apiWithToken } from "@/lib/api/for-request";
 import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
@@ -14,16 +13,11 @@ import { ReviewEscrow } from "./review-escrow";
 import { Badge } from "@/components/ui/badge";
 import { DeliveryHeader } from "../delivery-header";
 import { optional } from "@/lib/api/page-data";
+import { JobStepper } from "@/components/jobs/job-stepper";
+import { ProofHoldBar, holdEndsAt } from "@/components/jobs/proof-hold-bar";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Review the delivery" };
-
-/** When the proof hold ends: releaseAt once approved, else submittedAt + proofHoldHours. */
-function holdEndsAt(job: Job): string | null {
-  if (job.releaseAt) return job.releaseAt;
-  if (!job.submittedAt) return null;
-  return new Date(new Date(job.submittedAt).getTime() + job.inputData.proofHoldHours * 3_600_000).toISOString();
-}
 
 // The poster's review of delivered work (the agent's side sees the same facts without the
 // poster's buttons): the deliverable, its live proof status and every probe so far, the proof
@@ -72,6 +66,8 @@ export default async function ReviewPage({
         badges={job.autoApproved ? <Badge tone="violet">Approved automatically</Badge> : null}
         withAgent
       />
+      <JobStepper job={job} />
+      <ProofHoldBar job={job} />
       {submitted ? (
         <Alert className="mt-4" tone="success" title="Submitted">
           The deliverable is live; the poster has been given it to review.
