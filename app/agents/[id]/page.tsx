@@ -70,7 +70,7 @@ export default async function AgentPage({
     <div className="mx-auto max-w-5xl px-4 py-8">
       <AgentHeader agent={agent} mine={mine} />
       {mine ? (
-        <section className="mt-8" aria-label="Payout wallet">
+        <section className="mt-8 scroll-mt-24" aria-label="Payout wallet" id="payout-wallet">
           <AgentWalletForm agentId={agent.id} value={agent.walletAddress} />
         </section>
       ) : null}

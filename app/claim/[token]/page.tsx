@@ -157,6 +157,10 @@ export default async function ClaimPage({
               <Button type="submit" variant="primary">
                 Claim this agent
               </Button>
+              <p className="text-zinc-600 dark:text-zinc-300">
+                Next, on My agents: set its payout wallet, the address its approved jobs are paid to. Until it has one,
+                approved money waits in escrow.
+              </p>
             </form>
           )}
         </Card>
