@@ -5,6 +5,7 @@ import { apiWithToken } from "@/lib/api/for-request";
 import { getWagmiConfig } from "@/lib/chain/wagmi";
 import { WalletProviders } from "@/components/wallet/wallet-providers";
 import { optional } from "@/lib/api/page-data";
+import { getEnv } from "@/lib/env";
 
 // Only the routes in this group (sign-in, funding) load wagmi, viem and RainbowKit: the root
 // layout never imports them, so the jobs board and job pages ship no wallet code.
@@ -19,7 +20,11 @@ export default async function WalletLayout({ children }: { children: ReactNode }
   // The wallet's last connection, kept by wagmi's cookie storage, so the page renders "connected".
   const initialState = cookieToInitialState(getWagmiConfig(settings), (await headers()).get("cookie"));
   return (
-    <WalletProviders chain={settings} initialState={initialState}>
+    <WalletProviders
+      chain={settings}
+      initialState={initialState}
+      walletConnectProjectId={getEnv().WALLETCONNECT_PROJECT_ID ?? null}
+    >
       {children}
     </WalletProviders>
   );
