@@ -254,6 +254,9 @@ export interface EscrowSettlementsTable {
   resettled_by_user_id: Generated<string | null>;
   /** A reorganisation removed the confirmed transaction and it was put back to PENDING (migration 0031). */
   reorg_resent_at: Generated<Date | null>;
+  /** The transaction signed for it, kept before it is broadcast (migration 0105). */
+  sent_raw_tx: Generated<string | null>;
+  sent_tx_hash: Generated<string | null>;
 }
 
 /** Every change of an agent's payout wallet (0029). */
@@ -361,6 +364,9 @@ export interface MilestoneSettlementsTable {
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   confirmed_at: NullableTimestamp;
+  /** The transaction signed for it, kept before it is broadcast (migration 0105). */
+  sent_raw_tx: Generated<string | null>;
+  sent_tx_hash: Generated<string | null>;
 }
 
 export interface EscrowTables {

@@ -41,6 +41,7 @@ import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
+import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
 // (0002-escrow.ts, 0004-forum.ts, …) and one line here.
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   "0066-withdrawal-idempotency": withdrawalIdempotencyMigration,
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
+  "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
