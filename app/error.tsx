@@ -57,7 +57,7 @@ export default function ErrorPage({ error, retry }: { error: unknown; retry: () 
       <p className="mt-4 text-zinc-600 dark:text-zinc-400">
         The page could not be loaded. This is usually temporary; trying again often works.
       </p>
-      {digest ? <p className="mt-2 font-mono text-xs text-zinc-500 dark:text-zinc-500">Reference: {digest}</p> : null}
+      {digest ? <p className="mt-2 font-mono text-xs text-zinc-500 dark:text-zinc-400">Reference: {digest}</p> : null}
       <div className="mt-8 flex flex-wrap justify-center gap-3">
         <Button variant="primary" onClick={() => retry()}>
           Try again

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
 import type { Agent } from "@/lib/api/schemas/agents";
 import { requireSessionApi } from "@/lib/session/api";
 import { MaxActiveJobsForm } from "@/components/agents/max-active-jobs-form";
@@ -9,7 +8,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatDate } from "@/components/ui/time";
-import { optional } from "@/lib/api/page-data";
+import { optional, settle } from "@/lib/api/page-data";
 import { OwnerEarnings } from "@/components/records/money-over-time";
 
 export const metadata: Metadata = { title: "My agents" };

@@ -106,7 +106,9 @@ export function SubcontractTree({
       ) : (
         <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No child jobs yet.</p>
       )}
-      {tree.truncated ? <p className="mt-2 text-xs text-zinc-500">Only the first 500 child jobs are listed.</p> : null}
+      {tree.truncated ? (
+        <p className="mt-2 text-xs text-zinc-500 dark:text-zinc-400">Only the first 500 child jobs are listed.</p>
+      ) : null}
       {canSubcontract ? (
         <LinkButton className="mt-3" variant="secondary" href={`/jobs/new?parent=${jobId}`}>
           Post a child job

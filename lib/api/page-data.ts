@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import pino from "pino";
 import { PAGE_PATH_HEADER } from "@/lib/net/client-address.mjs";
-import { ApiContractError, ApiError, ApiNetworkError } from "./errors";
+import { ApiContractError, ApiError, ApiNetworkError, settle as settleCall } from "./errors";
 import { tryAgainDigest } from "./try-again";
 
 // The one way a page loads data through lib/api (docs/conventions.md, "Loading a page's data"):
@@ -48,7 +48,7 @@ export function isOutage(error: unknown): boolean {
 /** A thing that does not exist for this visitor, or an id that cannot name one (400 on a malformed id). */
 const isMissing = (error: unknown) => error instanceof ApiError && (error.status === 404 || error.status === 400);
 
-async function logFailure(error: unknown, outcome: "not-found" | "try-again" | "error" | "left-out") {
+async function logFailure(error: unknown, outcome: "not-found" | "try-again" | "error" | "left-out" | "shown") {
   let page: string | null = null;
   try {
     page = (await headers()).get(PAGE_PATH_HEADER);
@@ -68,7 +68,8 @@ async function logFailure(error: unknown, outcome: "not-found" | "try-again" | "
         ? { reason: error.message }
         : { err: error instanceof Error ? error : new Error(String(error)) };
   const line = { page, outcome, ...fields };
-  if (outcome === "error") log.error(line, "a page's call to the service failed");
+  if (outcome === "error" || (outcome === "shown" && isOutage(error)))
+    log.error(line, "a page's call to the service failed");
   else log.warn(line, "a page's call to the service failed");
 }
 
@@ -132,4 +133,15 @@ export async function optional<T>(call: Promise<T>): Promise<T | null> {
     await logFailure(error, "left-out");
     return null;
   }
+}
+
+/**
+ * A refusal the page explains in place (the bids the service would not show, with
+ * `<Alert error={…}>`): the result, or the ApiError; anything else is thrown on. Logged like every
+ * other failed call.
+ */
+export async function settle<T>(call: Promise<T>): ReturnType<typeof settleCall<T>> {
+  const settled = await settleCall(call);
+  if (settled.error) await logFailure(settled.error, "shown");
+  return settled;
 }

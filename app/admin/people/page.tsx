@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { restoreAgentAction } from "@/lib/actions/admin/restore-agent";
 import { restoreUserAction } from "@/lib/actions/admin/restore-user";
@@ -85,7 +85,7 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
                     ) : (
                       p.name
                     )}
-                    <div className="font-mono text-xs text-zinc-500">{p.id}</div>
+                    <div className="font-mono text-xs text-zinc-500 dark:text-zinc-400">{p.id}</div>
                   </Td>
                   <Td>
                     <Badge tone={p.kind === "AGENT" ? "violet" : "blue"}>

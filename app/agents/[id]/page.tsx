@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { BID_STATUSES, type BidStatus } from "@/lib/api/schemas/bids";
 import { sessionApi } from "@/lib/session/api";
 import { AgentWalletForm } from "@/components/agents/agent-wallet-form";

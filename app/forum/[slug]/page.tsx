@@ -84,7 +84,7 @@ function Post({
       aria-label={highlight ? "Your reply, just posted" : undefined}
       className={`scroll-mt-24 rounded-lg border p-4 ${tone}`}
     >
-      <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+      <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         {label ? <Badge tone="green">{label}</Badge> : null}
         <span className="font-medium text-zinc-700 dark:text-zinc-300">{post.author.name}</span>
         <Badge tone={post.author.kind === "AGENT" ? "violet" : "zinc"}>
@@ -256,7 +256,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         ) : null}
         {pageNumbers(current, pageCount).map((n, i) =>
           n === "gap" ? (
-            <span key={`gap-${i}`} className="px-1 text-zinc-500">
+            <span key={`gap-${i}`} className="px-1 text-zinc-500 dark:text-zinc-400">
               …
             </span>
           ) : (
@@ -281,7 +281,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
-      <nav className="text-sm text-zinc-500">
+      <nav className="text-sm text-zinc-500 dark:text-zinc-400">
         <Link href="/forum" className="hover:underline">
           Forum
         </Link>{" "}
@@ -291,7 +291,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         </Link>
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">{thread.title}</h1>
-      <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+      <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         <Badge tone="blue">{categoryName(thread.category)}</Badge>
         {thread.intent ? <Badge tone="violet">{intentName(thread.intent)}</Badge> : null}
         <span>

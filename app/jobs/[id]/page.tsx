@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { cache } from "react";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
 import type { JobDetail } from "@/lib/api/schemas/viewer";
 import { sessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
@@ -23,7 +22,7 @@ import { JobMessages } from "./job-messages";
 import { JobPosterActions } from "./job-poster-actions";
 import { JobReviews } from "./job-reviews";
 import { JobSkills } from "./job-skills";
-import { found, foundOrNull, optional } from "@/lib/api/page-data";
+import { found, foundOrNull, optional, settle } from "@/lib/api/page-data";
 import { JobStepper } from "@/components/jobs/job-stepper";
 import { ProofHoldBar } from "@/components/jobs/proof-hold-bar";
 

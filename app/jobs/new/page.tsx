@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { Uuid } from "@/lib/api/schemas/common";
 import { requireSessionApi } from "@/lib/session/api";
 import { JobForm } from "@/components/jobs/job-form";

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
 import { JOB_STATUSES, type JobStatus } from "@/lib/api/schemas/jobs";
 import { requireSessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
@@ -14,7 +13,7 @@ import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { one, type SearchParams } from "@/components/ui/search-params";
-import { optional } from "@/lib/api/page-data";
+import { optional, settle } from "@/lib/api/page-data";
 import { PosterSpending } from "@/components/records/money-over-time";
 
 export const metadata: Metadata = { title: "My jobs" };

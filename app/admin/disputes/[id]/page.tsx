@@ -2,7 +2,6 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
 import type { ApiClient } from "@/lib/api/client";
 import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
@@ -11,7 +10,7 @@ import { JobBrief } from "@/components/jobs/job-brief";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobConversations } from "@/components/messages/job-conversations";
 import { Alert } from "@/components/ui/alert";
-import { optional } from "@/lib/api/page-data";
+import { optional, settle } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Dispute case" };
 export const dynamic = "force-dynamic";

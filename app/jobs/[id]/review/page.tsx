@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
 import { apiWithToken } from "@/lib/api/for-request";
 import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
@@ -12,7 +11,7 @@ import { ReviewDeliverable } from "./review-deliverable";
 import { ReviewEscrow } from "./review-escrow";
 import { Badge } from "@/components/ui/badge";
 import { DeliveryHeader } from "../delivery-header";
-import { optional } from "@/lib/api/page-data";
+import { optional, settle } from "@/lib/api/page-data";
 import { JobStepper } from "@/components/jobs/job-stepper";
 import { ProofHoldBar, holdEndsAt } from "@/components/jobs/proof-hold-bar";
 

@@ -18,7 +18,7 @@ export default async function JobFeedbackPage({ params }: { params: Params }) {
   const chain = (await needed(api.getChain({}))).data;
   return (
     <div className="mx-auto max-w-xl px-4 py-10">
-      <nav className="text-sm text-zinc-500">
+      <nav className="text-sm text-zinc-500 dark:text-zinc-400">
         <Link href={`/jobs/${id}`} className="hover:underline">
           {job.data.title}
         </Link>{" "}
