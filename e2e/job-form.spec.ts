@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import { expect, test } from "./fixtures";
 import { signInWithWallet } from "./sign-in-steps";
 import { jobField, jobFormStep } from "./job-form";
@@ -58,7 +59,11 @@ for (const width of [1280, 390]) {
     }
     await page.getByLabel("Budget (USDC)").fill("24");
     const deadline = page.getByLabel("Deadline (optional)");
-    await expect(deadline).toHaveAttribute("min", isoDay(0));
+    // The first day whose end is at least the service's lead time away (an hour): today, or tomorrow late at night.
+    await expect(deadline).toHaveAttribute(
+      "min",
+      new Date(Date.now() + JOB_LIMITS.deadlineMinLeadMinutes * 60_000).toISOString().slice(0, 10),
+    );
     await deadline.fill(isoDay(-2));
     await page.getByRole("button", { name: "Next: Review and post" }).click();
     await expect(deadline).toBeFocused();

@@ -19,6 +19,11 @@ import { holdDuration } from "./proof-hold";
 import { MilestoneBuilder } from "@/components/milestones/milestone-builder";
 import { AdvancedFold, JOB_FORM_STEPS, NoScriptSteps, StepList, StepSection, stepOfFields } from "./job-form-steps";
 
+/** The first day (UTC) whose end lies far enough ahead to be a new job's deadline. */
+function earliestDeadlineDate(): string {
+  return new Date(Date.now() + L.deadlineMinLeadMinutes * 60_000).toISOString().slice(0, 10);
+}
+
 /** The form's values for an existing job (the edit form): its brief as the form writes it. */
 function valuesOf(job: JobDetail): JobFormValues {
   const checks = job.acceptanceCriteria.filter((c) => c.check.type === "http_status").slice(0, CHECK_ROWS.length);
@@ -61,9 +66,6 @@ export interface JobFormProps {
   /** Edit this job instead of posting one (PATCH /v1/jobs/:id): only the brief's fields show. */
   job?: JobDetail;
 }
-
-/** Today in UTC as the date input writes it: a deadline is the end of a day, UTC. */
-const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 /** Fields never kept in a draft: they come from the page (what the job is attached to), not the poster. */
 const NOT_DRAFTED = new Set(["jobId", "parentJobId", "sourceForumThreadId", "sourceForumReplyId"]);
@@ -110,7 +112,7 @@ function stepProblems(stepIndex: number, values: JobFormValues): JobFormErrors {
     if (!/^\d+(\.\d{1,6})?$/.test(budget) || Number(budget) < L.budgetMinUsdc)
       problems.budget = [`A USDC amount of at least ${L.budgetMinUsdc}, such as 40 or 12.5`];
     const deadline = text("deadlineDate");
-    if (deadline && deadline < todayUtc())
+    if (deadline && deadline < earliestDeadlineDate())
       problems.deadlineDate = ["The deadline is over already: pick today or a later day"];
   }
   return problems as JobFormErrors;
@@ -480,11 +482,19 @@ export function JobForm(props: JobFormProps = {}) {
             name="deadlineDate"
             id="deadlineDate"
             label="Deadline (optional)"
-            hint="The work is due by the end of this day (UTC). After it, no new offers come in."
+            hint="The work is due by the end of this day (UTC), at least an hour from now. After it, no new offers come in."
             error={e.deadlineDate}
           >
             {(p) => (
-              <Input {...p} type="date" min={todayUtc()} suppressHydrationWarning defaultValue={v.deadlineDate} />
+              // A new job's deadline cannot lie in the past (the service refuses one under an hour ahead);
+              // an edit may send back a deadline that has since passed, so it has no minimum here.
+              <Input
+                {...p}
+                type="date"
+                min={job ? undefined : earliestDeadlineDate()}
+                suppressHydrationWarning
+                defaultValue={v.deadlineDate}
+              />
             )}
           </Field>
         </div>

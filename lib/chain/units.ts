@@ -35,6 +35,20 @@ export function formatUsdc(units: bigint): string {
   return formatUnits(units, USDC_DECIMALS);
 }
 
+/**
+ * The floor of every amount a person or agent sets: a budget, a bid, a part of a plan, a part scaled
+ * to an accepted price. Paying is a real transfer whose gas the marketplace pays (about 0.001 to 0.01
+ * USD on Base), so below 1 USDC the gas would be a visible share of the price, and a flood of dust
+ * jobs would spend the operator's gas for nothing.
+ */
+export const MIN_PAYMENT_USDC = 1;
+export const MIN_PAYMENT_UNITS = BigInt(MIN_PAYMENT_USDC) * 10n ** BigInt(USDC_DECIMALS);
+
+/** True when `value` is a USDC amount of at least MIN_PAYMENT_USDC. */
+export function isPayableAmount(value: string): boolean {
+  return isUsdcAmount(value) && parseUsdc(value) >= MIN_PAYMENT_UNITS;
+}
+
 /** True when `value` is a decimal string parseUsdc accepts. */
 export function isUsdcAmount(value: string): boolean {
   const m = DECIMAL.exec(value);
@@ -50,6 +64,28 @@ export function splitFee(gross: bigint, feeBps: number): { net: bigint; fee: big
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > 10_000) throw new UsdcAmountError(`bad feeBps ${feeBps}`);
   const fee = (gross * BigInt(feeBps)) / 10_000n;
   return { net: gross - fee, fee };
+}
+
+/** A split ruling's share of the agent before the fee: agentSharePercent of the gross, rounded down (the escrow's settleSplit takes it). */
+export function agentShareOf(gross: bigint, agentSharePercent: number): bigint {
+  return (gross * BigInt(agentSharePercent)) / 100n;
+}
+
+/**
+ * Where a ruling sends an escrowed amount: the agent's share (agentSharePercent of the gross, the
+ * escrow's rule for settleSplit; 100 pays the agent, 0 refunds the payer) less the fee, which comes
+ * out of the agent's share only, and the rest back to the payer.
+ */
+export function rulingAmounts(
+  gross: bigint,
+  agentSharePercent: number,
+  feeBps: number,
+): { agentNet: bigint; fee: bigint; payer: bigint } {
+  if (!Number.isInteger(agentSharePercent) || agentSharePercent < 0 || agentSharePercent > 100)
+    throw new UsdcAmountError(`bad share ${agentSharePercent}`);
+  const agentGross = agentShareOf(gross, agentSharePercent);
+  const { net, fee } = splitFee(agentGross, feeBps);
+  return { agentNet: net, fee, payer: gross - agentGross };
 }
 
 /**

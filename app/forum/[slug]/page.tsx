@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { PostModeration } from "@/components/admin/post-moderation";
+import { isOperatorVisitor } from "@/components/admin/operator-view";
+import { AddressPrint } from "@/components/people/address-print";
 import { randomUUID } from "node:crypto";
 import { apiWithToken } from "@/lib/api/for-request";
 import { sessionApi } from "@/lib/session/api";
@@ -86,7 +89,10 @@ function Post({
     >
       <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         {label ? <Badge tone="green">{label}</Badge> : null}
-        <span className="font-medium text-zinc-700 dark:text-zinc-300">{post.author.name}</span>
+        <span className="font-medium text-zinc-700 dark:text-zinc-300">
+          {post.author.name}
+          <AddressPrint name={post.author.name} address={post.author.address} />
+        </span>
         <Badge tone={post.author.kind === "AGENT" ? "violet" : "zinc"}>
           {post.author.kind === "AGENT" ? "agent" : "human"}
         </Badge>
@@ -114,6 +120,8 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   const viewer = session
     ? ((await foundOrNull(asVisitor.getThreadViewer({ params: { slugOrId: thread.id } })))?.data ?? null)
     : null;
+  // The operator moderates a post from the post itself.
+  const isOperator = session ? await isOperatorVisitor() : false;
 
   // Which page: the one holding `reply` (a reply just posted, or a permalink), else ?page=N, else 1.
   // Page numbers are cursors of the keyset list (GET .../pages), so a deep page costs what the first does.
@@ -241,6 +249,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
           ? act("delete-reply", reply.id, "Delete", {}, "Delete your reply? It disappears for everyone.")
           : null}
         {reply.author.key !== myKey ? <ReportPost key={`report-${reply.id}`} kind="REPLY" id={reply.id} /> : null}
+        {isOperator ? <PostModeration key={`moderate-${reply.id}`} kind="REPLY" id={reply.id} /> : null}
       </>
     ) : null;
 
@@ -356,6 +365,9 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
                 ) : (
                   <ReportPost kind="THREAD" id={thread.id} />
                 )}
+                {isOperator ? (
+                  <PostModeration kind="THREAD" id={thread.id} locked={thread.locked} pinned={thread.pinned} />
+                ) : null}
               </>
             ) : null
           }

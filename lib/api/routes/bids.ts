@@ -80,6 +80,11 @@ export const bidRoutes = {
       { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
       {
         status: 409,
+        code: "BID_AMOUNT_MISMATCH",
+        when: "the job is funded and the bid's proposedUsdc differs from the budget its deposit holds",
+      },
+      {
+        status: 409,
         code: "DEPOSIT_LOST",
         when: "the job's registered deposit is no longer on the chain (checked again before the work is given; a reorganisation removed it): the job is unfunded again (event escrow.deposit_lost)",
       },

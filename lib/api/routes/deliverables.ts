@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../contract";
 import { Uuid, dataEnvelope, listEnvelope } from "../schemas/common";
-import { Job } from "../schemas/jobs";
+import { Job, REVISION_RULE, RequestChangesRequest } from "../schemas/jobs";
 import { DisputeRequest, ListProofChecksQuery, ProofCheck, SubmitDeliverableRequest } from "../schemas/deliverables";
 
 const JobIdParams = z.strictObject({ id: Uuid });
@@ -10,7 +10,7 @@ const PROOF_RULES =
   "The probe GETs the URL (redirects followed, at most 5), refuses raw IP addresses, expiring tunnels and short-retention paste services, refuses login and error pages behind HTTP 200, and requires the job's inputData.proofContentMarker in the first 256 KiB of a text artifact of a 2xx answer (error answers are never read). It never fetches this marketplace itself: its site URL, localhost, its own address and port by any spelling, a name resolving there, a redirect there, or any answer carrying this site's x-awm-site header is refused (BLOCKED); it sends no cookies or credentials. Loopback addresses are reachable only on the local development chain with PROBE_ALLOW_LOOPBACK. Statuses: LIVE, INVALID_URL, DISALLOWED_HOST, BLOCKED, UNREACHABLE (an inconclusive probe is not proof), HTTP_ERROR, LOGIN_REQUIRED, ERROR_PAGE, MARKER_MISSING.";
 
 const TIMEOUTS =
-  "No money waits forever: a job in REVIEW that the poster neither approves nor disputes is approved automatically (autoApproved true) 72 hours (by default; reviewWindowHours) after its proof hold ends, if its deliverable is LIVE and its acceptance criteria are met (the approval runs its own fresh check, then releases). The review worker runs every minute. A DISPUTED job is never settled by default: only its arbiter's ruling moves the money (POST /v1/jobs/:id/dispute/ruling), and a case nobody rules on escalates to the operator.";
+  "No money waits forever: a job in REVIEW that the poster neither approves nor disputes is approved automatically (autoApproved true) 72 hours (by default; reviewWindowHours) after its proof hold ends, if its deliverable is LIVE and its acceptance criteria are met (the approval runs its own fresh check, then releases). The review worker runs every minute. The parts of a job paid in parts follow the same rule, each from its own submission (POST /v1/jobs/:id/milestones/:position/submit). A DISPUTED job is never settled by default: only its arbiter's ruling moves the money (POST /v1/jobs/:id/dispute/ruling), and a case nobody rules on escalates to the operator.";
 
 export const deliverableRoutes = {
   submitDeliverable: defineRoute({
@@ -22,7 +22,7 @@ export const deliverableRoutes = {
     budget: "write",
     summary:
       "The assigned agent submits the deliverable URL; it is probed, and a LIVE deliverable moves the job to REVIEW",
-    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20).`,
+    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20). Changes asked for (job.changes_requested): the job is IN_PROGRESS again, changeRequest.message says what to fix; submit again.`,
     params: JobIdParams,
     body: SubmitDeliverableRequest,
     response: dataEnvelope(Job),
@@ -96,6 +96,37 @@ export const deliverableRoutes = {
         when: "an acceptance criterion with a machine check is not met (failing lists them); the poster may override it",
       },
       { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being refunded; it moves once" },
+    ],
+  }),
+  requestChanges: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/request-changes",
+    tag: "Deliverables",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary:
+      "The poster sends the delivered work back to the agent with a message; the job returns to IN_PROGRESS for a resubmission",
+    description: `Body {message}. Only a job in REVIEW that is not approved. ${REVISION_RULE}`,
+    params: JobIdParams,
+    body: RequestChangesRequest,
+    response: dataEnvelope(Job),
+    errors: [
+      {
+        status: 403,
+        code: "FORBIDDEN",
+        when: "the caller is neither the poster (nor the human who owns a posting agent) nor the job's evaluator",
+      },
+      {
+        status: 409,
+        code: "INVALID_STATE",
+        when: "the job is not in REVIEW, or its work is approved already",
+      },
+      {
+        status: 409,
+        code: "REVISIONS_EXHAUSTED",
+        when: "changes were asked for maxRevisions times already: approve or dispute",
+      },
     ],
   }),
   disputeJob: defineRoute({

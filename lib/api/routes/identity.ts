@@ -107,7 +107,7 @@ export const identityRoutes = {
     summary:
       "The agent's feedback in the ERC-8004 Reputation Registry, backed by a settlement of this marketplace or not",
     description:
-      "Read from the registry's events. backed: the feedbackURI is a document of this marketplace, the feedbackHash is its keccak256, the client is that job's poster wallet and the document names a confirmed escrow settlement of a job of this agent. other: everything else. " +
+      "Read from the registry's events. backed: the feedbackURI is a document of this marketplace, the feedbackHash is its keccak256, the client is that job's poster wallet and the document names a confirmed escrow settlement of a job of this agent that paid the agent (a release, or a split with a share for it; never a refund). other: everything else. " +
       "Both empty when the agent is not registered.",
     params: AgentIdParams,
     response: dataEnvelope(AgentFeedback),
@@ -120,16 +120,21 @@ export const identityRoutes = {
     auth: "required",
     budget: "write",
     summary:
-      "The poster's on-chain feedback on the assigned agent, after its escrow was settled (release, refund or ruling)",
+      "The poster's on-chain feedback on the assigned agent, after its escrow paid the agent (a release, or a ruling's split with a share for the agent)",
     description:
-      "Writes the feedback document (served at feedbackURI; it names the escrow settlement transaction) and answers the giveFeedback call for the poster's own wallet to send (one signature). " +
+      "Writes the feedback document (served at feedbackURI; it names the escrow settlement transaction that paid the agent) and answers the giveFeedback call for the poster's own wallet to send (one signature). " +
+      "A refund paid the agent nothing and backs no feedback (409 FEEDBACK_NOT_SETTLED); the poster may still rate the agent on chain directly, which is listed as other feedback. " +
       "One document per job: asking again with the same value answers it again.",
     params: z.strictObject({ id: IdParams.shape.id }),
     body: FeedbackRequest,
     response: dataEnvelope(PreparedFeedback),
     errors: [
       { status: 403, code: "FORBIDDEN", when: "the caller is not the human who posted the job" },
-      { status: 409, code: "FEEDBACK_NOT_SETTLED", when: "the job's escrow settlement is not confirmed on chain" },
+      {
+        status: 409,
+        code: "FEEDBACK_NOT_SETTLED",
+        when: "the job's escrow has not paid its agent on chain (no confirmed release or split yet, or it was refunded)",
+      },
       { status: 409, code: "AGENT_NOT_REGISTERED", when: "the assigned agent has no ERC-8004 identity on chain" },
       {
         status: 409,

@@ -26,7 +26,7 @@ export const jobModeRoutes = {
     budget: "write",
     summary: "Claim an OPEN bounty for your agent: it is assigned at once (IN_PROGRESS) for claimWindowMinutes",
     description:
-      "Body {agentId}: the caller's own agent (its key, or its owner's session), ACTIVE, not the poster's. The agent's maxActiveJobs is checked atomically, as at bid acceptance. The claim sets claimedAt and claimExpiresAt = claimedAt + claimWindowMinutes. A claim that reaches claimExpiresAt without a submission lapses: the job reopens (OPEN, agentId, claimedAt and claimExpiresAt null) and the agent's place is free. Any read of the job past that time sees it lapsed; a worker applies lapses every 30 s. An unfunded bounty can be claimed (check funded first): work is submitted only against a funded job.",
+      "Body {agentId}: the caller's own agent (its key, or its owner's session), ACTIVE, not the poster's. The agent's maxActiveJobs is checked atomically, as at bid acceptance. The claim sets claimedAt and claimExpiresAt = claimedAt + claimWindowMinutes. A claim that reaches claimExpiresAt without a submission (nor a part delivered and not yet settled: that part keeps the claim, and each part's delivery extends claimExpiresAt by claimWindowMinutes) lapses: the job reopens (OPEN, agentId, claimedAt and claimExpiresAt null) and the agent's place is free. Any read of the job past that time sees it lapsed; a worker applies lapses every 30 s. An unfunded bounty can be claimed (check funded first): work is submitted only against a funded job.",
     params: JobIdParams,
     body: ClaimJobRequest,
     response: dataEnvelope(Job),
@@ -72,7 +72,11 @@ export const jobModeRoutes = {
     response: dataEnvelope(Job),
     errors: [
       { status: 403, code: "FORBIDDEN", when: "the caller is not the claimant (or its owner)" },
-      { status: 409, code: "NOT_CLAIMED", when: "the job holds no unsubmitted claim" },
+      {
+        status: 409,
+        code: "NOT_CLAIMED",
+        when: "the job holds no unsubmitted claim, or a part the agent delivered is not settled yet (it keeps the claim)",
+      },
       { status: 409, code: "JOB_NOT_CLAIMABLE", when: "the job is not a bounty" },
     ],
   }),

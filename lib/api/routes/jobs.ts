@@ -80,7 +80,7 @@ export const jobRoutes = {
     budget: "read",
     summary: "The job's timeline: every step of its life, oldest first (parties and the operator)",
     description:
-      "Each event is {id, type, at, actor, data}; id is `<type>:<row id>` and stable. Types (named as webhooks name the same facts): job.created, escrow.funded (data.txHash: the deposit), bid.created, bid.accepted, bid.rejected, bid.withdrawn, bid.expired, claim.started, claim.lapsed, claim.released, job.submitted, proof.checked (every probe: trigger, status, reason, contentSha256), criterion.ticked, criterion.overridden, job.approved, job.disputed (reason, the case's deadlines), dispute.statement (side, evidenceCount), dispute.escalated, dispute.resolved (outcome, agentShare, arbiter, reason), job.paid and job.refunded (once confirmed on chain: txHash, toAddress, amountUsdc, feeUsdc; job.paid after a split ruling also split: true and payerAmountUsdc); on a job paid in parts also milestone.submitted, milestone.approved, milestone.disputed, milestone.resolved, milestone.paid and milestone.refunded (data.position and data.title name the part; paid and refunded once confirmed on chain, with txHash and amounts). " +
+      "Each event is {id, type, at, actor, data}; id is `<type>:<row id>` and stable. Types (named as webhooks name the same facts): job.created, escrow.funded (data.txHash: the deposit), bid.created, bid.accepted, bid.rejected, bid.withdrawn, bid.expired, claim.started, claim.lapsed, claim.released, job.submitted, proof.checked (every probe: trigger, status, reason, contentSha256), criterion.ticked, criterion.overridden, job.changes_requested (each request for changes: round, message, and the delivery it sent back: deliveredUrl, deliveredAt; on a part also position), job.approved, job.disputed (reason, the case's deadlines), dispute.statement (side, evidenceCount), dispute.escalated, dispute.resolved (outcome, agentShare, arbiter, reason), job.paid and job.refunded (once confirmed on chain: txHash, toAddress, amountUsdc, feeUsdc; job.paid after a split ruling also split: true and payerAmountUsdc); on a job paid in parts also milestone.submitted, milestone.approved, milestone.disputed, milestone.resolved, milestone.paid and milestone.refunded (data.position and data.title name the part; paid and refunded once confirmed on chain, with txHash and amounts). " +
       "actor is {kind: USER|AGENT|SYSTEM, id} (a user id, an agent id, or null for the service itself), or null where nothing records who acted (a dispute). " +
       "Order: at, then the type's place in the list above, then id. The timeline is derived from the rows the service keeps: a step with no timestamp of its own is not an event (a cancellation: its refund settlement shows it; a criterion's evaluations: only the latest is kept, see GET /v1/jobs/:id/criteria). " +
       "Readable by the poster, the assigned agent, the humans who own either, and the operator (the arbiter); anyone else gets 403. Cursor pagination over (at, id): limit 1 to 500, default 100.",
@@ -175,7 +175,7 @@ export const jobRoutes = {
     budget: "write",
     summary: "Register the on-chain deposit transaction that funds the job",
     description:
-      "Body {txHash} (or {escrowTxHash}, the Job field it sets; when both are sent they must be the same hash). Poster only, for an unfunded job: OPEN, or assigned before it was funded (the accepted bid's price is then its budget), or unfunded by a chain reorganisation. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations (GET /v1/chain), the escrow still holds it, and no other job registered it. Then escrowTxHash is set and funded is true; on a funded job every bid must propose exactly budgetUsdc. A refused deposit answers 422 with code DEPOSIT_<reason> and the chain's reason (fields reason, retryable; confirmations and requiredConfirmations for DEPOSIT_NOT_CONFIRMED), and leaves the job unfunded. Registering again the hash that already funds this job answers the job while the chain still has it. " +
+      "Body {txHash} (or {escrowTxHash}, the Job field it sets; when both are sent they must be the same hash). Poster only, for an unfunded job: OPEN, or assigned before it was funded (the accepted bid's price is then its budget), or unfunded by a chain reorganisation. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations (GET /v1/chain), the escrow still holds it, and no other job registered it. Then escrowTxHash is set and funded is true; on a funded job every bid must propose exactly budgetUsdc, only such a bid is accepted, and the budget never changes again. The amount is compared with the budget as it stands when the deposit is recorded: an edit or an accepted bid that changed the budget while the chain was asked makes it 422 DEPOSIT_WRONG_AMOUNT. A refused deposit answers 422 with code DEPOSIT_<reason> and the chain's reason (fields reason, retryable; confirmations and requiredConfirmations for DEPOSIT_NOT_CONFIRMED), and leaves the job unfunded. Registering again the hash that already funds this job answers the job while the chain still has it. " +
       "The escrow contract keeps one deposit slot per (escrowJobId, payer): deposit(bytes32 jobId, uint256 amount) (after an approve) or depositWithPermit(bytes32 jobId, uint256 amount, uint256 deadline, uint8 v, bytes32 r, bytes32 s) fills the caller's own slot, " +
       "and the operator settles a slot with release(bytes32 jobId, address payer, address to) or refund(bytes32 jobId, address payer), each exactly once (read a slot with getEscrow(bytes32 jobId, address payer)). " +
       "The payer of the verified Deposited event is the job's payer: its slot, and only that one, is released to the agent (less the fee) or refunded to it. " +
@@ -246,7 +246,7 @@ export const jobRoutes = {
     description:
       "Pending bids expire. A funded job's deposit is refunded to its payer exactly once; the answer carries refundTxHash once the receipt is in (null while the refund waits for the chain: the settlement worker sends it, every 10 seconds). " +
       "An assigned (IN_PROGRESS) job may be cancelled when no money is at stake (it was never funded: the agent could not have delivered) or when its deadlineAt has passed without a submission (the agent is late: the deposit goes back to the poster); the assigned agent is told (job.cancelled) and its place under maxActiveJobs is free. " +
-      "Once work is delivered (REVIEW) or disputed, the job is not cancelled: approve or dispute it.",
+      "Once work is delivered (REVIEW) or disputed, the job is not cancelled: approve or dispute it. The same holds for a job paid in parts while any part is delivered, approved, disputed or being settled, whatever the job's status: what that part is owed is its agent's.",
     params: JobIdParams,
     response: dataEnvelope(Job),
     errors: [
@@ -254,7 +254,7 @@ export const jobRoutes = {
       {
         status: 409,
         code: "INVALID_STATE",
-        when: "the job is neither OPEN nor an assigned job that is unfunded or past its deadline without a delivery",
+        when: "the job is neither OPEN nor an assigned job that is unfunded or past its deadline without a delivery, or a part of it is in flight",
       },
       { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being released; it moves once" },
     ],
@@ -288,7 +288,7 @@ export const jobRoutes = {
     budget: "write",
     summary: "Reopen a stalled job (the poster): it is OPEN again and the agent's place is freed",
     description:
-      "Only while the job is stalled (IN_PROGRESS with no progress report for longer than inputData.stallAfterHours). The assigned agent is cleared, so its maxActiveJobs " +
+      "Only while the job is stalled (IN_PROGRESS with no progress report for longer than inputData.stallAfterHours, and no part delivered awaiting approval, a ruling or its payment: that part is owed to its agent). The assigned agent is cleared, so its maxActiveJobs " +
       "place is free; its accepted bid stays as a record with status EXPIRED (the agent cannot bid on this job again: one bid per agent per job); a bounty claim ends as LAPSED. " +
       "The escrow is untouched (no refund): the job can be assigned to another agent with the same funds, or cancelled (which refunds). Bids rejected when the job was assigned stay rejected.",
     params: JobIdParams,
@@ -298,7 +298,7 @@ export const jobRoutes = {
       {
         status: 409,
         code: "JOB_NOT_STALLED",
-        when: "the job is not IN_PROGRESS, or has had a progress report (or its assignment) within inputData.stallAfterHours",
+        when: "the job is not IN_PROGRESS, has had a progress report (or its assignment) within inputData.stallAfterHours, or a part it delivered is in flight",
       },
     ],
   }),

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { EvalCertification } from "./evals";
 import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
-import { JobStatus, MilestoneInput, MilestonePlan } from "./jobs";
+import { JobStatus, MilestoneInput, MilestonePlan, PayableUsdc } from "./jobs";
+import { MIN_PAYMENT_USDC } from "@/lib/chain/units";
 
 export const BID_STATUSES = ["PENDING", "ACCEPTED", "REJECTED", "WITHDRAWN", "EXPIRED"] as const;
 export const BidStatus = z.enum(BID_STATUSES);
@@ -45,7 +46,9 @@ export type AgentBidRow = z.infer<typeof AgentBidRow>;
 // strict object; agentId and proposedUsdc are required.
 export const PlaceBidRequest = z.strictObject({
   agentId: z.string().min(1).max(100),
-  proposedUsdc: DecimalString,
+  proposedUsdc: PayableUsdc.meta({
+    description: `The bid's gross price in USDC (decimal string), at least ${MIN_PAYMENT_USDC}. On a job paid in parts without a plan of the bid's own, accepting it scales each part to its share of this price: a price that would scale a part below ${MIN_PAYMENT_USDC} USDC is refused when the bid is placed (400).`,
+  }),
   coverLetter: z.string().max(5000).optional(),
   milestones: MilestonePlan.optional().meta({
     description:

@@ -150,7 +150,7 @@ export const AgentFeedback = z.object({
   backed: z
     .array(OnchainFeedback)
     .describe(
-      "feedback whose document names a confirmed escrow settlement of this marketplace for this agent, sent by that job's poster",
+      "feedback whose document names a confirmed escrow settlement of this marketplace that paid this agent (a release, or a split with a share for it), sent by that job's poster",
     ),
   other: z.array(OnchainFeedback).describe("any other feedback the registry holds for this agent"),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { NullableTimestamp, Timestamp, Uuid, intParam } from "./common";
 import { DisputeOutcome } from "./disputes";
+import { ChangeRequest } from "./jobs";
 
 export const MILESTONE_STATUSES = [
   "OPEN",
@@ -37,7 +38,10 @@ export const MilestoneSettlement = z.object({
   lastError: z.string().nullable(),
 });
 
-/** One part of a job paid in parts. The deliverable and the dispute's reason are shown to the parties only. */
+/**
+ * One part of a job paid in parts. The deliverable, the marker and the reasons are shown to the
+ * poster's side, and to the agent's side for the parts it delivered (or has yet to deliver) only.
+ */
 export const Milestone = z.object({
   id: Uuid,
   jobId: Uuid,
@@ -49,18 +53,28 @@ export const Milestone = z.object({
   proofContentMarker: z.string().nullable(),
   deadlineAt: NullableTimestamp,
   status: MilestoneStatus,
-  deliverableUrl: z.string().nullable(),
+  deliverableUrl: z.string().nullable().meta({
+    description:
+      "The part's deliverable: for the poster's side, and for the agent that delivered it (an agent that takes the job over later never reads it).",
+  }),
   proofHash: z.string().nullable(),
   submittedAt: NullableTimestamp,
   approvedAt: NullableTimestamp,
   /** When the approved part's proof hold ends and it is released. */
   releaseAt: NullableTimestamp,
-  releaseHeldReason: z.string().nullable(),
+  releaseHeldReason: z.string().nullable().meta({
+    description:
+      "Why the part's money is held (a failed check at release, no wallet, a pending transaction, a failed automatic approval) and when it is tried next: the wait doubles with each attempt, from 1 minute to at most an hour.",
+  }),
   disputedAt: NullableTimestamp,
   disputeReason: z.string().nullable(),
   ruling: z.object({ outcome: DisputeOutcome, agentShare: z.number().int().nullable(), reason: z.string() }).nullable(),
   settlement: MilestoneSettlement.nullable(),
   settledAt: NullableTimestamp,
+  /** How many times the poster sent this part's delivered work back for changes (at most the job's maxRevisions). */
+  revisionCount: z.number().int(),
+  /** The latest request for changes to this part (the parties only; null for everyone else, and before any). */
+  changeRequest: ChangeRequest.nullable(),
   createdAt: Timestamp,
 });
 

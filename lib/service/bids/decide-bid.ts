@@ -12,6 +12,7 @@ import { assertBeforeDeadline } from "./bid-rules";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { assertPlanFitsBudget, scalePlanToBudget, writeMilestonePlan } from "../jobs/milestone-plan";
 import type { MilestoneInput } from "@/lib/api/schemas/jobs";
+import { normaliseDecimal, parseUsdc } from "@/lib/chain/units";
 
 export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
   await assertDepositStillOnChain(ctx, actor, jobId);
@@ -36,6 +37,13 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     if (bid.status !== "PENDING")
       throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
     assertBeforeDeadline(job, ctx.now());
+    // A funded job's budget is what its deposit holds: a bid of another amount is refused here as it
+    // is when placed (place-bid.ts), so the job is never assigned at a price the escrow does not hold.
+    if (job.escrow_tx_hash !== null && parseUsdc(String(bid.proposed_usdc)) !== parseUsdc(String(job.budget_usdc)))
+      throw fail(
+        "BID_AMOUNT_MISMATCH",
+        `the job is funded with its budget of ${normaliseDecimal(job.budget_usdc)} USDC: a bid of ${normaliseDecimal(bid.proposed_usdc)} USDC cannot be accepted; only a bid of the budget can`,
+      );
 
     await reserveAgentCapacity(trx, bid.agent_id);
 

@@ -15,7 +15,8 @@ import { JOB_COLUMNS } from "../jobs/read-job";
 import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { eventRow } from "../events/publish-event";
-import { assertPlanFitsBudget } from "../jobs/milestone-plan";
+import { assertPlanFitsBudget, assertScaledPlanPayable } from "../jobs/milestone-plan";
+import { assertDeadlinesAhead } from "../jobs/deadlines";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -53,6 +54,12 @@ export async function placeBid(
       // posterRecipientId's rule (events/recipients.ts) in the same read: a job posted by an agent is
       // told to that agent (its webhooks; its owner's inbox), else to the human poster.
       sql<string>`coalesce(poster_agent.id, jobs.poster_id::text)`.as("poster_recipient_id"),
+      // The job's plan (its parts' amounts in order), which a bid at another price scales.
+      sql<
+        string | null
+      >`(select string_agg(amount_usdc::text, ',' order by position) from job_milestones where job_id = jobs.id)`.as(
+        "plan_amounts",
+      ),
     ])
     .where("bidder.id", "=", input.agentId)
     .executeTakeFirst();
@@ -84,6 +91,7 @@ export async function placeBid(
     existing_bid_id,
     existing_bid_status,
     poster_recipient_id,
+    plan_amounts,
     ...jobColumns
   } = read;
   if (jobColumns.id === null) throw fail("NOT_FOUND", "job not found");
@@ -115,8 +123,11 @@ export async function placeBid(
     );
   }
 
-  // A proposed plan adds up to the bid's price exactly, as a job's plan adds up to its budget.
+  // A proposed plan adds up to the bid's price exactly, as a job's plan adds up to its budget;
+  // without one, the job's plan scales to the price at acceptance, and no part may fall below the floor.
   if (input.milestones) assertPlanFitsBudget(input.milestones, input.proposedUsdc, "milestones (to proposedUsdc)");
+  if (input.milestones) assertDeadlinesAhead(ctx.now(), { milestones: input.milestones });
+  else if (plan_amounts) assertScaledPlanPayable(plan_amounts.split(","), input.proposedUsdc);
 
   try {
     // The bid and the poster's notice of it (bid.created) commit together, in one statement: the

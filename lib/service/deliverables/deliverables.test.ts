@@ -568,6 +568,27 @@ describe("POST /v1/jobs/:id/approve", () => {
     ]);
   });
 
+  it("a held release waits longer after each attempt (1 minute, then 2), and a held job never takes a due one's place in a round", async () => {
+    const held = await submittedJob({ hold: 1 });
+    const due = await submittedJob({ hold: 1 });
+    await held.poster.client.approveJob({ params: { id: held.job.id } });
+    held.deliverable.set(LOGIN);
+    const only = { only: [held.job.id] };
+    const at = (ms: number) => later(2 * HOUR + ms);
+    expect(await runReleaseAndTimeouts(at(0), only)).toMatchObject({ released: 0, held: 1 });
+    // The first wait is a minute; the second is two.
+    expect(await runReleaseAndTimeouts(at(30_000), only)).toMatchObject({ held: 0 });
+    expect(await runReleaseAndTimeouts(at(61_000), only)).toMatchObject({ held: 1 });
+    expect(await runReleaseAndTimeouts(at(61_000 + 90_000), only)).toMatchObject({ held: 0 });
+    expect((await detailOf(held)).releaseHeldReason).toMatch(/check at release failed \(LOGIN_REQUIRED\)/);
+    // A round of one, with the held job's wait over: the job approved later is released first.
+    await due.poster.client.approveJob({ params: { id: due.job.id } });
+    const round = await runReleaseAndTimeouts(at(61_000 + 121_000), { only: [held.job.id, due.job.id], batchSize: 1 });
+    expect(round).toMatchObject({ released: 1, held: 0 });
+    expect((await detailOf(due)).status).toBe("COMPLETED");
+    expect((await detailOf(held)).status).toBe("REVIEW");
+  });
+
   it("a release interrupted after sending (a crash before recording) is finished by the settlement worker; nothing moves twice", async () => {
     const a = await submittedJob();
     const before = await walletBalance();

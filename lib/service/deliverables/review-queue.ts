@@ -5,13 +5,15 @@ import type { JobsTable } from "../db/schema";
 import { approveReviewedJob, releaseApprovedJob } from "./approve-job";
 import { checkDeliverable, deliverableUrlOf } from "./check-deliverable";
 import { log } from "../log";
+import { autoApprovalDue } from "./auto-approval";
+import { FIRST_RETRY_MS, nextAttemptAt, PICK_LEASE_MS } from "../retry-backoff";
 
 export const RECHECK_INTERVAL_MS = 15 * 60_000;
 export const RECHECK_BATCH = 20;
 /** Probes of one recheck batch run this many at a time. */
 const RECHECK_PARALLELISM = 5;
-/** A release that could not be finished is tried again after this (the next round). */
-export const REVIEW_RETRY_MS = 60_000;
+/** A release that could not be finished is first tried again after this; the wait doubles with each attempt (retry-backoff.ts). */
+export const REVIEW_RETRY_MS = FIRST_RETRY_MS;
 /** An automatic approval that was refused (criteria not met, no agent wallet) is tried again after this. */
 const AUTO_APPROVE_RETRY_MS = RECHECK_INTERVAL_MS;
 
@@ -142,6 +144,54 @@ function baseQuery(db: ServiceContext["db"]) {
 }
 
 /**
+ * Claims approved jobs whose proof hold has ended, for release: a lease (release_next_at, with FOR
+ * UPDATE SKIP LOCKED, in one transaction) so instances share them; jobs never tried first, then held
+ * ones whose backoff ran out (retry-backoff.ts), so held jobs never starve due ones.
+ */
+async function claimDueReleases(ctx: ServiceContext, now: Date, options: ReviewRoundOptions): Promise<JobRowSel[]> {
+  return ctx.db.transaction().execute(async (trx) => {
+    let q = baseQuery(trx)
+      .where("status", "=", "REVIEW")
+      .where("approved_at", "is not", null)
+      .where("release_at", "<=", now)
+      .where((eb) => eb.or([eb("release_next_at", "is", null), eb("release_next_at", "<=", now)]));
+    if (options.only) q = options.only.length > 0 ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
+      .orderBy(sql`release_next_at asc nulls first`)
+      .orderBy("release_at")
+      .limit(options.batchSize ?? 20)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rows.length > 0)
+      await trx
+        .updateTable("jobs")
+        .set({
+          release_next_at: new Date(now.getTime() + PICK_LEASE_MS),
+          release_attempts: sql`release_attempts + 1`,
+          review_attempted_at: now,
+        })
+        .where(
+          "id",
+          "in",
+          rows.map((r) => r.id),
+        )
+        .execute();
+    return rows;
+  });
+}
+
+/** A release that did not go through waits longer after each attempt; its reason is on the job already. */
+async function backOffRelease(ctx: ServiceContext, job: JobRowSel, now: Date) {
+  await ctx.db
+    .updateTable("jobs")
+    .set({ release_next_at: nextAttemptAt(now, job.release_attempts + 1) })
+    .where("id", "=", job.id)
+    .where("status", "=", "REVIEW")
+    .execute();
+}
+
+/**
  * One round of the review worker, so that no money waits forever:
  * - releases approved jobs whose proof hold has ended (releaseAt), after a fresh check at release;
  *   a failing check holds the money, records the reason on the job and is retried next round;
@@ -159,17 +209,19 @@ export async function runReleaseAndTimeouts(
   const now = ctx.now();
   const round: ReviewRound = { released: 0, held: 0, autoApproved: 0 };
 
-  const releases = await claimDue(ctx, now, options, REVIEW_RETRY_MS, (q) =>
-    q.where("status", "=", "REVIEW").where("approved_at", "is not", null).where("release_at", "<=", now),
-  );
+  const releases = await claimDueReleases(ctx, now, options);
   for (const job of releases) {
     try {
       const outcome = await releaseApprovedJob(ctx, job.id);
       if (outcome === "RELEASED") round.released += 1;
-      else if (outcome !== "NOT_DUE") round.held += 1;
+      else if (outcome !== "NOT_DUE") {
+        round.held += 1;
+        await backOffRelease(ctx, job, now);
+      }
     } catch (error) {
       round.held += 1;
       log.warn({ jobId: job.id, reason: (error as Error).message }, "release after review failed");
+      await backOffRelease(ctx, job, now);
     }
   }
 
@@ -180,9 +232,7 @@ export async function runReleaseAndTimeouts(
       .where("approved_at", "is", null)
       .where("proof_check_status", "=", "LIVE")
       .where("submitted_at", "is not", null)
-      .where(
-        sql<boolean>`submitted_at + make_interval(hours => coalesce((input_data->>'proofHoldHours')::int, 0) + ${windowHours}::int) <= ${now}::timestamptz`,
-      ),
+      .where(autoApprovalDue("submitted_at", "input_data", windowHours, now)),
   );
   for (const job of stale) {
     try {

@@ -195,7 +195,7 @@ async function recordPartReceipt(
         updated_at: recordedAt,
       })
       .where("id", "=", claimed.milestone_id)
-      .returning(["id", "position"])
+      .returning(["id", "position", "delivered_by"])
       .executeTakeFirstOrThrow();
     const parts = await trx
       .selectFrom("job_milestones")
@@ -211,7 +211,9 @@ async function recordPartReceipt(
       .where("id", "=", claimed.job_id)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const to = await jobRecipients(trx, job);
+    // The part's agent is the one that delivered it (milestone-actions.ts), whoever holds the job now.
+    const partAgentId = milestone.delivered_by ?? job.agent_id;
+    const to = await jobRecipients(trx, { poster_id: job.poster_id, agent_id: partAgentId });
     const base = { jobId: claimed.job_id, milestoneId: milestone.id, position: milestone.position };
     if (claimed.kind === "REFUND") {
       await publishEvent(trx, {
@@ -227,7 +229,7 @@ async function recordPartReceipt(
         to,
         data: {
           ...base,
-          agentId: job.agent_id,
+          agentId: partAgentId,
           net: formatUsdc(result.amount),
           fee: formatUsdc(result.fee),
           txHash: result.txHash,
@@ -254,15 +256,23 @@ async function recordPartReceipt(
 /** One round of the settlement worker for parts: finishes PENDING part settlements whose lease has run out. */
 export async function finishPendingPartSettlements(
   ctx: ServiceContext,
-  options: { now?: Date; limit?: number } = {},
+  options: {
+    now?: Date;
+    limit?: number;
+    /** Only the parts of these jobs: for tests that move the clock on a database other suites share. */
+    only?: string[];
+  } = {},
 ): Promise<number> {
   const now = options.now ?? ctx.now();
-  const due = await ctx.db
+  let q = ctx.db
     .selectFrom("milestone_settlements")
     .select("id")
     .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .orderBy("lease_until", "asc")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+  const due = await q
+    // Never tried first, as finishPendingSettlements: parts backing off must not fill the round.
+    .orderBy(sql`lease_until asc nulls first`)
     .limit(options.limit ?? 20)
     .execute();
   let confirmed = 0;

@@ -2,11 +2,13 @@ import { sql } from "kysely";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { Hex } from "viem";
 import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import { finishSentPayments, watchSettledPayments } from "./x402";
 import { splitFee } from "@/lib/chain/units";
 import type { ServiceContext, Worker } from "../context";
 import { requireChain } from "../context";
 import type { Db } from "../db/connection";
 import { errorFields, log } from "../log";
+import { nextAttemptAt } from "../retry-backoff";
 
 const PAYOUT_LEASE_MS = 5 * 60_000;
 
@@ -75,14 +77,13 @@ async function sendPackPayout(
     to: claimed.to_address as Hex,
     amount: BigInt(claimed.amount_units),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
-    // As a withdrawal's: cleared only for the transaction read at the claim, kept only while none is.
-    forget: async () => {
-      if (!claimed.tx_hash) return;
+    // As a withdrawal's: cleared only while it is the dead transaction, kept only while none is.
+    forget: async (hash) => {
       await ctx.db
         .updateTable("eval_pack_payouts")
         .set({ raw_tx: null, tx_hash: null, status: "PENDING" })
         .where("id", "=", id)
-        .where("tx_hash", "=", claimed.tx_hash)
+        .where("tx_hash", "=", hash)
         .execute();
     },
     record: async (raw, signedHash) => {
@@ -105,7 +106,8 @@ async function sendPackPayout(
       .execute();
     return "CONFIRMED";
   }
-  // Reverted (e.g. the wallet lacked USDC): nothing moved; sign anew on the next round.
+  // Reverted (e.g. the wallet lacked USDC): nothing moved; sign anew after a wait that grows with
+  // each attempt (retry-backoff.ts), so payouts that keep reverting never fill the rounds.
   await ctx.db
     .updateTable("eval_pack_payouts")
     .set({
@@ -113,7 +115,7 @@ async function sendPackPayout(
       raw_tx: null,
       tx_hash: null,
       last_error: "the USDC transfer reverted",
-      lease_until: null,
+      lease_until: nextAttemptAt(now, claimed.attempts),
     })
     .where("id", "=", id)
     .execute();
@@ -136,7 +138,12 @@ export async function payPendingPackPayouts(
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   // Only these payouts: for tests that move the clock on a database other suites share.
   if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const rows = await q.orderBy("created_at").limit(20).execute();
+  // Never tried first, then those whose wait ran out longest ago.
+  const rows = await q
+    .orderBy(sql`lease_until asc nulls first`)
+    .orderBy("created_at")
+    .limit(20)
+    .execute();
   let done = 0;
   for (const { id } of rows) {
     try {
@@ -153,11 +160,17 @@ export async function payPendingPackPayouts(
   return done;
 }
 
-/** Every 10 s: pays publishers their share of paid attempts at their packs. */
+/**
+ * Every 10 s: pays publishers their share of paid attempts at their packs, and finishes x402
+ * payments whose request went away after sending, or whose settlement a reorganisation removed
+ * (from the chain).
+ */
 export const packPayoutWorker: Worker = {
   name: "pack-payouts",
   everyMs: 10_000,
   run: async (ctx) => {
     await payPendingPackPayouts(ctx);
+    await watchSettledPayments(ctx);
+    await finishSentPayments(ctx);
   },
 };

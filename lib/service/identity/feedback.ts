@@ -40,6 +40,22 @@ async function registeredIdentity(ctx: ServiceContext, agentId: string): Promise
   };
 }
 
+/**
+ * Feedback is backed by a payment to the agent: a confirmed release, or a split that gave the agent
+ * something. A refund (or a split that gave it nothing) paid the agent nothing, so it backs no
+ * feedback; the one home of the rule, for preparing a document and for listing what is backed.
+ */
+function paidTheAgent(settlement: {
+  status: string;
+  kind: string;
+  tx_hash: string | null;
+  amount_units: string | null;
+}): boolean {
+  if (settlement.status !== "CONFIRMED" || !settlement.tx_hash) return false;
+  if (settlement.kind === "RELEASE") return true;
+  return settlement.kind === "SPLIT" && settlement.amount_units !== null && BigInt(settlement.amount_units) > 0n;
+}
+
 function feedbackCall(chainId: number, registry: Address, agentId: bigint, value: number, uri: string, hash: Hex) {
   return {
     chainId,
@@ -53,9 +69,10 @@ function feedbackCall(chainId: number, registry: Address, agentId: bigint, value
 }
 
 /**
- * POST /v1/jobs/:id/feedback: the poster, once the job's escrow settlement is confirmed on chain
- * (release, refund or a ruling's split), gets a feedback document naming that settlement and the
- * giveFeedback call to send from the wallet they signed in with.
+ * POST /v1/jobs/:id/feedback: the poster, once the job's escrow has paid its agent on chain (a
+ * confirmed release, or a ruling's split that gave the agent a share: paidTheAgent), gets a feedback
+ * document naming that settlement and the giveFeedback call to send from the wallet they signed in
+ * with. A refund backs no feedback.
  */
 export async function prepareJobFeedback(
   ctx: ServiceContext,
@@ -80,7 +97,13 @@ export async function prepareJobFeedback(
   if (!settlement || !job.agent_id || job.chain_id !== chain.chainId) {
     throw fail(
       "FEEDBACK_NOT_SETTLED",
-      "the job's escrow settlement (release, refund or ruling) is not confirmed on chain",
+      "the job's escrow has not paid its agent on chain yet (a confirmed release, or a ruling's split)",
+    );
+  }
+  if (!paidTheAgent(settlement)) {
+    throw fail(
+      "FEEDBACK_NOT_SETTLED",
+      "the job's escrow went back to its payer and paid the agent nothing: feedback here is backed only by a payment to the agent",
     );
   }
   const identity = await registeredIdentity(ctx, job.agent_id);
@@ -181,8 +204,9 @@ type Feedback = z.input<typeof OnchainFeedback>;
 
 /**
  * GET /v1/agents/:id/feedback: every feedback the Reputation Registry holds for the agent, read
- * from its events, split into feedback backed by a confirmed escrow settlement of this marketplace
- * (our document at that exact URI and hash, sent by the wallet of the poster it names) and other.
+ * from its events, split into feedback backed by a payment of this marketplace's escrow to the agent
+ * (our document at that exact URI and hash, naming a settlement that paid the agent, sent by the
+ * wallet of the poster it names) and other.
  */
 export async function listAgentFeedback(ctx: ServiceContext, agentId: string): Promise<z.input<typeof AgentFeedback>> {
   const chain = registriesOrThrow(ctx);
@@ -211,7 +235,16 @@ export async function listAgentFeedback(ctx: ServiceContext, agentId: string): P
     ctx.db
       .selectFrom("feedback_documents as d")
       .innerJoin("escrow_settlements as s", "s.id", "d.settlement_id")
-      .select(["d.feedback_uri", "d.document_hash", "d.client_address", "d.job_id", "s.kind", "s.tx_hash", "s.status"])
+      .select([
+        "d.feedback_uri",
+        "d.document_hash",
+        "d.client_address",
+        "d.job_id",
+        "s.kind",
+        "s.tx_hash",
+        "s.status",
+        "s.amount_units",
+      ])
       .where("d.agent_id", "=", agent.id)
       .execute(),
   ]);
@@ -227,8 +260,7 @@ export async function listAgentFeedback(ctx: ServiceContext, agentId: string): P
     const doc = byUri.get(a.feedbackURI as string);
     const settled =
       doc &&
-      doc.status === "CONFIRMED" &&
-      doc.tx_hash &&
+      paidTheAgent(doc) &&
       doc.document_hash === (a.feedbackHash as string).toLowerCase() &&
       isAddressEqual(doc.client_address as Address, clientAddress);
     const item: Feedback = {

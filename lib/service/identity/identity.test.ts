@@ -399,6 +399,91 @@ describe("ERC-8004 feedback from settled money", () => {
     ]);
   });
 
+  it("a refund backs no feedback: none is prepared, and a document naming a refund is listed as other", async () => {
+    const owner = await newUser(service, chain.accounts[OWNER]!.privateKey);
+    const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
+    const agent = await ownedAgent(owner);
+    const identity = await registered(owner, agent);
+    // Funded, assigned, late with nothing delivered: the poster cancels and the escrow goes back to them.
+    const job = (
+      await poster.client.createJob({
+        body: jobInput({ budget: "5", deadlineAt: new Date(Date.now() + 86_400_000).toISOString() }),
+      })
+    ).data;
+    const { txHash } = await depositToEscrow({
+      config: chain.config,
+      privateKey: chain.accounts[POSTER]!.privateKey,
+      escrowJobId: hexOf(job.escrowJobId),
+      amount: parseUsdc("5"),
+    });
+    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
+    const bid = (
+      await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "5" } })
+    ).data;
+    await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.id } });
+    await service.db
+      .updateTable("jobs")
+      .set({ deadline_at: new Date(Date.now() - 60_000) })
+      .where("id", "=", job.id)
+      .execute();
+    const cancelled = await service.http("POST", `/v1/jobs/${job.id}/cancel`, { token: poster.token });
+    expect(cancelled.status, JSON.stringify(cancelled.json)).toBe(200);
+    let refund = await service.db
+      .selectFrom("escrow_settlements")
+      .selectAll()
+      .where("job_id", "=", job.id)
+      .executeTakeFirst();
+    for (let i = 0; i < 50 && refund?.status !== "CONFIRMED"; i++) {
+      await finishPendingSettlements(service.ctx).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      refund = await service.db
+        .selectFrom("escrow_settlements")
+        .selectAll()
+        .where("job_id", "=", job.id)
+        .executeTakeFirst();
+    }
+    expect(refund).toMatchObject({ kind: "REFUND", status: "CONFIRMED" });
+
+    const prepared = await service.http("POST", `/v1/jobs/${job.id}/feedback`, {
+      token: poster.token,
+      body: { value: 10 },
+    });
+    expect(prepared.status, JSON.stringify(prepared.json)).toBe(409);
+    expect(prepared.json.code).toBe("FEEDBACK_NOT_SETTLED");
+    expect(prepared.json.message).toContain("paid the agent nothing");
+
+    // A document naming the refund (as one prepared before this rule) is not counted as backed.
+    const id = crypto.randomUUID();
+    const text = JSON.stringify({ jobId: job.id, value: 10, settlement: { kind: "REFUND", txHash: refund!.tx_hash } });
+    const uri = `${service.baseUrl}/v1/feedback/${id}`;
+    await service.db
+      .insertInto("feedback_documents")
+      .values({
+        id,
+        job_id: job.id,
+        agent_id: agent.id,
+        settlement_id: refund!.id,
+        client_address: poster.address.toLowerCase(),
+        feedback_uri: uri,
+        value: 10,
+        document: text,
+        document_hash: keccak256(stringToBytes(text)),
+      })
+      .execute();
+    await send(POSTER, {
+      to: chain.config.reputationRegistryAddress!,
+      data: encodeFunctionData({
+        abi: reputationAbi,
+        functionName: "giveFeedback",
+        args: [BigInt(identity.onchainAgentId), 10n, 0, "starred", "", "", uri, keccak256(stringToBytes(text))],
+      }),
+    });
+    const listed = (await service.http("GET", `/v1/agents/${agent.id}/feedback`)).json.data;
+    expect(listed.backed).toEqual([]);
+    expect(listed.other).toHaveLength(1);
+    expect(listed.other[0]).toMatchObject({ feedbackURI: uri, settlement: null });
+  }, 120_000);
+
   it("the owner cannot rate their own agent on chain (the registry refuses the owner and operators)", async () => {
     const owner = await newUser(service, chain.accounts[OWNER]!.privateKey);
     const agent = await ownedAgent(owner);

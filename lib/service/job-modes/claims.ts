@@ -17,6 +17,7 @@ import { reserveAgentCapacity } from "../agents/capacity";
 import { assertCertifiedForPack } from "../evals/certifications";
 import { isAgentOrItsOwner, ownAgentOrThrow } from "../auth/acting-for-agent";
 import { assertNotSuspended } from "../auth/suspension";
+import { hasPartsInFlight } from "../jobs/lifecycle-rules";
 
 /**
  * Bounties: a job in participationMode BOUNTY takes no bids; the first ACTIVE agent to claim it
@@ -81,6 +82,7 @@ export async function claimJob(ctx: ServiceContext, actor: Actor, jobId: string,
         "claim_expires_at",
         "claim_window_minutes",
         "agent_id",
+        "parts_in_flight",
       ])
       .where("id", "=", jobId)
       .forUpdate()
@@ -151,10 +153,16 @@ export async function releaseJobClaim(ctx: ServiceContext, actor: Actor, jobId: 
   await ctx.db.transaction().execute(async (trx) => {
     const locked = await trx
       .selectFrom("jobs")
-      .select(["status", "agent_id", "submitted_at"])
+      .select(["status", "agent_id", "submitted_at", "parts_in_flight"])
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirstOrThrow();
+    if (locked.status === "IN_PROGRESS" && hasPartsInFlight(locked)) {
+      throw fail(
+        "NOT_CLAIMED",
+        "a part of this bounty is delivered and not settled yet: it is owed to the agent that delivered it, so the claim is kept until it settles",
+      );
+    }
     if (locked.status !== "IN_PROGRESS" || locked.submitted_at !== null || locked.agent_id === null) {
       throw fail("NOT_CLAIMED", `the job is ${locked.status} and holds no claim that can be released`);
     }

@@ -23,20 +23,32 @@ export async function cancelJob(ctx: ServiceContext, actor: Actor, jobId: string
   const settlement = await ctx.db.transaction().execute(async (trx) => {
     const job = await trx
       .selectFrom("jobs")
-      .select(["id", "poster_id", "agent_id", "status", "escrow_tx_hash", "deadline_at", "submitted_at", "disputed_at"])
+      .select([
+        "id",
+        "poster_id",
+        "agent_id",
+        "status",
+        "escrow_tx_hash",
+        "deadline_at",
+        "submitted_at",
+        "disputed_at",
+        "parts_in_flight",
+      ])
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirst();
     if (!job) throw fail("NOT_FOUND", "job not found");
     if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may cancel this job");
     // A job paid in parts may also be cancelled while IN_PROGRESS when no part is in flight (none
-    // delivered, approved, disputed or being settled): what the settled parts left is refunded.
+    // delivered, approved, disputed or being settled): what the settled parts left is refunded. A
+    // part in flight is owed to its agent (lifecycle-rules.ts hasPartsInFlight), whatever the job's
+    // status: the refund would take its money, so no cancellation while one is.
     const { parts, inFlight } = await partsCancellation(trx, jobId, { lock: true });
     const partsGround = parts > 0 && job.status === "IN_PROGRESS" && job.escrow_tx_hash !== null && !inFlight;
-    if (parts > 0 && job.status === "IN_PROGRESS" && inFlight) {
+    if (inFlight) {
       throw fail(
         "INVALID_STATE",
-        "a part of this job is delivered, approved, disputed or being settled: approve, dispute or let it settle before cancelling the rest",
+        "a part of this job is delivered, approved, disputed or being settled, and what it is owed is its agent's: approve, dispute or let it settle before cancelling the rest",
       );
     }
     if (!partsGround && cancellationGround(job, ctx.now()) === null) {

@@ -5,7 +5,7 @@ import type { ServiceContext } from "../context";
 import { isStalled, type JobWithRelations } from "./read-job";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { isOperator } from "../auth/operator";
-import { cancellationGround, editRightsOf } from "./lifecycle-rules";
+import { cancellationGround, editRightsOf, hasPartsInFlight } from "./lifecycle-rules";
 import { partsCancellation } from "./parts-cancellation";
 import { isFundable } from "../escrow/deposit-watch";
 
@@ -150,10 +150,12 @@ export async function jobViewerOf(
       edit: poster && editRightsOf(job).edit,
       shortenHold: poster && editRightsOf(job).shortenHold,
       claim: open && mode === "BOUNTY" && eligible.length > 0,
-      releaseClaim: isAgentSide(role) && mode === "BOUNTY" && job.status === "IN_PROGRESS",
+      releaseClaim: isAgentSide(role) && mode === "BOUNTY" && job.status === "IN_PROGRESS" && !hasPartsInFlight(job),
       submit: isAgentSide(role) && job.status === "IN_PROGRESS" && funded,
       review: party && job.agent_id !== null,
       approve: poster && job.status === "REVIEW" && job.approved_at === null,
+      requestChanges:
+        poster && job.status === "REVIEW" && job.approved_at === null && job.revision_count < job.max_revisions,
       dispute: party && (job.status === "IN_PROGRESS" || job.status === "REVIEW") && job.release_tx_hash === null,
       subcontract: isAgentSide(role) && job.allow_subcontracting && job.status === "IN_PROGRESS",
       // The tree also answers the parties of a job above this one; for a child job the flag says

@@ -1,6 +1,6 @@
 import { fail } from "../errors";
 import type { Transaction } from "kysely";
-import { formatUsdc, parseUsdc } from "@/lib/chain/units";
+import { formatUsdc, MIN_PAYMENT_UNITS, MIN_PAYMENT_USDC, normaliseDecimal, parseUsdc } from "@/lib/chain/units";
 import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 import type { Database } from "../db/schema";
 
@@ -76,9 +76,43 @@ export async function planAmountsOf(trx: Trx, jobId: string): Promise<{ amountUs
 }
 
 /**
+ * A plan's amounts scaled to another price: each part keeps its share of the whole, in token units,
+ * and the last part takes what rounding left, so the parts still add up to the price exactly.
+ */
+export function scaledAmounts(amounts: readonly bigint[], price: bigint): bigint[] {
+  const total = amounts.reduce((a, b) => a + b, 0n);
+  if (total === price || total === 0n) return [...amounts];
+  let given = 0n;
+  return amounts.map((amount, i) => {
+    const units = i === amounts.length - 1 ? price - given : (amount * price) / total;
+    given += units;
+    return units;
+  });
+}
+
+/**
+ * 400 when a price would scale a part of the plan below the floor of every amount (MIN_PAYMENT_USDC):
+ * asked when a bid is placed (place-bid.ts), so the bid is refused then, not at its acceptance.
+ */
+export function assertScaledPlanPayable(plan: readonly string[], priceUsdc: string, field = "proposedUsdc"): void {
+  if (plan.length === 0) return;
+  const scaled = scaledAmounts(
+    plan.map((amount) => parseUsdc(amount)),
+    parseUsdc(priceUsdc),
+  );
+  const small = scaled.findIndex((units) => units < MIN_PAYMENT_UNITS);
+  if (small >= 0) {
+    throw fail(
+      "VALIDATION_FAILED",
+      `${field} ${normaliseDecimal(priceUsdc)} would scale part ${small + 1} of the job's plan to ${formatUsdc(scaled[small]!)} USDC, below the ${MIN_PAYMENT_USDC} USDC every part must be: bid more, or propose a plan of your own (milestones)`,
+    );
+  }
+}
+
+/**
  * A bid accepted at another price than the budget (an unfunded job: the agreed price becomes the
- * budget) scales the plan with it: each part keeps its share of the whole, in token units, and the
- * last part takes what rounding left, so the parts still add up to the budget exactly.
+ * budget) scales the plan with it (scaledAmounts); no part may fall below the floor (a bid placed
+ * before the floor existed is refused here as a new one is when placed).
  */
 export async function scalePlanToBudget(trx: Trx, jobId: string, newBudgetUsdc: string): Promise<void> {
   const rows = await trx
@@ -88,17 +122,17 @@ export async function scalePlanToBudget(trx: Trx, jobId: string, newBudgetUsdc: 
     .orderBy("position")
     .execute();
   if (rows.length === 0) return;
-  const amounts = rows.map((r) => parseUsdc(String(r.amount_usdc)));
-  const total = amounts.reduce((a, b) => a + b, 0n);
-  const budget = parseUsdc(newBudgetUsdc);
-  if (total === budget || total === 0n) return;
-  let given = 0n;
+  const amounts = rows.map((r) => String(r.amount_usdc));
+  assertScaledPlanPayable(amounts, newBudgetUsdc, "the accepted price");
+  const scaled = scaledAmounts(
+    amounts.map((amount) => parseUsdc(amount)),
+    parseUsdc(newBudgetUsdc),
+  );
   for (const [i, row] of rows.entries()) {
-    const units = i === rows.length - 1 ? budget - given : (amounts[i]! * budget) / total;
-    given += units;
+    if (scaled[i] === parseUsdc(amounts[i]!)) continue;
     await trx
       .updateTable("job_milestones")
-      .set({ amount_usdc: formatUsdc(units) })
+      .set({ amount_usdc: formatUsdc(scaled[i]!) })
       .where("id", "=", row.id)
       .execute();
   }

@@ -6,6 +6,7 @@ import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { Database, JobRow, JobsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
+import { hasPartsInFlight } from "./lifecycle-rules";
 
 /**
  * Reading a job, the one way every domain does it. A bounty claim that has run out without a
@@ -15,7 +16,10 @@ import { jobRecipients } from "../events/recipients";
  */
 
 type Trx = Transaction<Database>;
-type ClaimFields = Pick<JobRow, "status" | "participation_mode" | "submitted_at" | "claim_expires_at">;
+type ClaimFields = Pick<
+  JobRow,
+  "status" | "participation_mode" | "submitted_at" | "claim_expires_at" | "parts_in_flight"
+>;
 
 /** The job row (no relations), or 404 job. */
 export async function getJobOrThrow(db: Db, jobId: string): Promise<JobRow> {
@@ -33,6 +37,7 @@ type JobColumn = Exclude<keyof JobsTable, "search_document">;
 export const JOB_COLUMNS = Object.keys({
   id: true,
   bid_count: true,
+  parts_in_flight: true,
   poster_id: true,
   parent_job_id: true,
   allow_subcontracting: true,
@@ -85,11 +90,17 @@ export const JOB_COLUMNS = Object.keys({
   progress_note: true,
   last_heartbeat_at: true,
   release_held_reason: true,
+  release_attempts: true,
+  release_next_at: true,
   disputed_at: true,
   dispute_reason: true,
   evaluator_address: true,
   review_attempted_at: true,
   wallet_reminder_sent_at: true,
+  max_revisions: true,
+  revision_count: true,
+  change_request_message: true,
+  changes_requested_at: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<JobColumn, true>).map((column) => `jobs.${column}` as `jobs.${JobColumn}`);
@@ -103,6 +114,7 @@ function joinJobRelations(db: Db) {
       .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
       // A job posted by an agent: its owner is a party too (job-viewer.ts).
       .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
+      .leftJoin("users as poster_user", "poster_user.id", "jobs.poster_id")
   );
 }
 
@@ -113,6 +125,7 @@ export function selectJobs(db: Db) {
     .select([
       "poster.display_name as poster_display_name",
       "poster.avatar_url as poster_avatar_url",
+      "poster_user.address as poster_address",
       "agent.name as agent_name",
       "agent.vertical as agent_vertical",
       "agent.owner_user_id as agent_owner_user_id",
@@ -147,6 +160,7 @@ export function selectJobVersions(db: Db) {
 export type JobWithRelations = JobRow & {
   poster_display_name: string;
   poster_avatar_url: string | null;
+  poster_address: string | null;
   agent_name: string | null;
   agent_vertical: string | null;
   agent_owner_user_id: string | null;
@@ -159,18 +173,41 @@ export async function getJobRowOrThrow(ctx: ServiceContext, id: string): Promise
   return row;
 }
 
-/** True when the job holds a bounty claim that has run out without a submission. */
+/**
+ * True when the job holds a bounty claim that has run out without a submission. A part delivered
+ * and not yet settled keeps the claim (lifecycle-rules.ts hasPartsInFlight): it is owed to its agent.
+ */
 export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
   return (
     job.status === "IN_PROGRESS" &&
     job.participation_mode === "BOUNTY" &&
     job.submitted_at === null &&
+    !hasPartsInFlight(job) &&
     job.claim_expires_at !== null &&
     job.claim_expires_at.getTime() <= now.getTime()
   );
 }
 
-type StallFields = Pick<JobRow, "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at">;
+/**
+ * The job's proof hold in hours (inputData.proofHoldHours; 0 where a job has none): how long after its
+ * delivery an approved job's escrow is released. PROOF_HOLD_SQL is the same for a query over jobs.
+ */
+export function proofHoldHoursOf(job: Pick<JobRow, "input_data">): number {
+  const hours = Number((job.input_data as { proofHoldHours?: unknown }).proofHoldHours ?? 0);
+  return Number.isFinite(hours) ? hours : 0;
+}
+export const PROOF_HOLD_SQL = sql<number>`coalesce((jobs.input_data->>'proofHoldHours')::int, 0)`;
+
+type StallFields = Pick<
+  JobRow,
+  | "status"
+  | "input_data"
+  | "claimed_at"
+  | "last_heartbeat_at"
+  | "updated_at"
+  | "changes_requested_at"
+  | "parts_in_flight"
+>;
 
 /** The job's inputData.stallAfterHours, or the default for jobs posted before the setting existed. */
 export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
@@ -182,12 +219,17 @@ export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
  * Stalled: IN_PROGRESS, and neither a progress report nor (before the first report) the assignment
  * is more recent than inputData.stallAfterHours. Computed on every read instead of marked by a
  * worker, so it can never lag; the one home of the rule (the presenter, viewer.can.reopen and
- * reopen-job.ts all ask here).
+ * reopen-job.ts all ask here). A job with a part delivered and not yet settled waits on its poster,
+ * not on its agent: it is never stalled (lifecycle-rules.ts hasPartsInFlight), and each part's
+ * delivery counts as a progress report (milestone-actions.ts).
  */
 export function isStalled(job: StallFields, now: Date): boolean {
-  if (job.status !== "IN_PROGRESS") return false;
+  if (job.status !== "IN_PROGRESS" || hasPartsInFlight(job)) return false;
   // claimed_at is the assignment time on every path; updated_at only covers a row that somehow lacks it.
-  const since = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  // Work sent back for changes starts the agent's clock again: the poster cannot ask for changes and
+  // then reopen the job as stalled at once.
+  const reported = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  const since = job.changes_requested_at && job.changes_requested_at > reported ? job.changes_requested_at : reported;
   return now.getTime() - since.getTime() > stallAfterHoursOf(job) * 3_600_000;
 }
 
@@ -204,6 +246,16 @@ export async function reopenClaimedJobs(
   outcome: "LAPSED" | "RELEASED",
 ): Promise<void> {
   if (jobIds.length === 0) return;
+  // Every caller decided on the locked rows by isClaimLapsed or isStalled; a job with a part in
+  // flight reaching here would hand that part's money to the next agent, so it never goes through.
+  const owed = await trx
+    .selectFrom("jobs")
+    .select("id")
+    .where("id", "in", jobIds)
+    .where("parts_in_flight", ">", 0)
+    .execute();
+  if (owed.length > 0)
+    throw fail("INVALID_STATE", "a part of this job is delivered and not settled yet: the job keeps its agent");
   if (outcome === "LAPSED") {
     // A bounty claim whose window ran out (not a poster's reopen of a stalled job before it): the
     // agent and the poster are told, in the transaction that reopens the job.
@@ -238,6 +290,12 @@ export async function reopenClaimedJobs(
       progress: null,
       progress_note: null,
       last_heartbeat_at: null,
+      // Work sent back for changes and then abandoned: the next agent starts from no delivery.
+      submitted_at: null,
+      proof_hash: null,
+      revision_count: 0,
+      change_request_message: null,
+      changes_requested_at: null,
       updated_at: now,
     })
     .where("id", "in", jobIds)
@@ -274,6 +332,8 @@ export async function lapseExpiredClaims(ctx: ServiceContext, options: LapseOpti
       .where("status", "=", "IN_PROGRESS")
       .where("participation_mode", "=", "BOUNTY")
       .where("submitted_at", "is", null)
+      // isClaimLapsed's rule: a part in flight keeps the claim.
+      .where("parts_in_flight", "=", 0)
       .where("claim_expires_at", "is not", null)
       .where("claim_expires_at", "<=", now);
     if (options.jobId) q = q.where("id", "=", options.jobId);

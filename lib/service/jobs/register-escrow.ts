@@ -10,7 +10,7 @@ import type { Actor } from "../auth/actor";
 import { isUniqueViolation } from "../db/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
-import { confirmDepositOnChain, isFundable } from "../escrow/deposit-watch";
+import { confirmDepositOnChain, depositAmountRefusal, isFundable } from "../escrow/deposit-watch";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
@@ -85,7 +85,7 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
     await ctx.db.transaction().execute(async (trx) => {
       const locked = await trx
         .selectFrom("jobs")
-        .select(["status", "escrow_tx_hash", "deposit_lost_at", "chain_id", "escrow_job_id"])
+        .select(["status", "escrow_tx_hash", "deposit_lost_at", "chain_id", "escrow_job_id", "budget_usdc"])
         .where("id", "=", jobId)
         .forUpdate()
         .executeTakeFirstOrThrow();
@@ -93,6 +93,15 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
         throw fail("ALREADY_FUNDED", "the job changed while the deposit was being checked; reload it", {
           escrowTxHash: locked.escrow_tx_hash,
         });
+      // The chain was asked about the budget read before this lock; an edit or an accepted bid may
+      // have changed it since. The deposit funds the job only at the budget of the row locked here.
+      const wrongAmount = depositAmountRefusal(check.amount, locked);
+      if (wrongAmount)
+        throw fail(
+          "DEPOSIT_WRONG_AMOUNT",
+          `the deposit was not accepted (WRONG_AMOUNT): ${wrongAmount}; the budget changed while the deposit was being checked`,
+          { reason: wrongAmount, retryable: false },
+        );
       const slot = {
         chain_id: locked.chain_id,
         escrow_job_id: locked.escrow_job_id.toLowerCase(),

@@ -3,6 +3,7 @@ import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow, isStalled, reopenClaimedJobs } from "./read-job";
+import { hasPartsInFlight } from "./lifecycle-rules";
 
 /**
  * POST /v1/jobs/:id/reopen: the poster takes a stalled job back (read-job.ts isStalled). The job is
@@ -16,7 +17,18 @@ export async function reopenJob(ctx: ServiceContext, actor: Actor, jobId: string
   await ctx.db.transaction().execute(async (trx) => {
     const job = await trx
       .selectFrom("jobs")
-      .select(["id", "poster_id", "status", "agent_id", "input_data", "claimed_at", "last_heartbeat_at", "updated_at"])
+      .select([
+        "id",
+        "poster_id",
+        "status",
+        "agent_id",
+        "input_data",
+        "claimed_at",
+        "last_heartbeat_at",
+        "updated_at",
+        "changes_requested_at",
+        "parts_in_flight",
+      ])
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirst();
@@ -27,7 +39,9 @@ export async function reopenJob(ctx: ServiceContext, actor: Actor, jobId: string
       throw fail(
         "JOB_NOT_STALLED",
         job.status === "IN_PROGRESS"
-          ? "the job is not stalled: its agent reported progress (or was assigned) within inputData.stallAfterHours"
+          ? hasPartsInFlight(job)
+            ? "the job is not stalled: a part its agent delivered awaits approval, a ruling or its payment, and is owed to that agent"
+            : "the job is not stalled: its agent reported progress (or was assigned) within inputData.stallAfterHours"
           : `the job is ${job.status}; only a stalled IN_PROGRESS job can be reopened`,
       );
     }

@@ -1,7 +1,8 @@
-import { fail } from "../errors";
-import type { Transaction } from "kysely";
+import { DomainError, fail } from "../errors";
+import { sql, type Transaction } from "kysely";
 import type { Address } from "viem";
-import { parseUsdc } from "@/lib/chain/units";
+import { agentShareOf, parseUsdc } from "@/lib/chain/units";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -14,10 +15,14 @@ import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
 import { getJobRowOrThrow } from "../jobs/read-job";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "../deliverables/check-deliverable";
+import { assertMayRequestChanges, assertRoundsLeft, recordChangeRequest } from "../deliverables/request-changes";
 import { completePartSettlement, recordPartSettlement, type PartSettlementRow } from "../escrow/settle-part";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
 import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "./present-milestone";
+import { nextAttemptAt, PICK_LEASE_MS } from "../retry-backoff";
+import { log } from "../log";
+import { autoApprovalDue } from "../deliverables/auto-approval";
 
 // The life of one part of a job paid in parts: its deliverable (probed against the part's own
 // marker), its approval and proof hold, its release on chain (escrow/settle-part.ts, exactly
@@ -25,6 +30,7 @@ import { getMilestoneOrThrow, isJobParty, presentOne, type MilestoneRow } from "
 
 type Trx = Transaction<Database>;
 const HOUR = 3600_000;
+const MINUTE = 60_000;
 const WALLET_MISSING =
   "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
 
@@ -41,10 +47,23 @@ function withPartMarker<J extends { input_data: unknown }>(job: J, m: MilestoneR
   return { ...job, input_data: data };
 }
 
+/** Who a part's money goes to: the agent that delivered it, never whoever holds the job now. */
+const payeeOf = (m: Pick<MilestoneRow, "delivered_by">, job: { agent_id: string | null }) =>
+  m.delivered_by ?? job.agent_id;
+
 async function lockJobAndPart(trx: Trx, jobId: string, milestoneId: string) {
   const job = await trx
     .selectFrom("jobs")
-    .select(["id", "status", "poster_id", "agent_id"])
+    .select([
+      "id",
+      "status",
+      "poster_id",
+      "agent_id",
+      "max_revisions",
+      "participation_mode",
+      "claim_window_minutes",
+      "claim_expires_at",
+    ])
     .where("id", "=", jobId)
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -89,16 +108,40 @@ export async function submitMilestone(ctx: ServiceContext, actor: Actor, jobId: 
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
-    if (locked.job.status !== "IN_PROGRESS" || (locked.m.status !== "OPEN" && locked.m.status !== "SUBMITTED")) {
+    if (
+      locked.job.status !== "IN_PROGRESS" ||
+      locked.job.agent_id !== job.agent_id ||
+      (locked.m.status !== "OPEN" && locked.m.status !== "SUBMITTED")
+    ) {
       throw fail("INVALID_STATE", "the job or the part changed while the deliverable was being checked; reload it");
     }
+    // A delivery is progress (the stall clock restarts) and, on a bounty, earns the claim another
+    // window for the next part: the part itself now keeps the claim until it settles (read-job.ts).
+    const window = (locked.job.claim_window_minutes ?? JOB_LIMITS.claimWindowMinutesDefault) * MINUTE;
+    const renewed = new Date(now.getTime() + window);
+    const claimRenewal =
+      locked.job.participation_mode === "BOUNTY" &&
+      locked.job.claim_expires_at !== null &&
+      locked.job.claim_expires_at.getTime() < renewed.getTime()
+        ? { claim_expires_at: renewed }
+        : {};
+    await trx
+      .updateTable("jobs")
+      .set({ last_heartbeat_at: now, updated_at: now, ...claimRenewal })
+      .where("id", "=", jobId)
+      .execute();
     await trx
       .updateTable("job_milestones")
       .set({
         status: "SUBMITTED",
+        delivered_by: locked.job.agent_id,
         output_url: url,
         proof_hash: probe.contentSha256,
         submitted_at: now,
+        // A new deliverable starts the automatic approval's tries afresh.
+        release_held_reason: null,
+        release_attempts: 0,
+        release_next_at: null,
         updated_at: now,
       })
       .where("id", "=", m.id)
@@ -134,8 +177,26 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   }
   if (m.status !== "SUBMITTED" || !m.output_url)
     throw fail("INVALID_STATE", `part ${position} is ${m.status}: only a SUBMITTED part can be approved`);
-  if (!(await agentWalletOf(ctx, job.agent_id)))
-    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  await approvePart(ctx, job, m, { actorId: actorIdOf(actor), automatic: false });
+  return await presentOne(ctx.db, jobId, position, true);
+}
+
+/**
+ * Approves a SUBMITTED part, by its poster or automatically (autoApproveStaleMilestones): the payee's
+ * wallet, a fresh check of the deliverable, the approval with its release time (submission + proof
+ * hold), then the release when that time has passed already.
+ */
+async function approvePart(
+  ctx: ServiceContext,
+  job: Awaited<ReturnType<typeof getJobRowOrThrow>>,
+  m: MilestoneRow,
+  how: { actorId: string | null; automatic: boolean },
+) {
+  const { id: jobId } = job;
+  const position = m.position;
+  if (!m.output_url) throw fail("INVALID_STATE", `part ${position} has no deliverable to approve`);
+  if (!(await agentWalletOf(ctx, payeeOf(m, job))))
+    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
   if (probe.status !== "LIVE") {
     throw fail(
@@ -154,26 +215,173 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
       throw fail("INVALID_STATE", `part ${position} became ${locked.m.status} while it was being approved`);
     await trx
       .updateTable("job_milestones")
-      .set({ status: "APPROVED", approved_at: now, release_at: releaseAt, release_held_reason: null, updated_at: now })
+      .set({
+        status: "APPROVED",
+        approved_at: now,
+        release_at: releaseAt,
+        release_held_reason: null,
+        release_attempts: 0,
+        release_next_at: null,
+        updated_at: now,
+      })
       .where("id", "=", m.id)
       .execute();
     await publishEvent(trx, {
       type: "milestone.approved",
       jobId,
-      to: await jobRecipients(trx, locked.job),
-      actorId: actorIdOf(actor),
-      data: { jobId, milestoneId: m.id, position, agentId: locked.job.agent_id, releaseAt: releaseAt.toISOString() },
+      to: await jobRecipients(trx, { poster_id: locked.job.poster_id, agent_id: payeeOf(locked.m, locked.job) }),
+      actorId: how.actorId,
+      data: {
+        jobId,
+        milestoneId: m.id,
+        position,
+        agentId: payeeOf(locked.m, locked.job),
+        releaseAt: releaseAt.toISOString(),
+        automatic: how.automatic,
+      },
     });
   });
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
+}
+
+/**
+ * POST /v1/jobs/:id/milestones/:position/request-changes (the poster, or the job's evaluator): a
+ * SUBMITTED part goes back to OPEN with its own revisionCount, at most the job's maxRevisions times.
+ */
+export async function requestMilestoneChanges(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  position: number,
+  message: string,
+) {
+  const job = await getJobRowOrThrow(ctx, jobId);
+  await assertMayRequestChanges(ctx, actor, job);
+  const m = await getMilestoneOrThrow(ctx.db, jobId, position);
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockJobAndPart(trx, jobId, m.id);
+    if (locked.m.approved_at !== null || locked.m.status === "APPROVED" || locked.m.status === "RELEASED")
+      throw fail("INVALID_STATE", `part ${position} is approved already: changes can no longer be asked for`);
+    if (locked.job.status !== "IN_PROGRESS" || locked.m.status !== "SUBMITTED")
+      throw fail(
+        "INVALID_STATE",
+        `part ${position} is ${locked.m.status}${locked.job.status !== "IN_PROGRESS" ? ` on a ${locked.job.status} job` : ""}: only a SUBMITTED part's delivered work can be sent back`,
+      );
+    assertRoundsLeft(locked.job.max_revisions, locked.m.revision_count, `part ${position}`);
+    const round = locked.m.revision_count + 1;
+    // The delivery stays on the part (submitted_at says it was delivered once, so it is neither a
+    // late part with nothing delivered nor one the rest of the job can be cancelled around).
+    await trx
+      .updateTable("job_milestones")
+      .set({
+        status: "OPEN",
+        revision_count: round,
+        change_request_message: message,
+        changes_requested_at: now,
+        updated_at: now,
+      })
+      .where("id", "=", m.id)
+      .execute();
+    await recordChangeRequest(trx, actor, locked.job, {
+      round,
+      message,
+      at: now,
+      delivered: { url: locked.m.output_url, at: locked.m.submitted_at, proofHash: locked.m.proof_hash },
+      part: { id: m.id, position },
+    });
+  });
   return await presentOne(ctx.db, jobId, position, true);
 }
 
+export interface PartRoundOptions {
+  /** Parts per round (default 20). */
+  limit?: number;
+  /** Only the parts of these jobs: for tests on a database other suites share (without it a round takes any due part). */
+  only?: string[];
+}
+
+/**
+ * One round of automatic approvals for parts, by the rule whole jobs follow (auto-approval.ts): a
+ * part SUBMITTED on an IN_PROGRESS job that its poster neither approved nor disputed through its
+ * proof hold and then the review window is approved (its own fresh check, then the release). Leased
+ * and backed off as releases are: a part whose approval fails (a dead deliverable, no wallet) keeps
+ * the reason for the parties and waits longer each time, and never fills a round.
+ */
+export async function autoApproveStaleMilestones(ctx: ServiceContext, options: PartRoundOptions = {}): Promise<number> {
+  const now = ctx.now();
+  const picked = await ctx.db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom("job_milestones as m")
+      .innerJoin("jobs as j", "j.id", "m.job_id")
+      .select("m.id")
+      .where("m.status", "=", "SUBMITTED")
+      .where("j.status", "=", "IN_PROGRESS")
+      .where("m.submitted_at", "is not", null)
+      .where(autoApprovalDue("m.submitted_at", "j.input_data", ctx.config.reviewWindowHours, now))
+      .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]));
+    if (options.only)
+      q = options.only.length > 0 ? q.where("m.job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
+      .orderBy(sql`m.release_next_at asc nulls first`)
+      .orderBy("m.submitted_at")
+      .limit(options.limit ?? 20)
+      .forUpdate("m")
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0)
+      await trx
+        .updateTable("job_milestones")
+        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+        .where("id", "in", ids)
+        .execute();
+    return ids;
+  });
+  let approved = 0;
+  for (const id of picked) {
+    const m = await ctx.db.selectFrom("job_milestones").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    try {
+      await approvePart(ctx, await getJobRowOrThrow(ctx, m.job_id), m, { actorId: null, automatic: true });
+      approved += 1;
+    } catch (error) {
+      const reason = error instanceof DomainError ? error.message : "the automatic approval failed unexpectedly";
+      log.warn({ milestoneId: id, reason: (error as Error).message }, "automatic approval of a part failed");
+      const next = nextAttemptAt(now, m.release_attempts);
+      await ctx.db
+        .updateTable("job_milestones")
+        .set({
+          release_held_reason: `the automatic approval failed: ${reason.slice(0, 800)} Next attempt after ${next.toISOString()}.`,
+          release_next_at: next,
+        })
+        .where("id", "=", id)
+        .where("status", "=", "SUBMITTED")
+        .execute();
+    }
+  }
+  return approved;
+}
+
+/**
+ * A part whose release cannot go through now keeps its reason for the parties (releaseHeldReason)
+ * and is left alone by the release worker for a while that doubles with each attempt
+ * (retry-backoff.ts), so held parts never fill its rounds.
+ */
 async function holdPart(ctx: ServiceContext, milestoneId: string, reason: string) {
+  const now = ctx.now();
+  const part = await ctx.db
+    .selectFrom("job_milestones")
+    .select("release_attempts")
+    .where("id", "=", milestoneId)
+    .executeTakeFirst();
+  const next = nextAttemptAt(now, part?.release_attempts ?? 0);
   await ctx.db
     .updateTable("job_milestones")
-    .set({ release_held_reason: reason.slice(0, 1000) })
+    .set({
+      release_held_reason: `${reason.slice(0, 900)} Next attempt after ${next.toISOString()}.`,
+      release_next_at: next,
+    })
     .where("id", "=", milestoneId)
     .where("status", "=", "APPROVED")
     .execute();
@@ -214,7 +422,7 @@ export async function releaseApprovedMilestone(
       return "HELD";
     }
   }
-  const wallet = await agentWalletOf(ctx, job.agent_id);
+  const wallet = await agentWalletOf(ctx, payeeOf(m, job));
   if (!wallet) {
     await holdPart(ctx, milestoneId, WALLET_MISSING);
     return "HELD";
@@ -246,19 +454,49 @@ async function finishPart(
   return "PENDING";
 }
 
-/** One round of the review worker for parts: releases approved parts whose hold has ended. */
-export async function releaseDueMilestones(ctx: ServiceContext, options: { limit?: number } = {}): Promise<number> {
-  const due = await ctx.db
-    .selectFrom("job_milestones")
-    .select("id")
-    .where("status", "=", "APPROVED")
-    .where("release_at", "<=", ctx.now())
-    .orderBy("release_at")
-    .limit(options.limit ?? 20)
-    .execute();
+/**
+ * One round of the release worker for parts: releases approved parts whose hold has ended. It leases
+ * what it takes (FOR UPDATE SKIP LOCKED and release_next_at, in one transaction, so instances share
+ * the work and a round that dies leaves its parts for PICK_LEASE_MS), parts never tried first, then
+ * held parts whose backoff has run out (holdPart), so held parts never starve due ones.
+ */
+export async function releaseDueMilestones(ctx: ServiceContext, options: PartRoundOptions = {}): Promise<number> {
+  const now = ctx.now();
+  const picked = await ctx.db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom("job_milestones")
+      .select("id")
+      .where("status", "=", "APPROVED")
+      .where("release_at", "<=", now)
+      .where((eb) => eb.or([eb("release_next_at", "is", null), eb("release_next_at", "<=", now)]));
+    if (options.only)
+      q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    const rows = await q
+      .orderBy(sql`release_next_at asc nulls first`)
+      .orderBy("release_at")
+      .limit(options.limit ?? 20)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0)
+      await trx
+        .updateTable("job_milestones")
+        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+        .where("id", "in", ids)
+        .execute();
+    return ids;
+  });
   let released = 0;
-  for (const { id } of due)
-    if ((await releaseApprovedMilestone(ctx, id).catch(() => "HELD")) === "RELEASED") released += 1;
+  for (const id of picked) {
+    try {
+      if ((await releaseApprovedMilestone(ctx, id)) === "RELEASED") released += 1;
+    } catch (error) {
+      const reason = error instanceof DomainError ? error.message : "the release failed unexpectedly";
+      log.warn({ milestoneId: id, reason: (error as Error).message }, "part release failed");
+      await holdPart(ctx, id, `${reason}; it is tried again automatically.`);
+    }
+  }
   return released;
 }
 
@@ -351,8 +589,8 @@ export async function ruleMilestone(
       `part ${position} is ${m.status}${m.ruling_outcome ? ` (ruled ${m.ruling_outcome})` : ""}: only a DISPUTED part is ruled, once`,
     );
   const kind = KIND_OF_OUTCOME[input.outcome];
-  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, job.agent_id);
-  if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, payeeOf(m, job));
+  if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const now = ctx.now();
   const settlement = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
@@ -370,7 +608,7 @@ export async function ruleMilestone(
       .execute();
     const share =
       input.outcome === "SPLIT"
-        ? { agentShareUnits: (parseUsdc(String(locked.m.amount_usdc)) * BigInt(input.agentShare ?? 0)) / 100n }
+        ? { agentShareUnits: agentShareOf(parseUsdc(String(locked.m.amount_usdc)), input.agentShare ?? 0) }
         : undefined;
     const row = await recordPartSettlement(trx, locked.m, kind, wallet, share);
     await publishEvent(trx, {
@@ -417,10 +655,10 @@ export async function cancelLateMilestone(ctx: ServiceContext, actor: Actor, job
     if (recorded?.kind === "REFUND") return recorded;
     if (locked.job.status !== "IN_PROGRESS" || job.escrow_tx_hash === null)
       throw fail("INVALID_STATE", `a ${locked.job.status} job's parts are not cancelled one by one`);
-    if (locked.m.status !== "OPEN")
+    if (locked.m.status !== "OPEN" || locked.m.submitted_at !== null)
       throw fail(
         "INVALID_STATE",
-        `part ${position} is ${locked.m.status}: only a late part with nothing delivered is cancelled (approve or dispute a delivered one)`,
+        `part ${position} is ${locked.m.submitted_at !== null && locked.m.status === "OPEN" ? "sent back for changes after a delivery" : locked.m.status}: only a late part with nothing delivered is cancelled (approve or dispute a delivered one)`,
       );
     if (!locked.m.deadline_at || locked.m.deadline_at.getTime() > now.getTime())
       throw fail(

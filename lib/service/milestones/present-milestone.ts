@@ -22,6 +22,19 @@ export function isJobParty(actor: Actor | null, job: JobPartiesRow): boolean {
   );
 }
 
+/**
+ * Who reads a part's private fields (its deliverable, marker, reasons): the poster's side for every
+ * part; the assigned agent's side for the parts it delivered or has yet to deliver. An agent that
+ * takes a job over never reads the parts another agent delivered (job_milestones.delivered_by).
+ */
+export function partReaderOf(actor: Actor | null, job: JobPartiesRow): (m: MilestoneRow) => boolean {
+  const role = jobRoleOf(actor, job);
+  if (role === "POSTER" || role === "OWNER_OF_POSTER") return () => true;
+  if (role === "ASSIGNED_AGENT" || role === "OWNER_OF_ASSIGNED_AGENT")
+    return (m) => m.delivered_by === null || m.delivered_by === job.agent_id;
+  return () => false;
+}
+
 export function presentMilestone(
   m: MilestoneRow,
   s: SettlementRow | undefined,
@@ -62,6 +75,15 @@ export function presentMilestone(
         }
       : null,
     settledAt: iso(m.settled_at),
+    revisionCount: m.revision_count,
+    changeRequest:
+      party && m.change_request_message !== null && m.changes_requested_at !== null
+        ? {
+            round: m.revision_count,
+            message: m.change_request_message,
+            requestedAt: m.changes_requested_at.toISOString(),
+          }
+        : null,
     createdAt: m.created_at.toISOString(),
   };
 }
@@ -77,8 +99,8 @@ export async function getMilestoneOrThrow(db: Db, jobId: string, position: numbe
   return m;
 }
 
-/** The milestones of a job as the caller may see them, in order. */
-export async function listMilestonesOf(db: Db, jobId: string, party: boolean) {
+/** The milestones of a job as the caller may see them (partReaderOf), in order. */
+export async function listMilestonesOf(db: Db, jobId: string, reads: (m: MilestoneRow) => boolean) {
   const rows = await db
     .selectFrom("job_milestones")
     .selectAll()
@@ -93,7 +115,7 @@ export async function listMilestonesOf(db: Db, jobId: string, party: boolean) {
     presentMilestone(
       m,
       settlements.find((s) => s.milestone_id === m.id),
-      party,
+      reads(m),
     ),
   );
 }

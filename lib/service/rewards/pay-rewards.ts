@@ -279,8 +279,12 @@ export async function finishPayingRewards(
     .select(["r.id", "r.slot_job_id", "s.id as settlement_id", "s.status as settlement_status", "s.lease_until"])
     .where("r.status", "=", "PAYING")
     .where("r.chain_key", "=", chainKeyOf(ctx.config.chain))
-    // A FAILED release waits for the operator; it must not fill the round's 50.
-    .where("s.status", "!=", "FAILED");
+    // A FAILED release waits for the operator, and a PENDING one backing off after a chain failure
+    // waits for its lease: neither may fill the round's 50 ahead of rewards that can move now.
+    .where("s.status", "!=", "FAILED")
+    .where((eb) =>
+      eb.or([eb("s.status", "=", "CONFIRMED"), eb("s.lease_until", "is", null), eb("s.lease_until", "<=", now)]),
+    );
   if (options.only) q = options.only.length ? q.where("r.id", "in", options.only) : q.where(sql<boolean>`false`);
   const rows = await q.limit(50).execute();
   let done = 0;

@@ -485,7 +485,7 @@ describe("forum rewards on the local chain", () => {
     const agent = await claimedAgent(service, owner);
     const bid = await service.http("POST", `/v1/jobs/${job.id}/bids`, {
       token: agent.apiKey,
-      body: { agentId: agent.id, proposedUsdc: "0.05" },
+      body: { agentId: agent.id, proposedUsdc: "1" },
     });
     expect(bid.status, JSON.stringify(bid.json)).toBe(201);
     expect(bid.json.data.status).toBe("EXPIRED");
@@ -502,7 +502,7 @@ describe("forum rewards on the local chain", () => {
     ]);
     const again = await service.http("POST", `/v1/jobs/${job.id}/bids`, {
       token: agent.apiKey,
-      body: { agentId: agent.id, proposedUsdc: "0.05" },
+      body: { agentId: agent.id, proposedUsdc: "1" },
     });
     expect(again.status).toBe(409);
     expect(again.json.code).toBe("BID_ALREADY_PLACED");

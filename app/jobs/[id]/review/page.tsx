@@ -14,6 +14,7 @@ import { DeliveryHeader } from "../delivery-header";
 import { optional, settle } from "@/lib/api/page-data";
 import { JobStepper } from "@/components/jobs/job-stepper";
 import { ProofHoldBar, holdEndsAt } from "@/components/jobs/proof-hold-bar";
+import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Review the delivery" };
@@ -71,6 +72,9 @@ export default async function ReviewPage({
         <Alert className="mt-4" tone="success" title="Submitted">
           The deliverable is live; the poster has been given it to review.
         </Alert>
+      ) : null}
+      {job.changeRequest && job.status === "IN_PROGRESS" ? (
+        <ChangeRequestNote request={job.changeRequest} maxRevisions={job.maxRevisions} forAgent={role === "agent"} />
       ) : null}
       <ReviewDeliverable job={job} role={role} />
       <ReviewEscrow job={job} explorer={explorer} holdEnd={holdEnd} holdPassed={holdPassed} />

@@ -39,8 +39,13 @@ import { jobChangeOrderMigration } from "./0045-job-change-order";
 import { forumPostEventsMigration } from "./0063-forum-post-events";
 import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
+import { partsInFlightMigration } from "./0070-parts-in-flight";
+import { releaseLeasesMigration } from "./0071-release-leases";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
+import { revisionsMigration } from "./0090-revisions";
+import { displayNamesMigration } from "./0091-display-names";
+import { followOnReplyMigration } from "./0092-follow-on-reply";
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
@@ -88,5 +93,10 @@ export const migrations: Record<string, Migration> = {
   "0066-withdrawal-idempotency": withdrawalIdempotencyMigration,
   "0059-bid-milestone-plans": bidMilestonePlansMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
+  "0070-parts-in-flight": partsInFlightMigration,
+  "0071-release-leases": releaseLeasesMigration,
+  "0090-revisions": revisionsMigration,
+  "0091-display-names": displayNamesMigration,
+  "0092-follow-on-reply": followOnReplyMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
