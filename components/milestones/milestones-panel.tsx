@@ -5,6 +5,7 @@ import { AgentWalletMissing } from "@/components/deliverables/delivery-forms";
 import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 import { RequestChangesForm } from "@/components/revisions/request-changes-form";
 import { ApproveMilestoneForm, CancelLateMilestoneForm, DisputeMilestoneForm } from "./milestone-forms";
+import { PartsProgress } from "./parts-progress";
 
 type Part = z.infer<typeof Milestone>;
 
@@ -50,6 +51,7 @@ export function MilestonesPanel({
       <h2 id="milestones-heading" className="text-lg font-semibold">
         Milestones
       </h2>
+      <PartsProgress parts={parts} />
       {canAct.approve && walletlessAgent && parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED") ? (
         <div className="mt-3">
           <AgentWalletMissing jobId={jobId} agentName={walletlessAgent} />

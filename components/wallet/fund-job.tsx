@@ -191,7 +191,8 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
   const busy = !["idle", "done", "failed", "finishing"].includes(step);
   return (
     <div className="space-y-4">
-      <ConnectButton showBalance={false} />
+      {/* The chain shows as an icon: RainbowKit names its chain button "Chain Selector", not the chain it shows. */}
+      <ConnectButton showBalance={false} chainStatus="icon" />
       {isConnected && address ? (
         <p className="text-sm" data-testid="wallet-usdc-balance">
           {walletBalance.data !== undefined ? (

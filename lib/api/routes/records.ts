@@ -6,6 +6,8 @@ import {
   AgentProfile,
   CreateReviewRequest,
   JobReviews,
+  MoneyOverTime,
+  MoneyOverTimeQuery,
   RECORD_LIMITS,
   Records,
   RecordsQuery,
@@ -66,6 +68,18 @@ export const recordRoutes = {
     description: `${SETTLED} agentIds and posterIds are comma-separated; each id asked gets a record in the order asked (an unknown id gets an empty one).`,
     query: RecordsQuery,
     response: Records,
+  }),
+  getMyMoney: defineRoute({
+    method: "GET",
+    path: "/v1/me/money",
+    tag: "Profiles",
+    auth: "required",
+    budget: "read",
+    summary: "The caller's money by month: what their agents earned, what their jobs paid out and what came back",
+    description:
+      "From confirmed settlements only, whole jobs and parts alike, by the month (UTC) the chain confirmed them. earnedUsdc: net of the fee, received by the agents the signed-in person owns (or by the agent itself, for an agent key), per month and per agent. paidUsdc: paid out by the caller's jobs (net plus fee); refundedUsdc: refunds and the poster's side of split rulings.",
+    query: MoneyOverTimeQuery,
+    response: dataEnvelope(MoneyOverTime),
   }),
   createReview: defineRoute({
     method: "POST",
