@@ -3,7 +3,8 @@
 // the concurrency tests need it); then the browser tests run in Debian's Chromium against the real
 // local stack. `node scripts/test.mjs lint|unit|e2e` runs one part.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { playwrightFileTimings, slowest, vitestFileTimings } from "./testing/timings.mjs";
 
 // Each step's outcome, repeated at the very end: a CI log is often read from its tail only, and a
 // failure early in a 30-minute run would otherwise scroll out of it.
@@ -12,14 +13,21 @@ const REPORTS = ".test-reports";
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
 
-function step(name, command, args, env = {}, report) {
+// Every test file's duration, from the runners' own JSON reports (scripts/testing/timings.mjs).
+const fileTimings = [];
+
+// `reports`: where the step's runner writes its JSON report ({ vitest } or { playwright }).
+function step(name, command, args, env = {}, reports = {}) {
   console.log(`\n=== ${name} ===`);
   const started = Date.now();
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
   const passed = result.status === 0;
   const seconds = Math.round((Date.now() - started) / 1000);
   console.log(`=== ${name}: ${passed ? "passed" : "FAILED"} in ${seconds} s ===`);
-  outcomes.push({ name, passed, seconds, failures: passed || !report ? [] : failedVitestTests(report) });
+  const failures = passed || !reports.vitest ? [] : failedVitestTests(reports.vitest);
+  outcomes.push({ name, passed, seconds, failures });
+  if (reports.vitest) fileTimings.push(...vitestFileTimings(reports.vitest, name));
+  if (reports.playwright) fileTimings.push(...playwrightFileTimings(reports.playwright, name));
   return passed;
 }
 
@@ -61,7 +69,7 @@ if (!only || only === "lint") {
 }
 if (!only || only === "unit") {
   const report = `${REPORTS}/vitest-pglite.json`;
-  ok = step("vitest (PGlite)", "npx", vitestArgs(report), { TEST_DATABASE_URL: "" }, report) && ok;
+  ok = step("vitest (PGlite)", "npx", vitestArgs(report), { TEST_DATABASE_URL: "" }, { vitest: report }) && ok;
   if (process.env.TEST_DATABASE_URL) {
     // The build that scripts/server.test.ts and the browser tests serve, made here rather than
     // inside a test worker (a worker blocked for minutes on `next build` misses vitest's RPC deadline).
@@ -87,12 +95,28 @@ if (!only || only === "unit") {
           "scripts/cluster.test.ts",
         ],
         { SERVER_TEST_DIST_DIR: process.env.SERVER_TEST_DIST_DIR || ".next-e2e" },
-        postgresReport,
+        { vitest: postgresReport },
       ) && ok;
   }
 }
 if (!only || only === "e2e") {
-  ok = step("playwright (Chromium)", "npx", ["playwright", "test"]) && ok;
+  // playwright.config.ts adds its JSON reporter, written to this file.
+  const report = `${REPORTS}/playwright.json`;
+  ok =
+    step(
+      "playwright (Chromium)",
+      "npx",
+      ["playwright", "test"],
+      { PLAYWRIGHT_JSON_OUTPUT_FILE: report },
+      { playwright: report },
+    ) && ok;
+}
+
+writeFileSync(`${REPORTS}/timings.json`, JSON.stringify({ steps: outcomes, files: fileTimings }, null, 2));
+if (fileTimings.length > 0) {
+  console.log("\n=== the ten slowest test files (all of them: .test-reports/timings.json) ===");
+  for (const file of slowest(fileTimings, 10))
+    console.log(`${String(file.seconds).padStart(7)} s  ${file.file}  (${file.tests} tests, ${file.step})`);
 }
 
 console.log("\n=== summary ===");
