@@ -1,6 +1,33 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
+// Where each test file runs, by vitest project (`npx vitest run --project <name>`; scripts/test.mjs
+// picks them for `npm test`, docs/testing.md):
+// - "service": the service suite (everything under lib/service) and the production server around
+//   it. On the PostgreSQL server of TEST_DATABASE_URL when it is set (CI), on PGlite otherwise. A
+//   new file under lib/service joins it by being there.
+// - "pglite": the part of the service suite that differs on PGlite, the embedded default: its start
+//   and migrations, its dialect and named statements, and a smoke of every route group through the
+//   router. Always on PGlite, so CI runs it there beside the whole suite on PostgreSQL. A file joins
+//   it by being listed in PGLITE_PART (it stays in "service" too).
+// - "rest": every other file (contracts, lib/chain, lib/api, packages, scripts, discovery, MCP...),
+//   once, on PGlite.
+const SERVICE = [
+  "lib/service/**/*.test.ts",
+  "scripts/server.test.ts",
+  "scripts/server-shutdown.test.ts",
+  "scripts/cluster.test.ts",
+];
+const PGLITE_PART = [
+  "lib/service/db/pglite.test.ts",
+  "lib/service/db/prepared-statements.test.ts",
+  "lib/service/db/migration-order.test.ts",
+  "lib/service/http/route-groups-smoke.test.ts",
+  "lib/service/http/openapi-conformance.test.ts",
+];
+const ALL = ["**/*.test.ts", "**/*.test.tsx"];
+const NEVER = ["node_modules/**", "e2e/**", ".next*/**", ".data*/**", "packages/*/dist/**"];
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -10,13 +37,23 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["**/*.test.ts", "**/*.test.tsx"],
-    exclude: ["node_modules/**", "e2e/**", ".next*/**", ".data*/**", "packages/*/dist/**"],
-    globalSetup: ["lib/testing/global-setup.ts"],
+    exclude: NEVER,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     // Two cores: more workers only fight over them.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        // On PostgreSQL every worker shares one database: its global setup empties it first.
+        test: { name: "service", include: SERVICE, globalSetup: ["lib/testing/global-setup.ts"] },
+      },
+      { extends: true, test: { name: "pglite", include: PGLITE_PART, env: { TEST_DATABASE_URL: "" } } },
+      {
+        extends: true,
+        test: { name: "rest", include: ALL, exclude: [...NEVER, ...SERVICE], env: { TEST_DATABASE_URL: "" } },
+      },
+    ],
   },
 });

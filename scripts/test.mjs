@@ -1,7 +1,8 @@
-// `npm test`: the linter (layering and import cycles, eslint.config.mjs), then every test. The
-// service suite runs on PGlite, and also on PostgreSQL when TEST_DATABASE_URL is set (CI sets it;
-// the concurrency tests need it); then the browser tests run in Debian's Chromium against the real
-// local stack. `node scripts/test.mjs lint|unit|e2e` runs one part.
+// `npm test`: the linter (layering and import cycles, eslint.config.mjs), then every test. With
+// TEST_DATABASE_URL set (CI sets it; the concurrency tests need it) the service suite runs in full on
+// that PostgreSQL server and only its PGlite part on PGlite; without it everything runs on PGlite.
+// Then the browser tests run in Debian's Chromium against the real local stack.
+// `node scripts/test.mjs lint|unit|e2e` runs one part.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { playwrightFileTimings, slowest, vitestFileTimings } from "./testing/timings.mjs";
@@ -68,9 +69,28 @@ if (!only || only === "lint") {
   ok = step("eslint (layering, import cycles)", "npm", ["run", "--silent", "lint"]) && ok;
 }
 if (!only || only === "unit") {
+  // The projects are vitest.config.ts's: "rest" (everything outside the service), "service" (the
+  // service suite and the production server around it) and "pglite" (the service's PGlite part).
   const report = `${REPORTS}/vitest-pglite.json`;
-  ok = step("vitest (PGlite)", "npx", vitestArgs(report), { TEST_DATABASE_URL: "" }, { vitest: report }) && ok;
-  if (process.env.TEST_DATABASE_URL) {
+  if (!process.env.TEST_DATABASE_URL) {
+    // No PostgreSQL server (a developer's machine): the whole suite, once, on PGlite.
+    ok =
+      step(
+        "vitest (PGlite: everything)",
+        "npx",
+        [...vitestArgs(report), "--project", "rest", "--project", "service"],
+        { TEST_DATABASE_URL: "" },
+        { vitest: report },
+      ) && ok;
+  } else {
+    ok =
+      step(
+        "vitest (PGlite: all but the service suite, and its PGlite part)",
+        "npx",
+        [...vitestArgs(report), "--project", "rest", "--project", "pglite"],
+        { TEST_DATABASE_URL: "" },
+        { vitest: report },
+      ) && ok;
     // The build that scripts/server.test.ts and the browser tests serve, made here rather than
     // inside a test worker (a worker blocked for minutes on `next build` misses vitest's RPC deadline).
     ok =
@@ -85,15 +105,9 @@ if (!only || only === "unit") {
     const postgresReport = `${REPORTS}/vitest-postgres.json`;
     ok =
       step(
-        "vitest (PostgreSQL)",
+        "vitest (PostgreSQL: the service suite)",
         "npx",
-        [
-          ...vitestArgs(postgresReport),
-          "lib/service",
-          "scripts/server.test.ts",
-          "scripts/server-shutdown.test.ts",
-          "scripts/cluster.test.ts",
-        ],
+        [...vitestArgs(postgresReport), "--project", "service"],
         { SERVER_TEST_DIST_DIR: process.env.SERVER_TEST_DIST_DIR || ".next-e2e" },
         { vitest: postgresReport },
       ) && ok;
