@@ -5,11 +5,13 @@ import { defineConfig } from "vitest/config";
 // picks them for `npm test`, docs/testing.md):
 // - "service": the service suite (everything under lib/service) and the production server around
 //   it. On the PostgreSQL server of TEST_DATABASE_URL when it is set (CI), on PGlite otherwise. A
-//   new file under lib/service joins it by being there.
-// - "pglite": the part of the service suite that differs on PGlite, the embedded default: its start
-//   and migrations, its dialect and named statements, and a smoke of every route group through the
-//   router. Always on PGlite, so CI runs it there beside the whole suite on PostgreSQL. A file joins
-//   it by being listed in PGLITE_PART (it stays in "service" too).
+//   new file under lib/service joins it by being there. The tests of what only PGlite does open
+//   PGlite themselves, whatever the database (db/pglite.test.ts, db/migration-order.test.ts,
+//   db/prepared-statements.test.ts).
+// - "pglite": the service tests that also run through the test harness on PGlite, the embedded
+//   default, while "service" runs on PostgreSQL: a smoke of every route group through the router,
+//   and every route's documented answers. A file joins it by being listed in PGLITE_PART. Without
+//   TEST_DATABASE_URL, "service" leaves these files to it, so nothing runs twice on PGlite.
 // - "rest": every other file (contracts, lib/chain, lib/api, packages, scripts, discovery, MCP...),
 //   once, on PGlite.
 const SERVICE = [
@@ -18,13 +20,7 @@ const SERVICE = [
   "scripts/server-shutdown.test.ts",
   "scripts/cluster.test.ts",
 ];
-const PGLITE_PART = [
-  "lib/service/db/pglite.test.ts",
-  "lib/service/db/prepared-statements.test.ts",
-  "lib/service/db/migration-order.test.ts",
-  "lib/service/http/route-groups-smoke.test.ts",
-  "lib/service/http/openapi-conformance.test.ts",
-];
+const PGLITE_PART = ["lib/service/http/route-groups-smoke.test.ts", "lib/service/http/openapi-conformance.test.ts"];
 const ALL = ["**/*.test.ts", "**/*.test.tsx"];
 const NEVER = ["node_modules/**", "e2e/**", ".next*/**", ".data*/**", "packages/*/dist/**"];
 
@@ -47,7 +43,12 @@ export default defineConfig({
       {
         extends: true,
         // On PostgreSQL every worker shares one database: its global setup empties it first.
-        test: { name: "service", include: SERVICE, globalSetup: ["lib/testing/global-setup.ts"] },
+        test: {
+          name: "service",
+          include: SERVICE,
+          exclude: process.env.TEST_DATABASE_URL ? NEVER : [...NEVER, ...PGLITE_PART],
+          globalSetup: ["lib/testing/global-setup.ts"],
+        },
       },
       { extends: true, test: { name: "pglite", include: PGLITE_PART, env: { TEST_DATABASE_URL: "" } } },
       {

@@ -70,7 +70,8 @@ if (!only || only === "lint") {
 }
 if (!only || only === "unit") {
   // The projects are vitest.config.ts's: "rest" (everything outside the service), "service" (the
-  // service suite and the production server around it) and "pglite" (the service's PGlite part).
+  // service suite and the production server around it) and "pglite" (the service tests that run on
+  // PGlite too, through the harness).
   const report = `${REPORTS}/vitest-pglite.json`;
   if (!process.env.TEST_DATABASE_URL) {
     // No PostgreSQL server (a developer's machine): the whole suite, once, on PGlite.
@@ -78,7 +79,7 @@ if (!only || only === "unit") {
       step(
         "vitest (PGlite: everything)",
         "npx",
-        [...vitestArgs(report), "--project", "rest", "--project", "service"],
+        [...vitestArgs(report), "--project", "rest", "--project", "service", "--project", "pglite"],
         { TEST_DATABASE_URL: "" },
         { vitest: report },
       ) && ok;
