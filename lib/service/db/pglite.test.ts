@@ -8,8 +8,8 @@ import { isUniqueViolation } from "./errors";
 import { migrations } from "./migrations";
 
 // The embedded default: with no DATABASE_URL the service keeps its data with PGlite in DATA_DIR.
-// `npm test` runs the service suite in full on PostgreSQL; this file (with the route groups' smoke
-// and the prepared statements' test) is what runs on PGlite, so what only PGlite does is here.
+// `npm test` runs the service suite in full on PostgreSQL, and on PGlite only the part that differs
+// (vitest.config.ts): what only PGlite does is tested here, on a PGlite this file opens itself.
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "pglite-default-"));
 let db: Db;
@@ -25,7 +25,7 @@ describe("the embedded database (PGlite in DATA_DIR)", () => {
   it("starts empty, runs every migration once in order, and keeps its data across a restart", async () => {
     const first = await openDatabase({ dataDir });
     const ran = await sql<{ name: string }>`select name from kysely_migration order by timestamp, name`.execute(first);
-    expect(ran.rows.map((row) => row.name)).toEqual(Object.keys(migrations).sort());
+    expect(ran.rows.map((row) => row.name)).toEqual(Object.keys(migrations));
     await sql`create table restart_probe (id int primary key)`.execute(first);
     await sql`insert into restart_probe values (1)`.execute(first);
     await first.destroy();
