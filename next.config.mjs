@@ -8,7 +8,7 @@ const nextConfig = {
   poweredByHeader: false,
   // PGlite ships WebAssembly and data files it loads from its own package directory; pg has optional
   // native bindings. Both must be required at run time, not bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "nodemailer", "solc"],
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "nodemailer"],
   experimental: {},
   // No page may be framed by another site (lib/net/frame-headers.mjs says why).
   async headers() {
