@@ -78,29 +78,86 @@ function senderOf(raw: Hex): Promise<Hex> {
 }
 
 /**
- * A USDC transfer that moves at most once across crashes, retries and lost RPC replies. Its
- * identity (the signed bytes, hence its nonce, and its hash) is stored (`record`) before it is
- * broadcast. A later try asks the chain what became of it (storedTransferState): mined, it is
- * returned; waiting, the same signed bytes are re-sent (same nonce: mined once at most); only when
- * it is definitively dead (its nonce went to another transaction, no receipt) is it cleared
- * (`forget`) and a new one signed. An unknown answer throws TransferStateUnknown and changes
- * nothing. Returns the hash to wait for. Pack payouts and managed-wallet withdrawals send this way;
- * x402 settlements too, with `data` (a transferWithAuthorization call to the token) in place of a transfer.
+ * Thrown by a `record` that found another sender's transaction already kept for the same transfer
+ * (two claimants, say an instance whose clock runs ahead took an unexpired lease): nothing is
+ * broadcast; the next try asks the chain about the kept transaction.
  */
-export async function sendDurableUsdcTransfer(params: {
-  chain: ChainConfig;
-  privateKey: Hex;
-  to: Hex;
-  amount: bigint;
-  /** Call data for the token contract instead of transfer(to, amount). */
-  data?: Hex;
-  /** What an earlier try stored, if anything. */
+export class SignedElsewhere extends Error {
+  constructor() {
+    super("another sender signed a transaction for this transfer first; it is asked about next time");
+    this.name = "SignedElsewhere";
+  }
+}
+
+/** Throws SignedElsewhere when a conditional `record` (kept only while none is) changed no row. */
+export function assertKept(result: { numUpdatedRows: bigint }): void {
+  if (result.numUpdatedRows === 0n) throw new SignedElsewhere();
+}
+
+/** What an earlier try of a durable send stored, and how to keep or clear it (the caller's row). */
+export interface StoredSend {
+  /** The signed bytes and hash an earlier try recorded, if any. */
   stored: { raw: Hex | null; hash: Hex | null };
   /** The stored transaction can never be mined: clear it. */
   forget: () => Promise<void>;
-  /** Keep the signed bytes and hash, before they are broadcast. */
+  /**
+   * Keep the signed bytes and hash, before they are broadcast. It must refuse (throw) when another
+   * sender recorded a transaction first: then nothing is broadcast.
+   */
   record: (raw: Hex, hash: Hex) => Promise<void>;
-}): Promise<Hex> {
+}
+
+/**
+ * A USDC transfer that moves at most once across crashes, retries and lost RPC replies
+ * (sendDurableCall with the token's transfer). Pack payouts and managed-wallet withdrawals send
+ * this way; x402 settlements too, with `data` (a transferWithAuthorization call to the token) in
+ * place of a transfer.
+ */
+export async function sendDurableUsdcTransfer(
+  params: {
+    chain: ChainConfig;
+    privateKey: Hex;
+    to: Hex;
+    amount: bigint;
+    /** Call data for the token contract instead of transfer(to, amount). */
+    data?: Hex;
+    /** Runs in the sender's lock just before a new transaction is signed (see sendDurableCall). */
+    beforeSigning?: () => Promise<void>;
+  } & StoredSend,
+): Promise<Hex> {
+  return sendDurableCall({
+    ...params,
+    contract: params.chain.tokenAddress,
+    data:
+      params.data ?? encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [params.to, params.amount] }),
+  });
+}
+
+/**
+ * A contract call that happens at most once across crashes, retries, lost RPC replies and errors a
+ * node (or its gateway) answers after it took the transaction. Its identity (the signed bytes,
+ * hence its nonce, and its hash) is stored (`record`) before it is broadcast. A later try asks the
+ * chain what became of it (storedTransferState): mined, it is returned; waiting, the same signed
+ * bytes are re-sent (same nonce: mined once at most); only when it is definitively dead (its nonce
+ * went to another transaction, no receipt) is it cleared (`forget`) and a new one signed. An error
+ * of the broadcast itself decides nothing: the node is asked whether it holds the transaction, and
+ * if it cannot say, TransferStateUnknown keeps the stored transaction for the next try. Returns the
+ * hash to wait for (waitForDurableTransfer).
+ */
+export async function sendDurableCall(
+  params: {
+    chain: ChainConfig;
+    privateKey: Hex;
+    contract: Hex;
+    data: Hex;
+    /**
+     * Runs inside the sender's lock just before a new transaction is signed (never before a stored
+     * one is asked about): a simulation that throws stops the signing, so of parallel callers only
+     * the first signs a call the contract accepts once.
+     */
+    beforeSigning?: () => Promise<void>;
+  } & StoredSend,
+): Promise<Hex> {
   const { chain } = params;
   const client = getPublicClient(chain);
   const wallet = getWalletClient(chain, params.privateKey);
@@ -118,16 +175,23 @@ export async function sendDurableUsdcTransfer(params: {
     await params.forget();
   }
   return withSenderLock(chain, sender, async () => {
-    const request = await wallet.prepareTransactionRequest({
-      to: chain.tokenAddress,
-      data:
-        params.data ?? encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [params.to, params.amount] }),
-    });
+    await params.beforeSigning?.();
+    const request = await wallet.prepareTransactionRequest({ to: params.contract, data: params.data });
     const signed = (await wallet.signTransaction(request)) as Hex;
     const signedHash = keccak256(signed);
     await params.record(signed, signedHash);
-    // A lost reply here leaves the stored transaction to the next try, which asks the chain.
-    await client.sendRawTransaction({ serializedTransaction: signed });
+    try {
+      await client.sendRawTransaction({ serializedTransaction: signed });
+    } catch (error) {
+      // A node or gateway may answer an error (-32000, -32603, a cut connection) after the node took
+      // the transaction: only the chain says whether it is in flight. Known to the node: wait for it.
+      // Unknown: the stored transaction stays for the next try, which asks the chain again.
+      const known = await client.getTransaction({ hash: signedHash }).then(
+        () => true,
+        () => false,
+      );
+      if (!known) throw new TransferStateUnknown(signedHash, error);
+    }
     return signedHash;
   });
 }

@@ -91,10 +91,11 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "write",
-    summary: "Send a PENDING escrow settlement now",
+    summary: "Send a PENDING escrow settlement (or a FAILED refund) now",
     description:
-      "Sends (or finds) the recorded release, refund or split at once, as the settlement worker would, clearing its backoff. Money still moves once: the contract settles each slot once and the send finds an earlier transaction. " +
-      "A FAILED settlement (the chain reverted it, e.g. InvalidRecipient; the reason is in failedReason) is refused with 409 SETTLEMENT_FAILED and its reason: sending it again unchanged cannot succeed; settle it again to a valid address with POST /v1/admin/settlements/:id/resettle." +
+      "Sends (or finds) the recorded release, refund or split at once, as the settlement worker would, clearing its backoff. Money still moves once: the contract settles each slot once, and a settlement keeps the transaction it signed before broadcasting it, so a second send asks the chain about that transaction instead of signing another. " +
+      "A FAILED refund goes back to PENDING and is sent again (the payer is its only destination; a slot refunded meanwhile is recorded as it stands). " +
+      "A FAILED release or split (the chain reverted it, e.g. InvalidRecipient; the reason is in failedReason) is refused with 409 SETTLEMENT_FAILED and its reason: sending it again unchanged cannot succeed; settle it again to a valid address with POST /v1/admin/settlements/:id/resettle." +
       AUDITED,
     params: AdminSettlementParams,
     body: OperatorReasonRequest,

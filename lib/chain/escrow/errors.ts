@@ -10,12 +10,13 @@ import {
 } from "viem";
 
 /**
- * TX_FAILED may pass (a transport error, a timeout: try again); REVERTED is the contract refusing
- * the call as asked (its simulation reverted, e.g. InvalidRecipient): sending it again unchanged
- * cannot succeed.
+ * TX_FAILED may pass (a transport error, a timeout: try again); TX_PENDING is a transaction that
+ * was signed and handed to the node whose fate the chain has not told yet (ask again, never sign
+ * another); REVERTED is the contract refusing the call as asked (its simulation reverted, e.g.
+ * InvalidRecipient): sending it again unchanged cannot succeed.
  */
 export type EscrowErrorCode =
-  "NOT_FUNDED" | "ALREADY_RELEASED" | "ALREADY_REFUNDED" | "ALREADY_SETTLED" | "TX_FAILED" | "REVERTED";
+  "NOT_FUNDED" | "ALREADY_RELEASED" | "ALREADY_REFUNDED" | "ALREADY_SETTLED" | "TX_FAILED" | "TX_PENDING" | "REVERTED";
 
 /** A release, refund, deposit or transfer that did not happen; `code` says whether it never can. */
 export class EscrowError extends Error {
@@ -29,12 +30,26 @@ export class EscrowError extends Error {
   }
 }
 
-/** True when the error is the contract reverting (a deterministic refusal), not the transport failing. */
+/**
+ * True when the chain's state rules a settlement out for good (no deposit, settled another way, the
+ * contract refuses the call as asked): the one test of "FAILED" for every settlement. A node's or
+ * a transport's error never is: the outcome of a sent transaction is what the chain says of it.
+ */
+export function isFinalRefusal(error: unknown): boolean {
+  return error instanceof EscrowError && error.code !== "TX_FAILED" && error.code !== "TX_PENDING";
+}
+
+/**
+ * True when the error is the contract reverting (a deterministic refusal), not the transport
+ * failing. viem reports any -32603 answer of a node or gateway ("upstream connect error") as a
+ * revert, so only a revert that carries the contract's error data or says it reverted counts.
+ */
 export function isContractRevert(err: unknown): boolean {
-  return (
-    err instanceof BaseError &&
-    err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError
-  );
+  if (!(err instanceof BaseError)) return false;
+  const revert = err.walk((e) => e instanceof ContractFunctionRevertedError);
+  if (!(revert instanceof ContractFunctionRevertedError)) return false;
+  if (revert.data || revert.signature) return true;
+  return /revert/i.test(revert.reason ?? "");
 }
 
 /**

@@ -1,12 +1,12 @@
 import { isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
 import { escrowAbi } from "../abi";
-import { getPublicClient, getWalletClient } from "../clients";
+import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
+import type { StoredSend } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
-import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
+import { EscrowError } from "./errors";
 import { getEscrow } from "./reads";
-import { RECEIPT_TIMEOUT_MS, sendWithRetry } from "./send";
-import type { SettlementResult } from "./settle";
+import { sendSettlementCall, type EscrowCall, type SettlementResult } from "./settle";
 
 // Settling one part (a milestone) of a (job id, payer) slot exactly once, however often the
 // service asks: the contract records the block each part settled in (getPart), so a part already
@@ -27,6 +27,8 @@ export interface PartSettlement {
   to?: Address;
   /** SPLIT: the agent's share of the part, before the fee. */
   agentShare?: bigint;
+  /** Where the signed transaction is kept before it is broadcast (the settlement's row). */
+  durable?: StoredSend;
 }
 
 const EVENT_OF = { RELEASE: "PartReleased", REFUND: "PartRefunded", SPLIT: "PartSplitSettled" } as const;
@@ -36,56 +38,26 @@ export async function settleEscrowPart(p: PartSettlement): Promise<SettlementRes
   const part = BigInt(p.part);
   const done = await existingPart(p, jobId, part);
   if (done) return done;
-  const client = getPublicClient(p.config);
-  const wallet = getWalletClient(p.config, p.config.operatorPrivateKey);
-  let hash: Hex;
-  try {
-    hash = await sendWithRetry(p.config, wallet.account.address, async () => {
-      const base = { account: wallet.account, address: p.config.escrowAddress, abi: escrowAbi } as const;
-      if (p.goal === "RELEASE") {
-        const { request } = await client.simulateContract({
-          ...base,
-          functionName: "releasePart",
-          args: [jobId, p.payer, part, p.amount, p.to as Address],
-        });
-        return wallet.writeContract(request);
-      }
-      if (p.goal === "SPLIT") {
-        const { request } = await client.simulateContract({
-          ...base,
-          functionName: "settlePartSplit",
-          args: [jobId, p.payer, part, p.amount, p.to as Address, p.agentShare ?? 0n],
-        });
-        return wallet.writeContract(request);
-      }
-      const { request } = await client.simulateContract({
-        ...base,
-        functionName: "refundPart",
-        args: [jobId, p.payer, part, p.amount],
-      });
-      return wallet.writeContract(request);
-    });
-  } catch (err) {
-    const raced = await existingPart(p, jobId, part);
-    if (raced) return raced;
-    throw new EscrowError(
-      isContractRevert(err) ? "REVERTED" : "TX_FAILED",
-      `part ${p.part} ${p.goal.toLowerCase()} failed: ${chainFailureReason(err)}`,
-    );
-  }
-  const receipt = await client.waitForTransactionReceipt({
-    hash,
-    confirmations: p.config.confirmations,
-    timeout: RECEIPT_TIMEOUT_MS,
-  });
-  if (receipt.status !== "success") {
-    const raced = await existingPart(p, jobId, part);
-    if (raced) return raced;
-    throw new EscrowError("TX_FAILED", `part ${p.part} ${p.goal.toLowerCase()} transaction reverted`, hash);
-  }
+  const call: EscrowCall =
+    p.goal === "RELEASE"
+      ? { functionName: "releasePart", args: [jobId, p.payer, part, p.amount, p.to as Address] }
+      : p.goal === "SPLIT"
+        ? {
+            functionName: "settlePartSplit",
+            args: [jobId, p.payer, part, p.amount, p.to as Address, p.agentShare ?? 0n],
+          }
+        : { functionName: "refundPart", args: [jobId, p.payer, part, p.amount] };
+  const receipt = await sendSettlementCall(p.config, call, `part ${p.part} ${p.goal.toLowerCase()}`, p.durable, () =>
+    existingPart(p, jobId, part),
+  );
+  if ("alreadySettled" in receipt) return receipt;
   const result = partFromReceipt(p, jobId, part, receipt);
   if (!result)
-    throw new EscrowError("TX_FAILED", "the transaction succeeded but emitted no part settlement event", hash);
+    throw new EscrowError(
+      "TX_FAILED",
+      "the transaction succeeded but emitted no part settlement event",
+      receipt.transactionHash,
+    );
   return { ...result, alreadySettled: false };
 }
 

@@ -1,11 +1,20 @@
-import { isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
+import {
+  encodeFunctionData,
+  type EncodeFunctionDataParameters,
+  isAddressEqual,
+  parseEventLogs,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { escrowAbi } from "../abi";
 import { getPublicClient, getWalletClient } from "../clients";
 import type { ChainConfig } from "../config";
+import { TransferStateUnknown, sendDurableCall, waitForDurableTransfer, type StoredSend } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
 import { getEscrow, type EscrowRecord } from "./reads";
-import { RECEIPT_TIMEOUT_MS, sendWithRetry } from "./send";
+import { RECEIPT_TIMEOUT_MS } from "./send";
 
 // Releasing or refunding one (job id, payer) slot of the escrow exactly once, however often the
 // service asks (a retry, a crash-interrupted attempt, another instance).
@@ -46,11 +55,13 @@ export async function releaseEscrow(params: {
   escrowJobId: string;
   payer: Address;
   to: Address;
+  durable?: StoredSend;
 }): Promise<SettlementResult> {
   return settle(
     params.config,
     { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
     "RELEASED",
+    params.durable,
     params.to,
   );
 }
@@ -60,8 +71,14 @@ export async function refundEscrow(params: {
   config: ChainConfig;
   escrowJobId: string;
   payer: Address;
+  durable?: StoredSend;
 }): Promise<SettlementResult> {
-  return settle(params.config, { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer }, "REFUNDED");
+  return settle(
+    params.config,
+    { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
+    "REFUNDED",
+    params.durable,
+  );
 }
 
 /**
@@ -75,11 +92,13 @@ export async function splitEscrow(params: {
   payer: Address;
   agent: Address;
   agentShare: bigint;
+  durable?: StoredSend;
 }): Promise<SettlementResult> {
   return settle(
     params.config,
     { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
     "SPLIT",
+    params.durable,
     params.agent,
     params.agentShare,
   );
@@ -93,73 +112,135 @@ async function settle(
   config: ChainConfig,
   slot: Slot,
   goal: Goal,
+  durable: StoredSend | undefined,
   to?: Address,
   agentShare?: bigint,
 ): Promise<SettlementResult> {
   const done = await existingSettlement(config, slot, goal, await readSlot(config, slot));
   if (done) return done;
 
+  const call: EscrowCall =
+    goal === "RELEASED"
+      ? { functionName: "release", args: [slot.jobId, slot.payer, to as Address] }
+      : goal === "SPLIT"
+        ? { functionName: "settleSplit", args: [slot.jobId, slot.payer, to as Address, agentShare ?? 0n] }
+        : { functionName: "refund", args: [slot.jobId, slot.payer] };
+  const receipt = await sendSettlementCall(config, call, GOAL_TEXT[goal], durable, async () =>
+    existingSettlement(config, slot, goal, await readSlot(config, slot)),
+  );
+  if ("alreadySettled" in receipt) return receipt;
+  const result = settlementFromReceipt(config, slot, goal, receipt);
+  if (!result)
+    throw new EscrowError(
+      "TX_FAILED",
+      "the transaction succeeded but emitted no settlement event",
+      receipt.transactionHash,
+    );
+  return { ...result, alreadySettled: false };
+}
+
+/** A settling function of the escrow and its arguments. */
+export interface EscrowCall {
+  functionName: "release" | "refund" | "settleSplit" | "releasePart" | "refundPart" | "settlePartSplit";
+  args: readonly unknown[];
+}
+
+/**
+ * Sends one settling call of the operator key to the escrow and waits for its receipt, the one way
+ * every settlement (a whole slot's or a part's) leaves the contract:
+ * - simulated just before it is signed (in the sender's lock), never while a stored transaction
+ *   is asked about: a doomed call (lost race, refused recipient) becomes an error, not a reverted
+ *   transaction that costs gas;
+ * - signed, its bytes kept through `durable` before broadcast (sendDurableCall), so no error of the
+ *   node, lost reply or crash can make it sent twice or marked failed while it may still land;
+ * - a transaction whose outcome the chain has not told is TX_PENDING (asked about again later);
+ *   one that reverted on chain is forgotten, so the next try simulates again.
+ * `settledMeanwhile` reads the slot (or part) again: when another sender settled it, that
+ * settlement is returned instead.
+ */
+export async function sendSettlementCall(
+  config: ChainConfig,
+  call: EscrowCall,
+  what: string,
+  durable: StoredSend | undefined,
+  settledMeanwhile: () => Promise<SettlementResult | null>,
+): Promise<TransactionReceipt | SettlementResult> {
   const client = getPublicClient(config);
   const wallet = getWalletClient(config, config.operatorPrivateKey);
+  const sent = durable ?? keptInMemory();
+  // One call, typed by the escrow's ABI where it is built (EscrowCall's callers); viem's generics
+  // cannot follow a function name chosen at run time.
+  const request = { abi: escrowAbi, ...call } as unknown as EncodeFunctionDataParameters<typeof escrowAbi>;
+  const data = encodeFunctionData(request);
+  let refusal: { cause: unknown } | null = null;
   let hash: Hex;
   try {
-    hash = await sendWithRetry(config, wallet.account.address, async () => {
-      // Simulating first turns a doomed call (lost race, wrong key) into an error, not a
-      // reverted transaction that costs gas.
-      if (goal === "RELEASED") {
-        const { request } = await client.simulateContract({
-          account: wallet.account,
-          address: config.escrowAddress,
-          abi: escrowAbi,
-          functionName: "release",
-          args: [slot.jobId, slot.payer, to as Address],
-        });
-        return wallet.writeContract(request);
-      }
-      if (goal === "SPLIT") {
-        const { request } = await client.simulateContract({
-          account: wallet.account,
-          address: config.escrowAddress,
-          abi: escrowAbi,
-          functionName: "settleSplit",
-          args: [slot.jobId, slot.payer, to as Address, agentShare ?? 0n],
-        });
-        return wallet.writeContract(request);
-      }
-      const { request } = await client.simulateContract({
-        account: wallet.account,
-        address: config.escrowAddress,
-        abi: escrowAbi,
-        functionName: "refund",
-        args: [slot.jobId, slot.payer],
-      });
-      return wallet.writeContract(request);
+    hash = await sendDurableCall({
+      chain: config,
+      privateKey: config.operatorPrivateKey,
+      contract: config.escrowAddress,
+      data,
+      ...sent,
+      beforeSigning: async () => {
+        try {
+          await client.simulateContract({
+            account: wallet.account,
+            address: config.escrowAddress,
+            ...(request as unknown as { abi: typeof escrowAbi; functionName: "refund"; args: [Hex, Address] }),
+          });
+        } catch (cause) {
+          refusal = { cause };
+          throw cause;
+        }
+      },
     });
   } catch (err) {
-    // Lost a race (another instance settled it between our read and our send): return theirs.
-    const raced = await existingSettlement(config, slot, goal, await readSlot(config, slot));
-    if (raced) return raced;
-    // The simulation reverted: the contract refuses this call as asked (InvalidRecipient, ...), and
-    // sending it again unchanged cannot succeed. Anything else (transport, timeout) may pass.
-    throw new EscrowError(
-      isContractRevert(err) ? "REVERTED" : "TX_FAILED",
-      `${GOAL_TEXT[goal]} failed: ${chainFailureReason(err)}`,
-    );
+    if (refusal) {
+      // Lost a race (another sender settled it between our read and our simulation): theirs.
+      const raced = await settledMeanwhile();
+      if (raced) return raced;
+      // The simulation reverted: the contract refuses this call as asked (InvalidRecipient, ...), and
+      // sending it again unchanged cannot succeed. Anything else (transport, timeout) may pass.
+      const { cause } = refusal as { cause: unknown };
+      throw new EscrowError(
+        isContractRevert(cause) ? "REVERTED" : "TX_FAILED",
+        `${what} failed: ${chainFailureReason(cause)}`,
+      );
+    }
+    if (err instanceof TransferStateUnknown)
+      throw new EscrowError("TX_PENDING", `the ${what} was sent; the chain has not told yet whether it was mined`);
+    throw new EscrowError("TX_FAILED", `${what} failed: ${chainFailureReason(err)}`);
   }
-
-  const receipt = await client.waitForTransactionReceipt({
-    hash,
-    confirmations: config.confirmations,
-    timeout: RECEIPT_TIMEOUT_MS,
-  });
+  let receipt: TransactionReceipt;
+  try {
+    receipt = await waitForDurableTransfer(config, hash, RECEIPT_TIMEOUT_MS);
+  } catch {
+    throw new EscrowError("TX_PENDING", `the ${what} was sent (${hash}); its receipt has not come yet`, hash);
+  }
   if (receipt.status !== "success") {
-    const raced = await existingSettlement(config, slot, goal, await readSlot(config, slot));
+    const raced = await settledMeanwhile();
     if (raced) return raced;
-    throw new EscrowError("TX_FAILED", `${GOAL_TEXT[goal]} transaction reverted`, hash);
+    // Mined and reverted: it can never succeed as signed. The next try simulates afresh.
+    await sent.forget();
+    throw new EscrowError("TX_FAILED", `${what} transaction reverted`, hash);
   }
-  const result = settlementFromReceipt(config, slot, goal, receipt);
-  if (!result) throw new EscrowError("TX_FAILED", "the transaction succeeded but emitted no settlement event", hash);
-  return { ...result, alreadySettled: false };
+  return receipt;
+}
+
+/** For callers that keep no row (scripts, tests): the signed transaction is kept for this call only. */
+function keptInMemory(): StoredSend {
+  const stored: StoredSend["stored"] = { raw: null, hash: null };
+  return {
+    stored,
+    forget: async () => {
+      stored.raw = null;
+      stored.hash = null;
+    },
+    record: async (raw, hash) => {
+      stored.raw = raw;
+      stored.hash = hash;
+    },
+  };
 }
 
 /** The earlier settlement when the slot is already in `goal`; throws when it went the other way. */

@@ -563,6 +563,29 @@ describe("the escrow reconciliation and settlements", () => {
       { action: "settlement.retry", reason: "the RPC is back", details: { previousStatus: "PENDING" } },
     ]);
   });
+  it("a FAILED refund can be acted on: its retry asks the chain again and refunds the payer once", async () => {
+    const poster = await newUser(service, chain.accounts[PAYER]!.privateKey);
+    const job = await fundedJob(poster);
+    // A refund marked FAILED although nothing stops it now (as after a node's error was taken for a revert).
+    const settlement = await service.db
+      .transaction()
+      .execute((trx) => recordSettlement(trx as never, job.id, "REFUND", null));
+    await service.db
+      .updateTable("escrow_settlements")
+      .set({ status: "FAILED", last_error: "reverted: upstream connect error", failed_at: new Date() })
+      .where("id", "=", settlement.id)
+      .execute();
+    const payer = chain.accounts[PAYER]!.address as Address;
+    const before = await erc20BalanceOf({ config: chain.config, address: payer });
+
+    const retried = await admin("POST", `/v1/admin/settlements/${settlement.id}/retry`, { reason: "the node took it" });
+    expect(retried.status, JSON.stringify(retried.json)).toBe(200);
+    expect(retried.json.data).toMatchObject({ status: "CONFIRMED", kind: "REFUND" });
+    expect((await erc20BalanceOf({ config: chain.config, address: payer })) - before).toBe(parseUsdc("40"));
+    const again = await admin("POST", `/v1/admin/settlements/${settlement.id}/retry`, { reason: "twice" });
+    expect([again.status, again.json.code]).toEqual([409, "INVALID_STATE"]);
+    expect((await erc20BalanceOf({ config: chain.config, address: payer })) - before).toBe(parseUsdc("40"));
+  });
 });
 
 describe("escrow fees", () => {

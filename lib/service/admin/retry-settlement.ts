@@ -13,10 +13,11 @@ import { announceResolved } from "../disputes/announce-resolved";
 import { presentSettlement } from "./get-overview";
 
 /**
- * POST /v1/admin/settlements/:id/retry. Makes a PENDING settlement due now (its backoff cleared),
+ * POST /v1/admin/settlements/:id/retry. Makes a PENDING settlement (or a FAILED refund) due now (its backoff cleared),
  * with the audit line, then sends it as the worker would: completeSettlement takes the lease, so a
  * worker round at the same moment cannot send it twice, and the contract settles each slot once
- * whatever happens. A FAILED one is refused with its reason (409 SETTLEMENT_FAILED): the chain
+ * whatever happens. A FAILED refund goes back to PENDING and is sent again (its payer is the only
+ * destination there is). A FAILED release or split is refused with its reason (409 SETTLEMENT_FAILED): the chain
  * refused it for good, so sending it again unchanged would answer 200 and change nothing; it is
  * settled again to a valid address with POST /v1/admin/settlements/:id/resettle.
  */
@@ -46,11 +47,22 @@ export async function retrySettlement(
     async (trx) => {
       const row = await trx
         .selectFrom("escrow_settlements")
-        .select(["status", "lease_until", "last_error", "to_address", "failed_reason"])
+        .select(["status", "kind", "lease_until", "last_error", "to_address", "failed_reason"])
         .where("id", "=", settlementId)
         .forUpdate()
         .executeTakeFirstOrThrow();
       if (row.status === "CONFIRMED") throw fail("INVALID_STATE", "the settlement is already confirmed");
+      if (row.status === "FAILED" && row.kind === "REFUND") {
+        // A refund has one destination, its payer, fixed by the contract: the way out of a FAILED
+        // one is to ask the chain again (a slot refunded meanwhile is recorded as it stands).
+        await trx
+          .updateTable("escrow_settlements")
+          .set({ status: "PENDING", attempts: 0, lease_until: null, updated_at: ctx.now() })
+          .where("id", "=", settlementId)
+          .where("status", "=", "FAILED")
+          .execute();
+        return;
+      }
       if (row.status === "FAILED") {
         throw fail(
           "SETTLEMENT_FAILED",

@@ -244,6 +244,8 @@ export interface EscrowSettlements {
   resettle_count: Generated<number>;
   resettled_at: Timestamp | null;
   resettled_by_user_id: string | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
   status: "PENDING" | "CONFIRMED" | "FAILED";
   to_address: string | null;
   tx_hash: string | null;
@@ -708,6 +710,8 @@ export interface MilestoneSettlements {
   milestone_id: string;
   part_units: Numeric;
   payer_amount_units: Numeric | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
   status: "PENDING" | "CONFIRMED" | "FAILED";
   to_address: string | null;
   tx_hash: string | null;

@@ -45,7 +45,7 @@ export async function failedSettlementOrThrow(
   if (row.kind === "REFUND") {
     throw fail(
       "INVALID_STATE",
-      "a refund goes only to its payer (the contract names no other destination); there is no address to choose",
+      "a refund goes only to its payer (the contract names no other destination); there is no address to choose: retry it instead (POST /v1/admin/settlements/:id/retry)",
     );
   }
   return row;

@@ -1,8 +1,9 @@
 import { fail } from "../errors";
 import { sql, type Selectable, type Transaction } from "kysely";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
+import { assertKept, type StoredSend } from "@/lib/chain/durable-transfer";
 import type { ChainConfig } from "@/lib/chain/config";
-import { EscrowError, chainFailureReason } from "@/lib/chain/escrow/errors";
+import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import { refundEscrow, releaseEscrow, splitEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -150,27 +151,35 @@ export async function completeSettlement(
     const refusal =
       claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
     if (refusal) throw new EscrowError("REVERTED", refusal);
-    result = await settleOnChain(chain, job, claimed);
+    result = await settleOnChain(ctx, chain, job, claimed);
   } catch (error) {
     log.error({ jobId: claimed.job_id, kind: claimed.kind, ...errorFields(error) }, "settlement failed on the chain");
     const message = chainFailureReason(error).slice(0, 500);
     // The chain's state rules this settlement out for good (no deposit, it went the other way, or
     // the contract reverts the call as asked): FAILED with the reason, never retried unchanged. The
     // operator or the dispute's arbiter settles it again to a valid address (escrow/resettle.ts).
-    const final = error instanceof EscrowError && error.code !== "TX_FAILED";
+    const final = isFinalRefusal(error);
     const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
-    return ctx.db
-      .updateTable("escrow_settlements")
-      .set({
-        status: final ? "FAILED" : "PENDING",
-        last_error: message,
-        lease_until: final ? null : new Date(now.getTime() + backoff),
-        updated_at: now,
-        ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
-      })
-      .where("id", "=", claimed.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    try {
+      return await ctx.db
+        .updateTable("escrow_settlements")
+        .set({
+          status: final ? "FAILED" : "PENDING",
+          last_error: message,
+          lease_until: final ? null : new Date(now.getTime() + backoff),
+          updated_at: now,
+          ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
+        })
+        .where("id", "=", claimed.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    } catch (recordError) {
+      // The database went away between the claim and the send (its transaction could not be kept,
+      // so nothing was broadcast): hand the claim back once it answers, not a lease later.
+      if (isDatabaseUnavailable(recordError) && claimed.lease_until)
+        handBackUnsentClaim(ctx, claimed.id, claimed.lease_until);
+      throw recordError;
+    }
   }
 
   await ctx.crashPoints?.afterSettlementSend?.(claimed.job_id);
@@ -228,6 +237,7 @@ function handBackUnsentClaim(ctx: ServiceContext, settlementId: string, lease: D
       .where("id", "=", settlementId)
       .where("status", "=", "PENDING")
       .where("tx_hash", "is", null)
+      .where("sent_tx_hash", "is", null)
       .where("lease_until", "=", lease)
       .execute(),
   );
@@ -337,14 +347,54 @@ async function recordReceipt(
   });
 }
 
+/**
+ * Where a settlement's signed transaction is kept before it is broadcast: its own row (whole job or
+ * part). Recorded only while the row keeps none (a second sender, whatever its clock says about the
+ * lease, finds the first one's transaction instead of signing another), and cleared only for the
+ * transaction read at the claim, once the chain shows it can never be mined.
+ */
+export function keptInRow(
+  ctx: ServiceContext,
+  table: "escrow_settlements" | "milestone_settlements",
+  row: { id: string; sent_raw_tx: string | null; sent_tx_hash: string | null },
+): StoredSend {
+  // Both tables carry the same columns (migration 0105); Kysely types one table name at a time.
+  const settlements = () => ctx.db.updateTable(table as "escrow_settlements").where("id", "=", row.id);
+  return {
+    stored: { raw: row.sent_raw_tx as Hex | null, hash: row.sent_tx_hash as Hex | null },
+    forget: async () => {
+      if (!row.sent_tx_hash) return;
+      await settlements()
+        .set({ sent_raw_tx: null, sent_tx_hash: null })
+        .where("sent_tx_hash", "=", row.sent_tx_hash)
+        .execute();
+    },
+    record: async (raw, hash) => {
+      assertKept(
+        await settlements()
+          .set({ sent_raw_tx: raw, sent_tx_hash: hash })
+          .where("status", "=", "PENDING")
+          .where("sent_tx_hash", "is", null)
+          .executeTakeFirst(),
+      );
+    },
+  };
+}
+
 function settleOnChain(
+  ctx: ServiceContext,
   chain: ChainConfig,
   job: { escrow_job_id: string; escrow_payer: string | null },
   row: SettlementRow,
 ): Promise<SettlementResult> {
   // A funded job always has its payer; without one there is no slot to settle.
   if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
-  const slot = { config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address };
+  const slot = {
+    config: chain,
+    escrowJobId: job.escrow_job_id,
+    payer: job.escrow_payer as Address,
+    durable: keptInRow(ctx, "escrow_settlements", row),
+  };
   if (row.kind === "RELEASE") {
     if (!row.to_address) throw new EscrowError("TX_FAILED", "the release has no recipient address");
     return releaseEscrow({ ...slot, to: row.to_address as Address });

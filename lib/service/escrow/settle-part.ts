@@ -1,7 +1,7 @@
 import { fail } from "../errors";
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address } from "viem";
-import { EscrowError, chainFailureReason } from "@/lib/chain/escrow/errors";
+import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import { settleEscrowPart } from "@/lib/chain/escrow/settle-parts";
 import type { SettlementResult } from "@/lib/chain/escrow/settle";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
@@ -11,7 +11,7 @@ import type { Database, MilestoneSettlementsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import { settlementRecipientRefusal } from "../payouts/payable-address";
-import { SETTLEMENT_LEASE_MS } from "./settle-job";
+import { SETTLEMENT_LEASE_MS, keptInRow } from "./settle-job";
 
 /**
  * One part (a milestone) of a job's escrow leaves it exactly once, the way a whole job's does
@@ -122,10 +122,11 @@ export async function completePartSettlement(
       goal: claimed.kind,
       ...(claimed.to_address ? { to: claimed.to_address as Address } : {}),
       ...(claimed.agent_share_units !== null ? { agentShare: BigInt(claimed.agent_share_units) } : {}),
+      durable: keptInRow(ctx, "milestone_settlements", claimed),
     });
   } catch (error) {
     const message = chainFailureReason(error).slice(0, 500);
-    const final = error instanceof EscrowError && error.code !== "TX_FAILED";
+    const final = isFinalRefusal(error);
     const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
     return ctx.db
       .updateTable("milestone_settlements")

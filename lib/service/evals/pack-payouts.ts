@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { Hex } from "viem";
-import { sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
 import { splitFee } from "@/lib/chain/units";
 import type { ServiceContext, Worker } from "../context";
 import { requireChain } from "../context";
@@ -75,19 +75,25 @@ async function sendPackPayout(
     to: claimed.to_address as Hex,
     amount: BigInt(claimed.amount_units),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
+    // As a withdrawal's: cleared only for the transaction read at the claim, kept only while none is.
     forget: async () => {
+      if (!claimed.tx_hash) return;
       await ctx.db
         .updateTable("eval_pack_payouts")
         .set({ raw_tx: null, tx_hash: null, status: "PENDING" })
         .where("id", "=", id)
+        .where("tx_hash", "=", claimed.tx_hash)
         .execute();
     },
     record: async (raw, signedHash) => {
-      await ctx.db
-        .updateTable("eval_pack_payouts")
-        .set({ raw_tx: raw, tx_hash: signedHash, status: "SENT", sent_at: now })
-        .where("id", "=", id)
-        .execute();
+      assertKept(
+        await ctx.db
+          .updateTable("eval_pack_payouts")
+          .set({ raw_tx: raw, tx_hash: signedHash, status: "SENT", sent_at: now })
+          .where("id", "=", id)
+          .where("tx_hash", "is", null)
+          .executeTakeFirst(),
+      );
     },
   });
   const receipt = await waitForDurableTransfer(chain, hash);

@@ -13,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { usdcAbi } from "@/lib/chain/abi";
 import type { ChainConfig } from "@/lib/chain/config";
 import { getPublicClient } from "@/lib/chain/clients";
-import { sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
 import { parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -368,12 +368,14 @@ export async function settleAuthorization(
           .execute();
       },
       record: async (raw, signedHash) => {
-        await ctx.db
-          .updateTable("x402_payments")
-          .set({ status: "SENT", raw_tx: raw, tx_hash: signedHash.toLowerCase() })
-          .where("id", "=", paymentId)
-          .where("status", "=", "PENDING")
-          .execute();
+        assertKept(
+          await ctx.db
+            .updateTable("x402_payments")
+            .set({ status: "SENT", raw_tx: raw, tx_hash: signedHash.toLowerCase() })
+            .where("id", "=", paymentId)
+            .where("status", "=", "PENDING")
+            .executeTakeFirst(),
+        );
       },
     });
   } catch (error) {

@@ -9,7 +9,7 @@ import {
   type ListLedgerQuery,
   type Withdrawal,
 } from "@/lib/api/schemas/rewards";
-import { sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
 import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -227,19 +227,29 @@ export async function sendWithdrawal(
     to: claimed.to_address as Hex,
     amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
+    // Cleared only for the transaction read at the claim, and kept only while none is: a second
+    // claimant (an instance whose clock runs ahead takes an unexpired lease) never overwrites the
+    // first one's transaction, so two transfers are never both broadcast.
     forget: async () => {
+      if (!claimed.tx_hash) return;
       await ctx.db
         .updateTable("wallet_withdrawals")
         .set({ raw_tx: null, tx_hash: null })
         .where("id", "=", id)
+        .where("tx_hash", "=", claimed.tx_hash)
         .execute();
     },
+    beforeSigning: async () => ctx.crashPoints?.beforeWithdrawalSign?.(id),
     record: async (raw, signedHash) => {
-      await ctx.db
-        .updateTable("wallet_withdrawals")
-        .set({ raw_tx: raw, tx_hash: signedHash })
-        .where("id", "=", id)
-        .execute();
+      assertKept(
+        await ctx.db
+          .updateTable("wallet_withdrawals")
+          .set({ raw_tx: raw, tx_hash: signedHash })
+          .where("id", "=", id)
+          .where("status", "=", "PENDING")
+          .where("tx_hash", "is", null)
+          .executeTakeFirst(),
+      );
       await ctx.crashPoints?.beforeWithdrawalBroadcast?.(id);
     },
   });

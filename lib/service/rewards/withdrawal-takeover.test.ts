@@ -3,6 +3,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { GENEROUS_BUDGETS, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 import { balanceOf, randomAddress } from "../testing/rewards-support";
+import { finishPendingWithdrawals } from "./wallet";
 
 // A withdrawal debits, then sends, then its answer is stored under its Idempotency-Key. A process
 // killed after the debit leaves the key pending; once its lease lapses a retry through another
@@ -79,4 +80,60 @@ describe("a withdrawal whose process died before answering", () => {
       .execute();
     expect(made).toHaveLength(1);
   }, 60_000);
+});
+
+describe("an instance whose clock runs 400 s ahead", () => {
+  // Leases compare each process's own clock, so a skewed instance takes a lease that has not run
+  // out. What keeps the money moving once is the kept transaction: recorded only while none is, so
+  // the second claimant's transfer is never broadcast; it finds the first one's and asks about it.
+  it("takes six withdrawals' leases mid-send; each is paid once", async () => {
+    const skewed = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config }, { ownPool: true });
+    skewed.ctx.now = () => new Date(Date.now() + 400_000);
+    try {
+      for (let n = 0; n < 6; n++) {
+        const owner = await ownerWithBalance("2");
+        const to = randomAddress();
+        let resume!: () => void;
+        const claimedBy = new Promise<string>((resolve) => {
+          service.crashPoints.beforeWithdrawalSign = (id) => {
+            resolve(id);
+            return new Promise<void>((r) => (resume = r));
+          };
+        });
+        const answer = service.http("POST", "/v1/wallet/withdrawals", {
+          token: owner.token,
+          body: { toAddress: to, amountUsdc: "1.5" },
+        });
+        const id = await claimedBy;
+        service.crashPoints.beforeWithdrawalSign = undefined;
+
+        // The skewed instance's worker finds the lease "run out" and claims the withdrawal too.
+        const takeover = finishPendingWithdrawals(skewed.ctx, { only: [id] });
+        for (let i = 0; i < 200; i++) {
+          const row = await service.db
+            .selectFrom("wallet_withdrawals")
+            .select("attempts")
+            .where("id", "=", id)
+            .executeTakeFirstOrThrow();
+          if (row.attempts >= 2) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        resume();
+        const [first] = await Promise.all([answer, takeover]);
+        expect(first.status, JSON.stringify(first.json)).toBe(201);
+        await finishPendingWithdrawals(service.ctx, { only: [id], now: new Date(Date.now() + 3_600_000) });
+
+        expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
+        const row = await service.db
+          .selectFrom("wallet_withdrawals")
+          .select(["status", "attempts"])
+          .where("id", "=", id)
+          .executeTakeFirstOrThrow();
+        expect(row.status).toBe("CONFIRMED");
+        expect(row.attempts).toBeGreaterThanOrEqual(2);
+      }
+    } finally {
+      await skewed.stop();
+    }
+  }, 120_000);
 });

@@ -6,13 +6,17 @@ import type { AddressInfo } from "node:net";
  * node (anvil) and can lose replies. A lost reply is lost the way a network loses it: the request
  * still reaches the node (a sent transaction is still mined), and the caller's connection is cut
  * before any answer. Which calls lose their reply is chosen per JSON-RPC method, always or every
- * other time (half the replies).
+ * other time (half the replies). It can also answer an error after the node took the request, as an
+ * RPC gateway does when its upstream connection breaks after forwarding (-32603 "upstream connect
+ * error", -32000).
  */
 export interface RpcFaultProxy {
   /** The URL to give the code under test as its RPC URL. */
   url: string;
   /** Lose every reply to these methods from now on. */
   drop(methods: string[], options?: { everyOther?: boolean }): void;
+  /** Forward these methods to the node, then answer this JSON-RPC error instead of its reply. */
+  failAfterForwarding(methods: string[], error: { code: number; message: string }): void;
   /** Answer everything again. */
   heal(): void;
   /** Replies lost so far, per method. */
@@ -24,7 +28,11 @@ export interface RpcFaultProxy {
 
 export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultProxy> {
   const target = new URL(targetUrl);
-  let rule: { methods: Set<string>; everyOther: boolean } | null = null;
+  let rule: {
+    methods: Set<string>;
+    everyOther: boolean;
+    answer?: { code: number; message: string };
+  } | null = null;
   let toggle = 0;
   const dropped: Record<string, number> = {};
   const seen: Record<string, number> = {};
@@ -59,6 +67,12 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
           const reply: Buffer[] = [];
           answer.on("data", (c: Buffer) => reply.push(c));
           answer.on("end", () => {
+            if (lose && rule?.answer) {
+              for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
+              res.writeHead(200, { "content-type": "application/json" });
+              res.end(JSON.stringify(errorReplies(body.toString("utf8"), rule.answer)));
+              return;
+            }
             if (lose) {
               for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
               req.socket.destroy();
@@ -83,6 +97,9 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       rule = { methods: new Set(methods), everyOther: options.everyOther ?? false };
       toggle = 0;
     },
+    failAfterForwarding(methods, error) {
+      rule = { methods: new Set(methods), everyOther: false, answer: error };
+    },
     heal() {
       rule = null;
     },
@@ -94,4 +111,16 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
         server.close(() => resolve());
       }),
   };
+}
+
+/** The JSON-RPC error answer to a request (or to each request of a batch). */
+function errorReplies(body: string, error: { code: number; message: string }): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = {};
+  }
+  const one = (request: unknown) => ({ jsonrpc: "2.0", id: (request as { id?: unknown })?.id ?? null, error });
+  return Array.isArray(parsed) ? parsed.map(one) : one(parsed);
 }

@@ -41,6 +41,7 @@ import { forumPostEventsMigration } from "./0063-forum-post-events";
 import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
+import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   "0065-idempotency-leases": idempotencyLeasesMigration,
   "0066-withdrawal-idempotency": withdrawalIdempotencyMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
+  "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
