@@ -10,6 +10,9 @@ const nextConfig = {
   // native bindings. Both must be required at run time, not bundled.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "nodemailer"],
   experimental: {},
+  // `npm test` checks the types in a step of its own, beside the first tests (scripts/test.mjs), and
+  // builds with NEXT_BUILD_TYPECHECK=off so they are not checked twice. Every other build checks them.
+  typescript: { ignoreBuildErrors: process.env.NEXT_BUILD_TYPECHECK === "off" },
   // No page may be framed by another site (lib/net/frame-headers.mjs says why).
   async headers() {
     return [{ source: "/:path*", headers: [...FRAME_HEADERS] }];
