@@ -21,6 +21,8 @@ const SERVICE = [
   "scripts/cluster.test.ts",
 ];
 const PGLITE_PART = ["lib/service/http/route-groups-smoke.test.ts", "lib/service/http/openapi-conformance.test.ts"];
+// One deployment of the contracts per run, loaded by every file's own anvil (lib/chain/testing.ts).
+const CHAIN_STATE = "lib/testing/chain-state-setup.ts";
 const ALL = ["**/*.test.ts", "**/*.test.tsx"];
 const NEVER = ["node_modules/**", "e2e/**", ".next*/**", ".data*/**", "packages/*/dist/**"];
 
@@ -47,13 +49,22 @@ export default defineConfig({
           name: "service",
           include: SERVICE,
           exclude: process.env.TEST_DATABASE_URL ? NEVER : [...NEVER, ...PGLITE_PART],
-          globalSetup: ["lib/testing/global-setup.ts"],
+          globalSetup: ["lib/testing/global-setup.ts", CHAIN_STATE],
         },
       },
-      { extends: true, test: { name: "pglite", include: PGLITE_PART, env: { TEST_DATABASE_URL: "" } } },
       {
         extends: true,
-        test: { name: "rest", include: ALL, exclude: [...NEVER, ...SERVICE], env: { TEST_DATABASE_URL: "" } },
+        test: { name: "pglite", include: PGLITE_PART, env: { TEST_DATABASE_URL: "" }, globalSetup: [CHAIN_STATE] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "rest",
+          include: ALL,
+          exclude: [...NEVER, ...SERVICE],
+          env: { TEST_DATABASE_URL: "" },
+          globalSetup: [CHAIN_STATE],
+        },
       },
     ],
   },
