@@ -16,6 +16,7 @@ import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { eventRow } from "../events/publish-event";
 import { assertPlanFitsBudget } from "../jobs/milestone-plan";
+import { assertDeadlinesAhead } from "../jobs/deadlines";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -117,6 +118,7 @@ export async function placeBid(
 
   // A proposed plan adds up to the bid's price exactly, as a job's plan adds up to its budget.
   if (input.milestones) assertPlanFitsBudget(input.milestones, input.proposedUsdc, "milestones (to proposedUsdc)");
+  if (input.milestones) assertDeadlinesAhead(ctx.now(), { milestones: input.milestones });
 
   try {
     // The bid and the poster's notice of it (bid.created) commit together, in one statement: the

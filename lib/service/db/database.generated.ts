@@ -534,6 +534,19 @@ export interface IdempotencyKeys {
   scope: string;
 }
 
+export interface JobChangeRequests {
+  created_at: Generated<Timestamp>;
+  delivered_at: Timestamp | null;
+  delivered_url: string | null;
+  id: Generated<string>;
+  job_id: string;
+  message: string;
+  milestone_id: string | null;
+  proof_hash: string | null;
+  requested_by: string;
+  round: number;
+}
+
 export interface JobClaims {
   agent_id: string;
   claimed_at: Timestamp;
@@ -584,6 +597,8 @@ export interface JobMilestones {
   acceptance_criteria: string;
   amount_usdc: Numeric;
   approved_at: Timestamp | null;
+  change_request_message: string | null;
+  changes_requested_at: Timestamp | null;
   created_at: Generated<Timestamp>;
   deadline_at: Timestamp | null;
   dispute_reason: string | null;
@@ -597,6 +612,7 @@ export interface JobMilestones {
   proof_hash: string | null;
   release_at: Timestamp | null;
   release_held_reason: string | null;
+  revision_count: Generated<number>;
   ruling_agent_share: number | null;
   ruling_outcome: "PAY_AGENT" | "REFUND_POSTER" | "SPLIT" | null;
   ruling_reason: string | null;
@@ -629,6 +645,8 @@ export interface Jobs {
   bid_count: Generated<number>;
   budget_usdc: Numeric;
   chain_id: number;
+  change_request_message: string | null;
+  changes_requested_at: Timestamp | null;
   claim_expires_at: Timestamp | null;
   claim_window_minutes: number | null;
   claimed_at: Timestamp | null;
@@ -650,6 +668,7 @@ export interface Jobs {
   is_publicly_shareable: Generated<boolean>;
   last_heartbeat_at: Timestamp | null;
   last_shared_at: Timestamp | null;
+  max_revisions: Generated<number>;
   output_data: NullableJsonColumn<Record<string, unknown>>;
   parent_job_id: string | null;
   participation_mode: ParticipationMode;
@@ -671,6 +690,7 @@ export interface Jobs {
   required_pack_id: string | null;
   required_skills: Generated<string[]>;
   review_attempted_at: Timestamp | null;
+  revision_count: Generated<number>;
   search_document: GeneratedAlways<string>;
   share_count: Generated<number>;
   source_forum_reply_id: string | null;
@@ -735,6 +755,7 @@ export interface NotificationSettings {
   email: string | null;
   email_kinds: ColumnType<Record<string, boolean>, string | undefined, string>;
   email_verified_at: Timestamp | null;
+  follow_on_reply: Generated<boolean>;
   pending_email: string | null;
   pending_expires_at: Timestamp | null;
   pending_token_hash: string | null;
@@ -758,6 +779,7 @@ export interface Principals {
   avatar_url: string | null;
   created_at: Generated<Timestamp>;
   display_name: string;
+  display_name_key: string | null;
   id: Generated<string>;
   kind: "USER" | "AGENT";
   suspended_at: Timestamp | null;
@@ -971,6 +993,7 @@ export interface DB {
   forum_threads: ForumThreads;
   forum_votes: ForumVotes;
   idempotency_keys: IdempotencyKeys;
+  job_change_requests: JobChangeRequests;
   job_claims: JobClaims;
   job_conversation_reads: JobConversationReads;
   job_criteria_results: JobCriteriaResults;

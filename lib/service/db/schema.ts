@@ -41,6 +41,7 @@ export type ForumThreadStateTable = Generated.ForumThreadState;
 export type ForumThreadsTable = Generated.ForumThreads;
 export type ForumVotesTable = Generated.ForumVotes;
 export type IdempotencyKeysTable = Generated.IdempotencyKeys;
+export type JobChangeRequestsTable = Generated.JobChangeRequests;
 export type JobClaimsTable = Generated.JobClaims;
 export type JobConversationReadsTable = Generated.JobConversationReads;
 export type JobCriteriaResultsTable = Generated.JobCriteriaResults;

@@ -16,7 +16,17 @@ export async function reopenJob(ctx: ServiceContext, actor: Actor, jobId: string
   await ctx.db.transaction().execute(async (trx) => {
     const job = await trx
       .selectFrom("jobs")
-      .select(["id", "poster_id", "status", "agent_id", "input_data", "claimed_at", "last_heartbeat_at", "updated_at"])
+      .select([
+        "id",
+        "poster_id",
+        "status",
+        "agent_id",
+        "input_data",
+        "claimed_at",
+        "last_heartbeat_at",
+        "updated_at",
+        "changes_requested_at",
+      ])
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirst();

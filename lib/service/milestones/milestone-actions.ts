@@ -1,7 +1,7 @@
 import { fail } from "../errors";
 import type { Transaction } from "kysely";
 import type { Address } from "viem";
-import { parseUsdc } from "@/lib/chain/units";
+import { agentShareOf, parseUsdc } from "@/lib/chain/units";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -14,6 +14,7 @@ import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
 import { getJobRowOrThrow } from "../jobs/read-job";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "../deliverables/check-deliverable";
+import { assertMayRequestChanges, assertRoundsLeft, recordChangeRequest } from "../deliverables/request-changes";
 import { completePartSettlement, recordPartSettlement, type PartSettlementRow } from "../escrow/settle-part";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
@@ -44,7 +45,7 @@ function withPartMarker<J extends { input_data: unknown }>(job: J, m: MilestoneR
 async function lockJobAndPart(trx: Trx, jobId: string, milestoneId: string) {
   const job = await trx
     .selectFrom("jobs")
-    .select(["id", "status", "poster_id", "agent_id"])
+    .select(["id", "status", "poster_id", "agent_id", "max_revisions"])
     .where("id", "=", jobId)
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -167,6 +168,56 @@ export async function approveMilestone(ctx: ServiceContext, actor: Actor, jobId:
   });
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
+  return await presentOne(ctx.db, jobId, position, true);
+}
+
+/**
+ * POST /v1/jobs/:id/milestones/:position/request-changes (the poster, or the job's evaluator): a
+ * SUBMITTED part goes back to OPEN with its own revisionCount, at most the job's maxRevisions times.
+ */
+export async function requestMilestoneChanges(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  position: number,
+  message: string,
+) {
+  const job = await getJobRowOrThrow(ctx, jobId);
+  await assertMayRequestChanges(ctx, actor, job);
+  const m = await getMilestoneOrThrow(ctx.db, jobId, position);
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockJobAndPart(trx, jobId, m.id);
+    if (locked.m.approved_at !== null || locked.m.status === "APPROVED" || locked.m.status === "RELEASED")
+      throw fail("INVALID_STATE", `part ${position} is approved already: changes can no longer be asked for`);
+    if (locked.job.status !== "IN_PROGRESS" || locked.m.status !== "SUBMITTED")
+      throw fail(
+        "INVALID_STATE",
+        `part ${position} is ${locked.m.status}${locked.job.status !== "IN_PROGRESS" ? ` on a ${locked.job.status} job` : ""}: only a SUBMITTED part's delivered work can be sent back`,
+      );
+    assertRoundsLeft(locked.job.max_revisions, locked.m.revision_count, `part ${position}`);
+    const round = locked.m.revision_count + 1;
+    // The delivery stays on the part (submitted_at says it was delivered once, so it is neither a
+    // late part with nothing delivered nor one the rest of the job can be cancelled around).
+    await trx
+      .updateTable("job_milestones")
+      .set({
+        status: "OPEN",
+        revision_count: round,
+        change_request_message: message,
+        changes_requested_at: now,
+        updated_at: now,
+      })
+      .where("id", "=", m.id)
+      .execute();
+    await recordChangeRequest(trx, actor, locked.job, {
+      round,
+      message,
+      at: now,
+      delivered: { url: locked.m.output_url, at: locked.m.submitted_at, proofHash: locked.m.proof_hash },
+      part: { id: m.id, position },
+    });
+  });
   return await presentOne(ctx.db, jobId, position, true);
 }
 
@@ -370,7 +421,7 @@ export async function ruleMilestone(
       .execute();
     const share =
       input.outcome === "SPLIT"
-        ? { agentShareUnits: (parseUsdc(String(locked.m.amount_usdc)) * BigInt(input.agentShare ?? 0)) / 100n }
+        ? { agentShareUnits: agentShareOf(parseUsdc(String(locked.m.amount_usdc)), input.agentShare ?? 0) }
         : undefined;
     const row = await recordPartSettlement(trx, locked.m, kind, wallet, share);
     await publishEvent(trx, {
@@ -417,10 +468,10 @@ export async function cancelLateMilestone(ctx: ServiceContext, actor: Actor, job
     if (recorded?.kind === "REFUND") return recorded;
     if (locked.job.status !== "IN_PROGRESS" || job.escrow_tx_hash === null)
       throw fail("INVALID_STATE", `a ${locked.job.status} job's parts are not cancelled one by one`);
-    if (locked.m.status !== "OPEN")
+    if (locked.m.status !== "OPEN" || locked.m.submitted_at !== null)
       throw fail(
         "INVALID_STATE",
-        `part ${position} is ${locked.m.status}: only a late part with nothing delivered is cancelled (approve or dispute a delivered one)`,
+        `part ${position} is ${locked.m.submitted_at !== null && locked.m.status === "OPEN" ? "sent back for changes after a delivery" : locked.m.status}: only a late part with nothing delivered is cancelled (approve or dispute a delivered one)`,
       );
     if (!locked.m.deadline_at || locked.m.deadline_at.getTime() > now.getTime())
       throw fail(

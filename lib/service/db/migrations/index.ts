@@ -41,6 +41,9 @@ import { forumPostEventsMigration } from "./0063-forum-post-events";
 import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
+import { revisionsMigration } from "./0090-revisions";
+import { displayNamesMigration } from "./0091-display-names";
+import { followOnReplyMigration } from "./0092-follow-on-reply";
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
@@ -90,5 +93,8 @@ export const migrations: Record<string, Migration> = {
   "0065-idempotency-leases": idempotencyLeasesMigration,
   "0066-withdrawal-idempotency": withdrawalIdempotencyMigration,
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
+  "0090-revisions": revisionsMigration,
+  "0091-display-names": displayNamesMigration,
+  "0092-follow-on-reply": followOnReplyMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };
