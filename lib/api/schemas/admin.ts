@@ -47,9 +47,9 @@ export const RECONCILIATION_DIFFERENCE_KINDS = [
   "SLOT_UNREADABLE",
   /** The contract's token balance is not what the funded slots, the claimable credits and the accrued fees add up to. */
   "BALANCE_MISMATCH",
-  /** USDC left one of the service's wallets in a transaction no recorded transfer names (a second payment of a withdrawal or payout shows up here, naming the row it repeats). */
+  /** USDC left one of the service's wallets in a transaction no recorded transfer names (a second payment of a withdrawal or payout shows up here, naming the row it repeats); or an x402 payment moved on chain while the books still have it SENT. */
   "TRANSFER_UNRECORDED",
-  /** A transfer recorded as confirmed (a withdrawal, a pack payout, a reward slot's deposit) has no transfer on chain. */
+  /** A transfer recorded as confirmed (a withdrawal, a pack payout, a reward slot's deposit, a settled x402 payment) has no transfer on chain. */
   "TRANSFER_MISSING",
   /** A recorded transfer's transaction moved another amount, or to another address, than the row says. */
   "TRANSFER_MISMATCH",
@@ -63,6 +63,7 @@ export const RECONCILED_TABLES = [
   "milestone_settlements",
   "wallet_withdrawals",
   "eval_pack_payouts",
+  "x402_payments",
   "jobs",
 ] as const;
 

@@ -1,4 +1,4 @@
-import { getAddress, isAddressEqual, type Address, type Hex } from "viem";
+import { getAddress, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { usdcAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
@@ -39,7 +39,10 @@ interface OutgoingRow {
  * - each row the database says is CONFIRMED must have its transfer on chain, to its recipient and
  *   of its amount: otherwise TRANSFER_MISSING names the row;
  * - each CONFIRMED escrow settlement's slot must be settled on chain the way the row says
- *   (released, refunded or split): otherwise SETTLEMENT_MISMATCH names the settlement and its job.
+ *   (released, refunded or split): otherwise SETTLEMENT_MISMATCH names the settlement and its job;
+ * - each x402 payment (a payer's USDC to the pack treasury, sent by the operator key) recorded as
+ *   SETTLED must have its transfer on chain (TRANSFER_MISSING), and one still SENT in the books
+ *   whose transfer the chain has is TRANSFER_UNRECORDED until the worker records it.
  * Returns the differences and whether the transfer events could be read (some RPCs refuse a scan
  * from block 0; the settlements are checked either way).
  */
@@ -133,6 +136,7 @@ export async function reconcileTransfers(
   }
 
   differences.push(...(await checkSettlements(ctx, chain)));
+  differences.push(...(await checkX402Payments(ctx, chain)));
   return { transfersScanned: logs !== null, differences };
 }
 
@@ -349,4 +353,70 @@ export async function recordReconciliation(
     .where("chain_id", "=", chain.chainId)
     .where("checked_at", "<", new Date(ctx.now().getTime() - 86_400_000))
     .execute();
+}
+
+/** x402 payments checked per run, newest first. */
+const X402_CHECKED = 1_000;
+/** A SENT payment younger than this is still its request's (or the worker's) to finish. */
+const X402_SENT_GRACE_MS = 15 * 60_000;
+
+/** The x402 payments against their transfers on chain (the receipt of each recorded transaction). */
+async function checkX402Payments(ctx: ServiceContext, chain: ChainConfig): Promise<Difference[]> {
+  const rows = await ctx.db
+    .selectFrom("x402_payments")
+    .select(["id", "payer_address", "pay_to", "amount_units", "tx_hash", "status", "created_at"])
+    .where("network", "=", `eip155:${chain.chainId}`)
+    .where("tx_hash", "is not", null)
+    .where("status", "in", ["SETTLED", "SENT"])
+    .orderBy("created_at", "desc")
+    .limit(X402_CHECKED)
+    .execute();
+  const client = getPublicClient(chain);
+  const graceStart = ctx.now().getTime() - X402_SENT_GRACE_MS;
+  const differences: Difference[] = [];
+  for (const row of rows) {
+    if (row.status === "SENT" && row.created_at.getTime() > graceStart) continue;
+    const units = BigInt(row.amount_units);
+    let moved = false;
+    try {
+      const receipt = await client.getTransactionReceipt({ hash: row.tx_hash as Hex });
+      moved =
+        receipt.status === "success" &&
+        parseEventLogs({ abi: usdcAbi, eventName: "Transfer", logs: receipt.logs }).some(
+          (log) =>
+            isAddressEqual(log.address, chain.tokenAddress) &&
+            isAddressEqual(log.args.from, row.payer_address as Address) &&
+            isAddressEqual(log.args.to, row.pay_to as Address) &&
+            log.args.value === units,
+        );
+    } catch {
+      moved = false;
+    }
+    const what = `x402 payment ${row.id} of ${formatUsdc(units)} USDC from ${row.payer_address}`;
+    if (row.status === "SETTLED" && !moved)
+      differences.push({
+        kind: "TRANSFER_MISSING",
+        jobId: null,
+        table: "x402_payments",
+        rowId: row.id,
+        userId: null,
+        txHash: row.tx_hash,
+        detail: `${what} is recorded as settled, but the chain has no such transfer in ${row.tx_hash}`,
+        databaseUsdc: formatUsdc(units),
+        chainUsdc: "0",
+      });
+    if (row.status === "SENT" && moved)
+      differences.push({
+        kind: "TRANSFER_UNRECORDED",
+        jobId: null,
+        table: "x402_payments",
+        rowId: row.id,
+        userId: null,
+        txHash: row.tx_hash,
+        detail: `${what} moved on chain in ${row.tx_hash}, but the books still have it SENT (the x402 worker records it)`,
+        databaseUsdc: null,
+        chainUsdc: formatUsdc(units),
+      });
+  }
+  return differences;
 }

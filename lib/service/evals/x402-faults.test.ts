@@ -22,6 +22,7 @@ import { PAID_PACK_ID } from "../testing/evals-support";
 import { GENEROUS_BUDGETS, newAgent, newClientIp, startTestService, type TestService } from "../testing/harness";
 import { startRpcFaultProxy, type RpcFaultProxy } from "../testing/rpc-fault-proxy";
 import { finishSentPayments, watchSettledPayments } from "./x402";
+import { reconcileTransfers } from "../admin/reconcile-transfers";
 
 let chain: TestChain;
 let proxy: RpcFaultProxy;
@@ -155,6 +156,12 @@ describe("x402 when the database goes away after the settlement moved the money"
       .where("agent_id", "=", agent.id)
       .executeTakeFirstOrThrow();
     expect(row.status).toBe("SENT");
+    // The reconciliation sees it: moved on chain, SENT in the books.
+    const later = { ...service.ctx, now: () => new Date(Date.now() + 3_600_000) };
+    const before = await reconcileTransfers(later, chain.config);
+    expect(before.differences.filter((d) => d.rowId === row.id)).toMatchObject([
+      { kind: "TRANSFER_UNRECORDED", table: "x402_payments" },
+    ]);
 
     await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
     const finished = await service.db
@@ -164,6 +171,19 @@ describe("x402 when the database goes away after the settlement moved the money"
       .executeTakeFirstOrThrow();
     expect(finished.status).toBe("SETTLED");
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
+    const after = await reconcileTransfers(later, chain.config);
+    expect(after.differences.filter((d) => d.rowId === row.id)).toEqual([]);
+
+    // A settled payment the chain does not have (books written wrong) is named too.
+    await service.db
+      .updateTable("x402_payments")
+      .set({ tx_hash: `0x${"ab".repeat(32)}` })
+      .where("id", "=", row.id)
+      .execute();
+    const wrong = await reconcileTransfers(later, chain.config);
+    expect(wrong.differences.filter((d) => d.rowId === row.id)).toMatchObject([
+      { kind: "TRANSFER_MISSING", table: "x402_payments" },
+    ]);
   });
 });
 
