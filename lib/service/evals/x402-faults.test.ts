@@ -221,3 +221,54 @@ describe("an x402 settlement a chain reorganisation removed", () => {
     expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([]);
   });
 });
+
+describe("two instances buying packs through a slow node, both sending from the operator key", () => {
+  // Each instance keeps its own sender lock (a lock per process), so both read the operator's next
+  // nonce as the same number; the second broadcast is refused ("nonce too low"). Its transaction can
+  // never be mined, so it is signed again at the next nonce: every purchase succeeds, each paid once.
+  it("every purchase succeeds and each payer pays once", async () => {
+    // A second proxy to the same node: another RPC URL, so another process's sender lock.
+    const second = await startRpcFaultProxy(chain.rpcUrl);
+    const other = await startTestService(
+      { rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: second.url } },
+      { ownPool: true },
+    );
+    try {
+      const buyers = await Promise.all(
+        [service, other, service, other].map(async (instance) => {
+          const agent = await newAgent(instance);
+          const payer = await newPayer();
+          return { instance, agent, payer, payment: await signedPayment(payer.key, agent.apiKey) };
+        }),
+      );
+      const before = await Promise.all(buyers.map((b) => balance(b.payer.address)));
+      proxy.slow(["eth_sendRawTransaction"], 1_500);
+      second.slow(["eth_sendRawTransaction"], 1_500);
+      const answers = await Promise.all(
+        buyers.map((b) =>
+          fetch(`${b.instance.baseUrl}${path}`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${b.agent.apiKey}`,
+              "content-type": "application/json",
+              "x-forwarded-for": newClientIp(),
+              "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(b.payment),
+            },
+            body: "{}",
+          }),
+        ),
+      );
+      proxy.heal();
+      second.heal();
+      for (const answer of answers) expect(answer.status, await answer.clone().text()).toBe(201);
+      for (const [i, b] of buyers.entries()) {
+        expect(before[i]! - (await balance(b.payer.address))).toBe(PRICE);
+        expect(await attemptsOf(b.agent.id)).toHaveLength(1);
+      }
+    } finally {
+      proxy.heal();
+      await other.stop();
+      await second.stop();
+    }
+  });
+});

@@ -15,6 +15,8 @@ export interface RpcFaultProxy {
   url: string;
   /** Lose every reply to these methods from now on. */
   drop(methods: string[], options?: { everyOther?: boolean }): void;
+  /** Hold requests of these methods this long before forwarding them (a slow node or gateway). */
+  slow(methods: string[], ms: number): void;
   /** Forward these methods to the node, then answer this JSON-RPC error instead of its reply. */
   failAfterForwarding(methods: string[], error: { code: number; message: string }): void;
   /** Answer everything again. */
@@ -35,6 +37,7 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
   } | null = null;
   let toggle = 0;
   const dropped: Record<string, number> = {};
+  let slowness: { methods: Set<string>; ms: number } | null = null;
   const seen: Record<string, number> = {};
 
   const methodsOf = (body: string): string[] => {
@@ -55,38 +58,41 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       for (const m of methods) seen[m] = (seen[m] ?? 0) + 1;
       const matched = rule !== null && methods.some((m) => rule!.methods.has(m));
       const lose = matched && (!rule!.everyOther || toggle++ % 2 === 0);
-      const upstream = httpRequest(
-        {
-          hostname: target.hostname,
-          port: target.port,
-          path: target.pathname + target.search,
-          method: req.method,
-          headers: { "content-type": "application/json", "content-length": body.length },
-        },
-        (answer) => {
-          const reply: Buffer[] = [];
-          answer.on("data", (c: Buffer) => reply.push(c));
-          answer.on("end", () => {
-            if (lose && rule?.answer) {
-              for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
-              res.writeHead(200, { "content-type": "application/json" });
-              res.end(JSON.stringify(errorReplies(body.toString("utf8"), rule.answer)));
-              return;
-            }
-            if (lose) {
-              for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
-              req.socket.destroy();
-              return;
-            }
-            res.writeHead(answer.statusCode ?? 502, {
-              "content-type": answer.headers["content-type"] ?? "application/json",
+      const delay = slowness && methods.some((m) => slowness!.methods.has(m)) ? slowness.ms : 0;
+      setTimeout(() => {
+        const upstream = httpRequest(
+          {
+            hostname: target.hostname,
+            port: target.port,
+            path: target.pathname + target.search,
+            method: req.method,
+            headers: { "content-type": "application/json", "content-length": body.length },
+          },
+          (answer) => {
+            const reply: Buffer[] = [];
+            answer.on("data", (c: Buffer) => reply.push(c));
+            answer.on("end", () => {
+              if (lose && rule?.answer) {
+                for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify(errorReplies(body.toString("utf8"), rule.answer)));
+                return;
+              }
+              if (lose) {
+                for (const m of methods) dropped[m] = (dropped[m] ?? 0) + 1;
+                req.socket.destroy();
+                return;
+              }
+              res.writeHead(answer.statusCode ?? 502, {
+                "content-type": answer.headers["content-type"] ?? "application/json",
+              });
+              res.end(Buffer.concat(reply));
             });
-            res.end(Buffer.concat(reply));
-          });
-        },
-      );
-      upstream.on("error", () => req.socket.destroy());
-      upstream.end(body);
+          },
+        );
+        upstream.on("error", () => req.socket.destroy());
+        upstream.end(body);
+      }, delay);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -100,8 +106,12 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     failAfterForwarding(methods, error) {
       rule = { methods: new Set(methods), everyOther: false, answer: error };
     },
+    slow(methods, ms) {
+      slowness = { methods: new Set(methods), ms };
+    },
     heal() {
       rule = null;
+      slowness = null;
     },
     dropped,
     seen,
