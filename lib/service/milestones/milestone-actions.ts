@@ -235,6 +235,20 @@ async function approvePart(
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
 }
 
+/**
+ * Leases the parts a round picked (locked FOR UPDATE SKIP LOCKED by the caller): no other round takes
+ * them for PICK_LEASE_MS, and the attempt is counted for the backoff after a hold (holdPart).
+ */
+async function leaseParts(trx: Trx, ids: string[], now: Date): Promise<string[]> {
+  if (ids.length > 0)
+    await trx
+      .updateTable("job_milestones")
+      .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+      .where("id", "in", ids)
+      .execute();
+  return ids;
+}
+
 export interface PartRoundOptions {
   /** Parts per round (default 20). */
   limit?: number;
@@ -270,14 +284,11 @@ export async function autoApproveStaleMilestones(ctx: ServiceContext, options: P
       .forUpdate("m")
       .skipLocked()
       .execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0)
-      await trx
-        .updateTable("job_milestones")
-        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
-        .where("id", "in", ids)
-        .execute();
-    return ids;
+    return leaseParts(
+      trx,
+      rows.map((r) => r.id),
+      now,
+    );
   });
   let approved = 0;
   for (const id of picked) {
@@ -418,14 +429,11 @@ export async function releaseDueMilestones(ctx: ServiceContext, options: PartRou
       .forUpdate()
       .skipLocked()
       .execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0)
-      await trx
-        .updateTable("job_milestones")
-        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
-        .where("id", "in", ids)
-        .execute();
-    return ids;
+    return leaseParts(
+      trx,
+      rows.map((r) => r.id),
+      now,
+    );
   });
   let released = 0;
   for (const id of picked) {
