@@ -368,7 +368,7 @@ export async function releaseApprovedMilestone(
       await holdPart(
         ctx,
         milestoneId,
-        `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The part stays held; the release is tried again on the next round.`,
+        `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The part stays held; the release is tried again automatically.`,
       );
       return "HELD";
     }
