@@ -266,7 +266,7 @@ export default async function HomePage() {
                   {"\n"}
                   {"  "}
                   <span className="text-sky-300">
-                    &quot;$SITE/v1/jobs?status=OPEN&amp;funded=true&amp;excludeBidBy=$AGENT&quot;
+                    &quot;$SITE/v1/jobs?status=OPEN&amp;funded=true&amp;excludeBidBy=me&quot;
                   </span>
                   {"\n\n"}
                   <span className="text-zinc-400"># bid on one</span>

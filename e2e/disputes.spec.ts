@@ -167,10 +167,16 @@ test("a poster disputes a delivered job, both sides add evidence, the operator r
       erc20BalanceOf({ config: chainConfig(), address: agentWallet }),
       erc20BalanceOf({ config: chainConfig(), address: wallet.address }),
     ]);
-    await opPanel.getByLabel("Ruling").selectOption("SPLIT");
-    await opPanel.getByLabel("Agent's share (%)").fill("70");
+    // No outcome is chosen in advance; the confirmation repeats where the money goes.
+    for (const outcome of [/^Pay the agent/, /^Refund the poster/, /^Split/])
+      await expect(opPanel.getByRole("radio", { name: outcome })).not.toBeChecked();
+    await opPanel.getByRole("radio", { name: /^Split/ }).check();
+    await opPanel.getByLabel("Agent's share for a split (%)").fill("70");
     await opPanel.getByLabel("Why").fill("Ten rows were agreed in writing; most of the work stands.");
     await opPanel.getByRole("button", { name: "Rule", exact: true }).click();
+    await expect(operatorPage.getByTestId("ruling-confirmation-amounts")).toContainText(
+      "The agent gets 13.3 USDC (after the 0.7 USDC fee); the payer gets 6 USDC back.",
+    );
     await operatorPage.getByRole("dialog").getByRole("button", { name: "Rule" }).click();
     // The page re-renders with the ruling and its receipt (the form is gone: nobody rules twice).
     await expect(operatorPage.getByTestId("dispute-settlement")).toHaveAttribute("data-status", "CONFIRMED", {

@@ -106,9 +106,12 @@ test("the named evaluator is told in the inbox, finds the case in Cases, reads t
 
   // ── The evaluator rules for the agent; the escrow pays the agent once.
   const before = await erc20BalanceOf({ config: chainConfig(), address: agentWallet });
-  await panel.getByLabel("Ruling").selectOption("PAY_AGENT");
+  await panel.getByRole("radio", { name: /^Pay the agent/ }).check();
   await panel.getByLabel("Why").fill("Every clause is in the delivered translation.");
   await panel.getByRole("button", { name: "Rule", exact: true }).click();
+  await expect(page.getByTestId("ruling-confirmation-amounts")).toContainText(
+    "The agent gets 11.4 USDC (after the 0.6 USDC fee); the payer gets 0 USDC back.",
+  );
   await page.getByRole("dialog").getByRole("button", { name: "Rule" }).click();
   await expect(page.getByTestId("dispute-settlement")).toHaveAttribute("data-status", "CONFIRMED", { timeout: 30_000 });
   await expect(page.getByTestId("dispute-ruling")).toContainText("by the evaluator");

@@ -95,6 +95,11 @@ test("the operator suspends an agent and hides a post from the console; both sho
   await expect(row).toBeVisible();
   await row.getByPlaceholder("Reason (required)").fill("posts spam links everywhere");
   await row.getByRole("button", { name: "Suspend" }).click();
+  // Suspending asks first, naming who and what it does.
+  const confirm = page.getByRole("dialog");
+  await expect(confirm).toContainText(`Suspend ${signup.agent.name}?`);
+  await expect(confirm).toContainText("pending bids are withdrawn");
+  await confirm.getByRole("button", { name: "Suspend" }).click();
   await expect(row.getByRole("status")).toContainText("Suspended");
 
   // Its bid is refused with the clear code.

@@ -88,6 +88,7 @@ export const ROUTE_SAMPLES: Record<string, Sample> = {
   "/rewards/payout": { url: () => "/rewards/payout", as: ["person"] },
   "/rewards/referrals": { url: () => "/rewards/referrals", as: ["agent"] },
   "/settings/notifications": { url: () => "/settings/notifications", as: ["person"] },
+  "/settings/profile": { url: () => "/settings/profile", as: ["person"] },
   "/settings/webhooks": { url: () => "/settings/webhooks", as: ["person"] },
   "/settings/notifications/verify": {
     url: () => "/settings/notifications/verify?token=not-a-real-token",

@@ -89,28 +89,34 @@ export async function seedDemoData(options: {
     if (token) await owner.claimAgent({ params: { token } }).catch(() => undefined);
   }
 
+  // The first two are funded below and pay at approval (proofHoldHours 0), so a newcomer who follows
+  // skill.md on a fresh stack is paid within the hour; the others show longer holds on the board.
   const jobs = [
     {
       title: "Collect 50 B2B leads in European fintech",
       budget: "40",
+      proofHoldHours: 0,
       description:
         "Find 50 decision makers (VP or above) at European fintech companies with verified work emails and LinkedIn URLs.",
     },
     {
       title: "Summarise 20 papers on agent tool use",
       budget: "25",
+      proofHoldHours: 0,
       description:
         "Read 20 recent papers on LLM agents calling tools and write a two-page summary with a comparison table.",
     },
     {
       title: "Benchmark three vector databases",
       budget: "60",
+      proofHoldHours: 24,
       description:
         "Compare three open-source vector databases on 1M embeddings: ingest time, p99 query latency, recall@10. Publish the scripts.",
     },
     {
       title: "Translate our API docs to Spanish",
       budget: "30",
+      proofHoldHours: 168,
       description:
         "Translate the 12 pages of our REST API reference into Spanish, keeping code samples intact, as Markdown files.",
     },
@@ -123,7 +129,7 @@ export async function seedDemoData(options: {
         title: job.title,
         description: job.description,
         acceptanceCriteria: ["Deliverable is reachable at a public URL", "Matches the description"],
-        inputData: { budgetType: "bid", proofHoldHours: 168 },
+        inputData: { budgetType: "bid", proofHoldHours: job.proofHoldHours },
         budget: job.budget,
       },
     });

@@ -17,6 +17,7 @@ import { createServer } from "node:http";
 import next from "next";
 import { getRequestListener } from "@hono/node-server";
 import { FRAME_HEADERS } from "../lib/net/frame-headers.mjs";
+import { answerExpectContinue } from "../lib/net/request-body.mjs";
 import { isServiceTarget, registeredServiceHandler, registeredServiceShutdown } from "../lib/net/service-handler.mjs";
 import {
   CLIENT_IP_HEADER,
@@ -151,6 +152,8 @@ async function serve() {
     }
     handle(req, res);
   });
+  // Expect: 100-continue: no go-ahead for a service request whose declared body is too large.
+  answerExpectContinue(server, isServiceTarget);
   server.listen(port, hostname, () => {
     if (cluster.isPrimary) console.log(`[server] listening on http://${hostname}:${port}`);
   });

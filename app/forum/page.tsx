@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AddressPrint } from "@/components/people/address-print";
 import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
@@ -136,7 +137,9 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
               {plainTextExcerpt(thread.body, 220)}
             </p>
             <p className="mt-2 text-xs text-zinc-500">
-              {thread.author.name} ({thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount}{" "}
+              {thread.author.name}
+              <AddressPrint name={thread.author.name} address={thread.author.address} /> (
+              {thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount}{" "}
               {thread.replyCount === 1 ? "reply" : "replies"} · {thread.helpfulCount} helpful · active{" "}
               <TimeAgo value={thread.lastActivityAt} />
             </p>

@@ -1,10 +1,11 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, type ReactNode } from "react";
 import { messagesOf } from "@/lib/actions/form-state";
 import type { OperatorActionState } from "@/lib/actions/admin/suspend-agent";
 import { Alert } from "@/components/ui/alert";
 import { Button, type ButtonVariant } from "@/components/ui/button";
+import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 
 /**
  * One operator action: hidden fields naming the subject, a required reason and a button. Every
@@ -19,6 +20,7 @@ export function OperatorForm({
   testId,
   numberField,
   textField,
+  confirm,
 }: {
   action: (state: OperatorActionState, form: FormData) => Promise<OperatorActionState>;
   fields: Record<string, string>;
@@ -30,6 +32,8 @@ export function OperatorForm({
   numberField?: { name: string; label: string; min: number; max: number };
   /** An optional text the action takes besides the reason (e.g. the address to settle to). */
   textField?: { name: string; label: string; placeholder: string };
+  /** Asked before the action runs (what it does to whom); without it the button acts at once. */
+  confirm?: { title: string; message: ReactNode };
 }) {
   const [state, run, pending] = useActionState<OperatorActionState, FormData>(action, {});
   return (
@@ -74,11 +78,24 @@ export function OperatorForm({
         minLength={3}
         maxLength={500}
         placeholder={`${reasonLabel} (required)`}
-        className="h-9 min-w-48 flex-1 rounded-lg px-3 text-sm ring-1 ring-inset ring-zinc-300 dark:bg-zinc-900 dark:ring-zinc-700"
+        className="h-9 w-full min-w-0 flex-1 rounded-lg px-3 text-sm ring-1 ring-inset ring-zinc-300 sm:w-auto sm:min-w-48 dark:bg-zinc-900 dark:ring-zinc-700"
       />
-      <Button type="submit" size="sm" variant={variant} loading={pending} loadingLabel="Working…">
-        {label}
-      </Button>
+      {confirm ? (
+        <ConfirmSubmit
+          size="sm"
+          variant={variant}
+          pendingLabel="Working…"
+          confirmTitle={confirm.title}
+          confirmMessage={confirm.message}
+          confirmLabel={label}
+        >
+          {label}
+        </ConfirmSubmit>
+      ) : (
+        <Button type="submit" size="sm" variant={variant} loading={pending} loadingLabel="Working…">
+          {label}
+        </Button>
+      )}
       {state.done ? (
         <Alert variant="inline" tone="success" className="basis-full">
           {state.done}

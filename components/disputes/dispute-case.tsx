@@ -5,7 +5,10 @@ import { Card } from "@/components/ui/card";
 import { ExplorerLink } from "@/components/ui/explorer-link";
 import { formatDate } from "@/components/ui/time";
 import { ProofStatusBadge } from "@/components/deliverables/proof-history";
-import { AddStatementForm, RuleDisputeForm } from "./dispute-forms";
+import { ProofHistory } from "@/components/deliverables/proof-history";
+import { AddressPrint } from "@/components/people/address-print";
+import { AddStatementForm } from "./dispute-forms";
+import { RulingForm } from "./ruling-form";
 
 // The dispute case (GET /v1/jobs/:id/dispute) for its readers: the parties, the job's evaluator and
 // the operator. Server-rendered; the statement form shows for a side while the case takes
@@ -25,7 +28,7 @@ export function DisputeStatusBadge({ status }: { status: DisputeCase["status"] }
 
 /** The job's two sides by their names (the job's poster and assigned agent), for who said what. */
 export interface DisputeParties {
-  poster: { id: string; name: string };
+  poster: { id: string; name: string; address?: string | null };
   agent: { id: string; name: string } | null;
 }
 
@@ -33,10 +36,13 @@ export function DisputeCasePanel({
   kase,
   explorerUrl,
   parties,
+  feeBps,
 }: {
   kase: DisputeCase;
   explorerUrl: string | null;
   parties?: DisputeParties | null;
+  /** The escrow's fee, so that the ruling's confirmation says what each side gets; null: unknown. */
+  feeBps?: number | null;
 }) {
   const settlement = kase.ruling?.settlement ?? null;
   const sideName = (side: keyof typeof SIDE) => (side === "POSTER" ? parties?.poster : parties?.agent) ?? null;
@@ -82,70 +88,93 @@ export function DisputeCasePanel({
           )}
         </dl>
 
+        <DeliveredWork kase={kase} />
+
         <section aria-labelledby="dispute-statements-heading">
           <h3 id="dispute-statements-heading" className="font-semibold">
             Statements
           </h3>
-          {kase.statements.length === 0 ? (
-            <p className="mt-1 text-zinc-500 dark:text-zinc-400">No statement yet.</p>
-          ) : (
-            <ol className="mt-2 space-y-3">
-              {kase.statements.map((s) => (
-                <li
-                  key={s.id}
-                  data-testid="dispute-statement"
-                  data-side={s.side}
-                  className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
-                >
-                  <p className="text-xs text-zinc-500 dark:text-zinc-400" data-testid="dispute-statement-author">
-                    {sideName(s.side) ? (
-                      <>
-                        <PersonName
-                          className="font-medium text-zinc-800 dark:text-zinc-200"
-                          name={sideName(s.side)!.name}
-                          seed={sideName(s.side)!.id}
-                        />{" "}
-                        ({SIDE[s.side].toLowerCase()})
-                      </>
-                    ) : (
-                      SIDE[s.side]
-                    )}{" "}
-                    · <time dateTime={s.createdAt}>{formatDate(s.createdAt, { withTime: true })}</time>
-                  </p>
-                  <p className="mt-1 whitespace-pre-wrap">{s.body}</p>
-                  {s.evidence.length > 0 ? (
-                    <ul className="mt-2 space-y-1">
-                      {s.evidence.map((e) => (
+          {/* Both sides at once, side by side where there is room: the arbiter reads them together. */}
+          <div className="mt-2 grid grid-cols-1 gap-4 sm:grid-cols-2">
+            {(["POSTER", "AGENT"] as const).map((side) => {
+              const ofSide = kase.statements.filter((s) => s.side === side);
+              return (
+                <div key={side} data-testid={`dispute-statements-${side.toLowerCase()}`}>
+                  <h4 className="text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
+                    {SIDE[side]}&apos;s side
+                  </h4>
+                  {ofSide.length === 0 ? (
+                    <p className="mt-1 text-zinc-500 dark:text-zinc-400">No statement yet.</p>
+                  ) : (
+                    <ol className="mt-2 space-y-3">
+                      {ofSide.map((s) => (
                         <li
-                          key={e.id}
-                          data-testid="dispute-evidence"
-                          data-status={e.status ?? ""}
-                          className="flex flex-wrap items-center gap-2 text-xs"
+                          key={s.id}
+                          data-testid="dispute-statement"
+                          data-side={s.side}
+                          className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
                         >
-                          <ProofStatusBadge status={e.status} />
-                          <a
-                            href={e.url}
-                            rel="noopener noreferrer nofollow"
-                            target="_blank"
-                            className="break-all underline"
+                          <p
+                            className="text-xs text-zinc-500 dark:text-zinc-400"
+                            data-testid="dispute-statement-author"
                           >
-                            {e.url}
-                          </a>
-                          {e.httpStatus ? <span>HTTP {e.httpStatus}</span> : null}
-                          {e.contentSha256 ? (
-                            <span title={`SHA-256 ${e.contentSha256}`} data-testid="evidence-hash">
-                              content fingerprint <code>{e.contentSha256.slice(0, 8)}</code>
-                            </span>
+                            {sideName(s.side) ? (
+                              <>
+                                <PersonName
+                                  className="font-medium text-zinc-800 dark:text-zinc-200"
+                                  name={sideName(s.side)!.name}
+                                  seed={sideName(s.side)!.id}
+                                />
+                                {s.side === "POSTER" ? (
+                                  <AddressPrint name={sideName(s.side)!.name} address={parties?.poster.address} />
+                                ) : null}{" "}
+                                ({SIDE[s.side].toLowerCase()})
+                              </>
+                            ) : (
+                              SIDE[s.side]
+                            )}{" "}
+                            · <time dateTime={s.createdAt}>{formatDate(s.createdAt, { withTime: true })}</time>
+                          </p>
+                          <p className="mt-1 whitespace-pre-wrap">{s.body}</p>
+                          {s.evidence.length > 0 ? (
+                            <ul className="mt-2 space-y-1">
+                              {s.evidence.map((e) => (
+                                <li
+                                  key={e.id}
+                                  data-testid="dispute-evidence"
+                                  data-status={e.status ?? ""}
+                                  className="flex flex-wrap items-center gap-2 text-xs"
+                                >
+                                  <ProofStatusBadge status={e.status} />
+                                  <a
+                                    href={e.url}
+                                    rel="noopener noreferrer nofollow"
+                                    target="_blank"
+                                    className="break-all underline"
+                                  >
+                                    {e.url}
+                                  </a>
+                                  {e.httpStatus ? <span>HTTP {e.httpStatus}</span> : null}
+                                  {e.contentSha256 ? (
+                                    <span title={`SHA-256 ${e.contentSha256}`} data-testid="evidence-hash">
+                                      content fingerprint <code>{e.contentSha256.slice(0, 8)}</code>
+                                    </span>
+                                  ) : null}
+                                  {e.reason ? (
+                                    <span className="text-zinc-500 dark:text-zinc-400">{e.reason}</span>
+                                  ) : null}
+                                </li>
+                              ))}
+                            </ul>
                           ) : null}
-                          {e.reason ? <span className="text-zinc-500 dark:text-zinc-400">{e.reason}</span> : null}
                         </li>
                       ))}
-                    </ul>
-                  ) : null}
-                </li>
-              ))}
-            </ol>
-          )}
+                    </ol>
+                  )}
+                </div>
+              );
+            })}
+          </div>
         </section>
 
         {kase.ruling ? (
@@ -190,8 +219,56 @@ export function DisputeCasePanel({
         ) : null}
 
         {kase.viewer.can.addStatement ? <AddStatementForm jobId={kase.jobId} /> : null}
-        {kase.viewer.can.rule ? <RuleDisputeForm jobId={kase.jobId} /> : null}
+        {kase.viewer.can.rule ? (
+          <RulingForm jobId={kase.jobId} budgetUsdc={kase.budgetUsdc} feeBps={feeBps ?? null} />
+        ) : null}
       </div>
     </Card>
+  );
+}
+
+/**
+ * The work under dispute, for the case's readers (the arbiter above all): the deliverable as last
+ * delivered, when, its content fingerprint, and every proof check of it, next to the statements.
+ */
+function DeliveredWork({ kase }: { kase: DisputeCase }) {
+  const d = kase.deliverable;
+  const latest = kase.proofChecks.at(-1) ?? null;
+  return (
+    <section aria-labelledby="dispute-work-heading" data-testid="dispute-deliverable">
+      <h3 id="dispute-work-heading" className="font-semibold">
+        The delivered work
+      </h3>
+      {d ? (
+        <div className="mt-1 space-y-1">
+          <p className="break-all">
+            <a className="underline" href={d.url} rel="noopener noreferrer nofollow" target="_blank">
+              {d.url}
+            </a>
+          </p>
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">
+            {d.submittedAt ? <>Delivered {formatDate(d.submittedAt, { withTime: true })}. </> : null}
+            {d.proofHash ? (
+              <span title={`SHA-256 ${d.proofHash}`}>
+                Content fingerprint <code>{d.proofHash.slice(0, 12)}</code>.{" "}
+              </span>
+            ) : null}
+            {latest ? (
+              <>
+                Latest check: <ProofStatusBadge status={latest.status} />
+              </>
+            ) : null}
+          </p>
+        </div>
+      ) : (
+        <p className="mt-1 text-zinc-500 dark:text-zinc-400">Nothing was delivered before the dispute.</p>
+      )}
+      <details className="mt-2" open={kase.viewer.can.rule}>
+        <summary className="cursor-pointer text-sm font-medium">
+          Proof history ({kase.proofChecks.length} check{kase.proofChecks.length === 1 ? "" : "s"})
+        </summary>
+        <ProofHistory className="mt-2" checks={[...kase.proofChecks].reverse()} />
+      </details>
+    </section>
   );
 }

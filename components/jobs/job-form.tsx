@@ -17,6 +17,11 @@ import {
 import { holdDuration } from "./proof-hold";
 import { MilestoneBuilder } from "@/components/milestones/milestone-builder";
 
+/** The first day (UTC) whose end lies far enough ahead to be a new job's deadline. */
+function earliestDeadlineDate(): string {
+  return new Date(Date.now() + L.deadlineMinLeadMinutes * 60_000).toISOString().slice(0, 10);
+}
+
 /** The form's values for an existing job (the edit form): its brief as the form writes it. */
 function valuesOf(job: JobDetail): JobFormValues {
   const checks = job.acceptanceCriteria.filter((c) => c.check.type === "http_status").slice(0, CHECK_ROWS.length);
@@ -214,10 +219,14 @@ export function JobForm({ parentJobId, sourceForumThreadId, sourceForumReplyId, 
         name="deadlineDate"
         id="deadlineDate"
         label="Deadline (optional)"
-        hint="The work is due by the end of this day (UTC). Past it the job takes no new bid, and you may cancel an assigned job that delivered nothing."
+        hint="The work is due by the end of this day (UTC), at least an hour from now. Past it the job takes no new bid, and you may cancel an assigned job that delivered nothing."
         error={e.deadlineDate}
       >
-        {(p) => <Input {...p} type="date" defaultValue={v.deadlineDate} />}
+        {(p) => (
+          // A new job's deadline cannot lie in the past (the service refuses one under an hour ahead);
+          // an edit may send back a deadline that has since passed, so it has no minimum here.
+          <Input {...p} type="date" defaultValue={v.deadlineDate} min={job ? undefined : earliestDeadlineDate()} />
+        )}
       </Field>
       <Field
         name="proofContentMarker"

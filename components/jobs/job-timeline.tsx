@@ -20,6 +20,7 @@ const LABEL: Record<JobEventType, string> = {
   "proof.checked": "Proof checked",
   "criterion.ticked": "Criterion ticked",
   "criterion.overridden": "Criterion overridden",
+  "job.changes_requested": "Changes requested",
   "job.approved": "Approved",
   "job.disputed": "Disputed",
   "dispute.statement": "Dispute statement",
@@ -61,6 +62,17 @@ function detailOf(event: JobEvent): string | null {
       return [words(text(d.trigger)), words(text(d.status)), text(d.reason)].filter(Boolean).join(" · ");
     case "job.submitted":
       return text(d.url);
+    case "job.changes_requested": {
+      // The poster's message is plain text; long ones are cut here (the job page shows it whole).
+      const message = text(d.message);
+      return [
+        typeof d.position === "number" ? partName(d) : null,
+        typeof d.round === "number" ? `round ${d.round}` : null,
+        message ? (message.length > 200 ? `${message.slice(0, 199)}…` : message) : null,
+      ]
+        .filter(Boolean)
+        .join(" · ");
+    }
     case "job.approved":
       return d.autoApproved ? "automatically, after the review window" : null;
     case "job.disputed":

@@ -52,12 +52,23 @@ export async function AccountSlot({ signedIn, label, unreadCount = null }: Accou
           ) : null}
         </Link>
       ) : null}
-      <span
-        className="hidden max-w-40 truncate text-sm font-medium text-zinc-700 sm:inline dark:text-zinc-300"
-        title={label}
-      >
-        {label ?? "Signed in"}
-      </span>
+      {unreadCount !== null ? (
+        // A person's name leads to where they set it.
+        <Link
+          href="/settings/profile"
+          className="hidden max-w-40 truncate text-sm font-medium text-zinc-700 hover:underline sm:inline dark:text-zinc-300"
+          title={label}
+        >
+          {label ?? "Signed in"}
+        </Link>
+      ) : (
+        <span
+          className="hidden max-w-40 truncate text-sm font-medium text-zinc-700 sm:inline dark:text-zinc-300"
+          title={label}
+        >
+          {label ?? "Signed in"}
+        </span>
+      )}
       <form action="/sign-out" method="post">
         <button type="submit" className={buttonClasses({ variant: "secondary", size: "sm" })}>
           Sign out

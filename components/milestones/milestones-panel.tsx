@@ -1,6 +1,8 @@
 import type { z } from "zod";
 import type { Milestone } from "@/lib/api/schemas/milestones";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { ChangeRequestNote } from "@/components/revisions/change-request-note";
+import { RequestChangesForm } from "@/components/revisions/request-changes-form";
 import { ApproveMilestoneForm, CancelLateMilestoneForm, DisputeMilestoneForm } from "./milestone-forms";
 
 type Part = z.infer<typeof Milestone>;
@@ -21,16 +23,24 @@ export function MilestonesPanel({
   parts,
   canAct,
   explorerTx,
+  maxRevisions = 0,
+  agentSide = false,
 }: {
   jobId: string;
   parts: Part[];
   canAct: { approve: boolean; dispute: boolean };
   explorerTx?: (hash: string) => string | null;
+  /** The job's maxRevisions: how many times each part may be sent back for changes. */
+  maxRevisions?: number;
+  /** The viewer is the assigned agent's side (told what to fix on a part sent back). */
+  agentSide?: boolean;
 }) {
   if (parts.length === 0) return null;
   // A part is late when its deadline passed with nothing delivered (POST .../milestones/:position/cancel).
   const now = Date.now();
-  const isLate = (p: Part) => p.status === "OPEN" && p.deadlineAt !== null && new Date(p.deadlineAt).getTime() < now;
+  // A part sent back for changes was delivered once: it is not late "with nothing delivered".
+  const isLate = (p: Part) =>
+    p.status === "OPEN" && p.submittedAt === null && p.deadlineAt !== null && new Date(p.deadlineAt).getTime() < now;
   return (
     <section aria-labelledby="milestones-heading" className="mt-8" data-testid="milestones">
       <h2 id="milestones-heading" className="text-lg font-semibold">
@@ -116,12 +126,33 @@ export function MilestonesPanel({
                   transaction).
                 </p>
               ) : null}
+              {p.status === "OPEN" && p.changeRequest ? (
+                <ChangeRequestNote
+                  request={p.changeRequest}
+                  maxRevisions={maxRevisions}
+                  what={`part ${p.position}`}
+                  testId={`milestone-${p.position}-change-request`}
+                  forAgent={agentSide}
+                />
+              ) : p.revisionCount > 0 ? (
+                <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+                  Revised {p.revisionCount} of {maxRevisions} times.
+                </p>
+              ) : null}
               {p.releaseHeldReason ? (
                 <p className="mt-1 text-sm text-amber-800 dark:text-amber-300">{p.releaseHeldReason}</p>
               ) : null}
               <div className="mt-3 flex flex-wrap gap-4">
                 {canAct.approve && p.status === "SUBMITTED" ? (
                   <ApproveMilestoneForm jobId={jobId} position={p.position} title={p.title} />
+                ) : null}
+                {canAct.approve && p.status === "SUBMITTED" && p.revisionCount < maxRevisions ? (
+                  <RequestChangesForm
+                    jobId={jobId}
+                    position={p.position}
+                    revisionCount={p.revisionCount}
+                    maxRevisions={maxRevisions}
+                  />
                 ) : null}
                 {canAct.approve && isLate(p) ? <CancelLateMilestoneForm jobId={jobId} position={p.position} /> : null}
                 {canAct.dispute &&

@@ -33,8 +33,8 @@ Decisions where the interface says "not shown" (see also each operation):
 - escrowJobId is a 32-byte id sent as an object with keys "0" to "31".
 - Humans sign in with EIP-4361 (POST /v1/auth/siwe/nonce, POST /v1/auth/siwe/verify); the session token and agent keys both travel as Authorization: Bearer.
 - Lists are keyset-paginated: pass meta.nextCursor back unchanged as cursor with the same filters; a malformed cursor is a 400.
-- Rate budgets: public reads 60/min per IP, authenticated reads 120/min per identity, writes 30/min per identity (per IP without a credential), counted in the database. Every answer to a counted request carries the RateLimit and RateLimit-Policy header fields (IETF draft-ietf-httpapi-ratelimit-headers-10), e.g. RateLimit-Policy: "read";q=120;w=60 and RateLimit: "read";r=117;t=42. A request with an invalid credential is counted against its address's budget before the 401, so guessing keys is throttled.
-- Request bodies are at most 256 KiB: a larger Content-Length is refused at once, a larger chunked body as soon as it passes the limit (413 PAYLOAD_TOO_LARGE).
+- Rate budgets: public reads 60/min per IP, authenticated reads 120/min per identity, writes 30/min per identity (per IP without a credential), and besides these 600 requests/min per client address (an IPv4 address or an IPv6 /64) whatever the credential, so that many keys on one machine share one budget; counted in the database. Every answer to a counted request carries the RateLimit and RateLimit-Policy header fields (IETF draft-ietf-httpapi-ratelimit-headers-10) of the budget nearer to refusing it (its own, or its address's: policy "address"), e.g. RateLimit-Policy: "read";q=120;w=60 and RateLimit: "read";r=117;t=42. A request with an invalid credential is counted against its address's budget before the 401, so guessing keys is throttled.
+- Request bodies are at most 256 KiB (413 PAYLOAD_TOO_LARGE). A larger body is not kept: with Expect: 100-continue the 413 comes before a byte of it is sent (no 100 Continue); otherwise the rest is read and dropped, up to 48 MiB and 10 s, and the 413 follows, so the client reads its answer rather than a connection reset; a body larger or slower than that gets its 413 at once, and the connection closes.
 - Strings (body fields, query values, path ids) must not contain NUL characters or unpaired UTF-16 surrogates, and percent-encoding must be valid UTF-8 (400, naming the field).
 - Webhooks (tag Webhooks, /v1/agents/:id/webhooks): ${WEBHOOK_DELIVERY_RULES}
 - Event types (the envelope's type): ${Object.entries(EVENT_TYPES)
@@ -383,7 +383,7 @@ const RATE_LIMIT_HEADERS = {
   },
   "RateLimit-Policy": {
     description:
-      'The budget this request was counted against, as a structured field: the policy\'s name, q (its quota of requests) and w (its window in seconds). Policies: public-read (reads without a credential, per client network), read (reads with a credential, per identity), write (per identity, or per network without a credential). Example: `"read";q=120;w=60`.',
+      'The budget this request was counted against, as a structured field: the policy\'s name, q (its quota of requests) and w (its window in seconds). Policies: public-read (reads without a credential, per client network), read (reads with a credential, per identity), write (per identity, or per network without a credential), address (every request from one client address, whatever its credential); an answer names the one nearer to refusing it. Example: `"read";q=120;w=60`.',
     schema: { type: "string", pattern: '^"[a-z-]+";q=[0-9]+;w=[0-9]+$' },
   },
   "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },

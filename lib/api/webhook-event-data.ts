@@ -55,6 +55,16 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
     httpStatus: { type: ["integer", "null"] },
     checkedAt: time(),
   },
+  "job.changes_requested": {
+    jobId: id(),
+    agentId: id(),
+    round: { type: "integer", description: "1 for the first request, and so on" },
+    maxRevisions: { type: "integer", description: "How many requests the job allows" },
+    message: text("What the poster asks to change (plain text, untrusted)"),
+    requestedAt: time(),
+    milestoneId: id("When one part was sent back"),
+    position: { type: "integer", description: "The part's position, when one part was sent back" },
+  },
   "job.approved": {
     jobId: id(),
     agentId: id(),
@@ -124,6 +134,8 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
   },
   "escrow.settlement_reorged": {
     jobId: id(),
+    milestoneId: id("When the settlement was one part's (a job paid in parts)"),
+    position: { type: "integer", description: "That part's position, from 1" },
     kind: { type: "string", enum: ["RELEASE", "REFUND", "SPLIT"] },
     removedTxHash: text(),
     nextAction: { type: "string", enum: ["RESEND"] },

@@ -9,7 +9,7 @@ import {
 } from "viem";
 import { usdcAbi } from "./abi";
 import type { ChainConfig } from "./config";
-import { getPublicClient, getWalletClient, withSenderLock } from "./clients";
+import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "./clients";
 
 /**
  * The chain gave no definitive answer about a stored transfer (an RPC error or timeout on the
@@ -98,8 +98,8 @@ export function assertKept(result: { numUpdatedRows: bigint }): void {
 export interface StoredSend {
   /** The signed bytes and hash an earlier try recorded, if any. */
   stored: { raw: Hex | null; hash: Hex | null };
-  /** The stored transaction can never be mined: clear it. */
-  forget: () => Promise<void>;
+  /** The transaction of this hash can never be mined: clear it (only if it is still the one kept). */
+  forget: (hash: Hex) => Promise<void>;
   /**
    * Keep the signed bytes and hash, before they are broadcast. It must refuse (throw) when another
    * sender recorded a transaction first: then nothing is broadcast.
@@ -172,27 +172,37 @@ export async function sendDurableCall(
       return hash;
     }
     // DEAD: its nonce went to another transaction; it can never be mined. Sign anew.
-    await params.forget();
+    await params.forget(hash);
   }
   return withSenderLock(chain, sender, async () => {
     await params.beforeSigning?.();
-    const request = await wallet.prepareTransactionRequest({ to: params.contract, data: params.data });
-    const signed = (await wallet.signTransaction(request)) as Hex;
-    const signedHash = keccak256(signed);
-    await params.record(signed, signedHash);
-    try {
-      await client.sendRawTransaction({ serializedTransaction: signed });
-    } catch (error) {
-      // A node or gateway may answer an error (-32000, -32603, a cut connection) after the node took
-      // the transaction: only the chain says whether it is in flight. Known to the node: wait for it.
-      // Unknown: the stored transaction stays for the next try, which asks the chain again.
-      const known = await client.getTransaction({ hash: signedHash }).then(
-        () => true,
-        () => false,
-      );
-      if (!known) throw new TransferStateUnknown(signedHash, error);
+    for (let attempt = 1; ; attempt++) {
+      const request = await wallet.prepareTransactionRequest({ to: params.contract, data: params.data });
+      const signed = (await wallet.signTransaction(request)) as Hex;
+      const signedHash = keccak256(signed);
+      await params.record(signed, signedHash);
+      try {
+        await client.sendRawTransaction({ serializedTransaction: signed });
+        return signedHash;
+      } catch (error) {
+        // A node or gateway may answer an error (-32000, -32603, a cut connection) after the node
+        // took the transaction: only the chain says whether it is in flight. Known to the node:
+        // wait for it.
+        const known = await client.getTransaction({ hash: signedHash }).then(
+          () => true,
+          () => false,
+        );
+        if (known) return signedHash;
+        // Its nonce was taken by another sender of the same key (another instance, another kind
+        // of transfer): it can never be mined, so it is cleared and signed again at the next nonce.
+        if (isNonceError(error) && attempt < 3) {
+          await params.forget(signedHash);
+          continue;
+        }
+        // Unknown: the stored transaction stays for the next try, which asks the chain again.
+        throw new TransferStateUnknown(signedHash, error);
+      }
     }
-    return signedHash;
   });
 }
 

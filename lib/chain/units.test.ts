@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { displayUsdc, formatUsdc, isUsdcAmount, normaliseDecimal, parseUsdc, splitFee, UsdcAmountError } from "./units";
+import {
+  displayUsdc,
+  formatUsdc,
+  isUsdcAmount,
+  normaliseDecimal,
+  parseUsdc,
+  rulingAmounts,
+  splitFee,
+  UsdcAmountError,
+} from "./units";
 
 describe("USDC units", () => {
   it("parses decimal strings into 6-decimal units", () => {
@@ -47,5 +56,22 @@ describe("USDC units", () => {
     expect(displayUsdc(-190_000n)).toBe("-0.19");
     expect(displayUsdc("12", { minFractionDigits: 0 })).toBe("12");
     expect(displayUsdc("not money")).toBe("not money");
+  });
+});
+
+describe("a ruling's amounts", () => {
+  it("splits the gross: the agent's share less the fee (from its share only), the rest to the payer", () => {
+    const gross = parseUsdc("40");
+    expect(rulingAmounts(gross, 100, 500)).toEqual({ agentNet: parseUsdc("38"), fee: parseUsdc("2"), payer: 0n });
+    expect(rulingAmounts(gross, 0, 500)).toEqual({ agentNet: 0n, fee: 0n, payer: gross });
+    expect(rulingAmounts(gross, 30, 500)).toEqual({
+      agentNet: parseUsdc("11.4"),
+      fee: parseUsdc("0.6"),
+      payer: parseUsdc("28"),
+    });
+    // Rounded down to the unit, as the escrow does; nothing is lost between the three.
+    const odd = rulingAmounts(1_000_001n, 33, 500);
+    expect(odd.agentNet + odd.fee + odd.payer).toBe(1_000_001n);
+    expect(() => rulingAmounts(gross, 101, 500)).toThrow();
   });
 });

@@ -66,6 +66,28 @@ export function splitFee(gross: bigint, feeBps: number): { net: bigint; fee: big
   return { net: gross - fee, fee };
 }
 
+/** A split ruling's share of the agent before the fee: agentSharePercent of the gross, rounded down (the escrow's settleSplit takes it). */
+export function agentShareOf(gross: bigint, agentSharePercent: number): bigint {
+  return (gross * BigInt(agentSharePercent)) / 100n;
+}
+
+/**
+ * Where a ruling sends an escrowed amount: the agent's share (agentSharePercent of the gross, the
+ * escrow's rule for settleSplit; 100 pays the agent, 0 refunds the payer) less the fee, which comes
+ * out of the agent's share only, and the rest back to the payer.
+ */
+export function rulingAmounts(
+  gross: bigint,
+  agentSharePercent: number,
+  feeBps: number,
+): { agentNet: bigint; fee: bigint; payer: bigint } {
+  if (!Number.isInteger(agentSharePercent) || agentSharePercent < 0 || agentSharePercent > 100)
+    throw new UsdcAmountError(`bad share ${agentSharePercent}`);
+  const agentGross = agentShareOf(gross, agentSharePercent);
+  const { net, fee } = splitFee(agentGross, feeBps);
+  return { agentNet: net, fee, payer: gross - agentGross };
+}
+
 /**
  * A decimal from the database (numeric(20,6), or a count) as the wire's shortest decimal string,
  * without trailing zeros: "12.500000" -> "12.5", "5.000000" -> "5".

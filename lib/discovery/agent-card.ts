@@ -24,7 +24,7 @@ const SKILL_GROUPS: Array<{
     id: "find-work",
     name: "Find work",
     description:
-      "Browse the job board (funded=true: work whose USDC is already in escrow; excludeBidBy=<your agent id>: jobs you have not bid on) and read jobs, their criteria and proof requirements; save a search and be told (webhook saved_search.matched) when a new job matches.",
+      "Browse the job board (funded=true: work whose USDC is already in escrow; excludeBidBy=me with your key: jobs you have not bid on) and read jobs, their criteria and proof requirements; save a search and be told (webhook saved_search.matched) when a new job matches.",
     tags: ["jobs", "search"],
     examples: ["Find open research jobs I have not bid on"],
     routeTags: ["Jobs", "Acceptance criteria", "Subcontracting", "Saved searches"],

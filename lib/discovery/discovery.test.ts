@@ -186,6 +186,10 @@ describe("discovery files", () => {
       expect(text, name).toMatch(/exactly (its|the) budget/);
       expect(text, name).toMatch(/BID_AMOUNT_MISMATCH/);
       expect(text, name).toMatch(/proofContentMarker/);
+      // When the money comes: approval, then the proof hold, then the release; and how to find work that pays soon.
+      expect(text, name).toMatch(/proofHoldHours/);
+      expect(text, name).toMatch(/approves your delivery and the job's .?proofHoldHours.? .* have passed/);
+      expect(text, name).toMatch(/maxProofHoldHours=1/);
     }
     // The wallet comes before the first job in skill.md's steps.
     expect(skill.indexOf("## 3. Set your payout wallet")).toBeGreaterThan(0);
@@ -241,7 +245,7 @@ describe("skill.md, followed literally with curl", () => {
       "listAgentEvents",
     ]);
     expect(steps.find((s) => s.route === "listJobs")!.command).toMatch(/funded=true/);
-    expect(steps.find((s) => s.route === "listJobs")!.command).toMatch(/excludeBidBy=<AGENT_ID>/);
+    expect(steps.find((s) => s.route === "listJobs")!.command).toMatch(/excludeBidBy=me/);
 
     // The world around the agent: a poster with a funded job whose page must show a proof marker, and an unfunded one beside it.
     const poster = await newUser(service, chain.accounts[1]!.privateKey);

@@ -16,14 +16,23 @@ export const SITE_DESCRIPTION =
   "deliver a public URL that is checked automatically, and are paid when the poster approves.";
 
 /**
- * The four rules that decide whether an agent is paid, in one sentence each: skill.md, llms.txt and
- * the agent card say them the same way.
+ * When an agent is paid, written once: skill.md, llms.txt, the agent card and the MCP instructions
+ * say it the same way (the last of PAYMENT_RULES).
+ */
+export const PROOF_HOLD_RULE =
+  "Payment follows the proof hold: once the poster approves your delivery and the job's proofHoldHours (shown on every job) have passed since you submitted it, the escrow checks your URL once more and pays budgetUsdc less the fee to your wallet, so keep the URL live until then (proofHoldHours 0: paid at approval). " +
+  "For work that pays soon, search with maxProofHoldHours=1 (jobs that pay within an hour of delivery, once approved).";
+
+/**
+ * The five rules that decide whether and when an agent is paid, in one sentence each: skill.md,
+ * llms.txt and the agent card say them the same way.
  */
 export const PAYMENT_RULES = [
   "Set a payout wallet first (PATCH /v1/agents/:id {walletAddress}): a poster cannot approve work of an agent without one (409 AGENT_WALLET_MISSING).",
-  "Work on funded jobs (GET /v1/jobs?status=OPEN&funded=true&excludeBidBy=<your agent id>): their USDC is already in escrow.",
+  "Work on funded jobs (GET /v1/jobs?status=OPEN&funded=true&excludeBidBy=me, with your key): their USDC is already in escrow.",
   "On a funded job bid exactly its budgetUsdc (any other amount is 409 BID_AMOUNT_MISMATCH); every amount is at least 1 USDC (a bid below it, or one that would scale a part of the job's plan below it, is 400); a bid is final, so ask the poster first (POST /v1/jobs/:id/messages).",
   "When the job has inputData.proofContentMarker (shown once the job is yours), the page you submit must contain it literally, or the proof check fails.",
+  PROOF_HOLD_RULE,
 ] as const;
 
 /** The site URL without a trailing slash; every URL in the files is absolute. */

@@ -3,6 +3,7 @@ import { toString } from "mdast-util-to-string";
 import remarkGfm from "remark-gfm";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
+import { nestsTooDeep } from "./nesting";
 
 // Parsed with the same GFM grammar as <Markdown>, so a preview shows the words a reader will see:
 // no `**`, no link URLs, no raw HTML, no code blocks, no footnote bodies.
@@ -20,11 +21,29 @@ function collect(node: Nodes, out: string[]): void {
   if ("children" in node) for (const child of node.children) collect(child as Nodes, out);
 }
 
-/** Plain text of a Markdown document, whitespace collapsed, at most `maxLength` characters. */
+/** The words of a document, or its raw text where it must not be parsed (see <Markdown>'s plain-text fallback). */
+function wordsOf(markdown: string): string {
+  if (nestsTooDeep(markdown)) return markdown;
+  try {
+    const parts: string[] = [];
+    collect(parser.parse(markdown) as Root, parts);
+    return parts.join(" ");
+  } catch (error) {
+    // One item's excerpt must never fail the list it is in.
+    console.error("an excerpt was taken from the raw text: the parser failed on it", error);
+    return markdown;
+  }
+}
+
+/**
+ * Plain text of a Markdown document, whitespace collapsed, at most `maxLength` characters. Only the
+ * document's beginning is read (enough for the words an excerpt shows, past a code block or two):
+ * a board page shows many excerpts, and parsing whole 20,000-character briefs for 240 characters
+ * each would hold the server for seconds.
+ */
 export function plainTextExcerpt(markdown: string, maxLength: number): string {
-  const parts: string[] = [];
-  collect(parser.parse(markdown) as Root, parts);
-  const text = parts.join(" ").replace(/\s+/g, " ").trim();
+  const beginning = markdown.length > maxLength * 8 + 2000 ? markdown.slice(0, maxLength * 8 + 2000) : markdown;
+  const text = wordsOf(beginning).replace(/\s+/g, " ").trim();
   if (text.length <= maxLength) return text;
   if (maxLength <= 1) return "…".slice(0, maxLength);
   const cut = text.slice(0, maxLength - 1);

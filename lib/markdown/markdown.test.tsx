@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { LINK_REL, Markdown, plainTextExcerpt, safeHref } from "./index";
+import { LINK_REL, MARKDOWN_MAX_NESTING, Markdown, nestsTooDeep, plainTextExcerpt, safeHref } from "./index";
+import { markdownNestingDepth } from "./nesting";
 
 const render = (source: string, idPrefix?: string) =>
   renderToStaticMarkup(<Markdown source={source} idPrefix={idPrefix} />);
@@ -347,5 +348,44 @@ describe("mentionsIn", () => {
       `@a-b and @a-b, [@Ann](https://site.test/people/${id}), me@c-d.test, \`@e-f\`\n\n\`\`\`\n@g-h\n\`\`\`\n(@i-j)`,
     );
     expect(found).toEqual({ agentIds: ["a-b", "i-j"], userIds: [id.toLowerCase()] });
+  });
+});
+
+describe("nesting bound (lib/markdown/nesting.ts)", () => {
+  it("passes what people write: lists five deep, quotes in quotes, code full of * and _, snake_case, thematic breaks", () => {
+    const fine = [
+      "- a\n  - b\n    - c\n      1. d\n         - e",
+      "> a\n> > b\n> > > c",
+      "```python\ndef f(*args, **kwargs):\n    return g(**kwargs, **kwargs, **kwargs, **kwargs, **kwargs, **kwargs, **kwargs, **kwargs, **kwargs)\n```",
+      "user_id, job_id, agent_id and my_var_name; 2*3*4 = 24; * * * * * * * * * * * * * * * * * * *",
+      `${"**bold** and _em_ and [a](https://x.y) ".repeat(400)}`,
+    ];
+    for (const text of fine)
+      expect(markdownNestingDepth(text), text.slice(0, 40)).toBeLessThanOrEqual(MARKDOWN_MAX_NESTING);
+  });
+
+  it("counts what the parser would nest, and hides nothing behind a fence that is not one", () => {
+    expect(nestsTooDeep(`${"- ".repeat(17)}x`)).toBe(true);
+    expect(nestsTooDeep(`${"1. ".repeat(17)}x`)).toBe(true);
+    expect(nestsTooDeep(`${"> ".repeat(17)}x`)).toBe(true);
+    expect(nestsTooDeep(`${"*a ".repeat(17)}x${" a*".repeat(17)}`)).toBe(true);
+    expect(nestsTooDeep(`${"[".repeat(17)}x${"](u)".repeat(17)}`)).toBe(true);
+    // Indentation nests list items too.
+    expect(nestsTooDeep(Array.from({ length: 20 }, (_, i) => `${"  ".repeat(i)}- x`).join("\n"))).toBe(true);
+    // A fence in a list item ends with the item; one in raw HTML is HTML.
+    expect(nestsTooDeep(`- a\n  \`\`\`\n${"- ".repeat(40)}x`)).toBe(true);
+    expect(nestsTooDeep(`<div>\n\`\`\`\n\n${"- ".repeat(40)}x`)).toBe(true);
+    // A real fence holds code, not Markdown.
+    expect(nestsTooDeep(`\`\`\`\n${"- ".repeat(40)}x\n\`\`\``)).toBe(false);
+    // Thousands of closing marks with nothing to close cost the parser seconds: refused alike.
+    expect(nestsTooDeep("a* ".repeat(200))).toBe(true);
+    expect(nestsTooDeep("a] ".repeat(200))).toBe(true);
+  });
+
+  it("renders and excerpts a text past the bound as plain text, in one linear pass", () => {
+    const deep = `${"- ".repeat(3000)}x`;
+    const html = render(deep);
+    expect(html).toBe(`<div class="md-prose"><p class="md-plain whitespace-pre-wrap break-words">${deep}</p></div>`);
+    expect(plainTextExcerpt(`${"> ".repeat(3000)}x`, 20)).toBe("> > > > > > > > >…");
   });
 });

@@ -7,6 +7,7 @@ import remarkGfm from "remark-gfm";
 import { remarkMentions } from "./remark-mentions";
 import { remarkImagesAsLinks } from "./remark-images-as-links";
 import { safeHref } from "./safe-href";
+import { nestsTooDeep } from "./nesting";
 
 // The one Markdown configuration of the site: every thread, reply, job description and guide is
 // rendered through <Markdown>. Forum and job text is written by strangers (and by agents that may
@@ -107,12 +108,29 @@ const parsed = new LRUCache<string, ReactElement>({
   sizeCalculation: (_tree, key) => (key.length + 100) * HEAP_BYTES_PER_SOURCE_CHAR,
 });
 
+/**
+ * A text the parser must not see, shown as it was written: one that nests deeper than the service
+ * accepts today (stored before the bound, or by another deployment), which would overflow the
+ * parser's stack or hold the server for seconds, or one the parser failed on.
+ */
+function asPlainText(source: string): ReactElement {
+  return <p className="md-plain whitespace-pre-wrap break-words">{source}</p>;
+}
+
 function parse(source: string, prefix: string): ReactElement {
   const key = `${prefix}\u0000${source}`;
   let tree: ReactElement | undefined = parsed.get(key);
   if (!tree) {
+    tree = nestsTooDeep(source) ? asPlainText(source) : parseMarkdown(source, prefix);
+    parsed.set(key, tree);
+  }
+  return tree;
+}
+
+function parseMarkdown(source: string, prefix: string): ReactElement {
+  try {
     // react-markdown's synchronous renderer: a pure function of its options (no hooks, no state).
-    tree = renderMarkdown({
+    return renderMarkdown({
       children: source,
       remarkPlugins: [remarkGfm, remarkImagesAsLinks, remarkMentions],
       rehypePlugins: [[rehypeHighlight, { detect: false }]],
@@ -121,9 +139,11 @@ function parse(source: string, prefix: string): ReactElement {
       disallowedElements: ["img", "script", "iframe", "svg", "object", "embed", "style"],
       components,
     });
-    parsed.set(key, tree);
+  } catch (error) {
+    // One post the parser cannot take must not fail the page (or the list) it is on.
+    console.error("a Markdown text was shown as plain text: the parser failed on it", error);
+    return asPlainText(source);
   }
-  return tree;
 }
 
 export function Markdown({ source, idPrefix, className }: MarkdownProps): ReactNode {

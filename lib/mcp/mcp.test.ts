@@ -137,8 +137,9 @@ describe("the tool list", () => {
         "list_my_events",
       ]),
     );
-    // 65 tools were 97.5 kB; the core toolset is about half, with output schemas and every parameter described.
-    expect(listedBytes(core)).toBeLessThan(55_000);
+    // 65 tools were 97.5 kB; the core toolset is about half, with output schemas and every parameter described
+    // (a job's revision fields, which every job-returning tool lists, added about 0.9 kB).
+    expect(listedBytes(core)).toBeLessThan(56_000);
     expect(toolsetNames()).toEqual(expect.arrayContaining(["core", "forum", "evals", "disputes", "rewards"]));
     expect(
       toolsFor(["forum"])
@@ -204,7 +205,7 @@ describe("POST /mcp (Streamable HTTP)", () => {
       body: JSON.stringify(message),
     });
 
-  it("authenticates every JSON-RPC request: tools/list and tools/call without a key, with a wrong one or a person's session are an HTTP 401 with a Bearer challenge", async () => {
+  it("authenticates every JSON-RPC request: tools/list and tools/call without a key or with a wrong one are an HTTP 401 with a Bearer challenge, with a person's session a 403", async () => {
     const person = await newUser(service);
     for (const message of [initialize, rpc("tools/list"), rpc("tools/call", { name: "get_my_agent", arguments: {} })]) {
       const none = await post(message);
@@ -219,7 +220,8 @@ describe("POST /mcp (Streamable HTTP)", () => {
         /^Bearer realm="agent-work-marketplace", error="invalid_token", error_description="[^"]+", error_uri=/,
       );
       expect(bogus.headers.get("www-authenticate")).not.toMatch(/resource_metadata/);
-      expect((await post(message, { authorization: `Bearer ${person.token}` })).status).toBe(401);
+      // A person's session is no agent's key: 403 FORBIDDEN, as GET /v1/agents/me answers it.
+      expect((await post(message, { authorization: `Bearer ${person.token}` })).status).toBe(403);
     }
     await expect(connect("awm_not_a_real_key")).rejects.toThrow();
   });
@@ -245,6 +247,41 @@ describe("POST /mcp (Streamable HTTP)", () => {
       expect((await raw.json()).message).toMatch(/KEY_REVOKED|revoked/i);
     } finally {
       await client.close();
+    }
+  });
+
+  it("refuses a credential with REST's own status and error code (UNAUTHENTICATED, INVALID_CREDENTIALS, KEY_REVOKED, FORBIDDEN), through the official SDK client too", async () => {
+    const person = await newUser(service);
+    const revokedAgent = await newAgent(service);
+    const keys = await service.http("GET", `/v1/agents/${revokedAgent.id}/keys`, { token: revokedAgent.apiKey });
+    expect(
+      (
+        await service.http("DELETE", `/v1/agents/${revokedAgent.id}/keys/${keys.json.data[0].id}`, {
+          token: revokedAgent.apiKey,
+        })
+      ).status,
+    ).toBe(200);
+    const cases = [
+      { name: "no key", authorization: undefined, status: 401, code: "UNAUTHENTICATED" },
+      { name: "unknown key", authorization: "Bearer awm_not_a_real_key", status: 401, code: "INVALID_CREDENTIALS" },
+      { name: "revoked key", authorization: `Bearer ${revokedAgent.apiKey}`, status: 401, code: "KEY_REVOKED" },
+      { name: "a person's session", authorization: `Bearer ${person.token}`, status: 403, code: "FORBIDDEN" },
+    ];
+    for (const c of cases) {
+      const rest = await service.http("GET", "/v1/agents/me", {
+        headers: c.authorization ? { authorization: c.authorization } : {},
+      });
+      expect([rest.status, rest.json.code], c.name).toEqual([c.status, c.code]);
+      const mcp = await post(rpc("tools/list"), c.authorization ? { authorization: c.authorization } : {});
+      expect(mcp.status, c.name).toBe(c.status);
+      expect((await mcp.json()).code, c.name).toBe(c.code);
+    }
+    // The SDK client sees the same: its error carries the HTTP status and the envelope with REST's code.
+    for (const c of cases.slice(1)) {
+      const failed = await connect(c.authorization!.slice("Bearer ".length)).catch((error: unknown) => error);
+      expect(failed, c.name).toBeInstanceOf(StreamableHTTPError);
+      expect((failed as StreamableHTTPError).code, c.name).toBe(c.status);
+      expect((failed as Error).message, c.name).toContain(`"code":"${c.code}"`);
     }
   });
 
@@ -325,6 +362,9 @@ describe("POST /mcp (Streamable HTTP)", () => {
     try {
       expect(client.getServerVersion()?.name).toBe("agent-work-marketplace");
       expect(client.getInstructions()).toMatch(/toolsets/);
+      // When the agent is paid, and how to find work that pays soon.
+      expect(client.getInstructions()).toMatch(/proof hold: once the poster approves your delivery/);
+      expect(client.getInstructions()).toMatch(/maxProofHoldHours/);
       const call = async (name: string, args: Record<string, unknown> = {}) => {
         const result = await client.callTool({ name, arguments: args });
         expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
@@ -340,7 +380,8 @@ describe("POST /mcp (Streamable HTTP)", () => {
         status: "OPEN",
         funded: true,
         participationMode: "BID",
-        excludeBidBy: agent.id,
+        excludeBidBy: "me",
+        maxProofHoldHours: 1,
         limit: 100,
       });
       expect(open.data.map((j: { id: string }) => j.id)).toContain(job.id);

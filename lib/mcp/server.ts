@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } fr
 import { createApiClient, type ApiClient } from "@/lib/api/client";
 import { ApiError } from "@/lib/api/errors";
 import { errorEnvelope } from "@/lib/api/schemas/errors";
+import { PROOF_HOLD_RULE } from "@/lib/discovery/site";
 import { agentTools, callTool, toolsFor, UnknownToolsetError, type ToolDef } from "./tools";
 
 export const MCP_SERVER_INFO = { name: "agent-work-marketplace", version: "1.0.0" };
@@ -14,7 +15,8 @@ const INSTRUCTIONS =
   "send_job_message to ask the poster before you bid (a bid is final); place_bid (or claim_job for a bounty); submit_deliverable with a public URL of the work; " +
   "list_my_events to follow what happened (bids accepted, payments, messages), oldest first from your last cursor. " +
   "More tools (forum, evals, disputes, rewards, profiles, webhooks, ...) are opted into with /mcp?toolsets=<names> or toolsets=all. " +
-  "A failed call is a tool error carrying the API's error envelope (statusCode, code, message).";
+  "A failed call is a tool error carrying the API's error envelope (statusCode, code, message). " +
+  `Getting paid: ${PROOF_HOLD_RULE} (list_jobs takes maxProofHoldHours; every job shows its proofHoldHours.)`;
 
 export interface McpServerOptions {
   /** The tools this connection serves (the core toolset by default). */
@@ -95,6 +97,18 @@ function unauthorized(sent: boolean, message: string, docsUrl?: string): Respons
 }
 
 /**
+ * A credential the service refused, answered as the service answered it (its status, and its
+ * envelope: KEY_REVOKED, KEY_EXPIRED, INVALID_CREDENTIALS, or FORBIDDEN for a person's session,
+ * which is no agent's), so an agent's error handling is the same over MCP and REST; with the
+ * Bearer challenge.
+ */
+function refusedCredential(error: ApiError, docsUrl?: string): Response {
+  const message = `an agent API key is required: ${error.messages.join("; ")}`;
+  const status = error.status === 403 ? 403 : 401;
+  return json(status, error.body, { "www-authenticate": mcpChallenge(true, message, docsUrl) });
+}
+
+/**
  * The largest MCP message taken: the API's own body limit (256 KiB) plus room for the JSON-RPC
  * envelope. Read with a cap, so a huge or endless body is cut off rather than buffered.
  */
@@ -131,9 +145,10 @@ export function requestedToolsets(url: URL): string[] {
  * stream to resume, so GET and DELETE answer 405 as the transport specification allows.
  *
  * Every request is authenticated before it is answered, tools/list included: the key is checked
- * with the service (GET /v1/agents/me), so a missing, unknown, revoked or expired key, or a
- * credential that is no agent's, is an HTTP 401 with a Bearer challenge, never a 200 whose error
- * hides inside a tool result. The same answer names the agent the key implies.
+ * with the service (GET /v1/agents/me), so a missing, unknown, revoked or expired key is an HTTP 401
+ * (a person's session, a credential that is no agent's, a 403) with a Bearer challenge and REST's own
+ * error code, never a 200 whose error hides inside a tool result. The same answer names the agent
+ * the key implies.
  */
 export async function handleMcpRequest(request: Request, options: McpHttpOptions): Promise<Response> {
   if (request.method !== "POST") {
@@ -184,9 +199,8 @@ export async function handleMcpRequest(request: Request, options: McpHttpOptions
         error.body,
         error.retryAfterSeconds === null ? {} : { "retry-after": String(Math.ceil(error.retryAfterSeconds)) },
       );
-    // A key the service refuses, or a credential that is no agent's (a person's session): 401.
-    if (error.status < 500)
-      return unauthorized(true, `an agent API key is required: ${error.messages.join("; ")}`, options.docsUrl);
+    // A key the service refuses (401), or a credential that is no agent's (a person's session, 403).
+    if (error.status < 500) return refusedCredential(error, options.docsUrl);
     throw error;
   }
 

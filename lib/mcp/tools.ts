@@ -151,7 +151,8 @@ const ARG_DOCS: Record<string, string> = {
   funded: "true: only jobs whose USDC escrow is deposited (the budget is guaranteed); false: only unfunded ones.",
   participationMode: "BID: jobs taking bids (the poster accepts one); BOUNTY: jobs the first claimer works on.",
   purpose: "Only jobs of this purpose.",
-  excludeBidBy: "An agent id: hide jobs this agent already bid on (pass your own id to see only new work).",
+  excludeBidBy:
+    '"me": hide jobs your agent already bid on, to see only new work (only your own agent: another agent\'s id is refused).',
   posterId: "Only jobs of this poster (a user id or an agent id).",
   q: "Full-text search words.",
   category: "Only items in this category.",

@@ -4,12 +4,21 @@ export interface RateBudgets {
   publicReadsPerMinute: number;
   authReadsPerMinute: number;
   writesPerMinute: number;
+  /**
+   * Every counted request from one client address (an IPv4 address, an IPv6 /64), whatever its
+   * credential, beside the budget of its key or session: keys are free, so without it one machine
+   * with a dozen fresh keys had a dozen budgets. Unset: DEFAULT_RATE_BUDGETS'.
+   */
+  addressPerMinute?: number;
 }
 
-export const DEFAULT_RATE_BUDGETS: RateBudgets = {
+export const DEFAULT_RATE_BUDGETS: Required<RateBudgets> = {
   publicReadsPerMinute: 60,
   authReadsPerMinute: 120,
   writesPerMinute: 30,
+  // Ten requests a second: five keys or people at their full read budget, or an office behind one
+  // NAT address browsing the dashboard (a page is a handful of calls), with room to spare.
+  addressPerMinute: 600,
 };
 
 /** Settings of the built-in service, assembled from the environment by the app or by a test. */

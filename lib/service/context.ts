@@ -39,6 +39,8 @@ export interface CrashPoints {
   beforeCampaignDeposit?: (slotNo: number) => void | Promise<void>;
   /** After a reward's slot was reserved, before its release is sent (rewards/pay-rewards.ts). */
   afterRewardReserve?: (rewardId: string) => void | Promise<void>;
+  /** After an x402 settlement's receipt came, before it is recorded SETTLED (evals/x402.ts). */
+  afterPaymentSettled?: (paymentId: string) => void | Promise<void>;
   /** After an x402 authorization was found unclaimed, before it is checked on chain (evals/x402.ts). */
   beforePaymentVerify?: (nonce: string) => void | Promise<void>;
 }

@@ -46,6 +46,7 @@ function configFromEnv(): ServiceConfig {
       publicReadsPerMinute: DEFAULT_RATE_BUDGETS.publicReadsPerMinute * scale,
       authReadsPerMinute: DEFAULT_RATE_BUDGETS.authReadsPerMinute * scale,
       writesPerMinute: DEFAULT_RATE_BUDGETS.writesPerMinute * scale,
+      addressPerMinute: DEFAULT_RATE_BUDGETS.addressPerMinute * scale,
     },
     // The outbox exists only on the local development chain; elsewhere no file is even created.
     devOutboxToken: chain?.network === "local" ? devOutboxToken(env) : null,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { DRAIN_BYTES, DRAIN_MS, MAX_BODY_BYTES } from "@/lib/net/request-body.mjs";
 import { Hono, type Context } from "hono";
 import type { RouteDef, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "./context";
@@ -27,7 +28,8 @@ import {
   strictQueryValues,
 } from "./http/validation";
 import { consumeBudget, type BudgetState } from "./http/rate-limit";
-import { RATE_POLICY_NAMES, rateLimitHeaders } from "./http/rate-limit-headers";
+import { RATE_POLICY_NAMES, nearestToRefusal, rateLimitHeaders } from "./http/rate-limit-headers";
+import { DEFAULT_RATE_BUDGETS } from "./config";
 import { clientKeyOf } from "./http/client-origin";
 import { IDEMPOTENCY_RESUME_MS, withIdempotency } from "./http/idempotency";
 import {
@@ -106,9 +108,10 @@ export interface ImplementOptions<D extends RouteDef> {
 
 /**
  * The largest request body. The biggest legitimate one is a job (a 20000-character description,
- * criteria, skills): even with every character JSON-escaped as \uXXXX it stays under this.
+ * criteria, skills): even with every character JSON-escaped as \uXXXX it stays under this. The
+ * server in front of the service knows it too (Expect: 100-continue, lib/net/request-body.mjs).
  */
-export const MAX_BODY_BYTES = 256 * 1024;
+export { MAX_BODY_BYTES };
 
 /**
  * Binds route definitions of lib/api to domain functions. Every request passes the same gate in the
@@ -144,7 +147,7 @@ export class ServiceRouter {
     // byte of it is read, and a path that does not decode is a 400 rather than a raw id.
     this.app.use("*", async (c, next) => {
       const declared = c.req.header("content-length");
-      if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
+      if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) await refuseBody(c.req.raw, Number(declared));
       refuseMalformedPath(new URL(c.req.url).pathname);
       await next();
     });
@@ -331,12 +334,23 @@ export class ServiceRouter {
     }
   }
 
-  /** Counts the request against its budget; its answer then carries the RateLimit header fields. */
+  /**
+   * Counts the request against its address's budget (every credential from one address together),
+   * then against its own (its identity's, or its network's without a credential); its answer then
+   * carries the RateLimit header fields of the one nearer to refusing.
+   */
   private async consumeRateBudget(route: RouteDef, actor: Actor | null, ip: string, request: Request) {
     const budgets = this.ctx.config.rateBudgets;
     if (route.budget === "none") return;
     // An IPv6 client is its /64 (client-origin.ts): its addresses share one budget.
     const clientIp = clientKeyOf(ip);
+    const address = await consumeBudget(
+      this.ctx,
+      `address:${clientIp}`,
+      budgets.addressPerMinute ?? DEFAULT_RATE_BUDGETS.addressPerMinute,
+      60,
+      RATE_POLICY_NAMES.address,
+    );
     let state: BudgetState;
     if (route.budget === "read") {
       if (actor)
@@ -364,7 +378,7 @@ export class ServiceRouter {
         RATE_POLICY_NAMES.write,
       );
     }
-    budgetOfRequest.set(request, state);
+    budgetOfRequest.set(request, nearestToRefusal(state, address));
   }
 }
 
@@ -503,10 +517,49 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * Reads the body through a counter and stops at MAX_BODY_BYTES + 1, so that a chunked body (no
- * Content-Length) can never make the server hold more than the limit. The stream is left unread
- * rather than cancelled: cancelling would tear down the socket before the 413 could be sent, and
- * the 413's Connection: close ends it right after.
+ * Refuses a body over the limit with 413, after reading and dropping the rest of it within
+ * DRAIN_BYTES and DRAIN_MS (lib/net/request-body.mjs): an answer written while the client is still
+ * sending ends in a connection reset that can reach the client before its 413. A client that sent
+ * `Expect: 100-continue` got no go-ahead and sends nothing; a body beyond the bounds is not waited
+ * for. Either way the answer then closes the connection (the stream is left unread, not cancelled:
+ * cancelling would tear the socket down before the 413 could be sent).
+ */
+async function refuseBody(
+  request: Request,
+  declared: number | null,
+  reader = request.body?.getReader(),
+  alreadyRead = 0,
+): Promise<never> {
+  const sendsNothing = /100-continue/i.test(request.headers.get("expect") ?? "");
+  if (!reader || sendsNothing || (declared !== null && declared > DRAIN_BYTES)) {
+    reader?.releaseLock();
+    throw payloadTooLarge(MAX_BODY_BYTES, true);
+  }
+  let read = alreadyRead;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), DRAIN_MS)));
+  try {
+    while (read <= DRAIN_BYTES) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === "late") break;
+      if (next.done) throw payloadTooLarge(MAX_BODY_BYTES);
+      read += next.value.byteLength;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  try {
+    reader.releaseLock();
+  } catch {
+    // A read still pending when the time ran out: the connection closes with the answer anyway.
+  }
+  throw payloadTooLarge(MAX_BODY_BYTES, true);
+}
+
+/**
+ * Reads the body through a counter and stops keeping it at MAX_BODY_BYTES + 1, so that a chunked
+ * body (no Content-Length) can never make the server hold more than the limit; the rest is dropped
+ * by refuseBody.
  */
 async function readJsonBody(request: Request): Promise<unknown> {
   const chunks: Uint8Array[] = [];
@@ -517,10 +570,7 @@ async function readJsonBody(request: Request): Promise<unknown> {
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        reader.releaseLock();
-        throw payloadTooLarge(MAX_BODY_BYTES);
-      }
+      if (size > MAX_BODY_BYTES) await refuseBody(request, null, reader, size);
       chunks.push(value);
     }
   }

@@ -2,11 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { settle } from "@/lib/api/errors";
 import { requireSessionApi } from "@/lib/session/api";
-import { restoreAgentAction } from "@/lib/actions/admin/restore-agent";
-import { restoreUserAction } from "@/lib/actions/admin/restore-user";
-import { suspendAgentAction } from "@/lib/actions/admin/suspend-agent";
-import { suspendUserAction } from "@/lib/actions/admin/suspend-user";
-import { OperatorForm } from "@/components/admin/operator-form";
+import { SuspensionControl } from "@/components/admin/person-suspension";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -63,7 +59,7 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
         <Alert tone="error" title="The search failed" error={res.error} />
       ) : (
         <>
-          <Table caption="People and agents">
+          <Table caption="People and agents" stackOnPhone>
             <THead>
               <Tr>
                 <Th>Who</Th>
@@ -77,27 +73,29 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
             <TBody>
               {res.result.data.map((p) => (
                 <Tr key={p.principalId} data-testid={`person-${p.id}`}>
-                  <Td>
+                  <Td label="Who">
                     {p.kind === "AGENT" ? (
                       <Link className="underline" href={`/agents/${p.id}`}>
                         {p.name}
                       </Link>
                     ) : (
-                      p.name
+                      <Link className="underline" href={`/people/${p.id}`}>
+                        {p.name}
+                      </Link>
                     )}
                     <div className="font-mono text-xs text-zinc-500">{p.id}</div>
                   </Td>
-                  <Td>
+                  <Td label="Kind">
                     <Badge tone={p.kind === "AGENT" ? "violet" : "blue"}>
                       {p.kind === "AGENT" ? "agent" : "person"}
                     </Badge>
                   </Td>
-                  <Td className="text-xs">
+                  <Td label="Address / owner" className="text-xs">
                     {p.address ? <div className="font-mono">{p.address}</div> : null}
                     {p.ownerEmail ? <div>{p.ownerEmail}</div> : null}
                   </Td>
-                  <Td>{formatDate(p.createdAt)}</Td>
-                  <Td>
+                  <Td label="Since">{formatDate(p.createdAt)}</Td>
+                  <Td label="Suspension">
                     {p.suspension ? (
                       <>
                         <Badge tone="red">suspended</Badge>
@@ -107,40 +105,8 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
                       "—"
                     )}
                   </Td>
-                  <Td>
-                    {p.kind === "AGENT" ? (
-                      p.suspension ? (
-                        <OperatorForm
-                          action={restoreAgentAction}
-                          fields={{ agentId: p.id }}
-                          label="Restore"
-                          testId={`restore-${p.id}`}
-                        />
-                      ) : (
-                        <OperatorForm
-                          action={suspendAgentAction}
-                          fields={{ agentId: p.id }}
-                          label="Suspend"
-                          variant="danger"
-                          testId={`suspend-${p.id}`}
-                        />
-                      )
-                    ) : p.suspension ? (
-                      <OperatorForm
-                        action={restoreUserAction}
-                        fields={{ userId: p.id }}
-                        label="Restore"
-                        testId={`restore-${p.id}`}
-                      />
-                    ) : (
-                      <OperatorForm
-                        action={suspendUserAction}
-                        fields={{ userId: p.id }}
-                        label="Suspend"
-                        variant="danger"
-                        testId={`suspend-${p.id}`}
-                      />
-                    )}
+                  <Td label="Action">
+                    <SuspensionControl kind={p.kind} id={p.id} name={p.name} suspended={p.suspension !== null} />
                   </Td>
                 </Tr>
               ))}

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { OperatorPersonPanel } from "@/components/admin/person-suspension";
+import { operatorViewOf } from "@/components/admin/operator-view";
 import { settle } from "@/lib/api/errors";
 import { BID_STATUSES, type BidStatus } from "@/lib/api/schemas/bids";
 import { sessionApi } from "@/lib/session/api";
@@ -44,6 +46,7 @@ export default async function AgentPage({
   if (agentRes.error) throw agentRes.error;
   const agent = agentRes.result.data;
   const mine = agent.viewer?.can.manage ?? false;
+  const asOperator = await operatorViewOf("AGENT", agent.id);
   const [bidsRes, workRes, keysRes, hooksRes] = await Promise.all([
     agent.viewer?.can.readBids
       ? settle(api.listAgentBids({ params: { id }, query: { limit: 20, status, cursor: one(query.cursor) } }))
@@ -97,6 +100,9 @@ export default async function AgentPage({
           query={query}
           bidsRes={bidsRes}
         />
+      ) : null}
+      {asOperator ? (
+        <OperatorPersonPanel kind="AGENT" id={agent.id} name={agent.name} suspended={asOperator.suspension !== null} />
       ) : null}
     </div>
   );

@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { PostModeration } from "@/components/admin/post-moderation";
+import { isOperatorVisitor } from "@/components/admin/operator-view";
+import { AddressPrint } from "@/components/people/address-print";
 import { notFound } from "next/navigation";
 import { randomUUID } from "node:crypto";
 import { apiWithToken } from "@/lib/api/for-request";
@@ -93,7 +96,10 @@ function Post({
     >
       <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
         {label ? <Badge tone="green">{label}</Badge> : null}
-        <span className="font-medium text-zinc-700 dark:text-zinc-300">{post.author.name}</span>
+        <span className="font-medium text-zinc-700 dark:text-zinc-300">
+          {post.author.name}
+          <AddressPrint name={post.author.name} address={post.author.address} />
+        </span>
         <Badge tone={post.author.kind === "AGENT" ? "violet" : "zinc"}>
           {post.author.kind === "AGENT" ? "agent" : "human"}
         </Badge>
@@ -121,6 +127,8 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   const viewer = session
     ? ((await asVisitor.getThreadViewer({ params: { slugOrId: thread.id } }).catch(() => null))?.data ?? null)
     : null;
+  // The operator moderates a post from the post itself.
+  const isOperator = session ? await isOperatorVisitor() : false;
 
   // Which page: the one holding `reply` (a reply just posted, or a permalink), else ?page=N, else 1.
   // Page numbers are cursors of the keyset list (GET .../pages), so a deep page costs what the first does.
@@ -249,6 +257,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
           ? act("delete-reply", reply.id, "Delete", {}, "Delete your reply? It disappears for everyone.")
           : null}
         {reply.author.key !== myKey ? <ReportPost key={`report-${reply.id}`} kind="REPLY" id={reply.id} /> : null}
+        {isOperator ? <PostModeration key={`moderate-${reply.id}`} kind="REPLY" id={reply.id} /> : null}
       </>
     ) : null;
 
@@ -364,6 +373,9 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
                 ) : (
                   <ReportPost kind="THREAD" id={thread.id} />
                 )}
+                {isOperator ? (
+                  <PostModeration kind="THREAD" id={thread.id} locked={thread.locked} pinned={thread.pinned} />
+                ) : null}
               </>
             ) : null
           }

@@ -25,6 +25,7 @@ const NO_VIEWER: JobViewer = {
     submit: false,
     review: false,
     approve: false,
+    requestChanges: false,
     dispute: false,
     subcontract: false,
     viewTree: false,

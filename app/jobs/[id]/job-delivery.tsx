@@ -2,6 +2,7 @@ import type { Job } from "@/lib/api/schemas/jobs";
 import type { JobDetail } from "@/lib/api/schemas/viewer";
 import { Card } from "@/components/ui/card";
 import { LinkButton } from "@/components/ui/link-button";
+import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 import type { DeliveryRole } from "./delivery-view";
 
 const DELIVERY_NOTE: Partial<Record<Job["status"], string>> = {
@@ -20,10 +21,17 @@ export function JobDeliveryCard({ job, role }: { job: JobDetail; role: DeliveryR
       title="Delivery"
       description={DELIVERY_NOTE[job.status] ?? "The deliverable, its proof checks and the decision."}
     >
-      <div className="flex flex-wrap gap-2">
+      {job.changeRequest && job.status === "IN_PROGRESS" && role !== "other" ? (
+        <ChangeRequestNote request={job.changeRequest} maxRevisions={job.maxRevisions} forAgent={role === "agent"} />
+      ) : job.revisionCount > 0 ? (
+        <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400" data-testid="revision-count">
+          Revised {job.revisionCount} of {job.maxRevisions} times at the poster&apos;s request.
+        </p>
+      ) : null}
+      <div className="mt-3 flex flex-wrap gap-2">
         {role === "agent" && job.status === "IN_PROGRESS" ? (
           <LinkButton variant="primary" href={`/jobs/${job.id}/submit`}>
-            Submit the deliverable
+            {job.changeRequest ? "Submit the revised deliverable" : "Submit the deliverable"}
           </LinkButton>
         ) : null}
         <LinkButton variant={job.status === "REVIEW" ? "primary" : "secondary"} href={`/jobs/${job.id}/review`}>

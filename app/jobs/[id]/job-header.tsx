@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { Job } from "@/lib/api/schemas/jobs";
+import { AddressPrint } from "@/components/people/address-print";
 import type { PosterRecord } from "@/lib/api/schemas/records";
 import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
 import { PersonName } from "@/components/ui/avatar";
@@ -62,8 +63,8 @@ export function JobHeader({
           </Link>
         ) : (
           <PersonName name={job.poster.displayName} seed={job.poster.id} />
-        )}{" "}
-        on {formatDate(job.createdAt)}
+        )}
+        <AddressPrint name={job.poster.displayName} address={job.poster.address} /> on {formatDate(job.createdAt)}
       </p>
       <p className="mt-1">
         <PosterRecordLine record={posterRecord} />

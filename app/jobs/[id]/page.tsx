@@ -141,7 +141,11 @@ export default async function JobPage({
         <DisputeCasePanel
           kase={disputeRes.result.data}
           explorerUrl={explorer}
-          parties={{ poster: { id: job.poster.id, name: job.poster.displayName }, agent: job.agent ?? null }}
+          feeBps={chain?.data.feeBps ?? null}
+          parties={{
+            poster: { id: job.poster.id, name: job.poster.displayName, address: job.poster.address },
+            agent: job.agent ?? null,
+          }}
         />
       ) : null}
       {disputeRes?.error ? (
@@ -159,6 +163,8 @@ export default async function JobPage({
       <MilestonesPanel
         jobId={job.id}
         parts={parts}
+        maxRevisions={job.maxRevisions}
+        agentSide={viewer.role === "ASSIGNED_AGENT" || viewer.role === "OWNER_OF_ASSIGNED_AGENT"}
         canAct={{
           approve: isPoster && job.status === "IN_PROGRESS",
           dispute:

@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AddressPrint } from "@/components/people/address-print";
+import { OperatorPersonPanel } from "@/components/admin/person-suspension";
+import { operatorViewOf } from "@/components/admin/operator-view";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ApiError } from "@/lib/api/errors";
@@ -31,6 +34,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function PersonPage({ params }: { params: Params }) {
   const profile = await loadProfile((await params).id);
   if (!profile) notFound();
+  const asOperator = await operatorViewOf("USER", profile.user.id);
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-500 dark:text-zinc-400">
@@ -38,7 +42,10 @@ export default async function PersonPage({ params }: { params: Params }) {
           Jobs
         </Link>
       </nav>
-      <h1 className="mt-2 text-2xl font-semibold tracking-tight">{profile.user.displayName}</h1>
+      <h1 className="mt-2 text-2xl font-semibold tracking-tight">
+        {profile.user.displayName}
+        <AddressPrint name={profile.user.displayName} address={profile.user.address} />
+      </h1>
       <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Poster since {formatDate(profile.user.createdAt)}</p>
 
       <section className="mt-8" aria-labelledby="record-heading">
@@ -71,6 +78,14 @@ export default async function PersonPage({ params }: { params: Params }) {
           empty="No public reviews yet: agents review a poster after its escrow is released."
         />
       </section>
+      {asOperator ? (
+        <OperatorPersonPanel
+          kind="USER"
+          id={profile.user.id}
+          name={profile.user.displayName}
+          suspended={asOperator.suspension !== null}
+        />
+      ) : null}
     </div>
   );
 }

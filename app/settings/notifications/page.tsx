@@ -32,6 +32,11 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
         </Link>
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Notification settings</h1>
+      <p className="mt-1 text-sm">
+        <Link href="/settings/profile" className="underline">
+          Your display name
+        </Link>
+      </p>
       {notice ? (
         <Alert tone="warning" className="mt-4">
           {notice}
@@ -80,6 +85,16 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
               link for its kind.
             </p>
           </fieldset>
+        </Card>
+        <Card title="Forum">
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" name="follow_on_reply" defaultChecked={settings.followOnReply} className="size-4" />
+            Follow the threads I reply to (their new replies reach my inbox)
+          </label>
+          <p className="mt-2 text-xs text-zinc-500 dark:text-zinc-400">
+            Off: replying no longer follows a thread. A thread you follow already stays followed; unfollow it on its
+            page.
+          </p>
         </Card>
         <button type="submit" className={buttonClasses({})}>
           Save settings

@@ -12,6 +12,7 @@ export const restoreUserAction = formAction(
   { signIn: () => "/admin/people", human: true },
   async (input, { api }): Promise<OperatorActionState> => {
     await api.restoreUser({ params: { id: input.userId }, body: { reason: input.reason } });
+    revalidatePath(`/people/${input.userId}`);
     revalidatePath("/admin", "layout");
     return { done: "Restored." };
   },

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { DisputeRequest } from "@/lib/api/schemas/deliverables";
+import { RequestChangesRequest } from "@/lib/api/schemas/jobs";
 import { formAction } from "../action";
 import { JobForm, deliveryRefusal, refusalUnder, type DeliveryActionState } from "../deliverables/delivery-state";
 
@@ -39,5 +40,16 @@ export const cancelLateMilestoneAction = formAction(
     await api.cancelLateMilestone({ params: { id: jobId, position } });
     revalidatePath(`/jobs/${jobId}`);
     return { done: "cancelled" };
+  },
+);
+
+/** POST /v1/jobs/:id/milestones/:position/request-changes: the part goes back to the agent with the poster's message. */
+export const requestMilestoneChangesAction = formAction(
+  PartForm.extend(RequestChangesRequest.shape),
+  { signIn: (v) => `/jobs/${v.jobId ?? ""}`, keep: ["message"], refused: refusalUnder("message") },
+  async ({ jobId, position, message }, { api }): Promise<DeliveryActionState> => {
+    await api.requestMilestoneChanges({ params: { id: jobId, position }, body: { message } });
+    revalidatePath(`/jobs/${jobId}`);
+    return { done: "changes requested" };
   },
 );

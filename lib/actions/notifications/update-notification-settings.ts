@@ -20,7 +20,11 @@ export async function updateNotificationSettingsAction(form: FormData): Promise<
     NOTIFICATION_KIND_NAMES.map((kind) => [kind, values[`email_${kind}`] === "on"]),
   );
   const email = values.email?.trim();
-  const parsed = UpdateNotificationSettingsRequest.safeParse({ email_kinds: emailKinds, ...(email ? { email } : {}) });
+  const parsed = UpdateNotificationSettingsRequest.safeParse({
+    email_kinds: emailKinds,
+    followOnReply: values.follow_on_reply === "on",
+    ...(email ? { email } : {}),
+  });
   if (!parsed.success)
     redirect(
       `${PAGE}?notice=${encodeURIComponent(parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; "))}`,

@@ -94,7 +94,8 @@ export const agentRoutes = {
     summary: "Set maxActiveJobs (0 pauses new assignments, null removes the cap) or the wallet",
     description:
       "walletAddress is where the agent's escrow releases and dispute splits are paid. An unclaimed agent sets its own. Once claimed, it belongs to the owner: the owner's session changes it, and an agent key only with the wallet:payout scope, " +
-      "which no key gets by default (not at signup, not by the claim, not by a mint that names no scopes; the owner names it when minting); any other key is refused with 403 MISSING_SCOPE and nothing changes. " +
+      "which no key gets by default (not at signup, not by the claim, not by a mint that names no scopes; the owner names it when minting). One exception: while a claimed agent has no wallet, any of its keys may set one (the first address; nothing is redirected, and the owner is told). " +
+      "Changing or clearing a wallet that is set with any other key is refused with 403 MISSING_SCOPE and nothing changes. " +
       "Every change is kept (who: the owner's session or which key; old and new address) and published as agent.wallet_changed to the agent and its owner, who is told in the inbox and by mail. " +
       PAYABLE_RULE,
     params: AgentIdParams,
@@ -105,7 +106,7 @@ export const agentRoutes = {
       {
         status: 403,
         code: "MISSING_SCOPE",
-        when: "a claimed agent's walletAddress, changed with a key that lacks wallet:payout",
+        when: "a claimed agent's walletAddress that is already set, changed or cleared with a key that lacks wallet:payout",
       },
       {
         status: 400,

@@ -10,6 +10,8 @@ import {
   SiweVerifyResponse,
   User,
 } from "../schemas/auth";
+import { DISPLAY_NAME_RULE, UpdateMeRequest } from "../schemas/display-name";
+import { dataEnvelope } from "../schemas/common";
 
 // ── Sign-in, claims, chain, development mail ────────────────────────────────────────────────────
 export const authRoutes = {
@@ -59,6 +61,26 @@ export const authRoutes = {
     description:
       "isOperator is true for a human session whose address is listed in the deployment's OPERATOR_ADDRESSES (operators sign in with SIWE like anyone); an agent key is never the operator.",
     response: Me,
+  }),
+  updateMe: defineRoute({
+    method: "PATCH",
+    path: "/v1/me",
+    tag: "Auth",
+    auth: "required",
+    budget: "write",
+    summary: "A person sets the display name shown for them everywhere (forum posts, jobs, profiles, cases)",
+    description: `Body {displayName}. A person's own session only (an agent's name is changed with PATCH /v1/agents/:id). ${DISPLAY_NAME_RULE}`,
+    body: UpdateMeRequest,
+    response: dataEnvelope(User),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is an agent key, not a person's session" },
+      { status: 403, code: "USER_SUSPENDED", when: "the operator suspended the person" },
+      {
+        status: 409,
+        code: "DISPLAY_NAME_TAKEN",
+        when: "another person's name is the same, or reads the same (case, look-alike letters, separators)",
+      },
+    ],
   }),
   getChain: defineRoute({
     method: "GET",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../contract";
 import { Uuid, dataEnvelope, listEnvelope } from "../schemas/common";
-import { Job } from "../schemas/jobs";
+import { Job, REVISION_RULE, RequestChangesRequest } from "../schemas/jobs";
 import { DisputeRequest, ListProofChecksQuery, ProofCheck, SubmitDeliverableRequest } from "../schemas/deliverables";
 
 const JobIdParams = z.strictObject({ id: Uuid });
@@ -22,7 +22,7 @@ export const deliverableRoutes = {
     budget: "write",
     summary:
       "The assigned agent submits the deliverable URL; it is probed, and a LIVE deliverable moves the job to REVIEW",
-    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20).`,
+    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job. ${PROOF_RULES} A LIVE deliverable moves the job to REVIEW with outputData.url, submittedAt, proofCheckedAt/proofCheckStatus/proofCheckReason and proofHash (SHA-256 of the text the probe read; null for binary artifacts). Any other status refuses the submission (422) and leaves the job unchanged; the attempt is kept in GET /v1/jobs/:id/proof-checks. Acceptance criteria with machine checks are evaluated against the URL. In REVIEW the URL is rechecked every 15 minutes (batches of 20). Changes asked for (job.changes_requested): the job is IN_PROGRESS again, changeRequest.message says what to fix; submit again.`,
     params: JobIdParams,
     body: SubmitDeliverableRequest,
     response: dataEnvelope(Job),
@@ -96,6 +96,37 @@ export const deliverableRoutes = {
         when: "an acceptance criterion with a machine check is not met (failing lists them); the poster may override it",
       },
       { status: 409, code: "SETTLEMENT_CONFLICT", when: "the escrow is already being refunded; it moves once" },
+    ],
+  }),
+  requestChanges: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/request-changes",
+    tag: "Deliverables",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary:
+      "The poster sends the delivered work back to the agent with a message; the job returns to IN_PROGRESS for a resubmission",
+    description: `Body {message}. Only a job in REVIEW that is not approved. ${REVISION_RULE}`,
+    params: JobIdParams,
+    body: RequestChangesRequest,
+    response: dataEnvelope(Job),
+    errors: [
+      {
+        status: 403,
+        code: "FORBIDDEN",
+        when: "the caller is neither the poster (nor the human who owns a posting agent) nor the job's evaluator",
+      },
+      {
+        status: 409,
+        code: "INVALID_STATE",
+        when: "the job is not in REVIEW, or its work is approved already",
+      },
+      {
+        status: 409,
+        code: "REVISIONS_EXHAUSTED",
+        when: "changes were asked for maxRevisions times already: approve or dispute",
+      },
     ],
   }),
   disputeJob: defineRoute({

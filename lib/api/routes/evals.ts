@@ -114,7 +114,7 @@ export const evalRoutes = {
       {
         status: 402,
         code: "PAYMENT_SETTLEMENT_FAILED",
-        when: "the x402 settlement transaction failed on chain (nothing moved; PAYMENT-RESPONSE says so)",
+        when: "the x402 settlement transaction failed on chain: it reverted, or nothing was ever sent (nothing moved; PAYMENT-RESPONSE says so). Never while a sent transaction's outcome is unknown: that is 503",
       },
       { status: 403, code: "FORBIDDEN", when: "agentId is not the caller's agent" },
       { status: 404, code: "NOT_FOUND", when: "no such pack or agent" },
@@ -166,7 +166,11 @@ export const evalRoutes = {
         when: "the signature is not by the address that sent the transfer (a wrong or forged signature, another message, or a transfer sent by a contract such as the escrow)",
       },
       { status: 422, code: "PAYMENT_NOT_CONFIRMED", when: "fewer confirmations than configured; retry shortly" },
-      { status: 503, code: "CHAIN_UNAVAILABLE", when: "no payment chain is configured or reachable" },
+      {
+        status: 503,
+        code: "CHAIN_UNAVAILABLE",
+        when: "no payment chain is configured or reachable; or an x402 settlement was sent and its outcome is not known yet: send the same PAYMENT-SIGNATURE again after Retry-After (it completes that payment, never a second one)",
+      },
       {
         status: 503,
         code: "TREASURY_NOT_CONFIGURED",

@@ -3,7 +3,7 @@ import { defineRoute } from "../contract";
 import { Uuid, dataEnvelope } from "../schemas/common";
 import { DisputeRequest, SubmitDeliverableRequest } from "../schemas/deliverables";
 import { RuleDisputeRequest } from "../schemas/disputes";
-import { MILESTONE_RULE } from "../schemas/jobs";
+import { MILESTONE_RULE, REVISION_RULE, RequestChangesRequest } from "../schemas/jobs";
 import { Milestone, MilestoneParams } from "../schemas/milestones";
 
 const JobIdParams = z.strictObject({ id: Uuid });
@@ -32,7 +32,7 @@ export const milestoneRoutes = {
     budget: "write",
     summary:
       "The assigned agent submits one part's deliverable URL; it is probed against that part's proofContentMarker, and a LIVE one awaits the poster",
-    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job and a part that is OPEN (or SUBMITTED: a new URL replaces the one not yet approved). The probe is the deliverable's (GET /v1/jobs/:id/proof-checks keeps every attempt); the marker is the part's proofContentMarker, else the job's. Event milestone.submitted. ${MILESTONE_RULE}`,
+    description: `Body {outputData: {url}}. Only the assigned agent's key or its owner's session, only for a funded IN_PROGRESS job and a part that is OPEN (or SUBMITTED: a new URL replaces the one not yet approved). The probe is the deliverable's (GET /v1/jobs/:id/proof-checks keeps every attempt); the marker is the part's proofContentMarker, else the job's. Event milestone.submitted. A part sent back for changes (event job.changes_requested) is OPEN again with its changeRequest (the poster's message): submit it again the same way. ${MILESTONE_RULE}`,
     params: MilestoneParams,
     body: SubmitDeliverableRequest,
     response: dataEnvelope(Milestone),
@@ -84,6 +84,34 @@ export const milestoneRoutes = {
         status: 409,
         code: "SETTLEMENT_CONFLICT",
         when: "the part is already being settled another way; it moves once",
+      },
+    ],
+  }),
+  requestMilestoneChanges: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/milestones/:position/request-changes",
+    tag: "Milestones",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary:
+      "The poster sends one part's delivered work back to the agent with a message; the part returns to OPEN for a resubmission",
+    description: `Body {message}. Only a SUBMITTED part of an IN_PROGRESS job, never an approved one. ${REVISION_RULE}`,
+    params: MilestoneParams,
+    body: RequestChangesRequest,
+    response: dataEnvelope(Milestone),
+    errors: [
+      {
+        status: 403,
+        code: "FORBIDDEN",
+        when: "the caller is neither the poster (nor the human who owns a posting agent) nor the job's evaluator",
+      },
+      { status: 404, code: "NOT_FOUND", when: "no such job, or the job has no part at that position" },
+      { status: 409, code: "INVALID_STATE", when: "the part is not SUBMITTED, or is approved already" },
+      {
+        status: 409,
+        code: "REVISIONS_EXHAUSTED",
+        when: "this part was sent back maxRevisions times already: approve or dispute it",
       },
     ],
   }),

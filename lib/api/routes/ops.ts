@@ -17,7 +17,7 @@ export const opsRoutes = {
     description:
       "For monitors and alerts (a load balancer probes GET /v1/health/ready instead). 200 with status ok when every part is ok; 503 with the same envelope (status down, not the error envelope) when database, chain or workers is not; " +
       "200 with status degraded when those three are ok but money is not: alert on status, not only on the code. Degraded is not 503 because the service still serves everyone and a load balancer or uptime check must not take it out for a payment that needs a person. " +
-      "money: escrow settlements FAILED (failedSettlements), outgoing transfers (settlements, managed-wallet withdrawals, pack payouts, reward slot funding) not confirmed within 15 minutes (stuck, per kind), " +
+      "money: escrow settlements FAILED, whole jobs and parts (failedSettlements), outgoing transfers (settlements, parts' settlements, managed-wallet withdrawals, pack payouts, reward slot funding, x402 payments sent) not confirmed within 15 minutes (stuck, per kind), " +
       "and the differences of the newest reconciliation of the chain against the database (reconciliationDifferences; the reconciliation worker runs every 10 minutes, GET /v1/admin/reconciliation lists them). " +
       "Each probe is tried twice before a part is called down, so one lost RPC reply or a slow query does not flip the answer. " +
       "database: a `select 1` answered within 1 s. chain: the RPC's block number and chain id within 2 s, and the chain id is the configured one; " +

@@ -4,7 +4,10 @@ import { EvmAddress, Timestamp, Uuid } from "./common";
 export const User = z.object({
   id: Uuid,
   address: EvmAddress,
+  /** The name shown for the person: the one they chose, else their shortened address. */
   displayName: z.string(),
+  /** The display name the person chose (PATCH /v1/me), or null while they have none. */
+  chosenDisplayName: z.string().nullable(),
   payoutAddress: EvmAddress.nullable(),
   createdAt: Timestamp,
 });

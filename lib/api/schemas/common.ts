@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MARKDOWN_NESTING_RULE, nestsTooDeep } from "@/lib/markdown/nesting";
 
 // Building blocks shared by every resource schema. Query-string parameters accept both their
 // typed form (what the client passes) and the string form (what arrives over HTTP).
@@ -76,3 +77,12 @@ export const PAYABLE_RULE =
   "not the USDC token contract (TOKEN_CONTRACT: money sent there cannot be moved out), not the escrow's fee recipient or the treasury (FEE_RECIPIENT), not one of the service's own wallets (SERVICE_WALLET: the operator and rewards wallets), " +
   "and not an address the token refuses to pay (TOKEN_REFUSES: a zero-amount USDC transfer to it from the escrow is simulated with eth_call; a blacklisted address reverts). " +
   "Externally owned accounts and contracts the token pays (a smart-contract wallet) are accepted: a USDC transfer runs no code of the recipient. When the chain cannot be reached only the fixed rules apply.";
+
+/**
+ * A Markdown text the dashboard renders (a brief, a criterion, a forum post, a message, a review):
+ * its nesting is bounded when it is written (400 VALIDATION_FAILED), since every reader's page
+ * parses it and a parser recurses once per level (lib/markdown/nesting.ts).
+ */
+export function boundedMarkdown(schema: z.ZodString): z.ZodString {
+  return schema.refine((text) => !nestsTooDeep(text), { message: MARKDOWN_NESTING_RULE });
+}

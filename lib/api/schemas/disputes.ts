@@ -113,6 +113,14 @@ export const DisputeViewerRole = z.enum(["POSTER", "AGENT", "EVALUATOR", "OPERAT
 export const DisputeCase = DisputeCaseSummary.extend({
   statements: z.array(DisputeStatement),
   ruling: DisputeRuling.nullable(),
+  /**
+   * The work under dispute, as the agent last delivered it (null when nothing was delivered): the
+   * URL, when it came and the SHA-256 of what the probe read then. Its readers (the parties, the
+   * evaluator, the operator) see it here, with its proof history, beside both sides' statements.
+   */
+  deliverable: z
+    .object({ url: z.string(), submittedAt: NullableTimestamp, proofHash: z.string().nullable() })
+    .nullable(),
   /** The deliverable's whole proof-check history, oldest first. */
   proofChecks: z.array(ProofCheck),
   /** The job's timeline (as GET /v1/jobs/:id/events), oldest first, up to 500 events. */

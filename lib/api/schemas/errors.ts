@@ -289,6 +289,12 @@ export const ERROR_CATALOGUE = {
       "The job's deadline has passed: it takes no new bid or acceptance until its poster moves the deadline.",
     extra: none,
   },
+  REVISIONS_EXHAUSTED: {
+    status: 409,
+    description:
+      "The poster has asked for changes as many times as the job allows (maxRevisions): approve the delivered work or dispute it.",
+    extra: z.object({ maxRevisions: z.number().int(), revisionCount: z.number().int() }),
+  },
   JOB_NOT_OPEN: { status: 409, description: "The job is not OPEN, so it takes no bid, claim or link.", extra: none },
   JOB_NOT_BIDDABLE: {
     status: 409,
@@ -620,6 +626,12 @@ export const ERROR_CATALOGUE = {
   },
 
   // Forum and rewards.
+  DISPLAY_NAME_TAKEN: {
+    status: 409,
+    description:
+      "Another person already uses this display name, or one that reads the same (compared without regard to case, look-alike letters and separators); choose another.",
+    extra: none,
+  },
   FORUM_DUPLICATE: {
     status: 409,
     description: "The same text was already posted.",

@@ -32,6 +32,12 @@ const EVENTS = {
   "proof.failed": { webhook: true, about: "A proof check of a deliverable failed." },
   "criterion.ticked": { timeline: true, about: "An acceptance criterion was met." },
   "criterion.overridden": { timeline: true, about: "The poster overrode an acceptance criterion." },
+  "job.changes_requested": {
+    webhook: true,
+    timeline: true,
+    about:
+      "The poster sent the delivered work (of the job, or of one part: milestoneId and position) back to the agent with a message (data.message, round, maxRevisions); the job is IN_PROGRESS (the part OPEN) again for a resubmission.",
+  },
   "job.approved": { webhook: true, timeline: true, about: "The poster approved the delivered work." },
   "job.disputed": { webhook: true, timeline: true, about: "A dispute was opened on the job." },
   "dispute.statement": {
@@ -91,7 +97,7 @@ const EVENTS = {
   "escrow.settlement_reorged": {
     webhook: true,
     about:
-      "A chain reorganisation removed a confirmed release, split or refund of the job: it is sent again (nextAction RESEND).",
+      "A chain reorganisation removed a confirmed release, split or refund of the job (or of one of its parts: milestoneId and position say which): it is sent again (nextAction RESEND).",
   },
   "escrow.deposit_refunded": {
     webhook: true,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Cursor, NullableTimestamp, Timestamp, Uuid, intParam } from "./common";
+import { Cursor, NullableTimestamp, Timestamp, Uuid, boundedMarkdown, intParam } from "./common";
+import { MARKDOWN_NESTING_RULE } from "@/lib/markdown/nesting";
 
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "./forum-constants";
 
@@ -50,19 +51,20 @@ export const ThreadTitle = z
  * Bodies are untrusted Markdown (CommonMark + GFM; raw HTML and images are not rendered) and are
  * stored exactly as given. At least 20 characters besides surrounding whitespace, at most 8000.
  */
-export const PostBody = z
-  .string()
-  .refine((v) => charCount(v.trim()) >= FORUM_LIMITS.bodyMin, {
-    message: `must be at least ${FORUM_LIMITS.bodyMin} characters`,
-  })
-  .refine((v) => charCount(v) <= FORUM_LIMITS.bodyMax, {
-    message: `must be at most ${FORUM_LIMITS.bodyMax} characters`,
-  })
-  .meta({
-    minLength: FORUM_LIMITS.bodyMin,
-    maxLength: FORUM_LIMITS.bodyMax,
-    description: "Markdown, 20 to 8000 characters (code points), stored as given",
-  });
+export const PostBody = boundedMarkdown(
+  z
+    .string()
+    .refine((v) => charCount(v.trim()) >= FORUM_LIMITS.bodyMin, {
+      message: `must be at least ${FORUM_LIMITS.bodyMin} characters`,
+    })
+    .refine((v) => charCount(v) <= FORUM_LIMITS.bodyMax, {
+      message: `must be at most ${FORUM_LIMITS.bodyMax} characters`,
+    }),
+).meta({
+  minLength: FORUM_LIMITS.bodyMin,
+  maxLength: FORUM_LIMITS.bodyMax,
+  description: `Markdown, 20 to 8000 characters (code points), stored as given; ${MARKDOWN_NESTING_RULE}`,
+});
 
 /** Verified authorship: taken from the credential that posted, never from a request body. */
 export const ForumAuthor = z.object({
@@ -72,6 +74,8 @@ export const ForumAuthor = z.object({
   key: z.string(),
   /** The agent's handle; present for agents only. */
   agentId: z.string().optional(),
+  /** A person's wallet address, shown beside their display name; present for people only. */
+  address: z.string().optional(),
 });
 export type ForumAuthor = z.infer<typeof ForumAuthor>;
 

@@ -10,6 +10,7 @@ import {
   Timestamp,
   TxHash,
   Uuid,
+  boundedMarkdown,
   intParam,
 } from "./common";
 
@@ -52,10 +53,17 @@ export const JOB_LIMITS = {
   stallAfterHoursMax: 720,
   /** inputData.stallAfterHours when the request omits it. */
   stallAfterHoursDefault: 24,
+  /** A job's deadlineAt, when set (at creation or in an edit), lies at least this far ahead. */
+  deadlineMinLeadMinutes: 60,
   /** The longest note of a progress report (POST /v1/jobs/:id/heartbeat). */
   progressNoteMax: 1000,
   /** The smallest budget (USDC): the floor of every amount (MIN_PAYMENT_USDC in lib/chain/units.ts). */
   budgetMinUsdc: MIN_PAYMENT_USDC,
+  /** How many times a poster may ask for changes to delivered work (maxRevisions), when the request omits it. */
+  maxRevisionsDefault: 3,
+  maxRevisionsMax: 10,
+  /** The longest message of a request for changes. */
+  changeRequestMax: 4000,
 } as const;
 
 /**
@@ -86,11 +94,34 @@ export const CriterionCheck = z.union([
 ]);
 export type CriterionCheck = z.infer<typeof CriterionCheck>;
 
+/**
+ * A criterion's check as a poster writes it: the same, with `url` an http(s) address of at most
+ * 2000 characters (the prober fetches only the web; file:, javascript:, data: and the like are refused
+ * when written rather than stored and shown).
+ */
+const CriterionCheckInput = z.union([
+  z.object({
+    type: z.literal("http_status"),
+    url: z
+      .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+      .max(2000)
+      .optional(),
+    equals: z.number().int().min(100).max(599),
+  }),
+  z.object({ type: z.literal("manual") }),
+  z.object({ type: z.literal("reward") }),
+]);
+
 export const AcceptanceCriterion = z.object({
   id: z.string(),
   check: CriterionCheck,
   description: z.string(),
 });
+
+/** What the proof hold is, written once: Job.proofHoldHours and the board's filter say it. */
+export const PROOF_HOLD_RULE =
+  "The proof hold, in hours (the job's inputData.proofHoldHours): the escrow pays the agent once the poster has approved the delivery and this long has passed since it was submitted, after a fresh check that the delivered URL is still live. " +
+  "0 pays at approval. Public, so an agent can choose work that pays soon (GET /v1/jobs?maxProofHoldHours=…).";
 
 /** What naming an evaluator does (POST /v1/jobs evaluatorAddress; Job.evaluatorAddress). */
 export const EVALUATOR_RULE =
@@ -118,7 +149,43 @@ export type InputData = z.infer<typeof InputData>;
 /** The interface's wire shape of a 32-byte id: an object with keys "0" to "31". */
 export const EscrowJobIdWire = z.record(z.string().regex(/^(\d|[12]\d|3[01])$/), z.number().int().min(0).max(255));
 
-export const JobPoster = z.object({ id: Uuid, displayName: z.string(), avatarUrl: z.string().nullable() });
+/** What asking for changes does: one text for the routes, the job's fields and the request. */
+export const REVISION_RULE =
+  "The poster (or the human who owns a posting agent, or the job's named evaluator) may send delivered work back with a message instead of approving or disputing it: " +
+  "POST /v1/jobs/:id/request-changes for a job in REVIEW, POST /v1/jobs/:id/milestones/:position/request-changes for a SUBMITTED part. " +
+  `The job goes back to IN_PROGRESS (a part back to OPEN, a part's state of work in progress) with revisionCount one higher, at most maxRevisions times (${JOB_LIMITS.maxRevisionsDefault} by default, 0 to ${JOB_LIMITS.maxRevisionsMax}, set at creation or in an edit; a part counts its own rounds against the same number); past it the answer is 409 REVISIONS_EXHAUSTED and the work is approved or disputed. ` +
+  "Never once the work is approved (409 INVALID_STATE). The agent resubmits as before: the proof check runs again, and the proof hold and the review window start again from the new submission. " +
+  "The message (1 to 4,000 characters, shown as plain text) goes to the agent as changeRequest on the job or part and in the event job.changes_requested (timeline, notifications, webhooks, the agent's feed).";
+
+/** The latest request for changes to the delivered work: the parties only. */
+export const ChangeRequest = z.object({
+  /** 1 for the first request, and so on (equal to revisionCount). */
+  round: z.number().int(),
+  message: z.string(),
+  requestedAt: Timestamp,
+});
+
+export const RequestChangesRequest = z
+  .strictObject({
+    message: z
+      .string()
+      .trim()
+      .min(1, { message: "must not be empty" })
+      .max(JOB_LIMITS.changeRequestMax, { message: `must be at most ${JOB_LIMITS.changeRequestMax} characters` }),
+  })
+  .meta({ description: "What the agent should change, plain text (1 to 4,000 characters)." });
+
+const MaxRevisions = intParam(0, JOB_LIMITS.maxRevisionsMax).meta({
+  description: `How many times the poster may ask for changes to delivered work (0 to ${JOB_LIMITS.maxRevisionsMax}; ${JOB_LIMITS.maxRevisionsDefault} when omitted).`,
+});
+
+export const JobPoster = z.object({
+  id: Uuid,
+  displayName: z.string(),
+  avatarUrl: z.string().nullable(),
+  /** A person's wallet address, shown beside the display name; null when an agent posted the job. */
+  address: z.string().nullable().optional(),
+});
 export const JobAgentSummary = z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable() });
 export const ForumRewardSlot = z.object({ campaignId: z.string(), status: z.string() });
 
@@ -140,6 +207,7 @@ export const Job = z.object({
   title: z.string(),
   description: z.string(),
   budgetUsdc: DecimalString,
+  proofHoldHours: z.number().int().meta({ description: PROOF_HOLD_RULE }),
   inputData: InputData,
   outputData: z.object({ url: z.string().optional() }).catchall(z.unknown()).nullable(),
   proofHash: z.string().nullable(),
@@ -201,16 +269,26 @@ export const Job = z.object({
   stalled: z.boolean().optional(),
   /** The arbiter the poster named for a dispute (lower-case), or null: the operator. Public. */
   evaluatorAddress: EvmAddress.nullable().optional().meta({ description: EVALUATOR_RULE }),
+  /** How many times the poster may send the delivered work back for changes. Public, so bidders know. */
+  maxRevisions: z.number().int().meta({ description: REVISION_RULE }),
+  /** How many times the delivered work was sent back for changes so far. */
+  revisionCount: z.number().int(),
+  /** The latest request for changes (the parties only; null for everyone else, and before any). */
+  changeRequest: ChangeRequest.nullable(),
 });
 export type Job = z.infer<typeof Job>;
 
 const Skills = z.array(z.string().trim().min(1).max(JOB_LIMITS.skillMax)).max(JOB_LIMITS.skillsMax);
-const JobDescription = z
-  .string()
-  .trim()
-  .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
-  .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` });
-const CriterionDescription = z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax);
+const JobDescription = boundedMarkdown(
+  z
+    .string()
+    .trim()
+    .min(JOB_LIMITS.descriptionMin, { message: `must be at least ${JOB_LIMITS.descriptionMin} characters` })
+    .max(JOB_LIMITS.descriptionMax, { message: `must be at most ${JOB_LIMITS.descriptionMax} characters` }),
+);
+const CriterionDescription = boundedMarkdown(
+  z.string().trim().min(JOB_LIMITS.criterionMin).max(JOB_LIMITS.criterionMax),
+);
 const CriteriaList = <T extends z.ZodType>(item: T) =>
   z
     .array(item)
@@ -272,7 +350,9 @@ export const MilestoneInput = z.strictObject({
     .min(MILESTONE_LIMITS.criteriaMin, { message: `must be at least ${MILESTONE_LIMITS.criteriaMin} characters` })
     .max(MILESTONE_LIMITS.criteriaMax, { message: `must be at most ${MILESTONE_LIMITS.criteriaMax} characters` }),
   proofContentMarker: PROOF_CONTENT_MARKER.optional(),
-  deadlineAt: Timestamp.optional(),
+  deadlineAt: Timestamp.optional().meta({
+    description: "When the part is due; in the future when written (400 otherwise).",
+  }),
 });
 export type MilestoneInput = z.input<typeof MilestoneInput>;
 export const MilestonePlan = z
@@ -301,7 +381,7 @@ export const CreateJobRequest = z.strictObject({
       z.strictObject({
         id: z.string().max(64).optional(),
         description: CriterionDescription,
-        check: CriterionCheck.optional(),
+        check: CriterionCheckInput.optional(),
       }),
     ]),
   ).optional(),
@@ -314,7 +394,9 @@ export const CreateJobRequest = z.strictObject({
   participationMode: ParticipationMode.optional(),
   /** Minutes a claimant has to submit (1 to 10080; 120 when omitted on a bounty). */
   claimWindowMinutes: intParam(JOB_LIMITS.claimWindowMinutesMin, JOB_LIMITS.claimWindowMinutesMax).optional(),
-  deadlineAt: Timestamp.optional(),
+  deadlineAt: Timestamp.optional().meta({
+    description: `When the work is due. At least ${JOB_LIMITS.deadlineMinLeadMinutes} minutes from now when set (400 otherwise): past it the job takes no bid and no acceptance (409 DEADLINE_PASSED).`,
+  }),
   requiredSkills: Skills.optional(),
   preferredSkills: Skills.optional(),
   requiredPackId: z.string().min(1).max(100).optional(),
@@ -326,6 +408,7 @@ export const CreateJobRequest = z.strictObject({
   evaluatorAddress: EvmAddress.optional().meta({ description: EVALUATOR_RULE }),
   /** The job paid in parts (amounts add up to the budget); omitted, the job is paid whole. */
   milestones: MilestonePlan.optional(),
+  maxRevisions: MaxRevisions.optional(),
 });
 export type CreateJobRequest = z.input<typeof CreateJobRequest>;
 
@@ -344,7 +427,7 @@ export function suggestedProofHoldHours(budgetUsdc: number): number {
 export const JOB_EDIT_RULE =
   "The poster edits a job. Before its first bid, an OPEN job takes any of these fields (budget only while unfunded: a funded budget is locked in the escrow). " +
   "Once an agent has bid, only additions that bidders are told about (event job.updated): the description may be extended (the new text starts with the current one), criteria may be appended (the current ones unchanged, in order), skills added, " +
-  "the deadline moved later or removed, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid on the job, claimed it or delivered, in every participation mode (a bounty as a bid job). " +
+  "the deadline moved later or removed, maxRevisions lowered, and the proof hold shortened. The proof hold may be shortened in any state until the escrow is released (an assigned job, a delivery under review, an approval waiting for its hold), never lengthened once an agent has bid on the job, claimed it or delivered, in every participation mode (a bounty as a bid job). " +
   "The milestones (the whole plan, amounts adding up to the budget; [] pays the job whole) change only before the first bid and while unfunded. " +
   "Anything else answers 409 JOB_EDIT_NOT_ALLOWED with the refused fields; a COMPLETED or CANCELLED job, and a forum reward slot, answer 409 INVALID_STATE.";
 
@@ -364,7 +447,7 @@ export const UpdateJobRequest = z
         z.strictObject({
           id: z.string().max(64).optional(),
           description: CriterionDescription,
-          check: CriterionCheck.optional(),
+          check: CriterionCheckInput.optional(),
         }),
       ]),
     ).optional(),
@@ -372,9 +455,14 @@ export const UpdateJobRequest = z
     proofContentMarker: PROOF_CONTENT_MARKER.nullable().optional(),
     proofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional(),
     /** null removes the deadline. */
-    deadlineAt: Timestamp.nullable().optional(),
+    deadlineAt: Timestamp.nullable()
+      .optional()
+      .meta({
+        description: `A new deadline, at least ${JOB_LIMITS.deadlineMinLeadMinutes} minutes from now (400 otherwise; the job's current deadline sent back unchanged is no change), or null to remove it.`,
+      }),
     requiredSkills: Skills.optional(),
     preferredSkills: Skills.optional(),
+    maxRevisions: MaxRevisions.optional(),
     /** The whole new plan (before any bid); [] makes the job whole again. Amounts add up to the budget. */
     milestones: z
       .array(MilestoneInput)
@@ -448,12 +536,14 @@ export const ListJobsQuery = z
         "newest (default without q), budget_desc, budget_asc, deadline (soonest; none last), fewest_bids, " +
         `relevance (default with q: search rank over the newest ${JOB_SEARCH_RANKED} matches). Ties read newest first; a cursor of another sort is a 400.`,
     }),
-    excludeBidBy: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: "An agent id: leave out the jobs it has bid on (pass your own)." }),
+    maxProofHoldHours: intParam(0, JOB_LIMITS.proofHoldHoursMax).optional().meta({
+      description:
+        "Only jobs whose proof hold (proofHoldHours: from the delivery to the payment, once approved) is at most this many hours: work that pays soon.",
+    }),
+    excludeBidBy: z.string().min(1).max(100).optional().meta({
+      description:
+        'Leave out the jobs your own agent has bid on: "me" with an agent key, or the id of an agent the caller is or owns. Another agent\'s id, or any value without a credential, is a 400 (which jobs an agent bid on is not public).',
+    }),
     posterId: Uuid.optional(),
     updatedAfter: Timestamp.optional().meta({
       description:

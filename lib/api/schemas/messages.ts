@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MESSAGE_LIMITS } from "./constants";
-import { Cursor, Timestamp, Uuid, intParam } from "./common";
+import { Cursor, Timestamp, Uuid, boundedMarkdown, intParam } from "./common";
 
 export const MessageSide = z.enum(["POSTER", "AGENT"]);
 
@@ -45,11 +45,13 @@ export const ListMessagesQuery = z.strictObject({
 
 export const PostMessageRequest = z.strictObject({
   with: WithAgent.optional(),
-  body: z
-    .string()
-    .trim()
-    .min(MESSAGE_LIMITS.bodyMin, { message: "must not be empty" })
-    .max(MESSAGE_LIMITS.bodyMax, { message: `must be at most ${MESSAGE_LIMITS.bodyMax} characters` }),
+  body: boundedMarkdown(
+    z
+      .string()
+      .trim()
+      .min(MESSAGE_LIMITS.bodyMin, { message: "must not be empty" })
+      .max(MESSAGE_LIMITS.bodyMax, { message: `must be at most ${MESSAGE_LIMITS.bodyMax} characters` }),
+  ),
 });
 export type PostMessageRequest = z.input<typeof PostMessageRequest>;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { NullableTimestamp, Timestamp, Uuid, intParam } from "./common";
 import { DisputeOutcome } from "./disputes";
+import { ChangeRequest } from "./jobs";
 
 export const MILESTONE_STATUSES = [
   "OPEN",
@@ -70,6 +71,10 @@ export const Milestone = z.object({
   ruling: z.object({ outcome: DisputeOutcome, agentShare: z.number().int().nullable(), reason: z.string() }).nullable(),
   settlement: MilestoneSettlement.nullable(),
   settledAt: NullableTimestamp,
+  /** How many times the poster sent this part's delivered work back for changes (at most the job's maxRevisions). */
+  revisionCount: z.number().int(),
+  /** The latest request for changes to this part (the parties only; null for everyone else, and before any). */
+  changeRequest: ChangeRequest.nullable(),
   createdAt: Timestamp,
 });
 

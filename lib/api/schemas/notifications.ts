@@ -10,7 +10,7 @@ import type { EventType } from "./events";
 export const NOTIFICATION_KINDS = {
   new_bid: { label: "New bids on your jobs", emailByDefault: true },
   message: { label: "Questions and messages", emailByDefault: true },
-  deliverable: { label: "Deliverables submitted", emailByDefault: true },
+  deliverable: { label: "Deliverables submitted, and changes asked for", emailByDefault: true },
   proof_failed: { label: "Failed proof checks", emailByDefault: true },
   dispute: { label: "Disputes opened, escalated or ruled", emailByDefault: true },
   payment: { label: "Approvals and payments released", emailByDefault: true },
@@ -35,6 +35,7 @@ export const KIND_OF_EVENT: Partial<Record<EventType, NotificationKind>> = {
   "claim.lapsed": "job_update",
   "job.stalled": "job_update",
   "job.submitted": "deliverable",
+  "job.changes_requested": "deliverable",
   "proof.failed": "proof_failed",
   "job.approved": "payment",
   "job.paid": "payment",
@@ -100,6 +101,8 @@ export const NotificationSettings = z.object({
   /** An address set here whose verification link has not been opened yet. */
   pendingEmail: z.string().nullable(),
   kinds: z.array(z.object({ kind: NotificationKindSchema, label: z.string(), email: z.boolean() })),
+  /** Replying to a forum thread follows it, so later replies reach the inbox (forum.reply); on by default. */
+  followOnReply: z.boolean(),
 });
 export type NotificationSettings = z.infer<typeof NotificationSettings>;
 
@@ -108,6 +111,8 @@ export const UpdateNotificationSettingsRequest = z.strictObject({
   email: z.email({ message: "must be an email address" }).max(254).nullable().optional(),
   /** Mail on or off per kind; kinds not named keep their setting. */
   email_kinds: z.partialRecord(NotificationKindSchema, z.boolean()).optional(),
+  /** false: replying to a forum thread no longer follows it (threads followed already stay followed). */
+  followOnReply: z.boolean().optional(),
 });
 
 export const TokenQuery = z.strictObject({ token: z.string().min(1).max(512) });

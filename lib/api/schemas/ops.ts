@@ -63,14 +63,18 @@ export const WorkersHealth = z.object({ ...Part, workers: z.array(WorkerHealth) 
  */
 export const MoneyHealth = z.object({
   ...Part,
-  /** Escrow settlements (releases, refunds, splits) FAILED: the money stays in escrow until an operator re-settles. */
+  /** Escrow settlements (releases, refunds, splits, of whole jobs and of parts) FAILED: the money stays in escrow until an operator acts. */
   failedSettlements: z.number().int(),
   /** Outgoing transfers not confirmed within 15 minutes of being asked for, per kind. */
   stuck: z.object({
     settlements: z.number().int(),
+    /** Parts of jobs paid in parts. */
+    partSettlements: z.number().int(),
     withdrawals: z.number().int(),
     packPayouts: z.number().int(),
     rewardFunding: z.number().int(),
+    /** x402 payments sent whose outcome is not recorded yet. */
+    x402Payments: z.number().int(),
   }),
   /** Differences the newest reconciliation of the chain against the database found; null when none ran in the last day. */
   reconciliationDifferences: z.number().int().nullable(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RECORD_LIMITS } from "./constants";
-import { DecimalString, IdParams, NullableTimestamp, Timestamp, Uuid } from "./common";
+import { DecimalString, IdParams, NullableTimestamp, Timestamp, Uuid, boundedMarkdown } from "./common";
 
 export const DisputeOutcomes = z.object({
   /** Disputed jobs whose escrow was then released to the agent. */
@@ -139,11 +139,12 @@ export const CreateReviewRequest = z.strictObject({
     .int({ message: "must be an integer from 1 to 5" })
     .min(1, { message: "must be an integer from 1 to 5" })
     .max(5, { message: "must be an integer from 1 to 5" }),
-  body: z
-    .string()
-    .trim()
-    .max(RECORD_LIMITS.reviewBodyMax, { message: `must be at most ${RECORD_LIMITS.reviewBodyMax} characters` })
-    .default(""),
+  body: boundedMarkdown(
+    z
+      .string()
+      .trim()
+      .max(RECORD_LIMITS.reviewBodyMax, { message: `must be at most ${RECORD_LIMITS.reviewBodyMax} characters` }),
+  ).default(""),
 });
 export type CreateReviewRequest = z.input<typeof CreateReviewRequest>;
 
@@ -203,7 +204,8 @@ export const AgentProfile = z.object({
 });
 
 export const UserProfile = z.object({
-  user: z.object({ id: Uuid, displayName: z.string(), createdAt: Timestamp }),
+  /** address: the wallet the person signs in with, shown beside the display name. */
+  user: z.object({ id: Uuid, displayName: z.string(), address: z.string(), createdAt: Timestamp }),
   asPoster: PosterRecord,
   forum: ForumStanding,
   reviews: ProfileReviews,

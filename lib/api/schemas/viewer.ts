@@ -52,6 +52,8 @@ export const JobViewer = z.object({
     review: z.boolean(),
     /** POST /v1/jobs/:id/approve (the poster, a REVIEW job not yet approved). */
     approve: z.boolean(),
+    /** POST /v1/jobs/:id/request-changes (the poster, a REVIEW job not yet approved, with rounds left of maxRevisions). */
+    requestChanges: z.boolean(),
     /** POST /v1/jobs/:id/dispute (poster or assigned agent's side, IN_PROGRESS or REVIEW, before a release). */
     dispute: z.boolean(),
     /** POST /v1/jobs with parentJobId (the assigned agent's side of an IN_PROGRESS job that allows it). */

@@ -33,6 +33,22 @@ export async function getEscrow(params: {
   return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
 }
 
+/** The block a part (0-based) of `payer`'s slot settled in; 0n while it is unsettled. */
+export async function partSettledBlock(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  part: number;
+}): Promise<bigint> {
+  const [settledBlock] = await getPublicClient(params.config).readContract({
+    address: params.config.escrowAddress,
+    abi: escrowAbi,
+    functionName: "getPart",
+    args: [normalizeEscrowJobId(params.escrowJobId), params.payer, BigInt(params.part)],
+  });
+  return BigInt(settledBlock);
+}
+
 /**
  * What `payer`'s slot still holds after the parts (milestones) settled from it: the deposit less
  * the settled parts while FUNDED, 0 once the slot is settled.

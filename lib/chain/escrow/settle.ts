@@ -221,7 +221,7 @@ export async function sendSettlementCall(
     const raced = await settledMeanwhile();
     if (raced) return raced;
     // Mined and reverted: it can never succeed as signed. The next try simulates afresh.
-    await sent.forget();
+    await sent.forget(hash);
     throw new EscrowError("TX_FAILED", `${what} transaction reverted`, hash);
   }
   return receipt;
@@ -232,7 +232,8 @@ function keptInMemory(): StoredSend {
   const stored: StoredSend["stored"] = { raw: null, hash: null };
   return {
     stored,
-    forget: async () => {
+    forget: async (hash) => {
+      if (stored.hash !== hash) return;
       stored.raw = null;
       stored.hash = null;
     },

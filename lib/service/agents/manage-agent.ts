@@ -61,8 +61,12 @@ export async function updateAgent(
 /**
  * Where a claimed agent is paid belongs to its owner: the owner's session changes it, and an agent
  * key only with wallet:payout, a scope no key gets by default (a leaked or short-lived key with
- * jobs:write must not redirect the next release). An unclaimed agent has no owner and keeps
- * setting its own. Decided on the locked row, so a claim at the same moment cannot slip between.
+ * jobs:write must not redirect the next release). One exception, so that an agent following
+ * skill.md can be paid without waiting for its owner: while the agent has no wallet at all, its
+ * key may set one (nothing is redirected: there is no payout address yet, and the owner is told);
+ * a key without the scope never changes or clears a wallet that is set. An unclaimed agent has no
+ * owner and keeps setting its own. Decided on the locked row, so a claim or another key's first
+ * wallet at the same moment cannot slip between.
  * The change is kept in agent_wallet_changes and told to the owner (inbox and mail) and the agent
  * (agent.wallet_changed) in the same transaction.
  */
@@ -80,10 +84,11 @@ async function changePayoutWallet(
       .where("id", "=", agentId)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    if (locked.owner_user_id && actor.kind === "AGENT" && !actor.scopes.includes(PAYOUT_WALLET_SCOPE)) {
+    const firstWallet = locked.wallet_address === null && wallet !== null;
+    if (locked.owner_user_id && actor.kind === "AGENT" && !actor.scopes.includes(PAYOUT_WALLET_SCOPE) && !firstWallet) {
       throw fail(
         "MISSING_SCOPE",
-        "the API key lacks the wallet:payout scope: a claimed agent's payout wallet is its owner's to change (the owner's session, or a key the owner minted with wallet:payout)",
+        "the API key lacks the wallet:payout scope: a claimed agent's key sets its payout wallet only while none is set; changing or clearing it is its owner's (the owner's session, or a key the owner minted with wallet:payout)",
       );
     }
     const now = ctx.now();

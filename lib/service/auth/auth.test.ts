@@ -152,6 +152,29 @@ describe("Sign-In with Ethereum", () => {
     expect((await verify(good)).status).toBe(200);
   });
 
+  it("a nonce issued by one instance signs in on another whose clock runs 400 s ahead (nonces live by the database's clock)", async () => {
+    const skewed = await startTestService({}, { ownPool: true });
+    skewed.ctx.now = () => new Date(Date.now() + 400_000);
+    try {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const url = new URL(skewed.baseUrl);
+      const message = createSiweMessage({
+        address: account.address,
+        chainId: CHAIN_ID,
+        domain: url.host,
+        nonce: await nonce(),
+        uri: url.origin,
+        version: "1",
+      });
+      const res = await skewed.http("POST", "/v1/auth/siwe/verify", {
+        body: { message, signature: await account.signMessage({ message }) },
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+    } finally {
+      await skewed.stop();
+    }
+  });
+
   it("an expired nonce is refused", async () => {
     const attempt = await signedMessage();
     const value = /Nonce: (\S+)/.exec(attempt.message)![1]!;

@@ -4,6 +4,7 @@ import type { ServiceRouter } from "../router";
 import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
 import { isOperator } from "./operator";
+import { updateMe } from "./update-me";
 
 export function registerAuthRoutes(router: ServiceRouter) {
   // POST /v1/auth/siwe/nonce
@@ -27,6 +28,8 @@ export function registerAuthRoutes(router: ServiceRouter) {
         }
       : { kind: "AGENT" as const, agentId: actor.agentId, scopes: actor.scopes, isOperator: false },
   );
+  // PATCH /v1/me
+  router.implement(routes.updateMe, ({ ctx, actor, body }) => updateMe(ctx, actor, body));
   // GET /v1/chain
   router.implement(routes.getChain, async ({ ctx }) => {
     const chain = ctx.config.chain;

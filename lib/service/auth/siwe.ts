@@ -1,12 +1,17 @@
 import { fail } from "../errors";
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { getAddress, verifyMessage } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { ServiceContext } from "../context";
 import { USER_SESSION_PREFIX, hashSecret, newSecret } from "./tokens";
 import { presentUser } from "./present-user";
 
-const NONCE_TTL_MS = 5 * 60_000;
+/**
+ * A nonce lives 5 minutes by the database's clock, the one clock every instance shares: an instance
+ * whose own clock runs ahead must not find another instance's fresh nonce expired.
+ */
+const NONCE_TTL = sql`interval '5 minutes'`;
 /** Local chain id used for sign-in when no payment chain is configured. */
 const FALLBACK_CHAIN_ID = 31337;
 
@@ -15,12 +20,12 @@ export async function createNonce(ctx: ServiceContext) {
   const nonce = randomBytes(16).toString("hex");
   await ctx.db
     .insertInto("siwe_nonces")
-    .values({ nonce, expires_at: new Date(ctx.now().getTime() + NONCE_TTL_MS) })
+    .values({ nonce, expires_at: sql<Date>`now() + ${NONCE_TTL}` })
     .execute();
   // Expired nonces are worthless; drop them as we go.
   await ctx.db
     .deleteFrom("siwe_nonces")
-    .where("expires_at", "<", new Date(ctx.now().getTime() - 3600_000))
+    .where("expires_at", "<", sql<Date>`now() - interval '1 hour'`)
     .execute();
   return { nonce };
 }
@@ -69,7 +74,7 @@ export async function verifySiwe(ctx: ServiceContext, input: { message: string; 
     .set({ used_at: ctx.now() })
     .where("nonce", "=", fields.nonce)
     .where("used_at", "is", null)
-    .where("expires_at", ">", ctx.now())
+    .where("expires_at", ">", sql<Date>`now()`)
     .returning("nonce")
     .executeTakeFirst();
   if (!spent) throw refuse("the nonce is unknown, expired or already used; request a new one");

@@ -16,6 +16,7 @@ import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
 import { expireForumRewardBid } from "./bid-refund";
 import { eventRow } from "../events/publish-event";
 import { assertPlanFitsBudget, assertScaledPlanPayable } from "../jobs/milestone-plan";
+import { assertDeadlinesAhead } from "../jobs/deadlines";
 
 /**
  * One bid per agent per job, forever: the unique constraint decides, so that 20 parallel requests
@@ -125,6 +126,7 @@ export async function placeBid(
   // A proposed plan adds up to the bid's price exactly, as a job's plan adds up to its budget;
   // without one, the job's plan scales to the price at acceptance, and no part may fall below the floor.
   if (input.milestones) assertPlanFitsBudget(input.milestones, input.proposedUsdc, "milestones (to proposedUsdc)");
+  if (input.milestones) assertDeadlinesAhead(ctx.now(), { milestones: input.milestones });
   else if (plan_amounts) assertScaledPlanPayable(plan_amounts.split(","), input.proposedUsdc);
 
   try {

@@ -20,6 +20,8 @@ export interface PrincipalsTable {
   /** Set while the operator has suspended this agent or person (0017-admin). */
   suspended_at: Generated<Date | null>;
   suspension_reason: Generated<string | null>;
+  /** A person's chosen display name in its comparison form, unique (migration 0091); null: none chosen. */
+  display_name_key: Generated<string | null>;
 }
 
 export interface UsersTable {
@@ -164,6 +166,11 @@ export interface JobsTable {
   review_attempted_at: NullableTimestamp;
   /** The poster's latest reminder to the agent's owner to set a payout wallet (one a day). */
   wallet_reminder_sent_at: NullableTimestamp;
+  /** Requests for changes the job allows, how many were made, and the latest one (migration 0090). */
+  max_revisions: Generated<number>;
+  revision_count: Generated<number>;
+  change_request_message: Generated<string | null>;
+  changes_requested_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -349,8 +356,27 @@ export interface JobMilestonesTable {
   ruling_agent_share: number | null;
   ruling_reason: string | null;
   settled_at: NullableTimestamp;
+  /** Requests for changes to this part, and the latest one (migration 0090). */
+  revision_count: Generated<number>;
+  change_request_message: Generated<string | null>;
+  changes_requested_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+}
+
+/** Every request for changes to delivered work, with the delivery it answered (migration 0090). */
+export interface JobChangeRequestsTable {
+  id: Generated<string>;
+  job_id: string;
+  /** The part sent back, or null for the whole job. */
+  milestone_id: string | null;
+  round: number;
+  message: string;
+  requested_by: string;
+  delivered_url: string | null;
+  delivered_at: NullableTimestamp;
+  proof_hash: string | null;
+  created_at: CreatedAt;
 }
 
 /** One part's movement out of the escrow, recorded before it is sent (migration 0049). */
@@ -381,6 +407,7 @@ export interface MilestoneSettlementsTable {
 
 export interface EscrowTables {
   job_milestones: JobMilestonesTable;
+  job_change_requests: JobChangeRequestsTable;
   milestone_settlements: MilestoneSettlementsTable;
   escrow_settlements: EscrowSettlementsTable;
   agent_wallet_changes: AgentWalletChangesTable;
@@ -1032,6 +1059,8 @@ export interface NotificationSettingsTable {
   pending_expires_at: NullableTimestamp;
   /** Mail on or off per kind, overriding NOTIFICATION_KINDS' defaults. */
   email_kinds: ColumnType<Record<string, boolean>, string | undefined, string>;
+  /** Replying to a forum thread follows it (migration 0092). */
+  follow_on_reply: Generated<boolean>;
   updated_at: UpdatedAt;
 }
 

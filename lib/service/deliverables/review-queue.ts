@@ -241,7 +241,7 @@ export async function runReleaseAndTimeouts(
       .where("approved_at", "is", null)
       .where("proof_check_status", "=", "LIVE")
       .where("submitted_at", "is not", null)
-      .where(autoApprovalDue("submitted_at", "input_data", windowHours, now)),
+      .where(autoApprovalDue("jobs.submitted_at", windowHours, now)),
   );
   for (const job of stale) {
     try {

@@ -6,6 +6,7 @@ import { submitDeliverable } from "./submit-deliverable";
 import { isAgentOrItsOwner } from "../auth/acting-for-agent";
 import { approveJob } from "./approve-job";
 import { remindAgentWallet } from "./remind-agent-wallet";
+import { requestChanges } from "./request-changes";
 
 export function registerDeliverableRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:id/submit
@@ -14,6 +15,10 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
   );
   // POST /v1/jobs/:id/approve
   router.implement(routes.approveJob, ({ ctx, actor, params }) => approveJob(ctx, actor, params.id));
+  // POST /v1/jobs/:id/request-changes
+  router.implement(routes.requestChanges, ({ ctx, actor, params, body }) =>
+    requestChanges(ctx, actor, params.id, body.message),
+  );
   // POST /v1/jobs/:id/wallet-reminder
   router.implement(routes.remindAgentWallet, async ({ ctx, actor, params, siteUrl }) =>
     remindAgentWallet(ctx, actor, params.id, siteUrl),

@@ -146,7 +146,8 @@ describe("a dispute opens a case that both sides argue with probed evidence", ()
     const openedAt = Date.parse(kase.createdAt);
     expect(Date.parse(kase.answerDeadlineAt) - openedAt).toBe(72 * HOUR);
     expect(Date.parse(kase.rulingDeadlineAt) - openedAt).toBe(168 * HOUR);
-    // The deliverable's proof history is part of the case (the submission's check).
+    // The work under dispute, and its proof history, are part of the case (the submission's check).
+    expect(kase.deliverable).toMatchObject({ url: expect.stringContaining(siteUrl), proofHash: expect.any(String) });
     expect(kase.proofChecks.map((c: { trigger: string; status: string }) => [c.trigger, c.status])).toEqual([
       ["SUBMISSION", "LIVE"],
     ]);

@@ -154,6 +154,10 @@ export async function getDispute(
           settlement: presentSettlement(settlement),
         }
       : null,
+    deliverable:
+      typeof job.output_data?.url === "string"
+        ? { url: job.output_data.url, submittedAt: job.submitted_at?.toISOString() ?? null, proofHash: job.proof_hash }
+        : null,
     proofChecks: checks.map((r) => ({
       id: r.id,
       jobId: r.job_id,

@@ -2,7 +2,7 @@ import { fail, DomainError } from "../errors";
 import type { Address } from "viem";
 import type { z } from "zod";
 import type { RuleDisputeRequest } from "@/lib/api/schemas/disputes";
-import { parseUsdc } from "@/lib/chain/units";
+import { agentShareOf, parseUsdc } from "@/lib/chain/units";
 import type { Actor } from "../auth/actor";
 import { recordOperatorAction } from "../audit/record-operator-action";
 import type { ServiceContext } from "../context";
@@ -127,7 +127,7 @@ export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: stri
         else if (input.outcome === "REFUND_POSTER") recorded = await recordSettlement(trx, jobId, "REFUND", null);
         else
           recorded = await recordSettlement(trx, jobId, "SPLIT", wallet, {
-            agentShareUnits: (parseUsdc(lockedJob.budget_usdc) * BigInt(agentShare)) / 100n,
+            agentShareUnits: agentShareOf(parseUsdc(lockedJob.budget_usdc), agentShare),
           });
       }
       await trx

@@ -15,6 +15,7 @@ import {
 } from "../testing/harness";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, decideDeposits, sendStrayRefunds, watchDeposits } from "./deposit-watch";
 import { finishPendingSettlements, settleJob } from "./settle-job";
+import { completePartSettlement, finishPendingPartSettlements, recordPartSettlement } from "./settle-part";
 
 // Deposits that cannot strand, and finality: the deposit watcher on a real anvil chain. A chain
 // reorganisation is played with anvil's snapshot/revert: the chain goes back to a block before the
@@ -236,6 +237,72 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.data).toMatchObject({ funded: true, status: "IN_PROGRESS" });
     expect((await watch(job))?.lostDeposits).toEqual([]);
+  });
+
+  it("a part's release removed by a reorganisation is paid again exactly once; the part and its settlement say so meanwhile", async () => {
+    const poster = await newUser(service, posterKey());
+    const created = (
+      await poster.client.createJob({
+        body: jobInput({
+          budget: "20",
+          milestones: [
+            { title: "First half", amountUsdc: "12", acceptanceCriteria: "The first half" },
+            { title: "Second half", amountUsdc: "8", acceptanceCriteria: "The second half" },
+          ],
+        }),
+      })
+    ).data;
+    const job = { id: created.id, escrowJobId: hexOf(created.escrowJobId) };
+    expect((await patchEscrow(job.id, poster.token, await deposit(job.escrowJobId, "20"))).status).toBe(200);
+    const part = await service.db
+      .selectFrom("job_milestones")
+      .select(["id", "job_id", "amount_usdc"])
+      .where("job_id", "=", job.id)
+      .where("position", "=", 1)
+      .executeTakeFirstOrThrow();
+    const agentWallet = chain.accounts[AGENT_WALLET]!.address;
+    const before = await usdcOf(agentWallet);
+    const net = parseUsdc("12") - (parseUsdc("12") * BigInt(chain.config.feeBps)) / 10_000n;
+
+    const snapshot = await chain.testClient.snapshot();
+    const recorded = await service.db
+      .transaction()
+      .execute((trx) => recordPartSettlement(trx, part, "RELEASE", agentWallet));
+    const first = await completePartSettlement(service.ctx, recorded.id);
+    expect(first.status).toBe("CONFIRMED");
+    expect(await usdcOf(agentWallet)).toBe(before + net);
+
+    await reorgTo(snapshot);
+    expect(await usdcOf(agentWallet)).toBe(before);
+    const round = await watch(job);
+    expect(round?.reopenedParts).toEqual([recorded.id]);
+    const reopened = await service.db
+      .selectFrom("milestone_settlements")
+      .selectAll()
+      .where("id", "=", recorded.id)
+      .executeTakeFirstOrThrow();
+    expect(reopened).toMatchObject({ status: "PENDING", tx_hash: null });
+    const partNow = await service.db
+      .selectFrom("job_milestones")
+      .select(["status", "release_held_reason"])
+      .where("id", "=", part.id)
+      .executeTakeFirstOrThrow();
+    expect(partNow.status).toBe("APPROVED");
+    expect(partNow.release_held_reason).toMatch(/reorganisation/);
+    expect(await eventsOf(job.id, "escrow.settlement_reorged")).toHaveLength(1);
+
+    await finishPendingPartSettlements(service.ctx, { now: new Date(Date.now() + 60_000), only: [job.id] });
+    const paid = await service.db
+      .selectFrom("milestone_settlements")
+      .selectAll()
+      .where("id", "=", recorded.id)
+      .executeTakeFirstOrThrow();
+    expect(paid.status).toBe("CONFIRMED");
+    expect(await usdcOf(agentWallet)).toBe(before + net);
+    // Exactly once: the next rounds find nothing to do.
+    expect((await watch(job))?.reopenedParts).toEqual([]);
+    await finishPendingPartSettlements(service.ctx, { now: new Date(Date.now() + 120_000), only: [job.id] });
+    expect(await usdcOf(agentWallet)).toBe(before + net);
   });
 
   it("a release removed by a reorganisation is sent again exactly once; balances and records agree", async () => {

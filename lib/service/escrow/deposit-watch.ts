@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { depositEventsBetween, isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { EscrowError, isFinalRefusal } from "@/lib/chain/escrow/errors";
-import { getEscrow } from "@/lib/chain/escrow/reads";
+import { getEscrow, partSettledBlock } from "@/lib/chain/escrow/reads";
 import { refundEscrow } from "@/lib/chain/escrow/settle";
 import { getPublicClient } from "@/lib/chain/clients";
 import { finalBlockNumber } from "@/lib/chain/receipts";
@@ -36,6 +36,8 @@ import { isOperatorAddress } from "../auth/operator";
  * 5. watchConfirmedSettlements: a confirmed release, split or refund whose transaction the chain no
  *    longer has, while the slot is funded again, goes back to PENDING, and the settlement worker
  *    sends it again (once: the contract settles a slot once, and the send finds a re-included one).
+ *    watchConfirmedPartSettlements does the same for each part of a job paid in parts (the part
+ *    unsettled on chain again; a job its last part completed is in progress again until it is).
  * The parties and the operators hear of 2-5 through the events path (webhooks, inbox).
  */
 
@@ -624,6 +626,112 @@ async function reopenSettlement(ctx: ServiceContext, settlementId: string, txHas
   });
 }
 
+/** Step 5 for parts. Returns the ids of the part settlements put back to PENDING. */
+export async function watchConfirmedPartSettlements(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions & { onlyJobIds?: string[] } = {},
+): Promise<string[]> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("milestone_settlements as s")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .innerJoin("job_milestones as m", "m.id", "s.milestone_id")
+    .select(["s.id", "s.tx_hash", "j.escrow_job_id", "j.escrow_payer", "m.position"])
+    .where("s.status", "=", "CONFIRMED")
+    .where("s.tx_hash", "is not", null)
+    .where("j.chain_id", "=", chain.chainId)
+    .where("s.confirmed_at", ">", new Date(now.getTime() - REORG_WATCH_MS));
+  if (options.onlyJobIds)
+    q = options.onlyJobIds.length > 0 ? q.where("j.id", "in", options.onlyJobIds) : q.where(sql<boolean>`false`);
+  const rows = await q.orderBy("s.confirmed_at", "desc").limit(200).execute();
+  const reopened: string[] = [];
+  for (const row of rows) {
+    if (!row.escrow_payer || (await isStillMined(chain, row.tx_hash!))) continue;
+    // Settled on chain in another transaction meanwhile: nothing to send.
+    const settledBlock = await partSettledBlock({
+      config: chain,
+      escrowJobId: row.escrow_job_id,
+      payer: row.escrow_payer as Address,
+      part: row.position - 1,
+    });
+    if (settledBlock !== 0n) continue;
+    if (await reopenPartSettlement(ctx, row.id, row.tx_hash!)) reopened.push(row.id);
+  }
+  return reopened;
+}
+
+/** The part's state before its settlement confirmed: what its settlement worker finds again. */
+const PART_STATUS_BEFORE = { RELEASE: "APPROVED", SPLIT: "DISPUTED", REFUND: "REFUNDED" } as const;
+
+async function reopenPartSettlement(ctx: ServiceContext, settlementId: string, txHash: string): Promise<boolean> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const settlement = await trx
+      .selectFrom("milestone_settlements")
+      .select(["job_id", "milestone_id", "kind"])
+      .where("id", "=", settlementId)
+      .executeTakeFirstOrThrow();
+    // Lock order: the job, then its part, as every part's path takes them.
+    const job = await trx
+      .selectFrom("jobs")
+      .select(["id", "poster_id", "agent_id", "status"])
+      .where("id", "=", settlement.job_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const reopened = await trx
+      .updateTable("milestone_settlements")
+      .set({
+        status: "PENDING",
+        tx_hash: null,
+        confirmed_at: null,
+        lease_until: null,
+        updated_at: now,
+        last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation; it is sent again`,
+      })
+      .where("id", "=", settlementId)
+      .where("status", "=", "CONFIRMED")
+      .where("tx_hash", "=", txHash)
+      .returning("id")
+      .executeTakeFirst();
+    if (!reopened) return false;
+    const part = await trx
+      .updateTable("job_milestones")
+      .set({
+        status: PART_STATUS_BEFORE[settlement.kind],
+        settled_at: null,
+        ...(settlement.kind === "REFUND"
+          ? {}
+          : { release_held_reason: "the payment was removed by a chain reorganisation; it is being sent again" }),
+        updated_at: now,
+      })
+      .where("id", "=", settlement.milestone_id)
+      .returning(["id", "position"])
+      .executeTakeFirstOrThrow();
+    // Its last part had completed the job: in progress again until that part is paid again.
+    if (job.status === "COMPLETED" && settlement.kind !== "REFUND")
+      await trx
+        .updateTable("jobs")
+        .set({ status: "IN_PROGRESS", completed_at: null, release_tx_hash: null, updated_at: now })
+        .where("id", "=", job.id)
+        .execute();
+    await publishEvent(trx, {
+      type: "escrow.settlement_reorged",
+      jobId: job.id,
+      to: [...(await jobRecipients(trx, job)), ...(await operatorUserIds(trx, ctx.config))],
+      data: {
+        jobId: job.id,
+        milestoneId: part.id,
+        position: part.position,
+        kind: settlement.kind,
+        removedTxHash: txHash,
+        nextAction: "RESEND",
+      },
+    });
+    return true;
+  });
+}
+
 /** One round of the deposit watcher (escrow/worker.ts). */
 export async function watchDeposits(ctx: ServiceContext, options: WatchOptions & { onlyJobIds?: string[] } = {}) {
   const chain = ctx.config.chain;
@@ -631,7 +739,8 @@ export async function watchDeposits(ctx: ServiceContext, options: WatchOptions &
   const scanned = await scanDeposits(ctx, chain, options);
   const lostDeposits = await watchRegisteredDeposits(ctx, chain, options);
   const reopenedSettlements = await watchConfirmedSettlements(ctx, chain, options);
+  const reopenedParts = await watchConfirmedPartSettlements(ctx, chain, options);
   const toRefund = await decideDeposits(ctx, chain, options);
   const refunds = await sendStrayRefunds(ctx, chain, options);
-  return { scanned, lostDeposits, reopenedSettlements, toRefund, refunds };
+  return { scanned, lostDeposits, reopenedSettlements, reopenedParts, toRefund, refunds };
 }

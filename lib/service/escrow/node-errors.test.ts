@@ -147,7 +147,7 @@ describe("an error the gateway answers after the node took the settlement", () =
     proxy.heal();
     expect(first.status, first.last_error ?? "").not.toBe("FAILED");
 
-    await finishPendingPartSettlements(faulty.ctx, { now: LATER(30) });
+    await finishPendingPartSettlements(faulty.ctx, { now: LATER(30), only: [jobId] });
     const settled = await service.db
       .selectFrom("milestone_settlements")
       .selectAll()

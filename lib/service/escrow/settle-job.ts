@@ -350,8 +350,8 @@ async function recordReceipt(
 /**
  * Where a settlement's signed transaction is kept before it is broadcast: its own row (whole job or
  * part). Recorded only while the row keeps none (a second sender, whatever its clock says about the
- * lease, finds the first one's transaction instead of signing another), and cleared only for the
- * transaction read at the claim, once the chain shows it can never be mined.
+ * lease, finds the first one's transaction instead of signing another), and cleared only while it
+ * is still the transaction the chain showed can never be mined.
  */
 export function keptInRow(
   ctx: ServiceContext,
@@ -362,12 +362,8 @@ export function keptInRow(
   const settlements = () => ctx.db.updateTable(table as "escrow_settlements").where("id", "=", row.id);
   return {
     stored: { raw: row.sent_raw_tx as Hex | null, hash: row.sent_tx_hash as Hex | null },
-    forget: async () => {
-      if (!row.sent_tx_hash) return;
-      await settlements()
-        .set({ sent_raw_tx: null, sent_tx_hash: null })
-        .where("sent_tx_hash", "=", row.sent_tx_hash)
-        .execute();
+    forget: async (hash) => {
+      await settlements().set({ sent_raw_tx: null, sent_tx_hash: null }).where("sent_tx_hash", "=", hash).execute();
     },
     record: async (raw, hash) => {
       assertKept(

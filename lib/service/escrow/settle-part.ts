@@ -256,14 +256,21 @@ async function recordPartReceipt(
 /** One round of the settlement worker for parts: finishes PENDING part settlements whose lease has run out. */
 export async function finishPendingPartSettlements(
   ctx: ServiceContext,
-  options: { now?: Date; limit?: number } = {},
+  options: {
+    now?: Date;
+    limit?: number;
+    /** Only the parts of these jobs: for tests that move the clock on a database other suites share. */
+    only?: string[];
+  } = {},
 ): Promise<number> {
   const now = options.now ?? ctx.now();
-  const due = await ctx.db
+  let q = ctx.db
     .selectFrom("milestone_settlements")
     .select("id")
     .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+  const due = await q
     // Never tried first, as finishPendingSettlements: parts backing off must not fill the round.
     .orderBy(sql`lease_until asc nulls first`)
     .limit(options.limit ?? 20)

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { Hex } from "viem";
 import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import { finishSentPayments, watchSettledPayments } from "./x402";
 import { splitFee } from "@/lib/chain/units";
 import type { ServiceContext, Worker } from "../context";
 import { requireChain } from "../context";
@@ -76,14 +77,13 @@ async function sendPackPayout(
     to: claimed.to_address as Hex,
     amount: BigInt(claimed.amount_units),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
-    // As a withdrawal's: cleared only for the transaction read at the claim, kept only while none is.
-    forget: async () => {
-      if (!claimed.tx_hash) return;
+    // As a withdrawal's: cleared only while it is the dead transaction, kept only while none is.
+    forget: async (hash) => {
       await ctx.db
         .updateTable("eval_pack_payouts")
         .set({ raw_tx: null, tx_hash: null, status: "PENDING" })
         .where("id", "=", id)
-        .where("tx_hash", "=", claimed.tx_hash)
+        .where("tx_hash", "=", hash)
         .execute();
     },
     record: async (raw, signedHash) => {
@@ -160,11 +160,17 @@ export async function payPendingPackPayouts(
   return done;
 }
 
-/** Every 10 s: pays publishers their share of paid attempts at their packs. */
+/**
+ * Every 10 s: pays publishers their share of paid attempts at their packs, and finishes x402
+ * payments whose request went away after sending, or whose settlement a reorganisation removed
+ * (from the chain).
+ */
 export const packPayoutWorker: Worker = {
   name: "pack-payouts",
   everyMs: 10_000,
   run: async (ctx) => {
     await payPendingPackPayouts(ctx);
+    await watchSettledPayments(ctx);
+    await finishSentPayments(ctx);
   },
 };

@@ -6,7 +6,7 @@ import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError } from "../http/errors";
-import { isUniqueViolation } from "../db/errors";
+import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors";
 import { agentForActor, getAttemptDto } from "./attempts";
 import { assertNoCooldown } from "./cooldown";
 import { canSeeUnlisted, getPackOrThrow, paymentFor } from "./packs";
@@ -30,6 +30,8 @@ import {
   packPaymentRequired,
   packRequirements,
   paymentRefused,
+  paymentWasSent,
+  X402_RETRY_AFTER_SECONDS,
   readPaymentSignature,
   settleAuthorization,
   verifyAuthorization,
@@ -159,13 +161,20 @@ export async function startAttempt(
       try {
         settled = await settleAuthorization(ctx, claimed.id, eip3009, claimed.stored);
       } catch (error) {
-        if (error instanceof DomainError || isChainUnavailable(error)) throw error;
-        if (error instanceof TransferStateUnknown) {
-          throw fail(
+        if (error instanceof DomainError || isDatabaseUnavailable(error)) throw error;
+        // A transaction was signed and may have moved the money: the payment is not "failed" until
+        // the chain says so. The same PAYMENT-SIGNATURE completes it (the kept transaction is asked
+        // about, never signed again), and the x402 worker finishes it from the chain meanwhile.
+        if (error instanceof TransferStateUnknown || (await paymentWasSent(ctx, claimed.id))) {
+          log.warn({ paymentId: claimed.id, ...errorFields(error) }, "x402 settlement outcome unknown");
+          const unknown = fail(
             "CHAIN_UNAVAILABLE",
-            "the settlement was sent but the chain did not say what became of it: send the same PAYMENT-SIGNATURE again shortly",
+            "the settlement was sent but the chain has not said what became of it: send the same PAYMENT-SIGNATURE again after Retry-After",
           );
+          unknown.headers["retry-after"] = String(X402_RETRY_AFTER_SECONDS);
+          throw unknown;
         }
+        if (isChainUnavailable(error)) throw error;
         const reason =
           (error as { shortMessage?: string }).shortMessage ?? "the settlement transaction could not be sent";
         throw paymentRefused(

@@ -13,9 +13,17 @@ import { privateKeyToAccount } from "viem/accounts";
 import { usdcAbi } from "@/lib/chain/abi";
 import type { ChainConfig } from "@/lib/chain/config";
 import { getPublicClient } from "@/lib/chain/clients";
-import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import {
+  assertKept,
+  sendDurableUsdcTransfer,
+  storedTransferState,
+  waitForDurableTransfer,
+} from "@/lib/chain/durable-transfer";
 import { parseUsdc } from "@/lib/chain/units";
+import { isStillMined } from "@/lib/chain/escrow/deposit-events";
+import { sql } from "kysely";
 import type { ServiceContext } from "../context";
+import { errorFields, log } from "../log";
 import { requireChain } from "../context";
 import { isUniqueViolation } from "../db/errors";
 import { packTreasury } from "./treasury";
@@ -314,6 +322,21 @@ export async function claimAuthorization(
   }
 }
 
+/** Seconds an x402 client whose settlement's outcome is not known yet is asked to wait before sending the same signature. */
+export const X402_RETRY_AFTER_SECONDS = 5;
+
+/** True when a transaction was signed and kept for this payment (it may have moved the money). */
+export async function paymentWasSent(ctx: ServiceContext, paymentId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom("x402_payments")
+    .select(["status", "tx_hash"])
+    .where("id", "=", paymentId)
+    .executeTakeFirst()
+    .catch(() => null);
+  // A database that does not answer cannot rule a send out.
+  return row === null || row === undefined ? true : row.tx_hash !== null;
+}
+
 export function authorizationUsed() {
   return fail(
     "PAYMENT_ALREADY_USED",
@@ -360,11 +383,12 @@ export async function settleAuthorization(
       data,
       stored,
       // Its nonce went to another transaction of the operator: never mined, so the authorization is unused; sign anew.
-      forget: async () => {
+      forget: async (hash) => {
         await ctx.db
           .updateTable("x402_payments")
           .set({ status: "PENDING", raw_tx: null, tx_hash: null })
           .where("id", "=", paymentId)
+          .where("tx_hash", "=", hash.toLowerCase())
           .execute();
       },
       record: async (raw, signedHash) => {
@@ -399,10 +423,117 @@ export async function settleAuthorization(
       .execute();
     return { ok: false, txHash: hash, reason };
   }
+  await ctx.crashPoints?.afterPaymentSettled?.(paymentId);
   await ctx.db
     .updateTable("x402_payments")
     .set({ status: "SETTLED", settled_at: ctx.now() })
     .where("id", "=", paymentId)
     .execute();
   return { ok: true, txHash: hash };
+}
+
+/**
+ * The x402 worker's half: finishes every payment left SENT (its request lost its database, its
+ * client went away) from what the chain says of its kept transaction: mined and successful,
+ * SETTLED (the payer's next submission of the same signature gets its attempt); mined and reverted,
+ * FAILED; still waiting, broadcast again; dead (its nonce went to another transaction of the
+ * operator, so the authorization moved nothing), the row gives way so the payer may submit the same
+ * authorization again. A chain that cannot say leaves the row for the next round.
+ */
+export async function finishSentPayments(
+  ctx: ServiceContext,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<number> {
+  const chain = ctx.config.chain;
+  if (!chain) return 0;
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("x402_payments")
+    .select(["id", "raw_tx", "tx_hash"])
+    .where("status", "=", "SENT")
+    .where("network", "=", caip2Network(chain))
+    // A request still waiting for its own receipt finishes it itself.
+    .where("created_at", "<", new Date(now.getTime() - SENT_LEFT_AFTER_MS));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  let finished = 0;
+  for (const row of await q.orderBy("created_at").limit(20).execute()) {
+    if (!row.raw_tx || !row.tx_hash) continue;
+    try {
+      const found = await storedTransferState(chain, row.raw_tx as Hex, row.tx_hash as Hex);
+      if (found.state === "WAITING") {
+        await getPublicClient(chain)
+          .sendRawTransaction({ serializedTransaction: row.raw_tx as Hex })
+          .catch(() => undefined);
+        continue;
+      }
+      const sent = ctx.db.updateTable("x402_payments").where("id", "=", row.id).where("status", "=", "SENT");
+      if (found.state === "DEAD") {
+        await ctx.db
+          .deleteFrom("x402_payments")
+          .where("id", "=", row.id)
+          .where("status", "=", "SENT")
+          .where("tx_hash", "=", row.tx_hash)
+          .execute();
+      } else if (found.receipt.status === "success") {
+        await sent.set({ status: "SETTLED", settled_at: now }).execute();
+      } else {
+        await sent
+          .set({ status: "FAILED", failure_reason: "the transferWithAuthorization transaction reverted" })
+          .execute();
+      }
+      finished += 1;
+    } catch (error) {
+      log.warn({ paymentId: row.id, ...errorFields(error) }, "x402 payment not finished this round");
+    }
+  }
+  return finished;
+}
+
+/** A SENT payment older than this is the worker's: its request has given up waiting for the receipt. */
+const SENT_LEFT_AFTER_MS = 5 * 60_000;
+
+/** Settled x402 payments are re-checked on chain for this long after their settlement. */
+const PAYMENT_REORG_WATCH_MS = 24 * 60 * 60_000;
+
+/**
+ * A settled payment whose transferWithAuthorization a chain reorganisation removed is SENT again,
+ * its signed transaction kept: finishSentPayments broadcasts exactly that transaction again (the
+ * authorization is unused again on the reorganised chain), so the treasury is paid once. Returns
+ * the ids put back.
+ */
+export async function watchSettledPayments(
+  ctx: ServiceContext,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<string[]> {
+  const chain = ctx.config.chain;
+  if (!chain) return [];
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("x402_payments")
+    .select(["id", "tx_hash"])
+    .where("status", "=", "SETTLED")
+    .where("tx_hash", "is not", null)
+    .where("raw_tx", "is not", null)
+    .where("network", "=", caip2Network(chain))
+    .where("settled_at", ">", new Date(now.getTime() - PAYMENT_REORG_WATCH_MS));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  const reopened: string[] = [];
+  for (const row of await q.orderBy("settled_at", "desc").limit(200).execute()) {
+    if (await isStillMined(chain, row.tx_hash!)) continue;
+    const back = await ctx.db
+      .updateTable("x402_payments")
+      .set({ status: "SENT", settled_at: null })
+      .where("id", "=", row.id)
+      .where("status", "=", "SETTLED")
+      .where("tx_hash", "=", row.tx_hash)
+      .executeTakeFirst();
+    if (back.numUpdatedRows > 0n) {
+      log.warn(
+        { paymentId: row.id, txHash: row.tx_hash },
+        "a reorganisation removed an x402 settlement; it is sent again",
+      );
+      reopened.push(row.id);
+    }
+  }
+  return reopened;
 }

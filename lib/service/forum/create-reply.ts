@@ -70,13 +70,14 @@ export async function createReply(
       })
       .where("id", "=", thread.id)
       .execute();
-    // Repliers follow the thread they answer (authors do from the start), unless they chose to stop.
+    // Repliers follow the thread they answer (authors do from the start), unless they unfollowed it
+    // (their row stays as it is) or turned following on reply off in their notification settings.
     await trx
       .insertInto("forum_thread_state")
       .values({
         principal_id: actor.principalId,
         thread_id: thread.id,
-        following: true,
+        following: await followsOnReply(trx, actor),
         last_read_at: reply.created_at,
       })
       .onConflict((oc) => oc.columns(["principal_id", "thread_id"]).doNothing())
@@ -101,6 +102,17 @@ export async function createReply(
 
   const data = presentReply(await getReplyOrThrow(ctx, reply.id));
   return data;
+}
+
+/** A person's notification setting (on by default); an agent always follows what it answers. */
+async function followsOnReply(trx: Queryable, actor: Actor): Promise<boolean> {
+  if (actor.kind !== "USER") return true;
+  const settings = await trx
+    .selectFrom("notification_settings")
+    .select("follow_on_reply")
+    .where("user_id", "=", actor.userId)
+    .executeTakeFirst();
+  return settings?.follow_on_reply ?? true;
 }
 
 /**

@@ -22,8 +22,14 @@ export function selectThreads(db: Queryable) {
     .selectFrom("forum_threads as t")
     .innerJoin("principals as p", "p.id", "t.author_principal_id")
     .leftJoin("agents as a", "a.principal_id", "t.author_principal_id")
+    .leftJoin("users as u", "u.id", "t.author_principal_id")
     .selectAll("t")
-    .select(["p.kind as author_kind", "p.display_name as author_name", "a.id as author_agent_id"]);
+    .select([
+      "p.kind as author_kind",
+      "p.display_name as author_name",
+      "a.id as author_agent_id",
+      "u.address as author_address",
+    ]);
 }
 
 /** Replies with their author; only replies of visible threads. */
@@ -33,8 +39,14 @@ export function selectReplies(db: Queryable) {
     .innerJoin("forum_threads as rt", (join) => join.onRef("rt.id", "=", "r.thread_id").on("rt.status", "=", "VISIBLE"))
     .innerJoin("principals as p", "p.id", "r.author_principal_id")
     .leftJoin("agents as a", "a.principal_id", "r.author_principal_id")
+    .leftJoin("users as u", "u.id", "r.author_principal_id")
     .selectAll("r")
-    .select(["p.kind as author_kind", "p.display_name as author_name", "a.id as author_agent_id"]);
+    .select([
+      "p.kind as author_kind",
+      "p.display_name as author_name",
+      "a.id as author_agent_id",
+      "u.address as author_address",
+    ]);
 }
 
 export type ThreadRow = Awaited<ReturnType<ReturnType<typeof selectThreads>["executeTakeFirstOrThrow"]>>;
@@ -44,13 +56,19 @@ interface AuthorColumns {
   author_kind: "USER" | "AGENT";
   author_name: string;
   author_agent_id: string | null;
+  author_address: string | null;
   author_principal_id: string;
 }
 
 export function presentAuthor(row: AuthorColumns): ForumAuthor {
   return row.author_kind === "AGENT" && row.author_agent_id
     ? { kind: "AGENT", name: row.author_name, key: `agent:${row.author_agent_id}`, agentId: row.author_agent_id }
-    : { kind: "USER", name: row.author_name, key: `user:${row.author_principal_id}` };
+    : {
+        kind: "USER",
+        name: row.author_name,
+        key: `user:${row.author_principal_id}`,
+        ...(row.author_address ? { address: row.author_address } : {}),
+      };
 }
 
 export function presentReply(row: ReplyRow): ReplyDto {

@@ -82,16 +82,17 @@ export const serviceUnavailable = (retryAfterSeconds = DATABASE_RETRY_AFTER_SECO
   );
 
 /**
- * A body over the limit. `Connection: close` makes the Node server drop the socket once this answer
- * is out, instead of reading (and discarding) the rest of a body we already refused.
+ * A body over the limit. `close` (the body was not read to its end: too large or too slow to drop,
+ * or never sent after Expect: 100-continue) adds `Connection: close`, so the Node server drops the
+ * socket once this answer is out instead of reading the rest.
  */
-export const payloadTooLarge = (limitBytes: number) =>
+export const payloadTooLarge = (limitBytes: number, close = false) =>
   new HttpError(
     413,
     `the request body is larger than ${limitBytes / 1024} KiB`,
     "PAYLOAD_TOO_LARGE",
     {},
-    { connection: "close" },
+    close ? { connection: "close" } : {},
   );
 
 /** A JSON body nested deeper than the limit (checked on the raw text, before it is parsed). */

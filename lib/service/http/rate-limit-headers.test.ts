@@ -5,6 +5,7 @@ import { routes } from "@/lib/api/routes";
 import type { RouteDef } from "@/lib/api/contract";
 import { newAgent, startTestService, type TestAgent, type TestService } from "../testing/harness";
 import { expectError } from "../testing/expect-error";
+import { DEFAULT_RATE_BUDGETS } from "../config";
 
 /**
  * Two rules every answer follows: the rate budget a request was counted against rides on its answer
@@ -120,6 +121,55 @@ describe("RateLimit header fields", () => {
       });
       expect(Object.keys(op.responses["429"].headers), name).toEqual(["RateLimit", "RateLimit-Policy", "Retry-After"]);
     }
+  });
+});
+
+describe("a budget per client address as well as per key", () => {
+  it("twelve fresh keys on one address share its budget: 429 with policy address once it is spent; another address and each key elsewhere still answer", async () => {
+    const budgets = { publicReadsPerMinute: 60, authReadsPerMinute: 120, writesPerMinute: 30, addressPerMinute: 24 };
+    const small = await startTestService({ rateBudgets: budgets });
+    try {
+      // Keys are free: signed up from addresses of their own, then used from one machine.
+      const keys = await Promise.all(Array.from({ length: 12 }, () => newAgent(small)));
+      const ip = "127.0.44.7";
+      const statuses: number[] = [];
+      let lastAllowed: ReturnType<typeof budgetOf> | null = null;
+      let refused: Awaited<ReturnType<typeof small.http>> | null = null;
+      for (let round = 0; round < 3; round++) {
+        for (const key of keys) {
+          const res = await small.http("GET", "/v1/jobs?limit=1", { token: key.apiKey, ip });
+          statuses.push(res.status);
+          if (res.status === 200) lastAllowed = budgetOf(res);
+          else refused ??= res;
+        }
+      }
+      // Each key read 3 times of its 120: only the address's budget can refuse, after exactly 24.
+      expect(statuses.filter((s) => s === 200)).toHaveLength(budgets.addressPerMinute);
+      expect(statuses.slice(budgets.addressPerMinute).every((s) => s === 429)).toBe(true);
+      // The answers name the budget nearer to refusing: the address's, down to 0.
+      expect(lastAllowed).toMatchObject({ policy: "address", q: budgets.addressPerMinute, w: 60, r: 0 });
+      expectError(refused!, 429, "RATE_LIMITED");
+      const b = budgetOf(refused!);
+      expect(b).toMatchObject({ policy: "address", q: budgets.addressPerMinute, r: 0 });
+      expect(b.t).toBe(Number(refused!.headers.get("retry-after")));
+      // Anonymous reads and writes from that address are refused too: the budget is the address's.
+      expectError(await small.http("GET", "/v1/jobs?limit=1", { ip }), 429, "RATE_LIMITED");
+      // The same keys from another address, and a fresh address, are untouched.
+      const elsewhere = await small.http("GET", "/v1/jobs?limit=1", { token: keys[0]!.apiKey, ip: "127.0.45.7" });
+      expect(elsewhere.status).toBe(200);
+      expect(budgetOf(elsewhere)).toMatchObject({ policy: "address", r: budgets.addressPerMinute - 1 });
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it("the default (600 a minute, ten times an anonymous reader's) is what the OpenAPI document says", () => {
+    expect(DEFAULT_RATE_BUDGETS.addressPerMinute).toBe(600);
+    const doc = buildOpenApiDocument() as any;
+    expect(doc.info.description).toMatch(/600 requests\/min per client address/);
+    expect(doc.components.headers["RateLimit-Policy"].description).toMatch(
+      /address \(every request from one client address/,
+    );
   });
 });
 

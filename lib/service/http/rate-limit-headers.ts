@@ -10,6 +10,8 @@ import type { BudgetState } from "./rate-limit";
  *
  * Every answer to a request that was counted carries them (successes, errors, and the 429, whose t
  * is its Retry-After). The partition key (pk) is left out: it would echo the caller's identity.
+ * A request counts against two budgets, its own (public-read, read or write) and its address's
+ * (address); the answer names the one closer to refusing (nearestToRefusal), as one Item.
  */
 export function rateLimitHeaders(state: BudgetState): Record<string, string> {
   const name = JSON.stringify(state.policy);
@@ -20,4 +22,17 @@ export function rateLimitHeaders(state: BudgetState): Record<string, string> {
 }
 
 /** The policy names, by budget: what RateLimit-Policy calls each one. */
-export const RATE_POLICY_NAMES = { publicRead: "public-read", read: "read", write: "write" } as const;
+export const RATE_POLICY_NAMES = {
+  publicRead: "public-read",
+  read: "read",
+  write: "write",
+  address: "address",
+} as const;
+
+/**
+ * Of the budgets a request was counted against (its credential's or network's, and its address's),
+ * the one its answer names: the one with fewer requests left, which is the one that refuses first.
+ */
+export function nearestToRefusal(a: BudgetState, b: BudgetState): BudgetState {
+  return b.remaining < a.remaining ? b : a;
+}

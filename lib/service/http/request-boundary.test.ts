@@ -13,6 +13,7 @@ import {
 import { sendEndlessBody } from "../testing/endless-body";
 import { encodeCursor } from "./pagination";
 import { MAX_BODY_BYTES } from "../router";
+import { DRAIN_BYTES } from "@/lib/net/request-body.mjs";
 
 // What every request passes before domain code runs (lib/service/router.ts): the body limit,
 // text that PostgreSQL cannot store, malformed paths and cursors, and the budget of callers whose
@@ -35,7 +36,7 @@ afterAll(async () => {
 // ── Body limit ─────────────────────────────────────────────────────────────────────────────────
 
 describe("request bodies are bounded before they are read", () => {
-  it("a declared 32 MiB Content-Length is refused with 413 before the body is sent, and nothing changes", async () => {
+  it("a declared 32 MiB body is read and dropped, then refused with 413 (so the client reads its answer, never a reset); nothing changes", async () => {
     const email = `big-declared-${Date.now()}@example.test`;
     const head = Buffer.from(`{"ownerEmail":"${email}","name":"Big body","pad":"`);
     const outcome = await sendEndlessBody(service.baseUrl, "/v1/agent-signups", {
@@ -44,8 +45,8 @@ describe("request bodies are bounded before they are read", () => {
         "content-length": String(32 * 1024 * 1024),
         "x-forwarded-for": newClientIp(),
       },
-      chunk: Buffer.concat([head, Buffer.alloc(16 * 1024 - head.length, "x")]),
-      delayMs: 20,
+      chunk: Buffer.concat([head, Buffer.alloc(256 * 1024 - head.length, "x")]),
+      delayMs: 0,
       maxBytes: 32 * 1024 * 1024,
     });
     expect(outcome.status).toBe(413);
@@ -55,13 +56,27 @@ describe("request bodies are bounded before they are read", () => {
       message: "the request body is larger than 256 KiB",
       code: "PAYLOAD_TOO_LARGE",
     });
-    // The answer came while the client was still near the start of its body.
-    expect(outcome.written).toBeLessThan(1024 * 1024);
     const agents = await service.db.selectFrom("agents").select("id").where("owner_email", "=", email).execute();
     expect(agents).toEqual([]);
   });
 
-  it("a chunked body with no length is refused once it passes the limit, not read to its end; nothing changes", async () => {
+  it("a declared body beyond what the server drops (1 GiB) is refused at once: the client had sent little when the answer came", async () => {
+    const outcome = await sendEndlessBody(service.baseUrl, "/v1/agent-signups", {
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(1024 * 1024 * 1024),
+        "x-forwarded-for": newClientIp(),
+      },
+      chunk: Buffer.alloc(16 * 1024, "x"),
+      delayMs: 20,
+      maxBytes: 1024 * 1024 * 1024,
+    });
+    // The 413, or the connection closed right after it (a client still writing may see the reset first).
+    if (outcome.status !== null) expect(outcome.body).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" });
+    expect(outcome.written).toBeLessThan(1024 * 1024);
+  });
+
+  it("a chunked body with no length is not kept past the limit, nor read past what the server drops; nothing changes", async () => {
     const user = await newUser(service);
     const title = `Endless body ${Date.now()}`;
     const head = Buffer.from(`{"title":"${title}","category":"agent-lounge","body":"`);
@@ -72,21 +87,70 @@ describe("request bodies are bounded before they are read", () => {
         authorization: `Bearer ${user.token}`,
         "x-forwarded-for": newClientIp(),
       },
-      chunk: Buffer.concat([head, Buffer.alloc(64 * 1024 - head.length, "y")]),
+      chunk: Buffer.concat([head, Buffer.alloc(256 * 1024 - head.length, "y")]),
       delayMs: 0,
-      // Without a limit the server would read all of it (and answer only then).
-      maxBytes: 64 * 1024 * 1024,
+      // Without a bound the server would read all of it (and answer only then).
+      maxBytes: 256 * 1024 * 1024,
     });
-    // The 413, or the connection closed right after it (a client still writing may see the reset first).
+    // The 413, or the connection closed right after it (past the bound the rest is not waited for).
     if (outcome.status !== null) {
       expect(outcome.status).toBe(413);
       expect(outcome.body).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" });
     }
-    // The server stopped at the limit; what the client got further out sits in loopback socket
-    // buffers (a few MiB at most), far from the 64 MiB it would have sent.
-    expect(outcome.written).toBeLessThan(16 * 1024 * 1024);
+    // The server stopped at DRAIN_BYTES; what the client got further out sits in loopback socket
+    // buffers, far from the 256 MiB it would have sent.
+    expect(outcome.written).toBeLessThan(DRAIN_BYTES + 32 * 1024 * 1024);
     const threads = await service.db.selectFrom("forum_threads").select("id").where("title", "=", title).execute();
     expect(threads).toEqual([]);
+  });
+
+  it("Expect: 100-continue: a declared 32 MiB body gets its 413 with no go-ahead, so not a byte of it is sent; a body within the limit gets its 100 Continue and is served", async () => {
+    const email = `expect-continue-${Date.now()}@example.test`;
+    const refused = await sendEndlessBody(service.baseUrl, "/v1/agent-signups", {
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(32 * 1024 * 1024),
+        "x-forwarded-for": newClientIp(),
+      },
+      chunk: Buffer.from(`{"ownerEmail":"${email}","name":"Big body","pad":"${"x".repeat(16 * 1024)}`),
+      delayMs: 0,
+      maxBytes: 32 * 1024 * 1024,
+      expectContinue: true,
+    });
+    expect(refused).toMatchObject({ status: 413, written: 0, error: null });
+    expect(refused.body).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" });
+
+    const body = Buffer.from(JSON.stringify({ name: "Small body", ownerEmail: email }));
+    const served = await sendEndlessBody(service.baseUrl, "/v1/agent-signups", {
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(body.length),
+        "x-forwarded-for": newClientIp(),
+      },
+      chunk: body,
+      delayMs: 0,
+      maxBytes: body.length,
+      expectContinue: true,
+    });
+    expect(served.status, JSON.stringify(served.body)).toBe(201);
+    expect(served.written).toBe(body.length);
+  });
+
+  it("twenty-four 32 MiB bodies at once (declared and chunked, sent as fast as the socket takes them): every client reads its 413, none a connection reset", async () => {
+    const send = (framing: Record<string, string>) =>
+      sendEndlessBody(service.baseUrl, "/v1/agent-signups", {
+        headers: { "content-type": "application/json", ...framing, "x-forwarded-for": newClientIp() },
+        chunk: Buffer.alloc(256 * 1024, "x"),
+        delayMs: 0,
+        maxBytes: 32 * 1024 * 1024,
+      });
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 12 }, () => send({ "content-length": String(32 * 1024 * 1024) })),
+      ...Array.from({ length: 12 }, () => send({ "transfer-encoding": "chunked" })),
+    ]);
+    // When the 413 was written while the client was still sending, a third of them saw ECONNRESET instead.
+    expect(outcomes.map((o) => o.error ?? o.status)).toEqual(Array(24).fill(413));
+    for (const o of outcomes) expect(o.body).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" });
   });
 
   it("a body at the limit is still read (and judged on its content), one byte over is a 413", async () => {

@@ -71,6 +71,46 @@ async function markSubmitted(jobId: string, url: string) {
 
 const criteriaPath = (jobId: string, rest = "") => `/v1/jobs/${jobId}/criteria${rest}`;
 
+describe("a criterion's check URL", () => {
+  it("is http(s) only when written: file:, javascript:, gopher:, data: and ftp: are a 400 at creation and in an edit, nothing stored", async () => {
+    const poster = await newUser(service);
+    const withUrl = (url: string) => ({
+      description: "The page answers 200",
+      check: { type: "http_status" as const, url, equals: 200 },
+    });
+    for (const url of [
+      "file:///etc/passwd",
+      "javascript:alert(document.cookie)",
+      "gopher://127.0.0.1:6379/_FLUSHALL",
+      "data:text/html,<script>alert(1)</script>",
+      "ftp://example.com/x",
+    ]) {
+      const res = await service.http("POST", "/v1/jobs", {
+        token: poster.token,
+        body: jobInput({ title: `Criterion URL ${url.slice(0, 10)}`, acceptanceCriteria: [withUrl(url)] }),
+      });
+      expect(res.status, url).toBe(400);
+      expect(res.json.code).toBe("VALIDATION_FAILED");
+      expect(res.json.message, url).toMatch(/acceptanceCriteria.*must be an http or https URL/);
+    }
+    expect((await service.http("GET", `/v1/jobs?posterId=${poster.id}`)).json.data).toEqual([]);
+
+    const job = await service.http("POST", "/v1/jobs", {
+      token: poster.token,
+      body: jobInput({ acceptanceCriteria: [withUrl("https://example.com/docs")] }),
+    });
+    expect(job.status, JSON.stringify(job.json)).toBe(201);
+    const edit = await service.http("PATCH", `/v1/jobs/${job.json.data.id}`, {
+      token: poster.token,
+      body: { acceptanceCriteria: [withUrl("javascript:alert(1)")] },
+    });
+    expect(edit.status).toBe(400);
+    expect(edit.json.message).toMatch(/must be an http or https URL/);
+    const kept = await service.http("GET", `/v1/jobs/${job.json.data.id}`, { token: poster.token });
+    expect(kept.json.data.acceptanceCriteria[0].check.url).toBe("https://example.com/docs");
+  });
+});
+
 describe("GET /v1/jobs/:id/criteria", () => {
   it("lists every criterion as PENDING before any evaluation, for the poster and the assigned agent only", async () => {
     const { poster, agent, jobId } = await claimedJobWithCriteria();

@@ -14,6 +14,7 @@ import { assertSubcontractDepth } from "./job-chain";
 import { resolveForumSource } from "./forum-source";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { assertPlanFitsBudget, writeMilestonePlan } from "./milestone-plan";
+import { assertDeadlinesAhead } from "./deadlines";
 
 const DEFAULT_PROOF_HOLD_HOURS = JOB_LIMITS.proofHoldHoursDefault;
 const DEFAULT_CLAIM_WINDOW_MINUTES = JOB_LIMITS.claimWindowMinutesDefault;
@@ -50,6 +51,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
   // Before anything is read or written: bad input changes nothing.
   const { description, criteria: criteriaInput, mode } = resolveTopLevelTwins(input);
   if (input.milestones) assertPlanFitsBudget(input.milestones, input.budget);
+  assertDeadlinesAhead(ctx.now(), input);
   await assertNotSuspended(ctx.db, actor.principalId);
 
   // A child job may only be posted by the agent working on a parent that allows subcontracting.
@@ -125,6 +127,7 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
         budget_usdc: input.budget,
         input_data: JSON.stringify(inputData),
         evaluator_address: evaluatorAddress,
+        max_revisions: input.maxRevisions ?? JOB_LIMITS.maxRevisionsDefault,
         output_data: null,
         proof_hash: null,
         deadline_at: input.deadlineAt ?? null,

@@ -346,3 +346,78 @@ describe("a job's budget has a floor", () => {
     expectError(await patch(poster.token, job.id, { budget: "0.5" }), 400, "VALIDATION_FAILED");
   });
 });
+
+describe("deadlines are ahead when written", () => {
+  const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+  const part = (title: string, amountUsdc: string, deadlineAt?: string) => ({
+    title,
+    amountUsdc,
+    acceptanceCriteria: `The ${title} is delivered as a CSV file`,
+    ...(deadlineAt ? { deadlineAt } : {}),
+  });
+
+  it("a job's deadline in the past or under an hour ahead is a 400 VALIDATION_FAILED at creation and in an edit; the same deadline sent back is no change", async () => {
+    const poster = await newUser(service);
+    for (const deadlineAt of [inMinutes(-60 * 24), inMinutes(-1), inMinutes(30)]) {
+      const res = await service.http("POST", "/v1/jobs", { token: poster.token, body: jobInput({ deadlineAt }) });
+      expectError(res, 400, "VALIDATION_FAILED");
+      expect(res.json.message).toMatch(/deadlineAt must be at least 60 minutes from now/);
+    }
+    expect((await service.http("GET", `/v1/jobs?posterId=${poster.id}`)).json.data).toEqual([]);
+
+    const deadline = inMinutes(120);
+    const job = await postJob(poster, { deadlineAt: deadline });
+    for (const deadlineAt of [inMinutes(-5), inMinutes(20)]) {
+      const res = await patch(poster.token, job.id, { deadlineAt });
+      expectError(res, 400, "VALIDATION_FAILED");
+      expect(res.json.message).toMatch(/deadlineAt must be at least 60 minutes from now/);
+    }
+    // The deadline draws near (as time passes): the whole form sent back with it edits the title.
+    const near = new Date(Date.now() + 10 * 60_000);
+    await service.db.updateTable("jobs").set({ deadline_at: near }).where("id", "=", job.id).execute();
+    const titled = await patch(poster.token, job.id, {
+      title: "Collect 60 B2B leads in fintech",
+      deadlineAt: near.toISOString(),
+    });
+    expect(titled.status, JSON.stringify(titled.json)).toBe(200);
+    expect(titled.json.data).toMatchObject({
+      title: "Collect 60 B2B leads in fintech",
+      deadlineAt: near.toISOString(),
+    });
+    // Moving it later, at least an hour ahead, or removing it, is fine.
+    expect((await patch(poster.token, job.id, { deadlineAt: inMinutes(90) })).status).toBe(200);
+    expect((await patch(poster.token, job.id, { deadlineAt: null })).status).toBe(200);
+  });
+
+  it("a part's deadline in the past is a 400 in the job's plan, in an edit of the plan and in a bid's plan", async () => {
+    const poster = await newUser(service);
+    const past = inMinutes(-30);
+    const created = await service.http("POST", "/v1/jobs", {
+      token: poster.token,
+      body: jobInput({ milestones: [part("first half", "20", inMinutes(60 * 24)), part("second half", "20", past)] }),
+    });
+    expectError(created, 400, "VALIDATION_FAILED");
+    expect(created.json.message).toMatch(/milestones\.1\.deadlineAt must be in the future/);
+
+    const job = await postJob(poster, {
+      milestones: [part("first half", "20", inMinutes(60 * 24)), part("second half", "20")],
+    });
+    const edited = await patch(poster.token, job.id, {
+      milestones: [part("first half", "20", past), part("second half", "20")],
+    });
+    expectError(edited, 400, "VALIDATION_FAILED");
+    expect(edited.json.message).toMatch(/milestones\.0\.deadlineAt must be in the future/);
+
+    const agent = await newAgent(service);
+    const offer = await service.http("POST", `/v1/jobs/${job.id}/bids`, {
+      token: agent.apiKey,
+      body: {
+        agentId: agent.id,
+        proposedUsdc: "40",
+        milestones: [part("all of it", "40", past)],
+      },
+    });
+    expectError(offer, 400, "VALIDATION_FAILED");
+    expect(offer.json.message).toMatch(/milestones\.0\.deadlineAt must be in the future/);
+  });
+});

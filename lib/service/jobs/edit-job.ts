@@ -1,4 +1,5 @@
 import { fail } from "../errors";
+import { assertDeadlinesAhead } from "./deadlines";
 import type { z } from "zod";
 import type { CriterionCheck, UpdateJobRequest } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
@@ -25,6 +26,7 @@ const BRIEF_FIELDS = [
   "deadlineAt",
   "requiredSkills",
   "preferredSkills",
+  "maxRevisions",
 ] as const;
 
 function criteriaOf(job: JobRow): StoredCriterion[] {
@@ -79,6 +81,8 @@ function refusedAfterBids(job: JobRow, input: EditInput, criteria: StoredCriteri
     next === undefined || current.every((skill) => next.includes(skill));
   if (!keepsAll(input.requiredSkills, job.required_skills)) refused.push("requiredSkills");
   if (!keepsAll(input.preferredSkills, job.preferred_skills)) refused.push("preferredSkills");
+  // Bidders priced the work with the rounds of changes it allowed: fewer may be promised, never more.
+  if (input.maxRevisions !== undefined && input.maxRevisions > job.max_revisions) refused.push("maxRevisions");
   return refused;
 }
 
@@ -105,6 +109,7 @@ function changedFields(job: JobRow, input: EditInput, criteria: StoredCriterion[
         : job.deadline_at?.getTime() !== Date.parse(input.deadlineAt)),
     requiredSkills: !sameList(input.requiredSkills, job.required_skills),
     preferredSkills: !sameList(input.preferredSkills, job.preferred_skills),
+    maxRevisions: input.maxRevisions !== undefined && input.maxRevisions !== job.max_revisions,
   };
   return Object.keys(changes).filter((field) => changes[field]);
 }
@@ -131,6 +136,11 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
         `a ${job.participation_mode === "AUTOMATIC_FORUM_REWARD" ? "forum reward slot" : `${job.status} job`} takes no edit`,
       );
     const changed = changedFields(job, input, criteria);
+    // A deadline sent back as it is (the whole form) is no change and is not judged again.
+    assertDeadlinesAhead(ctx.now(), {
+      deadlineAt: changed.includes("deadlineAt") ? input.deadlineAt : undefined,
+      milestones: input.milestones,
+    });
     const briefFields = BRIEF_FIELDS.filter((field) => changed.includes(field));
     if (job.status !== "OPEN" && briefFields.length > 0) {
       throw fail(
@@ -168,7 +178,7 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
         refused.includes("milestones") && job.bid_count === 0
           ? "the plan is locked in the escrow once funded"
           : job.bid_count > 0
-            ? "agents have bid on the job as it is: only additions are possible (extend the description, append criteria, a later deadline, a shorter proof hold)"
+            ? "agents have bid on the job as it is: only additions are possible (extend the description, append criteria, a later deadline, a shorter proof hold, fewer rounds of changes)"
             : refused.includes("proofHoldHours")
               ? "an agent has taken the job as it is: its proof hold may be shortened, never lengthened"
               : "the budget is locked in the escrow";
@@ -194,6 +204,7 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
           : {}),
         ...(input.requiredSkills !== undefined ? { required_skills: input.requiredSkills } : {}),
         ...(input.preferredSkills !== undefined ? { preferred_skills: input.preferredSkills } : {}),
+        ...(input.maxRevisions !== undefined ? { max_revisions: input.maxRevisions } : {}),
         input_data: JSON.stringify(inputData),
         updated_at: now,
       })

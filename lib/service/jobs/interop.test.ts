@@ -341,7 +341,7 @@ describe("every other documented request takes its documented fields", () => {
         limit: "50",
         ...(cursor ? { cursor } : {}),
       });
-      const res = ok(await service.http("GET", `/v1/jobs?${query}`));
+      const res = ok(await service.http("GET", `/v1/jobs?${query}`, { token: agent.apiKey }));
       for (const row of res.data) {
         expect(row).toMatchObject({ status: "OPEN", funded: false });
         seen.add(row.id);

@@ -10,7 +10,8 @@ import { getJobRowWithLapse } from "./read-job";
 /**
  * The job's timeline, the one place it is put together. It is derived from the rows the service
  * already keeps (jobs, bids, job_claims, proof_checks, job_criteria_results, escrow_settlements,
- * dispute_cases, dispute_statements, dispute_rulings, job_milestones, milestone_settlements)
+ * dispute_cases, dispute_statements, dispute_rulings, job_milestones, milestone_settlements,
+ * job_change_requests)
  * rather than written by every domain function: an event appears only where a row records when it
  * happened. A cancellation has no timestamp of its own (the refund settlement shows it), and
  * criterion evaluations keep only their latest result, so neither is an event.
@@ -91,6 +92,7 @@ export async function listJobEvents(
     ruling,
     parts,
     partMoves,
+    changeRequests,
   ] = await Promise.all([
     ctx.db.selectFrom("bids").selectAll().where("job_id", "=", jobId).execute(),
     ctx.db.selectFrom("job_claims").selectAll().where("job_id", "=", jobId).execute(),
@@ -137,10 +139,13 @@ export async function listJobEvents(
     // A job paid in parts: each part's steps, and every movement of a part out of the escrow.
     ctx.db.selectFrom("job_milestones").selectAll().where("job_id", "=", jobId).execute(),
     ctx.db.selectFrom("milestone_settlements").selectAll().where("job_id", "=", jobId).execute(),
+    // Requests for changes (at most maxRevisions per job and per part): each keeps the delivery it sent back.
+    ctx.db.selectFrom("job_change_requests").selectAll().where("job_id", "=", jobId).orderBy("round").execute(),
   ]);
   const actors = await actorsOf(ctx, [
     job.poster_id,
     ...criteria.flatMap((c) => [c.ticked_by, c.overridden_by]).filter((id): id is string => id !== null),
+    ...changeRequests.map((r) => r.requested_by),
   ]);
   const poster = actors.get(job.poster_id) ?? { kind: "USER" as const, id: job.poster_id };
   const principal = (id: string | null) => (id === null ? null : (actors.get(id) ?? null));
@@ -184,8 +189,31 @@ export async function listJobEvents(
     if (claim.outcome === "RELEASED")
       add("claim.released", claim.id, claim.ended_at, agentActor(claim.agent_id), claimData);
   }
+  // A delivery sent back for changes is kept on its request; the job (or part) row holds only the
+  // latest delivery, which is the same one until the agent resubmits.
+  const agentOfJob = job.agent_id ? agentActor(job.agent_id) : null;
+  const lastSentBack = new Map<string, number>();
+  for (const r of changeRequests) {
+    const partId = r.milestone_id ?? job.id;
+    if (r.delivered_at) lastSentBack.set(partId, Math.max(lastSentBack.get(partId) ?? 0, r.delivered_at.getTime()));
+    const part = r.milestone_id ? parts.find((p) => p.id === r.milestone_id) : undefined;
+    const partData = part ? { milestoneId: part.id, position: part.position, title: part.title } : {};
+    add(part ? "milestone.submitted" : "job.submitted", r.id, r.delivered_at, agentOfJob, {
+      ...partData,
+      url: r.delivered_url,
+      proofHash: r.proof_hash,
+    });
+    add("job.changes_requested", r.id, r.created_at, principal(r.requested_by), {
+      ...partData,
+      round: r.round,
+      message: r.message,
+      deliveredUrl: r.delivered_url,
+      deliveredAt: r.delivered_at?.toISOString() ?? null,
+    });
+  }
+  const resubmitted = (partId: string, at: Date | null) => at !== null && lastSentBack.get(partId) !== at.getTime();
   const url = typeof job.output_data?.url === "string" ? job.output_data.url : null;
-  add("job.submitted", job.id, job.submitted_at, job.agent_id ? agentActor(job.agent_id) : null, {
+  add("job.submitted", job.id, resubmitted(job.id, job.submitted_at) ? job.submitted_at : null, agentOfJob, {
     url,
     proofHash: job.proof_hash,
   });
@@ -280,7 +308,7 @@ export async function listJobEvents(
   }
   for (const p of parts) {
     const partData = { milestoneId: p.id, position: p.position, title: p.title };
-    add("milestone.submitted", p.id, p.submitted_at, job.agent_id ? agentActor(job.agent_id) : null, {
+    add("milestone.submitted", p.id, resubmitted(p.id, p.submitted_at) ? p.submitted_at : null, agentOfJob, {
       ...partData,
       url: p.output_url,
       proofHash: p.proof_hash,

@@ -154,6 +154,8 @@ export async function jobViewerOf(
       submit: isAgentSide(role) && job.status === "IN_PROGRESS" && funded,
       review: party && job.agent_id !== null,
       approve: poster && job.status === "REVIEW" && job.approved_at === null,
+      requestChanges:
+        poster && job.status === "REVIEW" && job.approved_at === null && job.revision_count < job.max_revisions,
       dispute: party && (job.status === "IN_PROGRESS" || job.status === "REVIEW") && job.release_tx_hash === null,
       subcontract: isAgentSide(role) && job.allow_subcontracting && job.status === "IN_PROGRESS",
       // The tree also answers the parties of a job above this one; for a child job the flag says

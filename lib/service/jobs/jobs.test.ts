@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Job } from "@/lib/api/schemas/jobs";
+import { JOB_LIMITS, Job } from "@/lib/api/schemas/jobs";
 import { routes } from "@/lib/api/routes";
 import { jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 import { expectError } from "../testing/expect-error";
+import { claimedAgent } from "../testing/evals-support";
 
 let service: TestService;
 beforeAll(async () => {
@@ -101,7 +102,13 @@ function expectInterfaceJob(job: Record<string, any>, where: string) {
   expect(job.tokenSymbol).toBe("USDC");
   expect(job.tokenAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
   expect(job.paymentProvider).toBe("ON_CHAIN_USDC");
-  expect(job.poster).toEqual({ id: job.posterId, displayName: expect.any(String), avatarUrl: null });
+  // address: a person's wallet beside the display name; null when an agent posted.
+  expect(job.poster).toEqual({
+    id: job.posterId,
+    displayName: expect.any(String),
+    avatarUrl: null,
+    address: job.poster.address === null ? null : expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+  });
   for (const c of job.acceptanceCriteria)
     expect(c).toEqual({ id: expect.any(String), check: expect.any(Object), description: expect.any(String) });
   expect(job.inputData).toMatchObject({
@@ -291,8 +298,8 @@ describe("GET /v1/jobs filters", () => {
       .where("id", "=", open)
       .execute();
 
-    const ids = async (query: string) => {
-      const res = await service.http("GET", `/v1/jobs?posterId=${poster.id}&${query}`);
+    const ids = async (query: string, token?: string) => {
+      const res = await service.http("GET", `/v1/jobs?posterId=${poster.id}&${query}`, { token });
       expect(res.status, query).toBe(200);
       for (const row of res.json.data) {
         expect(row).toHaveProperty("funded");
@@ -325,8 +332,9 @@ describe("GET /v1/jobs filters", () => {
       (await bidder.client.placeBid({ params: { id: openUnfunded }, body: { agentId: bidder.id, proposedUsdc: "40" } }))
         .data.status,
     ).toBe("PENDING");
-    expect(await ids(`excludeBidBy=${bidder.id}`)).toEqual([bounty, cancelled, open]);
-    expect(await ids(`excludeBidBy=${other.id}`)).toEqual([openUnfunded, bounty, cancelled, open]);
+    expect(await ids(`excludeBidBy=${bidder.id}`, bidder.apiKey)).toEqual([bounty, cancelled, open]);
+    expect(await ids("excludeBidBy=me", bidder.apiKey)).toEqual([bounty, cancelled, open]);
+    expect(await ids(`excludeBidBy=${other.id}`, other.apiKey)).toEqual([openUnfunded, bounty, cancelled, open]);
 
     for (const query of [
       "funded=maybe",
@@ -339,6 +347,101 @@ describe("GET /v1/jobs filters", () => {
     ]) {
       expectError(await service.http("GET", `/v1/jobs?${query}`), 400, "VALIDATION_FAILED");
     }
+  });
+});
+
+describe("proofHoldHours on the board: when a job pays, for anyone, and as a filter", () => {
+  it("every job shows its proof hold publicly; maxProofHoldHours keeps the jobs that pay within that many hours of delivery", async () => {
+    const poster = await newUser(service);
+    const withHold = async (hours: number | undefined) =>
+      (
+        await post(
+          poster.token,
+          jobInput({
+            title: `Pays after ${hours ?? "the default"} hours`,
+            inputData: { budgetType: "bid", ...(hours === undefined ? {} : { proofHoldHours: hours }) },
+          }),
+        )
+      ).json.data.id as string;
+    const now = await withHold(0);
+    const hour = await withHold(1);
+    const day = await withHold(24);
+    const week = await withHold(undefined);
+
+    const board = await service.http("GET", `/v1/jobs?posterId=${poster.id}`);
+    expect(board.status).toBe(200);
+    const holds = Object.fromEntries(
+      (board.json.data as Array<{ id: string; proofHoldHours: number }>).map((j) => [j.id, j.proofHoldHours]),
+    );
+    expect(holds).toEqual({ [now]: 0, [hour]: 1, [day]: 24, [week]: JOB_LIMITS.proofHoldHoursDefault });
+    const page = await service.http("GET", `/v1/jobs/${hour}/public`);
+    expect(page.json.data.proofHoldHours).toBe(1);
+
+    const within = async (hours: string) => {
+      const res = await service.http("GET", `/v1/jobs?posterId=${poster.id}&maxProofHoldHours=${hours}`);
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return (res.json.data as Array<{ id: string }>).map((j) => j.id);
+    };
+    expect(await within("0")).toEqual([now]);
+    expect(await within("1")).toEqual([hour, now]);
+    expect(await within("24")).toEqual([day, hour, now]);
+    expect(await within(String(JOB_LIMITS.proofHoldHoursMax))).toEqual([week, day, hour, now]);
+    for (const bad of ["-1", String(JOB_LIMITS.proofHoldHoursMax + 1), "soon", "1.5"])
+      expectError(
+        await service.http("GET", `/v1/jobs?posterId=${poster.id}&maxProofHoldHours=${bad}`),
+        400,
+        "VALIDATION_FAILED",
+      );
+
+    // The OpenAPI document says what the field and the filter mean.
+    const doc = (await service.http("GET", "/v1/openapi.json")).json;
+    const list = doc.paths["/v1/jobs"].get;
+    const filter = list.parameters.find((p: { name: string }) => p.name === "maxProofHoldHours");
+    expect(filter.description ?? filter.schema.description).toMatch(/proof hold/);
+    expect(JSON.stringify(doc.components.schemas)).toMatch(/The proof hold, in hours/);
+  });
+});
+
+describe("GET /v1/jobs?excludeBidBy: the caller's own bids only", () => {
+  it("anyone else's agent id, or no credential, is a 400 that tells nothing; me and an owned agent's id work", async () => {
+    const poster = await newUser(service);
+    const job = (await post(poster.token, jobInput({ title: "Which jobs did this agent bid on" }))).json.data.id;
+    const { agent: bidder, owner } = await claimedAgent(service);
+    const [bidderId, bidderKey] = [bidder.id, bidder.apiKey];
+    expect(
+      (
+        await service.http("POST", `/v1/jobs/${job}/bids`, {
+          token: bidderKey,
+          body: { agentId: bidderId, proposedUsdc: "40" },
+        })
+      ).status,
+    ).toBe(201);
+    const list = (query: string, token?: string) =>
+      service.http("GET", `/v1/jobs?posterId=${poster.id}&${query}`, { token });
+
+    // A stranger (anonymous, another agent, another person) cannot learn where the bidder bid.
+    const stranger = await newAgent(service);
+    for (const [who, token] of [
+      ["anonymous", undefined],
+      ["another agent", stranger.apiKey],
+      ["another person", poster.token],
+    ] as const) {
+      const res = await list(`excludeBidBy=${bidderId}`, token);
+      expectError(res, 400, "VALIDATION_FAILED");
+      expect(res.json.message, who).toMatch(/excludeBidBy/);
+    }
+    expectError(await list("excludeBidBy=me"), 400, "VALIDATION_FAILED");
+    expectError(await list("excludeBidBy=me", poster.token), 400, "VALIDATION_FAILED");
+
+    // The bidder itself, by "me" or by its id, and its owner by its id: the job is left out.
+    const ids = async (res: Awaited<ReturnType<typeof list>>) => {
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return (res.json.data as Array<{ id: string }>).map((j) => j.id);
+    };
+    expect(await ids(await list("excludeBidBy=me", bidderKey))).toEqual([]);
+    expect(await ids(await list(`excludeBidBy=${bidderId}`, bidderKey))).toEqual([]);
+    expect(await ids(await list(`excludeBidBy=${bidderId}`, owner.token))).toEqual([]);
+    expect(await ids(await list("excludeBidBy=me", stranger.apiKey))).toEqual([job]);
   });
 });
 

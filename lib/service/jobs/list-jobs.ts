@@ -5,10 +5,12 @@ import type { ServiceContext } from "../context";
 import type { Database, JobRow } from "../db/schema";
 import type { Db } from "../db/connection";
 import type { Actor } from "../auth/actor";
+import { isAgentOrItsOwner } from "../auth/acting-for-agent";
+import { fail } from "../errors";
 import { decodeCursor, pageOf } from "../http/pagination";
 import { JsonText } from "../http/envelope";
 import { presentJob } from "./present-job";
-import { JOB_VERSION, selectJobs, selectJobVersions, type JobWithRelations } from "./read-job";
+import { JOB_VERSION, PROOF_HOLD_SQL, selectJobs, selectJobVersions, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 import { keepPublicJobText, keptPublicJobText } from "./public-job-text";
 
@@ -120,7 +122,31 @@ const SORTS: Record<SortName, SortKey[]> = {
  * one sort given to another is a 400. Rows are presented for the caller: its own jobs carry their
  * private fields, others not; each row carries bidCount.
  */
-export async function listJobs(ctx: ServiceContext, actor: Actor | null, query: Query) {
+/**
+ * The agent whose bids `excludeBidBy` leaves out: only the caller's own ("me" for an agent key, or
+ * an agent the caller acts for), since a list without the jobs another agent bid on would tell
+ * anyone which jobs that agent bid on. Anything else is a 400.
+ */
+async function ownBidderOf(ctx: ServiceContext, actor: Actor | null, value: string | undefined) {
+  if (value === undefined) return undefined;
+  if (value === "me") {
+    if (actor?.kind === "AGENT") return actor.agentId;
+    throw fail("VALIDATION_FAILED", [
+      actor
+        ? "excludeBidBy=me needs an agent key; a person passes the id of an agent they own"
+        : "excludeBidBy needs a credential: it names the caller's own agent",
+    ]);
+  }
+  if (actor && (await isAgentOrItsOwner(ctx, actor, value))) return value;
+  throw fail("VALIDATION_FAILED", [
+    'excludeBidBy must be "me" or the id of your own agent (which jobs another agent bid on is not public)',
+  ]);
+}
+
+export async function listJobs(ctx: ServiceContext, actor: Actor | null, asked: Query) {
+  const query = asked.excludeBidBy
+    ? { ...asked, excludeBidBy: await ownBidderOf(ctx, actor, asked.excludeBidBy) }
+    : asked;
   const limit = query.limit ?? DEFAULT_LIMIT;
   const sortName: SortName =
     query.updatedAfter !== undefined ? "updated" : (query.sort ?? (query.q ? "relevance" : "newest"));
@@ -283,6 +309,7 @@ export function filterBoard<O>(
   if (query.requiredPackId) q = q.where("jobs.required_pack_id", "=", query.requiredPackId);
   if (query.funded === true) q = q.where("jobs.escrow_tx_hash", "is not", null);
   if (query.funded === false) q = q.where("jobs.escrow_tx_hash", "is", null);
+  if (query.maxProofHoldHours !== undefined) q = q.where(PROOF_HOLD_SQL, "<=", query.maxProofHoldHours);
   if (query.minBudget !== undefined) q = q.where(sql<boolean>`jobs.budget_usdc >= ${query.minBudget}::numeric`);
   if (query.maxBudget !== undefined) q = q.where(sql<boolean>`jobs.budget_usdc <= ${query.maxBudget}::numeric`);
   if (query.skills?.length) {

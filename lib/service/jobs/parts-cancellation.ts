@@ -12,11 +12,18 @@ export async function partsCancellation(
   jobId: string,
   options: { lock?: boolean } = {},
 ): Promise<{ parts: number; inFlight: boolean }> {
-  let q = db.selectFrom("job_milestones").select(["id", "status"]).where("job_id", "=", jobId);
+  let q = db.selectFrom("job_milestones").select(["id", "status", "submitted_at"]).where("job_id", "=", jobId);
   if (options.lock) q = q.forUpdate();
   const parts = await q.execute();
   if (parts.length === 0) return { parts: 0, inFlight: false };
-  const delivered = parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED" || p.status === "DISPUTED");
+  // A part sent back for changes (OPEN again, with its delivery kept) was delivered too.
+  const delivered = parts.some(
+    (p) =>
+      p.status === "SUBMITTED" ||
+      p.status === "APPROVED" ||
+      p.status === "DISPUTED" ||
+      (p.status === "OPEN" && p.submitted_at !== null),
+  );
   const pending = await db
     .selectFrom("milestone_settlements")
     .select("id")

@@ -4,7 +4,7 @@ import type { Job } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal } from "@/lib/chain/units";
 import type { JobRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
-import { isStalled, type JobWithRelations } from "./read-job";
+import { isStalled, proofHoldHoursOf, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 
 export type JobDto = z.input<typeof Job>;
@@ -83,6 +83,7 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     title: row.title,
     description: row.description,
     budgetUsdc: normaliseDecimal(row.budget_usdc),
+    proofHoldHours: proofHoldHoursOf(row),
     inputData: party ? (row.input_data as JobDto["inputData"]) : publicInputData(row.input_data),
     outputData: party ? ((row.output_data as JobDto["outputData"]) ?? null) : null,
     proofHash: party ? row.proof_hash : null,
@@ -111,7 +112,12 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     lastSharedAt: iso(row.last_shared_at),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    poster: { id: row.poster_id, displayName: row.poster_display_name, avatarUrl: row.poster_avatar_url },
+    poster: {
+      id: row.poster_id,
+      displayName: row.poster_display_name,
+      avatarUrl: row.poster_avatar_url,
+      address: row.poster_address,
+    },
     agent: row.agent_id
       ? { id: row.agent_id, name: row.agent_name ?? row.agent_id, vertical: row.agent_vertical }
       : null,
@@ -124,6 +130,16 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     releaseTxHash: row.release_tx_hash,
     refundTxHash: row.refund_tx_hash,
     evaluatorAddress: row.evaluator_address,
+    maxRevisions: row.max_revisions,
+    revisionCount: row.revision_count,
+    changeRequest:
+      party && row.change_request_message !== null && row.changes_requested_at !== null
+        ? {
+            round: row.revision_count,
+            message: row.change_request_message,
+            requestedAt: row.changes_requested_at.toISOString(),
+          }
+        : null,
   };
   if (party) {
     // Progress on the work is between the parties, like the deliverable (absent for everyone else).

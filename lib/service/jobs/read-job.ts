@@ -97,6 +97,10 @@ export const JOB_COLUMNS = Object.keys({
   evaluator_address: true,
   review_attempted_at: true,
   wallet_reminder_sent_at: true,
+  max_revisions: true,
+  revision_count: true,
+  change_request_message: true,
+  changes_requested_at: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<JobColumn, true>).map((column) => `jobs.${column}` as `jobs.${JobColumn}`);
@@ -110,6 +114,7 @@ function joinJobRelations(db: Db) {
       .leftJoin("agents as agent", "agent.id", "jobs.agent_id")
       // A job posted by an agent: its owner is a party too (job-viewer.ts).
       .leftJoin("agents as poster_agent", "poster_agent.principal_id", "jobs.poster_id")
+      .leftJoin("users as poster_user", "poster_user.id", "jobs.poster_id")
   );
 }
 
@@ -120,6 +125,7 @@ export function selectJobs(db: Db) {
     .select([
       "poster.display_name as poster_display_name",
       "poster.avatar_url as poster_avatar_url",
+      "poster_user.address as poster_address",
       "agent.name as agent_name",
       "agent.vertical as agent_vertical",
       "agent.owner_user_id as agent_owner_user_id",
@@ -154,6 +160,7 @@ export function selectJobVersions(db: Db) {
 export type JobWithRelations = JobRow & {
   poster_display_name: string;
   poster_avatar_url: string | null;
+  poster_address: string | null;
   agent_name: string | null;
   agent_vertical: string | null;
   agent_owner_user_id: string | null;
@@ -181,9 +188,25 @@ export function isClaimLapsed(job: ClaimFields, now: Date): boolean {
   );
 }
 
+/**
+ * The job's proof hold in hours (inputData.proofHoldHours; 0 where a job has none): how long after its
+ * delivery an approved job's escrow is released. PROOF_HOLD_SQL is the same for a query over jobs.
+ */
+export function proofHoldHoursOf(job: Pick<JobRow, "input_data">): number {
+  const hours = Number((job.input_data as { proofHoldHours?: unknown }).proofHoldHours ?? 0);
+  return Number.isFinite(hours) ? hours : 0;
+}
+export const PROOF_HOLD_SQL = sql<number>`coalesce((jobs.input_data->>'proofHoldHours')::int, 0)`;
+
 type StallFields = Pick<
   JobRow,
-  "status" | "input_data" | "claimed_at" | "last_heartbeat_at" | "updated_at" | "parts_in_flight"
+  | "status"
+  | "input_data"
+  | "claimed_at"
+  | "last_heartbeat_at"
+  | "updated_at"
+  | "changes_requested_at"
+  | "parts_in_flight"
 >;
 
 /** The job's inputData.stallAfterHours, or the default for jobs posted before the setting existed. */
@@ -203,7 +226,10 @@ export function stallAfterHoursOf(job: Pick<JobRow, "input_data">): number {
 export function isStalled(job: StallFields, now: Date): boolean {
   if (job.status !== "IN_PROGRESS" || hasPartsInFlight(job)) return false;
   // claimed_at is the assignment time on every path; updated_at only covers a row that somehow lacks it.
-  const since = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  // Work sent back for changes starts the agent's clock again: the poster cannot ask for changes and
+  // then reopen the job as stalled at once.
+  const reported = job.last_heartbeat_at ?? job.claimed_at ?? job.updated_at;
+  const since = job.changes_requested_at && job.changes_requested_at > reported ? job.changes_requested_at : reported;
   return now.getTime() - since.getTime() > stallAfterHoursOf(job) * 3_600_000;
 }
 
@@ -264,6 +290,12 @@ export async function reopenClaimedJobs(
       progress: null,
       progress_note: null,
       last_heartbeat_at: null,
+      // Work sent back for changes and then abandoned: the next agent starts from no delivery.
+      submitted_at: null,
+      proof_hash: null,
+      revision_count: 0,
+      change_request_message: null,
+      changes_requested_at: null,
       updated_at: now,
     })
     .where("id", "in", jobIds)

@@ -26,6 +26,7 @@ export async function reopenJob(ctx: ServiceContext, actor: Actor, jobId: string
         "claimed_at",
         "last_heartbeat_at",
         "updated_at",
+        "changes_requested_at",
         "parts_in_flight",
       ])
       .where("id", "=", jobId)

@@ -1,7 +1,7 @@
 import { DomainError, fail } from "../errors";
 import { sql, type Transaction } from "kysely";
 import type { Address } from "viem";
-import { parseUsdc } from "@/lib/chain/units";
+import { agentShareOf, parseUsdc } from "@/lib/chain/units";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
 import type { ServiceContext } from "../context";
@@ -12,9 +12,10 @@ import { recordOperatorAction } from "../audit/record-operator-action";
 import { assertAgentNotSuspended } from "../auth/suspension";
 import type { Database } from "../db/schema";
 import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
-import { getJobRowOrThrow } from "../jobs/read-job";
+import { getJobRowOrThrow, proofHoldHoursOf } from "../jobs/read-job";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "../deliverables/check-deliverable";
+import { assertMayRequestChanges, assertRoundsLeft, recordChangeRequest } from "../deliverables/request-changes";
 import { completePartSettlement, recordPartSettlement, type PartSettlementRow } from "../escrow/settle-part";
 import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
@@ -53,7 +54,16 @@ const payeeOf = (m: Pick<MilestoneRow, "delivered_by">, job: { agent_id: string 
 async function lockJobAndPart(trx: Trx, jobId: string, milestoneId: string) {
   const job = await trx
     .selectFrom("jobs")
-    .select(["id", "status", "poster_id", "agent_id", "participation_mode", "claim_window_minutes", "claim_expires_at"])
+    .select([
+      "id",
+      "status",
+      "poster_id",
+      "agent_id",
+      "max_revisions",
+      "participation_mode",
+      "claim_window_minutes",
+      "claim_expires_at",
+    ])
     .where("id", "=", jobId)
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -195,8 +205,7 @@ async function approvePart(
       proofFailureExtra(probe),
     );
   }
-  const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
-  const releaseAt = new Date((m.submitted_at ?? ctx.now()).getTime() + (Number.isFinite(hold) ? hold : 0) * HOUR);
+  const releaseAt = new Date((m.submitted_at ?? ctx.now()).getTime() + proofHoldHoursOf(job) * HOUR);
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
@@ -236,6 +245,56 @@ async function approvePart(
 }
 
 /**
+ * POST /v1/jobs/:id/milestones/:position/request-changes (the poster, or the job's evaluator): a
+ * SUBMITTED part goes back to OPEN with its own revisionCount, at most the job's maxRevisions times.
+ */
+export async function requestMilestoneChanges(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  position: number,
+  message: string,
+) {
+  const job = await getJobRowOrThrow(ctx, jobId);
+  await assertMayRequestChanges(ctx, actor, job);
+  const m = await getMilestoneOrThrow(ctx.db, jobId, position);
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockJobAndPart(trx, jobId, m.id);
+    if (locked.m.approved_at !== null || locked.m.status === "APPROVED" || locked.m.status === "RELEASED")
+      throw fail("INVALID_STATE", `part ${position} is approved already: changes can no longer be asked for`);
+    if (locked.job.status !== "IN_PROGRESS" || locked.m.status !== "SUBMITTED")
+      throw fail(
+        "INVALID_STATE",
+        `part ${position} is ${locked.m.status}${locked.job.status !== "IN_PROGRESS" ? ` on a ${locked.job.status} job` : ""}: only a SUBMITTED part's delivered work can be sent back`,
+      );
+    assertRoundsLeft(locked.job.max_revisions, locked.m.revision_count, `part ${position}`);
+    const round = locked.m.revision_count + 1;
+    // The delivery stays on the part (submitted_at says it was delivered once, so it is neither a
+    // late part with nothing delivered nor one the rest of the job can be cancelled around).
+    await trx
+      .updateTable("job_milestones")
+      .set({
+        status: "OPEN",
+        revision_count: round,
+        change_request_message: message,
+        changes_requested_at: now,
+        updated_at: now,
+      })
+      .where("id", "=", m.id)
+      .execute();
+    await recordChangeRequest(trx, actor, locked.job, {
+      round,
+      message,
+      at: now,
+      delivered: { url: locked.m.output_url, at: locked.m.submitted_at, proofHash: locked.m.proof_hash },
+      part: { id: m.id, position },
+    });
+  });
+  return await presentOne(ctx.db, jobId, position, true);
+}
+
+/**
  * Leases the parts a round picked (locked FOR UPDATE SKIP LOCKED by the caller): no other round takes
  * them for PICK_LEASE_MS, and the attempt is counted for the backoff after a hold (holdPart).
  */
@@ -268,12 +327,12 @@ export async function autoApproveStaleMilestones(ctx: ServiceContext, options: P
   const picked = await ctx.db.transaction().execute(async (trx) => {
     let q = trx
       .selectFrom("job_milestones as m")
-      .innerJoin("jobs as j", "j.id", "m.job_id")
+      .innerJoin("jobs", "jobs.id", "m.job_id")
       .select("m.id")
       .where("m.status", "=", "SUBMITTED")
-      .where("j.status", "=", "IN_PROGRESS")
+      .where("jobs.status", "=", "IN_PROGRESS")
       .where("m.submitted_at", "is not", null)
-      .where(autoApprovalDue("m.submitted_at", "j.input_data", ctx.config.reviewWindowHours, now))
+      .where(autoApprovalDue("m.submitted_at", ctx.config.reviewWindowHours, now))
       .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]));
     if (options.only)
       q = options.only.length > 0 ? q.where("m.job_id", "in", options.only) : q.where(sql<boolean>`false`);
@@ -556,7 +615,7 @@ export async function ruleMilestone(
       .execute();
     const share =
       input.outcome === "SPLIT"
-        ? { agentShareUnits: (parseUsdc(String(locked.m.amount_usdc)) * BigInt(input.agentShare ?? 0)) / 100n }
+        ? { agentShareUnits: agentShareOf(parseUsdc(String(locked.m.amount_usdc)), input.agentShare ?? 0) }
         : undefined;
     const row = await recordPartSettlement(trx, locked.m, kind, wallet, share);
     await publishEvent(trx, {
@@ -603,10 +662,10 @@ export async function cancelLateMilestone(ctx: ServiceContext, actor: Actor, job
     if (recorded?.kind === "REFUND") return recorded;
     if (locked.job.status !== "IN_PROGRESS" || job.escrow_tx_hash === null)
       throw fail("INVALID_STATE", `a ${locked.job.status} job's parts are not cancelled one by one`);
-    if (locked.m.status !== "OPEN")
+    if (locked.m.status !== "OPEN" || locked.m.submitted_at !== null)
       throw fail(
         "INVALID_STATE",
-        `part ${position} is ${locked.m.status}: only a late part with nothing delivered is cancelled (approve or dispute a delivered one)`,
+        `part ${position} is ${locked.m.submitted_at !== null && locked.m.status === "OPEN" ? "sent back for changes after a delivery" : locked.m.status}: only a late part with nothing delivered is cancelled (approve or dispute a delivered one)`,
       );
     if (!locked.m.deadline_at || locked.m.deadline_at.getTime() > now.getTime())
       throw fail(

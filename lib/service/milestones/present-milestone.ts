@@ -75,6 +75,15 @@ export function presentMilestone(
         }
       : null,
     settledAt: iso(m.settled_at),
+    revisionCount: m.revision_count,
+    changeRequest:
+      party && m.change_request_message !== null && m.changes_requested_at !== null
+        ? {
+            round: m.revision_count,
+            message: m.change_request_message,
+            requestedAt: m.changes_requested_at.toISOString(),
+          }
+        : null,
     createdAt: m.created_at.toISOString(),
   };
 }

@@ -6,6 +6,7 @@ import {
   approveMilestone,
   cancelLateMilestone,
   disputeMilestone,
+  requestMilestoneChanges,
   ruleMilestone,
   submitMilestone,
 } from "./milestone-actions";
@@ -23,6 +24,10 @@ export function registerMilestoneRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:id/milestones/:position/approve
   router.implement(routes.approveMilestone, ({ ctx, actor, params }) =>
     approveMilestone(ctx, actor, params.id, params.position),
+  );
+  // POST /v1/jobs/:id/milestones/:position/request-changes
+  router.implement(routes.requestMilestoneChanges, ({ ctx, actor, params, body }) =>
+    requestMilestoneChanges(ctx, actor, params.id, params.position, body.message),
   );
   // POST /v1/jobs/:id/milestones/:position/dispute
   router.implement(routes.disputeMilestone, ({ ctx, actor, params, body }) =>

@@ -38,6 +38,10 @@ export function describeEvent(event: EventForText): { text: string; link: string
       text: `A proof check of the deliverable on ${job} failed${str(d.reason) ? `: ${str(d.reason)}` : ""}.`,
       link: jobLink,
     }),
+    "job.changes_requested": () => ({
+      text: `${str(d.position) ? `Changes were asked for on part ${str(d.position)} of ${job}` : `Changes were asked for on ${job}`}${str(d.round) && str(d.maxRevisions) ? ` (round ${str(d.round)} of ${str(d.maxRevisions)})` : ""}: read the request and resubmit.`,
+      link: jobLink,
+    }),
     "job.approved": () => ({ text: `The work on ${job} was approved.`, link: jobLink }),
     "job.paid": () => ({ text: `Payment${usdc(d.netUsdc ?? d.amountUsdc)} released for ${job}.`, link: jobLink }),
     "job.disputed": () => ({ text: `A dispute was opened on ${job}.`, link: jobLink }),

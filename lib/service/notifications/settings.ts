@@ -86,6 +86,7 @@ async function settingsOf(ctx: ServiceContext, userId: string): Promise<Notifica
     pendingEmail:
       row?.pending_email && row.pending_expires_at && row.pending_expires_at > ctx.now() ? row.pending_email : null,
     kinds: NOTIFICATION_KIND_NAMES.map((kind) => ({ kind, label: NOTIFICATION_KINDS[kind].label, email: kinds[kind] })),
+    followOnReply: row?.follow_on_reply ?? true,
   };
 }
 
@@ -110,7 +111,11 @@ export async function updateNotificationSettings(
     .executeTakeFirst();
   const kinds = { ...(current?.email_kinds ?? {}), ...(input.email_kinds ?? {}) };
   const now = ctx.now();
-  const set: Record<string, unknown> = { email_kinds: JSON.stringify(kinds), updated_at: now };
+  const set: Record<string, unknown> = {
+    email_kinds: JSON.stringify(kinds),
+    updated_at: now,
+    ...(input.followOnReply !== undefined ? { follow_on_reply: input.followOnReply } : {}),
+  };
   let token: string | null = null;
   if (input.email === null)
     Object.assign(set, {

@@ -103,7 +103,7 @@ const UNKNOWN_MONEY: z.infer<typeof MoneyHealth> = {
   ok: false,
   detail: "",
   failedSettlements: 0,
-  stuck: { settlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0 },
+  stuck: { settlements: 0, partSettlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0, x402Payments: 0 },
   reconciliationDifferences: null,
   reconciledAt: null,
 };
@@ -118,7 +118,7 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
   if (!chain) return { ...UNKNOWN_MONEY, ok: true, detail: "no payment chain is configured: no money moves" };
   const before = new Date(ctx.now().getTime() - STUCK_AFTER_MS);
   const count = sql<string>`count(*)`.as("n");
-  const [failed, settlements, withdrawals, payouts, funding, run] = await Promise.all([
+  const [failed, failedParts, settlements, parts, withdrawals, payouts, funding, x402, run] = await Promise.all([
     ctx.db
       .selectFrom("escrow_settlements as s")
       .innerJoin("jobs as j", "j.id", "s.job_id")
@@ -127,7 +127,22 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
       .where("j.chain_id", "=", chain.chainId)
       .executeTakeFirstOrThrow(),
     ctx.db
+      .selectFrom("milestone_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "FAILED")
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
       .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .select(count)
+      .where("s.status", "=", "PENDING")
+      .where("s.created_at", "<", before)
+      .where("j.chain_id", "=", chain.chainId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom("milestone_settlements as s")
       .innerJoin("jobs as j", "j.id", "s.job_id")
       .select(count)
       .where("s.status", "=", "PENDING")
@@ -156,6 +171,13 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
       .where("chain_key", "=", chainKeyOf(chain))
       .executeTakeFirstOrThrow(),
     ctx.db
+      .selectFrom("x402_payments")
+      .select(count)
+      .where("status", "=", "SENT")
+      .where("created_at", "<", before)
+      .where("network", "=", `eip155:${chain.chainId}`)
+      .executeTakeFirstOrThrow(),
+    ctx.db
       .selectFrom("reconciliation_runs")
       .select(["differences", "checked_at"])
       .where("chain_id", "=", chain.chainId)
@@ -166,11 +188,13 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
   ]);
   const stuck = {
     settlements: Number(settlements.n),
+    partSettlements: Number(parts.n),
     withdrawals: Number(withdrawals.n),
     packPayouts: Number(payouts.n),
     rewardFunding: Number(funding.n),
+    x402Payments: Number(x402.n),
   };
-  const failedSettlements = Number(failed.n);
+  const failedSettlements = Number(failed.n) + Number(failedParts.n);
   const reconciliationDifferences = run ? run.differences : null;
   const problems: string[] = [];
   if (failedSettlements > 0) problems.push(`${failedSettlements} escrow settlement(s) FAILED`);
@@ -297,7 +321,10 @@ async function checkWorkers(ctx: ServiceContext, workers: Worker[]): Promise<z.i
       workers.map((w) => w.name),
     )
     .execute();
-  const now = ctx.now().getTime();
+  // Lag by the database's clock, the one every instance shares: an instance whose own clock runs
+  // ahead must not call the others' fresh rounds late (a heartbeat written by such an instance reads
+  // as just now, not as late, until the skew is mended).
+  const now = (await sql<{ now: Date }>`select now() as now`.execute(ctx.db)).rows[0]!.now.getTime();
   const items: Array<z.infer<typeof WorkerHealth>> = workers.map((worker) => {
     const row = rows.find((r) => r.name === worker.name);
     const lateAfterMs = LATE_AFTER_ROUNDS * worker.everyMs + ROUND_GRACE_MS;

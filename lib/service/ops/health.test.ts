@@ -65,6 +65,17 @@ describe("GET /v1/health", () => {
     expect((await service.http("GET", "/v1/stats", { ip: "127.9.8.7" })).status).toBe(429);
   });
 
+  it("an instance whose clock runs 400 s ahead does not call the workers' fresh rounds late", async () => {
+    const service = await serviceWith();
+    await allWorkersRan(service);
+    const skewed = await startTestService({ chain: chain.config }, { ownPool: true });
+    started.push(skewed);
+    skewed.ctx.now = () => new Date(Date.now() + 400_000);
+    const res = await skewed.http("GET", "/v1/health");
+    expect(res.json.data.workers, JSON.stringify(res.json.data.workers.detail)).toMatchObject({ ok: true });
+    for (const w of res.json.data.workers.workers) expect(w.lagMs).toBeLessThan(60_000);
+  });
+
   it("503 with the same envelope when the RPC does not answer, or serves another chain", async () => {
     const offline = await serviceWith({ chain: { ...chain.config, rpcUrl: "http://127.0.0.1:9/" } });
     await allWorkersRan(offline);
@@ -242,7 +253,14 @@ describe("GET /v1/health: flapping RPCs and money that needs a person", () => {
       money: {
         ok: true,
         failedSettlements: 0,
-        stuck: { settlements: 0, withdrawals: 0, packPayouts: 0, rewardFunding: 0 },
+        stuck: {
+          settlements: 0,
+          partSettlements: 0,
+          withdrawals: 0,
+          packPayouts: 0,
+          rewardFunding: 0,
+          x402Payments: 0,
+        },
       },
     });
 
@@ -287,7 +305,14 @@ describe("GET /v1/health: flapping RPCs and money that needs a person", () => {
         money: {
           ok: false,
           failedSettlements: 1,
-          stuck: { settlements: 0, withdrawals: 1, packPayouts: 0, rewardFunding: 0 },
+          stuck: {
+            settlements: 0,
+            partSettlements: 0,
+            withdrawals: 1,
+            packPayouts: 0,
+            rewardFunding: 0,
+            x402Payments: 0,
+          },
           reconciliationDifferences: 2,
         },
       });

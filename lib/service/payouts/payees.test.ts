@@ -224,6 +224,57 @@ describe("where a claimed agent is paid belongs to its owner", () => {
     expect(kinds).toEqual(["AGENT_KEY", "OWNER"]);
   });
 
+  it("a claimed agent without a wallet sets its first one with its own key (the owner is told); then the key cannot change or clear it, and two keys racing for the first wallet set one", async () => {
+    const owner = await newUser(service);
+    const email = `payees-first-${process.pid}-${Date.now()}-${(emailCounter += 1)}@example.test`;
+    const agent = await newAgent(service, { ownerEmail: email });
+    expect(
+      (await service.http("POST", `/v1/agent-claims/${await claimLinkFor(service, email)}`, { token: owner.token }))
+        .status,
+    ).toBe(200);
+    const other = await owner.client.createAgentKey({
+      params: { id: agent.id },
+      body: { name: "second", scopes: ["jobs:read", "jobs:write"] },
+    });
+
+    // Clearing a wallet that is not there is no first wallet: refused.
+    expect((await patchAgent(agent.id, agent.apiKey, { walletAddress: null })).json.code).toBe("MISSING_SCOPE");
+    // Both keys try to set the first wallet at once: exactly one wins, the other is refused.
+    const [a, b] = [randomAddress(), randomAddress()];
+    const raced = await Promise.all([
+      patchAgent(agent.id, agent.apiKey, { walletAddress: a }),
+      patchAgent(agent.id, other.data.secret, { walletAddress: b }),
+    ]);
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 403]);
+    const winner = raced[0]!.status === 200 ? a : b;
+    expect((await owner.client.getAgent({ params: { id: agent.id } })).data.walletAddress).toBe(winner);
+
+    // A stolen key cannot redirect the payouts now: neither change nor clear.
+    for (const body of [{ walletAddress: randomAddress() }, { walletAddress: null }]) {
+      const res = await patchAgent(agent.id, agent.apiKey, body);
+      expect(res.status, JSON.stringify(res.json)).toBe(403);
+      expect(res.json.code).toBe("MISSING_SCOPE");
+      expect(res.json.message).toMatch(/only while none is set/);
+    }
+    expect((await owner.client.getAgent({ params: { id: agent.id } })).data.walletAddress).toBe(winner);
+
+    // Kept and told to the owner, as any change.
+    const audit = await service.db
+      .selectFrom("agent_wallet_changes")
+      .selectAll()
+      .where("agent_id", "=", agent.id)
+      .execute();
+    expect(audit).toEqual([
+      expect.objectContaining({ old_address: null, new_address: winner, changed_by_kind: "AGENT_KEY" }),
+    ]);
+    while ((await fanOutNotifications(service.ctx)) > 0) {
+      /* next batch */
+    }
+    expect(await mailTextFor(service, email)).toContain(winner);
+    // The owner may still change it.
+    expect((await patchAgent(agent.id, owner.token, { walletAddress: randomAddress() })).status).toBe(200);
+  });
+
   it("an unclaimed agent keeps setting its own wallet with its key", async () => {
     const agent = await newAgent(service);
     const wallet = randomAddress();

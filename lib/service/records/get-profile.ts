@@ -51,7 +51,7 @@ export async function getUserProfile(ctx: ServiceContext, userId: string) {
   const user = await ctx.db
     .selectFrom("users")
     .innerJoin("principals", "principals.id", "users.id")
-    .select(["users.id", "principals.display_name", "users.created_at"])
+    .select(["users.id", "users.address", "principals.display_name", "users.created_at"])
     .where("users.id", "=", userId)
     .executeTakeFirst();
   if (!user) throw fail("NOT_FOUND", "user not found");
@@ -61,7 +61,12 @@ export async function getUserProfile(ctx: ServiceContext, userId: string) {
     selectReviews(ctx, { subjectKind: "POSTER", subjectId: user.id }, { visibleOnly: true }),
   ]);
   return {
-    user: { id: user.id, displayName: user.display_name, createdAt: user.created_at.toISOString() },
+    user: {
+      id: user.id,
+      displayName: user.display_name,
+      address: user.address,
+      createdAt: user.created_at.toISOString(),
+    },
     asPoster: asPoster!,
     forum: forum.get(user.id)!,
     reviews,

@@ -10,6 +10,7 @@ import {
   type Withdrawal,
 } from "@/lib/api/schemas/rewards";
 import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
+import { isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -227,16 +228,15 @@ export async function sendWithdrawal(
     to: claimed.to_address as Hex,
     amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
     stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
-    // Cleared only for the transaction read at the claim, and kept only while none is: a second
-    // claimant (an instance whose clock runs ahead takes an unexpired lease) never overwrites the
-    // first one's transaction, so two transfers are never both broadcast.
-    forget: async () => {
-      if (!claimed.tx_hash) return;
+    // Cleared only while it is the dead transaction, and kept only while none is: a second claimant
+    // (an instance whose clock runs ahead takes an unexpired lease) never overwrites the first one's
+    // transaction, so two transfers are never both broadcast.
+    forget: async (hash) => {
       await ctx.db
         .updateTable("wallet_withdrawals")
         .set({ raw_tx: null, tx_hash: null })
         .where("id", "=", id)
-        .where("tx_hash", "=", claimed.tx_hash)
+        .where("tx_hash", "=", hash)
         .execute();
     },
     beforeSigning: async () => ctx.crashPoints?.beforeWithdrawalSign?.(id),
@@ -313,4 +313,49 @@ export async function finishPendingWithdrawals(
     }
   }
   return done;
+}
+
+/** Confirmed withdrawals are re-checked on chain for this long after their confirmation. */
+const WITHDRAWAL_REORG_WATCH_MS = 24 * 60 * 60_000;
+
+/**
+ * A confirmed withdrawal whose transfer a chain reorganisation removed goes back to PENDING with its
+ * signed transaction kept: finishPendingWithdrawals then asks the chain about exactly that
+ * transaction and broadcasts it again (its nonce is free again), so it is paid once, never twice.
+ * Returns the ids put back.
+ */
+export async function watchConfirmedWithdrawals(
+  ctx: ServiceContext,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<string[]> {
+  const chain = ctx.config.chain;
+  if (!chain) return [];
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("wallet_withdrawals")
+    .select(["id", "tx_hash"])
+    .where("status", "=", "CONFIRMED")
+    .where("tx_hash", "is not", null)
+    .where("chain_key", "=", chainKeyOf(chain))
+    .where("confirmed_at", ">", new Date(now.getTime() - WITHDRAWAL_REORG_WATCH_MS));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  const reopened: string[] = [];
+  for (const row of await q.orderBy("confirmed_at", "desc").limit(200).execute()) {
+    if (await isStillMined(chain, row.tx_hash!)) continue;
+    const back = await ctx.db
+      .updateTable("wallet_withdrawals")
+      .set({ status: "PENDING", confirmed_at: null, lease_until: null, updated_at: now })
+      .where("id", "=", row.id)
+      .where("status", "=", "CONFIRMED")
+      .where("tx_hash", "=", row.tx_hash)
+      .executeTakeFirst();
+    if (back.numUpdatedRows > 0n) {
+      log.warn(
+        { withdrawalId: row.id, txHash: row.tx_hash },
+        "a reorganisation removed a withdrawal; it is sent again",
+      );
+      reopened.push(row.id);
+    }
+  }
+  return reopened;
 }

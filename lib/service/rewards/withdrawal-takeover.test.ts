@@ -3,7 +3,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { GENEROUS_BUDGETS, newUser, startTestService, type TestService, type TestUser } from "../testing/harness";
 import { balanceOf, randomAddress } from "../testing/rewards-support";
-import { finishPendingWithdrawals } from "./wallet";
+import { finishPendingWithdrawals, watchConfirmedWithdrawals } from "./wallet";
 
 // A withdrawal debits, then sends, then its answer is stored under its Idempotency-Key. A process
 // killed after the debit leaves the key pending; once its lease lapses a retry through another
@@ -136,4 +136,38 @@ describe("an instance whose clock runs 400 s ahead", () => {
       await skewed.stop();
     }
   }, 120_000);
+});
+
+describe("a withdrawal a chain reorganisation removed", () => {
+  it("is PENDING again and paid again exactly once, with the transaction it signed", async () => {
+    const owner = await ownerWithBalance("3");
+    const to = randomAddress();
+    const snapshot = await chain.testClient.snapshot();
+    const made = await service.http("POST", "/v1/wallet/withdrawals", {
+      token: owner.token,
+      body: { toAddress: to, amountUsdc: "1.5" },
+    });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const id = made.json.data.id as string;
+    expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
+
+    // The chain goes back before the transfer and grows without it.
+    await chain.testClient.revert({ id: snapshot });
+    await chain.testClient.mine({ blocks: 4 });
+    expect(await balanceOf(chain.config, to)).toBe(0n);
+
+    expect(await watchConfirmedWithdrawals(service.ctx, { only: [id] })).toEqual([id]);
+    await finishPendingWithdrawals(service.ctx, { only: [id], now: new Date(Date.now() + 3_600_000) });
+    const row = await service.db
+      .selectFrom("wallet_withdrawals")
+      .select(["status", "tx_hash"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe("CONFIRMED");
+    expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
+    // Once: the next rounds find it mined and change nothing.
+    expect(await watchConfirmedWithdrawals(service.ctx, { only: [id] })).toEqual([]);
+    await finishPendingWithdrawals(service.ctx, { only: [id], now: new Date(Date.now() + 7_200_000) });
+    expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
+  }, 60_000);
 });

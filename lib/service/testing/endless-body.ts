@@ -7,31 +7,47 @@ export interface RawOutcome {
   body: any;
   /** Bytes of body the client had handed to the socket when the answer (or the close) came. */
   written: number;
+  /** The connection failed (a reset, or closed before an answer): status is null then. */
+  error: string | null;
 }
 
 /**
  * Sends a POST whose body never ends on its own: `chunk` after `chunk`, paced by the socket (and by
  * `delayMs`), until the server answers or drops the connection, or `maxBytes` were sent (then the
- * body ends). Raw node:http, so that we see how much the server let in before refusing.
+ * body ends). Raw node:http, so that we see how much the server let in before refusing. With
+ * `expectContinue`, the request says `Expect: 100-continue` and sends its body only after the
+ * server's 100 Continue, as curl does for large bodies.
  */
 export function sendEndlessBody(
   baseUrl: string,
   path: string,
-  options: { headers: Record<string, string>; chunk: Buffer; delayMs: number; maxBytes: number },
+  options: {
+    headers: Record<string, string>;
+    chunk: Buffer;
+    delayMs: number;
+    maxBytes: number;
+    expectContinue?: boolean;
+  },
 ): Promise<RawOutcome> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve) => {
     let written = 0;
     let settled = false;
     let writtenAtAnswer = 0;
-    const finish = (status: number | null, body: any) => {
+    const finish = (status: number | null, body: any, error: string | null = null) => {
       if (settled) return;
       settled = true;
       req.destroy();
-      resolve({ status, body, written: writtenAtAnswer || written });
+      resolve({ status, body, written: writtenAtAnswer || written, error });
     };
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: options.headers },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { ...options.headers, ...(options.expectContinue ? { expect: "100-continue" } : {}) },
+      },
       (res) => {
         writtenAtAnswer = written;
         let text = "";
@@ -41,7 +57,7 @@ export function sendEndlessBody(
         res.on("error", () => finish(res.statusCode ?? null, text || null));
       },
     );
-    req.on("error", () => finish(null, null));
+    req.on("error", (error) => finish(null, null, (error as NodeJS.ErrnoException).code ?? error.message));
     const pump = () => {
       if (settled || writtenAtAnswer) return;
       if (written >= options.maxBytes) {
@@ -53,7 +69,11 @@ export function sendEndlessBody(
       if (more) setTimeout(pump, options.delayMs);
       else req.once("drain", () => setTimeout(pump, options.delayMs));
     };
-    pump();
+    if (options.expectContinue) {
+      // The headers go alone; the body waits for the go-ahead.
+      req.flushHeaders();
+      req.once("continue", pump);
+    } else pump();
   });
 }
 

@@ -1,6 +1,6 @@
 import { returnUnspentLeases } from "../http/rate-limit";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { privateKeyToAccount } from "viem/accounts";
@@ -14,6 +14,7 @@ import { openDatabase, type Db } from "../db/connection";
 import type { ReadReplicas } from "../db/replicas";
 import { openMailText } from "../mail/seal-mail-text";
 import { parseTrustProxy, resolveClient } from "@/lib/net/client-address.mjs";
+import { answerExpectContinue } from "@/lib/net/request-body.mjs";
 
 /**
  * A real HTTP server around the real service for tests: requests go over loopback through the same
@@ -47,6 +48,7 @@ export const GENEROUS_BUDGETS = {
   publicReadsPerMinute: 100_000,
   authReadsPerMinute: 100_000,
   writesPerMinute: 100_000,
+  addressPerMinute: 100_000,
 };
 
 export interface TestService {
@@ -162,6 +164,8 @@ export async function startTestService(
   // default, a loaded runner lets fetch reuse a socket in the instant the server closes it, and the
   // request fails as "fetch failed" though the service did nothing wrong.
   (server as { keepAliveTimeout?: number }).keepAliveTimeout = 120_000;
+  // As scripts/server.mjs does in front of the service: no go-ahead for a body declared too large.
+  answerExpectContinue(server as HttpServer, () => true);
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   // The service knows its own socket, as in production (env HOST and PORT), so its prober refuses it.

@@ -5,7 +5,6 @@ import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/errors";
 import type { ApiClient } from "@/lib/api/client";
 import { requireSessionApi } from "@/lib/session/api";
-import { ProofHistory } from "@/components/deliverables/proof-history";
 import { DisputeCasePanel } from "@/components/disputes/dispute-case";
 import { JobBrief } from "@/components/jobs/job-brief";
 import { JobTimeline } from "@/components/jobs/job-timeline";
@@ -63,13 +62,18 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
           <DisputeCasePanel
             kase={kase}
             explorerUrl={explorer}
+            feeBps={chain?.data.feeBps ?? null}
             parties={
-              job ? { poster: { id: job.poster.id, name: job.poster.displayName }, agent: job.agent ?? null } : null
+              job
+                ? {
+                    poster: { id: job.poster.id, name: job.poster.displayName, address: job.poster.address },
+                    agent: job.agent ?? null,
+                  }
+                : null
             }
           />
           {/* What the job asked for: the arbiter rules against the brief and its criteria. */}
           {job ? <JobBrief job={job} /> : null}
-          <ProofHistory className="mt-8" checks={[...kase.proofChecks].reverse()} />
           {conversation && job ? (
             <JobConversations
               jobId={job.id}

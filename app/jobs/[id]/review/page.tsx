@@ -13,6 +13,7 @@ import { ReviewDeliverable } from "./review-deliverable";
 import { ReviewEscrow } from "./review-escrow";
 import { Badge } from "@/components/ui/badge";
 import { DeliveryHeader } from "../delivery-header";
+import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Review the delivery" };
@@ -75,6 +76,9 @@ export default async function ReviewPage({
         <Alert className="mt-4" tone="success" title="Submitted">
           The deliverable is live; the poster has been given it to review.
         </Alert>
+      ) : null}
+      {job.changeRequest && job.status === "IN_PROGRESS" ? (
+        <ChangeRequestNote request={job.changeRequest} maxRevisions={job.maxRevisions} forAgent={role === "agent"} />
       ) : null}
       <ReviewDeliverable job={job} role={role} />
       <ReviewEscrow job={job} explorer={explorer} holdEnd={holdEnd} holdPassed={holdPassed} />

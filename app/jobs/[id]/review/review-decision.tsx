@@ -1,6 +1,7 @@
 import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
 import { AgentWalletMissing, ApproveForm, DisputeForm } from "@/components/deliverables/delivery-forms";
 import { Card } from "@/components/ui/card";
+import { RequestChangesForm } from "@/components/revisions/request-changes-form";
 import type { DeliveryRole } from "../delivery-view";
 
 /**
@@ -27,7 +28,7 @@ export function ReviewDecision({
   return (
     <>
       {isPoster && (viewer.can.approve || canDispute) ? (
-        <section className="mt-8 grid gap-6 sm:grid-cols-2" aria-label="Your decision">
+        <section className="mt-8 grid gap-6 sm:grid-cols-2 lg:grid-cols-3" aria-label="Your decision">
           {viewer.can.approve ? (
             <Card
               title="Approve"
@@ -42,6 +43,20 @@ export function ReviewDecision({
               ) : (
                 <ApproveForm jobId={job.id} releasesNow={holdPassed} budget={job.budgetUsdc} unticked={unticked} />
               )}
+            </Card>
+          ) : null}
+          {viewer.can.approve ? (
+            <Card
+              title="Request changes"
+              description={
+                viewer.can.requestChanges
+                  ? "Almost there? Send the work back with what to fix; the agent resubmits."
+                  : `No rounds of changes left (${job.revisionCount} of ${job.maxRevisions} used): approve or dispute.`
+              }
+            >
+              {viewer.can.requestChanges ? (
+                <RequestChangesForm jobId={job.id} revisionCount={job.revisionCount} maxRevisions={job.maxRevisions} />
+              ) : null}
             </Card>
           ) : null}
           {canDispute ? (

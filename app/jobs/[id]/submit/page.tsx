@@ -7,6 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { Countdown } from "@/components/ui/countdown";
 import { LinkButton } from "@/components/ui/link-button";
+import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 import { DeliveryHeader } from "../delivery-header";
 import { loadDelivery } from "../delivery-view";
 
@@ -41,6 +42,16 @@ export default async function SubmitDeliverablePage({ params }: { params: Promis
             <Alert tone="warning" title="Not funded yet" className="mb-4">
               The poster has not funded the escrow; a submission is refused until they do.
             </Alert>
+          ) : null}
+          {job.changeRequest ? (
+            <div className="mb-4">
+              <ChangeRequestNote request={job.changeRequest} maxRevisions={job.maxRevisions} forAgent />
+              {job.outputData?.url ? (
+                <p className="mt-2 text-sm break-all">
+                  Sent back: <span className="font-mono text-xs">{job.outputData.url}</span>
+                </p>
+              ) : null}
+            </div>
           ) : null}
           {job.claimExpiresAt ? (
             <p className="mb-4 text-sm">

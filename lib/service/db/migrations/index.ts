@@ -43,6 +43,9 @@ import { partsInFlightMigration } from "./0070-parts-in-flight";
 import { releaseLeasesMigration } from "./0071-release-leases";
 import { withdrawalIdempotencyMigration } from "./0066-withdrawal-idempotency";
 import { bidMilestonePlansMigration } from "./0059-bid-milestone-plans";
+import { revisionsMigration } from "./0090-revisions";
+import { displayNamesMigration } from "./0091-display-names";
+import { followOnReplyMigration } from "./0092-follow-on-reply";
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 
 // Every migration, by name. Names sort in the order they must run; a domain adds its own file
@@ -92,5 +95,8 @@ export const migrations: Record<string, Migration> = {
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0070-parts-in-flight": partsInFlightMigration,
   "0071-release-leases": releaseLeasesMigration,
+  "0090-revisions": revisionsMigration,
+  "0091-display-names": displayNamesMigration,
+  "0092-follow-on-reply": followOnReplyMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };

@@ -1,0 +1,203 @@
+// x402 answers the truth when the chain or the database fails around the payment. A payment that
+// moved is a success (PAYMENT-RESPONSE success:true and the attempt); one whose outcome is not known
+// is a 503 with Retry-After, and the same PAYMENT-SIGNATURE completes it; a payment whose request
+// went away is finished by the worker from the chain. Never "failed" while the USDC moved, so a
+// client never signs again and pays twice.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getAddress, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { abi as testUsdcAbi } from "@/contracts/artifacts/test-usdc";
+import { x402Client } from "@x402/fetch";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
+import { startTestChain, type TestChain } from "@/lib/chain/testing";
+import { parseUsdc } from "@/lib/chain/units";
+import { PAID_PACK_ID } from "../testing/evals-support";
+import { GENEROUS_BUDGETS, newAgent, newClientIp, startTestService, type TestService } from "../testing/harness";
+import { startRpcFaultProxy, type RpcFaultProxy } from "../testing/rpc-fault-proxy";
+import { finishSentPayments, watchSettledPayments } from "./x402";
+
+let chain: TestChain;
+let proxy: RpcFaultProxy;
+let service: TestService;
+let treasury: Address;
+const PRICE = parseUsdc("5");
+const path = `/v1/evals/packs/${PAID_PACK_ID}/attempts`;
+
+beforeAll(async () => {
+  chain = await startTestChain({ chainId: 31373 });
+  proxy = await startRpcFaultProxy(chain.rpcUrl);
+  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: proxy.url } });
+  treasury = getAddress(chain.deployment.treasury!);
+}, 120_000);
+afterAll(async () => {
+  await service?.stop();
+  await proxy?.stop();
+  await chain?.stop();
+});
+
+const balance = (address: Address) => erc20BalanceOf({ config: chain.config, address });
+
+function start(apiKey: string, payment?: PaymentPayload) {
+  return fetch(`${service.baseUrl}${path}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "content-type": "application/json",
+      "x-forwarded-for": newClientIp(),
+      ...(payment ? { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payment) } : {}),
+    },
+    body: "{}",
+  });
+}
+
+/**
+ * A payer of its own (a fresh key holding the price in test USDC and no ETH, as an x402 client
+ * needs): suites on one database never see each other's payments by payer.
+ */
+async function newPayer(): Promise<{ key: Hex; address: Address }> {
+  // The test USDC lets anyone mint; not the operator key (the service sends with it).
+  const key = generatePrivateKey();
+  const address = privateKeyToAccount(key).address;
+  const hash = await chain.wallet(9).writeContract({
+    address: chain.config.tokenAddress,
+    abi: testUsdcAbi,
+    functionName: "mint",
+    args: [address, PRICE * 2n],
+  });
+  await chain.publicClient.waitForTransactionReceipt({ hash });
+  return { key, address };
+}
+
+/** The x402 project's client signs a payment for this pack's 402 (not sent). */
+async function signedPayment(payerKey: Hex, apiKey: string): Promise<PaymentPayload> {
+  const unpaid = await start(apiKey);
+  expect(unpaid.status).toBe(402);
+  const client = new x402Client().setSpendControls({
+    allowedAssets: [
+      {
+        network: `eip155:${chain.config.chainId}`,
+        asset: getAddress(chain.config.tokenAddress),
+        maxAmountPerPayment: PRICE.toString(),
+      },
+    ],
+  });
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(payerKey) });
+  return client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED")!));
+}
+
+const attemptsOf = (agentId: string) =>
+  service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agentId).execute();
+
+describe("x402 when the gateway errs after the node took the settlement", () => {
+  it("answers success with the attempt, and the payer pays once", async () => {
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const [payerBefore, treasuryBefore] = [await balance(payer), await balance(treasury)];
+
+    proxy.failAfterForwarding(["eth_sendRawTransaction"], { code: -32603, message: "upstream connect error" });
+    const paid = await start(agent.apiKey, payment);
+    proxy.heal();
+
+    expect(paid.status, await paid.clone().text()).toBe(201);
+    expect(decodePaymentResponseHeader(paid.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: true });
+    expect(await attemptsOf(agent.id)).toHaveLength(1);
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+    expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
+  });
+});
+
+describe("x402 when the database goes away after the settlement moved the money", () => {
+  it("answers 503 with Retry-After, never 'failed'; the same signature then gets the attempt without paying again", async () => {
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const payerBefore = await balance(payer);
+
+    service.crashPoints.afterPaymentSettled = () => {
+      throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+    };
+    const lost = await start(agent.apiKey, payment);
+    service.crashPoints.afterPaymentSettled = undefined;
+
+    expect(lost.status, await lost.clone().text()).toBe(503);
+    expect(Number(lost.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(lost.headers.get("PAYMENT-RESPONSE")).toBeNull();
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    expect(decodePaymentResponseHeader(again.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: true });
+    expect(await attemptsOf(agent.id)).toHaveLength(1);
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+  });
+
+  it("a payment left SENT by a request that went away is finished by the worker from the chain", async () => {
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const payerBefore = await balance(payer);
+    service.crashPoints.afterPaymentSettled = () => {
+      throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+    };
+    expect((await start(agent.apiKey, payment)).status).toBe(503);
+    service.crashPoints.afterPaymentSettled = undefined;
+    const row = await service.db
+      .selectFrom("x402_payments")
+      .select(["id", "status"])
+      .where("agent_id", "=", agent.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe("SENT");
+
+    await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
+    const finished = await service.db
+      .selectFrom("x402_payments")
+      .select("status")
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
+    expect(finished.status).toBe("SETTLED");
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+  });
+});
+
+describe("an x402 settlement a chain reorganisation removed", () => {
+  it("is sent again exactly once, the treasury paid once", async () => {
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const [payerBefore, treasuryBefore] = [await balance(payer), await balance(treasury)];
+    const snapshot = await chain.testClient.snapshot();
+    const paid = await start(agent.apiKey, payment);
+    expect(paid.status, await paid.clone().text()).toBe(201);
+    const row = await service.db
+      .selectFrom("x402_payments")
+      .select(["id", "tx_hash"])
+      .where("agent_id", "=", agent.id)
+      .executeTakeFirstOrThrow();
+
+    await chain.testClient.revert({ id: snapshot });
+    await chain.testClient.mine({ blocks: 4 });
+    expect(await balance(payer)).toBe(payerBefore);
+
+    expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([row.id]);
+    // One round broadcasts the kept transaction again, the next finds it mined.
+    await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
+    await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
+    const settled = await service.db
+      .selectFrom("x402_payments")
+      .select(["status", "tx_hash"])
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
+    expect(settled).toEqual({ status: "SETTLED", tx_hash: row.tx_hash });
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+    expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
+    expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([]);
+  });
+});
