@@ -5,6 +5,7 @@ import { SiteFooter } from "@/components/layout/site-footer";
 import { SiteHeader } from "@/components/layout/site-header";
 import { getSession } from "@/lib/session/session";
 import { apiWithToken } from "@/lib/api/for-request";
+import { optional } from "@/lib/api/page-data";
 import "./globals.css";
 
 // The root layout ships no client JavaScript of its own and no wallet code: the wallet libraries
@@ -29,13 +30,10 @@ export const viewport: Viewport = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const session = await getSession();
   // One count query for the header's inbox badge (people only: agents are told through webhooks);
-  // a page never fails for want of it.
+  // a page never fails for want of it (a failure is logged).
   const unread =
     session?.kind === "USER"
-      ? await (await apiWithToken(session.token)).getUnreadNotificationCount({}).then(
-          (res) => res.data.unreadCount,
-          () => null,
-        )
+      ? ((await optional((await apiWithToken(session.token)).getUnreadNotificationCount({})))?.data.unreadCount ?? null)
       : null;
   const account = <AccountSlot signedIn={Boolean(session)} label={session?.label} unreadCount={unread} />;
   return (

@@ -6,7 +6,7 @@ import { Usdc } from "@/components/ui/usdc";
 import { chainName } from "@/components/ui/chain-name";
 import { holdDuration } from "@/components/jobs/proof-hold";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import type { Job } from "@/lib/api/schemas/jobs";
 
 // The landing page: no client JavaScript. It explains the two sides of the marketplace, names the
@@ -259,7 +259,12 @@ export default async function HomePage() {
                 <span className="size-2.5 rounded-full bg-zinc-700" />
                 <span className="size-2.5 rounded-full bg-zinc-700" />
               </div>
-              <pre className="overflow-x-auto p-4 font-mono text-[0.8rem] leading-relaxed text-zinc-300">
+              <pre
+                className="overflow-x-auto p-4 font-mono text-[0.8rem] leading-relaxed text-zinc-300"
+                tabIndex={0}
+                role="region"
+                aria-label="Example request"
+              >
                 <code>
                   <span className="text-zinc-400"># funded jobs you have not bid on yet</span>
                   {"\n"}curl -H <span className="text-emerald-400">&quot;Authorization: Bearer $API_KEY&quot;</span> \

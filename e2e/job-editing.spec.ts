@@ -1,6 +1,7 @@
 import { expect, test } from "./fixtures";
 import { apiClient } from "./api-actors";
 import { signInWithWallet } from "./sign-in-steps";
+import { jobField, postJobForm } from "./job-form";
 
 // A poster's job changes with the work: edited freely before the first bid, then only by additions
 // the bidders are told about; a deadline shown on the page and acted on; a proof hold suggested by
@@ -21,15 +22,15 @@ test("a poster posts with a deadline, edits the job, and after a bid can only ad
   void wallet; // the injected wallet signs the poster in
   const stamp = Date.now();
   await signInWithWallet(page, "/jobs/new");
-  await page.getByLabel("Title").fill(`Map agent payment rails ${stamp}`);
-  await page
-    .getByLabel("Description")
-    .fill("Compare **five** payment rails that agents use today:\n\n- fees\n- settlement time");
-  await page.getByLabel("Acceptance criteria").fill("A table with five rows");
-  await page.getByLabel("Budget (USDC)").fill("30");
+  await (await jobField(page, "Title")).fill(`Map agent payment rails ${stamp}`);
+  await (
+    await jobField(page, "Description")
+  ).fill("Compare **five** payment rails that agents use today:\n\n- fees\n- settlement time");
+  await (await jobField(page, "Acceptance criteria")).fill("A table with five rows");
+  await (await jobField(page, "Budget (USDC)")).fill("30");
   const due = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-  await page.getByLabel("Deadline (optional)").fill(due);
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Deadline (optional)")).fill(due);
+  await postJobForm(page);
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
   const jobId = page.url().split("/").pop()!;
 
@@ -43,8 +44,8 @@ test("a poster posts with a deadline, edits the job, and after a bid can only ad
   // Before any bid: every field changes.
   await page.getByRole("link", { name: "Edit job" }).click();
   await expect(page.getByLabel("Title")).toHaveValue(`Map agent payment rails ${stamp}`);
-  await page.getByLabel("Title").fill(`Map six agent payment rails ${stamp}`);
-  await page.getByLabel("Budget (USDC)").fill("35");
+  await (await jobField(page, "Title")).fill(`Map six agent payment rails ${stamp}`);
+  await (await jobField(page, "Budget (USDC)")).fill("35");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page).toHaveURL(new RegExp(`/jobs/${jobId}$`));
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Map six agent payment rails ${stamp}`);
@@ -54,15 +55,13 @@ test("a poster posts with a deadline, edits the job, and after a bid can only ad
   await agent.client.placeBid({ params: { id: jobId }, body: { agentId: agent.id, proposedUsdc: "35" } });
   await page.goto(`/jobs/${jobId}/edit`);
   await expect(page.getByText("Agents have bid on this job")).toBeVisible();
-  await page.getByLabel("Budget (USDC)").fill("20");
+  await (await jobField(page, "Budget (USDC)")).fill("20");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByText(/budget cannot change/)).toBeVisible();
-  await page.getByLabel("Budget (USDC)").fill("35");
-  await page
-    .getByLabel("Description")
-    .fill(
-      "Compare **five** payment rails that agents use today:\n\n- fees\n- settlement time\n\nUpdate: include x402.",
-    );
+  await (await jobField(page, "Budget (USDC)")).fill("35");
+  await (
+    await jobField(page, "Description")
+  ).fill("Compare **five** payment rails that agents use today:\n\n- fees\n- settlement time\n\nUpdate: include x402.");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page).toHaveURL(new RegExp(`/jobs/${jobId}$`));
   await expect(page.getByText("Update: include x402.")).toBeVisible();

@@ -9,6 +9,7 @@ import type { Job } from "@/lib/api/schemas/jobs";
 import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
+import { jobField, postJobForm } from "./job-form";
 
 // Job modes in the browser: a bounty whose claim lapses, a subcontracted child job done under its
 // parent, hiring from a forum thread, and the share page's card.
@@ -65,24 +66,24 @@ test("a bounty posted in the browser is claimed, the claim lapses, and the job r
   expect(poster.address).toBe(wallet.address);
   await signInWithWallet(page, "/jobs/new");
   const title = `Bounty: label 200 images ${Date.now()}`;
-  await page.getByLabel("Title").fill(title);
-  await page
-    .getByLabel("Description")
-    .fill("Label 200 product images with their category and post the labels as a public CSV page.");
-  await page.getByLabel("Acceptance criteria").fill("Every image has a label");
-  await page.getByLabel("Budget (USDC)").fill("15");
-  await page.getByLabel("Mode").selectOption("BOUNTY");
-  await page.getByLabel("Claim window (minutes, bounties)").fill("1");
+  await (await jobField(page, "Title")).fill(title);
+  await (
+    await jobField(page, "Description")
+  ).fill("Label 200 product images with their category and post the labels as a public CSV page.");
+  await (await jobField(page, "Acceptance criteria")).fill("Every image has a label");
+  await (await jobField(page, "Budget (USDC)")).fill("15");
+  await (await jobField(page, "Mode")).selectOption("BOUNTY");
+  await (await jobField(page, "Claim window (minutes, bounties)")).fill("1");
   // A machine check with a bad status is refused under its field; the form keeps what was typed.
-  await page.getByLabel("Check 1: what it proves").fill("The labels page is online");
-  await page.getByLabel("Check 1: HTTP status").fill("2OO");
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Check 1: what it proves")).fill("The labels page is online");
+  await (await jobField(page, "Check 1: HTTP status")).fill("2OO");
+  await postJobForm(page);
   await expect(page.getByLabel("Check 1: HTTP status")).toHaveAttribute("aria-invalid", "true");
   await expect(page.getByText("An HTTP status from 100 to 599, e.g. 200")).toBeVisible();
   await expect(page.getByLabel("Title")).toHaveValue(title);
   await expect(page.getByLabel("Mode")).toHaveValue("BOUNTY");
-  await page.getByLabel("Check 1: HTTP status").fill("200");
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Check 1: HTTP status")).fill("200");
+  await postJobForm(page);
   await expect(page.getByRole("heading", { name: title })).toBeVisible();
   await expect(page.getByRole("listitem").filter({ hasText: "Every image has a label" })).toContainText(
     "ticked by the poster",
@@ -174,25 +175,27 @@ test("an agent subcontracts part of its job from the browser; the child is funde
   await leadPage.getByRole("link", { name: "Post a child job" }).click();
   await expect(leadPage.getByRole("heading", { name: "Post a child job" })).toBeVisible();
   const childTitle = `Child: collect pricing pages ${Date.now()}`;
-  await leadPage.getByLabel("Title").fill(childTitle);
-  await leadPage
-    .getByLabel("Description")
-    .fill("Collect the pricing pages of 20 competitors and list them on a public page.");
-  await leadPage.getByLabel("Acceptance criteria").fill("20 pricing pages listed");
-  await leadPage.getByLabel("Budget (USDC)").fill("8");
-  await leadPage.getByLabel("Proof hold (hours)").fill("0");
-  await leadPage.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(leadPage, "Title")).fill(childTitle);
+  await (
+    await jobField(leadPage, "Description")
+  ).fill("Collect the pricing pages of 20 competitors and list them on a public page.");
+  await (await jobField(leadPage, "Acceptance criteria")).fill("20 pricing pages listed");
+  await (await jobField(leadPage, "Budget (USDC)")).fill("8");
+  await (await jobField(leadPage, "Proof hold (hours)")).fill("0");
+  await postJobForm(leadPage);
   await expect(leadPage.getByRole("heading", { name: childTitle })).toBeVisible();
   await expect(leadPage.getByRole("link", { name: "the parent job" })).toHaveAttribute("href", `/jobs/${parent.id}`);
   const childId = leadPage.url().split("/jobs/")[1]!;
 
   // A job that does not allow subcontracting refuses a child, said plainly.
   await leadPage.goto(`/jobs/new?parent=${closed.id}`);
-  await leadPage.getByLabel("Title").fill(`Refused child ${Date.now()}`);
-  await leadPage.getByLabel("Description").fill("This child job must be refused because its parent does not allow it.");
-  await leadPage.getByLabel("Acceptance criteria").fill("Refused");
-  await leadPage.getByLabel("Budget (USDC)").fill("5");
-  await leadPage.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(leadPage, "Title")).fill(`Refused child ${Date.now()}`);
+  await (
+    await jobField(leadPage, "Description")
+  ).fill("This child job must be refused because its parent does not allow it.");
+  await (await jobField(leadPage, "Acceptance criteria")).fill("Refused");
+  await (await jobField(leadPage, "Budget (USDC)")).fill("5");
+  await postJobForm(leadPage);
   await expect(leadPage.getByRole("alert").filter({ hasText: "did not accept the job" })).toContainText(/subcontract/i);
   await leadContext.close();
 
@@ -257,13 +260,13 @@ test.describe("hiring from the forum and sharing", () => {
     await page.getByRole("link", { name: "Post a hiring job from this thread" }).click();
     await expect(page.getByText("Hiring from the forum")).toBeVisible();
     const title = `Benchmark our retrieval agent ${Date.now()}`;
-    await page.getByLabel("Title").fill(title);
-    await page
-      .getByLabel("Description")
-      .fill("Benchmark our retrieval agent against three baselines and publish a public report.");
-    await page.getByLabel("Acceptance criteria").fill("Three baselines compared");
-    await page.getByLabel("Budget (USDC)").fill("45");
-    await page.getByRole("button", { name: "Post the job" }).click();
+    await (await jobField(page, "Title")).fill(title);
+    await (
+      await jobField(page, "Description")
+    ).fill("Benchmark our retrieval agent against three baselines and publish a public report.");
+    await (await jobField(page, "Acceptance criteria")).fill("Three baselines compared");
+    await (await jobField(page, "Budget (USDC)")).fill("45");
+    await postJobForm(page);
     await expect(page.getByRole("heading", { name: title })).toBeVisible();
     const jobId = page.url().split("/jobs/")[1]!;
     await expect(page.getByTestId("source-discussion")).toBeVisible();
@@ -315,13 +318,13 @@ test.describe("hiring from the forum and sharing", () => {
       "reply in the thread",
     );
     const replyJobTitle = `Label the tickets, as offered ${Date.now()}`;
-    await page.getByLabel("Title").fill(replyJobTitle);
-    await page
-      .getByLabel("Description")
-      .fill("Label our 500 support tickets by topic, as offered in your reply, and publish the labels.");
-    await page.getByLabel("Acceptance criteria").fill("All 500 tickets labelled");
-    await page.getByLabel("Budget (USDC)").fill("20");
-    await page.getByRole("button", { name: "Post the job" }).click();
+    await (await jobField(page, "Title")).fill(replyJobTitle);
+    await (
+      await jobField(page, "Description")
+    ).fill("Label our 500 support tickets by topic, as offered in your reply, and publish the labels.");
+    await (await jobField(page, "Acceptance criteria")).fill("All 500 tickets labelled");
+    await (await jobField(page, "Budget (USDC)")).fill("20");
+    await postJobForm(page);
     await expect(page.getByRole("heading", { name: replyJobTitle })).toBeVisible();
     await expect(page.getByTestId("source-discussion")).toContainText("hired from the forum reply in");
     await expect(page.getByTestId("source-discussion").getByRole("link", { name: other.title })).toHaveAttribute(

@@ -7,6 +7,7 @@ import type { Locator } from "@playwright/test";
 import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithWallet } from "./sign-in-steps";
+import { jobField, jobFormStep, postJobForm } from "./job-form";
 
 // A job paid in parts, as its people live it: the poster splits a 30 USDC job into three parts of
 // 10 in the dashboard form, funds it from the wallet and accepts an agent's bid; part 1 is
@@ -48,12 +49,13 @@ test("a 3-part job: part 1 paid on chain, part 2 disputed and split by the opera
     // ── The poster writes the job in the dashboard form, in three parts of 10 USDC.
     await signInWithWallet(page, "/jobs/new");
     const title = `Guide in three chapters ${stamp}`;
-    await page.getByLabel("Title").fill(title);
-    await page.getByLabel("Description").fill("A user guide written in three chapters, each a public web page.");
-    await page.getByLabel("Acceptance criteria").fill("Three readable chapters");
-    await page.getByLabel("Budget (USDC)").fill("30");
-    await page.getByLabel("Proof hold (hours)").fill("0");
-    await page.getByLabel("Proof content marker (optional)").fill(marker);
+    await (await jobField(page, "Title")).fill(title);
+    await (await jobField(page, "Description")).fill("A user guide written in three chapters, each a public web page.");
+    await (await jobField(page, "Acceptance criteria")).fill("Three readable chapters");
+    await (await jobField(page, "Budget (USDC)")).fill("30");
+    await (await jobField(page, "Proof hold (hours)")).fill("0");
+    await (await jobField(page, "Proof content marker (optional)")).fill(marker);
+    await jobFormStep(page, "Money and time");
     const builder = page.getByTestId("milestone-builder");
     for (const n of [1, 2, 3]) {
       await (await hydrated(builder.getByRole("button", { name: "Add a milestone" }))).click();
@@ -62,7 +64,7 @@ test("a 3-part job: part 1 paid on chain, part 2 disputed and split by the opera
       await builder.getByLabel(`Part ${n} acceptance criteria`).fill(`Chapter ${n} is online and readable`);
     }
     await expect(builder.getByTestId("milestone-total")).toHaveText("Parts add up to 30 USDC");
-    await page.getByRole("button", { name: "Post the job" }).click();
+    await postJobForm(page);
     await expect(page.getByRole("heading", { name: title })).toBeVisible({ timeout: 30_000 });
     const jobId = page.url().split("/jobs/")[1]!.split(/[?#]/)[0]!;
     const panel = page.getByTestId("milestones");

@@ -2,6 +2,7 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { apiClient, outboxPath, readOutbox } from "./api-actors";
 import { signInWithWallet } from "./sign-in-steps";
+import { jobField, postJobForm } from "./job-form";
 
 // Notifications as a poster meets them: a confirmed email in the settings, an agent's bid (through
 // the API) that reaches the header's unread count, the inbox and a mail; the mail's unsubscribe
@@ -11,13 +12,13 @@ test.use({ walletAccountIndex: 8 });
 
 async function postJob(page: Page, title: string) {
   await page.goto("/jobs/new");
-  await page.getByLabel("Title").fill(title);
-  await page
-    .getByLabel("Description")
-    .fill("Read twelve public agent postmortems and summarise what went wrong in each, with links.");
-  await page.getByLabel("Acceptance criteria").fill("Twelve summaries");
-  await page.getByLabel("Budget (USDC)").fill("25");
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Title")).fill(title);
+  await (
+    await jobField(page, "Description")
+  ).fill("Read twelve public agent postmortems and summarise what went wrong in each, with links.");
+  await (await jobField(page, "Acceptance criteria")).fill("Twelve summaries");
+  await (await jobField(page, "Budget (USDC)")).fill("25");
+  await postJobForm(page);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
   return page.url().split("/").pop()!;
 }

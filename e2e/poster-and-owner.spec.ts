@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test, type SecretRecorder } from "./fixtures";
 import { apiClient, outboxPath } from "./api-actors";
+import { jobField, postJobForm } from "./job-form";
 
 // The dashboard as a new user meets it, in a real browser: a poster signs in with a wallet
 // (RainbowKit + SIWE), posts a job, sees an agent's API bid and accepts it; an owner claims an
@@ -26,11 +27,11 @@ async function signInWithWallet(page: Page, returnTo: string) {
 
 async function postJob(page: Page, title: string, description: string, criteria: string) {
   await page.goto("/jobs/new");
-  await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Description").fill(description);
-  await page.getByLabel("Acceptance criteria").fill(criteria);
-  await page.getByLabel("Budget (USDC)").fill("25");
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Title")).fill(title);
+  await (await jobField(page, "Description")).fill(description);
+  await (await jobField(page, "Acceptance criteria")).fill(criteria);
+  await (await jobField(page, "Budget (USDC)")).fill("25");
+  await postJobForm(page);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
   return page.url().split("/").pop()!;
 }
@@ -78,18 +79,18 @@ test("a poster posts a job and accepts an agent's bid; an owner claims an agent,
   expect(Math.abs(cookie!.expires - (Date.now() / 1000 + 7 * 24 * 3600 - 60))).toBeLessThan(300);
 
   // Post a job through the form; a validation error first, tied to its field.
-  await page.getByLabel("Title").fill(title);
-  await page
-    .getByLabel("Description")
-    .fill("List 40 marketplaces where AI agents can find paid work, with fees and payout methods.");
-  await page.getByLabel("Acceptance criteria").fill("A table with 40 rows\nEach row has a link");
-  await page.getByLabel("Budget (USDC)").fill("twenty");
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Title")).fill(title);
+  await (
+    await jobField(page, "Description")
+  ).fill("List 40 marketplaces where AI agents can find paid work, with fees and payout methods.");
+  await (await jobField(page, "Acceptance criteria")).fill("A table with 40 rows\nEach row has a link");
+  await (await jobField(page, "Budget (USDC)")).fill("twenty");
+  await postJobForm(page);
   await expect(page.locator("#budget-error")).toContainText("USDC amount");
   await expect(page.getByLabel("Budget (USDC)")).toHaveAttribute("aria-describedby", /budget-error/);
   await expect(page.getByLabel("Title")).toHaveValue(title);
-  await page.getByLabel("Budget (USDC)").fill("25");
-  await page.getByRole("button", { name: "Post the job" }).click();
+  await (await jobField(page, "Budget (USDC)")).fill("25");
+  await postJobForm(page);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
   const jobId = page.url().split("/").pop()!;
   await expect(page.getByRole("link", { name: "Fund this job" })).toHaveAttribute("href", `/jobs/${jobId}/fund`);

@@ -93,6 +93,14 @@ const EnvSchema = z.object({
   REWARDS_ADMIN_ADDRESSES: addressList,
   /** Addresses (comma-separated) of the operators: humans who sign in with SIWE like anyone and may act as the operator. */
   OPERATOR_ADDRESSES: addressList,
+  /**
+   * A WalletConnect (Reown) project id (32 hex digits): the sign-in and funding pages then offer
+   * WalletConnect, so a phone wallet connects by QR code or deep link. Unset: the option is not offered.
+   */
+  WALLETCONNECT_PROJECT_ID: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/i, { message: "must be a WalletConnect project id: 32 hexadecimal digits" })
+    .optional(),
   /** Key of the HMAC over a poster's network prefix (forum reward origins); default a fixed public value. */
   ORIGIN_HASH_SECRET: z.string().min(16).optional(),
   /** Root of the key that seals webhook signing secrets in the database; default derived from the session secret. */

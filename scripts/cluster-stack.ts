@@ -30,10 +30,11 @@ export function haproxyBinary(): string | null {
  *   while serving it) is also retried there (`retry-on`); any other method is not, since it may have
  *   taken effect: clients repeat those with an Idempotency-Key (README, "SDK").
  */
-export function haproxyConfig(options: { port: number; backends: Backend[] }): string {
+export function haproxyConfig(options: { port: number; backends: Backend[]; maxconn?: number }): string {
   return [
     "global",
-    "  maxconn 4096",
+    // Each connection is two descriptors (client and server side); haproxy raises its own limit to match.
+    `  maxconn ${options.maxconn ?? 4096}`,
     "defaults",
     "  mode http",
     "  timeout connect 2s",
@@ -67,7 +68,13 @@ export interface Haproxy {
   stop(): Promise<void>;
 }
 
-export async function startHaproxy(options: { port: number; backends: Backend[]; quiet?: boolean }): Promise<Haproxy> {
+export async function startHaproxy(options: {
+  port: number;
+  backends: Backend[];
+  quiet?: boolean;
+  /** Connections at once (default 4096): the streams bench holds ten thousand. */
+  maxconn?: number;
+}): Promise<Haproxy> {
   const bin = haproxyBinary();
   if (!bin) throw new Error("haproxy is not installed (Debian: apt-get install haproxy; or set HAPROXY_BIN)");
   const dir = mkdtempSync(path.join(os.tmpdir(), "awm-haproxy-"));
@@ -115,6 +122,7 @@ export async function startCluster(options: {
   distDir: string;
   env: Record<string, string | undefined>;
   quiet?: boolean;
+  maxconn?: number;
 }): Promise<Cluster> {
   const siteUrl = options.env.SITE_URL ?? `http://127.0.0.1:${options.port}`;
   const ports: number[] = [];
@@ -136,6 +144,7 @@ export async function startCluster(options: {
       port: options.port,
       backends: ports.map((port, i) => ({ name: `app${i + 1}`, port })),
       quiet: options.quiet,
+      maxconn: options.maxconn,
     });
   } catch (error) {
     await Promise.all(instances.map((i) => i.stop()));

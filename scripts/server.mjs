@@ -22,6 +22,7 @@ import { isServiceTarget, registeredServiceHandler, registeredServiceShutdown } 
 import {
   CLIENT_IP_HEADER,
   FORWARDED_HEADER,
+  PAGE_PATH_HEADER,
   dashboardClientKey,
   parseTrustProxy,
   resolveClient,
@@ -143,7 +144,11 @@ async function serve() {
       trust,
       dashboardKey,
     });
-    stamp(req, { [CLIENT_IP_HEADER]: clientIp, [FORWARDED_HEADER]: forwarded ? "1" : "0" });
+    stamp(req, {
+      [CLIENT_IP_HEADER]: clientIp,
+      [FORWARDED_HEADER]: forwarded ? "1" : "0",
+      [PAGE_PATH_HEADER]: (req.url ?? "/").split("?")[0].slice(0, 512),
+    });
     res.setHeader("x-awm-site", ownSite);
     if (isServiceTarget(req.url) && registeredServiceHandler()) {
       for (const { key, value } of FRAME_HEADERS) res.setHeader(key, value);

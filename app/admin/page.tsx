@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { resettleSettlementAction, retrySettlementAction } from "@/lib/actions/admin/retry-settlement";
 import { OperatorForm } from "@/components/admin/operator-form";
@@ -77,25 +77,25 @@ export default async function AdminOverviewPage() {
           <div className="space-y-3 text-sm" data-testid="reconciliation">
             <dl className="grid gap-2 sm:grid-cols-4">
               <div>
-                <dt className="text-zinc-500">Held per database</dt>
+                <dt className="text-zinc-500 dark:text-zinc-400">Held per database</dt>
                 <dd>
                   <Usdc amount={reconRes.result.data.heldInDatabaseUsdc} /> in {reconRes.result.data.jobsHeld} job(s)
                 </dd>
               </div>
               <div>
-                <dt className="text-zinc-500">Held per chain</dt>
+                <dt className="text-zinc-500 dark:text-zinc-400">Held per chain</dt>
                 <dd>
                   <Usdc amount={reconRes.result.data.heldOnChainUsdc} />
                 </dd>
               </div>
               <div>
-                <dt className="text-zinc-500">Claimable credits</dt>
+                <dt className="text-zinc-500 dark:text-zinc-400">Claimable credits</dt>
                 <dd>
                   <Usdc amount={reconRes.result.data.claimableUsdc} />
                 </dd>
               </div>
               <div>
-                <dt className="text-zinc-500">Contract balance</dt>
+                <dt className="text-zinc-500 dark:text-zinc-400">Contract balance</dt>
                 <dd>
                   <Usdc amount={reconRes.result.data.tokenBalanceUsdc} />
                 </dd>
@@ -187,7 +187,10 @@ export default async function AdminOverviewPage() {
                       {s.jobTitle}
                     </Link>
                   </Td>
-                  <Td>{s.kind}</Td>
+                  <Td>
+                    {s.kind}
+                    {s.milestonePosition !== null ? ` (part ${s.milestonePosition})` : ""}
+                  </Td>
                   <Td>
                     <Badge tone={s.status === "FAILED" ? "red" : "amber"}>{s.status}</Badge>
                   </Td>

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
 import type { Agent } from "@/lib/api/schemas/agents";
 import { requireSessionApi } from "@/lib/session/api";
 import { MaxActiveJobsForm } from "@/components/agents/max-active-jobs-form";
@@ -9,8 +8,13 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatDate } from "@/components/ui/time";
+import { optional, settle } from "@/lib/api/page-data";
+import { OwnerEarnings } from "@/components/records/money-over-time";
 
 export const metadata: Metadata = { title: "My agents" };
+
+/** Where an owner sets an agent's payout wallet: the form on its page. */
+const payoutWalletHref = (agentId: string) => `/agents/${encodeURIComponent(agentId)}#payout-wallet`;
 
 // The agents the signed-in person owns (GET /v1/agents/mine), or, signed in with an agent key,
 // that agent itself: status, verification, scopes, active jobs against the cap, and the cap.
@@ -21,6 +25,8 @@ export default async function MyAgentsPage({ searchParams }: { searchParams: Pro
     session.kind === "USER" ? api.listMyAgents({}) : api.getMyAgent({}).then((r) => ({ data: [r.data] })),
   );
   const agents: Agent[] = result?.data ?? [];
+  // The earnings chart is a view of the agents below: the page is whole without it (a failure is logged).
+  const money = agents.length > 0 ? ((await optional(api.getMyMoney({})))?.data ?? null) : null;
   const claimedAgent = claimed ? agents.find((a) => a.id === claimed) : undefined;
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
@@ -32,7 +38,18 @@ export default async function MyAgentsPage({ searchParams }: { searchParams: Pro
       </p>
       {claimedAgent ? (
         <Alert tone="success" className="mt-6" title={`You now own ${claimedAgent.name}`}>
-          Its key gained forum:write and wallet:withdraw. Set how many jobs it takes at once below.
+          Its key gained forum:write and wallet:withdraw.{" "}
+          {claimedAgent.walletAddress ? (
+            "Set how many jobs it takes at once below."
+          ) : (
+            <>
+              Next,{" "}
+              <Link className="font-medium underline" href={payoutWalletHref(claimedAgent.id)}>
+                set its payout wallet
+              </Link>
+              : until it has one, the money of its approved jobs waits in escrow.
+            </>
+          )}
         </Alert>
       ) : null}
       {error ? <Alert className="mt-6" title="Your agents could not be loaded" error={error} /> : null}
@@ -43,6 +60,7 @@ export default async function MyAgentsPage({ searchParams }: { searchParams: Pro
           description="An agent signs up through the API with your email as ownerEmail; open the claim link it mails you to own it here."
         />
       ) : null}
+      {money ? <OwnerEarnings money={money} /> : null}
       <ul className="mt-6 space-y-4" aria-label="Agents">
         {agents.map((agent) => (
           <li
@@ -74,6 +92,18 @@ export default async function MyAgentsPage({ searchParams }: { searchParams: Pro
                   ))}
                 </p>
                 <AgentCapacity activeJobs={agent.activeJobs} maxActiveJobs={agent.maxActiveJobs} />
+                {agent.walletAddress ? null : (
+                  <p className="flex flex-wrap items-center gap-2 text-sm" data-testid="no-payout-wallet">
+                    <Badge tone="amber">No payout wallet</Badge>
+                    <span>
+                      Approved money waits in escrow until you{" "}
+                      <Link className="font-medium underline" href={payoutWalletHref(agent.id)}>
+                        set its payout wallet
+                      </Link>
+                      .
+                    </span>
+                  </p>
+                )}
                 <p className="text-sm">
                   <Link
                     href={`/agents/${encodeURIComponent(agent.id)}`}

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AddressPrint } from "@/components/people/address-print";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
 import { categoryName, intentName } from "@/lib/api/schemas/forum-constants";
 import { plainTextExcerpt } from "@/lib/markdown";
@@ -122,7 +122,7 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
       <ul className="mt-6 divide-y divide-zinc-200 dark:divide-zinc-800" aria-label="Threads">
         {result?.data.map((thread) => (
           <li key={thread.id} className="py-4">
-            <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+            <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
               <Badge tone="blue">{categoryName(thread.category)}</Badge>
               {thread.intent ? <Badge tone="violet">{intentName(thread.intent)}</Badge> : null}
               {thread.acceptedReplyId ? <Badge tone="green">answered</Badge> : null}
@@ -136,7 +136,7 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
             <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">
               {plainTextExcerpt(thread.body, 220)}
             </p>
-            <p className="mt-2 text-xs text-zinc-500">
+            <p className="mt-2 text-xs text-zinc-500 dark:text-zinc-400">
               {thread.author.name}
               <AddressPrint name={thread.author.name} address={thread.author.address} /> (
               {thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount}{" "}

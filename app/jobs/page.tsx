@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
+import { optional, settle } from "@/lib/api/page-data";
 import { JOB_SEARCH_MAX, JOB_SORTS, JOB_STATUSES, type ListJobsQuery } from "@/lib/api/schemas/jobs";
 import { DecimalString } from "@/lib/api/schemas/common";
 import { Alert } from "@/components/ui/alert";
@@ -66,20 +66,14 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
   const [{ result, error }, packs] = await Promise.all([
     settle(api.listJobs({ query })),
     // Pack names for the cards and the filter: one read, never one per card; the board stands without it.
-    api.listEvalPacks({ query: { limit: 100 } }).then(
-      (res) => res.data,
-      () => [],
-    ),
+    optional(api.listEvalPacks({ query: { limit: 100 } })).then((res) => res?.data ?? []),
   ]);
   const packTitle = new Map(packs.map((pack) => [pack.id, pack.title]));
   // The posters' track records for the cards: one batched read for the page, never one per card; the board stands without it.
   const posterIds = [...new Set(result?.data.map((job) => job.posterId) ?? [])];
   const posterRecords =
     posterIds.length > 0
-      ? await api.getRecords({ query: { posterIds: posterIds.join(",") } }).then(
-          (r) => r.data.posters,
-          () => [],
-        )
+      ? ((await optional(api.getRecords({ query: { posterIds: posterIds.join(",") } })))?.data.posters ?? [])
       : [];
   const posterRecordOf = new Map(posterRecords.map((r) => [r.posterId, r]));
   const tabHref = (tab: "marketplace" | "rewards") =>
@@ -109,7 +103,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
               "-mb-px border-b-2 px-3 py-2 text-sm font-medium",
               board === tab
                 ? "border-brand-600 text-zinc-900 dark:text-zinc-100"
-                : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200",
+                : "border-transparent text-zinc-500 dark:text-zinc-400 hover:text-zinc-800 dark:hover:text-zinc-200",
             )}
           >
             {tab === "marketplace" ? "Marketplace" : "Forum rewards & referrals"}
@@ -203,7 +197,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           </button>
           <Link
             href={board === "rewards" ? "/jobs?board=rewards" : "/jobs"}
-            className="text-sm text-zinc-500 hover:underline"
+            className="text-sm text-zinc-500 dark:text-zinc-400 hover:underline"
           >
             Clear
           </Link>
@@ -254,12 +248,12 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
             </p>
             <p className="mt-3 flex items-center justify-between text-sm">
               <Usdc amount={job.budgetUsdc} />
-              <span className="text-xs text-zinc-500">
+              <span className="text-xs text-zinc-500 dark:text-zinc-400">
                 {job.bidCount === 1 ? "1 bid" : `${job.bidCount ?? 0} bids`} ·{" "}
                 {job.deadlineAt ? `due ${formatDate(job.deadlineAt)}` : "no deadline"}
               </span>
             </p>
-            <p className="mt-1 text-xs text-zinc-500">
+            <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
               by{" "}
               {posterRecordOf.get(job.posterId) ? (
                 <Link className="underline" href={posterProfileHref(posterRecordOf.get(job.posterId)!)}>

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { Card } from "@/components/ui/card";
 import { LinkButton } from "@/components/ui/link-button";
 import { Usdc } from "@/components/ui/usdc";
@@ -71,7 +71,12 @@ export default async function JoinPage({ searchParams }: { searchParams: Search 
         </Card>
         <Card title="For agents">
           <p className="text-sm">Sign up through the API and send the referral code with it:</p>
-          <pre className="mt-3 overflow-x-auto rounded-lg bg-zinc-950 p-3 text-xs text-zinc-100">
+          <pre
+            className="mt-3 overflow-x-auto rounded-lg bg-zinc-950 p-3 text-xs text-zinc-100"
+            tabIndex={0}
+            role="region"
+            aria-label="Sign-up request"
+          >
             {`POST /v1/agent-signups\n{\n  "name": "…",\n  "ownerEmail": "you@example.com"${code ? `,\n  "referralCode": "${code}"` : ""}\n}`}
           </pre>
           {code ? (

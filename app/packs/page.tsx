@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { sessionApi } from "@/lib/session/api";
 import { PackPrice, PackVertical, verticalInWords } from "@/components/packs/pack-badges";
 import { Alert } from "@/components/ui/alert";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { REWARD_STATUSES, type ForumReward, type RewardStatus } from "@/lib/api/schemas/rewards";
 import { sessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";

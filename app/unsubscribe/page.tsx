@@ -50,7 +50,7 @@ export default async function UnsubscribePage({ searchParams }: { searchParams: 
           {problem ?? "This link has no token: open the link from the mail as it was sent."}
         </p>
       )}
-      <p className="mt-8 text-sm text-zinc-500">
+      <p className="mt-8 text-sm text-zinc-500 dark:text-zinc-400">
         Signed in? Choose every kind in{" "}
         <Link href="/settings/notifications" className="underline">
           notification settings

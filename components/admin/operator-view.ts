@@ -1,5 +1,5 @@
 import "server-only";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import type { AdminPerson } from "@/lib/api/schemas/admin";
 import { sessionApi } from "@/lib/session/api";
 

@@ -117,13 +117,13 @@ export function OnchainIdentity({
                 <span className="font-medium">{s.name}</span> <code className="break-all">{s.endpoint}</code>:{" "}
                 {s.lastAnsweredAt ? <>last answered {formatDate(s.lastAnsweredAt)}</> : <>has not answered</>}
                 {s.lastCheckedAt ? (
-                  <span className="text-zinc-500">
+                  <span className="text-zinc-500 dark:text-zinc-400">
                     {" "}
                     (checked {formatDate(s.lastCheckedAt)}
                     {s.lastError ? `: ${s.lastError}` : ""})
                   </span>
                 ) : (
-                  <span className="text-zinc-500"> (not checked yet)</span>
+                  <span className="text-zinc-500 dark:text-zinc-400"> (not checked yet)</span>
                 )}
               </li>
             ))}

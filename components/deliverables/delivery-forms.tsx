@@ -84,16 +84,21 @@ export function ApproveForm({
   releasesNow,
   budget,
   unticked = [],
+  walletMissing = false,
 }: {
   jobId: string;
   releasesNow: boolean;
   budget: string;
   unticked?: string[];
+  /** The agent has no payout wallet yet: approving is accepted and the money waits in escrow for it. */
+  walletMissing?: boolean;
 }) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(approveJobAction, {});
-  const money = releasesNow
-    ? `The deliverable is probed once more; if it is live, the escrow pays ${budget} USDC (less the 5% fee) to the agent's wallet now. This cannot be undone.`
-    : "The deliverable is probed once more; if it is live, the escrow is released to the agent when the proof hold ends, after a last check. You can no longer dispute once it is released.";
+  const money = walletMissing
+    ? `The deliverable is probed once more; if it is live, the work is approved and the ${budget} USDC wait in escrow until the agent's owner sets a payout wallet (they are told now); then they are released to it (less the 5% fee).`
+    : releasesNow
+      ? `The deliverable is probed once more; if it is live, the escrow pays ${budget} USDC (less the 5% fee) to the agent's wallet now. This cannot be undone.`
+      : "The deliverable is probed once more; if it is live, the escrow is released to the agent when the proof hold ends, after a last check. You can no longer dispute once it is released.";
   const quoted = unticked.map((d) => `“${d}”`).join(", ");
   return (
     <form action={action} className="space-y-3">
@@ -124,8 +129,9 @@ export function ApproveForm({
 }
 
 /**
- * Approval cannot pay an agent without a payout wallet: the poster is told so before approving and
- * may ask the agent's owner (by mail, once a day) to set one.
+ * An agent without a payout wallet can be approved, but not paid until its owner sets one: the
+ * poster is told so before approving (the money waits in escrow, the owner is told on approval)
+ * and may ask the owner (by mail, once a day) meanwhile. Shown for whole jobs and for parts.
  */
 export function AgentWalletMissing({ jobId, agentName }: { jobId: string; agentName: string }) {
   const [state, action, pending] = useActionState<DeliveryActionState, FormData>(remindAgentWalletAction, {});
@@ -133,8 +139,8 @@ export function AgentWalletMissing({ jobId, agentName }: { jobId: string; agentN
     <div className="space-y-2 rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-500/30 dark:bg-amber-500/10 dark:text-amber-200">
       <p className="font-semibold">{agentName} has no payout wallet yet.</p>
       <p>
-        Approval is refused until its owner sets one: the escrow has nowhere to pay. The money stays safely in escrow
-        meanwhile.
+        You can approve all the same: the money waits safely in escrow and is paid as soon as its owner sets a wallet
+        (they are told when you approve).
       </p>
       {state.done ? (
         <p role="status" className="font-medium">

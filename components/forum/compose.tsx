@@ -37,7 +37,7 @@ function BodyWithPreview({
         <label htmlFor={id} className="block text-sm font-medium">
           {label}
         </label>
-        <p id={`${id}-hint`} className="text-xs text-zinc-500">
+        <p id={`${id}-hint`} className="text-xs text-zinc-500 dark:text-zinc-400">
           GitHub-flavoured Markdown; at least {minLength} characters. Raw HTML and images are not shown.
         </p>
         <textarea
@@ -52,13 +52,13 @@ function BodyWithPreview({
           onChange={(e) => setSource(e.target.value)}
           className={`mt-1 ${input}`}
         />
-        <p className="mt-1 text-xs text-zinc-500">{source.length} / 8000</p>
+        <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">{source.length} / 8000</p>
       </div>
       <div
         aria-label="Preview"
         className="min-h-32 rounded-lg border border-dashed border-zinc-300 p-3 dark:border-zinc-700"
       >
-        <p className="mb-2 text-xs font-medium text-zinc-500">Preview</p>
+        <p className="mb-2 text-xs font-medium text-zinc-500 dark:text-zinc-400">Preview</p>
         {preview}
       </div>
     </div>

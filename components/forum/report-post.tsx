@@ -10,7 +10,7 @@ export function ReportPost({ kind, id }: { kind: "THREAD" | "REPLY"; id: string 
   const [state, run, pending] = useActionState<ReportState, FormData>(reportPostAction, {});
   if (state.done)
     return (
-      <span className="text-xs text-zinc-500" role="status">
+      <span className="text-xs text-zinc-500 dark:text-zinc-400" role="status">
         Reported to the operator. Thank you.
       </span>
     );

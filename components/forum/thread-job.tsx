@@ -8,6 +8,7 @@ import { FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/field";
 import { Usdc } from "@/components/ui/usdc";
+import { foundOrNull, needed } from "@/lib/api/page-data";
 
 // Hiring from the forum, on the thread page: the job its author linked (linkedJobId, with
 // jobContextKind HIRING), or, for the author, the ways to attach one: post a new job from the
@@ -18,9 +19,9 @@ const CLOSED: Job["status"][] = ["COMPLETED", "CANCELLED"];
 
 export async function ThreadJob({ thread, canEdit }: { thread: ForumThread; canEdit: boolean }) {
   if (thread.linkedJobId) {
+    // A job removed since it was linked leaves the link alone.
     const job =
-      (await (await apiWithToken()).getPublicJob({ params: { id: thread.linkedJobId } }).catch(() => null))?.data ??
-      null;
+      (await foundOrNull((await apiWithToken()).getPublicJob({ params: { id: thread.linkedJobId } })))?.data ?? null;
     return (
       <div
         className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950/30"
@@ -51,10 +52,10 @@ export async function ThreadJob({ thread, canEdit }: { thread: ForumThread; canE
 
   // A person picks among their own open jobs; an agent's key pastes a job's link or id.
   const { api } = await sessionApi();
-  const me = (await api.getMe({}).catch(() => null))?.data ?? null;
+  const me = (await foundOrNull(api.getMe({})))?.data ?? null;
   const mine =
     me?.kind === "USER"
-      ? ((await api.listJobs({ query: { posterId: me.user.id, limit: 50 } }).catch(() => null))?.data ?? []).filter(
+      ? (await needed(api.listJobs({ query: { posterId: me.user.id, limit: 50 } }))).data.filter(
           (j) => !CLOSED.includes(j.status),
         )
       : [];

@@ -10,6 +10,7 @@ import { Countdown } from "@/components/ui/countdown";
 import { LinkButton } from "@/components/ui/link-button";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
+import { foundOrNull } from "@/lib/api/page-data";
 
 // The job page's parts for the job modes: a bounty's claim, the subcontracting tree, sharing.
 // Server components (the countdown is the only client part), readable without JavaScript.
@@ -105,7 +106,9 @@ export function SubcontractTree({
       ) : (
         <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">No child jobs yet.</p>
       )}
-      {tree.truncated ? <p className="mt-2 text-xs text-zinc-500">Only the first 500 child jobs are listed.</p> : null}
+      {tree.truncated ? (
+        <p className="mt-2 text-xs text-zinc-500 dark:text-zinc-400">Only the first 500 child jobs are listed.</p>
+      ) : null}
       {canSubcontract ? (
         <LinkButton className="mt-3" variant="secondary" href={`/jobs/new?parent=${jobId}`}>
           Post a child job
@@ -139,8 +142,8 @@ export async function JobOrigin({ job }: { job: Job }) {
   if (!job.sourceForumThreadId && !job.parentJobId) return null;
   // The thread is public; its title and slug make a readable link. A deleted thread leaves the id.
   const thread = job.sourceForumThreadId
-    ? ((await (await apiWithToken()).getThread({ params: { slugOrId: job.sourceForumThreadId } }).catch(() => null))
-        ?.data ?? null)
+    ? ((await foundOrNull((await apiWithToken()).getThread({ params: { slugOrId: job.sourceForumThreadId } })))?.data ??
+      null)
     : null;
   const threadHref = `/forum/${thread?.slug ?? job.sourceForumThreadId}${job.sourceForumReplyId ? `#reply-${job.sourceForumReplyId}` : ""}`;
   return (

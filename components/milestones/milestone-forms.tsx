@@ -29,7 +29,18 @@ function Refusal({ state }: { state: DeliveryActionState }) {
   );
 }
 
-export function ApproveMilestoneForm({ jobId, position, title }: { jobId: string; position: number; title: string }) {
+export function ApproveMilestoneForm({
+  jobId,
+  position,
+  title,
+  walletMissing = false,
+}: {
+  jobId: string;
+  position: number;
+  title: string;
+  /** The agent has no payout wallet yet: the approval is accepted and the part's money waits in escrow. */
+  walletMissing?: boolean;
+}) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(approveMilestoneAction, {});
   return (
     <form action={action} className="space-y-2">
@@ -39,7 +50,11 @@ export function ApproveMilestoneForm({ jobId, position, title }: { jobId: string
         size="sm"
         pendingLabel="Approving…"
         confirmTitle={`Approve part ${position}?`}
-        confirmMessage={`"${title}" is checked again, then its amount is released to the agent (less the fee) once its proof hold has passed.`}
+        confirmMessage={
+          walletMissing
+            ? `"${title}" is checked again, then approved; its amount waits in escrow until the agent's owner sets a payout wallet (they are told now), and is then released to it (less the fee).`
+            : `"${title}" is checked again, then its amount is released to the agent (less the fee) once its proof hold has passed.`
+        }
         confirmLabel="Approve part"
       >
         Approve part {position}

@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import type { Milestone } from "@/lib/api/schemas/milestones";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { AgentWalletMissing } from "@/components/deliverables/delivery-forms";
 import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 import { RequestChangesForm } from "@/components/revisions/request-changes-form";
 import { ApproveMilestoneForm, CancelLateMilestoneForm, DisputeMilestoneForm } from "./milestone-forms";
+import { PartsProgress } from "./parts-progress";
 
 type Part = z.infer<typeof Milestone>;
 
@@ -23,6 +25,7 @@ export function MilestonesPanel({
   parts,
   canAct,
   explorerTx,
+  walletlessAgent,
   maxRevisions = 0,
   agentSide = false,
 }: {
@@ -30,6 +33,8 @@ export function MilestonesPanel({
   parts: Part[];
   canAct: { approve: boolean; dispute: boolean };
   explorerTx?: (hash: string) => string | null;
+  /** The assigned agent has no payout wallet (its name): approved parts wait in escrow, and the poster may ask its owner. */
+  walletlessAgent?: string | null;
   /** The job's maxRevisions: how many times each part may be sent back for changes. */
   maxRevisions?: number;
   /** The viewer is the assigned agent's side (told what to fix on a part sent back). */
@@ -46,6 +51,12 @@ export function MilestonesPanel({
       <h2 id="milestones-heading" className="text-lg font-semibold">
         Milestones
       </h2>
+      <PartsProgress parts={parts} />
+      {canAct.approve && walletlessAgent && parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED") ? (
+        <div className="mt-3">
+          <AgentWalletMissing jobId={jobId} agentName={walletlessAgent} />
+        </div>
+      ) : null}
       <ol className="mt-3 space-y-3">
         {parts.map((p) => {
           const state = STATE[p.status];
@@ -144,7 +155,12 @@ export function MilestonesPanel({
               ) : null}
               <div className="mt-3 flex flex-wrap gap-4">
                 {canAct.approve && p.status === "SUBMITTED" ? (
-                  <ApproveMilestoneForm jobId={jobId} position={p.position} title={p.title} />
+                  <ApproveMilestoneForm
+                    jobId={jobId}
+                    position={p.position}
+                    title={p.title}
+                    walletMissing={Boolean(walletlessAgent)}
+                  />
                 ) : null}
                 {canAct.approve && p.status === "SUBMITTED" && p.revisionCount < maxRevisions ? (
                   <RequestChangesForm

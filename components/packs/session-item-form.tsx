@@ -69,7 +69,7 @@ export function SessionItemForm({
           </div>
         )}
         {item.kind === "MULTIPLE_CHOICE" && state.fields?.answer ? (
-          <p className="mt-2 text-sm text-red-600">{state.fields.answer.join(" ")}</p>
+          <p className="mt-2 text-sm text-red-600 dark:text-red-400">{state.fields.answer.join(" ")}</p>
         ) : null}
       </fieldset>
       {item.answerBy ? (

@@ -177,6 +177,8 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessi
               <p className="font-medium">Message to sign</p>
               {message ? (
                 <pre
+                  tabIndex={0}
+                  role="region"
                   aria-label="Message to sign"
                   className="overflow-x-auto rounded-lg bg-zinc-100 p-3 text-xs whitespace-pre-wrap dark:bg-zinc-900"
                 >

@@ -10,6 +10,8 @@ export interface TableProps extends ComponentProps<"table"> {
    * instead of a row that scrolls sideways: for tables whose rows are compared (bids).
    */
   stackOnPhone?: boolean;
+  /** The name of the scrolling box for screen readers (default: the caption when it is text, else "Table"). */
+  label?: string;
 }
 
 /**
@@ -21,12 +23,19 @@ export function Table({
   caption,
   showCaption = false,
   stackOnPhone = false,
+  label,
   className,
   children,
   ...rest
 }: TableProps) {
   return (
-    <div className={stackOnPhone ? "table-stack relative overflow-x-auto" : "relative overflow-x-auto"}>
+    // The box scrolls sideways on a narrow screen: it takes the keyboard's focus (arrow keys scroll it) and has a name.
+    <div
+      className={stackOnPhone ? "table-stack relative overflow-x-auto" : "relative overflow-x-auto"}
+      tabIndex={0}
+      role="region"
+      aria-label={label ?? (typeof caption === "string" ? caption : "Table")}
+    >
       <table
         {...rest}
         className={cn("min-w-full divide-y divide-zinc-200 text-left text-sm dark:divide-zinc-800", className)}

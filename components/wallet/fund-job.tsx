@@ -1,16 +1,27 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useRouter } from "next/navigation";
 import { ConnectButton, RainbowKitProvider } from "@rainbow-me/rainbowkit";
 import { useAccount, useConfig, useReadContract } from "wagmi";
 import { readContract, switchChain, waitForTransactionReceipt, writeContract } from "wagmi/actions";
-import { BaseError, UserRejectedRequestError, type Address, type Hex } from "viem";
-import { escrowAbi, usdcAbi } from "@/lib/chain/abi";
+import type { Address, Hex } from "viem";
+import { ESCROW_STATES, escrowAbi, usdcAbi } from "@/lib/chain/abi";
+import { walletFailureSentence } from "@/lib/chain/escrow/errors";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import { Alert } from "@/components/ui/alert";
 
 type Step =
-  "idle" | "checking" | "switching" | "approving" | "depositing" | "confirming" | "registering" | "done" | "failed";
+  | "idle"
+  | "checking"
+  | "switching"
+  | "approving"
+  | "depositing"
+  | "confirming"
+  | "registering"
+  | "finishing"
+  | "done"
+  | "failed";
 
 const STEP_TEXT: Record<Step, string> = {
   idle: "",
@@ -20,6 +31,8 @@ const STEP_TEXT: Record<Step, string> = {
   depositing: "Waiting for your wallet: deposit the budget into the escrow…",
   confirming: "Deposit sent; waiting for confirmations…",
   registering: "Confirmed on chain; the marketplace is checking the deposit…",
+  finishing:
+    "Already funded, finishing: your deposit is confirmed on chain and the marketplace attaches it to the job within a minute, even if you close this page.",
   done: "Funded. The budget is held in escrow until you approve the work.",
   failed: "",
 };
@@ -43,13 +56,8 @@ export interface FundJobProps {
   recheck: (jobId: string, budgetUsdc: string) => Promise<{ ok: boolean; reason?: string }>;
 }
 
-function explain(error: unknown): string {
-  if (error instanceof BaseError && error.walk((e) => e instanceof UserRejectedRequestError))
-    return "You rejected the request in your wallet. Nothing was sent.";
-  const message = error instanceof Error ? error.message : String(error);
-  if (/rejected|denied/i.test(message)) return "You rejected the request in your wallet. Nothing was sent.";
-  return `The transaction failed: ${message.split("\n")[0]}`;
-}
+/** How often the page asks whether the service has attached a deposit it saw on chain. */
+const FINISHING_REFRESH_MS = 5_000;
 
 /** approve + deposit from the connected wallet, with every step visible, then registration. */
 function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck }: FundJobProps) {
@@ -69,6 +77,28 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
     query: { enabled: Boolean(address) },
   });
   const link = (hash: Hex) => (chain.explorerUrl ? `${chain.explorerUrl.replace(/\/$/, "")}/tx/${hash}` : null);
+  const router = useRouter();
+  // This wallet's slot of the job, read on chain: a deposit already there (a tab closed before the
+  // marketplace heard of it) is never offered a second time; the service attaches it by itself.
+  const slot = useReadContract({
+    address: chain.escrowAddress,
+    abi: escrowAbi,
+    functionName: "getEscrow",
+    args: address ? [escrowJobId, address] : undefined,
+    chainId: chain.chainId,
+    query: { enabled: Boolean(address) },
+  });
+  const slotFunded = slot.data !== undefined && ESCROW_STATES[slot.data[1]] === "FUNDED";
+  // Another amount (the budget changed after it was sent) can never fund the job: it goes back by itself.
+  const slotMismatch = slotFunded && slot.data![0] !== amount;
+  const finishing = step === "finishing" || (slotFunded && !slotMismatch && step === "idle");
+  // While finishing, the page is read again until the service says the job is funded (the server
+  // page then shows it funded instead of this form).
+  useEffect(() => {
+    if (!finishing) return;
+    const timer = setInterval(() => router.refresh(), FINISHING_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [finishing, router]);
 
   /** false (and the reason shown) when the job no longer takes this deposit. */
   async function stillFundable(): Promise<boolean> {
@@ -136,24 +166,33 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
       });
       if (receipt.status !== "success") throw new Error("the deposit reverted");
       setStep("registering");
-      const result = await register(jobId, depositHash);
+      void walletBalance.refetch();
+      let result: Awaited<ReturnType<typeof register>>;
+      try {
+        result = await register(jobId, depositHash);
+      } catch {
+        // The request did not arrive (the network dropped): the deposit is on chain all the same,
+        // and the marketplace attaches it by itself.
+        setStep("finishing");
+        return;
+      }
       if (!result.ok) {
         setStep("failed");
         setError(`The marketplace did not accept the deposit: ${result.error}`);
         return;
       }
       setStep("done");
-      void walletBalance.refetch();
     } catch (e) {
       setStep("failed");
-      setError(explain(e));
+      setError(walletFailureSentence(e));
     }
   }
 
-  const busy = !["idle", "done", "failed"].includes(step);
+  const busy = !["idle", "done", "failed", "finishing"].includes(step);
   return (
     <div className="space-y-4">
-      <ConnectButton showBalance={false} />
+      {/* The chain shows as an icon: RainbowKit names its chain button "Chain Selector", not the chain it shows. */}
+      <ConnectButton showBalance={false} chainStatus="icon" />
       {isConnected && address ? (
         <p className="text-sm" data-testid="wallet-usdc-balance">
           {walletBalance.data !== undefined ? (
@@ -175,7 +214,17 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
           )}
         </p>
       ) : null}
-      {isConnected ? (
+      {finishing ? (
+        <p role="status" aria-live="polite" className="text-sm font-medium" data-testid="fund-finishing">
+          {STEP_TEXT.finishing}
+        </p>
+      ) : slotMismatch ? (
+        <Alert variant="inline" tone="warning">
+          This wallet already deposited {formatUsdc(slot.data![0])} USDC for this job, which is not its budget of{" "}
+          {budgetUsdc} USDC: that deposit cannot fund it and goes back to this wallet by itself within the hour. The
+          escrow takes one deposit per job and wallet, so fund this job from another wallet.
+        </Alert>
+      ) : isConnected && (slot.data !== undefined || slot.isError) ? (
         <button
           type="button"
           onClick={fund}
@@ -185,7 +234,7 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
           {busy ? "Funding…" : `Fund ${budgetUsdc} USDC into escrow`}
         </button>
       ) : null}
-      {step !== "idle" && step !== "failed" ? (
+      {step !== "idle" && step !== "failed" && step !== "finishing" ? (
         <p role="status" aria-live="polite" className="text-sm">
           {STEP_TEXT[step]}
         </p>

@@ -20,7 +20,8 @@ export function RegisterAgentIdentity({ agentId, initial, explorerUrl, declare, 
   const [values, setValues] = useState(initial);
   const field = (name: "API" | "MCP" | "A2A", hint: string) => (
     <label className="block text-sm">
-      <span className="font-medium">{name} endpoint</span> <span className="text-zinc-500">({hint}, optional)</span>
+      <span className="font-medium">{name} endpoint</span>{" "}
+      <span className="text-zinc-500 dark:text-zinc-400">({hint}, optional)</span>
       <input
         type="url"
         name={name}

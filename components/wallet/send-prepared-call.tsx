@@ -88,7 +88,8 @@ function SendInner({ label, doneText, prepare, confirm, explorerUrl, children }:
   const link = hash && explorerUrl ? `${explorerUrl.replace(/\/$/, "")}/tx/${hash}` : null;
   return (
     <div className="space-y-4">
-      <ConnectButton showBalance={false} />
+      {/* The chain shows as an icon: RainbowKit names its chain button "Chain Selector", not the chain it shows. */}
+      <ConnectButton showBalance={false} chainStatus="icon" />
       {children}
       {isConnected ? (
         <button

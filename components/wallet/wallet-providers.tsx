@@ -5,8 +5,8 @@ import { useMemo, useState, type ReactNode } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { WagmiProvider, type State } from "wagmi";
 import { RainbowKitProvider, connectorsForWallets, darkTheme, lightTheme } from "@rainbow-me/rainbowkit";
-import { coinbaseWallet, injectedWallet, metaMaskWallet } from "@rainbow-me/rainbowkit/wallets";
 import { getWagmiConfig, type WalletChainSettings } from "@/lib/chain/wagmi";
+import { walletList } from "@/lib/chain/wallet-list";
 
 /** RainbowKit follows the system colour scheme, like the rest of the site. */
 export const walletTheme = {
@@ -19,17 +19,18 @@ export const walletTheme = {
  * route group's layout only: every other page ships none of this code. The chain comes from the
  * service's GET /v1/chain, so the wallet signs and pays where the escrow lives.
  *
- * Wallets: the browser's injected one (any EIP-1193 / EIP-6963 wallet, and the test wallet of the
- * browser tests), MetaMask and Coinbase Wallet. WalletConnect needs a relay on the internet and a
- * project id, so it is not offered.
+ * Wallets: see walletList (lib/chain/wallet-list.ts): WalletConnect only with a project id.
  */
 export function WalletProviders({
   chain,
   initialState,
+  walletConnectProjectId,
   children,
 }: {
   chain: WalletChainSettings;
   initialState?: State;
+  /** The deployment's WALLETCONNECT_PROJECT_ID, or null: WalletConnect is then not offered. */
+  walletConnectProjectId: string | null;
   children: ReactNode;
 }) {
   // One QueryClient per browser tab, never shared across server requests.
@@ -38,13 +39,10 @@ export function WalletProviders({
   // drop the wallet connection in the middle of a flow.
   const { chainId, rpcUrl } = chain;
   const config = useMemo(() => {
-    const connectors = connectorsForWallets(
-      [{ groupName: "Wallets", wallets: [injectedWallet, metaMaskWallet, coinbaseWallet] }],
-      // No WalletConnect relay is used by these wallets; the id only satisfies the API.
-      { appName: "AgentWork", projectId: "agentwork-local" },
-    );
+    const { wallets, projectId } = walletList(walletConnectProjectId);
+    const connectors = connectorsForWallets(wallets, { appName: "AgentWork", projectId });
     return getWagmiConfig({ chainId, rpcUrl }, connectors);
-  }, [chainId, rpcUrl]);
+  }, [chainId, rpcUrl, walletConnectProjectId]);
   return (
     <WagmiProvider config={config} initialState={initialState}>
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>

@@ -41,7 +41,7 @@ export function WriteFeedback({ jobId, explorerUrl, prepare }: WriteFeedbackProp
         </label>
         <label className="block text-sm">
           <span className="font-medium">Comment</span>{" "}
-          <span className="text-zinc-500">(optional, in the feedback document)</span>
+          <span className="text-zinc-500 dark:text-zinc-400">(optional, in the feedback document)</span>
           <textarea
             name="comment"
             maxLength={1000}

@@ -194,7 +194,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           message: text.slice(0, 500) || response.statusText,
         };
       }
-      throw new ApiError(response.status, envelope, retryAfter);
+      throw new ApiError(response.status, envelope, retryAfter, `${route.method} ${route.path}`);
     }
   }
 

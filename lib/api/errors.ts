@@ -8,14 +8,22 @@ export class ApiError extends Error {
   readonly code: string | undefined;
   readonly body: ApiErrorBody;
   readonly retryAfterSeconds: number | null;
+  /** The route that answered, as its definition names it ("GET /v1/jobs/:id"), for logs; null when unknown. */
+  readonly route: string | null;
 
-  constructor(status: number, body: ApiErrorBody, retryAfterSeconds: number | null = null) {
+  constructor(
+    status: number,
+    body: ApiErrorBody,
+    retryAfterSeconds: number | null = null,
+    route: string | null = null,
+  ) {
     super(body.message);
     this.name = "ApiError";
     this.status = status;
     this.code = body.code;
     this.body = body;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.route = route;
   }
 
   /**

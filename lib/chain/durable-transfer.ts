@@ -10,6 +10,7 @@ import {
 import { usdcAbi } from "./abi";
 import type { ChainConfig } from "./config";
 import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "./clients";
+import { chainFailureReason } from "./escrow/errors";
 
 /**
  * The chain gave no definitive answer about a stored transfer (an RPC error or timeout on the
@@ -232,10 +233,7 @@ export async function waitForDurableTransfer(
   return receipt;
 }
 
+/** What the node said, through the one sanitiser: it may be shown to people (a held reason). */
 function messageOf(error: unknown): string {
-  const text =
-    error instanceof Error
-      ? ((error as Error & { shortMessage?: string }).shortMessage ?? error.message)
-      : String(error);
-  return text.split("\n")[0]!.slice(0, 300);
+  return chainFailureReason(error);
 }

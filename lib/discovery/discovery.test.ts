@@ -180,7 +180,7 @@ describe("discovery files", () => {
       ["agent card", cardText],
     ] as const) {
       expect(text, name).toMatch(/walletAddress/);
-      expect(text, name).toMatch(/AGENT_WALLET_MISSING/);
+      expect(text, name).toMatch(/waits in escrow/);
       expect(text, name).toMatch(/funded=true/);
       expect(text, name).toMatch(/excludeBidBy=/);
       expect(text, name).toMatch(/exactly (its|the) budget/);

@@ -65,11 +65,16 @@ function expectSafe(html: string) {
 }
 
 describe("Markdown: GitHub-flavoured features", () => {
-  it("renders tables inside a scrolling wrapper", () => {
+  it("renders tables inside a scrolling wrapper that the keyboard reaches, named for screen readers", () => {
     const html = render("| a | b |\n| - | :-: |\n| 1 | 2 |");
-    expect(html).toContain('<div class="md-table-wrap"><table>');
+    expect(html).toContain('<div class="md-table-wrap" tabindex="0" role="region" aria-label="Table"><table>');
     expect(html).toContain("<th>a</th>");
     expect(html).toContain('<td style="text-align:center">2</td>');
+  });
+
+  it("renders a code block as a scrolling region that the keyboard reaches, named for screen readers", () => {
+    const html = render("```\nconst a = 1;\n```");
+    expect(html).toContain('<pre tabindex="0" role="region" aria-label="Code">');
   });
 
   it("renders task lists as disabled checkboxes labelled with their state", () => {

@@ -79,11 +79,14 @@ const components: Components = {
     ) : (
       <input {...rest} />
     ),
+  // A wide table and a long line of code scroll sideways: their box takes the keyboard's focus
+  // (arrow keys then scroll it) and is named for screen readers.
   table: ({ node: _node, ...rest }) => (
-    <div className="md-table-wrap">
+    <div className="md-table-wrap" tabIndex={0} role="region" aria-label="Table">
       <table {...rest} />
     </div>
   ),
+  pre: ({ node: _node, ...rest }) => <pre {...rest} tabIndex={0} role="region" aria-label="Code" />,
 };
 
 export interface MarkdownProps {

@@ -7,6 +7,7 @@ export type TrustProxy =
 export declare const CLIENT_IP_HEADER: "x-awm-client-ip";
 export declare const FORWARDED_HEADER: "x-awm-forwarded";
 export declare const DASHBOARD_CLIENT_HEADER: "x-awm-dashboard-client";
+export declare const PAGE_PATH_HEADER: "x-awm-page-path";
 
 export declare function parseTrustProxy(value: string | undefined): TrustProxy;
 export declare function carriesForwardingHeaders(headers: HeaderSource): boolean;

@@ -22,6 +22,11 @@ import ipaddr from "ipaddr.js";
 export const CLIENT_IP_HEADER = "x-awm-client-ip";
 export const FORWARDED_HEADER = "x-awm-forwarded";
 export const DASHBOARD_CLIENT_HEADER = "x-awm-dashboard-client";
+/**
+ * The path of the page being served (no query: it may hold a token), stamped by scripts/server.mjs
+ * over anything a client sent, so the dashboard's log names the page a failed call served.
+ */
+export const PAGE_PATH_HEADER = "x-awm-page-path";
 
 /** Headers that say a proxy (or a client pretending to be one) stands between the caller and us. */
 const FORWARDING_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"];

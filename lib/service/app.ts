@@ -22,12 +22,13 @@ import { registerWebhookRoutes } from "./webhooks/routes";
 import { registerAdminRoutes } from "./admin/routes";
 import { registerNotificationRoutes } from "./notifications/routes";
 import { workers } from "./workers";
+import { releaseWaitingForWallet } from "./payout-wallet-set";
 import { registerIdentityRoutes } from "./identity/routes";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
   const router = new ServiceRouter(ctx);
-  registerAgentRoutes(router);
+  registerAgentRoutes(router, { afterPayoutWalletSet: releaseWaitingForWallet });
   registerJobRoutes(router);
   registerBidRoutes(router);
   registerAuthRoutes(router);

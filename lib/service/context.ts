@@ -3,6 +3,7 @@ import type { Db } from "./db/connection";
 import type { ReadReplicas } from "./db/replicas";
 import type { ServiceConfig } from "./config";
 import type { ChainConfig } from "@/lib/chain/config";
+import type { StreamHub } from "./events/stream-hub";
 
 /** Everything a domain function needs, passed explicitly so tests build their own. */
 export interface ServiceContext {
@@ -17,6 +18,11 @@ export interface ServiceContext {
   replicas?: ReadReplicas | null;
   /** Where a test makes this service crash; absent in production (see CrashPoints). */
   crashPoints?: CrashPoints;
+  /**
+   * This process's open event streams and the event bus that feeds them (events/stream-hub.ts),
+   * made with the first stream (streamHubOf); closed with the service.
+   */
+  streams?: StreamHub;
 }
 
 /**

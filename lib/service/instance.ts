@@ -107,6 +107,7 @@ export function getService(): Promise<ServiceInstance> {
     // workers' leads handed back (their session ends), then the pools closed.
     globalForService[SERVICE_SHUTDOWN_GLOBAL] = async () => {
       stopWorkers();
+      await ctx.streams?.close().catch(() => {});
       await leadership.close().catch(() => {});
       await replicas?.close().catch(() => {});
       await db.destroy().catch(() => {});

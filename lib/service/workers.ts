@@ -13,6 +13,7 @@ import { packPayoutWorker } from "./evals/pack-payouts";
 import { reconciliationWorker } from "./admin/reconciliation-worker";
 import { errorFields, log, withLogFields } from "./log";
 import { livenessWorker } from "./identity/liveness";
+import { depositAttachWorker } from "./jobs/attach-deposits";
 
 /**
  * Background work of the service (proof rechecks, payouts, claim lapses). Each domain adds its
@@ -23,6 +24,7 @@ import { livenessWorker } from "./identity/liveness";
 export const workers: Worker[] = [
   settlementWorker,
   depositWatchWorker,
+  depositAttachWorker,
   proofRecheckWorker,
   reviewReleaseWorker,
   milestoneReleaseWorker,

@@ -17,7 +17,8 @@
 // Everything listens on loopback, free ports.
 //
 // Lines: the anonymous board (board), the agents' poll and its conditional form (polling), bids
-// (writes), searches (search), the thread page (pages); BENCH_LINES=polling,writes runs those alone.
+// (writes), searches (search), the thread page (pages), open event streams (streams, PostgreSQL only:
+// scripts/bench/streams.ts); BENCH_LINES=polling,writes runs those alone.
 // BENCH_JOBS (a smaller board for a quick run), BENCH_SECONDS, BENCH_BIDS (requests of each write line),
 // BENCH_RATE / BENCH_PGLITE_RATE (the board's rates), BENCH_POLL_RATE / BENCH_PGLITE_POLL_RATE.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -31,13 +32,16 @@ import { measureFirstLoadJs } from "@/e2e/fixtures/page-weight";
 import { freePort, startAppServer, type AppServer } from "../stack";
 import { ensureBuild } from "../build-cache";
 import { RARE_SEARCH_TERM, SEARCH_TERM, seedBench, unbidJobs, type BenchData } from "./seed";
+import { benchStreams } from "./streams";
 
 const JOBS = Number(process.env.BENCH_JOBS || 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const PG_URL = process.env.BENCH_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/awm_bench";
 const PGLITE_DIR = path.resolve(process.env.BENCH_PGLITE_DIR || ".data-bench");
 const CONNECTIONS = 50;
-const LINES = new Set((process.env.BENCH_LINES || "board,polling,writes,search,pages").split(",").map((s) => s.trim()));
+const LINES = new Set(
+  (process.env.BENCH_LINES || "board,polling,writes,search,pages,streams").split(",").map((s) => s.trim()),
+);
 const BIDS = Number(process.env.BENCH_BIDS || 3000);
 /** BENCH_DATABASES=postgres (or pglite) measures one side alone. */
 const DATABASES = new Set((process.env.BENCH_DATABASES || "postgres,pglite").split(",").map((s) => s.trim()));
@@ -456,20 +460,38 @@ async function main() {
     `benchmark on ${os.availableParallelism()} cores (${os.loadavg()[0]!.toFixed(1)} load average at start: other work on this machine shares them)`,
   );
 
-  const pgResults = DATABASES.has("postgres") ? await benchPostgres(distDir) : [];
-  const liteResults = DATABASES.has("pglite") ? await benchPglite(distDir) : [];
-  const all = [...pgResults, ...liteResults];
+  // The request lines (all but streams) measure each database beside its raw baseline.
+  const requestLines = [...LINES].some((line) => line !== "streams");
+  const pgResults = requestLines && DATABASES.has("postgres") ? await benchPostgres(distDir) : [];
+  const liteResults = requestLines && DATABASES.has("pglite") ? await benchPglite(distDir) : [];
+  const streamResults = LINES.has("streams") && DATABASES.has("postgres") ? await streamsOnPostgres(distDir) : [];
+  const all = [...pgResults, ...liteResults, ...streamResults];
   say(`\ntargets: ${all.filter((t) => t.met).length} of ${all.length} met`);
 }
 
-/** PostgreSQL: a database of its own, created when missing, seeded once. */
-async function benchPostgres(distDir: string): Promise<Target[]> {
+async function createBenchDatabase() {
   const admin = new pg.Client({ connectionString: PG_URL.replace(/\/[^/]+$/, "/postgres") });
   await admin.connect();
   const dbName = new URL(PG_URL).pathname.slice(1);
   const exists = await admin.query("select 1 from pg_database where datname = $1", [dbName]);
   if (exists.rowCount === 0) await admin.query(`create database "${dbName}"`);
   await admin.end();
+}
+
+/** The streams line (scripts/bench/streams.ts): PostgreSQL, one instance and two behind HAProxy. */
+async function streamsOnPostgres(distDir: string): Promise<Target[]> {
+  await createBenchDatabase();
+  const db = await openDatabase({ databaseUrl: PG_URL, maxConnections: 2 });
+  try {
+    return await benchStreams({ distDir, databaseUrl: PG_URL, db, say });
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** PostgreSQL: a database of its own, created when missing, seeded once. */
+async function benchPostgres(distDir: string): Promise<Target[]> {
+  await createBenchDatabase();
   const pgDb = await openDatabase({ databaseUrl: PG_URL, maxConnections: 2 });
   const pgData = await seedBench(pgDb, JOBS, console.log);
   const pgBidJobs = LINES.has("writes") ? await unbidJobs(pgDb, 2 * BIDS) : [];

@@ -9,6 +9,7 @@ import { Card } from "@/components/ui/card";
 import { ApiKeySignIn } from "@/components/wallet/api-key-sign-in";
 import { SignInWithWallet } from "@/components/wallet/sign-in-with-wallet";
 import { createNonceAction, signOutAction, verifySignInAction } from "@/lib/actions/auth/sign-in";
+import { optional } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -41,7 +42,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   // Already signed in: go on, unless the next page needs another kind of session (a claim needs a
   // person, and the visitor holds an agent key); then signing in here replaces the session.
   if (session && !switching) redirect(target);
-  const chain = await (await apiWithToken()).getChain({}).catch(() => null);
+  // The key form works without a chain; the wallet form reports a missing one itself.
+  const chain = await optional((await apiWithToken()).getChain({}));
   return (
     <div className="mx-auto max-w-xl px-4 py-10 sm:py-14">
       <h1 className="text-2xl font-semibold tracking-tight">Sign in</h1>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
 import { PersonName, shortAddress } from "@/components/ui/avatar";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { addCampaignBudgetAction } from "@/lib/actions/admin/add-campaign-budget";
 import { pauseCampaignAction } from "@/lib/actions/admin/pause-campaign";
@@ -39,7 +39,7 @@ export default async function AdminCampaignsPage({ searchParams }: { searchParam
             <Tr key={c.id} data-testid={`campaign-${c.id}`}>
               <Td>
                 <Badge tone="violet">{c.kind}</Badge> <Usdc amount={c.grossUsdc} /> each
-                <div className="text-xs text-zinc-500">since {formatDate(c.createdAt)}</div>
+                <div className="text-xs text-zinc-500 dark:text-zinc-400">since {formatDate(c.createdAt)}</div>
               </Td>
               <Td className="text-xs">
                 {c.slots} total · {c.availableSlots} available · {c.reservedSlots} paying · {c.paidSlots} paid ·{" "}

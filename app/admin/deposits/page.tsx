@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
@@ -27,11 +27,11 @@ export default async function AdminDepositsPage() {
       description="A deposit that cannot fund its job (the job is not fundable, the amount is not the budget, or nobody registered it within 1 hour) goes back to its payer automatically, once."
     >
       {rows.length === 0 ? (
-        <p className="text-sm text-zinc-500">No deposits seen yet.</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">No deposits seen yet.</p>
       ) : (
-        <div className="relative overflow-x-auto">
+        <div className="relative overflow-x-auto" tabIndex={0} role="region" aria-label="Escrow deposits">
           <table className="w-full text-left text-sm" data-testid="escrow-deposits">
-            <thead className="text-zinc-500">
+            <thead className="text-zinc-500 dark:text-zinc-400">
               <tr>
                 <th className="py-1">Job</th>
                 <th>Payer</th>
@@ -50,7 +50,7 @@ export default async function AdminDepositsPage() {
                         {d.jobTitle ?? d.jobId}
                       </Link>
                     ) : (
-                      <span className="text-zinc-500">no job</span>
+                      <span className="text-zinc-500 dark:text-zinc-400">no job</span>
                     )}
                   </td>
                   <td className="text-xs">
@@ -61,9 +61,9 @@ export default async function AdminDepositsPage() {
                   </td>
                   <td>
                     {d.status}
-                    {d.reason ? <div className="text-xs text-zinc-500">{d.reason}</div> : null}
+                    {d.reason ? <div className="text-xs text-zinc-500 dark:text-zinc-400">{d.reason}</div> : null}
                     {d.lastError && d.status === "REFUND_PENDING" ? (
-                      <div className="text-xs text-red-600">{d.lastError}</div>
+                      <div className="text-xs text-red-600 dark:text-red-400">{d.lastError}</div>
                     ) : null}
                   </td>
                   <td>

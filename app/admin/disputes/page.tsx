@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { DISPUTE_CASE_STATUSES, type DisputeCase } from "@/lib/api/schemas/disputes";
 import { requireSessionApi } from "@/lib/session/api";
 import { DisputeStatusBadge } from "@/components/disputes/dispute-case";

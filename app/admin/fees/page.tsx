@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { withdrawFeesAction } from "@/lib/actions/admin/withdraw-fees";
 import { OperatorForm } from "@/components/admin/operator-form";
@@ -23,19 +23,19 @@ export default async function AdminFeesPage() {
     >
       <dl className="grid gap-4 text-sm sm:grid-cols-3" data-testid="fees">
         <div>
-          <dt className="text-zinc-500">Earned (all confirmed releases)</dt>
+          <dt className="text-zinc-500 dark:text-zinc-400">Earned (every release, part and split)</dt>
           <dd>
             <Usdc amount={fees.earnedUsdc} />
           </dd>
         </div>
         <div>
-          <dt className="text-zinc-500">Accrued, not withdrawn</dt>
+          <dt className="text-zinc-500 dark:text-zinc-400">Accrued, not withdrawn</dt>
           <dd data-testid="fees-accrued">
             <Usdc amount={fees.accruedUsdc} />
           </dd>
         </div>
         <div>
-          <dt className="text-zinc-500">Treasury</dt>
+          <dt className="text-zinc-500 dark:text-zinc-400">Treasury</dt>
           <dd className="font-mono text-xs">{fees.feeRecipient}</dd>
         </div>
       </dl>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { dismissReportAction } from "@/lib/actions/admin/dismiss-report";
 import { moderatePostAction } from "@/lib/actions/admin/moderate-post";
@@ -68,7 +68,12 @@ export default async function AdminModerationPage({ searchParams }: { searchPara
               <p className="mt-1 text-sm">
                 <span className="font-medium">Reason:</span> {r.reason}
               </p>
-              <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap rounded bg-zinc-50 p-2 text-xs dark:bg-zinc-900">
+              <pre
+                className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap rounded bg-zinc-50 p-2 text-xs dark:bg-zinc-900"
+                tabIndex={0}
+                role="region"
+                aria-label="The reported text"
+              >
                 {r.excerpt}
               </pre>
               {!r.resolvedAt ? (

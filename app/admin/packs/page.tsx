@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { ReviewPackForm } from "@/components/packs/review-pack-form";
 import { Alert } from "@/components/ui/alert";
@@ -28,7 +28,9 @@ export default async function AdminPacksPage() {
         New and edited community packs are listed, taken and required by jobs only once approved.
       </p>
       {queue.error ? <Alert className="mt-6" title="The queue could not be loaded" error={queue.error} /> : null}
-      {queue.result?.data.length === 0 ? <p className="mt-6 text-sm text-zinc-500">Nothing to review.</p> : null}
+      {queue.result?.data.length === 0 ? (
+        <p className="mt-6 text-sm text-zinc-500 dark:text-zinc-400">Nothing to review.</p>
+      ) : null}
       <div className="mt-6 space-y-6">
         {queue.result?.data.map((pack) => (
           <Card

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { SuspensionControl } from "@/components/admin/person-suspension";
 import { Alert } from "@/components/ui/alert";
@@ -83,7 +83,7 @@ export default async function AdminPeoplePage({ searchParams }: { searchParams: 
                         {p.name}
                       </Link>
                     )}
-                    <div className="font-mono text-xs text-zinc-500">{p.id}</div>
+                    <div className="font-mono text-xs text-zinc-500 dark:text-zinc-400">{p.id}</div>
                   </Td>
                   <Td label="Kind">
                     <Badge tone={p.kind === "AGENT" ? "violet" : "blue"}>

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OperatorPersonPanel } from "@/components/admin/person-suspension";
 import { operatorViewOf } from "@/components/admin/operator-view";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { BID_STATUSES, type BidStatus } from "@/lib/api/schemas/bids";
 import { sessionApi } from "@/lib/session/api";
 import { AgentWalletForm } from "@/components/agents/agent-wallet-form";
@@ -73,7 +73,7 @@ export default async function AgentPage({
     <div className="mx-auto max-w-5xl px-4 py-8">
       <AgentHeader agent={agent} mine={mine} />
       {mine ? (
-        <section className="mt-8" aria-label="Payout wallet">
+        <section className="mt-8 scroll-mt-24" aria-label="Payout wallet" id="payout-wallet">
           <AgentWalletForm agentId={agent.id} value={agent.walletAddress} />
         </section>
       ) : null}

@@ -3,25 +3,20 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { apiWithToken } from "@/lib/api/for-request";
-import { ApiError } from "@/lib/api/errors";
 import type { PublicCertificate } from "@/lib/api/schemas/evals";
 import { Alert } from "@/components/ui/alert";
 import { formatDate } from "@/components/ui/time";
 import { MODE_LABELS } from "@/components/packs/pack-badges";
+import { found } from "@/lib/api/page-data";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ code: string }>;
 
 /** GET /v1/certifications/:code, once per request. */
-const loadCertificate = cache(async (code: string): Promise<PublicCertificate | null> => {
-  const api = await apiWithToken();
-  try {
-    return (await api.getCertificate({ params: { code } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
-    throw error;
-  }
-});
+const loadCertificate = cache(
+  async (code: string): Promise<PublicCertificate> =>
+    (await found((await apiWithToken()).getCertificate({ params: { code } }))).data,
+);
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const cert = await loadCertificate((await params).code);

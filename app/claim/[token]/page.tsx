@@ -10,6 +10,7 @@ import { PersonName, shortAddress } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { LinkButton } from "@/components/ui/link-button";
+import { foundOrNull } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Claim your agent", robots: { index: false } };
 type Params = Promise<{ token: string }>;
@@ -76,13 +77,7 @@ export default async function ClaimPage({
   const error = claimError ?? ("error" in looked ? looked.error : undefined);
   const problem = error ? (CLAIM_ERRORS[error] ?? CLAIM_ERRORS.failed) : null;
   // The owner-to-be: the signed-in person, by name and address.
-  const me =
-    session?.kind === "USER" && preview
-      ? await api.getMe({}).then(
-          (r) => r.data,
-          () => null,
-        )
-      : null;
+  const me = session?.kind === "USER" && preview ? ((await foundOrNull(api.getMe({})))?.data ?? null) : null;
   const ownerToBe = me?.kind === "USER" ? me.user : null;
   return (
     <div className="mx-auto max-w-lg px-4 py-10 sm:py-14">
@@ -162,6 +157,10 @@ export default async function ClaimPage({
               <Button type="submit" variant="primary">
                 Claim this agent
               </Button>
+              <p className="text-zinc-600 dark:text-zinc-300">
+                Next, on My agents: set its payout wallet, the address its approved jobs are paid to. Until it has one,
+                approved money waits in escrow.
+              </p>
             </form>
           )}
         </Card>

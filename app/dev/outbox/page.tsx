@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { Alert } from "@/components/ui/alert";
 import { EmptyState } from "@/components/ui/empty-state";
 import { one, type SearchParams } from "@/components/ui/search-params";

@@ -3,7 +3,6 @@ import Link from "next/link";
 import { PostModeration } from "@/components/admin/post-moderation";
 import { isOperatorVisitor } from "@/components/admin/operator-view";
 import { AddressPrint } from "@/components/people/address-print";
-import { notFound } from "next/navigation";
 import { randomUUID } from "node:crypto";
 import { apiWithToken } from "@/lib/api/for-request";
 import { sessionApi } from "@/lib/session/api";
@@ -12,7 +11,7 @@ import { ReplyForm } from "@/components/forum/compose";
 import { ThreadJob } from "@/components/forum/thread-job";
 import { ReportPost } from "@/components/forum/report-post";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
-import { ApiError } from "@/lib/api/errors";
+import { found, foundOrNull, needed, optional } from "@/lib/api/page-data";
 import type { ForumReply, ForumThread } from "@/lib/api/schemas/forum";
 import { Markdown, plainTextExcerpt } from "@/lib/markdown";
 import { Badge } from "@/components/ui/badge";
@@ -27,19 +26,13 @@ type Params = Promise<{ slug: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 async function loadThread(slug: string): Promise<ForumThread> {
-  const api = await apiWithToken();
-  try {
-    return (await api.getThread({ params: { slugOrId: slug } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) notFound();
-    throw error;
-  }
+  return (await found((await apiWithToken()).getThread({ params: { slugOrId: slug } }))).data;
 }
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { slug } = await params;
   const api = await apiWithToken();
-  const thread = await api.getThread({ params: { slugOrId: slug } }).catch(() => null);
+  const thread = await foundOrNull(api.getThread({ params: { slugOrId: slug } }));
   if (!thread) return { title: "Thread not found" };
   return { title: thread.data.title, description: plainTextExcerpt(thread.data.body, 160) };
 }
@@ -94,7 +87,7 @@ function Post({
       aria-label={highlight ? "Your reply, just posted" : undefined}
       className={`scroll-mt-24 rounded-lg border p-4 ${tone}`}
     >
-      <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+      <header className="mb-3 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         {label ? <Badge tone="green">{label}</Badge> : null}
         <span className="font-medium text-zinc-700 dark:text-zinc-300">
           {post.author.name}
@@ -125,7 +118,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   const api = await apiWithToken();
   const { api: asVisitor, session } = await sessionApi();
   const viewer = session
-    ? ((await asVisitor.getThreadViewer({ params: { slugOrId: thread.id } }).catch(() => null))?.data ?? null)
+    ? ((await foundOrNull(asVisitor.getThreadViewer({ params: { slugOrId: thread.id } })))?.data ?? null)
     : null;
   // The operator moderates a post from the post itself.
   const isOperator = session ? await isOperatorVisitor() : false;
@@ -136,20 +129,20 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   const locate = [focus, viewer?.unreadCount ? viewer.firstUnreadReplyId : null].filter((id): id is string =>
     Boolean(id),
   );
-  const pages =
-    (
-      await api
-        .getThreadPages({ params: { slugOrId: thread.id }, query: { locate: locate.join(",") || undefined } as never })
-        .catch(() => null)
-    )?.data ?? null;
+  const pages = (
+    await needed(
+      api.getThreadPages({
+        params: { slugOrId: thread.id },
+        query: { locate: locate.join(",") || undefined } as never,
+      }),
+    )
+  ).data;
   const pageCount = pages?.pages.length ?? 1;
   const focusPage = focus ? pages?.located.find((l) => l.replyId === focus)?.page : undefined;
   const asked = Number(one(query.page));
   const current = focusPage ?? (Number.isInteger(asked) && asked >= 1 && asked <= pageCount ? asked : 1);
   const cursor = current > 1 ? (pages?.pages[current - 1]?.cursor ?? undefined) : undefined;
-  const replies = cursor
-    ? await api.listReplies({ params: { slugOrId: thread.id }, query: { cursor } }).catch(() => null)
-    : null;
+  const replies = cursor ? await needed(api.listReplies({ params: { slugOrId: thread.id }, query: { cursor } })) : null;
   const shown = replies?.data ?? thread.replies ?? [];
   const accepted = thread.acceptedAnswer ?? null;
   const firstUnread = viewer?.firstUnreadReplyId
@@ -160,9 +153,8 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
   // Reading a page moves the visitor's read marker through what it showed (all of it on the last page).
   const readThrough = onLastPage ? thread.lastActivityAt : shown[shown.length - 1]?.createdAt;
   if (viewer && viewer.unreadCount > 0 && readThrough) {
-    await asVisitor
-      .markThreadRead({ params: { slugOrId: thread.id }, body: { through: readThrough } })
-      .catch(() => undefined);
+    // The read marker is the visitor's convenience: the page is whole without it (a failure is logged).
+    await optional(asVisitor.markThreadRead({ params: { slugOrId: thread.id }, body: { through: readThrough } }));
   }
   const notice = typeof query.notice === "string" ? query.notice : null;
   const posted = focus !== null && one(query.posted) === "1" && shown.some((r) => r.id === focus);
@@ -174,10 +166,10 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
       : quoteId === "thread"
         ? thread
         : UUID.test(quoteId)
-          ? ((await api.getReply({ params: { id: quoteId } }).catch(() => null))?.data ?? null)
+          ? ((await foundOrNull(api.getReply({ params: { id: quoteId } })))?.data ?? null)
           : null;
   // The visitor's author key ("user:<id>" or "agent:<id>") tells which replies are theirs to delete.
-  const me = session ? ((await asVisitor.getMe({}).catch(() => null))?.data ?? null) : null;
+  const me = session ? ((await foundOrNull(asVisitor.getMe({})))?.data ?? null) : null;
   const myKey = me ? (me.kind === "USER" ? `user:${me.user.id}` : `agent:${me.agentId}`) : null;
   const helpfulReplies = new Set(viewer?.helpfulReplyIds ?? []);
   const pageHref = (n: number, anchor = "") => `/forum/${thread.slug}${n > 1 ? `?page=${n}` : ""}${anchor}`;
@@ -273,7 +265,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         ) : null}
         {pageNumbers(current, pageCount).map((n, i) =>
           n === "gap" ? (
-            <span key={`gap-${i}`} className="px-1 text-zinc-500">
+            <span key={`gap-${i}`} className="px-1 text-zinc-500 dark:text-zinc-400">
               …
             </span>
           ) : (
@@ -298,7 +290,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-8">
-      <nav className="text-sm text-zinc-500">
+      <nav className="text-sm text-zinc-500 dark:text-zinc-400">
         <Link href="/forum" className="hover:underline">
           Forum
         </Link>{" "}
@@ -308,7 +300,7 @@ export default async function ThreadPage({ params, searchParams }: { params: Par
         </Link>
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">{thread.title}</h1>
-      <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+      <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         <Badge tone="blue">{categoryName(thread.category)}</Badge>
         {thread.intent ? <Badge tone="violet">{intentName(thread.intent)}</Badge> : null}
         <span>

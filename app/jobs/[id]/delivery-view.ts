@@ -1,8 +1,7 @@
 import "server-only";
-import { notFound } from "next/navigation";
-import { ApiError } from "@/lib/api/errors";
 import type { ApiClient } from "@/lib/api/client";
 import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
+import { found } from "@/lib/api/page-data";
 
 /** Which view of a job's delivery the visitor gets: the poster's, the assigned agent's side, or none. */
 export type DeliveryRole = "poster" | "agent" | "other";
@@ -52,13 +51,7 @@ export async function loadDelivery(
   api: ApiClient,
   jobId: string,
 ): Promise<{ job: JobDetail; viewer: JobViewer; role: DeliveryRole }> {
-  let job: JobDetail;
-  try {
-    job = (await api.getJob({ params: { id: jobId } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) notFound();
-    throw error;
-  }
+  const job: JobDetail = (await found(api.getJob({ params: { id: jobId } }))).data;
   const viewer = viewerOf(job);
   return { job, viewer, role: deliveryRoleOf(viewer) };
 }

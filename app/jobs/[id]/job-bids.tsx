@@ -79,7 +79,7 @@ export function JobBids({
                       {bid.milestones ? <ProposedPlan parts={bid.milestones} /> : null}
                     </Td>
                     <Td label="Cover letter" className="max-w-sm min-w-48 whitespace-pre-wrap">
-                      {bid.coverLetter ?? <span className="text-zinc-400">none</span>}
+                      {bid.coverLetter ?? <span className="text-zinc-500 dark:text-zinc-400">none</span>}
                     </Td>
                     <Td label="Status">
                       <BidStatusBadge status={bid.status} />

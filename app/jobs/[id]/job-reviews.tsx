@@ -1,4 +1,4 @@
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import type { ApiClient } from "@/lib/api/client";
 import type { JobDetail } from "@/lib/api/schemas/viewer";
 import { Alert } from "@/components/ui/alert";

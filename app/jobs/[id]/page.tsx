@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { cache } from "react";
 import { apiWithToken } from "@/lib/api/for-request";
-import { ApiError, settle } from "@/lib/api/errors";
 import type { JobDetail } from "@/lib/api/schemas/viewer";
 import { sessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
@@ -24,6 +22,9 @@ import { JobMessages } from "./job-messages";
 import { JobPosterActions } from "./job-poster-actions";
 import { JobReviews } from "./job-reviews";
 import { JobSkills } from "./job-skills";
+import { found, foundOrNull, optional, settle } from "@/lib/api/page-data";
+import { JobStepper } from "@/components/jobs/job-stepper";
+import { ProofHoldBar } from "@/components/jobs/proof-hold-bar";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
@@ -33,29 +34,22 @@ type Params = Promise<{ id: string }>;
  * GET /v1/jobs/:id, which carries the private fields to the parties and `viewer` (role and allowed
  * actions); signed out (or with a session the service no longer knows), the anonymous detail.
  */
-const loadJob = cache(async (id: string): Promise<JobDetail | null> => {
+const loadJob = cache(async (id: string): Promise<JobDetail> => {
   const { api, session } = await sessionApi();
-  try {
-    if (session) {
-      const signedIn = await settle(api.getJob({ params: { id } }));
-      if (signedIn.result) return signedIn.result.data;
-      if (signedIn.error.status !== 401) throw signedIn.error;
-    }
-    return (await (await apiWithToken()).getPublicJob({ params: { id } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
-    throw error;
+  if (session) {
+    // Null for a session the service no longer knows (401) or a job it does not show them: the public read decides.
+    const signedIn = await foundOrNull(api.getJob({ params: { id } }));
+    if (signedIn) return signedIn.data;
   }
+  return (await found((await apiWithToken()).getPublicJob({ params: { id } }))).data;
 });
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const job = await loadJob((await params).id);
-  return job
-    ? {
-        title: job.title,
-        description: `${job.budgetUsdc} USDC · ${job.funded ? "funded" : "not funded yet"} · ${job.status}`,
-      }
-    : { title: "Job not found" };
+  return {
+    title: job.title,
+    description: `${job.budgetUsdc} USDC · ${job.funded ? "funded" : "not funded yet"} · ${job.status}`,
+  };
 }
 
 // A job, for anyone: rendered on the server, readable without JavaScript, no wallet code. Its
@@ -70,8 +64,8 @@ export default async function JobPage({
   const { id } = await params;
   const withAgent = one((await searchParams).with);
   const job = await loadJob(id);
-  if (!job) notFound();
-  const chain = await (await apiWithToken()).getChain({}).catch(() => null);
+  // The chain's explorer only adds links: the page is whole without it.
+  const chain = await optional((await apiWithToken()).getChain({}));
   const explorer = chain?.data.explorerUrl ?? null;
 
   // What the visitor is to this job and may do comes from the service (viewer); the bids and the
@@ -92,12 +86,19 @@ export default async function JobPage({
   ]);
   // A job paid in parts: its plan, each part's state and receipt (signed-in readers; empty for a job paid whole).
   const parts = (await settle(asVisitor.listMilestones({ params: { id: job.id } }))).result?.data ?? [];
+  // The poster of parts waiting for approval or payment is told when the agent has no payout wallet yet.
+  const walletlessAgent =
+    isPoster && job.agent && parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED")
+      ? await asVisitor.getAgent({ params: { id: job.agent.id } }).then(
+          (r) => (r.data.walletAddress === null ? r.data.name : null),
+          () => null,
+        )
+      : null;
   // A poster nobody can mail is asked for an address here, where it helps: agents are about to bid.
   const askEmail =
     isPoster && (job.status === "OPEN" || job.status === "IN_PROGRESS" || job.status === "REVIEW")
-      ? await asVisitor.getNotificationSettings({}).then(
-          (r) => r.data.email === null && r.data.pendingEmail === null,
-          () => false,
+      ? await optional(asVisitor.getNotificationSettings({})).then(
+          (r) => r !== null && r.data.email === null && r.data.pendingEmail === null,
         )
       : false;
   // The timeline names the poster and the agents by role and name, never by their ids.
@@ -107,14 +108,13 @@ export default async function JobPage({
   if (job.agent) agentNames[job.agent.id] = job.agent.name;
   // The poster's and each bidder's track record, in one batched call for the page (never one per row).
   const bidderIds = [...new Set((bids?.result?.data ?? []).map((b) => b.agentId))];
-  const records = await asVisitor
-    .getRecords({
-      query: { posterIds: job.posterId, ...(bidderIds.length > 0 ? { agentIds: bidderIds.join(",") } : {}) },
-    })
-    .then(
-      (r) => r.data,
-      () => ({ agents: [], posters: [] }),
-    );
+  const records = (
+    await optional(
+      asVisitor.getRecords({
+        query: { posterIds: job.posterId, ...(bidderIds.length > 0 ? { agentIds: bidderIds.join(",") } : {}) },
+      }),
+    )
+  )?.data ?? { agents: [], posters: [] };
   const recordOf = new Map(records.agents.map((r) => [r.agentId, r]));
   const posterRecord = records.posters[0];
   const tree = treeRes?.result?.data ?? null;
@@ -122,7 +122,9 @@ export default async function JobPage({
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
       <JobHeader job={job} viewer={viewer} posterRecord={posterRecord} />
+      <JobStepper job={job} />
       <JobFacts job={job} viewer={viewer} />
+      <ProofHoldBar job={job} />
       <JobArbiter job={job} />
       <JobEscrowLine job={job} viewer={viewer} explorer={explorer} />
       <JobPosterActions
@@ -163,6 +165,7 @@ export default async function JobPage({
       <MilestonesPanel
         jobId={job.id}
         parts={parts}
+        walletlessAgent={walletlessAgent}
         maxRevisions={job.maxRevisions}
         agentSide={viewer.role === "ASSIGNED_AGENT" || viewer.role === "OWNER_OF_ASSIGNED_AGENT"}
         canAct={{

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { Uuid } from "@/lib/api/schemas/common";
 import { requireSessionApi } from "@/lib/session/api";
 import { JobForm } from "@/components/jobs/job-form";
@@ -34,7 +34,8 @@ export default async function NewJobPage({ searchParams }: { searchParams: Searc
     <div className="mx-auto max-w-2xl px-4 py-8">
       <h1 className="text-2xl font-semibold tracking-tight">{parentJob ? "Post a child job" : "Post a job"}</h1>
       <p className="mt-1 mb-6 text-sm text-zinc-600 dark:text-zinc-400">
-        A new job is open for agents and unfunded; fund it into escrow from its page when you are ready.
+        Your job opens to agents as soon as you post it. You pay in the budget later, from the job&apos;s page: it is
+        held safely until you approve the work.
       </p>
       {parentJob ? (
         <Alert className="mb-6" tone="info" title="Subcontracting">

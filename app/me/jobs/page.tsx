@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
 import { JOB_STATUSES, type JobStatus } from "@/lib/api/schemas/jobs";
 import { requireSessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
@@ -14,6 +13,8 @@ import { Table, TBody, Td, Th, THead, Tr } from "@/components/ui/table";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { one, type SearchParams } from "@/components/ui/search-params";
+import { optional, settle } from "@/lib/api/page-data";
+import { PosterSpending } from "@/components/records/money-over-time";
 
 export const metadata: Metadata = { title: "My jobs" };
 
@@ -25,7 +26,11 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
   const posterId = me.data.kind === "USER" ? me.data.user.id : null;
   const status = JOB_STATUSES.includes(one(params.status) as JobStatus) ? (one(params.status) as JobStatus) : undefined;
   const cursor = one(params.cursor);
-  const jobs = posterId ? await settle(api.listJobs({ query: { posterId, status, limit: 20, cursor } })) : null;
+  const [jobs, money] = await Promise.all([
+    posterId ? settle(api.listJobs({ query: { posterId, status, limit: 20, cursor } })) : null,
+    // The spending chart sums the jobs below: the page is whole without it (a failure is logged).
+    posterId ? optional(api.getMyMoney({})).then((r) => r?.data ?? null) : null,
+  ]);
   return (
     <div className="mx-auto max-w-5xl px-4 py-8">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -116,7 +121,7 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
                   <Td>
                     <Usdc amount={job.budgetUsdc} />
                   </Td>
-                  <Td>{job.agent?.name ?? <span className="text-zinc-400">—</span>}</Td>
+                  <Td>{job.agent?.name ?? <span className="text-zinc-500 dark:text-zinc-400">—</span>}</Td>
                   <Td className="whitespace-nowrap">{formatDate(job.createdAt)}</Td>
                 </Tr>
               ))}
@@ -132,6 +137,7 @@ export default async function MyJobsPage({ searchParams }: { searchParams: Promi
           nextCursor={jobs.result.meta.nextCursor}
         />
       ) : null}
+      {money ? <PosterSpending money={money} /> : null}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { ApiClient } from "@/lib/api/client";
-import { settle, type ApiError } from "@/lib/api/errors";
+import type { ApiError } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import type { Agent } from "@/lib/api/schemas/agents";
 import type { EvalAttempt, EvalCertification } from "@/lib/api/schemas/evals";
 import type { Session } from "@/lib/session/session";

@@ -2,7 +2,6 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { apiWithToken } from "@/lib/api/for-request";
-import { ApiError } from "@/lib/api/errors";
 import type { EvalPackDetail } from "@/lib/api/schemas/evals";
 import { sessionApi } from "@/lib/session/api";
 import { PackAttempts } from "./pack-attempts";
@@ -10,20 +9,16 @@ import { PackPaymentNote } from "./pack-payment-note";
 import { loadStanding } from "./pack-standing";
 import { PackSummary } from "./pack-summary";
 import { TakePackCard } from "./take-pack-card";
+import { found } from "@/lib/api/page-data";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
 
 /** GET /v1/evals/packs/:id (by id or slug), once per request (metadata and page share it). */
-const loadPack = cache(async (idOrSlug: string): Promise<EvalPackDetail | null> => {
-  const api = await apiWithToken();
-  try {
-    return (await api.getEvalPack({ params: { id: idOrSlug } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
-    throw error;
-  }
-});
+const loadPack = cache(
+  async (idOrSlug: string): Promise<EvalPackDetail> =>
+    (await found((await apiWithToken()).getEvalPack({ params: { id: idOrSlug } }))).data,
+);
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const pack = await loadPack((await params).id);

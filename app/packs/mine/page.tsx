@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
@@ -32,7 +32,7 @@ export default async function MyPacksPage() {
       </div>
       {mine.error ? <Alert className="mt-6" title="Your packs could not be loaded" error={mine.error} /> : null}
       {mine.result?.data.length === 0 ? (
-        <p className="mt-6 text-sm text-zinc-500">You have not published a pack yet.</p>
+        <p className="mt-6 text-sm text-zinc-500 dark:text-zinc-400">You have not published a pack yet.</p>
       ) : null}
       <div className="mt-6 space-y-6">
         {mine.result?.data.map((pack, i) => {

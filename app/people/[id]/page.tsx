@@ -5,23 +5,18 @@ import { OperatorPersonPanel } from "@/components/admin/person-suspension";
 import { operatorViewOf } from "@/components/admin/operator-view";
 import { notFound } from "next/navigation";
 import { cache } from "react";
-import { ApiError } from "@/lib/api/errors";
 import { apiWithToken } from "@/lib/api/for-request";
 import { ForumStandingLine, PosterRecordDetails, ReviewList } from "@/components/records/records";
 import { formatDate } from "@/components/ui/time";
+import { found } from "@/lib/api/page-data";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
 
 /** The profile, once per request (metadata and page share it); a malformed or unknown id is a 404. */
-const loadProfile = cache(async (id: string) => {
-  try {
-    return (await (await apiWithToken()).getUserProfile({ params: { id } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
-    throw error;
-  }
-});
+const loadProfile = cache(
+  async (id: string) => (await found((await apiWithToken()).getUserProfile({ params: { id } }))).data,
+);
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const profile = await loadProfile((await params).id);

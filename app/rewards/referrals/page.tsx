@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ApiError, settle } from "@/lib/api/errors";
+import { ApiError } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";

@@ -113,7 +113,7 @@ export default async function NotificationSettingsPage({ searchParams }: { searc
           .
         </p>
         {saved.data.length === 0 ? (
-          <p className="mt-3 text-sm text-zinc-500">No saved searches.</p>
+          <p className="mt-3 text-sm text-zinc-500 dark:text-zinc-400">No saved searches.</p>
         ) : (
           <ul
             className="mt-3 divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"

@@ -28,6 +28,10 @@ export const createJobAction = formAction(
     }),
   },
   async (input, { api }): Promise<JobFormState> => {
+    // A deadline already over would refuse every bid (409 DEADLINE_PASSED): said under the field
+    // before the service is asked (the form's date picker starts at today too).
+    if (input.deadlineDate && Date.parse(input.deadlineDate) < Date.now())
+      return { fields: { deadlineDate: ["The deadline is over already: pick today or a later day"] } };
     let milestones: unknown;
     try {
       milestones = input.milestonesJson ? JSON.parse(input.milestonesJson) : undefined;

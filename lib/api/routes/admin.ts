@@ -91,9 +91,9 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "write",
-    summary: "Send a PENDING escrow settlement (or a FAILED refund) now",
+    summary: "Send a PENDING escrow settlement (or a FAILED refund), a whole job's or one part's, now",
     description:
-      "Sends (or finds) the recorded release, refund or split at once, as the settlement worker would, clearing its backoff. Money still moves once: the contract settles each slot once, and a settlement keeps the transaction it signed before broadcasting it, so a second send asks the chain about that transaction instead of signing another. " +
+      "Sends (or finds) the recorded release, refund or split of a whole job or of one part of a job paid in parts (milestonePosition) at once, as the settlement worker would, clearing its backoff. Money still moves once: the contract settles each slot once, and a settlement keeps the transaction it signed before broadcasting it, so a second send asks the chain about that transaction instead of signing another. " +
       "A FAILED refund goes back to PENDING and is sent again (the payer is its only destination; a slot refunded meanwhile is recorded as it stands). " +
       "A FAILED release or split (the chain reverted it, e.g. InvalidRecipient; the reason is in failedReason) is refused with 409 SETTLEMENT_FAILED and its reason: sending it again unchanged cannot succeed; settle it again to a valid address with POST /v1/admin/settlements/:id/resettle." +
       AUDITED,
@@ -117,7 +117,7 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "write",
-    summary: "Settle a FAILED release or split again, to a valid address",
+    summary: "Settle a FAILED release or split (a whole job's or one part's) again, to a valid address",
     description:
       "A settlement the chain refused for good (FAILED: the escrow slot is still funded, nothing moved) is put back to PENDING addressed to toAddress, or, when toAddress is omitted, to where it should go now: " +
       "the job's agent's current walletAddress (the agent or its owner sets a new one first), or for a forum reward's slot the reward owner's current payout destination. " +
@@ -342,7 +342,8 @@ export const adminRoutes = {
     tag: T,
     auth: "required",
     budget: "read",
-    summary: "Fees earned by the escrow (confirmed releases) and accrued in the contract, not yet withdrawn",
+    summary:
+      "Fees earned by the escrow (every confirmed release and dispute split, of whole jobs and parts) and accrued in the contract, not yet withdrawn",
     response: dataEnvelope(EscrowFees),
     errors: [
       OPERATOR_ONLY,

@@ -42,9 +42,10 @@ export const agentEventRoutes = {
     summary: "Server-sent events of the agent's events as they happen",
     description:
       FEED +
-      "text/event-stream: each event as `event: <type>`, `id: <cursor>`, `data: <envelope JSON>`; the stream polls the database each second. " +
-      "Without a cursor (query cursor or the Last-Event-ID header) it starts at the events from now on; EventSource resends Last-Event-ID on a reconnect, so nothing is missed between streams. " +
-      "A stream ends after 5 minutes (clients reconnect), carries at most 100 events per poll, and sends a comment every 15 s so proxies keep it open. " +
+      "text/event-stream: each event as `event: <type>`, `id: <cursor>`, `data: <envelope JSON>`, in the feed's order, pushed as soon as it commits on any instance (an open stream does not poll). " +
+      "Without a cursor (query cursor or the Last-Event-ID header) it starts at the events from now on; with one it first sends what came after it, so a reconnect (EventSource resends Last-Event-ID) misses nothing and repeats nothing. " +
+      "A stream ends after about 30 minutes (clients reconnect), at once with `event: end` when its key is revoked (or, once rotated, when the old key ends), and sends a comment every 15 s so proxies keep it open. " +
+      "A client that stops reading is dropped once 256 kB wait unsent for it (what waits is still sent if it reads within 10 s); it reconnects with its Last-Event-ID. " +
       "It counts against the same open-stream caps as the job stream (per client network, per credential, per process): one more is a 429 TOO_MANY_STREAMS.",
     params: AgentIdParams,
     query: AgentEventsStreamQuery,
@@ -52,6 +53,16 @@ export const agentEventRoutes = {
     errors: [
       FORBIDDEN,
       { status: 404, code: "NOT_FOUND", when: "no such agent" },
+      {
+        status: 403,
+        code: "AGENT_SUSPENDED",
+        when: "the caller's agent is suspended (suspension also ends its open streams)",
+      },
+      {
+        status: 403,
+        code: "USER_SUSPENDED",
+        when: "the caller's account is suspended (suspension also ends its open streams)",
+      },
       {
         status: 429,
         code: "TOO_MANY_STREAMS",

@@ -74,17 +74,12 @@ export const deliverableRoutes = {
     budget: "write",
     summary:
       "The poster approves the work; the escrow goes to the agent's wallet once the proof hold has passed and a fresh check passes",
-    description: `Only the poster, only a job in REVIEW. Approval runs a fresh probe (trigger APPROVAL) and the acceptance criteria, then sets approvedAt and releaseAt (submittedAt + inputData.proofHoldHours). If the hold has passed the escrow is released at once after another fresh check (trigger RELEASE): the agent's walletAddress receives the budget less the contract fee (5%), the job becomes COMPLETED with completedAt and releaseTxHash. Otherwise the job stays in REVIEW with releaseAt, and the review worker releases it when releaseAt comes, after a fresh check; a failing check at release keeps the money held, records the reason (proofCheckStatus, proofCheckReason, releaseHeldReason) and is retried on the next round. Approving an approved job again answers the job (and retries a release that is due), and so does approving a job approved and paid already (COMPLETED): an approval answered 503 SERVICE_UNAVAILABLE may be repeated as it is. ${TIMEOUTS}`,
+    description: `Only the poster, only a job in REVIEW. Approval runs a fresh probe (trigger APPROVAL) and the acceptance criteria, then sets approvedAt and releaseAt (submittedAt + inputData.proofHoldHours). If the hold has passed the escrow is released at once after another fresh check (trigger RELEASE): the agent's walletAddress receives the budget less the contract fee (5%), the job becomes COMPLETED with completedAt and releaseTxHash. Otherwise the job stays in REVIEW with releaseAt, and the review worker releases it when releaseAt comes, after a fresh check; a failing check at release keeps the money held, records the reason (proofCheckStatus, proofCheckReason, releaseHeldReason) and is retried on the next round. An agent without a walletAddress (its slot fixed no agent address) does not stop the approval: the money waits in escrow (releaseHeldReason says so), its owner is told at once by inbox (job.approved with payoutWalletMissing) and mail, and the release goes out as soon as the wallet is set (PATCH /v1/agents/:id). Approving an approved job again answers the job (and retries a release that is due), and so does approving a job approved and paid already (COMPLETED): an approval answered 503 SERVICE_UNAVAILABLE may be repeated as it is. ${TIMEOUTS}`,
     params: JobIdParams,
     response: dataEnvelope(Job),
     errors: [
       { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "INVALID_STATE", when: "the job is not in REVIEW" },
-      {
-        status: 409,
-        code: "AGENT_WALLET_MISSING",
-        when: "the assigned agent has no walletAddress; the agent (or its owner) sets it with PATCH /v1/agents/:id",
-      },
       {
         status: 409,
         code: "PROOF_CHECK_FAILED",

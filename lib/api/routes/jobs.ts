@@ -10,6 +10,8 @@ import {
   ListJobsQuery,
   RegisterEscrowRequest,
   UpdateJobRequest,
+  BudgetSuggestions,
+  BudgetSuggestionsQuery,
 } from "../schemas/jobs";
 import { JobDetail } from "../schemas/viewer";
 import { JobEvent, ListJobEventsQuery } from "../schemas/job-events";
@@ -32,6 +34,18 @@ export const jobRoutes = {
       "Every job by default, forum reward and referral slots included (board=marketplace leaves them out, as the dashboard's default board does). Filters combine with AND. Each row carries bidCount. " +
       "Delivered work is private: outputData is null, inputData.proofContentMarker, proofCheckedAt, proofCheckStatus and proofCheckReason are omitted, and proofHash, disputeReason and releaseHeldReason are null, unless the caller is the job's poster or its assigned agent, or the human who owns either of them. With a credential, the rows of the caller's own jobs carry their private fields; anonymously none does. " +
       "Polling: send If-None-Match with the last answer's ETag (304 while nothing in the page changed; the ETag is the caller's own), and updatedAfter=<the updatedAt of the last job read> to read only what changed since.",
+  }),
+  getBudgetSuggestions: defineRoute({
+    method: "GET",
+    path: "/v1/jobs/budget-suggestions",
+    tag: "Jobs",
+    auth: "optional",
+    budget: "read",
+    summary: "What similar settled jobs paid (the job form's budget suggestion)",
+    query: BudgetSuggestionsQuery,
+    response: dataEnvelope(BudgetSuggestions),
+    description:
+      "The 25th, 50th and 75th percentiles of the budgets of the most recent settled jobs (escrow released on chain) that share any of the skills; with too few of those, of every settled job (basis ALL). The same for every caller.",
   }),
   getJob: defineRoute({
     method: "GET",

@@ -67,7 +67,7 @@ export const milestoneRoutes = {
     budget: "write",
     summary:
       "The poster approves one part; it is released on chain to the agent (less the fee on that part) once its proof hold has passed, exactly once",
-    description: `Only the poster, only a SUBMITTED part. A fresh probe (trigger APPROVAL) must find the part's deliverable LIVE; then approvedAt and releaseAt (submittedAt + the job's proofHoldHours). When the hold has passed the part is released at once (its settlement recorded before it is sent, one per part: parallel approvals pay once); otherwise the review worker releases it when releaseAt comes, after a fresh check (trigger RELEASE). Approving an approved or released part again answers the part. The last part settled completes the job. Events milestone.approved, milestone.paid. ${MILESTONE_RULE}`,
+    description: `Only the poster, only a SUBMITTED part. A fresh probe (trigger APPROVAL) must find the part's deliverable LIVE; then approvedAt and releaseAt (submittedAt + the job's proofHoldHours). When the hold has passed the part is released at once (its settlement recorded before it is sent, one per part: parallel approvals pay once); otherwise the review worker releases it when releaseAt comes, after a fresh check (trigger RELEASE). An agent without a walletAddress does not stop the approval: the part's money waits in escrow (releaseHeldReason says so), its owner is told at once by inbox (milestone.approved with payoutWalletMissing) and mail, and the part is released as soon as the wallet is set (PATCH /v1/agents/:id). Approving an approved or released part again answers the part. The last part settled completes the job. Events milestone.approved, milestone.paid. ${MILESTONE_RULE}`,
     params: MilestoneParams,
     response: dataEnvelope(Milestone),
     errors: [
@@ -78,7 +78,6 @@ export const milestoneRoutes = {
         code: "INVALID_STATE",
         when: "the part is not SUBMITTED (nothing to approve, disputed, or refunded)",
       },
-      { status: 409, code: "AGENT_WALLET_MISSING", when: "the assigned agent has no walletAddress" },
       { status: 409, code: "PROOF_CHECK_FAILED", when: "the fresh probe failed: the part stays held" },
       {
         status: 409,

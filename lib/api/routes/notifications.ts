@@ -143,16 +143,26 @@ export const notificationRoutes = {
     budget: "read",
     summary: "Server-sent events of an open job page: new bids, proof checks and other steps as they happen",
     description:
-      "text/event-stream. Every instance polls the database (each second), so a change made through any instance reaches every stream. " +
+      "text/event-stream. The database tells every instance when a row the page shows changes (whichever instance changed it), and each instance reads the job once for all its streams of that job: an idle page costs nothing. " +
       "Events: `job` (data: status, funded, bidCount, updatedAt) whenever the public state of the job changes, for anyone; " +
       "and, for a caller who may read the job's timeline (GET /v1/jobs/:id/events: its parties and the operator), each new timeline event under its own type (bid.created, proof.checked, …) with the timeline's JSON. " +
-      "The stream ends after 5 minutes (EventSource reconnects by itself); a comment line every 15 s keeps proxies from closing it. " +
-      "Open streams are capped, counted per server process: 10 per client network (an IPv4 address, an IPv6 /64), 10 per credential, 1,000 in all; " +
-      "one more is a 429 TOO_MANY_STREAMS (Retry-After 30) until one closes. Streams of one job in one process share a single database poll.",
+      "The stream ends after about 30 minutes (EventSource reconnects by itself), at once when the key that opened it is revoked; a comment line every 15 s keeps proxies from closing it. " +
+      "Open streams are capped, counted per server process: 10 per client network (an IPv4 address, an IPv6 /64), 10 per credential, 10,000 in all; " +
+      "one more is a 429 TOO_MANY_STREAMS (Retry-After 30) until one closes.",
     params: JobIdParams,
     response: z.string().meta({ description: "text/event-stream" }),
     errors: [
       { status: 404, code: "NOT_FOUND", when: "no such job" },
+      {
+        status: 403,
+        code: "AGENT_SUSPENDED",
+        when: "the caller's agent is suspended (suspension also ends its open streams)",
+      },
+      {
+        status: 403,
+        code: "USER_SUSPENDED",
+        when: "the caller's account is suspended (suspension also ends its open streams)",
+      },
       {
         status: 429,
         code: "TOO_MANY_STREAMS",

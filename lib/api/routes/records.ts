@@ -6,6 +6,8 @@ import {
   AgentProfile,
   CreateReviewRequest,
   JobReviews,
+  MoneyOverTime,
+  MoneyOverTimeQuery,
   RECORD_LIMITS,
   Records,
   RecordsQuery,
@@ -25,9 +27,9 @@ import {
 } from "../schemas/messages";
 
 const SETTLED =
-  "A record is earned only by settled money: a job counts when its escrow was released on chain (a confirmed release settlement with its transaction). " +
-  "earnedUsdc (agents) is the net the agent received; paidUsdc (posters) the gross paid out (net plus fee). onTimeRate: completed jobs with a deadline submitted before it. " +
-  "disputeRate: disputed jobs over jobs that reached a delivery or a dispute; disputeOutcomes says how each dispute ended in money. medianHoursToApprove (posters): submission to approval. " +
+  "A record is earned only by settled money: a job counts when its money reached the agent on chain (a confirmed release of the whole job, or for a job paid in parts its last part settled with at least one part paid to the agent). " +
+  "earnedUsdc (agents) is the net the agent received (every part summed); paidUsdc (posters) the gross paid out (net plus fee). onTimeRate: completed jobs with a deadline delivered (the last part, for a job in parts) before it. " +
+  "disputeRate: disputed jobs over jobs that reached a delivery or a dispute (a job in parts: any part); disputeOutcomes says how each dispute ended in money. medianHoursToApprove (posters): submission to approval. " +
   `averageRating and ratingCount count public reviews only (both sides wrote, or ${RECORD_LIMITS.revealAfterDays} days passed).`;
 
 // Track records, public profiles and reviews (lib/service/records, lib/service/reviews).
@@ -67,6 +69,18 @@ export const recordRoutes = {
     query: RecordsQuery,
     response: Records,
   }),
+  getMyMoney: defineRoute({
+    method: "GET",
+    path: "/v1/me/money",
+    tag: "Profiles",
+    auth: "required",
+    budget: "read",
+    summary: "The caller's money by month: what their agents earned, what their jobs paid out and what came back",
+    description:
+      "From confirmed settlements only, whole jobs and parts alike, by the month (UTC) the chain confirmed them. earnedUsdc: net of the fee, received by the agents the signed-in person owns (or by the agent itself, for an agent key), per month and per agent. paidUsdc: paid out by the caller's jobs (net plus fee); refundedUsdc: refunds and the poster's side of split rulings.",
+    query: MoneyOverTimeQuery,
+    response: dataEnvelope(MoneyOverTime),
+  }),
   createReview: defineRoute({
     method: "POST",
     path: "/v1/jobs/:id/reviews",
@@ -78,7 +92,7 @@ export const recordRoutes = {
     summary: "Rate (1 to 5) and review the other side of a job whose escrow was released",
     description:
       "The poster (or the human who owns the posting agent) reviews the assigned agent; the assigned agent (its key, or its owner's session) reviews the poster. " +
-      `Only after the job's escrow was released on chain; one review per side per job. A review stays hidden until the other side has written too, or ${RECORD_LIMITS.revealAfterDays} days after it was written (visibleFrom).`,
+      `Only after the job's money was released on chain to the agent (a job paid in parts: after its last part settled, at least one paid to the agent); one review per side per job. A review stays hidden until the other side has written too, or ${RECORD_LIMITS.revealAfterDays} days after it was written (visibleFrom).`,
     params: z.strictObject({ id: IdParams.shape.id }),
     body: CreateReviewRequest,
     response: dataEnvelope(Review),

@@ -14,6 +14,8 @@ export const AdminSettlement = z.object({
   id: Uuid,
   jobId: Uuid,
   jobTitle: z.string(),
+  /** The part (1-based) of a job paid in parts that this settlement moves; null for a whole job's. */
+  milestonePosition: z.number().int().nullable(),
   kind: z.enum(["RELEASE", "REFUND", "SPLIT"]),
   status: z.enum(["PENDING", "CONFIRMED", "FAILED"]),
   toAddress: z.string().nullable(),
@@ -51,12 +53,18 @@ export const RECONCILIATION_DIFFERENCE_KINDS = [
   "TRANSFER_MISSING",
   /** A recorded transfer's transaction moved another amount, or to another address, than the row says. */
   "TRANSFER_MISMATCH",
-  /** An escrow settlement recorded as confirmed whose slot on chain is not settled that way. */
+  /** An escrow settlement recorded as confirmed whose slot (or, for a part, the part) on chain is not settled that way. */
   "SETTLEMENT_MISMATCH",
 ] as const;
 
 /** The tables whose rows a reconciliation difference can name. */
-export const RECONCILED_TABLES = ["escrow_settlements", "wallet_withdrawals", "eval_pack_payouts", "jobs"] as const;
+export const RECONCILED_TABLES = [
+  "escrow_settlements",
+  "milestone_settlements",
+  "wallet_withdrawals",
+  "eval_pack_payouts",
+  "jobs",
+] as const;
 
 export const ReconciliationDifference = z.object({
   kind: z.enum(RECONCILIATION_DIFFERENCE_KINDS),
@@ -246,7 +254,7 @@ export const AddCampaignBudgetRequest = z.strictObject({
 export const AdminCampaignParams = z.strictObject({ id: Uuid });
 
 export const EscrowFees = z.object({
-  /** Fees of every confirmed release, as the database recorded them (escrow_settlements.fee_units). */
+  /** Fees of every confirmed settlement that paid an agent (whole jobs and parts, releases and dispute splits), as the database recorded them. */
   earnedUsdc: z.string(),
   /** Fees the contract holds now, not yet withdrawn (feesAccrued, read on chain). */
   accruedUsdc: z.string(),

@@ -496,6 +496,37 @@ const SkillsParam = z
       .max(JOB_LIMITS.skillsMax, { message: `must list at most ${JOB_LIMITS.skillsMax} skills` }),
   );
 
+/** How many settled jobs a budget suggestion needs before it says anything (fewer would show one poster's price). */
+export const BUDGET_SUGGESTION_MIN_SAMPLE = 3;
+
+export const BudgetSuggestionsQuery = z.strictObject({
+  skills: SkillsParam.optional().meta({
+    description: `Comma-separated (or repeated) skills of the job being written; similar jobs share ANY of them (required or preferred, ignoring case). At most ${JOB_LIMITS.skillsMax}. Empty: every settled job.`,
+  }),
+});
+export type BudgetSuggestionsQuery = z.infer<typeof BudgetSuggestionsQuery>;
+
+export const BudgetSuggestions = z
+  .object({
+    basis: z.enum(["SKILLS", "ALL"]).meta({
+      description:
+        "SKILLS: jobs sharing a skill asked for; ALL: too few of those were settled, so every settled job (the suggestion says so).",
+    }),
+    sampleSize: z
+      .number()
+      .int()
+      .meta({ description: "How many settled jobs the figures come from (the most recent, at most 200)." }),
+    lowUsdc: DecimalString.nullable().meta({
+      description: "The 25th percentile of what they paid; null below the minimum sample.",
+    }),
+    medianUsdc: DecimalString.nullable(),
+    highUsdc: DecimalString.nullable().meta({ description: "The 75th percentile." }),
+  })
+  .meta({
+    description: `What similar jobs paid: jobs whose escrow was released to their agent on chain (COMPLETED), by budget. No figure is given from fewer than ${BUDGET_SUGGESTION_MIN_SAMPLE} jobs.`,
+  });
+export type BudgetSuggestions = z.infer<typeof BudgetSuggestions>;
+
 export const ListJobsQuery = z
   .strictObject({
     q: z

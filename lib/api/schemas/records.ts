@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RECORD_LIMITS } from "./constants";
-import { DecimalString, IdParams, NullableTimestamp, Timestamp, Uuid, boundedMarkdown } from "./common";
+import { DecimalString, IdParams, NullableTimestamp, Timestamp, Uuid, boundedMarkdown, intParam } from "./common";
 
 export const DisputeOutcomes = z.object({
   /** Disputed jobs whose escrow was then released to the agent. */
@@ -214,3 +214,40 @@ export const UserProfile = z.object({
 export const UserIdParams = IdParams;
 
 export { RECORD_LIMITS };
+
+/** How many months GET /v1/me/money may cover. */
+export const MONEY_MONTHS_MAX = 24;
+
+export const MoneyOverTimeQuery = z.strictObject({
+  months: intParam(1, MONEY_MONTHS_MAX)
+    .optional()
+    .meta({
+      description: `How many months, ending with the current one (UTC); default 12, at most ${MONEY_MONTHS_MAX}.`,
+    }),
+});
+export type MoneyOverTimeQuery = z.infer<typeof MoneyOverTimeQuery>;
+
+export const MoneyMonth = z.object({
+  /** The month, UTC: "2026-11". */
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  /** What the caller's agents received that month, net of the fee. */
+  earnedUsdc: DecimalString,
+  /** What the caller's jobs paid out that month (net plus fee). */
+  paidUsdc: DecimalString,
+  /** What came back to the caller that month: refunds and the poster's side of split rulings. */
+  refundedUsdc: DecimalString,
+});
+
+export const MoneyOverTime = z
+  .object({
+    /** Every month of the window, oldest first, empty months included. */
+    months: z.array(MoneyMonth),
+    /** The caller's agents (those a person owns; the agent itself for an agent key), by what they earned in the window. */
+    agents: z.array(z.object({ agentId: z.string(), name: z.string(), earnedUsdc: DecimalString })),
+    totals: z.object({ earnedUsdc: DecimalString, paidUsdc: DecimalString, refundedUsdc: DecimalString }),
+  })
+  .meta({
+    description:
+      "The caller's money by month, from confirmed settlements only (whole jobs and parts): what their agents earned, what their jobs paid out, and what was refunded to them.",
+  });
+export type MoneyOverTime = z.infer<typeof MoneyOverTime>;

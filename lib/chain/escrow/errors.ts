@@ -5,6 +5,7 @@ import {
   InsufficientFundsError,
   RpcRequestError,
   TimeoutError,
+  UserRejectedRequestError,
   WebSocketRequestError,
   type Hex,
 } from "viem";
@@ -56,8 +57,9 @@ export function isContractRevert(err: unknown): boolean {
  * The one sanitiser at the chain boundary. viem's messages carry the RPC URL (whose path holds the
  * provider's key), the raw call data and the request body; none of that may reach a user (a held
  * reason, a settlement's lastError, an API message, the operator's console) or the database. This
- * maps any error of a chain call to a short reason: "the RPC did not answer", "reverted:
- * InvalidRecipient(0x…)", "the sending wallet cannot pay the gas". The full error goes to the
+ * maps any error of a chain call to a short reason: "the RPC did not answer", "the contract
+ * refused: the escrow does not pay 0x…: that address cannot receive the money (InvalidRecipient)",
+ * "the sending wallet cannot pay the gas". The full error goes to the
  * server's log only, from the caller that catches it.
  */
 export function chainFailureReason(err: unknown): string {
@@ -65,11 +67,15 @@ export function chainFailureReason(err: unknown): string {
     const revert = err.walk((e) => e instanceof ContractFunctionRevertedError);
     if (revert instanceof ContractFunctionRevertedError) {
       if (revert.data?.errorName)
-        return `reverted: ${revert.data.errorName}(${(revert.data.args ?? []).map(formatArg).join(", ")})`;
-      if (revert.reason) return `reverted: ${scrubChainText(revert.reason)}`;
-      // An error of another contract (the token's, bubbled up) that the escrow's ABI cannot name: its 4-byte selector.
-      if (revert.signature) return `reverted: error ${revert.signature}`;
-      return "reverted without a reason";
+        return `the contract refused: ${contractErrorSentence(revert.data.errorName, revert.data.args ?? [])} (${revert.data.errorName})`;
+      // An error of another contract that no ABI here names: said so, never its 4-byte selector.
+      if (revert.signature) return "the contract refused the call with an error of another contract it does not name";
+      if (revert.reason && /revert/i.test(revert.reason))
+        return `the contract refused: ${scrubChainText(revert.reason)}`;
+      // viem reports a node's or a gateway's error answer to a call (-32603 "upstream connect
+      // error") as a revert without data: it is the RPC's, and its text is never shown.
+      if (revert.reason || revert.data === undefined) return "the RPC answered an error instead of a result";
+      return "the contract refused the call without a reason";
     }
     if (err.walk((e) => e instanceof TimeoutError)) return "the RPC did not answer in time";
     if (err.walk((e) => e instanceof InsufficientFundsError)) return "the sending wallet cannot pay the gas";
@@ -88,6 +94,58 @@ export function chainFailureReason(err: unknown): string {
   )
     return "the RPC did not answer";
   return scrubChainText(err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * The escrow's and the token's custom errors in plain words, from their decoded arguments (viem
+ * decodes them with the contracts' ABIs): what a person reads instead of a name or a selector.
+ */
+const CONTRACT_ERRORS: Record<string, (args: readonly unknown[]) => string> = {
+  NotOperator: () => "only the marketplace's operator may do this",
+  ZeroAddress: () => "an address is missing (the zero address)",
+  ZeroJobId: () => "the job's escrow id is missing",
+  ZeroAmount: () => "the amount is zero",
+  FeeTooHigh: () => "the fee is set higher than the contract allows",
+  AlreadyDeposited: () =>
+    "this wallet has already deposited for this job (the escrow keeps one deposit per job and wallet): nothing more is needed",
+  NotFunded: () =>
+    "the escrow holds no deposit for this job from that wallet (it was never made, or is already settled)",
+  InvalidRecipient: ([to]) => `the escrow does not pay ${formatArg(to)}: that address cannot receive the money`,
+  ShareTooLarge: ([share, deposit]) =>
+    `the agent's share (${units(share)} USDC) is larger than the deposit (${units(deposit)} USDC)`,
+  AmountMismatch: ([expected, received]) =>
+    `the amount does not match: ${units(expected)} USDC expected, ${units(received)} USDC received`,
+  NothingToClaim: () => "there is nothing to claim for this address",
+  NoFeesAccrued: () => "no fee is accrued to withdraw",
+  InsufficientGas: () => "the transaction was sent with too little gas to finish",
+  PartAlreadySettled: ([, , part]) => `part ${typeof part === "bigint" ? part + 1n : "?"} is already settled`,
+  PartTooLarge: ([amount, remaining]) =>
+    `the part (${units(amount)} USDC) is larger than what the deposit still holds (${units(remaining)} USDC)`,
+  AccountBlacklisted: ([account]) =>
+    `the USDC token refuses to move money for ${formatArg(account)} (a blocked address)`,
+  ERC2612ExpiredSignature: () => "the signed permission has expired",
+  ERC2612InvalidSigner: () => "the permission was not signed by the wallet that pays",
+};
+
+const units = (value: unknown) =>
+  typeof value === "bigint" ? (Number(value) / 1e6).toLocaleString("en-US", { maximumFractionDigits: 6 }) : "?";
+
+/** One sentence for a contract's custom error (its name when the contracts here do not know it). */
+export function contractErrorSentence(errorName: string, args: readonly unknown[]): string {
+  return CONTRACT_ERRORS[errorName]?.(args) ?? `the contract's error ${errorName}`;
+}
+
+/**
+ * What a person reads when a transaction of their wallet failed in the browser: a sentence, never
+ * viem's text (a custom error's selector, call data, a URL). The contract's own refusal in plain
+ * words; a wallet's refusal; else the one sanitiser's short reason.
+ */
+export function walletFailureSentence(err: unknown): string {
+  if (err instanceof BaseError && err.walk((e) => e instanceof UserRejectedRequestError))
+    return "You rejected the request in your wallet. Nothing was sent.";
+  const reason = chainFailureReason(err);
+  if (/rejected|denied/i.test(reason)) return "You rejected the request in your wallet. Nothing was sent.";
+  return `The transaction did not go through: ${reason}.`;
 }
 
 /** Kept for its callers: the short reason of chainFailureReason (a contract's revert name is its whole text). */
@@ -112,11 +170,19 @@ export function isChainUnavailable(err: unknown): boolean {
   );
 }
 
-/** First line, no URL (an RPC URL may hold a key), no long hex (raw call data), at most 200 characters. */
+/**
+ * First line; no URL, host or path (an RPC URL, or a gateway's upstream, may hold the provider's key
+ * in its path); no key-like token (letters and digits mixed, 16 characters or more, other than an
+ * address or a transaction hash); no long hex (raw call data); at most 200 characters.
+ */
 export function scrubChainText(text: string): string {
   const line = (text.split("\n")[0] ?? "")
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "(URL hidden)")
-    .replace(/0x[0-9a-fA-F]{65,}/g, "0x…");
+    .replace(/0x[0-9a-fA-F]{65,}/g, "0x…")
+    .replace(/(?<![\w/])(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:\/\S*)?/gi, "(address hidden)")
+    .replace(/(?<![\w/])\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:\/\S*)?/g, "(address hidden)")
+    .replace(/(^|[\s("'=:,;])\/[^\s)"',;]+/g, "$1(path hidden)")
+    .replace(/\b(?!0x[0-9a-fA-F]{40}\b|0x[0-9a-fA-F]{64}\b)(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w-]{16,}\b/g, "(hidden)");
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 

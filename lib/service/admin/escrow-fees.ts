@@ -1,4 +1,5 @@
 import { fail } from "../errors";
+import { sql } from "kysely";
 import type { z } from "zod";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { EscrowFees, FeeWithdrawal } from "@/lib/api/schemas/admin";
@@ -9,18 +10,20 @@ import { requireChain, type ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { requireOperator } from "../auth/operator";
 import { asOperator } from "../audit/record-operator-action";
+import { agentPayouts } from "../escrow/released";
 
-/** GET /v1/admin/fees: earned (the database's confirmed releases) and accrued (the contract, now). */
+/**
+ * GET /v1/admin/fees: earned (the fee of every confirmed settlement that paid an agent, whole jobs
+ * and parts, releases and dispute splits: escrow/released.ts) and accrued (the contract, now). What
+ * was withdrawn left the contract, so earned is never below accrued.
+ */
 export async function getEscrowFees(ctx: ServiceContext, actor: Actor | null): Promise<z.infer<typeof EscrowFees>> {
   await requireOperator(ctx, actor);
   const chain = requireChain(ctx);
   const earned = await ctx.db
-    .selectFrom("escrow_settlements as s")
-    .innerJoin("jobs as j", "j.id", "s.job_id")
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>("s.fee_units"), eb.val("0")).as("units"))
-    .where("s.kind", "=", "RELEASE")
-    .where("s.status", "=", "CONFIRMED")
-    .where("j.chain_id", "=", chain.chainId)
+    .selectFrom(agentPayouts(ctx.db).as("p"))
+    .select(sql<string>`coalesce(sum(p.fee_units), 0)::text`.as("units"))
+    .where("p.chain_id", "=", chain.chainId)
     .executeTakeFirstOrThrow();
   try {
     const [accrued, feeRecipient] = await Promise.all([feesAccruedOf(chain), feeRecipientOf(chain)]);

@@ -14,15 +14,7 @@ export async function getAdminOverview(ctx: ServiceContext, workers: Worker[]): 
       .select(["status", (eb) => eb.fn.countAll<string>().as("n")])
       .groupBy("status")
       .execute(),
-    ctx.db
-      .selectFrom("escrow_settlements as s")
-      .innerJoin("jobs as j", "j.id", "s.job_id")
-      .selectAll("s")
-      .select("j.title as job_title")
-      .where("s.status", "in", ["PENDING", "FAILED"])
-      .orderBy("s.created_at", "asc")
-      .limit(100)
-      .execute(),
+    unfinishedSettlements(ctx),
     // The same answer as GET /v1/health, from the same code.
     checkHealth(ctx, workers),
     ctx.db
@@ -43,7 +35,7 @@ export async function getAdminOverview(ctx: ServiceContext, workers: Worker[]): 
       status,
       count: Number(byStatus.find((r) => r.status === status)?.n ?? 0),
     })),
-    settlements: settlements.map((s) => presentSettlement(s, s.job_title)),
+    settlements,
     transfers,
     health,
     openReports: Number(reports.n),
@@ -51,11 +43,53 @@ export async function getAdminOverview(ctx: ServiceContext, workers: Worker[]): 
   };
 }
 
-export function presentSettlement(s: Selectable<EscrowSettlementsTable>, jobTitle: string): AdminSettlement {
+/** Settlements PENDING or FAILED, whole jobs' and parts' alike, oldest first (up to 100). */
+async function unfinishedSettlements(ctx: ServiceContext): Promise<AdminSettlement[]> {
+  const [whole, parts] = await Promise.all([
+    ctx.db
+      .selectFrom("escrow_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .selectAll("s")
+      .select("j.title as job_title")
+      .where("s.status", "in", ["PENDING", "FAILED"])
+      .orderBy("s.created_at", "asc")
+      .limit(100)
+      .execute(),
+    ctx.db
+      .selectFrom("milestone_settlements as s")
+      .innerJoin("jobs as j", "j.id", "s.job_id")
+      .innerJoin("job_milestones as m", "m.id", "s.milestone_id")
+      .selectAll("s")
+      .select(["j.title as job_title", "m.position"])
+      .where("s.status", "in", ["PENDING", "FAILED"])
+      .orderBy("s.created_at", "asc")
+      .limit(100)
+      .execute(),
+  ]);
+  return [
+    ...whole.map((s) => presentSettlement(s, s.job_title)),
+    ...parts.map((s) => presentSettlement(s, s.job_title, s.position)),
+  ]
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .slice(0, 100);
+}
+
+/** The columns a whole job's and a part's settlement share (migration 0100). */
+export type PresentableSettlement = Omit<
+  Selectable<EscrowSettlementsTable>,
+  "agent_share_units" | "payer_amount_units" | "reorg_resent_at"
+>;
+
+export function presentSettlement(
+  s: PresentableSettlement,
+  jobTitle: string,
+  milestonePosition: number | null = null,
+): AdminSettlement {
   return {
     id: s.id,
     jobId: s.job_id,
     jobTitle,
+    milestonePosition,
     kind: s.kind,
     status: s.status,
     toAddress: s.to_address,

@@ -3,9 +3,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import { usdcAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import type { ChainConfig } from "@/lib/chain/config";
-import { getEscrow } from "@/lib/chain/escrow/reads";
+import { getEscrow, partSettledBlock } from "@/lib/chain/escrow/reads";
 import type { Reconciliation } from "@/lib/api/schemas/admin";
 import { formatUsdc, normaliseDecimal, parseUsdc } from "@/lib/chain/units";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { ServiceContext } from "../context";
 import { chainKeyOf, managedWalletAddress } from "../rewards/amounts";
 
@@ -240,7 +241,7 @@ async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promis
         differences.push({
           ...common,
           kind: "SLOT_UNREADABLE",
-          detail: `the slot of settlement ${s.id} could not be read: ${slot.message.split("\n")[0]}`,
+          detail: `the slot of settlement ${s.id} could not be read: ${chainFailureReason(slot)}`,
           databaseUsdc: null,
           chainUsdc: null,
         });
@@ -251,6 +252,75 @@ async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promis
           detail: `the ${s.kind.toLowerCase()} of job ${s.job_id} is recorded as confirmed (${s.tx_hash ?? "no transaction"}), but its slot on chain is ${slot.state}`,
           databaseUsdc: s.amount_units ? formatUsdc(BigInt(s.amount_units)) : null,
           chainUsdc: slot.state === "FUNDED" ? formatUsdc(slot.amount) : null,
+        });
+      }
+    });
+  }
+  differences.push(...(await checkPartSettlements(ctx, chain)));
+  return differences;
+}
+
+/** Each CONFIRMED part settlement's part must be settled on chain (the contract records its block). */
+async function checkPartSettlements(ctx: ServiceContext, chain: ChainConfig): Promise<Difference[]> {
+  const settled = await ctx.db
+    .selectFrom("milestone_settlements as s")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .innerJoin("job_milestones as m", "m.id", "s.milestone_id")
+    .select([
+      "s.id",
+      "s.job_id",
+      "s.kind",
+      "s.tx_hash",
+      "s.amount_units",
+      "m.position",
+      "j.escrow_job_id",
+      "j.escrow_payer",
+    ])
+    .where("s.status", "=", "CONFIRMED")
+    .where("j.chain_id", "=", chain.chainId)
+    .where((eb) => eb.fn("lower", ["j.token_address"]), "=", chain.tokenAddress.toLowerCase())
+    .orderBy("s.confirmed_at", "desc")
+    .limit(SETTLEMENTS_CHECKED)
+    .execute();
+  const differences: Difference[] = [];
+  for (let i = 0; i < settled.length; i += READ_CONCURRENCY) {
+    const batch = settled.slice(i, i + READ_CONCURRENCY);
+    const blocks = await Promise.all(
+      batch.map((s) =>
+        s.escrow_payer
+          ? partSettledBlock({
+              config: chain,
+              escrowJobId: s.escrow_job_id,
+              payer: s.escrow_payer as Address,
+              part: s.position - 1,
+            }).catch((e: Error) => e)
+          : Promise.resolve(new Error("no escrow payer")),
+      ),
+    );
+    batch.forEach((s, k) => {
+      const block = blocks[k]!;
+      const common = {
+        jobId: s.job_id,
+        table: "milestone_settlements" as const,
+        rowId: s.id,
+        userId: null,
+        txHash: (s.tx_hash as Hex | null) ?? null,
+      };
+      if (block instanceof Error) {
+        differences.push({
+          ...common,
+          kind: "SLOT_UNREADABLE",
+          detail: `part ${s.position} of job ${s.job_id} could not be read: ${chainFailureReason(block)}`,
+          databaseUsdc: null,
+          chainUsdc: null,
+        });
+      } else if (block === 0n) {
+        differences.push({
+          ...common,
+          kind: "SETTLEMENT_MISMATCH",
+          detail: `the ${s.kind.toLowerCase()} of part ${s.position} of job ${s.job_id} is recorded as confirmed (${s.tx_hash ?? "no transaction"}), but the part is not settled on chain`,
+          databaseUsdc: s.amount_units ? formatUsdc(BigInt(s.amount_units)) : null,
+          chainUsdc: null,
         });
       }
     });

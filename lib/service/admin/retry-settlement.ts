@@ -6,14 +6,23 @@ import type { Actor } from "../auth/actor";
 import { asOperator } from "../audit/record-operator-action";
 import { requireOperator } from "../auth/operator";
 import { completeSettlement } from "../escrow/settle-job";
-import { failedSettlementOrThrow, reopenFailedSettlement, sendReopened } from "../escrow/resettle";
+import {
+  asWholeJobTable,
+  failedSettlementOrThrow,
+  reopenFailedSettlement,
+  sendReopened,
+  settlementTableOf,
+  type SettlementTable,
+} from "../escrow/resettle";
+import { completePartSettlement } from "../escrow/settle-part";
 import { requirePayableAddress } from "../payouts/payable-address";
 import { payoutOf } from "../rewards/pay-rewards";
 import { announceResolved } from "../disputes/announce-resolved";
 import { presentSettlement } from "./get-overview";
 
 /**
- * POST /v1/admin/settlements/:id/retry. Makes a PENDING settlement (or a FAILED refund) due now (its backoff cleared),
+ * POST /v1/admin/settlements/:id/retry. Makes a PENDING settlement (or a FAILED refund), a whole
+ * job's or one part's, due now (its backoff cleared),
  * with the audit line, then sends it as the worker would: completeSettlement takes the lease, so a
  * worker round at the same moment cannot send it twice, and the contract settles each slot once
  * whatever happens. A FAILED refund goes back to PENDING and is sent again (its payer is the only
@@ -28,12 +37,14 @@ export async function retrySettlement(
   reason: string,
 ): Promise<AdminSettlement> {
   await requireOperator(ctx, actor);
+  const table = await settlementTableOf(ctx.db, settlementId);
+  if (!table) throw fail("NOT_FOUND", "settlement not found");
+  const rows = asWholeJobTable(table);
   const existing = await ctx.db
-    .selectFrom("escrow_settlements")
+    .selectFrom(rows)
     .select(["id", "status"])
     .where("id", "=", settlementId)
-    .executeTakeFirst();
-  if (!existing) throw fail("NOT_FOUND", "settlement not found");
+    .executeTakeFirstOrThrow();
   await asOperator(
     ctx,
     actor,
@@ -46,7 +57,7 @@ export async function retrySettlement(
     },
     async (trx) => {
       const row = await trx
-        .selectFrom("escrow_settlements")
+        .selectFrom(rows)
         .select(["status", "kind", "lease_until", "last_error", "to_address", "failed_reason"])
         .where("id", "=", settlementId)
         .forUpdate()
@@ -56,7 +67,7 @@ export async function retrySettlement(
         // A refund has one destination, its payer, fixed by the contract: the way out of a FAILED
         // one is to ask the chain again (a slot refunded meanwhile is recorded as it stands).
         await trx
-          .updateTable("escrow_settlements")
+          .updateTable(rows)
           .set({ status: "PENDING", attempts: 0, lease_until: null, updated_at: ctx.now() })
           .where("id", "=", settlementId)
           .where("status", "=", "FAILED")
@@ -71,17 +82,44 @@ export async function retrySettlement(
         );
       }
       // The backoff (or a lease a crashed sender left) is cleared. Should a sender be mid-send, the
-      // second send finds the slot settled and records that transaction (lib/chain/escrow/settle.ts).
+      // second send finds the slot (or the part) settled and records that transaction
+      // (lib/chain/escrow/settle.ts, settle-parts.ts).
       await trx
-        .updateTable("escrow_settlements")
+        .updateTable(rows)
         .set({ lease_until: null, updated_at: ctx.now() })
         .where("id", "=", settlementId)
         .execute();
     },
   );
-  const after = await completeSettlement(ctx, settlementId);
-  const job = await ctx.db.selectFrom("jobs").select("title").where("id", "=", after.job_id).executeTakeFirstOrThrow();
-  return presentSettlement(after, job.title);
+  if (table === "milestone_settlements") await completePartSettlement(ctx, settlementId);
+  else await completeSettlement(ctx, settlementId);
+  return presentSettlementById(ctx, settlementId, table);
+}
+
+/** The settlement as the overview lists it, from either table. */
+async function presentSettlementById(
+  ctx: ServiceContext,
+  settlementId: string,
+  table: SettlementTable,
+): Promise<AdminSettlement> {
+  const row = await ctx.db
+    .selectFrom(asWholeJobTable(table))
+    .selectAll()
+    .where("id", "=", settlementId)
+    .executeTakeFirstOrThrow();
+  const job = await ctx.db.selectFrom("jobs").select("title").where("id", "=", row.job_id).executeTakeFirstOrThrow();
+  const position =
+    table === "milestone_settlements"
+      ? (
+          await ctx.db
+            .selectFrom("milestone_settlements as s")
+            .innerJoin("job_milestones as m", "m.id", "s.milestone_id")
+            .select("m.position")
+            .where("s.id", "=", settlementId)
+            .executeTakeFirstOrThrow()
+        ).position
+      : null;
+  return presentSettlement(row, job.title, position);
 }
 
 /**
@@ -132,7 +170,9 @@ export async function resettleSettlement(
   input: ResettleRequest,
 ): Promise<AdminSettlement> {
   await requireOperator(ctx, actor);
-  const row = await failedSettlementOrThrow(ctx.db, settlementId);
+  const table = await settlementTableOf(ctx.db, settlementId);
+  if (!table) throw fail("NOT_FOUND", "settlement not found");
+  const row = await failedSettlementOrThrow(ctx.db, settlementId, false, table);
   if (!row) throw fail("NOT_FOUND", "settlement not found");
   const fallback = await defaultDestination(ctx, row.job_id);
   const chosen = input.toAddress ?? fallback.address;
@@ -163,7 +203,7 @@ export async function resettleSettlement(
       },
     },
     async (trx, operator) => {
-      await reopenFailedSettlement(trx, settlementId, to, operator.userId, ctx.now());
+      await reopenFailedSettlement(trx, settlementId, to, operator.userId, ctx.now(), table);
       if (fallback.rewardId) {
         await trx
           .updateTable("forum_rewards")
@@ -177,7 +217,7 @@ export async function resettleSettlement(
       }
     },
   );
-  const after = await sendReopened(ctx, settlementId);
+  const after = await sendReopened(ctx, settlementId, table);
   if (after.status === "CONFIRMED") {
     const kase = await ctx.db
       .selectFrom("dispute_rulings as r")
@@ -187,6 +227,5 @@ export async function resettleSettlement(
       .executeTakeFirst();
     if (kase) await announceResolved(ctx, kase.id);
   }
-  const job = await ctx.db.selectFrom("jobs").select("title").where("id", "=", after.job_id).executeTakeFirstOrThrow();
-  return presentSettlement(after, job.title);
+  return presentSettlementById(ctx, settlementId, table);
 }

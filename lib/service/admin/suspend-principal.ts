@@ -7,6 +7,7 @@ import type { Db } from "../db/connection";
 import { asOperator } from "../audit/record-operator-action";
 import { requireOperator } from "../auth/operator";
 import { publishEvent } from "../events/publish-event";
+import { publishControl } from "../events/stream-hub";
 import { openDisputeCase } from "../disputes/open-dispute";
 import { presentPerson, selectPeople } from "./list-people";
 
@@ -162,6 +163,8 @@ async function lockSuspension(
       .set({ suspended_at: ctx.now(), suspension_reason: reason })
       .where("id", "=", principalId)
       .execute();
+    // Its open event streams end on every instance once this commits (and it may open no new one).
+    await publishControl(ctx, trx, { kind: "principal.suspended", principalId });
   } else {
     if (!row.suspended_at) throw fail("INVALID_STATE", "not suspended");
     await trx

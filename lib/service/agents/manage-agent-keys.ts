@@ -13,6 +13,7 @@ import {
 import type { ServiceContext } from "../context";
 import type { AgentRow, Database } from "../db/schema";
 import { forgetCachedKeys, type Actor } from "../auth/actor";
+import { publishControl } from "../events/stream-hub";
 import { AGENT_KEY_PREFIX, hashSecret, newSecret } from "../auth/tokens";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { grantableAgentScopesOf, isDefaultScope } from "./agent-scopes";
@@ -215,12 +216,15 @@ export async function revokeAgentKey(ctx: ServiceContext, actor: Actor, agentId:
       const agent = await managedAgent(trx, actor, agentId, true);
       const key = await keyToChange(trx, actor, agent, keyId, "revoke");
       if (key.revoked_at) return key;
-      return trx
+      const revoked = await trx
         .updateTable("api_keys")
         .set({ revoked_at: now })
         .where("id", "=", key.id)
         .returning(KEY_COLUMNS)
         .executeTakeFirstOrThrow();
+      // Its open event streams end at once on every instance, when this commits.
+      await publishControl(ctx, trx, { kind: "credential.ended", keyId: key.id });
+      return revoked;
     })
     // Once committed, this process forgets the keys it kept, so the key's next request here is
     // refused; other processes read the change within config.keyCacheMs (auth/actor.ts).
@@ -256,6 +260,8 @@ export async function rotateAgentKey(
         .where("id", "=", old.id)
         .returning(KEY_COLUMNS)
         .executeTakeFirstOrThrow();
+      // Its open event streams end when it does, on every instance (at once without an overlap).
+      await publishControl(ctx, trx, { kind: "credential.ended", keyId: old.id, at: expiresAt.toISOString() });
       const fresh = await insertKey(trx, agentId, old.name, old.scopes, notOutliving(actor, null));
       return { previous, ...fresh };
     })

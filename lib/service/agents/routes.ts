@@ -1,6 +1,8 @@
 import { fail } from "../errors";
 import { routes } from "@/lib/api/routes";
 import type { ServiceRouter } from "../router";
+import type { ServiceContext } from "../context";
+import { log } from "../log";
 import { signUpAgent } from "./sign-up-agent";
 import {
   claimAgent,
@@ -16,7 +18,12 @@ import { createAgentKey, listAgentKeys, revokeAgentKey, rotateAgentKey } from ".
 import { lapseExpiredClaims } from "../jobs/read-job";
 import { listAgentJobs } from "./list-agent-jobs";
 
-export function registerAgentRoutes(router: ServiceRouter) {
+export interface AgentRouteHooks {
+  /** After a payout wallet was set: what waited for it is paid (composed in app.ts: payout-wallet-set.ts). */
+  afterPayoutWalletSet?: (ctx: ServiceContext, agentId: string) => Promise<void>;
+}
+
+export function registerAgentRoutes(router: ServiceRouter, hooks: AgentRouteHooks = {}) {
   // POST /v1/agent-signups
   router.implement(routes.signUpAgent, ({ ctx, body, siteUrl }) => signUpAgent(ctx, body, siteUrl));
   // POST /v1/agents/heartbeat
@@ -42,7 +49,17 @@ export function registerAgentRoutes(router: ServiceRouter) {
     listAgentJobs(ctx, actor, params.id, query),
   );
   // PATCH /v1/agents/:id
-  router.implement(routes.updateAgent, ({ ctx, actor, params, body }) => updateAgent(ctx, actor, params.id, body));
+  router.implement(routes.updateAgent, async ({ ctx, actor, params, body }) => {
+    const agent = await updateAgent(ctx, actor, params.id, body);
+    // Released after the answer: a release waits for its receipt, which the owner need not watch.
+    if (body.walletAddress && hooks.afterPayoutWalletSet)
+      void hooks
+        .afterPayoutWalletSet(ctx, params.id)
+        .catch((error: Error) =>
+          log.warn({ agentId: params.id, reason: error.message }, "releases after the wallet was set failed"),
+        );
+    return agent;
+  });
   // GET /v1/agent-claims/:token
   router.implement(routes.previewAgentClaim, ({ ctx, params }) => previewAgentClaim(ctx, params.token));
   // POST /v1/agent-claims/:token

@@ -1,4 +1,5 @@
 import { fail } from "../errors";
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import { presentJob } from "../jobs/present-job";
@@ -191,7 +192,7 @@ async function assertDepositStillOnChain(ctx: ServiceContext, actor: Actor, jobI
   } catch (error) {
     throw fail(
       "CHAIN_UNAVAILABLE",
-      `the chain could not be asked whether the job's deposit is still there (${(error as Error).message.split("\n")[0]}); try again`,
+      `the chain could not be asked whether the job's deposit is still there (${chainFailureReason(error)}); try again`,
     );
   }
   if (!present)

@@ -120,6 +120,28 @@ export class GuardedClient extends pg.Client {
   }
 }
 
+/**
+ * Where a database handle's data lives, for what needs a connection of its own beside the pool (the
+ * event bus's LISTEN connection, lib/service/events/event-bus.ts) or PGlite itself.
+ */
+export type DatabaseSource =
+  | { kind: "postgres"; databaseUrl: string; timeouts: Partial<DatabaseTimeouts> }
+  | { kind: "pglite"; pglite: import("@electric-sql/pglite").PGlite };
+
+const sources = new WeakMap<object, DatabaseSource>();
+
+/** The source of a handle openDatabase returned (or of one made from it with withPlugin, when given that handle). */
+export function databaseSourceOf(db: Db): DatabaseSource | undefined {
+  return sources.get(db);
+}
+
+/** Records that `derived` (e.g. `db.withPlugin(...)`) reaches the same database as `db`. */
+export function sameSourceAs(derived: Db, db: Db): Db {
+  const source = sources.get(db);
+  if (source) sources.set(derived, source);
+  return derived;
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   let db: Db;
   if (options.databaseUrl) {
@@ -133,6 +155,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     // a listener its error would end the process.
     pool.on("error", () => {});
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    sources.set(db, { kind: "postgres", databaseUrl: options.databaseUrl, timeouts: options.timeouts ?? {} });
   } else {
     const { PGlite } = await import("@electric-sql/pglite");
     const dataDir = options.dataDir ?? ".data";
@@ -143,6 +166,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     }
     const pglite = new PGlite(location);
     db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    sources.set(db, { kind: "pglite", pglite });
   }
   await migrateToLatest(db);
   return db;

@@ -400,6 +400,13 @@ export interface MilestoneSettlementsTable {
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   confirmed_at: NullableTimestamp;
+  /** When the chain refused it for good, to whom, and why; how often it was settled again (migration 0100). */
+  failed_at: NullableTimestamp;
+  failed_to_address: Generated<string | null>;
+  failed_reason: Generated<string | null>;
+  resettle_count: Generated<number>;
+  resettled_at: NullableTimestamp;
+  resettled_by_user_id: Generated<string | null>;
   /** The transaction signed for it, kept before it is broadcast (migration 0105). */
   sent_raw_tx: Generated<string | null>;
   sent_tx_hash: Generated<string | null>;

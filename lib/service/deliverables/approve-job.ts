@@ -12,6 +12,7 @@ import { publishEvent } from "../events/publish-event";
 import { actorIdOf, jobRecipients } from "../events/recipients";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
+import { tellOwnerPaymentWaits } from "./remind-agent-wallet";
 
 const HOUR = 3600_000;
 
@@ -21,8 +22,9 @@ export function releaseTimeOf(job: Pick<JobRow, "submitted_at" | "input_data">):
   return new Date((job.submitted_at ?? new Date(0)).getTime() + (Number.isFinite(hold) ? hold : 0) * HOUR);
 }
 
-const WALLET_MISSING =
-  "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
+/** Why an approved job's money waits: shown on the job (releaseHeldReason) until the wallet is set. */
+export const WAITS_FOR_WALLET =
+  "the payment waits in escrow until the agent has a payout wallet: its owner was told, and the release goes out as soon as the agent (or its owner) sets walletAddress with PATCH /v1/agents/:id";
 
 async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promise<Address | null> {
   if (!agentId) return null;
@@ -84,7 +86,7 @@ export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Pr
   }
   const wallet = await agentWalletOf(ctx, job.agent_id);
   if (!wallet) {
-    await holdRelease(ctx, jobId, WALLET_MISSING);
+    await holdRelease(ctx, jobId, WAITS_FOR_WALLET);
     return "HELD";
   }
   // The deposit is asked of the chain again before the release is recorded: a deposit a
@@ -153,8 +155,9 @@ export async function approveReviewedJob(
     if (job.release_at && job.release_at.getTime() <= ctx.now().getTime()) await releaseApprovedJob(ctx, jobId);
     return;
   }
-  if (!(await agentWalletOf(ctx, job.agent_id)))
-    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: job.agent_id });
+  // An agent without a payout wallet does not stop the approval: the job's slot fixed no agent
+  // address, so the money waits in escrow for whichever wallet its owner sets (told at once, below).
+  const walletMissing = !(await agentWalletOf(ctx, job.agent_id));
 
   const url = deliverableUrlOf(job);
   if (!url) throw fail("INVALID_STATE", "the job has no submitted deliverable URL");
@@ -207,6 +210,7 @@ export async function approveReviewedJob(
           agentId: row.agent_id,
           automatic: Boolean(options.automatic),
           releaseAt: releaseAt.toISOString(),
+          ...(walletMissing ? { payoutWalletMissing: true } : {}),
         },
       });
     }
@@ -222,6 +226,7 @@ export async function approveReviewedJob(
       throw fail("INVALID_STATE", `the job became ${current.status} while it was being approved`);
     return; // approved meanwhile by another request
   }
+  if (walletMissing) await tellOwnerPaymentWaits(ctx, jobId);
   if (releaseAt.getTime() <= now.getTime()) await releaseApprovedJob(ctx, jobId);
 }
 

@@ -2,7 +2,7 @@ import { sql, type Selectable, type Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { depositEventsBetween, isStillMined } from "@/lib/chain/escrow/deposit-events";
-import { EscrowError, isFinalRefusal } from "@/lib/chain/escrow/errors";
+import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import { getEscrow, partSettledBlock } from "@/lib/chain/escrow/reads";
 import { refundEscrow } from "@/lib/chain/escrow/settle";
 import { getPublicClient } from "@/lib/chain/clients";
@@ -341,7 +341,7 @@ async function sendStrayRefund(ctx: ServiceContext, chain: ChainConfig, id: stri
   try {
     refund = await refundEscrow({ config: chain, escrowJobId: claimed.escrow_job_id, payer: claimed.payer as Address });
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    const message = chainFailureReason(error).slice(0, 500);
     if (isFinalRefusal(error)) {
       // NOT_FUNDED: the chain has no such deposit (a reorganisation removed it); otherwise the slot
       // was settled another way. Either way there is nothing to return.

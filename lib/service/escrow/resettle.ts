@@ -4,6 +4,7 @@ import { isAddressEqual, type Address } from "viem";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/connection";
 import { completeSettlement, type SettlementRow } from "./settle-job";
+import { completePartSettlement } from "./settle-part";
 
 /**
  * Settling a FAILED settlement again, to a valid address. A settlement is FAILED when the chain
@@ -18,7 +19,29 @@ import { completeSettlement, type SettlementRow } from "./settle-job";
  * follows takes the row's lease (settle-job.ts), and the contract settles each slot once. A
  * re-settle that itself fails (the new address refused too) is FAILED again and may be settled
  * again; a CONFIRMED one never.
+ *
+ * A part of a job paid in parts is settled again the same way: its row (milestone_settlements)
+ * keeps the same failure and re-settle columns as a whole job's (escrow_settlements), so the
+ * functions here take either table, named by settlementTableOf.
  */
+
+/** The two tables a settlement lives in: a whole job's, or one part's of a job paid in parts. */
+export type SettlementTable = "escrow_settlements" | "milestone_settlements";
+
+/** Which table holds settlement `id` (ids are unique across both), or null when neither does. */
+export async function settlementTableOf(db: Db, id: string): Promise<SettlementTable | null> {
+  const [whole, part] = await Promise.all([
+    db.selectFrom("escrow_settlements").select("id").where("id", "=", id).executeTakeFirst(),
+    db.selectFrom("milestone_settlements").select("id").where("id", "=", id).executeTakeFirst(),
+  ]);
+  return whole ? "escrow_settlements" : part ? "milestone_settlements" : null;
+}
+
+/**
+ * The columns this module reads and writes are the same in both tables (migration 0100), so a
+ * query written against the whole job's table runs against either.
+ */
+export const asWholeJobTable = (table: SettlementTable) => table as "escrow_settlements";
 
 /** The caller's open transaction (asOperator hands it over as a Db). */
 type Trx = Db;
@@ -28,8 +51,9 @@ export async function failedSettlementOrThrow(
   db: Db,
   settlementId: string,
   lock = false,
+  table: SettlementTable = "escrow_settlements",
 ): Promise<SettlementRow | undefined> {
-  let q = db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId);
+  let q = db.selectFrom(asWholeJobTable(table)).selectAll().where("id", "=", settlementId);
   if (lock) q = q.forUpdate();
   const row = await q.executeTakeFirst();
   if (!row) return undefined;
@@ -62,8 +86,9 @@ export async function reopenFailedSettlement(
   to: Address,
   byUserId: string,
   now: Date,
+  table: SettlementTable = "escrow_settlements",
 ): Promise<SettlementRow> {
-  const row = await failedSettlementOrThrow(trx, settlementId, true);
+  const row = await failedSettlementOrThrow(trx, settlementId, true, table);
   if (!row) throw new Error(`settlement ${settlementId} vanished`);
   const failedTo = row.failed_to_address ?? row.to_address;
   if (failedTo && isAddressEqual(failedTo as Address, to)) {
@@ -77,7 +102,7 @@ export async function reopenFailedSettlement(
     );
   }
   return trx
-    .updateTable("escrow_settlements")
+    .updateTable(asWholeJobTable(table))
     .set({
       status: "PENDING",
       to_address: to,
@@ -96,11 +121,16 @@ export async function reopenFailedSettlement(
 }
 
 /** After the transaction: sends the reopened settlement at once (the worker would within its round). */
-export async function sendReopened(ctx: ServiceContext, settlementId: string): Promise<SettlementRow> {
+export async function sendReopened(
+  ctx: ServiceContext,
+  settlementId: string,
+  table: SettlementTable = "escrow_settlements",
+): Promise<SettlementRow> {
   try {
-    return await completeSettlement(ctx, settlementId);
+    if (table === "milestone_settlements") await completePartSettlement(ctx, settlementId);
+    else return await completeSettlement(ctx, settlementId);
   } catch {
     // Recorded and maybe sent: the settlement worker finishes it when the lease runs out.
-    return ctx.db.selectFrom("escrow_settlements").selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
   }
+  return ctx.db.selectFrom(asWholeJobTable(table)).selectAll().where("id", "=", settlementId).executeTakeFirstOrThrow();
 }

@@ -12,6 +12,8 @@ import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import { settlementRecipientRefusal } from "../payouts/payable-address";
 import { SETTLEMENT_LEASE_MS, keptInRow } from "./settle-job";
+import { errorFields, log } from "../log";
+import { releasedJobs } from "./released";
 
 /**
  * One part (a milestone) of a job's escrow leaves it exactly once, the way a whole job's does
@@ -125,6 +127,10 @@ export async function completePartSettlement(
       durable: keptInRow(ctx, "milestone_settlements", claimed),
     });
   } catch (error) {
+    log.error(
+      { jobId: claimed.job_id, milestoneId: claimed.milestone_id, kind: claimed.kind, ...errorFields(error) },
+      "part settlement failed on the chain",
+    );
     const message = chainFailureReason(error).slice(0, 500);
     const final = isFinalRefusal(error);
     const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
@@ -135,6 +141,7 @@ export async function completePartSettlement(
         last_error: message,
         lease_until: final ? null : new Date(now.getTime() + backoff),
         updated_at: now,
+        ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
       })
       .where("id", "=", claimed.id)
       .returningAll()
@@ -248,6 +255,29 @@ async function recordPartReceipt(
         .set({ status: "COMPLETED", completed_at: recordedAt, release_tx_hash: result.txHash, updated_at: recordedAt })
         .where("id", "=", claimed.job_id)
         .execute();
+      // The job's money reached its agent (released.ts): announced as a whole job's payment is, with
+      // every part's net and fee, so a receiver waiting for job.paid hears of a job paid in parts too.
+      const paid = await trx
+        .selectFrom(releasedJobs(trx).as("r"))
+        .select(["r.net_units", "r.fee_units"])
+        .where("r.job_id", "=", claimed.job_id)
+        .executeTakeFirst();
+      if (paid) {
+        await publishEvent(trx, {
+          type: "job.paid",
+          jobId: claimed.job_id,
+          to,
+          data: {
+            jobId: claimed.job_id,
+            agentId: job.agent_id,
+            net: formatUsdc(BigInt(paid.net_units)),
+            fee: formatUsdc(BigInt(paid.fee_units)),
+            txHash: result.txHash,
+            chainId,
+            partsTotal: parts.length,
+          },
+        });
+      }
     }
     return confirmed;
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobInput, newAgent, newUser, startTestService, type TestAgent, type TestService } from "../testing/harness";
 import { claimedAgent } from "../testing/evals-support";
+import { sql } from "kysely";
 import { publishEvent } from "./publish-event";
 
 // An agent's own event feed: what its webhooks receive, by polling (GET /v1/agents/:id/events) or
@@ -131,33 +132,65 @@ describe("GET /v1/agents/:id/events", () => {
   );
 });
 
-describe("GET /v1/agents/:id/events/stream", () => {
-  async function readEvents(response: Response, count: number, controller: AbortController) {
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
-    const events: Array<{ event: string; id: string; data: any }> = [];
-    const deadline = Date.now() + 15_000;
-    while (events.length < count && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-      const blocks = text.split("\n\n");
-      text = blocks.pop()!;
-      for (const block of blocks) {
-        const fields = Object.fromEntries(
-          block
-            .split("\n")
-            .filter((l) => /^(event|id|data): /.test(l))
-            .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
-        );
-        if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data) });
-      }
+async function readEvents(response: Response, count: number, controller: AbortController) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const events: Array<{ event: string; id: string; data: any }> = [];
+  const deadline = Date.now() + 15_000;
+  while (events.length < count && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    const blocks = text.split("\n\n");
+    text = blocks.pop()!;
+    for (const block of blocks) {
+      const fields = Object.fromEntries(
+        block
+          .split("\n")
+          .filter((l) => /^(event|id|data): /.test(l))
+          .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+      );
+      if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data) });
     }
-    controller.abort();
-    return events;
   }
+  controller.abort();
+  return events;
+}
 
+describe("the feed's order is numeric", () => {
+  it("events whose seq crosses a power of ten in one transaction come in seq order, listed and streamed (not in the order of their text)", async () => {
+    const agent = await newAgent(service);
+    // The next power of ten above the sequence, minus 5: the next ten events cross it. Only ever
+    // moved forward, so other suites sharing the database are not disturbed.
+    await sql`select setval(pg_get_serial_sequence('domain_events', 'seq'),
+      greatest((select last_value from domain_events_seq_seq),
+        power(10, ceil(log(greatest((select last_value from domain_events_seq_seq), 10) + 6)))::bigint - 5))`.execute(
+      service.db,
+    );
+    const controller = new AbortController();
+    const live = await fetch(`${service.baseUrl}/v1/agents/${agent.id}/events/stream`, {
+      headers: { authorization: `Bearer ${agent.apiKey}` },
+      signal: controller.signal,
+    });
+    await service.db.transaction().execute(async (trx) => {
+      for (let n = 1; n <= 10; n += 1) await publishEvent(trx, { type: "webhook.test", to: [agent.id], data: { n } });
+    });
+    const streamed = await readEvents(live, 10, controller);
+    expect(streamed.map((e) => e.data.data.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const first = await feedUntil(agent, (events) => events.length === 4, "?limit=4");
+    const listed = [...first.data];
+    let cursor = first.meta.nextCursor;
+    while (listed.length < 10) {
+      const page = await feed(agent, agent.apiKey, `?limit=4&cursor=${cursor}`);
+      listed.push(...page.json.data);
+      cursor = page.json.meta.nextCursor;
+    }
+    expect(listed.map((e: { data: { n: number } }) => e.data.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describe("GET /v1/agents/:id/events/stream", () => {
   it("sends the agent's new events as they happen, and resumes after Last-Event-ID", async () => {
     const agent = await newAgent(service);
     const { poster, jobId } = await messagesTo(agent, 1);

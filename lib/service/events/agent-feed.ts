@@ -4,15 +4,16 @@ import type { z } from "zod";
 import type { AgentEvent, ListAgentEventsQuery } from "@/lib/api/schemas/agent-events";
 import type { Actor } from "../auth/actor";
 import { actsForAgent } from "../auth/acting-for-agent";
+import { assertNotSuspended } from "../auth/suspension";
 import type { ServiceContext } from "../context";
 import { decodeCursor, encodeCursor } from "../http/pagination";
 import { takeStreamSlot } from "../http/stream-slots";
+import { errorFields, log } from "../log";
+import { comparePositions, feedEndNow, type FeedEvent } from "./event-bus";
+import { streamHubOf } from "./stream-hub";
 
 const DEFAULT_LIMIT = 50;
-const STREAM_POLL_MS = 1_000;
-const STREAM_LIFETIME_MS = 5 * 60_000;
 const STREAM_BATCH = 100;
-const KEEPALIVE_MS = 15_000;
 
 /** A feed position: the event's transaction id and its seq (both integers, as text). */
 const DIGITS = /^\d{1,20}$/;
@@ -63,18 +64,10 @@ async function readFeed(
     where recipient_ids @> array[${agentId}]::text[]
       and tx < pg_snapshot_xmin(pg_current_snapshot())
       ${after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``}
-    order by tx, seq
+    -- The columns, not the text aliases of the select list (text sorts 10 before 9).
+    order by domain_events.tx, domain_events.seq
     limit ${limit}`.execute(ctx.db);
   return rows;
-}
-
-/** The end of the agent's feed now (null when it has no events). */
-async function feedEnd(ctx: ServiceContext, agentId: string): Promise<{ tx: string; seq: string } | null> {
-  const { rows } = await sql<{ tx: string; seq: string }>`
-    select tx::text as tx, seq::text as seq from domain_events
-    where recipient_ids @> array[${agentId}]::text[] and tx < pg_snapshot_xmin(pg_current_snapshot())
-    order by tx desc, seq desc limit 1`.execute(ctx.db);
-  return rows[0] ?? null;
 }
 
 /** The webhook envelope of an event (as deliver-webhooks.ts sends it). */
@@ -104,10 +97,33 @@ export async function listAgentEvents(
   };
 }
 
+/** Events a reconnecting stream keeps from the bus while it reads its backlog; past this it reads the database again. */
+const PENDING_MAX = 1_000;
+
+const sseOf = (event: FeedEvent) =>
+  `event: ${event.type}\nid: ${feedCursor(event)}\ndata: ${JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt.toISOString(),
+    data: event.data,
+  })}\n\n`;
+
+const feedEventOf = (row: FeedRow): FeedEvent => ({
+  id: row.id,
+  seq: row.seq,
+  tx: row.tx,
+  type: row.type,
+  jobId: null,
+  recipientIds: [],
+  createdAt: new Date(row.created_at),
+  data: row.data,
+});
+
 /**
- * GET /v1/agents/:id/events/stream: the same feed as server-sent events. Every instance polls the
- * database, as the job stream does; a stream lives 5 minutes and reads at most STREAM_BATCH events a
- * poll, so one client costs one small query a second at most.
+ * GET /v1/agents/:id/events/stream: the same feed as server-sent events, fed by this process's event
+ * bus (stream-hub.ts) in the feed's order: an open stream costs the database nothing. With a cursor
+ * (query, or Last-Event-ID on a reconnect) it first subscribes, then reads what it missed from the
+ * database, then sends what the bus brought meanwhile past that, so nothing is lost or sent twice.
  */
 export async function streamAgentEvents(
   ctx: ServiceContext,
@@ -116,78 +132,80 @@ export async function streamAgentEvents(
   cursor: string | undefined,
   request: Request,
   clientIp: string,
-  pollMs = STREAM_POLL_MS,
 ): Promise<Response> {
   // The same open-stream caps as the job stream (http/stream-slots.ts), taken before any query.
   const releaseSlot = takeStreamSlot(ctx, actor, clientIp);
+  const hub = streamHubOf(ctx);
   let id: string;
-  let position: Awaited<ReturnType<typeof feedEnd>>;
+  let position: { tx: string; seq: string } | null;
   try {
     id = await feedAgentOrThrow(ctx, actor, agentId);
+    // A suspended account is not live on the marketplace: suspension also ends its open streams.
+    await assertNotSuspended(ctx.db, actor.principalId);
     const resumeFrom = cursor ?? request.headers.get("last-event-id") ?? undefined;
-    position = resumeFrom !== undefined ? decodeFeedCursor(resumeFrom) : await feedEnd(ctx, id);
+    position = resumeFrom !== undefined ? decodeFeedCursor(resumeFrom) : null;
+    await hub.ready();
   } catch (error) {
     releaseSlot();
     throw error;
   }
-  const encoder = new TextEncoder();
+  const stream = hub.open(actor, request.signal, releaseSlot);
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let closed = false;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      const close = () => {
-        releaseSlot();
-        if (closed) return;
-        closed = true;
-        if (timer) clearTimeout(timer);
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      };
-      request.signal.addEventListener("abort", close);
-      const started = Date.now();
-      let lastKeepalive = started;
-      send(`retry: 3000\n: connected\n\n`);
+  const deliver = (events: FeedEvent[]) => {
+    for (const event of events) {
+      if (position && comparePositions(event, position) <= 0) continue;
+      if (!stream.send(sseOf(event))) return;
+      position = event;
+    }
+  };
+  // Subscribed first: what commits while the backlog (or where the feed ends) is read waits here,
+  // and is sent after it.
+  let pending: FeedEvent[] | null = [];
+  let overflowed = false;
+  hub.subscribeFeed(id, stream, (events) => {
+    if (!pending) return deliver(events);
+    if (pending.length + events.length > PENDING_MAX) overflowed = true;
+    else pending.push(...events);
+  });
+  void catchUp();
+  return stream.response;
 
-      const poll = async () => {
-        if (closed) return;
-        if (Date.now() - started > STREAM_LIFETIME_MS) return close();
-        try {
+  /**
+   * Without a position, the bus's once it has read past every event committed before now (what it
+   * brings after that is new; new streams at once share that read); with one, the backlog after it,
+   * read from the database in pages its socket keeps up with.
+   */
+  async function catchUp() {
+    try {
+      if (!position) {
+        position = (await hub.bus.sync()) ?? (await feedEndNow(ctx.db));
+        const waiting = pending ?? [];
+        pending = null;
+        deliver(waiting);
+        return;
+      }
+      for (;;) {
+        for (;;) {
           const rows = await readFeed(ctx, id, position, STREAM_BATCH);
           for (const row of rows) {
-            position = { tx: row.tx, seq: row.seq };
-            send(`event: ${row.type}\nid: ${feedCursor(row)}\ndata: ${JSON.stringify(envelopeOf(row))}\n\n`);
+            // At the pace its reader takes them: a long backlog is not a slow reader.
+            await stream.room();
+            deliver([feedEventOf(row)]);
           }
-          if (Date.now() - lastKeepalive > KEEPALIVE_MS) {
-            send(`: keepalive\n\n`);
-            lastKeepalive = Date.now();
-          }
-        } catch {
-          // The database is away: end the stream; EventSource reconnects with Last-Event-ID.
-          return close();
+          if (rows.length < STREAM_BATCH || !stream.open) break;
         }
-        timer = setTimeout(() => void poll(), pollMs);
-      };
-      void poll();
-    },
-    cancel() {
-      releaseSlot();
-      closed = true;
-      if (timer) clearTimeout(timer);
-    },
-  });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  });
+        if (!overflowed) break;
+        // More came meanwhile than is kept: read on from the database, which holds all of it.
+        overflowed = false;
+        pending = [];
+      }
+      const waiting = pending ?? [];
+      pending = null;
+      deliver(waiting);
+    } catch (error) {
+      // The database is away: end the stream; EventSource reconnects with Last-Event-ID.
+      log.warn(errorFields(error), "agent event stream: reading the backlog failed");
+      stream.end("error");
+    }
+  }
 }

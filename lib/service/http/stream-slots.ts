@@ -5,15 +5,15 @@ import { clientKeyOf } from "./client-origin";
 
 /**
  * How many server-sent event streams may be open at once, counted in this process: per client
- * network (an IPv4 address, an IPv6 /64), per credential (an agent, a person), and in all. Each open
- * stream polls the database every second, so without a cap one machine holding 1,464 anonymous
- * streams slowed every read from 5 ms to seconds. The counts live in process memory, not in the
- * database, on purpose: a slot must be given back the moment its connection ends, even when the
- * process dies, and only the process holds the socket. With several processes (scripts/server.mjs
- * runs one per core) a client may hold up to the cap in each; the per-process total bounds the
- * database work of every process regardless.
+ * network (an IPv4 address, an IPv6 /64), per credential (an agent, a person), and in all. An open
+ * stream costs the database nothing while idle (events/stream-hub.ts: one reader per process feeds
+ * them all), so the total bounds memory and sockets, not queries: the streams line of `npm run
+ * bench` measured about 35 kB a stream (README), so 10,000 a process is some 350 MB. The counts live
+ * in process memory, not in the database, on purpose: a slot must be given back the moment its
+ * connection ends, even when the process dies, and only the process holds the socket. With several
+ * processes (scripts/server.mjs runs one per core) a client may hold up to the cap in each.
  */
-export const STREAM_LIMITS = { perClient: 10, perCredential: 10, perProcess: 1_000 } as const;
+export const STREAM_LIMITS = { perClient: 10, perCredential: 10, perProcess: 10_000 } as const;
 const RETRY_AFTER_SECONDS = 30;
 
 const slotsByService = new WeakMap<ServiceContext, Map<string, number>>();

@@ -344,6 +344,19 @@ export async function listJobEvents(
       ...(m.kind === "SPLIT" ? { payerAmountUsdc: units(m.payer_amount_units) } : {}),
     });
   }
+  // A job paid in parts whose last part settled with money to its agent (escrow/released.ts, on the
+  // rows read above): its payment, as the job.paid webhook announced it, every part summed.
+  const paidParts = partMoves.filter((m) => m.status === "CONFIRMED" && m.kind !== "REFUND");
+  if (job.release_tx_hash && paidParts.length > 0) {
+    const sum = (pick: (m: (typeof paidParts)[number]) => string | null) =>
+      paidParts.reduce((total, m) => total + BigInt(pick(m) ?? "0"), 0n).toString();
+    add("job.paid", job.id, job.completed_at, SYSTEM, {
+      txHash: job.release_tx_hash,
+      amountUsdc: units(sum((m) => m.amount_units)),
+      feeUsdc: units(sum((m) => m.fee_units)),
+      partsTotal: parts.length,
+    });
+  }
 
   const cursorEvent =
     after && afterAt

@@ -5,6 +5,7 @@ import { verifyDeposit, type DepositCheck } from "@/lib/chain/escrow/verify-depo
 import { parseUsdc } from "@/lib/chain/units";
 import type { ErrorExtra } from "@/lib/api/schemas/errors";
 import type { ServiceContext } from "../context";
+import type { JobRow } from "../db/schema";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { isUniqueViolation } from "../db/errors";
@@ -33,7 +34,7 @@ const TX_ALREADY_USED = "this transaction already funds another job; each deposi
  * lock the job row, so exactly one of them wins.
  */
 export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: string, rawTxHash: string) {
-  const chain = requireChain(ctx);
+  requireChain(ctx);
   const txHash = rawTxHash.toLowerCase();
   const job = await ctx.db.selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirst();
   if (!job) throw fail("NOT_FOUND", "job not found");
@@ -45,6 +46,22 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
       escrowTxHash: job.escrow_tx_hash,
     });
   }
+  await fundJobWithDeposit(ctx, job, txHash);
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
+}
+
+/**
+ * The job funded by the deposit of `txHash`, once the chain confirms it (the checks above): the
+ * poster's registration, and the service's own for a deposit of the poster it saw on chain whose
+ * registration never arrived (attach-deposits.ts). Throws the refusals registerEscrow answers.
+ */
+export async function fundJobWithDeposit(
+  ctx: ServiceContext,
+  job: Pick<JobRow, "id" | "status" | "escrow_tx_hash" | "deposit_lost_at" | "escrow_job_id" | "budget_usdc">,
+  txHash: string,
+): Promise<void> {
+  const chain = requireChain(ctx);
+  const jobId = job.id;
   if (!isFundable(job))
     throw fail(
       "INVALID_STATE",
@@ -159,7 +176,6 @@ export async function registerEscrow(ctx: ServiceContext, actor: Actor, jobId: s
     if (isUniqueViolation(error)) throw fail("TX_ALREADY_USED", TX_ALREADY_USED);
     throw error;
   }
-  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }
 
 /**
@@ -202,7 +218,7 @@ async function reregister(
     } catch (error) {
       throw fail(
         "CHAIN_UNAVAILABLE",
-        `the chain could not be asked about the deposit (${(error as Error).message.split("\n")[0]}); try again`,
+        `the chain could not be asked about the deposit (${chainFailureReason(error)}); try again`,
       );
     }
     if (!check.ok) {

@@ -11,6 +11,7 @@ import { reopenJob } from "./reopen-job";
 import { jobViewerOf } from "./job-viewer";
 import { getJobRowWithLapse } from "./read-job";
 import { listJobEvents } from "./job-timeline";
+import { budgetSuggestions } from "./budget-suggestions";
 
 export function registerJobRoutes(router: ServiceRouter) {
   // GET /v1/jobs
@@ -20,6 +21,12 @@ export function registerJobRoutes(router: ServiceRouter) {
     // primary's open transactions, which a standby cannot see.
     replica: ({ query }) => query.updatedAfter === undefined,
     sharedCache: ({ actor, query }) => actor === null && !query.cursor,
+  });
+  // GET /v1/jobs/budget-suggestions, before GET /v1/jobs/:id so that its path is not read as an id.
+  // The same for everyone: kept for a moment (router.ts).
+  router.implement(routes.getBudgetSuggestions, ({ ctx, query }) => budgetSuggestions(ctx, query), {
+    replica: true,
+    sharedCache: () => true,
   });
   // POST /v1/jobs
   router.implement(routes.createJob, ({ ctx, actor, body }) => createJob(ctx, actor, body));

@@ -15,6 +15,8 @@ import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
 import { getJobRowOrThrow, proofHoldHoursOf } from "../jobs/read-job";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "../deliverables/check-deliverable";
+import { WAITS_FOR_WALLET } from "../deliverables/approve-job";
+import { tellOwnerPaymentWaits } from "../deliverables/remind-agent-wallet";
 import { assertMayRequestChanges, assertRoundsLeft, recordChangeRequest } from "../deliverables/request-changes";
 import { completePartSettlement, recordPartSettlement, type PartSettlementRow } from "../escrow/settle-part";
 import { publishEvent } from "../events/publish-event";
@@ -195,8 +197,8 @@ async function approvePart(
   const { id: jobId } = job;
   const position = m.position;
   if (!m.output_url) throw fail("INVALID_STATE", `part ${position} has no deliverable to approve`);
-  if (!(await agentWalletOf(ctx, payeeOf(m, job))))
-    throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
+  // No payout wallet does not stop the approval: the part's money waits in escrow (told to the owner below).
+  const walletMissing = !(await agentWalletOf(ctx, payeeOf(m, job)));
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
   if (probe.status !== "LIVE") {
     throw fail(
@@ -237,9 +239,11 @@ async function approvePart(
         agentId: payeeOf(locked.m, locked.job),
         releaseAt: releaseAt.toISOString(),
         automatic: how.automatic,
+        ...(walletMissing ? { payoutWalletMissing: true } : {}),
       },
     });
   });
+  if (walletMissing) await tellOwnerPaymentWaits(ctx, jobId, position);
   // The approval's fresh check is the release's when the hold has passed already.
   await releaseApprovedMilestone(ctx, m.id, { checked: true });
 }
@@ -434,7 +438,7 @@ export async function releaseApprovedMilestone(
   }
   const wallet = await agentWalletOf(ctx, payeeOf(m, job));
   if (!wallet) {
-    await holdPart(ctx, milestoneId, WALLET_MISSING);
+    await holdPart(ctx, milestoneId, WAITS_FOR_WALLET);
     return "HELD";
   }
   const settlement = await ctx.db.transaction().execute(async (trx) => {

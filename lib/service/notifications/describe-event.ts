@@ -15,6 +15,11 @@ const quoted = (title: string | null) =>
 /** "40.500000" → "40.5": amounts as people write them. */
 const tidy = (amount: string) => (/^\d+\.\d+$/.test(amount) ? amount.replace(/0+$/, "").replace(/\.$/, "") : amount);
 const usdc = (value: unknown) => (str(value) ? ` of ${tidy(str(value)!)} USDC` : "");
+/** An approval of work whose agent has no payout wallet: where the money is, and what releases it. */
+const WAITS_FOR_WALLET = (d: Record<string, unknown>) =>
+  d.payoutWalletMissing === true
+    ? " The payment waits in escrow until the agent has a payout wallet: its owner sets one on the agent's page."
+    : "";
 
 /**
  * The one sentence and the dashboard path of each event type that reaches an inbox (and its mail
@@ -42,7 +47,7 @@ export function describeEvent(event: EventForText): { text: string; link: string
       text: `${str(d.position) ? `Changes were asked for on part ${str(d.position)} of ${job}` : `Changes were asked for on ${job}`}${str(d.round) && str(d.maxRevisions) ? ` (round ${str(d.round)} of ${str(d.maxRevisions)})` : ""}: read the request and resubmit.`,
       link: jobLink,
     }),
-    "job.approved": () => ({ text: `The work on ${job} was approved.`, link: jobLink }),
+    "job.approved": () => ({ text: `The work on ${job} was approved.${WAITS_FOR_WALLET(d)}`, link: jobLink }),
     "job.paid": () => ({ text: `Payment${usdc(d.netUsdc ?? d.amountUsdc)} released for ${job}.`, link: jobLink }),
     "job.disputed": () => ({ text: `A dispute was opened on ${job}.`, link: jobLink }),
     "dispute.statement": () => ({ text: `New statement in the dispute on ${job}.`, link: jobLink }),
@@ -59,7 +64,10 @@ export function describeEvent(event: EventForText): { text: string; link: string
       text: `Part ${str(d.position) ?? ""} of ${job} was delivered: review it.`,
       link: jobLink,
     }),
-    "milestone.approved": () => ({ text: `Part ${str(d.position) ?? ""} of ${job} was approved.`, link: jobLink }),
+    "milestone.approved": () => ({
+      text: `Part ${str(d.position) ?? ""} of ${job} was approved.${WAITS_FOR_WALLET(d)}`,
+      link: jobLink,
+    }),
     "milestone.paid": () => ({
       text: `Part ${str(d.position) ?? ""} of ${job} was paid${usdc(d.net)}.`,
       link: jobLink,

@@ -6,11 +6,9 @@ import { listJobEvents } from "../jobs/job-timeline";
 import { readsJobEvents } from "../jobs/job-viewer";
 import { getJobRowWithLapse } from "../jobs/read-job";
 import { takeStreamSlot } from "../http/stream-slots";
+import { assertNotSuspended } from "../auth/suspension";
+import { streamHubOf, type StreamHub } from "../events/stream-hub";
 import { errorFields, log } from "../log";
-
-const STREAM_POLL_MS = 1_000;
-const STREAM_LIFETIME_MS = 5 * 60_000;
-const KEEPALIVE_MS = 15_000;
 
 interface Fingerprint {
   /** What anyone may see: the page's public state. */
@@ -47,35 +45,39 @@ async function fingerprintOf(ctx: ServiceContext, jobId: string): Promise<Finger
   return { public: pub, all: `${JSON.stringify(pub)}|${row.rest}` };
 }
 
-const fingerprintsByService = new WeakMap<
-  ServiceContext,
-  Map<string, { at: number; value: Promise<Fingerprint | null> }>
+/** Per hub and job, the fingerprint read after the job's latest change: one read for every stream of the job. */
+const fingerprintReads = new WeakMap<
+  StreamHub,
+  Map<string, { generation: number; value: Promise<Fingerprint | null> }>
 >();
 
 /**
- * The job's fingerprint, read once for every stream of the job in this process that polls within
- * `maxAgeMs`: a hundred viewers of one job cost one query a poll, not a hundred.
+ * The job's fingerprint as of its latest change this process was told of (stream-hub.ts counts
+ * them): read once for all of the job's streams here, a hundred viewers of one job cost one query a
+ * change, and an idle job page costs none.
  */
-function sharedFingerprint(ctx: ServiceContext, jobId: string, maxAgeMs: number): Promise<Fingerprint | null> {
-  let recent = fingerprintsByService.get(ctx);
-  if (!recent) fingerprintsByService.set(ctx, (recent = new Map()));
-  const now = Date.now();
-  const hit = recent.get(jobId);
-  if (hit && now - hit.at < maxAgeMs) return hit.value;
-  if (recent.size > 10_000) for (const [key, entry] of recent) if (now - entry.at >= maxAgeMs) recent.delete(key);
+function sharedFingerprint(ctx: ServiceContext, hub: StreamHub, jobId: string): Promise<Fingerprint | null> {
+  let reads = fingerprintReads.get(hub);
+  if (!reads) fingerprintReads.set(hub, (reads = new Map()));
+  const generation = hub.jobGeneration(jobId) ?? -1;
+  const hit = reads.get(jobId);
+  if (hit && hit.generation === generation) return hit.value;
   const value = fingerprintOf(ctx, jobId);
-  recent.set(jobId, { at: now, value });
-  value.catch(() => recent.delete(jobId));
+  reads.set(jobId, { generation, value });
+  value.catch(() => {
+    if (reads.get(jobId)?.value === value) reads.delete(jobId);
+  });
   return value;
 }
 
 /**
- * GET /v1/jobs/:id/stream: server-sent events for an open job page. Every instance polls the
- * database (no process memory is shared), so a bid placed through any instance reaches every
- * stream within a poll. Anyone gets `job` (the public state) when it changes; a caller who may read
- * the job's timeline (the parties and the operator, decided by job-viewer.ts as for GET
- * /v1/jobs/:id/events) also gets each new timeline event under its own type, as that route writes it.
- * Each open stream holds a slot of the caller's (http/stream-slots.ts), given back when it ends.
+ * GET /v1/jobs/:id/stream: server-sent events for an open job page, fed by this process's event bus
+ * (events/stream-hub.ts): whatever instance changes a row the page shows, the database tells every
+ * instance after the commit (migration 0085-event-bus-notify), and each reads the job's fingerprint
+ * once for all its streams of that job. Anyone gets `job` (the public state) when it changes; a
+ * caller who may read the job's timeline (the parties and the operator, decided by job-viewer.ts as
+ * for GET /v1/jobs/:id/events) also gets each new timeline event under its own type, as that route
+ * writes it. Each open stream holds a slot of the caller's (http/stream-slots.ts), given back when it ends.
  */
 export async function streamJob(
   ctx: ServiceContext,
@@ -83,102 +85,78 @@ export async function streamJob(
   jobId: string,
   request: Request,
   clientIp: string,
-  pollMs = STREAM_POLL_MS,
 ): Promise<Response> {
   // The slot first: a caller over the cap is refused before it costs a query.
   const releaseSlot = takeStreamSlot(ctx, actor, clientIp);
+  const hub = streamHubOf(ctx);
   let party: boolean;
   try {
+    // A suspended account is not live on the marketplace: suspension also ends its open streams.
+    if (actor) await assertNotSuspended(ctx.db, actor.principalId);
     const job = await getJobRowWithLapse(ctx, jobId);
     party = actor !== null && (await readsJobEvents(ctx, actor, job));
+    await hub.ready();
   } catch (error) {
     releaseSlot();
     throw error;
   }
-  const encoder = new TextEncoder();
+  const stream = hub.open(actor, request.signal, releaseSlot);
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let closed = false;
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      const close = () => {
-        releaseSlot();
-        if (closed) return;
-        closed = true;
-        if (timer) clearTimeout(timer);
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      };
-      request.signal.addEventListener("abort", close);
-      if (request.signal.aborted) return close();
-      const started = Date.now();
-      let lastKeepalive = started;
-      let last = await sharedFingerprint(ctx, jobId, pollMs / 2).catch(() => null);
-      // Where the page's timeline ends now: only what happens after this is sent.
-      let cursor: string | undefined;
-      try {
-        cursor = party ? await timelineEnd(ctx, actor!, jobId, undefined) : undefined;
-      } catch {
-        // The database is away: end at once (and give the slot back); EventSource retries.
-        return close();
-      }
-      send(`retry: 3000\n: connected\n\n`);
-
-      const poll = async () => {
-        if (closed) return;
-        if (Date.now() - started > STREAM_LIFETIME_MS) return close();
-        try {
-          const now = await sharedFingerprint(ctx, jobId, pollMs / 2);
-          if (now && now.all !== last?.all) {
-            if (JSON.stringify(now.public) !== JSON.stringify(last?.public))
-              send(`event: job\ndata: ${JSON.stringify(now.public)}\n\n`);
-            if (party) {
-              for (;;) {
-                const page = await listJobEvents(ctx, actor!, jobId, { limit: 100, cursor });
-                for (const event of page.items) {
-                  send(`event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
-                  cursor = encodeCursor({ k: event.at, id: event.id });
-                }
-                if (!page.meta.hasMore) break;
-              }
+  let last: Fingerprint | null = null;
+  // Where the page's timeline ends now: only what happens after this is sent.
+  let cursor: string | undefined;
+  let busy = true;
+  let again = false;
+  const refresh = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        const now = await sharedFingerprint(ctx, hub, jobId);
+        if (!now || now.all === last?.all) continue;
+        if (JSON.stringify(now.public) !== JSON.stringify(last?.public))
+          stream.send(`event: job\ndata: ${JSON.stringify(now.public)}\n\n`);
+        if (party) {
+          for (;;) {
+            const page = await listJobEvents(ctx, actor!, jobId, { limit: 100, cursor });
+            for (const event of page.items) {
+              stream.send(`event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
+              cursor = encodeCursor({ k: event.at, id: event.id });
             }
-            last = now;
+            if (!page.meta.hasMore || !stream.open) break;
           }
-          if (Date.now() - lastKeepalive > KEEPALIVE_MS) {
-            send(`: keepalive\n\n`);
-            lastKeepalive = Date.now();
-          }
-        } catch (error) {
-          // The caller lost access (or the database is away): end the stream; EventSource retries.
-          log.warn(errorFields(error), "job stream ended");
-          return close();
         }
-        timer = setTimeout(() => void poll(), pollMs);
-      };
-      timer = setTimeout(() => void poll(), pollMs);
-    },
-    cancel() {
-      releaseSlot();
-      closed = true;
-      if (timer) clearTimeout(timer);
-    },
+        last = now;
+      } while (again && stream.open);
+    } catch (error) {
+      // The caller lost access (or the database is away): end the stream; EventSource retries.
+      log.warn(errorFields(error), "job stream ended");
+      stream.end("error");
+    } finally {
+      busy = false;
+    }
+  };
+  // Subscribed before the first read: a change meanwhile is looked at right after it.
+  hub.subscribeJob(jobId, stream, () => void refresh());
+  stream.whenEnded(() => {
+    if (hub.jobGeneration(jobId) === undefined) fingerprintReads.get(hub)?.delete(jobId);
   });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  });
+  try {
+    last = await sharedFingerprint(ctx, hub, jobId);
+    cursor = party ? await timelineEnd(ctx, actor!, jobId, undefined) : undefined;
+  } catch {
+    // The database is away: end at once (and give the slot back); EventSource retries.
+    stream.end("error");
+    return stream.response;
+  }
+  busy = false;
+  if (again) void refresh();
+  return stream.response;
 }
-
 /** The cursor just past the timeline's last event now (undefined for an empty timeline). */
 async function timelineEnd(
   ctx: ServiceContext,

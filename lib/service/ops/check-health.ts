@@ -1,3 +1,4 @@
+import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import { sql } from "kysely";
 import { createPublicClient, http } from "viem";
 import type { z } from "zod";
@@ -304,7 +305,7 @@ async function checkChain(chain: ChainConfig | null): Promise<z.infer<typeof Cha
     return {
       ...base,
       ok: false,
-      detail: `the RPC did not answer: ${messageOf(error)}`,
+      detail: `the RPC did not answer: ${chainFailureReason(error)}`,
       blockNumber: null,
       latencyMs: null,
     };

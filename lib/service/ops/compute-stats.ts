@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { JobFigures, Stats } from "@/lib/api/schemas/ops";
 import { formatUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
+import { agentPayouts } from "../escrow/released";
 
 /** Figures are recomputed at most this often per instance (and GET /v1/stats tells caches the same). */
 export const STATS_CACHE_SECONDS = 60;
@@ -64,14 +65,18 @@ async function aggregate(ctx: ServiceContext): Promise<Stats> {
       count(j.funded_at) as funded,
       count(*) filter (where j.status = 'COMPLETED') as completed,
       count(s.id) filter (where s.kind = 'REFUND') as refunded,
-      -- A split ruling pays the agent too (amount_units: the agent's net share).
-      sum(s.amount_units) filter (where s.kind in ('RELEASE', 'SPLIT')) as released_units,
+      -- Every confirmed settlement that paid the agent, whole or part (a split ruling's net share too).
+      sum(p.net_units) as released_units,
       percentile_cont(0.5) within group (order by extract(epoch from (s.confirmed_at - j.funded_at)))
         filter (where s.kind = 'RELEASE' and j.funded_at is not null and s.confirmed_at is not null) as median_seconds,
-      count(s.id) as settled,
-      count(s.id) filter (where j.disputed_at is not null) as disputed_settled
+      -- A job paid in parts is settled once its last part is (it then carries the release transaction).
+      count(*) filter (where s.id is not null or j.release_tx_hash is not null) as settled,
+      count(*) filter (where (s.id is not null or j.release_tx_hash is not null) and (j.disputed_at is not null
+        or exists (select 1 from job_milestones m where m.job_id = j.id and m.disputed_at is not null))) as disputed_settled
     from jobs j
     left join escrow_settlements s on s.job_id = j.id and s.status = 'CONFIRMED'
+    left join (select job_id, sum(net_units) as net_units from (${agentPayouts(ctx.db)}) payouts group by job_id) p
+      on p.job_id = j.id
     where ${chainId === null ? sql`true` : sql`j.chain_id = ${chainId}`}
     group by 1
   `.execute(ctx.db);

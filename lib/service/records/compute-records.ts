@@ -4,7 +4,7 @@ import type { AgentRecord, PosterRecord } from "@/lib/api/schemas/records";
 import { formatUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { reviewIsVisible } from "../reviews/visibility";
-import { RELEASED_ON_CHAIN } from "../escrow/released";
+import { releasedJobs } from "../escrow/released";
 import { BETWEEN_OWN_ACCOUNTS } from "../jobs/own-accounts";
 
 type AgentRecordDto = z.input<typeof AgentRecord>;
@@ -14,16 +14,16 @@ type PosterRecordDto = z.input<typeof PosterRecord>;
  * The one home of track records: profile reads, the bids table and the board's cards all come here,
  * in batches (a fixed number of grouped queries whatever the number of ids, never one per row).
  *
- * A record is earned only by settled money. A job is completed for a record when its escrow was
- * released on chain: the job carries release_tx_hash AND its settlement row is a CONFIRMED RELEASE
- * (the settlement worker writes both in one transaction once the receipt is in). Earned and paid
- * amounts are the settlement's own figures (amount_units to the agent, fee_units to the treasury),
- * never the budget a job asked for: an approved job whose release is held, a refunded job, a job
- * that was never funded and a job whose release failed add nothing. Ratings count only reviews
- * that are public (reviews/visibility.ts), and a review exists only for a released job. A job
- * between one person's own accounts (jobs/own-accounts.ts) counts for nothing, disputes included.
+ * A record is earned only by settled money. A job is completed for a record when its money reached
+ * the agent on chain (escrow/released.ts: a whole job's confirmed release, or a job paid in parts
+ * whose last part settled). Earned and paid amounts are the settlements' own figures (amount_units
+ * to the agent, fee_units to the treasury, every part's summed), never the budget a job asked for:
+ * an approved job whose release is held, a refunded job, a job that was never funded and a job
+ * whose release failed add nothing. Delivery and disputes count a job paid in parts by its parts
+ * (delivered when a part was, disputed when a part was). Ratings count only reviews that are public
+ * (reviews/visibility.ts), and a review exists only for a released job. A job between one person's
+ * own accounts (jobs/own-accounts.ts) counts for nothing, disputes included.
  */
-const RELEASED = RELEASED_ON_CHAIN;
 const AT_ARMS_LENGTH = sql<boolean>`not ${BETWEEN_OWN_ACCOUNTS}`;
 
 const rate = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null);
@@ -103,18 +103,17 @@ export async function agentRecords(ctx: ServiceContext, agentIds: string[]): Pro
   const [done, disputes, ratings, parts] = await Promise.all([
     ctx.db
       .selectFrom("jobs as j")
-      .innerJoin("escrow_settlements as s", "s.job_id", "j.id")
+      .innerJoin(releasedJobs(ctx.db).as("r"), "r.job_id", "j.id")
       .select([
         "j.agent_id as id",
         sql<number>`count(*)::int`.as("completed"),
-        sql<string>`coalesce(sum(s.amount_units::numeric), 0)::text`.as("earned"),
+        sql<string>`coalesce(sum(r.net_units), 0)::text`.as("earned"),
         sql<number>`count(*) filter (where j.deadline_at is not null)::int`.as("with_deadline"),
-        sql<number>`count(*) filter (where j.deadline_at is not null and j.submitted_at is not null and j.submitted_at <= j.deadline_at)::int`.as(
+        sql<number>`count(*) filter (where j.deadline_at is not null and r.delivered_at is not null and r.delivered_at <= j.deadline_at)::int`.as(
           "on_time",
         ),
       ])
       .where("j.agent_id", "in", ids)
-      .where(RELEASED)
       .where(AT_ARMS_LENGTH)
       .groupBy("j.agent_id")
       .execute(),
@@ -153,11 +152,11 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
   const [done, disputes, ratings, postingAgents, parts] = await Promise.all([
     ctx.db
       .selectFrom("jobs as j")
-      .innerJoin("escrow_settlements as s", "s.job_id", "j.id")
+      .innerJoin(releasedJobs(ctx.db).as("r"), "r.job_id", "j.id")
       .select([
         "j.poster_id as id",
         sql<number>`count(*)::int`.as("completed"),
-        sql<string>`coalesce(sum(s.amount_units::numeric + coalesce(s.fee_units::numeric, 0)), 0)::text`.as("paid"),
+        sql<string>`coalesce(sum(r.net_units + r.fee_units), 0)::text`.as("paid"),
         sql<
           string | null
         >`percentile_cont(0.5) within group (order by extract(epoch from (j.approved_at - j.submitted_at)) / 3600) filter (where j.approved_at is not null and j.submitted_at is not null)`.as(
@@ -165,7 +164,6 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
         ),
       ])
       .where("j.poster_id", "in", ids)
-      .where(RELEASED)
       .where(AT_ARMS_LENGTH)
       .groupBy("j.poster_id")
       .execute(),
@@ -200,29 +198,45 @@ export async function posterRecords(ctx: ServiceContext, posterIds: string[]): P
 /**
  * Disputes, per agent or per poster: of the jobs that reached a delivery or a dispute, how many were
  * disputed, and how each dispute ended in money (released to the agent, refunded to the poster,
- * split between them by a ruling, or not settled yet). The outcome is read from the confirmed settlement, as everywhere in a record.
+ * split between them by a ruling, or not settled yet). The outcome is read from the confirmed
+ * settlement, as everywhere in a record: a whole job's, or for a job paid in parts its first
+ * disputed part's.
  */
 async function disputeRows(
   ctx: ServiceContext,
   column: "agent_id" | "poster_id",
   ids: string[],
 ): Promise<DisputeRow[]> {
-  const rows = await ctx.db
+  const perJob = ctx.db
     .selectFrom("jobs as j")
     .leftJoin("escrow_settlements as s", (join) => join.onRef("s.job_id", "=", "j.id").on("s.status", "=", "CONFIRMED"))
     .select([
       sql<string>`j.${sql.raw(column)}`.as("id"),
-      sql<number>`count(*) filter (where j.submitted_at is not null or j.disputed_at is not null)::int`.as("delivered"),
-      sql<number>`count(*) filter (where j.disputed_at is not null)::int`.as("disputed"),
-      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'RELEASE' and j.release_tx_hash is not null)::int`.as(
-        "released",
+      sql<boolean>`(j.submitted_at is not null or j.disputed_at is not null or exists (
+        select 1 from job_milestones m where m.job_id = j.id and (m.submitted_at is not null or m.disputed_at is not null)))`.as(
+        "delivered",
       ),
-      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'REFUND')::int`.as("refunded"),
-      sql<number>`count(*) filter (where j.disputed_at is not null and s.kind = 'SPLIT')::int`.as("split"),
+      sql<boolean>`(j.disputed_at is not null or exists (
+        select 1 from job_milestones m where m.job_id = j.id and m.disputed_at is not null))`.as("disputed"),
+      sql<string | null>`case when j.disputed_at is not null
+        then (case when s.kind = 'RELEASE' and j.release_tx_hash is null then null else s.kind end)
+        else (select ms.kind from milestone_settlements ms join job_milestones m on m.id = ms.milestone_id
+              where m.job_id = j.id and m.disputed_at is not null and ms.status = 'CONFIRMED'
+              order by m.position limit 1) end`.as("outcome"),
     ])
     .where(sql.ref(`j.${column}`), "in", ids)
-    .where(AT_ARMS_LENGTH)
-    .groupBy(sql.ref(`j.${column}`))
+    .where(AT_ARMS_LENGTH);
+  const rows = await ctx.db
+    .selectFrom(perJob.as("d"))
+    .select([
+      "d.id",
+      sql<number>`count(*) filter (where d.delivered)::int`.as("delivered"),
+      sql<number>`count(*) filter (where d.disputed)::int`.as("disputed"),
+      sql<number>`count(*) filter (where d.disputed and d.outcome = 'RELEASE')::int`.as("released"),
+      sql<number>`count(*) filter (where d.disputed and d.outcome = 'REFUND')::int`.as("refunded"),
+      sql<number>`count(*) filter (where d.disputed and d.outcome = 'SPLIT')::int`.as("split"),
+    ])
+    .groupBy("d.id")
     .execute();
   return rows as DisputeRow[];
 }

@@ -199,6 +199,8 @@ export async function startTestService(
       return { status: response.status, headers: response.headers, json };
     },
     stop: async () => {
+      // Open streams end first (the server waits for every open answer), then the bus's connection.
+      await ctx.streams?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // What this process's rate-budget leases left unspent goes back, as a stopping instance's does:
       // the next suite on a shared PostgreSQL database starts from what was really spent.

@@ -2,7 +2,6 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { apiWithToken } from "@/lib/api/for-request";
-import { settle } from "@/lib/api/errors";
 import type { ApiClient } from "@/lib/api/client";
 import { requireSessionApi } from "@/lib/session/api";
 import { DisputeCasePanel } from "@/components/disputes/dispute-case";
@@ -10,6 +9,7 @@ import { JobBrief } from "@/components/jobs/job-brief";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobConversations } from "@/components/messages/job-conversations";
 import { Alert } from "@/components/ui/alert";
+import { optional, settle } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Dispute case" };
 export const dynamic = "force-dynamic";
@@ -26,9 +26,7 @@ export default async function AdminDisputePage({ params }: { params: Promise<{ i
   // in words) are independent reads: the [id] is the job's id.
   const [res, chain, jobRes] = await Promise.all([
     settle(api.getDispute({ params: { id } })),
-    apiWithToken()
-      .then((anonymous) => anonymous.getChain({}))
-      .catch(() => null),
+    apiWithToken().then((anonymous) => optional(anonymous.getChain({}))),
     settle(api.getJob({ params: { id } })),
   ]);
   if (res.error?.status === 404 || res.error?.status === 400) notFound();

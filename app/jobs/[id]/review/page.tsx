@@ -1,7 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { settle } from "@/lib/api/errors";
-import type { Job } from "@/lib/api/schemas/jobs";
 import { apiWithToken } from "@/lib/api/for-request";
 import { requireSessionApi } from "@/lib/session/api";
 import { ProofHistory } from "@/components/deliverables/proof-history";
@@ -13,17 +11,13 @@ import { ReviewDeliverable } from "./review-deliverable";
 import { ReviewEscrow } from "./review-escrow";
 import { Badge } from "@/components/ui/badge";
 import { DeliveryHeader } from "../delivery-header";
+import { optional, settle } from "@/lib/api/page-data";
+import { JobStepper } from "@/components/jobs/job-stepper";
+import { ProofHoldBar, holdEndsAt } from "@/components/jobs/proof-hold-bar";
 import { ChangeRequestNote } from "@/components/revisions/change-request-note";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Review the delivery" };
-
-/** When the proof hold ends: releaseAt once approved, else submittedAt + proofHoldHours. */
-function holdEndsAt(job: Job): string | null {
-  if (job.releaseAt) return job.releaseAt;
-  if (!job.submittedAt) return null;
-  return new Date(new Date(job.submittedAt).getTime() + job.inputData.proofHoldHours * 3_600_000).toISOString();
-}
 
 // The poster's review of delivered work (the agent's side sees the same facts without the
 // poster's buttons): the deliverable, its live proof status and every probe so far, the proof
@@ -54,7 +48,7 @@ export default async function ReviewPage({
   const [checks, criteria, chain, assigned] = await Promise.all([
     settle(api.listProofChecks({ params: { id }, query: { limit: 50 } })),
     job.acceptanceCriteria.length > 0 ? settle(api.listJobCriteria({ params: { id } })) : Promise.resolve(null),
-    (await apiWithToken()).getChain({}).catch(() => null),
+    apiWithToken().then((anonymous) => optional(anonymous.getChain({}))),
     job.agent ? settle(api.getAgent({ params: { id: job.agent.id } })) : Promise.resolve(null),
   ]);
   // undefined: unknown (the read failed; approval then says itself what is missing).
@@ -72,6 +66,8 @@ export default async function ReviewPage({
         badges={job.autoApproved ? <Badge tone="violet">Approved automatically</Badge> : null}
         withAgent
       />
+      <JobStepper job={job} />
+      <ProofHoldBar job={job} />
       {submitted ? (
         <Alert className="mt-4" tone="success" title="Submitted">
           The deliverable is live; the poster has been given it to review.

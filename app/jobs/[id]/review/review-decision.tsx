@@ -38,11 +38,18 @@ export function ReviewDecision({
                   : "Approving now releases the escrow when the proof hold ends, after a last check."
               }
             >
-              {agentWallet === null ? (
-                <AgentWalletMissing jobId={job.id} agentName={job.agent?.name ?? "The agent"} />
-              ) : (
-                <ApproveForm jobId={job.id} releasesNow={holdPassed} budget={job.budgetUsdc} unticked={unticked} />
-              )}
+              <div className="space-y-4">
+                {agentWallet === null ? (
+                  <AgentWalletMissing jobId={job.id} agentName={job.agent?.name ?? "The agent"} />
+                ) : null}
+                <ApproveForm
+                  jobId={job.id}
+                  releasesNow={holdPassed}
+                  budget={job.budgetUsdc}
+                  unticked={unticked}
+                  walletMissing={agentWallet === null}
+                />
+              </div>
             </Card>
           ) : null}
           {viewer.can.approve ? (

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { SubmitDeliverableForm } from "@/components/deliverables/delivery-forms";
 import { ProofHistory } from "@/components/deliverables/proof-history";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { AttemptForm } from "@/components/packs/attempt-form";
 import { FinalizeSessionForm, SessionItemForm } from "@/components/packs/session-item-form";

@@ -3,25 +3,21 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { apiWithToken } from "@/lib/api/for-request";
-import { ApiError } from "@/lib/api/errors";
 import type { JobShareCard } from "@/lib/api/schemas/job-modes";
 import { FundedBadge, JobStatusBadge } from "@/components/ui/badge";
 import { LinkButton } from "@/components/ui/link-button";
 import { displayUsdc } from "@/lib/chain/units";
 import { Markdown, plainTextExcerpt } from "@/lib/markdown";
+import { found } from "@/lib/api/page-data";
 
 export const dynamic = "force-dynamic";
 type Params = Promise<{ id: string }>;
 
 /** GET /v1/jobs/:id/share-card: 404 (JOB_NOT_SHAREABLE) for a job whose poster did not make it shareable. */
-const loadCard = cache(async (id: string): Promise<JobShareCard | null> => {
-  try {
-    return (await (await apiWithToken()).getJobShareCard({ params: { id } })).data;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return null;
-    throw error;
-  }
-});
+const loadCard = cache(
+  async (id: string): Promise<JobShareCard> =>
+    (await found((await apiWithToken()).getJobShareCard({ params: { id } }))).data,
+);
 
 const headline = (card: JobShareCard) =>
   `${displayUsdc(card.budgetUsdc)} ${card.tokenSymbol} · ${card.funded ? "funded in escrow" : "not funded yet"}`;

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import { coreMigration } from "./0001-core";
+import { partSettlementFailuresMigration } from "./0100-part-settlement-failures";
 import { escrowMigration } from "./0002-escrow";
 import { deliverablesMigration } from "./0003-deliverables";
 import { forumMigration } from "./0004-forum";
@@ -38,6 +39,7 @@ import { agentIdentitiesMigration } from "./0051-agent-identities";
 import { jobChangeOrderMigration } from "./0045-job-change-order";
 import { forumPostEventsMigration } from "./0063-forum-post-events";
 import { idempotencyLeasesMigration } from "./0065-idempotency-leases";
+import { eventBusNotifyMigration } from "./0085-event-bus-notify";
 import { forumPostIdempotencyMigration } from "./0067-forum-post-idempotency";
 import { partsInFlightMigration } from "./0070-parts-in-flight";
 import { releaseLeasesMigration } from "./0071-release-leases";
@@ -95,8 +97,10 @@ export const migrations: Record<string, Migration> = {
   "0067-forum-post-idempotency": forumPostIdempotencyMigration,
   "0070-parts-in-flight": partsInFlightMigration,
   "0071-release-leases": releaseLeasesMigration,
+  "0100-part-settlement-failures": partSettlementFailuresMigration,
   "0090-revisions": revisionsMigration,
   "0091-display-names": displayNamesMigration,
   "0092-follow-on-reply": followOnReplyMigration,
+  "0085-event-bus-notify": eventBusNotifyMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
 };

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { settle } from "@/lib/api/errors";
+import { settle } from "@/lib/api/page-data";
 import { requireSessionApi } from "@/lib/session/api";
 import { RegisterAgentIdentity } from "@/components/wallet/register-agent-identity";
 import { confirmRegistrationAction, declareIdentityAction } from "@/lib/actions/identity/identity";
@@ -22,7 +22,7 @@ export default async function AgentIdentityPage({ params }: { params: Params }) 
   const declared = Object.fromEntries((identity?.services ?? []).map((s) => [s.name, s.endpoint]));
   return (
     <div className="mx-auto max-w-xl px-4 py-10">
-      <nav className="text-sm text-zinc-500">
+      <nav className="text-sm text-zinc-500 dark:text-zinc-400">
         <Link href={`/agents/${id}`} className="hover:underline">
           {agent.name}
         </Link>{" "}

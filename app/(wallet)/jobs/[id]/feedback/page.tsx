@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { requireSessionApi } from "@/lib/session/api";
 import { WriteFeedback } from "@/components/wallet/write-feedback";
 import { prepareFeedbackAction } from "@/lib/actions/identity/identity";
+import { found, needed } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Feedback on chain" };
 type Params = Promise<{ id: string }>;
@@ -14,12 +14,11 @@ type Params = Promise<{ id: string }>;
 export default async function JobFeedbackPage({ params }: { params: Params }) {
   const { id } = await params;
   const { api } = await requireSessionApi(`/jobs/${id}/feedback`);
-  const job = await api.getJob({ params: { id } }).catch(() => null);
-  if (!job) notFound();
-  const chain = (await api.getChain({})).data;
+  const job = await found(api.getJob({ params: { id } }));
+  const chain = (await needed(api.getChain({}))).data;
   return (
     <div className="mx-auto max-w-xl px-4 py-10">
-      <nav className="text-sm text-zinc-500">
+      <nav className="text-sm text-zinc-500 dark:text-zinc-400">
         <Link href={`/jobs/${id}`} className="hover:underline">
           {job.data.title}
         </Link>{" "}

@@ -1,7 +1,6 @@
 import { chainName } from "@/components/ui/chain-name";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import type { Address } from "viem";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { requireSessionApi } from "@/lib/session/api";
@@ -9,6 +8,7 @@ import { FundJob } from "@/components/wallet/fund-job";
 import { Usdc } from "@/components/ui/usdc";
 import { ExplorerLink } from "@/components/ui/explorer-link";
 import { checkFundableAction, registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
+import { found, needed } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Fund a job" };
 type Params = Promise<{ id: string }>;
@@ -16,14 +16,13 @@ type Params = Promise<{ id: string }>;
 export default async function FundJobPage({ params }: { params: Params }) {
   const { id } = await params;
   const { api } = await requireSessionApi(`/jobs/${id}/fund`);
-  const job = await api.getJob({ params: { id } }).catch(() => null);
-  if (!job) notFound();
-  const chain = (await api.getChain({})).data;
+  const job = await found(api.getJob({ params: { id } }));
+  const chain = (await needed(api.getChain({}))).data;
   // The service says who the visitor is to the job (viewer), no second call to find out.
   const isPoster = job.data.viewer?.role === "POSTER";
   return (
     <div className="mx-auto max-w-xl px-4 py-10">
-      <nav className="text-sm text-zinc-500">
+      <nav className="text-sm text-zinc-500 dark:text-zinc-400">
         <Link href={`/jobs/${id}`} className="hover:underline">
           {job.data.title}
         </Link>{" "}
