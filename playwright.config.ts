@@ -26,7 +26,12 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: process.env.CI ? [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]] : "list",
+  // `npm test` asks for the JSON report too (PLAYWRIGHT_JSON_OUTPUT_FILE): each spec's duration.
+  reporter: [
+    ["list"],
+    ...(process.env.CI ? [["html", { open: "never", outputFolder: "playwright-report" }] as const] : []),
+    ...(process.env.PLAYWRIGHT_JSON_OUTPUT_FILE ? [["json"] as const] : []),
+  ],
   outputDir: "test-results",
   use: {
     baseURL: process.env.E2E_BASE_URL,

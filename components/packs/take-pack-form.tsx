@@ -3,11 +3,11 @@
 import Link from "next/link";
 import { useActionState, useEffect, useRef, useState } from "react";
 import { startAttemptAction, type StartAttemptState } from "@/lib/actions/packs/start-attempt";
+import type { Address } from "viem";
 import type { EvalPayment } from "@/lib/api/schemas/evals";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
-import { connectedAccount, personalSign, sendTokenTransfer, walletErrorText } from "./browser-wallet";
 
 export interface TakePackFormProps {
   packId: string;
@@ -23,6 +23,15 @@ export interface TakePackFormProps {
 }
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/** What went wrong in the wallet, in a sentence: a rejection anywhere in the error's causes says so. */
+function walletErrorText(error: unknown): string {
+  for (let e = error as { code?: number; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === 4001 || /rejected|denied/i.test(e.message ?? "")) return "You rejected the request in your wallet.";
+  }
+  const e = error as { message?: string; shortMessage?: string };
+  return (e?.shortMessage ?? e?.message)?.split("\n")[0] ?? String(error);
+}
 
 /** The message the payer signs: the service's template with this agent and hash filled in. */
 function fill(template: string, agentId: string, txHash: string): string {
@@ -63,20 +72,24 @@ export function TakePackForm({ packId, payment, paid, agents, selfAgentId, sessi
       return setWalletError("Paste the hash of your transfer first: the signature names it.");
     try {
       setWalletStep("Connecting to your wallet…");
-      const account = await connectedAccount(payment.chainId);
+      // The wallet code (wagmi, viem) loads only now, when the visitor asks for it.
+      const { connectPackWallet } = await import("./pack-wallet");
+      const wallet = await connectPackWallet(payment.chainId);
       let hash = txHash;
       if (payFirst) {
         setWalletStep(`Waiting for your wallet: send ${payment.amountUsdc} USDC to the pack treasury…`);
-        hash = await sendTokenTransfer({
-          from: account,
-          token: payment.tokenAddress,
-          to: payment.payTo,
-          units: payment.amountUnits,
+        hash = await wallet.transfer({
+          token: payment.tokenAddress as Address,
+          to: payment.payTo as Address,
+          units: BigInt(payment.amountUnits),
+          onSent: (sent) => {
+            setTxHash(sent);
+            setWalletStep("Transfer sent; waiting until it is mined…");
+          },
         });
-        setTxHash(hash);
       }
       setWalletStep("Waiting for your wallet: sign the payment message…");
-      setSignature(await personalSign(account, fill(payment.messageTemplate, forAgent, hash)));
+      setSignature(await wallet.sign(fill(payment.messageTemplate, forAgent, hash)));
       setWalletStep(null);
       setSubmitWhenFilled(true);
     } catch (error) {

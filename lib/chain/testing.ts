@@ -1,7 +1,13 @@
 // A real chain for test suites: a fresh anvil on a port the OS picks, with the local stack
 // deployed. Start it once per test file (beforeAll) and stop it in afterAll; tests isolate
 // themselves by using fresh escrow job ids rather than a fresh chain.
-import { mkdtempSync, rmSync } from "node:fs";
+//
+// Deploying costs seconds (a dozen transactions and their receipts), loading a saved state a tenth
+// of one: under vitest the first file of a run deploys and saves the chain's state
+// (anvil_dumpState) in the run's folder (TEST_CHAIN_STATE_DIR, lib/testing/chain-state-setup.ts),
+// and every later file loads it into its own fresh anvil. Each file still has a node of its own,
+// with the chain id it asks for, so no file sees another's transactions.
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -20,7 +26,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { startAnvil, type AnvilHandle } from "./anvil";
 import { localChain } from "./chains";
 import { loadChainConfig, type ChainConfig } from "./config";
-import type { LocalAccount, LocalDeployment } from "./deployment";
+import { writeDeployment, type LocalAccount, type LocalDeployment } from "./deployment";
 import { deployLocalStack } from "./local-stack";
 
 export interface TestChain {
@@ -46,7 +52,7 @@ export async function startTestChain(
   const anvil = await startAnvil({ port: 0, chainId: options.chainId ?? 31337 });
   const dataDir = mkdtempSync(path.join(tmpdir(), "test-chain-"));
   try {
-    const deployment = await deployLocalStack({ rpcUrl: anvil.rpcUrl, dataDir, feeBps: options.feeBps });
+    const deployment = await deployedStack(anvil, dataDir, options.feeBps);
     // Through the real loader, so tests also cover reading the deploy script's file.
     const config = loadChainConfig({
       CHAIN: "local",
@@ -91,4 +97,43 @@ export async function startTestChain(
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** A saved deployment and the chain state it left, for a run's later files. */
+interface SavedStack {
+  deployment: LocalDeployment;
+  state: string;
+}
+
+/** The local stack on this fresh node: loaded from the run's saved state when there is one, else deployed (and saved). */
+async function deployedStack(anvil: AnvilHandle, dataDir: string, feeBps?: number): Promise<LocalDeployment> {
+  const folder = process.env.TEST_CHAIN_STATE_DIR;
+  const saved = folder ? path.join(folder, `stack-fee-${feeBps ?? "default"}.json`) : null;
+  if (saved && existsSync(saved)) {
+    const { deployment, state } = JSON.parse(readFileSync(saved, "utf8")) as SavedStack;
+    await rpc(anvil.rpcUrl, "anvil_loadState", [state]);
+    const loaded = { ...deployment, chainId: anvil.chainId, rpcUrl: anvil.rpcUrl };
+    writeDeployment(dataDir, loaded);
+    return loaded;
+  }
+  const deployment = await deployLocalStack({ rpcUrl: anvil.rpcUrl, dataDir, feeBps });
+  if (saved) {
+    const state = (await rpc(anvil.rpcUrl, "anvil_dumpState")) as string;
+    // Written then renamed: a file starting in another worker never reads half of it.
+    const partial = `${saved}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify({ deployment, state } satisfies SavedStack));
+    renameSync(partial, saved);
+  }
+  return deployment;
+}
+
+async function rpc(rpcUrl: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message ?? JSON.stringify(body.error)}`);
+  return body.result;
 }

@@ -4,8 +4,9 @@ import { base, baseSepolia, localChain } from "./chains";
 
 // The wagmi configuration of the (wallet) route group. Imported by its server layout (to restore
 // the wallet state from the request's cookie, so a returning visitor sees "connected" at once) and
-// by the client providers (with RainbowKit's connectors). Nothing outside the (wallet) group may
-// import this file: wagmi and viem would then ship with every page.
+// by the client providers (with RainbowKit's connectors); the pack payment loads it on demand
+// (components/packs/pack-wallet.ts, imported when the visitor asks the wallet to pay). Nothing else
+// outside the (wallet) group may import this file: wagmi and viem would then ship with every page.
 
 /** What the browser needs to know about the payment chain, from the service's GET /v1/chain. */
 export interface WalletChainSettings {

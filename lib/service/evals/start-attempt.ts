@@ -6,7 +6,7 @@ import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { HttpError } from "../http/errors";
-import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors";
+import { isUniqueViolation } from "../db/errors";
 import { agentForActor, getAttemptDto } from "./attempts";
 import { assertNoCooldown } from "./cooldown";
 import { canSeeUnlisted, getPackOrThrow, paymentFor } from "./packs";
@@ -20,29 +20,7 @@ const RENEWAL_WINDOW_DAYS = 30;
 import { packTreasury } from "./treasury";
 import { verifyPackPayment } from "./verify-pack-payment";
 import { errorFields, log } from "../log";
-import { isChainUnavailable } from "@/lib/chain/escrow/errors";
-import { TransferStateUnknown } from "@/lib/chain/durable-transfer";
-import {
-  caip2Network,
-  claimAuthorization,
-  encodeRequired,
-  encodeResponse,
-  packPaymentRequired,
-  packRequirements,
-  paymentRefused,
-  paymentWasSent,
-  X402_RETRY_AFTER_SECONDS,
-  readPaymentSignature,
-  settleAuthorization,
-  verifyAuthorization,
-} from "./x402";
-
-/** The x402 side of a request: its PAYMENT-SIGNATURE header, where it was sent, and how to answer with PAYMENT-RESPONSE. */
-export interface X402Request {
-  paymentSignature: string | null;
-  siteUrl: string;
-  setHeader(name: string, value: string): void;
-}
+import { payPackByX402, paymentRequiredHeaders, type X402Request } from "./x402";
 
 const ONE_OPEN_ATTEMPT = "eval_attempts_one_open";
 const PAYMENT_ONCE = "eval_attempts_payment_once";
@@ -132,98 +110,11 @@ export async function startAttempt(
       throw fail("VALIDATION_FAILED", [
         "send either the PAYMENT-SIGNATURE header (x402) or txHash and signature, not both",
       ]);
-    const chain = requireChain(ctx);
-    const requirements = packRequirements(ctx, pack);
-    const required = packPaymentRequired(ctx, pack, x402!.siteUrl, "payment refused");
-    const { payload, eip3009 } = readPaymentSignature(paymentSignature, requirements);
-    const claimed = await claimAuthorization(
-      ctx,
-      { packId: pack.id, agentId: agent.id, eip3009, network: caip2Network(chain) },
-      async () => {
-        const verdict = await verifyAuthorization(chain, payload, eip3009, requirements);
-        if (verdict.ok) return;
-        if (verdict.used)
-          throw fail(
-            "PAYMENT_ALREADY_USED",
-            "this payment authorization was already used on chain: each authorization pays once",
-          );
-        throw paymentRefused(
-          required,
-          "PAYMENT_AUTHORIZATION_REFUSED",
-          verdict.reason,
-          `the x402 payment was refused: ${verdict.reason}`,
-        );
-      },
-    );
-    let txHash = claimed.txHash;
-    if (!claimed.resumed) {
-      let settled;
-      try {
-        settled = await settleAuthorization(ctx, claimed.id, eip3009, claimed.stored);
-      } catch (error) {
-        if (error instanceof DomainError || isDatabaseUnavailable(error)) throw error;
-        // A transaction was signed and may have moved the money: the payment is not "failed" until
-        // the chain says so. The same PAYMENT-SIGNATURE completes it (the kept transaction is asked
-        // about, never signed again), and the x402 worker finishes it from the chain meanwhile.
-        if (error instanceof TransferStateUnknown || (await paymentWasSent(ctx, claimed.id))) {
-          log.warn({ paymentId: claimed.id, ...errorFields(error) }, "x402 settlement outcome unknown");
-          const unknown = fail(
-            "CHAIN_UNAVAILABLE",
-            "the settlement was sent but the chain has not said what became of it: send the same PAYMENT-SIGNATURE again after Retry-After",
-          );
-          unknown.headers["retry-after"] = String(X402_RETRY_AFTER_SECONDS);
-          throw unknown;
-        }
-        if (isChainUnavailable(error)) throw error;
-        const reason =
-          (error as { shortMessage?: string }).shortMessage ?? "the settlement transaction could not be sent";
-        throw paymentRefused(
-          required,
-          "PAYMENT_SETTLEMENT_FAILED",
-          reason,
-          `the x402 payment could not be settled: ${reason}`,
-          {
-            success: false,
-            errorReason: "transaction_failed",
-            transaction: "",
-            network: caip2Network(chain),
-            payer: claimed.payer,
-          },
-        );
-      }
-      if (!settled.ok) {
-        throw paymentRefused(
-          required,
-          "PAYMENT_SETTLEMENT_FAILED",
-          settled.reason,
-          `the x402 payment could not be settled: ${settled.reason}`,
-          {
-            success: false,
-            errorReason: "transaction_failed",
-            transaction: settled.txHash ?? "",
-            network: caip2Network(chain),
-            payer: claimed.payer,
-          },
-        );
-      }
-      txHash = settled.txHash;
-    }
-    payment = { txHash: txHash!.toLowerCase(), units: claimed.units, payer: claimed.payer };
-    x402PaymentId = claimed.id;
-    settlementHeader = encodeResponse({
-      success: true,
-      transaction: txHash!,
-      network: caip2Network(chain),
-      payer: claimed.payer,
-    });
+    ({ payment, x402PaymentId, settlementHeader } = await payPackByX402(ctx, pack, agent.id, x402!));
   } else {
     const chain = requireChain(ctx);
     if (input.txHash === undefined) {
-      const headers: Record<string, string> = {};
-      if (x402)
-        headers["PAYMENT-REQUIRED"] = encodeRequired(
-          packPaymentRequired(ctx, pack, x402.siteUrl, "PAYMENT-SIGNATURE header is required"),
-        );
+      const headers: Record<string, string> = x402 ? paymentRequiredHeaders(ctx, pack, x402) : {};
       throw new HttpError(
         402,
         `"${pack.title}" costs ${Number(pack.price_usdc)} USDC: transfer exactly that to payment.payTo, then send its txHash and the sender's signature of payment.messageTemplate (or pay by x402: see the PAYMENT-REQUIRED header)`,

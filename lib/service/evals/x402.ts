@@ -1,4 +1,4 @@
-import { fail } from "../errors";
+import { DomainError, fail } from "../errors";
 import { encodeFunctionData, getAddress, isAddressEqual, isHex, parseSignature, type Address, type Hex } from "viem";
 import {
   decodePaymentSignatureHeader,
@@ -17,15 +17,17 @@ import {
   assertKept,
   sendDurableUsdcTransfer,
   storedTransferState,
+  TransferStateUnknown,
   waitForDurableTransfer,
 } from "@/lib/chain/durable-transfer";
+import { isChainUnavailable } from "@/lib/chain/escrow/errors";
 import { parseUsdc } from "@/lib/chain/units";
 import { isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { sql } from "kysely";
 import type { ServiceContext } from "../context";
 import { errorFields, log } from "../log";
 import { requireChain } from "../context";
-import { isUniqueViolation } from "../db/errors";
+import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors";
 import { packTreasury } from "./treasury";
 import type { PackRow } from "./packs";
 
@@ -536,4 +538,128 @@ export async function watchSettledPayments(
     }
   }
   return reopened;
+}
+
+/** The x402 side of a request: its PAYMENT-SIGNATURE header, where it was sent, and how to answer with PAYMENT-RESPONSE. */
+export interface X402Request {
+  paymentSignature: string | null;
+  siteUrl: string;
+  setHeader(name: string, value: string): void;
+}
+
+/**
+ * A paid pack bought by x402: its PAYMENT-SIGNATURE (an EIP-3009 authorization) is read, verified,
+ * claimed in x402_payments (one row per authorization, before anything is sent) and settled on chain
+ * by this service; a claim already settled is resumed. Gives what the attempt records, the claimed
+ * row (the attempt is written onto it) and the PAYMENT-RESPONSE the start answers with.
+ */
+export async function payPackByX402(
+  ctx: ServiceContext,
+  pack: Pick<PackRow, "id" | "title" | "price_usdc">,
+  agentId: string,
+  x402: X402Request,
+): Promise<{
+  payment: { txHash: string; units: bigint; payer: Address };
+  x402PaymentId: string;
+  settlementHeader: string;
+}> {
+  const chain = requireChain(ctx);
+  const requirements = packRequirements(ctx, pack);
+  const required = packPaymentRequired(ctx, pack, x402.siteUrl, "payment refused");
+  const { payload, eip3009 } = readPaymentSignature(x402.paymentSignature!, requirements);
+  const claimed = await claimAuthorization(
+    ctx,
+    { packId: pack.id, agentId, eip3009, network: caip2Network(chain) },
+    async () => {
+      const verdict = await verifyAuthorization(chain, payload, eip3009, requirements);
+      if (verdict.ok) return;
+      if (verdict.used)
+        throw fail(
+          "PAYMENT_ALREADY_USED",
+          "this payment authorization was already used on chain: each authorization pays once",
+        );
+      throw paymentRefused(
+        required,
+        "PAYMENT_AUTHORIZATION_REFUSED",
+        verdict.reason,
+        `the x402 payment was refused: ${verdict.reason}`,
+      );
+    },
+  );
+  let txHash = claimed.txHash;
+  if (!claimed.resumed) {
+    let settled;
+    try {
+      settled = await settleAuthorization(ctx, claimed.id, eip3009, claimed.stored);
+    } catch (error) {
+      if (error instanceof DomainError || isDatabaseUnavailable(error)) throw error;
+      // A transaction was signed and may have moved the money: the payment is not "failed" until
+      // the chain says so. The same PAYMENT-SIGNATURE completes it (the kept transaction is asked
+      // about, never signed again), and the x402 worker finishes it from the chain meanwhile.
+      if (error instanceof TransferStateUnknown || (await paymentWasSent(ctx, claimed.id))) {
+        log.warn({ paymentId: claimed.id, ...errorFields(error) }, "x402 settlement outcome unknown");
+        const unknown = fail(
+          "CHAIN_UNAVAILABLE",
+          "the settlement was sent but the chain has not said what became of it: send the same PAYMENT-SIGNATURE again after Retry-After",
+        );
+        unknown.headers["retry-after"] = String(X402_RETRY_AFTER_SECONDS);
+        throw unknown;
+      }
+      if (isChainUnavailable(error)) throw error;
+      const reason =
+        (error as { shortMessage?: string }).shortMessage ?? "the settlement transaction could not be sent";
+      throw paymentRefused(
+        required,
+        "PAYMENT_SETTLEMENT_FAILED",
+        reason,
+        `the x402 payment could not be settled: ${reason}`,
+        {
+          success: false,
+          errorReason: "transaction_failed",
+          transaction: "",
+          network: caip2Network(chain),
+          payer: claimed.payer,
+        },
+      );
+    }
+    if (!settled.ok) {
+      throw paymentRefused(
+        required,
+        "PAYMENT_SETTLEMENT_FAILED",
+        settled.reason,
+        `the x402 payment could not be settled: ${settled.reason}`,
+        {
+          success: false,
+          errorReason: "transaction_failed",
+          transaction: settled.txHash ?? "",
+          network: caip2Network(chain),
+          payer: claimed.payer,
+        },
+      );
+    }
+    txHash = settled.txHash;
+  }
+  return {
+    payment: { txHash: txHash!.toLowerCase(), units: claimed.units, payer: claimed.payer },
+    x402PaymentId: claimed.id,
+    settlementHeader: encodeResponse({
+      success: true,
+      transaction: txHash!,
+      network: caip2Network(chain),
+      payer: claimed.payer,
+    }),
+  };
+}
+
+/** The PAYMENT-REQUIRED header of an unpaid start of a paid pack. */
+export function paymentRequiredHeaders(
+  ctx: ServiceContext,
+  pack: Pick<PackRow, "id" | "title" | "price_usdc">,
+  x402: X402Request,
+): Record<string, string> {
+  return {
+    "PAYMENT-REQUIRED": encodeRequired(
+      packPaymentRequired(ctx, pack, x402.siteUrl, "PAYMENT-SIGNATURE header is required"),
+    ),
+  };
 }
