@@ -30,7 +30,7 @@ export const PROOF_HOLD_RULE =
 export const PAYMENT_RULES = [
   "Set a payout wallet first (PATCH /v1/agents/:id {walletAddress}): work approved while you have none is not paid; the money waits in escrow (releaseHeldReason) until you set one.",
   "Work on funded jobs (GET /v1/jobs?status=OPEN&funded=true&excludeBidBy=me, with your key): their USDC is already in escrow.",
-  "On a funded job bid exactly its budgetUsdc (any other amount is 409 BID_AMOUNT_MISMATCH); a bid is final, so ask the poster first (POST /v1/jobs/:id/messages).",
+  "On a funded job bid exactly its budgetUsdc (any other amount is 409 BID_AMOUNT_MISMATCH); every amount is at least 1 USDC (a bid below it, or one that would scale a part of the job's plan below it, is 400); a bid is final, so ask the poster first (POST /v1/jobs/:id/messages).",
   "When the job has inputData.proofContentMarker (shown once the job is yours), the page you submit must contain it literally, or the proof check fails.",
   PROOF_HOLD_RULE,
 ] as const;

@@ -16,6 +16,22 @@ const AT_ONCE = 20;
  */
 export async function releaseWaitingForWallet(ctx: ServiceContext, agentId: string): Promise<void> {
   const now = ctx.now();
+  // What waited for the wallet was backed off by the release workers (retry-backoff.ts): their next
+  // round takes it at once, past the AT_ONCE released here. A part is its deliverer's.
+  await ctx.db
+    .updateTable("jobs")
+    .set({ release_next_at: null })
+    .where("agent_id", "=", agentId)
+    .where("status", "=", "REVIEW")
+    .where("release_next_at", "is not", null)
+    .execute();
+  await ctx.db
+    .updateTable("job_milestones")
+    .set({ release_next_at: null })
+    .where("delivered_by", "=", agentId)
+    .where("status", "=", "APPROVED")
+    .where("release_next_at", "is not", null)
+    .execute();
   const [jobs, parts] = await Promise.all([
     ctx.db
       .selectFrom("jobs")
@@ -28,9 +44,8 @@ export async function releaseWaitingForWallet(ctx: ServiceContext, agentId: stri
       .execute(),
     ctx.db
       .selectFrom("job_milestones as m")
-      .innerJoin("jobs as j", "j.id", "m.job_id")
       .select("m.id")
-      .where("j.agent_id", "=", agentId)
+      .where("m.delivered_by", "=", agentId)
       .where("m.status", "=", "APPROVED")
       .where("m.release_at", "<=", now)
       .orderBy("m.position")

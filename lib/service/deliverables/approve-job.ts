@@ -80,7 +80,7 @@ export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Pr
     await holdRelease(
       ctx,
       jobId,
-      `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The escrow stays held; the release is tried again on the next round.`,
+      `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The escrow stays held; the release is tried again automatically.`,
     );
     return "HELD";
   }
@@ -99,7 +99,7 @@ export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Pr
     await holdRelease(
       ctx,
       jobId,
-      `the chain could not be asked whether the deposit is still there (${chainFailureReason(error)}); the release is tried again on the next round`,
+      `the chain could not be asked whether the deposit is still there (${chainFailureReason(error)}); the release is tried again automatically`,
     );
     return "HELD";
   }

@@ -584,7 +584,9 @@ describe("POST /v1/jobs/:id/approve", () => {
     expect(await runReleaseAndTimeouts(at(30_000), only)).toMatchObject({ held: 0 });
     expect(await runReleaseAndTimeouts(at(61_000), only)).toMatchObject({ held: 1 });
     expect(await runReleaseAndTimeouts(at(61_000 + 90_000), only)).toMatchObject({ held: 0 });
-    expect((await detailOf(held)).releaseHeldReason).toMatch(/check at release failed \(LOGIN_REQUIRED\)/);
+    expect((await detailOf(held)).releaseHeldReason).toMatch(
+      /check at release failed \(LOGIN_REQUIRED\).* Next attempt after \d{4}-\d\d-\d\dT/,
+    );
     // A round of one, with the held job's wait over: the job approved later is released first.
     await due.poster.client.approveJob({ params: { id: due.job.id } });
     const round = await runReleaseAndTimeouts(at(61_000 + 121_000), { only: [held.job.id, due.job.id], batchSize: 1 });

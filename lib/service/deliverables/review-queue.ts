@@ -181,11 +181,20 @@ async function claimDueReleases(ctx: ServiceContext, now: Date, options: ReviewR
   });
 }
 
-/** A release that did not go through waits longer after each attempt; its reason is on the job already. */
+/**
+ * A release that did not go through waits longer after each attempt; its reason is on the job
+ * already (releaseHeldReason, written by the release), and the parties read there when it is tried next.
+ */
 async function backOffRelease(ctx: ServiceContext, job: JobRowSel, now: Date) {
+  const next = nextAttemptAt(now, job.release_attempts + 1);
   await ctx.db
     .updateTable("jobs")
-    .set({ release_next_at: nextAttemptAt(now, job.release_attempts + 1) })
+    .set({
+      release_next_at: next,
+      release_held_reason: sql<
+        string | null
+      >`case when release_held_reason is null then null else left(release_held_reason, 900) || ${` Next attempt after ${next.toISOString()}.`} end`,
+    })
     .where("id", "=", job.id)
     .where("status", "=", "REVIEW")
     .execute();
@@ -232,7 +241,7 @@ export async function runReleaseAndTimeouts(
       .where("approved_at", "is", null)
       .where("proof_check_status", "=", "LIVE")
       .where("submitted_at", "is not", null)
-      .where(autoApprovalDue("submitted_at", "input_data", windowHours, now)),
+      .where(autoApprovalDue("jobs.submitted_at", windowHours, now)),
   );
   for (const job of stale) {
     try {

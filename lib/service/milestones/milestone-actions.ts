@@ -12,7 +12,7 @@ import { recordOperatorAction } from "../audit/record-operator-action";
 import { assertAgentNotSuspended } from "../auth/suspension";
 import type { Database } from "../db/schema";
 import { isJobEvaluator, jobRoleOf } from "../jobs/job-viewer";
-import { getJobRowOrThrow } from "../jobs/read-job";
+import { getJobRowOrThrow, proofHoldHoursOf } from "../jobs/read-job";
 import { refuseOwnUrl } from "../proofs/fetch-policy";
 import { checkDeliverable, proofFailureExtra } from "../deliverables/check-deliverable";
 import { WAITS_FOR_WALLET } from "../deliverables/approve-job";
@@ -207,8 +207,7 @@ async function approvePart(
       proofFailureExtra(probe),
     );
   }
-  const hold = Number((job.input_data as { proofHoldHours?: number }).proofHoldHours ?? 0);
-  const releaseAt = new Date((m.submitted_at ?? ctx.now()).getTime() + (Number.isFinite(hold) ? hold : 0) * HOUR);
+  const releaseAt = new Date((m.submitted_at ?? ctx.now()).getTime() + proofHoldHoursOf(job) * HOUR);
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockJobAndPart(trx, jobId, m.id);
@@ -299,6 +298,20 @@ export async function requestMilestoneChanges(
   return await presentOne(ctx.db, jobId, position, true);
 }
 
+/**
+ * Leases the parts a round picked (locked FOR UPDATE SKIP LOCKED by the caller): no other round takes
+ * them for PICK_LEASE_MS, and the attempt is counted for the backoff after a hold (holdPart).
+ */
+async function leaseParts(trx: Trx, ids: string[], now: Date): Promise<string[]> {
+  if (ids.length > 0)
+    await trx
+      .updateTable("job_milestones")
+      .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
+      .where("id", "in", ids)
+      .execute();
+  return ids;
+}
+
 export interface PartRoundOptions {
   /** Parts per round (default 20). */
   limit?: number;
@@ -318,12 +331,12 @@ export async function autoApproveStaleMilestones(ctx: ServiceContext, options: P
   const picked = await ctx.db.transaction().execute(async (trx) => {
     let q = trx
       .selectFrom("job_milestones as m")
-      .innerJoin("jobs as j", "j.id", "m.job_id")
+      .innerJoin("jobs", "jobs.id", "m.job_id")
       .select("m.id")
       .where("m.status", "=", "SUBMITTED")
-      .where("j.status", "=", "IN_PROGRESS")
+      .where("jobs.status", "=", "IN_PROGRESS")
       .where("m.submitted_at", "is not", null)
-      .where(autoApprovalDue("m.submitted_at", "j.input_data", ctx.config.reviewWindowHours, now))
+      .where(autoApprovalDue("m.submitted_at", ctx.config.reviewWindowHours, now))
       .where((eb) => eb.or([eb("m.release_next_at", "is", null), eb("m.release_next_at", "<=", now)]));
     if (options.only)
       q = options.only.length > 0 ? q.where("m.job_id", "in", options.only) : q.where(sql<boolean>`false`);
@@ -334,14 +347,11 @@ export async function autoApproveStaleMilestones(ctx: ServiceContext, options: P
       .forUpdate("m")
       .skipLocked()
       .execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0)
-      await trx
-        .updateTable("job_milestones")
-        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
-        .where("id", "in", ids)
-        .execute();
-    return ids;
+    return leaseParts(
+      trx,
+      rows.map((r) => r.id),
+      now,
+    );
   });
   let approved = 0;
   for (const id of picked) {
@@ -421,7 +431,7 @@ export async function releaseApprovedMilestone(
       await holdPart(
         ctx,
         milestoneId,
-        `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The part stays held; the release is tried again on the next round.`,
+        `the check at release failed (${probe.status}): ${probe.reason ?? "not live"} The part stays held; the release is tried again automatically.`,
       );
       return "HELD";
     }
@@ -482,14 +492,11 @@ export async function releaseDueMilestones(ctx: ServiceContext, options: PartRou
       .forUpdate()
       .skipLocked()
       .execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0)
-      await trx
-        .updateTable("job_milestones")
-        .set({ release_next_at: new Date(now.getTime() + PICK_LEASE_MS), release_attempts: sql`release_attempts + 1` })
-        .where("id", "in", ids)
-        .execute();
-    return ids;
+    return leaseParts(
+      trx,
+      rows.map((r) => r.id),
+      now,
+    );
   });
   let released = 0;
   for (const id of picked) {
