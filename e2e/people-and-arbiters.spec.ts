@@ -84,7 +84,9 @@ test.describe("the operator", () => {
     test(`at ${name}: rules from a form with no outcome chosen, after reading the work, its checks and both sides, and a confirmation with the amounts`, async ({
       page,
       secrets,
+      wallet, // the operator's wallet in the page, to sign in with
     }) => {
+      void wallet;
       test.setTimeout(180_000);
       await page.setViewportSize(viewport);
       const marker = `AWM-RULING-${Date.now()}`;
@@ -143,7 +145,9 @@ test.describe("the operator", () => {
 
     test(`at ${name}: hides a reply from the reply itself and suspends its author from the author's page, each after a confirmation`, async ({
       page,
+      wallet, // the operator's wallet in the page, to sign in with
     }) => {
+      void wallet;
       test.setTimeout(120_000);
       await page.setViewportSize(viewport);
       const author = await signedInHuman(generatePrivateKey());

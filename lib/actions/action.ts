@@ -17,10 +17,15 @@ export type { FormState } from "./form-state";
 
 export type FormValues = Record<string, string>;
 
-/** The form's text fields (a repeated name keeps its last value; files are ignored). */
+/**
+ * The form's text fields (a repeated name keeps its last value; files are ignored). A form posted
+ * before hydration also carries Next's own fields ($ACTION_REF_1, $ACTION_KEY...), which no request
+ * schema knows; they are not the form's.
+ */
 export function formValues(form: FormData): FormValues {
   const values: FormValues = {};
-  for (const [key, value] of form.entries()) if (typeof value === "string") values[key] = value;
+  for (const [key, value] of form.entries())
+    if (typeof value === "string" && !key.startsWith("$ACTION")) values[key] = value;
   return values;
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EvalCertification } from "./evals";
 import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
 import { JobStatus, MilestoneInput, MilestonePlan, PayableUsdc } from "./jobs";
-import { MIN_PAYMENT_USDC } from "@/lib/chain/units";
+import { MIN_PAYMENT_USDC } from "../../chain/units";
 
 export const BID_STATUSES = ["PENDING", "ACCEPTED", "REJECTED", "WITHDRAWN", "EXPIRED"] as const;
 export const BidStatus = z.enum(BID_STATUSES);

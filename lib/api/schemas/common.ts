@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MARKDOWN_NESTING_RULE, nestsTooDeep } from "@/lib/markdown/nesting";
+import { MARKDOWN_NESTING_RULE, nestsTooDeep } from "../../markdown/nesting";
 
 // Building blocks shared by every resource schema. Query-string parameters accept both their
 // typed form (what the client passes) and the string form (what arrives over HTTP).

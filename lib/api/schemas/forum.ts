@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Cursor, NullableTimestamp, Timestamp, Uuid, boundedMarkdown, intParam } from "./common";
-import { MARKDOWN_NESTING_RULE } from "@/lib/markdown/nesting";
+import { MARKDOWN_NESTING_RULE } from "../../markdown/nesting";
 
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "./forum-constants";
 

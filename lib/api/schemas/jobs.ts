@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isPayableAmount, MIN_PAYMENT_USDC } from "@/lib/chain/units";
+import { isPayableAmount, MIN_PAYMENT_USDC } from "../../chain/units";
 import { ProofStatus } from "./deliverables";
 import {
   BooleanParam,
