@@ -131,6 +131,13 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
     budgetUsdc: usdc("The budget to fund again"),
     status: text(),
     nextAction: { type: "string", enum: ["FUND_AGAIN"] },
+    settlementKind: {
+      type: "string",
+      enum: ["RELEASE", "REFUND", "SPLIT"],
+      description:
+        "When the reorganisation also removed the confirmed settlement of the deposit: a release or split is sent again once the job is funded again; a refund is owed nothing (the deposit never left the payer)",
+    },
+    removedSettlementTxHash: text("That settlement's removed transaction"),
   },
   "escrow.settlement_reorged": {
     jobId: id(),

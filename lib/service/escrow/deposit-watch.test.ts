@@ -15,6 +15,7 @@ import {
 } from "../testing/harness";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, decideDeposits, sendStrayRefunds, watchDeposits } from "./deposit-watch";
 import { finishPendingSettlements, settleJob } from "./settle-job";
+import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { completePartSettlement, finishPendingPartSettlements, recordPartSettlement } from "./settle-part";
 
 // Deposits that cannot strand, and finality: the deposit watcher on a real anvil chain. A chain
@@ -367,5 +368,69 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
       failed: 0,
     });
     expect(await usdcOf(agentWallet)).toBe(before + parseUsdc("9.5"));
+  });
+  it("a deep reorganisation removing a deposit with its release: the job is unfunded and back in review, nothing is sent meanwhile, and once funded again the release goes out exactly once", async () => {
+    const { poster, job } = await postJob("10");
+    const agentWallet = chain.accounts[AGENT_WALLET]!.address;
+    const [agentBefore, posterBefore] = [await usdcOf(agentWallet), await usdcOf(posterAddress())];
+    const snapshot = await chain.testClient.snapshot();
+    const depositTx = await deposit(job.escrowJobId, "10");
+    expect((await patchEscrow(job.id, poster.token, depositTx)).status).toBe(200);
+    const first = await settleJob(service.ctx, job.id, "RELEASE", agentWallet);
+    expect(first.status).toBe("CONFIRMED");
+    expect(await usdcOf(agentWallet)).toBe(agentBefore + parseUsdc("9.5"));
+
+    // Both transactions are gone: the agent was never paid and the poster never paid in.
+    await reorgTo(snapshot, 6);
+    expect(await usdcOf(agentWallet)).toBe(agentBefore);
+    expect(await usdcOf(posterAddress())).toBe(posterBefore);
+    expect(
+      await getEscrow({ config: chain.config, escrowJobId: job.escrowJobId, payer: posterAddress() }),
+    ).toMatchObject({ state: "NONE" });
+
+    expect((await watch(job))?.reopenedSettlements).toEqual([first.id]);
+    const settlement = () =>
+      service.db.selectFrom("escrow_settlements").selectAll().where("id", "=", first.id).executeTakeFirstOrThrow();
+    expect(await settlement()).toMatchObject({ status: "PENDING", tx_hash: null });
+    const unfunded = await poster.client.getJob({ params: { id: job.id } });
+    expect(unfunded.data).toMatchObject({ status: "REVIEW", escrowTxHash: null });
+    expect(unfunded.data.depositLostAt).not.toBeNull();
+    expect(unfunded.data.releaseHeldReason).toMatch(/fund the job again/);
+    const told = await eventsOf(job.id, "escrow.deposit_lost");
+    expect(told).toHaveLength(1);
+    expect(told[0]!.data).toMatchObject({
+      txHash: depositTx,
+      settlementKind: "RELEASE",
+      removedSettlementTxHash: first.tx_hash,
+      nextAction: "FUND_AGAIN",
+    });
+    // The books agree with the chain: nothing held, nothing paid.
+    const differences = async () => (await reconcileEscrow(service.ctx)).differences.filter((d) => d.jobId === job.id);
+    expect(await differences()).toEqual([]);
+
+    // Nothing is sent for an empty slot, however many rounds run.
+    expect(await finishPendingSettlements(service.ctx, { only: [job.id] })).toMatchObject({
+      confirmed: 0,
+      pending: 0,
+      failed: 0,
+    });
+    expect((await watch(job))?.reopenedSettlements).toEqual([]);
+
+    // The poster funds it again: the approved release is sent once, to the same agent.
+    const again = await deposit(job.escrowJobId, "10");
+    expect((await patchEscrow(job.id, poster.token, again)).status).toBe(200);
+    expect((await finishPendingSettlements(service.ctx, { only: [job.id] })).confirmed).toBe(1);
+    const paid = await settlement();
+    expect(paid).toMatchObject({ status: "CONFIRMED", to_address: agentWallet });
+    expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({
+      status: "COMPLETED",
+      releaseTxHash: paid.tx_hash,
+      releaseHeldReason: null,
+    });
+    expect(await usdcOf(agentWallet)).toBe(agentBefore + parseUsdc("9.5"));
+    expect((await watch(job))?.reopenedSettlements).toEqual([]);
+    expect(await finishPendingSettlements(service.ctx, { only: [job.id] })).toMatchObject({ confirmed: 0, pending: 0 });
+    expect(await usdcOf(agentWallet)).toBe(agentBefore + parseUsdc("9.5"));
+    expect(await differences()).toEqual([]);
   });
 });

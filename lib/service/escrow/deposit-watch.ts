@@ -549,7 +549,7 @@ export async function watchConfirmedSettlements(
   let q = ctx.db
     .selectFrom("escrow_settlements as s")
     .innerJoin("jobs as j", "j.id", "s.job_id")
-    .select(["s.id", "s.tx_hash", "s.kind", "j.id as job_id", "j.escrow_job_id", "j.escrow_payer"])
+    .select(["s.id", "s.tx_hash", "s.kind", "j.id as job_id", "j.escrow_job_id", "j.escrow_payer", "j.escrow_tx_hash"])
     .where("s.status", "=", "CONFIRMED")
     .where("s.tx_hash", "is not", null)
     .where("j.chain_id", "=", chain.chainId)
@@ -563,6 +563,12 @@ export async function watchConfirmedSettlements(
     // The transaction is gone. Only a slot that is funded again can be settled again; a slot in
     // another state means the settlement happened in another transaction (nothing to send).
     const slot = await getEscrow({ config: chain, escrowJobId: row.escrow_job_id, payer: row.escrow_payer as Address });
+    // A deeper reorganisation took the deposit too: the payer's money never left their wallet, so
+    // there is nothing to send until the job is funded again.
+    if (slot.state === "NONE" && row.escrow_tx_hash && !(await isStillMined(chain, row.escrow_tx_hash))) {
+      if (await unsettleWithLostDeposit(ctx, row.id, row.tx_hash!, row.escrow_tx_hash)) reopened.push(row.id);
+      continue;
+    }
     if (slot.state !== "FUNDED") continue;
     if (await reopenSettlement(ctx, row.id, row.tx_hash!)) reopened.push(row.id);
   }
@@ -621,6 +627,126 @@ async function reopenSettlement(ctx: ServiceContext, settlementId: string, txHas
       jobId: job.id,
       to: [...(await jobRecipients(trx, job)), ...(await operatorUserIds(trx, ctx.config))],
       data: { jobId: job.id, kind: settlement.kind, removedTxHash: txHash, nextAction: "RESEND" },
+    });
+    return true;
+  });
+}
+
+/**
+ * Step 5 when the reorganisation removed the deposit with its settlement. A release or a split is
+ * owed still (the approval or the ruling stands): it goes back to PENDING, and the job to where it
+ * stood before the payment (REVIEW, or DISPUTED for a ruled split), unfunded and fundable again;
+ * the settlement worker sends it once the poster has funded the job again (it never sends for an
+ * unfunded job). A refund is owed nothing: the payer's money never left their wallet, so its row
+ * goes and the cancelled job is simply unfunded. The parties and the operators are told
+ * (escrow.deposit_lost, FUND_AGAIN, with the settlement that went with it).
+ */
+async function unsettleWithLostDeposit(
+  ctx: ServiceContext,
+  settlementId: string,
+  txHash: string,
+  depositTxHash: string,
+): Promise<boolean> {
+  const now = ctx.now();
+  const reason = "a chain reorganisation removed the deposit and the settlement that paid it out";
+  return ctx.db.transaction().execute(async (trx) => {
+    const settlement = await trx
+      .selectFrom("escrow_settlements")
+      .select(["job_id", "kind"])
+      .where("id", "=", settlementId)
+      .executeTakeFirstOrThrow();
+    // Lock order: job first, as every settlement path takes it.
+    const job = await trx
+      .selectFrom("jobs")
+      .select([
+        "id",
+        "poster_id",
+        "agent_id",
+        "status",
+        "escrow_tx_hash",
+        "escrow_payer",
+        "escrow_job_id",
+        "chain_id",
+        "budget_usdc",
+      ])
+      .where("id", "=", settlement.job_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (job.escrow_tx_hash !== depositTxHash) return false;
+    // Only the confirmed row this round read: a second watcher (another instance) finds it changed.
+    const unsettled =
+      settlement.kind === "REFUND"
+        ? await trx
+            .deleteFrom("escrow_settlements")
+            .where("id", "=", settlementId)
+            .where("status", "=", "CONFIRMED")
+            .where("tx_hash", "=", txHash)
+            .returning("id")
+            .executeTakeFirst()
+        : await trx
+            .updateTable("escrow_settlements")
+            .set({
+              status: "PENDING",
+              tx_hash: null,
+              sent_raw_tx: null,
+              sent_tx_hash: null,
+              confirmed_at: null,
+              lease_until: null,
+              reorg_resent_at: now,
+              updated_at: now,
+              last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation with the deposit ${depositTxHash}; it is sent once the job is funded again`,
+            })
+            .where("id", "=", settlementId)
+            .where("status", "=", "CONFIRMED")
+            .where("tx_hash", "=", txHash)
+            .returning("id")
+            .executeTakeFirst();
+    if (!unsettled) return false;
+    const unfunded = {
+      escrow_tx_hash: null,
+      escrow_payer: null,
+      funded_at: null,
+      deposit_lost_at: now,
+      updated_at: now,
+    };
+    await trx
+      .updateTable("jobs")
+      .set(
+        settlement.kind === "REFUND"
+          ? { ...unfunded, refund_tx_hash: null }
+          : {
+              ...unfunded,
+              status: settlement.kind === "SPLIT" ? "DISPUTED" : "REVIEW",
+              completed_at: null,
+              release_tx_hash: null,
+              release_held_reason: `the deposit that funded this job and its payment were removed by a chain reorganisation; the poster has to fund the job again, and the ${settlement.kind === "SPLIT" ? "ruling's split" : "approved release"} is then sent`,
+            },
+      )
+      .where("id", "=", job.id)
+      .execute();
+    if (job.escrow_payer) {
+      await trx
+        .updateTable("escrow_deposits")
+        .set({ status: "VANISHED", reason, updated_at: now })
+        .where("chain_id", "=", job.chain_id)
+        .where("escrow_job_id", "=", job.escrow_job_id.toLowerCase())
+        .where("payer", "=", job.escrow_payer.toLowerCase())
+        .execute();
+    }
+    await publishEvent(trx, {
+      type: "escrow.deposit_lost",
+      jobId: job.id,
+      to: [...(await jobRecipients(trx, job)), ...(await operatorUserIds(trx, ctx.config))],
+      data: {
+        jobId: job.id,
+        txHash: depositTxHash,
+        reason,
+        budgetUsdc: formatUsdc(parseUsdc(job.budget_usdc)),
+        status: job.status,
+        nextAction: "FUND_AGAIN",
+        settlementKind: settlement.kind,
+        removedSettlementTxHash: txHash,
+      },
     });
     return true;
   });

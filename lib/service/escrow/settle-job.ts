@@ -441,14 +441,22 @@ export async function finishPendingSettlements(
   const now = options.now ?? ctx.now();
   let q = ctx.db
     .selectFrom("escrow_settlements")
-    .select("id")
-    .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
+    .innerJoin("jobs", "jobs.id", "escrow_settlements.job_id")
+    .select("escrow_settlements.id")
+    .where("escrow_settlements.status", "=", "PENDING")
+    // A job a reorganisation unfunded waits for its new deposit (deposit-watch.ts): a send now
+    // would be refused by the contract for an empty slot.
+    .where("jobs.escrow_tx_hash", "is not", null)
+    .where((eb) =>
+      eb.or([eb("escrow_settlements.lease_until", "is", null), eb("escrow_settlements.lease_until", "<=", now)]),
+    );
+  if (options.only)
+    q =
+      options.only.length > 0 ? q.where("escrow_settlements.job_id", "in", options.only) : q.where(sql<boolean>`false`);
   // Never tried first (PostgreSQL sorts nulls last by default): settlements backing off after a chain
   // failure must not fill the round ahead of new ones.
   const due = await q
-    .orderBy(sql`lease_until asc nulls first`)
+    .orderBy(sql`escrow_settlements.lease_until asc nulls first`)
     .limit(options.limit ?? 20)
     .execute();
   const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
