@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
@@ -18,6 +18,7 @@ import {
   type TestService,
   type TestUser,
 } from "./testing/harness";
+import { assignedPartsJob, partAction, startPartsSite, submitPart } from "./testing/parts-support";
 import { startTcpStallProxy, type TcpStallProxy } from "./testing/tcp-stall-proxy";
 import { postgresLeadership, type WorkerLeadership } from "./worker-leadership";
 import { startWorkers } from "./workers";
@@ -274,6 +275,57 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("a database that stops an
     expect(heartbeat.last_run_at!.getTime()).toBeGreaterThan(releasedAt);
     expect(rounds.settlements).toBeGreaterThan(0);
   }, 150_000);
+
+  it("a part's release sent just before the database stalls is recorded as soon as it answers, by the sender itself, as a whole job's is (no worker round, no lease to wait out)", async () => {
+    const PART_STALL_MS = 8_000;
+    const wallet = chain.accounts[6]!.address;
+    const job = await assignedPartsJob(service, chain, { payer: 1, amounts: ["6", "4"], agentWallet: wallet });
+    const partsSite = await startPartsSite();
+    onTestFinished(() => partsSite.close());
+    await submitPart(service, job, 1, partsSite.url);
+    const before = await erc20BalanceOf({ config: chain.config, address: wallet });
+    let stalledAt = 0;
+    service.crashPoints.afterPartSettlementSend = () => {
+      if (stalledAt) return;
+      stalledAt = Date.now();
+      proxy.stall();
+      setTimeout(() => proxy.release(), PART_STALL_MS);
+    };
+    const answers: number[] = [];
+    for (;;) {
+      const res = await partAction(service, job, 1, "approve", job.poster.token);
+      answers.push(res.status);
+      if (res.status !== 503) break;
+      await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after")) * 1000));
+    }
+    service.crashPoints.afterPartSettlementSend = undefined;
+    expect(stalledAt).toBeGreaterThan(0);
+    expect(answers.at(-1)).toBe(200);
+    expect(answers.filter((status) => status >= 500 && status !== 503)).toEqual([]);
+    // No worker settles parts here: only the sender's own retries can record the receipt, within
+    // seconds of the database answering (the lease it holds runs five minutes).
+    const settlement = () =>
+      service.db
+        .selectFrom("milestone_settlements")
+        .select(["status", "tx_hash", "attempts"])
+        .where("job_id", "=", job.jobId)
+        .executeTakeFirst();
+    await until(
+      async () => (await settlement())?.status === "CONFIRMED",
+      "the part's settlement CONFIRMED",
+      Math.max(0, stalledAt + PART_STALL_MS + 20_000 - Date.now()),
+      settlement,
+    );
+    expect(await settlement()).toMatchObject({ status: "CONFIRMED", attempts: 1 });
+    const paid = await service.db
+      .selectFrom("domain_events")
+      .select("id")
+      .where("type", "=", "milestone.paid")
+      .where("job_id", "=", job.jobId)
+      .execute();
+    expect(paid).toHaveLength(1);
+    expect((await erc20BalanceOf({ config: chain.config, address: wallet })) - before).toBe(parseUsdc("5.7"));
+  }, 90_000);
 
   it("job creation while the database does not answer: 503 SERVICE_UNAVAILABLE with Retry-After, then 201 once it answers, without a restart", async () => {
     const poster = await newUser(service);

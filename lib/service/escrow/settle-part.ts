@@ -1,18 +1,15 @@
 import { fail } from "../errors";
-import { sql, type Selectable, type Transaction } from "kysely";
+import type { Selectable, Transaction } from "kysely";
 import type { Address } from "viem";
-import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
+import { EscrowError } from "@/lib/chain/escrow/errors";
 import { settleEscrowPart } from "@/lib/chain/escrow/settle-parts";
 import type { SettlementResult } from "@/lib/chain/escrow/settle";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
-import { requireChain } from "../context";
 import type { Database, MilestoneSettlementsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
-import { settlementRecipientRefusal } from "../payouts/payable-address";
-import { SETTLEMENT_LEASE_MS, keptInRow } from "./settle-job";
-import { errorFields, log } from "../log";
+import { confirmRow, keptInRow, runSettlement, settlementRound, type SettlementWay } from "./settlement-engine";
 import { releasedJobs } from "./released";
 
 /**
@@ -30,7 +27,6 @@ export type PartSettlementKind = "RELEASE" | "REFUND" | "SPLIT";
 export type PartSettlementRow = Selectable<MilestoneSettlementsTable>;
 type Trx = Transaction<Database>;
 
-const MAX_BACKOFF_MS = 10 * 60_000;
 const KIND_TEXT: Record<PartSettlementKind, string> = {
   RELEASE: "released to the agent",
   REFUND: "refunded to the payer",
@@ -77,78 +73,50 @@ export async function recordPartSettlement(
   return row;
 }
 
-export async function completePartSettlement(
+/** Sends (or finds) a recorded part settlement and records its receipt, through the one settlement engine. */
+export function completePartSettlement(
   ctx: ServiceContext,
   settlementId: string,
   options: { now?: Date } = {},
 ): Promise<PartSettlementRow> {
-  const chain = requireChain(ctx);
-  const now = options.now ?? ctx.now();
-  // Read before the claim, as completeSettlement does: nothing but the chain call between lease and send.
-  const slot = await ctx.db
-    .selectFrom("milestone_settlements")
-    .innerJoin("jobs", "jobs.id", "milestone_settlements.job_id")
-    .innerJoin("job_milestones", "job_milestones.id", "milestone_settlements.milestone_id")
-    .select(["jobs.escrow_job_id", "jobs.escrow_payer", "job_milestones.position"])
-    .where("milestone_settlements.id", "=", settlementId)
-    .executeTakeFirstOrThrow();
-  const claimed = await ctx.db
-    .updateTable("milestone_settlements")
-    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + SETTLEMENT_LEASE_MS), updated_at: now })
-    .where("id", "=", settlementId)
-    .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .returningAll()
-    .executeTakeFirst();
-  if (!claimed)
-    return ctx.db
-      .selectFrom("milestone_settlements")
-      .selectAll()
-      .where("id", "=", settlementId)
-      .executeTakeFirstOrThrow();
+  return runSettlement(ctx, onePart(ctx, options.now), settlementId, options);
+}
 
-  let result: SettlementResult;
-  try {
-    if (!slot.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
-    const refusal =
-      claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
-    if (refusal) throw new EscrowError("REVERTED", refusal);
-    if (claimed.kind !== "REFUND" && !claimed.to_address)
-      throw new EscrowError("TX_FAILED", "the part's settlement has no recipient address");
-    result = await settleEscrowPart({
-      config: chain,
-      escrowJobId: slot.escrow_job_id,
-      payer: slot.escrow_payer as Address,
-      part: slot.position - 1,
-      amount: BigInt(claimed.part_units),
-      goal: claimed.kind,
-      ...(claimed.to_address ? { to: claimed.to_address as Address } : {}),
-      ...(claimed.agent_share_units !== null ? { agentShare: BigInt(claimed.agent_share_units) } : {}),
-      durable: keptInRow(ctx, "milestone_settlements", claimed),
-    });
-  } catch (error) {
-    log.error(
-      { jobId: claimed.job_id, milestoneId: claimed.milestone_id, kind: claimed.kind, ...errorFields(error) },
-      "part settlement failed on the chain",
-    );
-    const message = chainFailureReason(error).slice(0, 500);
-    const final = isFinalRefusal(error);
-    const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
-    return ctx.db
-      .updateTable("milestone_settlements")
-      .set({
-        status: final ? "FAILED" : "PENDING",
-        last_error: message,
-        lease_until: final ? null : new Date(now.getTime() + backoff),
-        updated_at: now,
-        ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
-      })
-      .where("id", "=", claimed.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-  await ctx.crashPoints?.afterPartSettlementSend?.(claimed.milestone_id);
-  return recordPartReceipt(ctx, claimed, result, chain.chainId, options.now);
+type SlotOfPart = { escrow_job_id: string; escrow_payer: string | null; position: number };
+
+/** A part's way through the engine: the contract's part call, then the part's (and maybe the job's) receipt. */
+function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRow, SlotOfPart> {
+  return {
+    table: "milestone_settlements",
+    readSlot: (settlementId) =>
+      ctx.db
+        .selectFrom("milestone_settlements")
+        .innerJoin("jobs", "jobs.id", "milestone_settlements.job_id")
+        .innerJoin("job_milestones", "job_milestones.id", "milestone_settlements.milestone_id")
+        .select(["jobs.escrow_job_id", "jobs.escrow_payer", "job_milestones.position"])
+        .where("milestone_settlements.id", "=", settlementId)
+        .executeTakeFirstOrThrow(),
+    send: (chain, slot, claimed) => {
+      if (!slot.escrow_payer)
+        throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
+      if (claimed.kind !== "REFUND" && !claimed.to_address)
+        throw new EscrowError("TX_FAILED", "the part's settlement has no recipient address");
+      return settleEscrowPart({
+        config: chain,
+        escrowJobId: slot.escrow_job_id,
+        payer: slot.escrow_payer as Address,
+        part: slot.position - 1,
+        amount: BigInt(claimed.part_units),
+        goal: claimed.kind,
+        ...(claimed.to_address ? { to: claimed.to_address as Address } : {}),
+        ...(claimed.agent_share_units !== null ? { agentShare: BigInt(claimed.agent_share_units) } : {}),
+        durable: keptInRow(ctx, "milestone_settlements", claimed),
+      });
+    },
+    afterSend: (claimed) => ctx.crashPoints?.afterPartSettlementSend?.(claimed.milestone_id),
+    record: (chain, claimed, result) => recordPartReceipt(ctx, claimed, result, chain.chainId, at),
+    logFields: (row) => ({ jobId: row.job_id, milestoneId: row.milestone_id, kind: row.kind }),
+  };
 }
 
 const STATUS_OF: Record<PartSettlementKind, "RELEASED" | "REFUNDED" | "SPLIT"> = {
@@ -170,29 +138,14 @@ async function recordPartReceipt(
     // The job first, then its part: the order approvals and disputes lock them in
     // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
     await trx.selectFrom("jobs").select("id").where("id", "=", claimed.job_id).forUpdate().execute();
-    const confirmed = await trx
-      .updateTable("milestone_settlements")
-      .set({
-        status: "CONFIRMED",
-        tx_hash: result.txHash,
-        to_address: result.to,
-        amount_units: result.amount.toString(),
-        fee_units: result.fee.toString(),
-        payer_amount_units: result.payerAmount !== undefined ? result.payerAmount.toString() : null,
-        last_error:
-          result.heldForClaim > 0n
-            ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
-            : null,
-        lease_until: null,
-        updated_at: recordedAt,
-        confirmed_at: recordedAt,
-      })
-      .where("id", "=", claimed.id)
-      .where("status", "=", "PENDING")
-      .returningAll()
-      .executeTakeFirst();
-    if (!confirmed)
-      return trx.selectFrom("milestone_settlements").selectAll().where("id", "=", claimed.id).executeTakeFirstOrThrow();
+    const { row: confirmed, confirmedNow } = await confirmRow<PartSettlementRow>(
+      trx,
+      "milestone_settlements",
+      claimed.id,
+      result,
+      recordedAt,
+    );
+    if (!confirmedNow) return confirmed;
     const milestone = await trx
       .updateTable("job_milestones")
       .set({
@@ -293,22 +246,11 @@ export async function finishPendingPartSettlements(
     only?: string[];
   } = {},
 ): Promise<number> {
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("milestone_settlements")
-    .select("id")
-    .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  if (options.only) q = options.only.length > 0 ? q.where("job_id", "in", options.only) : q.where(sql<boolean>`false`);
-  const due = await q
-    // Never tried first, as finishPendingSettlements: parts backing off must not fill the round.
-    .orderBy(sql`lease_until asc nulls first`)
-    .limit(options.limit ?? 20)
-    .execute();
-  let confirmed = 0;
-  for (const { id } of due) {
-    const row = await completePartSettlement(ctx, id, options.now ? { now: options.now } : {}).catch(() => null);
-    if (row?.status === "CONFIRMED") confirmed += 1;
-  }
-  return confirmed;
+  const round = await settlementRound(
+    ctx,
+    "milestone_settlements",
+    (id) => completePartSettlement(ctx, id, options),
+    options,
+  );
+  return round.confirmed;
 }

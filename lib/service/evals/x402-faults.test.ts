@@ -226,7 +226,7 @@ describe("two instances buying packs through a slow node, both sending from the 
   // Each instance keeps its own sender lock (a lock per process), so both read the operator's next
   // nonce as the same number; the second broadcast is refused ("nonce too low"). Its transaction can
   // never be mined, so it is signed again at the next nonce: every purchase succeeds, each paid once.
-  it("every purchase succeeds and each payer pays once", async () => {
+  it("every purchase succeeds and each payer pays once", { timeout: 120_000 }, async () => {
     // A second proxy to the same node: another RPC URL, so another process's sender lock.
     const second = await startRpcFaultProxy(chain.rpcUrl);
     const other = await startTestService(
@@ -234,13 +234,13 @@ describe("two instances buying packs through a slow node, both sending from the 
       { ownPool: true },
     );
     try {
-      const buyers = await Promise.all(
-        [service, other, service, other].map(async (instance) => {
-          const agent = await newAgent(instance);
-          const payer = await newPayer();
-          return { instance, agent, payer, payment: await signedPayment(payer.key, agent.apiKey) };
-        }),
-      );
+      // One after another: the mints share the faucet account's nonces.
+      const buyers = [];
+      for (const instance of [service, other, service, other]) {
+        const agent = await newAgent(instance);
+        const payer = await newPayer();
+        buyers.push({ instance, agent, payer, payment: await signedPayment(payer.key, agent.apiKey) });
+      }
       const before = await Promise.all(buyers.map((b) => balance(b.payer.address)));
       proxy.slow(["eth_sendRawTransaction"], 1_500);
       second.slow(["eth_sendRawTransaction"], 1_500);
