@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  agentShareOf,
   displayUsdc,
   formatUsdc,
+  isPayableAmount,
   isUsdcAmount,
+  MIN_PAYMENT_UNITS,
+  MIN_PAYMENT_USDC,
   normaliseDecimal,
   parseUsdc,
   rulingAmounts,
@@ -73,5 +77,80 @@ describe("a ruling's amounts", () => {
     const odd = rulingAmounts(1_000_001n, 33, 500);
     expect(odd.agentNet + odd.fee + odd.payer).toBe(1_000_001n);
     expect(() => rulingAmounts(gross, 101, 500)).toThrow();
+  });
+});
+
+// The boundaries of every money rule, as a table (docs/testing.md, "The pyramid").
+describe("the floor of every amount: isPayableAmount", () => {
+  it.each<[string, boolean]>([
+    ["1", true],
+    ["1.0", true],
+    ["1.000000", true],
+    ["1.000001", true],
+    ["0.999999", false],
+    ["0", false],
+    ["0.000001", false],
+    ["1.0000001", false],
+    ["-1", false],
+    ["-5", false],
+    ["", false],
+    ["1e6", false],
+    ["99999999999999.999999", true],
+  ])("%s: %s", (value, payable) => {
+    expect(isPayableAmount(value)).toBe(payable);
+  });
+
+  it("is MIN_PAYMENT_USDC in base units", () => {
+    expect(MIN_PAYMENT_UNITS).toBe(parseUsdc(String(MIN_PAYMENT_USDC)));
+    expect(MIN_PAYMENT_UNITS).toBe(1_000_000n);
+  });
+});
+
+describe("amounts at the edges", () => {
+  it("keeps the largest numeric(20,6) amount exact, and larger ones too (bigint: no overflow, no float)", () => {
+    expect(parseUsdc("99999999999999.999999")).toBe(99_999_999_999_999_999_999n);
+    expect(formatUsdc(99_999_999_999_999_999_999n)).toBe("99999999999999.999999");
+    expect(parseUsdc("123456789012345678901234567890")).toBe(123456789012345678901234567890_000000n);
+    // 2^53 + 1 units, where a float would round.
+    expect(formatUsdc(9_007_199_254_740_993n)).toBe("9007199254.740993");
+    expect(displayUsdc(9_007_199_254_740_993n)).toBe("9,007,199,254.740993");
+  });
+
+  it.each<[string, number, { net: bigint; fee: bigint }]>([
+    ["0 at 500 bps", 0, { net: 0n, fee: 0n }],
+    ["1 unit at 500 bps: no fee (rounded down)", 1, { net: 1n, fee: 0n }],
+    ["exactly 1 USDC at 500 bps", 1_000_000, { net: 950_000n, fee: 50_000n }],
+    ["20 units at 500 bps: the first unit of fee", 20, { net: 19n, fee: 1n }],
+  ])("splitFee: %s", (_what, gross, expected) => {
+    expect(splitFee(BigInt(gross), 500)).toEqual(expected);
+  });
+
+  it.each<[number, { net: bigint; fee: bigint }]>([
+    [0, { net: 1_000_000n, fee: 0n }],
+    [1, { net: 999_900n, fee: 100n }],
+    [10_000, { net: 0n, fee: 1_000_000n }],
+  ])("splitFee of 1 USDC at %i bps", (bps, expected) => {
+    expect(splitFee(1_000_000n, bps)).toEqual(expected);
+  });
+
+  it.each([-1, 10_001, 2.5, Number.NaN])("refuses a fee of %s bps", (bps) => {
+    expect(() => splitFee(1_000_000n, bps)).toThrow(UsdcAmountError);
+  });
+
+  it("refuses a negative gross", () => {
+    expect(() => splitFee(-1n, 500)).toThrow(new UsdcAmountError("negative amount"));
+  });
+
+  it.each<[number, bigint]>([
+    [0, 0n],
+    [1, 10_000n],
+    [33, 330_000n],
+    [100, 1_000_000n],
+  ])("agentShareOf 1 USDC at %i%%", (percent, share) => {
+    expect(agentShareOf(1_000_000n, percent)).toBe(share);
+  });
+
+  it.each([-1, 101, 50.5])("rulingAmounts refuses a share of %s%%", (percent) => {
+    expect(() => rulingAmounts(1_000_000n, percent, 500)).toThrow(UsdcAmountError);
   });
 });

@@ -2,7 +2,7 @@
 // so only one person may hold it (the unique index of migration 0091). Case is ignored, the
 // separators (space, "-", "_", ".") are dropped, and letters that look like Latin ones in Cyrillic
 // and Greek, 0 and 1, count as those Latin letters: "Alice", "a.lice", "АLICE" (Cyrillic А) and
-// "al1ce" are one name. Names mixing scripts are refused before this (lib/api/schemas/display-name.ts);
+// "a1ice" are one name. Names mixing scripts are refused before this (lib/api/schemas/display-name.ts);
 // this catches a name written wholly in look-alikes of another person's.
 
 const LOOK_ALIKES: Record<string, string> = {

@@ -13,7 +13,8 @@ import {
   type TestService,
   type TestUser,
 } from "../testing/harness";
-import { DEPOSIT_REGISTRATION_WINDOW_MS, decideDeposits, sendStrayRefunds, watchDeposits } from "./deposit-watch";
+import { decideDeposits, sendStrayRefunds, watchDeposits } from "./deposit-watch";
+import { DEPOSIT_REGISTRATION_WINDOW_MS } from "./deposit-rules";
 import { finishPendingSettlements, settleJob } from "./settle-job";
 import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { completePartSettlement, finishPendingPartSettlements, recordPartSettlement } from "./settle-part";

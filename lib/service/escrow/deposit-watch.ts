@@ -15,6 +15,7 @@ import type { Database, EscrowDepositsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
+import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
 
 /**
  * Deposits that cannot strand, and deposits and settlements a reorganisation removes.
@@ -41,8 +42,6 @@ import { isOperatorAddress } from "../auth/operator";
  * The parties and the operators hear of 2-5 through the events path (webhooks, inbox).
  */
 
-/** A deposit that could fund its job waits this long for its registration before it goes back to its payer. */
-export const DEPOSIT_REGISTRATION_WINDOW_MS = 60 * 60_000;
 /** Registered deposits and confirmed settlements are re-checked on chain for this long (then the on-demand checks remain). */
 export const REORG_WATCH_MS = 24 * 60 * 60_000;
 /** The first scan of a chain starts this many blocks below its final block (about 28 hours on Base). */
@@ -159,17 +158,8 @@ export async function scanDeposits(
   return read;
 }
 
-/** Why a deposit can never fund its job (refund at once), "WAIT" while it still may, or "REGISTERED". */
-async function judge(
-  trx: Trx,
-  chain: ChainConfig,
-  row: DepositRow,
-  now: Date,
-): Promise<
-  | { verdict: "REFUND"; reason: string; jobId: string | null }
-  | { verdict: "WAIT"; jobId: string | null }
-  | { verdict: "REGISTERED"; jobId: string | null }
-> {
+/** The deposit's verdict (depositVerdict), with its job read under the lock registration takes. */
+async function judge(trx: Trx, chain: ChainConfig, row: DepositRow, now: Date): Promise<DepositVerdict> {
   // Locks the job (the same lock registration takes), so a registration and this decision cannot cross.
   const job = await trx
     .selectFrom("jobs")
@@ -178,53 +168,7 @@ async function judge(
     .where("chain_id", "=", chain.chainId)
     .forUpdate()
     .executeTakeFirst();
-  if (!job) return { verdict: "REFUND", reason: "no job has this escrow job id", jobId: null };
-  if (job.escrow_payer?.toLowerCase() === row.payer && job.escrow_tx_hash !== null)
-    return { verdict: "REGISTERED", jobId: job.id };
-  if (job.escrow_tx_hash !== null)
-    return { verdict: "REFUND", reason: "the job is already funded by another deposit", jobId: job.id };
-  if (!isFundable(job))
-    return {
-      verdict: "REFUND",
-      reason: `the job is ${job.status}; only an OPEN job, an assigned one not yet funded, or one whose deposit a reorganisation removed can be funded`,
-      jobId: job.id,
-    };
-  const wrongAmount = depositAmountRefusal(BigInt(row.amount_units), job);
-  if (wrongAmount) return { verdict: "REFUND", reason: wrongAmount, jobId: job.id };
-  if (row.refund_due_at.getTime() <= now.getTime()) {
-    return {
-      verdict: "REFUND",
-      reason: `nobody registered it within ${DEPOSIT_REGISTRATION_WINDOW_MS / 60_000} minutes`,
-      jobId: job.id,
-    };
-  }
-  return { verdict: "WAIT", jobId: job.id };
-}
-
-/**
- * Why a deposit of `amountUnits` cannot fund the job, or null when it is exactly its budget. Asked
- * of the job row locked by the transaction that registers the deposit (registerEscrow, the watcher's
- * judge), never of a row read before: an edit or an accepted bid may change an unfunded job's budget
- * until that lock, and once a deposit is registered the budget never changes (edit-job.ts,
- * decide-bid.ts), so a job is funded only at the amount its deposit holds.
- */
-export function depositAmountRefusal(amountUnits: bigint, job: { budget_usdc: string }): string | null {
-  const budget = parseUsdc(String(job.budget_usdc));
-  if (amountUnits === budget) return null;
-  return `the deposit is ${formatUsdc(amountUnits)} USDC, the job's budget is ${formatUsdc(budget)} USDC`;
-}
-
-/** A job that a deposit may fund: OPEN, or past OPEN but unfunded by a reorganisation and not finished. */
-export function isFundable(job: {
-  status: string;
-  escrow_tx_hash: string | null;
-  deposit_lost_at: Date | null;
-}): boolean {
-  if (job.escrow_tx_hash !== null) return false;
-  if (job.status === "OPEN") return true;
-  // Assigned before it was funded: the poster funds it at the accepted price, and the agent can then deliver.
-  if (job.status === "IN_PROGRESS") return true;
-  return job.deposit_lost_at !== null && ["REVIEW", "DISPUTED"].includes(job.status);
+  return depositVerdict(job, row, now);
 }
 
 /** Step 2. Returns how many deposits it sent back to REFUND_PENDING. */

@@ -7,7 +7,7 @@ import { actsForAgent } from "../auth/acting-for-agent";
 import { isOperator } from "../auth/operator";
 import { cancellationGround, editRightsOf, hasPartsInFlight } from "./lifecycle-rules";
 import { partsCancellation } from "./parts-cancellation";
-import { isFundable } from "../escrow/deposit-watch";
+import { isFundable } from "../escrow/deposit-rules";
 
 /**
  * Who the caller is to a job: the one home of that question. The presenter asks it for every job

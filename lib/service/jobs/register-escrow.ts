@@ -11,7 +11,8 @@ import type { Actor } from "../auth/actor";
 import { isUniqueViolation } from "../db/errors";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
-import { confirmDepositOnChain, depositAmountRefusal, isFundable } from "../escrow/deposit-watch";
+import { confirmDepositOnChain } from "../escrow/deposit-watch";
+import { depositAmountRefusal, isFundable } from "../escrow/deposit-rules";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 

@@ -61,8 +61,11 @@ const REFUSAL_TEXT: Record<PayableRefusal, string> = {
   TOKEN_REFUSES: "is refused by the token (a simulated USDC transfer to it reverts, e.g. a blacklisted address)",
 };
 
-/** The fixed refusals, known without asking the chain beyond the fee recipient (read once per process). */
-function fixedRefusal(
+/**
+ * The fixed refusals, known without asking the chain beyond the fee recipient (read once per process
+ * by requirePayableAddress and passed in), so the rule itself needs no chain.
+ */
+export function fixedRefusal(
   chain: ChainConfig | null,
   address: Address,
   feeRecipient: Address | null,
