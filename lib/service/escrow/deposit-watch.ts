@@ -13,6 +13,7 @@ import type { ServiceContext } from "../context";
 import type { ServiceConfig } from "../config";
 import type { Database, EscrowDepositsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
+import { reopenRow } from "./settlement-engine";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
@@ -534,23 +535,7 @@ async function reopenSettlement(ctx: ServiceContext, settlementId: string, txHas
       .where("id", "=", settlement.job_id)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const reopened = await trx
-      .updateTable("escrow_settlements")
-      .set({
-        status: "PENDING",
-        tx_hash: null,
-        confirmed_at: null,
-        lease_until: null,
-        reorg_resent_at: now,
-        updated_at: now,
-        last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation; it is sent again`,
-      })
-      .where("id", "=", settlementId)
-      .where("status", "=", "CONFIRMED")
-      .where("tx_hash", "=", txHash)
-      .returning("id")
-      .executeTakeFirst();
-    if (!reopened) return false;
+    if (!(await reopenRow(trx, "escrow_settlements", settlementId, txHash, now))) return false;
     // The job no longer shows a payment that is not on chain; the settlement worker pays it again
     // and writes the new transaction (and job.paid or job.refunded) when its receipt is in.
     await trx
@@ -749,22 +734,7 @@ async function reopenPartSettlement(ctx: ServiceContext, settlementId: string, t
       .where("id", "=", settlement.job_id)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const reopened = await trx
-      .updateTable("milestone_settlements")
-      .set({
-        status: "PENDING",
-        tx_hash: null,
-        confirmed_at: null,
-        lease_until: null,
-        updated_at: now,
-        last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation; it is sent again`,
-      })
-      .where("id", "=", settlementId)
-      .where("status", "=", "CONFIRMED")
-      .where("tx_hash", "=", txHash)
-      .returning("id")
-      .executeTakeFirst();
-    if (!reopened) return false;
+    if (!(await reopenRow(trx, "milestone_settlements", settlementId, txHash, now))) return false;
     const part = await trx
       .updateTable("job_milestones")
       .set({

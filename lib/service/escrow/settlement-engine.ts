@@ -303,6 +303,39 @@ export async function confirmRow<Row>(
 }
 
 /**
+ * Puts a confirmed row whose transaction a chain reorganisation removed back to PENDING, so that the
+ * worker sends it again (once: the contract settles a slot or a part once, and the send finds a
+ * re-included transaction). Only while it is still confirmed with that transaction: a second watcher
+ * finds it changed. Call it in the transaction that undoes what the receipt changed, after locking
+ * the job; change nothing when it answers false.
+ */
+export async function reopenRow(
+  trx: Transaction<Database>,
+  table: SettlementTable,
+  id: string,
+  txHash: string,
+  at: Date,
+): Promise<boolean> {
+  const reopened = await trx
+    .updateTable(table as "escrow_settlements")
+    .set({
+      status: "PENDING",
+      tx_hash: null,
+      confirmed_at: null,
+      lease_until: null,
+      updated_at: at,
+      last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation; it is sent again`,
+      ...(table === "escrow_settlements" ? { reorg_resent_at: at } : {}),
+    })
+    .where("id", "=", id)
+    .where("status", "=", "CONFIRMED")
+    .where("tx_hash", "=", txHash)
+    .returning("id")
+    .executeTakeFirst();
+  return reopened !== undefined;
+}
+
+/**
  * Where a settlement's signed transaction is kept before it is broadcast: its own row (whole job or
  * part). Recorded only while the row keeps none (a second sender, whatever its clock says about the
  * lease, finds the first one's transaction instead of signing another), and cleared only while it
