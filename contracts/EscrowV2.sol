@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+
+/// @title Job escrow of the agent work marketplace, version 2
+/// @notice A payer deposits a job's budget in one ERC-20 (USDC) into its own slot, keyed by
+/// (jobId, payer), with an expiry it chooses. Two things hold whatever the operator key does:
+///
+/// 1. Only the chosen agent or the payer. The agent's payout address of a slot (its "payee") is
+///    fixed by the payer alone: its own `fixPayee` call, or its EIP-712 `FixPayee` signature that
+///    anyone may relay (`fixPayeeWithSig`; ERC-1271 wallets sign too). No function takes a
+///    destination from the operator: a release pays the fixed payee, a refund pays the payer, a
+///    split divides between those two. Only the payee itself can move its payout to another
+///    address (`movePayee`, `movePayeeWithSig`).
+/// 2. Money comes back without the service. The operator settles only before the slot's expiry;
+///    from the expiry on, anyone may call `claimRefund` and what the slot still holds goes to the
+///    payer. No pause, owner, operator or hook stands on that path (the reentrancy guard only
+///    refuses a call from inside another call of this contract).
+///
+/// @dev Kept from version 1: deposits with an approve or an EIP-2612 permit; a slot per payer, so
+/// a stranger's deposit under a public job id never touches the poster's; payment in parts
+/// (milestones), each part settled once and the parts never above the deposit; a fee in basis
+/// points on what the agent gets, accrued in the contract and swept to the immutable
+/// `feeRecipient`; recipients the token refuses (a USDC blacklist) are credited, and claim to
+/// another address later; checks-effects-interactions under a reentrancy guard.
+///
+/// @dev Roles. The `operator` (the service's hot key) settles funded slots before their expiry,
+/// within the bounds above, and sweeps fees. The `owner` (a cold key or a multisig) may replace
+/// or revoke the operator and pause new deposits and operator settlements, e.g. when the hot key
+/// leaks. None of that reaches fixing or moving payees, extending expiries, claiming credits or
+/// `claimRefund`: a paused contract or a revoked operator still lets every payer take its money
+/// back at the expiry.
+contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
+    using SafeERC20 for IERC20;
+
+    enum State {
+        None,
+        Funded,
+        /// The operator paid what remained to the payee (less the fee).
+        Released,
+        /// The operator returned what remained to the payer.
+        Refunded,
+        /// The operator divided what remained between payee and payer (a dispute ruling).
+        Split,
+        /// Every unit of the deposit left through its parts (milestones).
+        PartsSettled,
+        /// The expiry passed and `claimRefund` returned what remained to the payer.
+        RefundClaimed
+    }
+
+    /// @dev Three storage words: (state, payee, expiresAt), (partsSettled, settledBlock,
+    /// payeeNonce), amount.
+    struct Slot {
+        State state;
+        /// The agent's payout address, fixed by the payer's consent; zero until then.
+        address payee;
+        /// Unix time from which the operator can no longer settle and anyone may `claimRefund`.
+        uint64 expiresAt;
+        /// Units already settled part by part: whole-slot settlements take `amount - partsSettled`.
+        uint128 partsSettled;
+        /// Block of the final settlement (0 while funded), for a one-block log query off chain.
+        uint64 settledBlock;
+        /// Consumed by each signed or called fix or move of the payee: a signature is good for
+        /// one change of this slot, never replayed (not even after the payee moved back).
+        uint64 payeeNonce;
+        uint256 amount;
+    }
+
+    /// Caps the fee so a deployment cannot take more than 10% of a budget.
+    uint16 public constant MAX_FEE_BPS = 1_000;
+    uint256 private constant BPS_DENOMINATOR = 10_000;
+    /// The earliest expiry a deposit may choose, from its block's time: time for the job to be done.
+    uint256 public constant MIN_EXPIRY_DELAY = 1 days;
+    /// The latest expiry a deposit (or an extension) may choose: money is never locked for longer.
+    uint256 public constant MAX_EXPIRY_DELAY = 400 days;
+
+    /// EIP-712 struct of the payer's consent to pay `payee` from its slot of `jobId`.
+    bytes32 public constant FIX_PAYEE_TYPEHASH =
+        keccak256("FixPayee(bytes32 jobId,address payer,address payee,uint256 nonce,uint256 deadline)");
+    /// EIP-712 struct of the current payee's consent to be paid at `newPayee` instead.
+    bytes32 public constant MOVE_PAYEE_TYPEHASH = keccak256(
+        "MovePayee(bytes32 jobId,address payer,address payee,address newPayee,uint256 nonce,uint256 deadline)"
+    );
+
+    IERC20 public immutable token;
+    address public immutable feeRecipient;
+    /// Fee in basis points on what goes to the payee: 500 = 5%, so a 0.20 release pays 0.19.
+    uint16 public immutable feeBps;
+    /// The service's settling key; the owner may replace it, or revoke it with the zero address.
+    address public operator;
+
+    mapping(bytes32 jobId => mapping(address payer => Slot)) private _slots;
+    /// Block in which each part of a slot was settled (0 while not): a part settles once.
+    mapping(bytes32 jobId => mapping(address payer => mapping(uint256 part => uint64 settledBlock))) private _parts;
+    /// Payouts the token refused, claimable by the address they were meant for.
+    mapping(address account => uint256) public claimable;
+    uint256 public totalClaimable;
+    /// Fees of releases not yet withdrawn to the fee recipient.
+    uint256 public feesAccrued;
+
+    event Deposited(bytes32 indexed jobId, address indexed payer, uint256 amount, uint64 expiresAt);
+    event ExpiryExtended(bytes32 indexed jobId, address indexed payer, uint64 expiresAt);
+    /// The payer consented (`bySignature`: through a relayed signature) to pay `payee` from its slot.
+    event PayeeFixed(bytes32 indexed jobId, address indexed payer, address indexed payee, bool bySignature);
+    /// The payee `from` consented to be paid at `to` instead.
+    event PayeeMoved(bytes32 indexed jobId, address indexed payer, address indexed from, address to, bool bySignature);
+    /// What remained went to the payee: `amount` paid, `fee` kept; amount + fee = what remained.
+    event Released(bytes32 indexed jobId, address indexed payer, address indexed payee, uint256 amount, uint256 fee);
+    /// Part `part` went to the payee: `amount` paid, `fee` kept; amount + fee = the part.
+    event PartReleased(
+        bytes32 indexed jobId, address indexed payer, uint256 indexed part, address payee, uint256 amount, uint256 fee
+    );
+    /// What remained went back to the payer, whole (no fee), by the operator's decision.
+    event Refunded(bytes32 indexed jobId, address indexed payer, uint256 amount);
+    /// Part `part` went back to the payer, whole (no fee).
+    event PartRefunded(bytes32 indexed jobId, address indexed payer, uint256 indexed part, uint256 amount);
+    /// What remained was divided: payeeAmount + fee + payerAmount = what remained.
+    event Split(
+        bytes32 indexed jobId,
+        address indexed payer,
+        address indexed payee,
+        uint256 payeeAmount,
+        uint256 fee,
+        uint256 payerAmount
+    );
+    /// Part `part` was divided: payeeAmount + fee + payerAmount = the part.
+    event PartSplit(
+        bytes32 indexed jobId,
+        address indexed payer,
+        uint256 indexed part,
+        address payee,
+        uint256 payeeAmount,
+        uint256 fee,
+        uint256 payerAmount
+    );
+    /// After the expiry, `caller` (anyone) returned what remained, `amount`, to the payer.
+    event RefundClaimed(bytes32 indexed jobId, address indexed payer, address indexed caller, uint256 amount);
+    /// A payout for `jobId` that the token refused, now claimable by `account`.
+    event Credited(bytes32 indexed jobId, address indexed account, uint256 amount);
+    event Claimed(address indexed account, address indexed to, uint256 amount);
+    event FeesWithdrawn(address indexed to, uint256 amount);
+    event OperatorChanged(address indexed previousOperator, address indexed newOperator);
+
+    error NotOperator(address caller);
+    error NotPayee(address caller, address payee);
+    error ZeroAddress();
+    error ZeroJobId();
+    error ZeroAmount();
+    error FeeTooHigh(uint256 feeBps);
+    error AlreadyDeposited(bytes32 jobId, address payer);
+    error NotFunded(bytes32 jobId, address payer, State state);
+    error ExpiryTooSoon(uint64 expiresAt, uint256 earliest);
+    error ExpiryTooLate(uint64 expiresAt, uint256 latest);
+    error ExpiryNotLater(uint64 expiresAt, uint64 current);
+    /// The operator came too late: from the expiry on, only `claimRefund` moves the slot.
+    error SlotExpired(bytes32 jobId, address payer, uint64 expiresAt);
+    error NotExpiredYet(bytes32 jobId, address payer, uint64 expiresAt);
+    error PayeeNotFixed(bytes32 jobId, address payer);
+    error PayeeAlreadyFixed(bytes32 jobId, address payer, address payee);
+    error InvalidPayee(address payee);
+    error InvalidRecipient(address to);
+    error SignatureExpired(uint256 deadline);
+    /// The signature is not the named signer's for this struct, chain and contract.
+    error InvalidSignature(address signer);
+    /// The signed nonce is not the slot's next one: used already (a replay) or not yet.
+    error WrongNonce(uint256 expected, uint256 given);
+    error ShareTooLarge(uint256 payeeShare, uint256 amount);
+    error AmountMismatch(uint256 expected, uint256 received);
+    error NothingToClaim(address account);
+    error NoFeesAccrued();
+    error InsufficientGas();
+    error PartAlreadySettled(bytes32 jobId, address payer, uint256 part);
+    error PartTooLarge(uint256 amount, uint256 remaining);
+
+    modifier onlyOperator() {
+        if (msg.sender != operator) revert NotOperator(msg.sender);
+        _;
+    }
+
+    constructor(IERC20 token_, address operator_, address feeRecipient_, uint16 feeBps_, address owner_)
+        EIP712("AgentWork Escrow", "2")
+        Ownable(owner_)
+    {
+        if (address(token_) == address(0) || operator_ == address(0) || feeRecipient_ == address(0)) {
+            revert ZeroAddress();
+        }
+        if (feeBps_ > MAX_FEE_BPS) revert FeeTooHigh(feeBps_);
+        token = token_;
+        operator = operator_;
+        feeRecipient = feeRecipient_;
+        feeBps = feeBps_;
+        emit OperatorChanged(address(0), operator_);
+    }
+
+    // ---------------------------------------------------------------- payer
+
+    /// @notice Pulls `amount` from the caller (after an approve) into its slot of the job, which
+    /// the operator can settle until `expiresAt` (unix seconds, 1 to 400 days ahead) and which
+    /// returns to the caller from then on through `claimRefund`.
+    function deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) external nonReentrant whenNotPaused {
+        _deposit(jobId, amount, expiresAt);
+    }
+
+    /// @notice Approves through an EIP-2612 permit signed by the caller, then deposits.
+    function depositWithPermit(
+        bytes32 jobId,
+        uint256 amount,
+        uint64 expiresAt,
+        uint256 deadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external nonReentrant whenNotPaused {
+        // Anyone can submit the signed permit first (from the mempool), which would make this
+        // permit revert although the allowance is in place: a failed permit is tolerated, and the
+        // pull below fails if the allowance does not cover it.
+        try IERC20Permit(address(token)).permit(msg.sender, address(this), amount, deadline, v, r, s) {} catch {}
+        _deposit(jobId, amount, expiresAt);
+    }
+
+    /// @notice Moves the expiry of the caller's slot later (never earlier: the agent counts on
+    /// the time it was given), at most 400 days from now.
+    function extendExpiry(bytes32 jobId, uint64 expiresAt) external {
+        Slot storage d = _funded(jobId, msg.sender);
+        if (expiresAt <= d.expiresAt) revert ExpiryNotLater(expiresAt, d.expiresAt);
+        uint256 latest = block.timestamp + MAX_EXPIRY_DELAY;
+        if (expiresAt > latest) revert ExpiryTooLate(expiresAt, latest);
+        d.expiresAt = expiresAt;
+        emit ExpiryExtended(jobId, msg.sender, expiresAt);
+    }
+
+    /// @notice The caller, as payer, fixes the address its slot of the job pays the agent at. Once.
+    function fixPayee(bytes32 jobId, address payee) external {
+        Slot storage d = _funded(jobId, msg.sender);
+        _fixPayee(d, jobId, msg.sender, payee, false);
+    }
+
+    /// @notice Fixes the payee with the payer's EIP-712 `FixPayee` signature (an EOA's 65 bytes, or
+    /// whatever its ERC-1271 wallet accepts); anyone may relay it. `nonce` is the slot's
+    /// `payeeNonce` (see `getSlot`); `deadline` the last second the signature is good for.
+    function fixPayeeWithSig(
+        bytes32 jobId,
+        address payer,
+        address payee,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) external {
+        Slot storage d = _funded(jobId, payer);
+        bytes32 structHash = keccak256(abi.encode(FIX_PAYEE_TYPEHASH, jobId, payer, payee, nonce, deadline));
+        _checkSignature(d, payer, structHash, nonce, deadline, signature);
+        _fixPayee(d, jobId, payer, payee, true);
+    }
+
+    // ---------------------------------------------------------------- payee
+
+    /// @notice The current payee of `payer`'s slot has it pay `newPayee` instead.
+    function movePayee(bytes32 jobId, address payer, address newPayee) external {
+        Slot storage d = _funded(jobId, payer);
+        if (d.payee == address(0)) revert PayeeNotFixed(jobId, payer);
+        if (msg.sender != d.payee) revert NotPayee(msg.sender, d.payee);
+        _movePayee(d, jobId, payer, newPayee, false);
+    }
+
+    /// @notice Moves the payee with the current payee's EIP-712 `MovePayee` signature; anyone may relay it.
+    function movePayeeWithSig(
+        bytes32 jobId,
+        address payer,
+        address newPayee,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) external {
+        Slot storage d = _funded(jobId, payer);
+        address payee = d.payee;
+        if (payee == address(0)) revert PayeeNotFixed(jobId, payer);
+        bytes32 structHash =
+            keccak256(abi.encode(MOVE_PAYEE_TYPEHASH, jobId, payer, payee, newPayee, nonce, deadline));
+        _checkSignature(d, payee, structHash, nonce, deadline, signature);
+        _movePayee(d, jobId, payer, newPayee, true);
+    }
+
+    // ---------------------------------------------------------------- anyone
+
+    /// @notice From the slot's expiry on, returns what it still holds to its payer, whoever calls.
+    /// Deliberately without `whenNotPaused` or any role: this is the path that never needs the service.
+    function claimRefund(bytes32 jobId, address payer) external nonReentrant {
+        Slot storage d = _slots[jobId][payer];
+        if (d.state != State.Funded) revert NotFunded(jobId, payer, d.state);
+        if (block.timestamp < d.expiresAt) revert NotExpiredYet(jobId, payer, d.expiresAt);
+        uint256 amount = _close(d, State.RefundClaimed);
+        _pay(jobId, payer, amount);
+        emit RefundClaimed(jobId, payer, msg.sender, amount);
+    }
+
+    /// @notice Sends the caller's credit (payouts the token refused) to `to`.
+    function claim(address to) external nonReentrant {
+        if (to == address(0) || to == address(this)) revert InvalidRecipient(to);
+        uint256 amount = claimable[msg.sender];
+        if (amount == 0) revert NothingToClaim(msg.sender);
+        claimable[msg.sender] = 0;
+        totalClaimable -= amount;
+        // Reverts (and so keeps the credit) if the token refuses `to` as well.
+        token.safeTransfer(to, amount);
+        emit Claimed(msg.sender, to, amount);
+    }
+
+    // ---------------------------------------------------------------- operator, before the expiry
+
+    /// @notice Pays what remains of `payer`'s slot to its fixed payee, less the fee.
+    function release(bytes32 jobId, address payer) external onlyOperator whenNotPaused nonReentrant {
+        Slot storage d = _settleable(jobId, payer);
+        address payee = _payeeOf(d, jobId, payer);
+        uint256 amount = _close(d, State.Released);
+        uint256 fee = _fee(amount);
+        _pay(jobId, payee, amount - fee);
+        emit Released(jobId, payer, payee, amount - fee, fee);
+    }
+
+    /// @notice Returns what remains of `payer`'s slot to the payer (no fee); no payee needed.
+    function refund(bytes32 jobId, address payer) external onlyOperator whenNotPaused nonReentrant {
+        Slot storage d = _settleable(jobId, payer);
+        uint256 amount = _close(d, State.Refunded);
+        _pay(jobId, payer, amount);
+        emit Refunded(jobId, payer, amount);
+    }
+
+    /// @notice Divides what remains as a dispute ruling: `payeeShare` to the payee less the fee
+    /// (on that share only), the rest to the payer.
+    function settleSplit(bytes32 jobId, address payer, uint256 payeeShare)
+        external
+        onlyOperator
+        whenNotPaused
+        nonReentrant
+    {
+        Slot storage d = _settleable(jobId, payer);
+        address payee = _payeeOf(d, jobId, payer);
+        uint256 amount = _close(d, State.Split);
+        if (payeeShare > amount) revert ShareTooLarge(payeeShare, amount);
+        (uint256 payeeAmount, uint256 fee, uint256 payerAmount) = _divide(jobId, payer, payee, amount, payeeShare);
+        emit Split(jobId, payer, payee, payeeAmount, fee, payerAmount);
+    }
+
+    /// @notice Releases part `part` (a milestone), `amount` units of what remains, to the payee
+    /// less the fee. Each part settles once; what the parts leave, the whole-slot functions settle.
+    function releasePart(bytes32 jobId, address payer, uint256 part, uint256 amount)
+        external
+        onlyOperator
+        whenNotPaused
+        nonReentrant
+    {
+        Slot storage d = _settleable(jobId, payer);
+        address payee = _payeeOf(d, jobId, payer);
+        _settlePart(d, jobId, payer, part, amount);
+        uint256 fee = _fee(amount);
+        _pay(jobId, payee, amount - fee);
+        emit PartReleased(jobId, payer, part, payee, amount - fee, fee);
+    }
+
+    /// @notice Returns part `part`, `amount` units, to the payer (no fee). Once per part.
+    function refundPart(bytes32 jobId, address payer, uint256 part, uint256 amount)
+        external
+        onlyOperator
+        whenNotPaused
+        nonReentrant
+    {
+        Slot storage d = _settleable(jobId, payer);
+        _settlePart(d, jobId, payer, part, amount);
+        _pay(jobId, payer, amount);
+        emit PartRefunded(jobId, payer, part, amount);
+    }
+
+    /// @notice Divides part `part` (`amount` units): `payeeShare` to the payee less the fee, the
+    /// rest of the part to the payer. Once per part.
+    function settlePartSplit(bytes32 jobId, address payer, uint256 part, uint256 amount, uint256 payeeShare)
+        external
+        onlyOperator
+        whenNotPaused
+        nonReentrant
+    {
+        Slot storage d = _settleable(jobId, payer);
+        address payee = _payeeOf(d, jobId, payer);
+        if (payeeShare > amount) revert ShareTooLarge(payeeShare, amount);
+        _settlePart(d, jobId, payer, part, amount);
+        (uint256 payeeAmount, uint256 fee, uint256 payerAmount) = _divide(jobId, payer, payee, amount, payeeShare);
+        emit PartSplit(jobId, payer, part, payee, payeeAmount, fee, payerAmount);
+    }
+
+    /// @notice Sends every accrued fee to the immutable fee recipient: the operator chooses when, never where.
+    function withdrawFees() external onlyOperator nonReentrant returns (uint256 amount) {
+        amount = feesAccrued;
+        if (amount == 0) revert NoFeesAccrued();
+        feesAccrued = 0;
+        token.safeTransfer(feeRecipient, amount);
+        emit FeesWithdrawn(feeRecipient, amount);
+    }
+
+    // ---------------------------------------------------------------- owner
+
+    /// @notice Replaces the operator, or revokes it with the zero address (no settlement then
+    /// until a new one; expired slots still return through `claimRefund`).
+    function setOperator(address newOperator) external onlyOwner {
+        emit OperatorChanged(operator, newOperator);
+        operator = newOperator;
+    }
+
+    /// @notice Stops new deposits and the operator's settlements; never `claimRefund`, `claim`
+    /// or the payer's and payee's own functions.
+    function pause() external onlyOwner {
+        _pause();
+    }
+
+    function unpause() external onlyOwner {
+        _unpause();
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// @notice `payer`'s slot of the job: the deposit, its state, payee (zero until fixed), expiry,
+    /// what the parts took, the settlement block (0 while funded) and the nonce a signed
+    /// `FixPayee` or `MovePayee` must carry next.
+    function getSlot(bytes32 jobId, address payer)
+        external
+        view
+        returns (
+            uint256 amount,
+            State state,
+            address payee,
+            uint64 expiresAt,
+            uint256 partsSettled,
+            uint64 settledBlock,
+            uint256 payeeNonce
+        )
+    {
+        Slot storage d = _slots[jobId][payer];
+        return (d.amount, d.state, d.payee, d.expiresAt, d.partsSettled, d.settledBlock, d.payeeNonce);
+    }
+
+    /// @notice The block in which part `part` settled (0 while not), and what the slot still holds.
+    function getPart(bytes32 jobId, address payer, uint256 part)
+        external
+        view
+        returns (uint64 settledBlock, uint256 remaining)
+    {
+        Slot storage d = _slots[jobId][payer];
+        uint256 left = d.state == State.Funded ? d.amount - d.partsSettled : 0;
+        return (_parts[jobId][payer][part], left);
+    }
+
+    /// @notice The EIP-712 domain separator (name "AgentWork Escrow", version "2", this chain and contract).
+    // solhint-disable-next-line func-name-mixedcase
+    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) private {
+        if (jobId == bytes32(0)) revert ZeroJobId();
+        if (amount == 0) revert ZeroAmount();
+        uint256 earliest = block.timestamp + MIN_EXPIRY_DELAY;
+        if (expiresAt < earliest) revert ExpiryTooSoon(expiresAt, earliest);
+        uint256 latest = block.timestamp + MAX_EXPIRY_DELAY;
+        if (expiresAt > latest) revert ExpiryTooLate(expiresAt, latest);
+        Slot storage d = _slots[jobId][msg.sender];
+        if (d.state != State.None) revert AlreadyDeposited(jobId, msg.sender);
+        // Effects before the external call (checks-effects-interactions, on top of the guard).
+        d.state = State.Funded;
+        d.amount = amount;
+        d.expiresAt = expiresAt;
+
+        uint256 before = token.balanceOf(address(this));
+        token.safeTransferFrom(msg.sender, address(this), amount);
+        // The recorded amount must be what arrived, or settlements would pay out other slots' money.
+        uint256 received = token.balanceOf(address(this)) - before;
+        if (received != amount) revert AmountMismatch(amount, received);
+
+        emit Deposited(jobId, msg.sender, amount, expiresAt);
+    }
+
+    function _funded(bytes32 jobId, address payer) private view returns (Slot storage d) {
+        d = _slots[jobId][payer];
+        if (d.state != State.Funded) revert NotFunded(jobId, payer, d.state);
+    }
+
+    /// A funded slot the operator may still settle: its expiry has not come.
+    function _settleable(bytes32 jobId, address payer) private view returns (Slot storage d) {
+        d = _funded(jobId, payer);
+        if (block.timestamp >= d.expiresAt) revert SlotExpired(jobId, payer, d.expiresAt);
+    }
+
+    function _payeeOf(Slot storage d, bytes32 jobId, address payer) private view returns (address payee) {
+        payee = d.payee;
+        if (payee == address(0)) revert PayeeNotFixed(jobId, payer);
+    }
+
+    function _validPayee(address payee) private view {
+        if (payee == address(0) || payee == address(this)) revert InvalidPayee(payee);
+    }
+
+    function _fixPayee(Slot storage d, bytes32 jobId, address payer, address payee, bool bySignature) private {
+        if (d.payee != address(0)) revert PayeeAlreadyFixed(jobId, payer, d.payee);
+        _validPayee(payee);
+        d.payee = payee;
+        // A called fix consumes the nonce too, so a signature made for this slot earlier is void.
+        if (!bySignature) d.payeeNonce++;
+        emit PayeeFixed(jobId, payer, payee, bySignature);
+    }
+
+    function _movePayee(Slot storage d, bytes32 jobId, address payer, address newPayee, bool bySignature) private {
+        _validPayee(newPayee);
+        address from = d.payee;
+        d.payee = newPayee;
+        if (!bySignature) d.payeeNonce++;
+        emit PayeeMoved(jobId, payer, from, newPayee, bySignature);
+    }
+
+    /// Checks deadline, nonce and signature (ECDSA for an account without code, ERC-1271 for a
+    /// contract) of an EIP-712 struct for this slot, and consumes the nonce.
+    function _checkSignature(
+        Slot storage d,
+        address signer,
+        bytes32 structHash,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) private {
+        if (block.timestamp > deadline) revert SignatureExpired(deadline);
+        if (nonce != d.payeeNonce) revert WrongNonce(d.payeeNonce, nonce);
+        if (!SignatureChecker.isValidSignatureNowCalldata(signer, _hashTypedDataV4(structHash), signature)) {
+            revert InvalidSignature(signer);
+        }
+        d.payeeNonce++;
+    }
+
+    /// Marks a funded slot settled for good before any token moves, so no second settlement
+    /// (sequential or reentrant) finds it funded; returns what the parts had not taken.
+    function _close(Slot storage d, State next) private returns (uint256 remaining) {
+        d.state = next;
+        d.settledBlock = uint64(block.number);
+        return d.amount - d.partsSettled;
+    }
+
+    /// Marks part `part` settled for `amount` units of what remains, before any token moves. The
+    /// slot becomes PartsSettled when its parts have taken the whole deposit.
+    function _settlePart(Slot storage d, bytes32 jobId, address payer, uint256 part, uint256 amount) private {
+        if (_parts[jobId][payer][part] != 0) revert PartAlreadySettled(jobId, payer, part);
+        if (amount == 0) revert ZeroAmount();
+        uint256 remaining = d.amount - d.partsSettled;
+        if (amount > remaining) revert PartTooLarge(amount, remaining);
+        _parts[jobId][payer][part] = uint64(block.number);
+        // amount <= remaining <= d.amount, and deposits never come near 2^128 units.
+        d.partsSettled += uint128(amount);
+        if (amount == remaining) {
+            d.state = State.PartsSettled;
+            d.settledBlock = uint64(block.number);
+        }
+    }
+
+    /// The fee on `amount` going to the payee, accrued until `withdrawFees` (same arithmetic as version 1).
+    function _fee(uint256 amount) private returns (uint256 fee) {
+        fee = (amount * feeBps) / BPS_DENOMINATOR;
+        feesAccrued += fee;
+    }
+
+    function _divide(bytes32 jobId, address payer, address payee, uint256 amount, uint256 payeeShare)
+        private
+        returns (uint256 payeeAmount, uint256 fee, uint256 payerAmount)
+    {
+        fee = _fee(payeeShare);
+        payeeAmount = payeeShare - fee;
+        payerAmount = amount - payeeShare;
+        if (payeeAmount > 0) _pay(jobId, payee, payeeAmount);
+        if (payerAmount > 0) _pay(jobId, payer, payerAmount);
+    }
+
+    function _pay(bytes32 jobId, address to, uint256 amount) private {
+        uint256 gasBefore = gasleft();
+        if (token.trySafeTransfer(to, amount)) return;
+        // By the 63/64 rule a transfer that ran out of gas leaves at most 1/64 of what we had:
+        // that is the sender's too-low gas limit, not a refusing recipient, so revert rather than
+        // push a payout the token would accept into the claimable path.
+        if (gasleft() <= gasBefore / 63) revert InsufficientGas();
+        claimable[to] += amount;
+        totalClaimable += amount;
+        emit Credited(jobId, to, amount);
+    }
+}
