@@ -10,6 +10,19 @@ import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/Signa
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 
+/// The EIP-3009 entry USDC (FiatTokenV2_2) has for signatures as bytes (EOA or ERC-1271).
+interface IERC3009 {
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external;
+}
+
 /// @title Job escrow of the agent work marketplace, version 2
 /// @notice A payer deposits a job's budget in one ERC-20 (USDC) into its own slot, keyed by
 /// (jobId, payer), with an expiry it chooses. Two things hold whatever the operator key does:
@@ -19,13 +32,16 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 ///    anyone may relay (`fixPayeeWithSig`; ERC-1271 wallets sign too). No function takes a
 ///    destination from the operator: a release pays the fixed payee, a refund pays the payer, a
 ///    split divides between those two. Only the payee itself can move its payout to another
-///    address (`movePayee`, `movePayeeWithSig`).
+///    address (`movePayee`, `movePayeeWithSig`). The payer may also release to that payee itself
+///    (`release`, or its EIP-712 `Approve` that anyone relays: `releaseWithApproval`), and the payee
+///    may give the money back to the payer (`refund`): neither needs the service.
 /// 2. Money comes back without the service. The operator settles only before the slot's expiry;
 ///    from the expiry on, anyone may call `claimRefund` and what the slot still holds goes to the
 ///    payer. No pause, owner, operator or hook stands on that path (the reentrancy guard only
 ///    refuses a call from inside another call of this contract).
 ///
-/// @dev Kept from version 1: deposits with an approve or an EIP-2612 permit; a slot per payer, so
+/// @dev Kept from version 1: deposits with an approve or an EIP-2612 permit (and new: an EIP-3009
+/// authorization anyone may relay, `depositWithAuthorization`); a slot per payer, so
 /// a stranger's deposit under a public job id never touches the poster's; payment in parts
 /// (milestones), each part settled once and the parts never above the deposit; a fee in basis
 /// points on what the agent gets, accrued in the contract and swept to the immutable
@@ -33,10 +49,11 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 /// another address later; checks-effects-interactions under a reentrancy guard.
 ///
 /// @dev Roles. The `operator` (the service's hot key) settles funded slots before their expiry,
-/// within the bounds above, and sweeps fees. The `owner` (a cold key or a multisig) may replace
+/// within the bounds above, and sweeps fees. The payer and the payee act on their own slot without
+/// it: the payer releases to the payee, the payee refunds to the payer, at any time while funded. The `owner` (a cold key or a multisig) may replace
 /// or revoke the operator and pause new deposits and operator settlements, e.g. when the hot key
-/// leaks. None of that reaches fixing or moving payees, extending expiries, claiming credits or
-/// `claimRefund`: a paused contract or a revoked operator still lets every payer take its money
+/// leaks. None of that reaches fixing or moving payees, extending expiries, the payer's release,
+/// the payee's refund, claiming credits or `claimRefund`: a paused contract or a revoked operator still lets every payer take its money
 /// back at the expiry.
 contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     using SafeERC20 for IERC20;
@@ -44,9 +61,9 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     enum State {
         None,
         Funded,
-        /// The operator paid what remained to the payee (less the fee).
+        /// What remained went to the payee (less the fee): by the operator, or by the payer's consent.
         Released,
-        /// The operator returned what remained to the payer.
+        /// What remained went back to the payer: by the operator, or by the payee giving up.
         Refunded,
         /// The operator divided what remained between payee and payer (a dispute ruling).
         Split,
@@ -89,6 +106,10 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     bytes32 public constant MOVE_PAYEE_TYPEHASH = keccak256(
         "MovePayee(bytes32 jobId,address payer,address payee,address newPayee,uint256 nonce,uint256 deadline)"
     );
+
+    /// EIP-712 struct of the payer's approval of the work: release what remains to `payee`.
+    bytes32 public constant APPROVE_TYPEHASH =
+        keccak256("Approve(bytes32 jobId,address payer,address payee,uint256 deadline)");
 
     IERC20 public immutable token;
     address public immutable feeRecipient;
@@ -150,6 +171,11 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     event OperatorChanged(address indexed previousOperator, address indexed newOperator);
 
     error NotOperator(address caller);
+    error NotOperatorOrPayer(address caller);
+    error NotOperatorOrPayee(address caller);
+    /// A relayed EIP-3009 deposit's nonce must be `depositNonce(jobId, expiresAt)`, so the payer's
+    /// authorization also fixes which job and expiry its money goes to.
+    error NonceNotBoundToDeposit(bytes32 expected, bytes32 given);
     error NotPayee(address caller, address payee);
     error ZeroAddress();
     error ZeroJobId();
@@ -206,7 +232,9 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     /// the operator can settle until `expiresAt` (unix seconds, 1 to 400 days ahead) and which
     /// returns to the caller from then on through `claimRefund`.
     function deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) external nonReentrant whenNotPaused {
-        _deposit(jobId, amount, expiresAt);
+        uint256 before = _openSlot(jobId, msg.sender, amount, expiresAt);
+        token.safeTransferFrom(msg.sender, address(this), amount);
+        _checkArrived(jobId, msg.sender, amount, expiresAt, before);
     }
 
     /// @notice Approves through an EIP-2612 permit signed by the caller, then deposits.
@@ -223,7 +251,37 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         // permit revert although the allowance is in place: a failed permit is tolerated, and the
         // pull below fails if the allowance does not cover it.
         try IERC20Permit(address(token)).permit(msg.sender, address(this), amount, deadline, v, r, s) {} catch {}
-        _deposit(jobId, amount, expiresAt);
+        uint256 before = _openSlot(jobId, msg.sender, amount, expiresAt);
+        token.safeTransferFrom(msg.sender, address(this), amount);
+        _checkArrived(jobId, msg.sender, amount, expiresAt, before);
+    }
+
+    /// @notice Deposits into `payer`'s slot with the payer's EIP-3009 `ReceiveWithAuthorization`
+    /// (USDC's gasless transfer, `to` = this contract); anyone may send it. The authorization's
+    /// nonce must be `depositNonce(jobId, expiresAt)`: the payer's signature then covers the job and
+    /// the expiry too, and nobody holding it can put the money under another job or lock it longer.
+    function depositWithAuthorization(
+        bytes32 jobId,
+        address payer,
+        uint256 amount,
+        uint64 expiresAt,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature
+    ) external nonReentrant whenNotPaused {
+        bytes32 bound = depositNonce(jobId, expiresAt);
+        if (nonce != bound) revert NonceNotBoundToDeposit(bound, nonce);
+        uint256 before = _openSlot(jobId, payer, amount, expiresAt);
+        IERC3009(address(token)).receiveWithAuthorization(
+            payer, address(this), amount, validAfter, validBefore, nonce, signature
+        );
+        _checkArrived(jobId, payer, amount, expiresAt, before);
+    }
+
+    /// @notice The EIP-3009 nonce a payer signs for `depositWithAuthorization` into a job with an expiry.
+    function depositNonce(bytes32 jobId, uint64 expiresAt) public pure returns (bytes32) {
+        return keccak256(abi.encode(jobId, expiresAt));
     }
 
     /// @notice Moves the expiry of the caller's slot later (never earlier: the agent counts on
@@ -245,7 +303,7 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     /// @notice Fixes the payee with the payer's EIP-712 `FixPayee` signature (an EOA's 65 bytes, or
     /// whatever its ERC-1271 wallet accepts); anyone may relay it. `nonce` is the slot's
-    /// `payeeNonce` (see `getSlot`); `deadline` the last second the signature is good for.
+    /// `payeeNonce` (see `getEscrow`); `deadline` the last second the signature is good for.
     function fixPayeeWithSig(
         bytes32 jobId,
         address payer,
@@ -315,19 +373,46 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     // ---------------------------------------------------------------- operator, before the expiry
 
-    /// @notice Pays what remains of `payer`'s slot to its fixed payee, less the fee.
-    function release(bytes32 jobId, address payer) external onlyOperator whenNotPaused nonReentrant {
-        Slot storage d = _settleable(jobId, payer);
-        address payee = _payeeOf(d, jobId, payer);
-        uint256 amount = _close(d, State.Released);
-        uint256 fee = _fee(amount);
-        _pay(jobId, payee, amount - fee);
-        emit Released(jobId, payer, payee, amount - fee, fee);
+    /// @notice Pays what remains of `payer`'s slot to its fixed payee, less the fee. The operator
+    /// may, before the expiry and unpaused; the payer itself may at any time while funded.
+    function release(bytes32 jobId, address payer) external nonReentrant {
+        Slot storage d;
+        if (msg.sender == payer) {
+            d = _funded(jobId, payer);
+        } else {
+            if (msg.sender != operator) revert NotOperatorOrPayer(msg.sender);
+            d = _operatorSettleable(jobId, payer);
+        }
+        _release(d, jobId, payer, _payeeOf(d, jobId, payer));
     }
 
-    /// @notice Returns what remains of `payer`'s slot to the payer (no fee); no payee needed.
-    function refund(bytes32 jobId, address payer) external onlyOperator whenNotPaused nonReentrant {
-        Slot storage d = _settleable(jobId, payer);
+    /// @notice Releases with the payer's EIP-712 `Approve` of the work, relayed by anyone (e.g. the
+    /// agent, when the service is gone): needs neither the operator nor an unpaused contract. The
+    /// struct names the current payee; no nonce, since a release closes the slot once and for all.
+    function releaseWithApproval(bytes32 jobId, address payer, uint256 deadline, bytes calldata signature)
+        external
+        nonReentrant
+    {
+        Slot storage d = _funded(jobId, payer);
+        address payee = _payeeOf(d, jobId, payer);
+        if (block.timestamp > deadline) revert SignatureExpired(deadline);
+        bytes32 structHash = keccak256(abi.encode(APPROVE_TYPEHASH, jobId, payer, payee, deadline));
+        if (!SignatureChecker.isValidSignatureNowCalldata(payer, _hashTypedDataV4(structHash), signature)) {
+            revert InvalidSignature(payer);
+        }
+        _release(d, jobId, payer, payee);
+    }
+
+    /// @notice Returns what remains of `payer`'s slot to the payer (no fee); no payee needed. The
+    /// operator may, before the expiry and unpaused; the fixed payee may at any time (giving up).
+    function refund(bytes32 jobId, address payer) external nonReentrant {
+        Slot storage d = _slots[jobId][payer];
+        if (msg.sender == d.payee && msg.sender != address(0)) {
+            d = _funded(jobId, payer);
+        } else {
+            if (msg.sender != operator) revert NotOperatorOrPayee(msg.sender);
+            d = _operatorSettleable(jobId, payer);
+        }
         uint256 amount = _close(d, State.Refunded);
         _pay(jobId, payer, amount);
         emit Refunded(jobId, payer, amount);
@@ -424,24 +509,25 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     // ---------------------------------------------------------------- views
 
-    /// @notice `payer`'s slot of the job: the deposit, its state, payee (zero until fixed), expiry,
-    /// what the parts took, the settlement block (0 while funded) and the nonce a signed
-    /// `FixPayee` or `MovePayee` must carry next.
-    function getSlot(bytes32 jobId, address payer)
+    /// @notice `payer`'s slot of the job: its state, the deposit, the payee (zero until fixed), the
+    /// expiry, the fee (immutable, so the one in force at deposit), what the parts took, the
+    /// settlement block (0 while funded) and the nonce a signed `FixPayee` or `MovePayee` must carry next.
+    function getEscrow(bytes32 jobId, address payer)
         external
         view
         returns (
-            uint256 amount,
             State state,
+            uint256 amount,
             address payee,
             uint64 expiresAt,
+            uint16 slotFeeBps,
             uint256 partsSettled,
             uint64 settledBlock,
             uint256 payeeNonce
         )
     {
         Slot storage d = _slots[jobId][payer];
-        return (d.amount, d.state, d.payee, d.expiresAt, d.partsSettled, d.settledBlock, d.payeeNonce);
+        return (d.state, d.amount, d.payee, d.expiresAt, feeBps, d.partsSettled, d.settledBlock, d.payeeNonce);
     }
 
     /// @notice The block in which part `part` settled (0 while not), and what the slot still holds.
@@ -463,32 +549,45 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     // ---------------------------------------------------------------- internals
 
-    function _deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) private {
+    /// Checks a deposit's terms and records the slot before any token moves (checks-effects-
+    /// interactions, on top of the guard); returns the balance to measure the arrival against.
+    function _openSlot(bytes32 jobId, address payer, uint256 amount, uint64 expiresAt)
+        private
+        returns (uint256 balanceBefore)
+    {
         if (jobId == bytes32(0)) revert ZeroJobId();
         if (amount == 0) revert ZeroAmount();
         uint256 earliest = block.timestamp + MIN_EXPIRY_DELAY;
         if (expiresAt < earliest) revert ExpiryTooSoon(expiresAt, earliest);
         uint256 latest = block.timestamp + MAX_EXPIRY_DELAY;
         if (expiresAt > latest) revert ExpiryTooLate(expiresAt, latest);
-        Slot storage d = _slots[jobId][msg.sender];
-        if (d.state != State.None) revert AlreadyDeposited(jobId, msg.sender);
-        // Effects before the external call (checks-effects-interactions, on top of the guard).
+        Slot storage d = _slots[jobId][payer];
+        if (d.state != State.None) revert AlreadyDeposited(jobId, payer);
         d.state = State.Funded;
         d.amount = amount;
         d.expiresAt = expiresAt;
+        return token.balanceOf(address(this));
+    }
 
-        uint256 before = token.balanceOf(address(this));
-        token.safeTransferFrom(msg.sender, address(this), amount);
+    function _checkArrived(bytes32 jobId, address payer, uint256 amount, uint64 expiresAt, uint256 balanceBefore)
+        private
+    {
         // The recorded amount must be what arrived, or settlements would pay out other slots' money.
-        uint256 received = token.balanceOf(address(this)) - before;
+        uint256 received = token.balanceOf(address(this)) - balanceBefore;
         if (received != amount) revert AmountMismatch(amount, received);
-
-        emit Deposited(jobId, msg.sender, amount, expiresAt);
+        emit Deposited(jobId, payer, amount, expiresAt);
     }
 
     function _funded(bytes32 jobId, address payer) private view returns (Slot storage d) {
         d = _slots[jobId][payer];
         if (d.state != State.Funded) revert NotFunded(jobId, payer, d.state);
+    }
+
+    /// A funded slot the operator (the caller checks who it is) may still settle: the contract is
+    /// not paused and the slot's expiry has not come.
+    function _operatorSettleable(bytes32 jobId, address payer) private view returns (Slot storage d) {
+        _requireNotPaused();
+        d = _settleable(jobId, payer);
     }
 
     /// A funded slot the operator may still settle: its expiry has not come.
@@ -521,6 +620,13 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         d.payee = newPayee;
         if (!bySignature) d.payeeNonce++;
         emit PayeeMoved(jobId, payer, from, newPayee, bySignature);
+    }
+
+    function _release(Slot storage d, bytes32 jobId, address payer, address payee) private {
+        uint256 amount = _close(d, State.Released);
+        uint256 fee = _fee(amount);
+        _pay(jobId, payee, amount - fee);
+        emit Released(jobId, payer, payee, amount - fee, fee);
     }
 
     /// Checks deadline, nonce and signature (ECDSA for an account without code, ERC-1271 for a

@@ -5,7 +5,17 @@
 // contract), payee moves by the payee only, parts, a blacklisted payee's credit, reentrancy, and
 // the fee arithmetic of version 1.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFunctionData, getAddress, keccak256, parseEventLogs, toBytes, type Address, type Hex } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  encodeFunctionData,
+  getAddress,
+  keccak256,
+  parseEventLogs,
+  toBytes,
+  type Address,
+  type Hex,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abi as v1Abi } from "./artifacts/escrow";
 import { abi as v2Abi, bytecode as v2Bytecode } from "./artifacts/escrow-v2";
@@ -100,6 +110,10 @@ async function revertOf(functionName: string, args: readonly unknown[], from = O
       args,
     } as never);
   } catch (err) {
+    // The token's require strings (FiatTokenV2's) arrive as Error(string): the string tells them apart.
+    const revert = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+    if (revert instanceof ContractFunctionRevertedError && revert.data?.errorName === "Error")
+      return String(revert.data.args?.[0]);
     return errorText(err);
   }
   throw new Error(`expected ${functionName} to revert`);
@@ -124,10 +138,10 @@ async function fundedWithPayee(amount = BUDGET, payee = addr(AGENT)) {
 }
 
 async function readSlot(jobId: Hex, payer: Address = addr(PAYER)) {
-  const [amount, state, payee, expiresAt, partsSettled, settledBlock, payeeNonce] = await read<
-    readonly [bigint, number, Address, bigint, bigint, bigint, bigint]
-  >("getSlot", [jobId, payer]);
-  return { amount, state, payee, expiresAt, partsSettled, settledBlock, payeeNonce };
+  const [state, amount, payee, expiresAt, slotFeeBps, partsSettled, settledBlock, payeeNonce] = await read<
+    readonly [number, bigint, Address, bigint, number, bigint, bigint, bigint]
+  >("getEscrow", [jobId, payer]);
+  return { state, amount, payee, expiresAt, slotFeeBps, partsSettled, settledBlock, payeeNonce };
 }
 
 const State = { None: 0, Funded: 1, Released: 2, Refunded: 3, Split: 4, PartsSettled: 5, RefundClaimed: 6 };
@@ -193,6 +207,42 @@ function signMovePayee(
   });
 }
 
+/** The payer's EIP-712 Approve of the work (release what remains to `payee`), signed with `signer`'s key. */
+function signApprove(signer: number, message: { jobId: Hex; payer: Address; payee: Address; deadline: bigint }) {
+  return privateKeyToAccount(chain.accounts[signer].privateKey).signTypedData({
+    domain: domainOf(),
+    types: {
+      Approve: [
+        { name: "jobId", type: "bytes32" },
+        { name: "payer", type: "address" },
+        { name: "payee", type: "address" },
+        { name: "deadline", type: "uint256" },
+      ],
+    },
+    primaryType: "Approve",
+    message,
+  });
+}
+
+/** The payer's EIP-3009 ReceiveWithAuthorization of `value` to the escrow, in the token's own domain. */
+function signReceiveAuthorization(signer: number, value: bigint, nonce: Hex, validBefore: bigint) {
+  return privateKeyToAccount(chain.accounts[signer].privateKey).signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: chain.config.chainId, verifyingContract: usdc },
+    types: {
+      ReceiveWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "ReceiveWithAuthorization",
+    message: { from: addr(signer), to: escrow, value, validAfter: 0n, validBefore, nonce },
+  });
+}
+
 const fee = (units: bigint) => (units * feeBps) / 10_000n;
 
 async function blacklist(who: Address, on: boolean) {
@@ -214,10 +264,11 @@ describe("deposit with an expiry the payer chooses", () => {
     const [event] = parseEventLogs({ abi: v2Abi, eventName: "Deposited", logs: receipt.logs });
     expect(event.args).toEqual({ jobId, payer: addr(PAYER), amount: BUDGET, expiresAt });
     expect(await readSlot(jobId)).toEqual({
-      amount: BUDGET,
       state: State.Funded,
+      amount: BUDGET,
       payee: ZERO,
       expiresAt,
+      slotFeeBps: Number(feeBps),
       partsSettled: 0n,
       settledBlock: 0n,
       payeeNonce: 0n,
@@ -237,6 +288,48 @@ describe("deposit with an expiry the payer chooses", () => {
     await send("depositWithPermit", [jobId, BUDGET, expiresAt, permit.deadline, permit.v, permit.r, permit.s], PAYER2);
     expect(before - (await balance(addr(PAYER2)))).toBe(BUDGET);
     expect(await readSlot(jobId, addr(PAYER2))).toMatchObject({ amount: BUDGET, state: State.Funded, expiresAt });
+  });
+
+  it("takes a payer's EIP-3009 authorization relayed by anyone, bound by its nonce to the job and the expiry", async () => {
+    const jobId = newEscrowJobId();
+    const expiresAt = (await now()) + 9n * DAY;
+    const validBefore = (await now()) + 3600n;
+    const nonce = await read<Hex>("depositNonce", [jobId, expiresAt]);
+    const signature = await signReceiveAuthorization(PAYER2, BUDGET, nonce, validBefore);
+    // A relayer cannot put the money under another expiry or job: either the nonce no longer is
+    // the one bound to what it names, or the payer's signature no longer matches it.
+    const lock = expiresAt + 300n * DAY;
+    expect(
+      await revertOf(
+        "depositWithAuthorization",
+        [jobId, addr(PAYER2), BUDGET, lock, 0n, validBefore, nonce, signature],
+        STRANGER,
+      ),
+    ).toBe("NonceNotBoundToDeposit");
+    const otherJob = newEscrowJobId();
+    const otherNonce = await read<Hex>("depositNonce", [otherJob, expiresAt]);
+    expect(
+      await revertOf(
+        "depositWithAuthorization",
+        [otherJob, addr(PAYER2), BUDGET, expiresAt, 0n, validBefore, otherNonce, signature],
+        STRANGER,
+      ),
+    ).toBe("FiatTokenV2: invalid signature");
+
+    const before = await balance(addr(PAYER2));
+    const receipt = await send(
+      "depositWithAuthorization",
+      [jobId, addr(PAYER2), BUDGET, expiresAt, 0n, validBefore, nonce, signature],
+      STRANGER,
+    );
+    expect(before - (await balance(addr(PAYER2)))).toBe(BUDGET);
+    expect(parseEventLogs({ abi: v2Abi, eventName: "Deposited", logs: receipt.logs })[0].args).toEqual({
+      jobId,
+      payer: addr(PAYER2),
+      amount: BUDGET,
+      expiresAt,
+    });
+    expect(await readSlot(jobId, addr(PAYER2))).toMatchObject({ state: State.Funded, amount: BUDGET, expiresAt });
   });
 
   it("refuses an expiry under a day or over 400 days ahead, a zero amount or job id, and a second deposit", async () => {
@@ -368,12 +461,19 @@ describe("only the chosen agent or the payer", () => {
     expect(await revertOf("settleSplit", [other, addr(PAYER), BUDGET + 1n])).toBe("ShareTooLarge");
   });
 
-  it("settling is the operator's only: not the payer's, the payee's or a stranger's", async () => {
+  it("besides the operator only the payer releases and only the payee refunds: never to itself, and nobody else settles", async () => {
     const jobId = await fundedWithPayee();
+    // The payer cannot take its money back before the expiry, nor the agent pay itself.
+    expect(await revertOf("refund", [jobId, addr(PAYER)], PAYER)).toBe("NotOperatorOrPayee");
+    expect(await revertOf("release", [jobId, addr(PAYER)], AGENT)).toBe("NotOperatorOrPayer");
+    for (const who of [STRANGER, OWNER]) {
+      expect(await revertOf("release", [jobId, addr(PAYER)], who)).toBe("NotOperatorOrPayer");
+      expect(await revertOf("refund", [jobId, addr(PAYER)], who)).toBe("NotOperatorOrPayee");
+    }
     for (const who of [PAYER, AGENT, STRANGER, OWNER]) {
-      expect(await revertOf("release", [jobId, addr(PAYER)], who)).toBe("NotOperator");
-      expect(await revertOf("refund", [jobId, addr(PAYER)], who)).toBe("NotOperator");
+      expect(await revertOf("settleSplit", [jobId, addr(PAYER), 1n], who)).toBe("NotOperator");
       expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n], who)).toBe("NotOperator");
+      expect(await revertOf("refundPart", [jobId, addr(PAYER), 0n, 1n], who)).toBe("NotOperator");
       expect(await revertOf("withdrawFees", [], who)).toBe("NotOperator");
     }
   });
@@ -397,6 +497,9 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
     });
     expect(await read("FIX_PAYEE_TYPEHASH")).toBe(
       keccak256(toBytes("FixPayee(bytes32 jobId,address payer,address payee,uint256 nonce,uint256 deadline)")),
+    );
+    expect(await read("APPROVE_TYPEHASH")).toBe(
+      keccak256(toBytes("Approve(bytes32 jobId,address payer,address payee,uint256 deadline)")),
     );
     expect(await read("MOVE_PAYEE_TYPEHASH")).toBe(
       keccak256(
@@ -540,6 +643,76 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
   });
 });
 
+describe("without the service: the payer releases, the payee gives up", () => {
+  it("the payer releases to the fixed payee itself, even paused and with the operator revoked", async () => {
+    const unfixed = newEscrowJobId();
+    await deposit(PAYER, unfixed);
+    expect(await revertOf("release", [unfixed, addr(PAYER)], PAYER)).toBe("PayeeNotFixed");
+    const jobId = await fundedWithPayee();
+    await send("pause", [], OWNER);
+    await send("setOperator", [ZERO], OWNER);
+    try {
+      const before = await balance(addr(AGENT));
+      const receipt = await send("release", [jobId, addr(PAYER)], PAYER);
+      expect((await balance(addr(AGENT))) - before).toBe(190_000n);
+      expect(parseEventLogs({ abi: v2Abi, eventName: "Released", logs: receipt.logs })[0].args).toMatchObject({
+        payee: addr(AGENT),
+        amount: 190_000n,
+        fee: 10_000n,
+      });
+    } finally {
+      await send("setOperator", [addr(OPERATOR)], OWNER);
+      await send("unpause", [], OWNER);
+    }
+  });
+
+  it("the agent relays the payer's Approve and is paid without the operator; other signers, another payee or a late one are refused", async () => {
+    const jobId = await fundedWithPayee();
+    const deadline = (await now()) + 7n * DAY;
+    const message = { jobId, payer: addr(PAYER), payee: addr(AGENT), deadline };
+    for (const signer of [OPERATOR, AGENT]) {
+      const signature = await signApprove(signer, message);
+      expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, signature], AGENT)).toBe(
+        "InvalidSignature",
+      );
+    }
+    // Signed for another payee than the slot's: refused (the struct names the fixed payee).
+    const forStranger = await signApprove(PAYER, { ...message, payee: addr(STRANGER) });
+    expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, forStranger], STRANGER)).toBe(
+      "InvalidSignature",
+    );
+    const late = (await now()) - 1n;
+    const expired = await signApprove(PAYER, { ...message, deadline: late });
+    expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), late, expired], AGENT)).toBe("SignatureExpired");
+
+    const approval = await signApprove(PAYER, message);
+    await send("setOperator", [ZERO], OWNER);
+    try {
+      const before = await balance(addr(AGENT));
+      await send("releaseWithApproval", [jobId, addr(PAYER), deadline, approval], AGENT);
+      expect((await balance(addr(AGENT))) - before).toBe(190_000n);
+    } finally {
+      await send("setOperator", [addr(OPERATOR)], OWNER);
+    }
+    // Once: the slot is closed.
+    expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, approval], AGENT)).toBe("NotFunded");
+  });
+
+  it("the payee gives the money back to the payer; the payer cannot refund itself before the expiry", async () => {
+    const jobId = await fundedWithPayee();
+    expect(await revertOf("refund", [jobId, addr(PAYER)], PAYER)).toBe("NotOperatorOrPayee");
+    const before = await balance(addr(PAYER));
+    const receipt = await send("refund", [jobId, addr(PAYER)], AGENT);
+    expect((await balance(addr(PAYER))) - before).toBe(BUDGET);
+    expect(parseEventLogs({ abi: v2Abi, eventName: "Refunded", logs: receipt.logs })[0].args).toEqual({
+      jobId,
+      payer: addr(PAYER),
+      amount: BUDGET,
+    });
+    expect((await readSlot(jobId)).state).toBe(State.Refunded);
+  });
+});
+
 describe("moving the payee: the payee's consent only", () => {
   it("the payee moves its payout by its own call; the next release pays the new address", async () => {
     const jobId = await fundedWithPayee();
@@ -648,7 +821,7 @@ describe("money comes back without the service", () => {
       newOperator: ZERO,
     });
     try {
-      expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("NotOperator");
+      expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("NotOperatorOrPayer");
       expect(await revertOf("claimRefund", [jobId, addr(PAYER)], STRANGER)).toBe("NotExpiredYet");
       await warp(DAY + 120n);
       expect(await read<boolean>("paused")).toBe(true);
