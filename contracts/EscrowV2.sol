@@ -371,7 +371,8 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         emit Claimed(msg.sender, to, amount);
     }
 
-    // ---------------------------------------------------------------- operator, before the expiry
+    // ---------------------------------------------------------------- settling: the operator before the
+    // expiry; the payer (release) and the payee (refund) on their own slot at any time
 
     /// @notice Pays what remains of `payer`'s slot to its fixed payee, less the fee. The operator
     /// may, before the expiry and unpaused; the payer itself may at any time while funded.
@@ -407,7 +408,8 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     /// operator may, before the expiry and unpaused; the fixed payee may at any time (giving up).
     function refund(bytes32 jobId, address payer) external nonReentrant {
         Slot storage d = _slots[jobId][payer];
-        if (msg.sender == d.payee && msg.sender != address(0)) {
+        // msg.sender is never the zero address, so an unfixed payee never matches.
+        if (msg.sender == d.payee) {
             d = _funded(jobId, payer);
         } else {
             if (msg.sender != operator) revert NotOperatorOrPayee(msg.sender);
