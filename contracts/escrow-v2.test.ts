@@ -2,8 +2,9 @@
 // payee its payer consented to (by a call or an EIP-712 signature, ERC-1271 wallets included) or
 // the payer, and from its expiry on anyone returns it to the payer, paused or not, operator or
 // none. Also: the signature attacks (another signer, a replay, an expired one, another chain or
-// contract), payee moves by the payee only, parts, a blacklisted payee's credit, reentrancy, and
-// the fee arithmetic of version 1.
+// contract), payee moves by the payee only, the payer releasing and the payee refunding without
+// the service, EIP-3009 deposits bound to their job and expiry, parts, a blacklisted payee's
+// credit, reentrancy, and the fee arithmetic of version 1.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BaseError,
@@ -843,16 +844,38 @@ describe("money comes back without the service", () => {
       await send("setOperator", [addr(OPERATOR)], OWNER);
       await send("unpause", [], OWNER);
     }
-    // Settled for good: no second claim, no operator settlement, no payee change, no extension.
+    // Settled for good: no second claim, no settlement by the operator, the payer or the payee,
+    // no relayed approval, no payee change, no extension.
     expect(await revertOf("claimRefund", [jobId, addr(PAYER)], PAYER)).toBe("NotFunded");
     expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("NotFunded");
     expect(await revertOf("refund", [jobId, addr(PAYER)])).toBe("NotFunded");
+    expect(await revertOf("release", [jobId, addr(PAYER)], PAYER)).toBe("NotFunded");
+    expect(await revertOf("refund", [jobId, addr(PAYER)], AGENT)).toBe("NotFunded");
+    const deadline = (await now()) + 3600n;
+    const approval = await signApprove(PAYER, { jobId, payer: addr(PAYER), payee: addr(AGENT), deadline });
+    expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, approval], AGENT)).toBe("NotFunded");
     expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n])).toBe("NotFunded");
     expect(await revertOf("movePayee", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT)).toBe("NotFunded");
     expect(await revertOf("extendExpiry", [jobId, (await now()) + 10n * DAY], PAYER)).toBe("NotFunded");
   });
 
-  it("the operator cannot settle from the expiry on, paused or not; only claimRefund can", async () => {
+  it("the owner replaces the operator: the new key settles, the old one no longer does", async () => {
+    const NEW_OPERATOR = 5;
+    const jobId = await fundedWithPayee();
+    await send("setOperator", [addr(NEW_OPERATOR)], OWNER);
+    try {
+      expect(await read<Address>("operator")).toBe(addr(NEW_OPERATOR));
+      expect(await revertOf("refund", [jobId, addr(PAYER)], OPERATOR)).toBe("NotOperatorOrPayee");
+      expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n], OPERATOR)).toBe("NotOperator");
+      const before = await balance(addr(AGENT));
+      await send("release", [jobId, addr(PAYER)], NEW_OPERATOR);
+      expect((await balance(addr(AGENT))) - before).toBe(190_000n);
+    } finally {
+      await send("setOperator", [addr(OPERATOR)], OWNER);
+    }
+  });
+
+  it("the operator cannot settle from the expiry on; only claimRefund can", async () => {
     const jobId = newEscrowJobId();
     await deposit(PAYER, jobId, BUDGET, (await now()) + DAY + 60n);
     await send("fixPayee", [jobId, addr(AGENT)], PAYER);
