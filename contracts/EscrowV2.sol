@@ -27,14 +27,15 @@ interface IERC3009 {
 /// @notice A payer deposits a job's budget in one ERC-20 (USDC) into its own slot, keyed by
 /// (jobId, payer), with an expiry it chooses. Two things hold whatever the operator key does:
 ///
-/// 1. Only the chosen agent or the payer. The agent's payout address of a slot (its "payee") is
-///    fixed by the payer alone: its own `fixPayee` call, or its EIP-712 `FixPayee` signature that
-///    anyone may relay (`fixPayeeWithSig`; ERC-1271 wallets sign too). No function takes a
-///    destination from the operator: a release pays the fixed payee, a refund pays the payer, a
-///    split divides between those two. Only the payee itself can move its payout to another
-///    address (`movePayee`, `movePayeeWithSig`). The payer may also release to that payee itself
-///    (`release`, or its EIP-712 `Approve` that anyone relays: `releaseWithApproval`), and the payee
-///    may give the money back to the payer (`refund`): neither needs the service.
+/// 1. Only the assigned agent or the payer. A slot's agent (the address the agent is paid at) is
+///    assigned once, by the payer alone: `assign` sent by the payer with an empty signature, or
+///    sent by anyone with the payer's EIP-712 `Assign` signature (ERC-1271 wallets sign too). No
+///    function takes a destination from the operator: a release pays the assigned agent, a refund
+///    pays the payer, a split divides between those two. Only the agent itself can move its
+///    payout to another address (`moveAgent`, `moveAgentWithSig`). The payer may also release to
+///    that agent itself (`release`, or its EIP-712 `Approve` that anyone relays:
+///    `releaseWithApproval`), and the agent may give the money back to the payer (`refund`):
+///    neither needs the service.
 /// 2. Money comes back without the service. The operator settles only before the slot's expiry;
 ///    from the expiry on, anyone may call `claimRefund` and what the slot still holds goes to the
 ///    payer. No pause, owner, operator or hook stands on that path (the reentrancy guard only
@@ -49,11 +50,11 @@ interface IERC3009 {
 /// another address later; checks-effects-interactions under a reentrancy guard.
 ///
 /// @dev Roles. The `operator` (the service's hot key) settles funded slots before their expiry,
-/// within the bounds above, and sweeps fees. The payer and the payee act on their own slot without
-/// it: the payer releases to the payee, the payee refunds to the payer, at any time while funded. The `owner` (a cold key or a multisig) may replace
+/// within the bounds above, and sweeps fees. The payer and the agent act on their own slot without
+/// it: the payer releases to the agent, the agent refunds to the payer, at any time while funded. The `owner` (a cold key or a multisig) may replace
 /// or revoke the operator and pause new deposits and operator settlements, e.g. when the hot key
-/// leaks. None of that reaches fixing or moving payees, extending expiries, the payer's release,
-/// the payee's refund, claiming credits or `claimRefund`: a paused contract or a revoked operator still lets every payer take its money
+/// leaks. None of that reaches assigning or moving agents, extending expiries, the payer's release,
+/// the agent's refund, claiming credits or `claimRefund`: a paused contract or a revoked operator still lets every payer take its money
 /// back at the expiry.
 contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     using SafeERC20 for IERC20;
@@ -61,11 +62,11 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     enum State {
         None,
         Funded,
-        /// What remained went to the payee (less the fee): by the operator, or by the payer's consent.
+        /// What remained went to the agent (less the fee): by the operator, or by the payer's consent.
         Released,
-        /// What remained went back to the payer: by the operator, or by the payee giving up.
+        /// What remained went back to the payer: by the operator, or by the agent giving up.
         Refunded,
-        /// The operator divided what remained between payee and payer (a dispute ruling).
+        /// The operator divided what remained between agent and payer (a dispute ruling).
         Split,
         /// Every unit of the deposit left through its parts (milestones).
         PartsSettled,
@@ -73,21 +74,22 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         RefundClaimed
     }
 
-    /// @dev Three storage words: (state, payee, expiresAt), (partsSettled, settledBlock,
-    /// payeeNonce), amount.
+    /// @dev Three storage words: (state, agent, expiresAt), (partsSettled, settledBlock,
+    /// moveNonce), amount.
     struct Slot {
         State state;
-        /// The agent's payout address, fixed by the payer's consent; zero until then.
-        address payee;
+        /// The address the agent is paid at: assigned once by the payer's consent (zero until
+        /// then), afterwards moved only by the agent itself.
+        address agent;
         /// Unix time from which the operator can no longer settle and anyone may `claimRefund`.
         uint64 expiresAt;
         /// Units already settled part by part: whole-slot settlements take `amount - partsSettled`.
         uint128 partsSettled;
         /// Block of the final settlement (0 while funded), for a one-block log query off chain.
         uint64 settledBlock;
-        /// Consumed by each signed or called fix or move of the payee: a signature is good for
-        /// one change of this slot, never replayed (not even after the payee moved back).
-        uint64 payeeNonce;
+        /// Consumed by each move of the agent, signed or called: a `MoveAgent` signature is good
+        /// for one move of this slot, never replayed (not even after the agent moved back).
+        uint64 moveNonce;
         uint256 amount;
     }
 
@@ -99,21 +101,24 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     /// The latest expiry a deposit (or an extension) may choose: money is never locked for longer.
     uint256 public constant MAX_EXPIRY_DELAY = 400 days;
 
-    /// EIP-712 struct of the payer's consent to pay `payee` from its slot of `jobId`.
-    bytes32 public constant FIX_PAYEE_TYPEHASH =
-        keccak256("FixPayee(bytes32 jobId,address payer,address payee,uint256 nonce,uint256 deadline)");
-    /// EIP-712 struct of the current payee's consent to be paid at `newPayee` instead.
-    bytes32 public constant MOVE_PAYEE_TYPEHASH = keccak256(
-        "MovePayee(bytes32 jobId,address payer,address payee,address newPayee,uint256 nonce,uint256 deadline)"
+    /// EIP-712 struct of the payer's consent to pay `agent` from its slot of `jobId`. No nonce: the
+    /// agent is assigned once, so a replay finds it assigned and reverts; `deadline` bounds it.
+    bytes32 public constant ASSIGN_TYPEHASH =
+        keccak256("Assign(bytes32 jobId,address payer,address agent,uint256 deadline)");
+    /// EIP-712 struct of the current agent's consent to be paid at `newAgent` instead (beyond
+    /// DESIGN.md's surface); `nonce` is the slot's `moveNonce`.
+    bytes32 public constant MOVE_AGENT_TYPEHASH = keccak256(
+        "MoveAgent(bytes32 jobId,address payer,address agent,address newAgent,uint256 nonce,uint256 deadline)"
     );
 
-    /// EIP-712 struct of the payer's approval of the work: release what remains to `payee`.
+    /// EIP-712 struct of the payer's approval of the work: release what remains to `agent`.
     bytes32 public constant APPROVE_TYPEHASH =
-        keccak256("Approve(bytes32 jobId,address payer,address payee,uint256 deadline)");
+        keccak256("Approve(bytes32 jobId,address payer,address agent,uint256 deadline)");
 
     IERC20 public immutable token;
     address public immutable feeRecipient;
-    /// Fee in basis points on what goes to the payee: 500 = 5%, so a 0.20 release pays 0.19.
+    /// Fee in basis points on what goes to the agent: 500 = 5%, so a 0.20 release pays 0.19.
+    /// Immutable, so the fee in force at a slot's deposit never rises for that slot.
     uint16 public immutable feeBps;
     /// The service's settling key; the owner may replace it, or revoke it with the zero address.
     address public operator;
@@ -129,36 +134,36 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     event Deposited(bytes32 indexed jobId, address indexed payer, uint256 amount, uint64 expiresAt);
     event ExpiryExtended(bytes32 indexed jobId, address indexed payer, uint64 expiresAt);
-    /// The payer consented (`bySignature`: through a relayed signature) to pay `payee` from its slot.
-    event PayeeFixed(bytes32 indexed jobId, address indexed payer, address indexed payee, bool bySignature);
-    /// The payee `from` consented to be paid at `to` instead.
-    event PayeeMoved(bytes32 indexed jobId, address indexed payer, address indexed from, address to, bool bySignature);
-    /// What remained went to the payee: `amount` paid, `fee` kept; amount + fee = what remained.
-    event Released(bytes32 indexed jobId, address indexed payer, address indexed payee, uint256 amount, uint256 fee);
-    /// Part `part` went to the payee: `amount` paid, `fee` kept; amount + fee = the part.
+    /// The payer consented (`bySignature`: through a relayed signature) to pay `agent` from its slot.
+    event AgentAssigned(bytes32 indexed jobId, address indexed payer, address indexed agent, bool bySignature);
+    /// The agent `from` consented to be paid at `to` instead.
+    event AgentMoved(bytes32 indexed jobId, address indexed payer, address indexed from, address to, bool bySignature);
+    /// What remained went to the agent: `amount` paid, `fee` kept; amount + fee = what remained.
+    event Released(bytes32 indexed jobId, address indexed payer, address indexed agent, uint256 amount, uint256 fee);
+    /// Part `part` went to the agent: `amount` paid, `fee` kept; amount + fee = the part.
     event PartReleased(
-        bytes32 indexed jobId, address indexed payer, uint256 indexed part, address payee, uint256 amount, uint256 fee
+        bytes32 indexed jobId, address indexed payer, uint256 indexed part, address agent, uint256 amount, uint256 fee
     );
     /// What remained went back to the payer, whole (no fee), by the operator's decision.
     event Refunded(bytes32 indexed jobId, address indexed payer, uint256 amount);
     /// Part `part` went back to the payer, whole (no fee).
     event PartRefunded(bytes32 indexed jobId, address indexed payer, uint256 indexed part, uint256 amount);
-    /// What remained was divided: payeeAmount + fee + payerAmount = what remained.
+    /// What remained was divided: agentAmount + fee + payerAmount = what remained.
     event Split(
         bytes32 indexed jobId,
         address indexed payer,
-        address indexed payee,
-        uint256 payeeAmount,
+        address indexed agent,
+        uint256 agentAmount,
         uint256 fee,
         uint256 payerAmount
     );
-    /// Part `part` was divided: payeeAmount + fee + payerAmount = the part.
+    /// Part `part` was divided: agentAmount + fee + payerAmount = the part.
     event PartSplit(
         bytes32 indexed jobId,
         address indexed payer,
         uint256 indexed part,
-        address payee,
-        uint256 payeeAmount,
+        address agent,
+        uint256 agentAmount,
         uint256 fee,
         uint256 payerAmount
     );
@@ -172,11 +177,11 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     error NotOperator(address caller);
     error NotOperatorOrPayer(address caller);
-    error NotOperatorOrPayee(address caller);
+    error NotOperatorOrAgent(address caller);
     /// A relayed EIP-3009 deposit's nonce must be `depositNonce(jobId, expiresAt)`, so the payer's
     /// authorization also fixes which job and expiry its money goes to.
     error NonceNotBoundToDeposit(bytes32 expected, bytes32 given);
-    error NotPayee(address caller, address payee);
+    error NotAgent(address caller, address agent);
     error ZeroAddress();
     error ZeroJobId();
     error ZeroAmount();
@@ -189,16 +194,16 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     /// The operator came too late: from the expiry on, only `claimRefund` moves the slot.
     error SlotExpired(bytes32 jobId, address payer, uint64 expiresAt);
     error NotExpiredYet(bytes32 jobId, address payer, uint64 expiresAt);
-    error PayeeNotFixed(bytes32 jobId, address payer);
-    error PayeeAlreadyFixed(bytes32 jobId, address payer, address payee);
-    error InvalidPayee(address payee);
+    error AgentNotAssigned(bytes32 jobId, address payer);
+    error AgentAlreadyAssigned(bytes32 jobId, address payer, address agent);
+    error InvalidAgent(address agent);
     error InvalidRecipient(address to);
     error SignatureExpired(uint256 deadline);
     /// The signature is not the named signer's for this struct, chain and contract.
     error InvalidSignature(address signer);
     /// The signed nonce is not the slot's next one: used already (a replay) or not yet.
     error WrongNonce(uint256 expected, uint256 given);
-    error ShareTooLarge(uint256 payeeShare, uint256 amount);
+    error ShareTooLarge(uint256 agentShare, uint256 amount);
     error AmountMismatch(uint256 expected, uint256 received);
     error NothingToClaim(address account);
     error NoFeesAccrued();
@@ -212,7 +217,7 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     }
 
     constructor(IERC20 token_, address operator_, address feeRecipient_, uint16 feeBps_, address owner_)
-        EIP712("AgentWork Escrow", "2")
+        EIP712("AgentWorkEscrow", "2")
         Ownable(owner_)
     {
         if (address(token_) == address(0) || operator_ == address(0) || feeRecipient_ == address(0)) {
@@ -295,55 +300,59 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         emit ExpiryExtended(jobId, msg.sender, expiresAt);
     }
 
-    /// @notice The caller, as payer, fixes the address its slot of the job pays the agent at. Once.
-    function fixPayee(bytes32 jobId, address payee) external {
-        Slot storage d = _funded(jobId, msg.sender);
-        _fixPayee(d, jobId, msg.sender, payee, false);
+    /// @notice Assigns the agent of `payer`'s slot, once: the address every release pays. Sent by
+    /// the payer with an empty `signature`, or by anyone with the payer's EIP-712 `Assign` (an EOA's
+    /// 65 bytes, or whatever its ERC-1271 wallet accepts). `deadline` (unix seconds) is the last
+    /// second the assignment is good for, checked either way.
+    function assign(bytes32 jobId, address payer, address agent, uint256 deadline, bytes calldata signature)
+        external
+    {
+        Slot storage d = _funded(jobId, payer);
+        // Checked before the signature, so a replayed one (even after the agent moved) says why.
+        if (d.agent != address(0)) revert AgentAlreadyAssigned(jobId, payer, d.agent);
+        if (block.timestamp > deadline) revert SignatureExpired(deadline);
+        bool bySignature = !(msg.sender == payer && signature.length == 0);
+        if (bySignature) {
+            bytes32 structHash = keccak256(abi.encode(ASSIGN_TYPEHASH, jobId, payer, agent, deadline));
+            if (!SignatureChecker.isValidSignatureNowCalldata(payer, _hashTypedDataV4(structHash), signature)) {
+                revert InvalidSignature(payer);
+            }
+        }
+        _validAgent(agent);
+        d.agent = agent;
+        emit AgentAssigned(jobId, payer, agent, bySignature);
     }
 
-    /// @notice Fixes the payee with the payer's EIP-712 `FixPayee` signature (an EOA's 65 bytes, or
-    /// whatever its ERC-1271 wallet accepts); anyone may relay it. `nonce` is the slot's
-    /// `payeeNonce` (see `getEscrow`); `deadline` the last second the signature is good for.
-    function fixPayeeWithSig(
+    // ---------------------------------------------------------------- agent
+
+    /// @notice The current agent of `payer`'s slot has it pay `newAgent` instead.
+    function moveAgent(bytes32 jobId, address payer, address newAgent) external {
+        Slot storage d = _funded(jobId, payer);
+        if (d.agent == address(0)) revert AgentNotAssigned(jobId, payer);
+        if (msg.sender != d.agent) revert NotAgent(msg.sender, d.agent);
+        _moveAgent(d, jobId, payer, newAgent, false);
+    }
+
+    /// @notice Moves the agent with the current agent's EIP-712 `MoveAgent` signature; anyone may relay it.
+    function moveAgentWithSig(
         bytes32 jobId,
         address payer,
-        address payee,
+        address newAgent,
         uint256 nonce,
         uint256 deadline,
         bytes calldata signature
     ) external {
         Slot storage d = _funded(jobId, payer);
-        bytes32 structHash = keccak256(abi.encode(FIX_PAYEE_TYPEHASH, jobId, payer, payee, nonce, deadline));
-        _checkSignature(d, payer, structHash, nonce, deadline, signature);
-        _fixPayee(d, jobId, payer, payee, true);
-    }
-
-    // ---------------------------------------------------------------- payee
-
-    /// @notice The current payee of `payer`'s slot has it pay `newPayee` instead.
-    function movePayee(bytes32 jobId, address payer, address newPayee) external {
-        Slot storage d = _funded(jobId, payer);
-        if (d.payee == address(0)) revert PayeeNotFixed(jobId, payer);
-        if (msg.sender != d.payee) revert NotPayee(msg.sender, d.payee);
-        _movePayee(d, jobId, payer, newPayee, false);
-    }
-
-    /// @notice Moves the payee with the current payee's EIP-712 `MovePayee` signature; anyone may relay it.
-    function movePayeeWithSig(
-        bytes32 jobId,
-        address payer,
-        address newPayee,
-        uint256 nonce,
-        uint256 deadline,
-        bytes calldata signature
-    ) external {
-        Slot storage d = _funded(jobId, payer);
-        address payee = d.payee;
-        if (payee == address(0)) revert PayeeNotFixed(jobId, payer);
+        address agent = d.agent;
+        if (agent == address(0)) revert AgentNotAssigned(jobId, payer);
         bytes32 structHash =
-            keccak256(abi.encode(MOVE_PAYEE_TYPEHASH, jobId, payer, payee, newPayee, nonce, deadline));
-        _checkSignature(d, payee, structHash, nonce, deadline, signature);
-        _movePayee(d, jobId, payer, newPayee, true);
+            keccak256(abi.encode(MOVE_AGENT_TYPEHASH, jobId, payer, agent, newAgent, nonce, deadline));
+        if (block.timestamp > deadline) revert SignatureExpired(deadline);
+        if (nonce != d.moveNonce) revert WrongNonce(d.moveNonce, nonce);
+        if (!SignatureChecker.isValidSignatureNowCalldata(agent, _hashTypedDataV4(structHash), signature)) {
+            revert InvalidSignature(agent);
+        }
+        _moveAgent(d, jobId, payer, newAgent, true);
     }
 
     // ---------------------------------------------------------------- anyone
@@ -372,9 +381,9 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     }
 
     // ---------------------------------------------------------------- settling: the operator before the
-    // expiry; the payer (release) and the payee (refund) on their own slot at any time
+    // expiry; the payer (release) and the agent (refund) on their own slot at any time
 
-    /// @notice Pays what remains of `payer`'s slot to its fixed payee, less the fee. The operator
+    /// @notice Pays what remains of `payer`'s slot to its assigned agent, less the fee. The operator
     /// may, before the expiry and unpaused; the payer itself may at any time while funded.
     function release(bytes32 jobId, address payer) external nonReentrant {
         Slot storage d;
@@ -384,35 +393,35 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
             if (msg.sender != operator) revert NotOperatorOrPayer(msg.sender);
             d = _operatorSettleable(jobId, payer);
         }
-        _release(d, jobId, payer, _payeeOf(d, jobId, payer));
+        _release(d, jobId, payer, _agentOf(d, jobId, payer));
     }
 
     /// @notice Releases with the payer's EIP-712 `Approve` of the work, relayed by anyone (e.g. the
     /// agent, when the service is gone): needs neither the operator nor an unpaused contract. The
-    /// struct names the current payee; no nonce, since a release closes the slot once and for all.
+    /// struct names the current agent; no nonce, since a release closes the slot once and for all.
     function releaseWithApproval(bytes32 jobId, address payer, uint256 deadline, bytes calldata signature)
         external
         nonReentrant
     {
         Slot storage d = _funded(jobId, payer);
-        address payee = _payeeOf(d, jobId, payer);
+        address agent = _agentOf(d, jobId, payer);
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
-        bytes32 structHash = keccak256(abi.encode(APPROVE_TYPEHASH, jobId, payer, payee, deadline));
+        bytes32 structHash = keccak256(abi.encode(APPROVE_TYPEHASH, jobId, payer, agent, deadline));
         if (!SignatureChecker.isValidSignatureNowCalldata(payer, _hashTypedDataV4(structHash), signature)) {
             revert InvalidSignature(payer);
         }
-        _release(d, jobId, payer, payee);
+        _release(d, jobId, payer, agent);
     }
 
-    /// @notice Returns what remains of `payer`'s slot to the payer (no fee); no payee needed. The
-    /// operator may, before the expiry and unpaused; the fixed payee may at any time (giving up).
+    /// @notice Returns what remains of `payer`'s slot to the payer (no fee); no agent needed. The
+    /// operator may, before the expiry and unpaused; the assigned agent may at any time (giving up).
     function refund(bytes32 jobId, address payer) external nonReentrant {
         Slot storage d = _slots[jobId][payer];
-        // msg.sender is never the zero address, so an unfixed payee never matches.
-        if (msg.sender == d.payee) {
+        // msg.sender is never the zero address, so an unassigned agent never matches.
+        if (msg.sender == d.agent) {
             d = _funded(jobId, payer);
         } else {
-            if (msg.sender != operator) revert NotOperatorOrPayee(msg.sender);
+            if (msg.sender != operator) revert NotOperatorOrAgent(msg.sender);
             d = _operatorSettleable(jobId, payer);
         }
         uint256 amount = _close(d, State.Refunded);
@@ -420,23 +429,23 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         emit Refunded(jobId, payer, amount);
     }
 
-    /// @notice Divides what remains as a dispute ruling: `payeeShare` to the payee less the fee
+    /// @notice Divides what remains as a dispute ruling: `agentShare` to the agent less the fee
     /// (on that share only), the rest to the payer.
-    function settleSplit(bytes32 jobId, address payer, uint256 payeeShare)
+    function settleSplit(bytes32 jobId, address payer, uint256 agentShare)
         external
         onlyOperator
         whenNotPaused
         nonReentrant
     {
         Slot storage d = _settleable(jobId, payer);
-        address payee = _payeeOf(d, jobId, payer);
+        address agent = _agentOf(d, jobId, payer);
         uint256 amount = _close(d, State.Split);
-        if (payeeShare > amount) revert ShareTooLarge(payeeShare, amount);
-        (uint256 payeeAmount, uint256 fee, uint256 payerAmount) = _divide(jobId, payer, payee, amount, payeeShare);
-        emit Split(jobId, payer, payee, payeeAmount, fee, payerAmount);
+        if (agentShare > amount) revert ShareTooLarge(agentShare, amount);
+        (uint256 agentAmount, uint256 fee, uint256 payerAmount) = _divide(jobId, payer, agent, amount, agentShare);
+        emit Split(jobId, payer, agent, agentAmount, fee, payerAmount);
     }
 
-    /// @notice Releases part `part` (a milestone), `amount` units of what remains, to the payee
+    /// @notice Releases part `part` (a milestone), `amount` units of what remains, to the agent
     /// less the fee. Each part settles once; what the parts leave, the whole-slot functions settle.
     function releasePart(bytes32 jobId, address payer, uint256 part, uint256 amount)
         external
@@ -445,11 +454,11 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         nonReentrant
     {
         Slot storage d = _settleable(jobId, payer);
-        address payee = _payeeOf(d, jobId, payer);
+        address agent = _agentOf(d, jobId, payer);
         _settlePart(d, jobId, payer, part, amount);
         uint256 fee = _fee(amount);
-        _pay(jobId, payee, amount - fee);
-        emit PartReleased(jobId, payer, part, payee, amount - fee, fee);
+        _pay(jobId, agent, amount - fee);
+        emit PartReleased(jobId, payer, part, agent, amount - fee, fee);
     }
 
     /// @notice Returns part `part`, `amount` units, to the payer (no fee). Once per part.
@@ -465,20 +474,20 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         emit PartRefunded(jobId, payer, part, amount);
     }
 
-    /// @notice Divides part `part` (`amount` units): `payeeShare` to the payee less the fee, the
+    /// @notice Divides part `part` (`amount` units): `agentShare` to the agent less the fee, the
     /// rest of the part to the payer. Once per part.
-    function settlePartSplit(bytes32 jobId, address payer, uint256 part, uint256 amount, uint256 payeeShare)
+    function settlePartSplit(bytes32 jobId, address payer, uint256 part, uint256 amount, uint256 agentShare)
         external
         onlyOperator
         whenNotPaused
         nonReentrant
     {
         Slot storage d = _settleable(jobId, payer);
-        address payee = _payeeOf(d, jobId, payer);
-        if (payeeShare > amount) revert ShareTooLarge(payeeShare, amount);
+        address agent = _agentOf(d, jobId, payer);
+        if (agentShare > amount) revert ShareTooLarge(agentShare, amount);
         _settlePart(d, jobId, payer, part, amount);
-        (uint256 payeeAmount, uint256 fee, uint256 payerAmount) = _divide(jobId, payer, payee, amount, payeeShare);
-        emit PartSplit(jobId, payer, part, payee, payeeAmount, fee, payerAmount);
+        (uint256 agentAmount, uint256 fee, uint256 payerAmount) = _divide(jobId, payer, agent, amount, agentShare);
+        emit PartSplit(jobId, payer, part, agent, agentAmount, fee, payerAmount);
     }
 
     /// @notice Sends every accrued fee to the immutable fee recipient: the operator chooses when, never where.
@@ -500,7 +509,7 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     }
 
     /// @notice Stops new deposits and the operator's settlements; never `claimRefund`, `claim`
-    /// or the payer's and payee's own functions.
+    /// or the payer's and agent's own functions.
     function pause() external onlyOwner {
         _pause();
     }
@@ -511,25 +520,25 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
 
     // ---------------------------------------------------------------- views
 
-    /// @notice `payer`'s slot of the job: its state, the deposit, the payee (zero until fixed), the
+    /// @notice `payer`'s slot of the job: its state, the deposit, the agent (zero until assigned), the
     /// expiry, the fee (immutable, so the one in force at deposit), what the parts took, the
-    /// settlement block (0 while funded) and the nonce a signed `FixPayee` or `MovePayee` must carry next.
+    /// settlement block (0 while funded) and the nonce a signed `MoveAgent` must carry next.
     function getEscrow(bytes32 jobId, address payer)
         external
         view
         returns (
             State state,
             uint256 amount,
-            address payee,
+            address agent,
             uint64 expiresAt,
             uint16 slotFeeBps,
             uint256 partsSettled,
             uint64 settledBlock,
-            uint256 payeeNonce
+            uint256 moveNonce
         )
     {
         Slot storage d = _slots[jobId][payer];
-        return (d.state, d.amount, d.payee, d.expiresAt, feeBps, d.partsSettled, d.settledBlock, d.payeeNonce);
+        return (d.state, d.amount, d.agent, d.expiresAt, feeBps, d.partsSettled, d.settledBlock, d.moveNonce);
     }
 
     /// @notice The block in which part `part` settled (0 while not), and what the slot still holds.
@@ -543,7 +552,7 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         return (_parts[jobId][payer][part], left);
     }
 
-    /// @notice The EIP-712 domain separator (name "AgentWork Escrow", version "2", this chain and contract).
+    /// @notice The EIP-712 domain separator (name "AgentWorkEscrow", version "2", this chain and contract).
     // solhint-disable-next-line func-name-mixedcase
     function DOMAIN_SEPARATOR() external view returns (bytes32) {
         return _domainSeparatorV4();
@@ -598,55 +607,29 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         if (block.timestamp >= d.expiresAt) revert SlotExpired(jobId, payer, d.expiresAt);
     }
 
-    function _payeeOf(Slot storage d, bytes32 jobId, address payer) private view returns (address payee) {
-        payee = d.payee;
-        if (payee == address(0)) revert PayeeNotFixed(jobId, payer);
+    function _agentOf(Slot storage d, bytes32 jobId, address payer) private view returns (address agent) {
+        agent = d.agent;
+        if (agent == address(0)) revert AgentNotAssigned(jobId, payer);
     }
 
-    function _validPayee(address payee) private view {
-        if (payee == address(0) || payee == address(this)) revert InvalidPayee(payee);
+    function _validAgent(address agent) private view {
+        if (agent == address(0) || agent == address(this)) revert InvalidAgent(agent);
     }
 
-    function _fixPayee(Slot storage d, bytes32 jobId, address payer, address payee, bool bySignature) private {
-        if (d.payee != address(0)) revert PayeeAlreadyFixed(jobId, payer, d.payee);
-        _validPayee(payee);
-        d.payee = payee;
-        // A called fix consumes the nonce too, so a signature made for this slot earlier is void.
-        if (!bySignature) d.payeeNonce++;
-        emit PayeeFixed(jobId, payer, payee, bySignature);
+    function _moveAgent(Slot storage d, bytes32 jobId, address payer, address newAgent, bool bySignature) private {
+        _validAgent(newAgent);
+        address from = d.agent;
+        d.agent = newAgent;
+        // Every move consumes the nonce, so a signature made before a called move is void too.
+        d.moveNonce++;
+        emit AgentMoved(jobId, payer, from, newAgent, bySignature);
     }
 
-    function _movePayee(Slot storage d, bytes32 jobId, address payer, address newPayee, bool bySignature) private {
-        _validPayee(newPayee);
-        address from = d.payee;
-        d.payee = newPayee;
-        if (!bySignature) d.payeeNonce++;
-        emit PayeeMoved(jobId, payer, from, newPayee, bySignature);
-    }
-
-    function _release(Slot storage d, bytes32 jobId, address payer, address payee) private {
+    function _release(Slot storage d, bytes32 jobId, address payer, address agent) private {
         uint256 amount = _close(d, State.Released);
         uint256 fee = _fee(amount);
-        _pay(jobId, payee, amount - fee);
-        emit Released(jobId, payer, payee, amount - fee, fee);
-    }
-
-    /// Checks deadline, nonce and signature (ECDSA for an account without code, ERC-1271 for a
-    /// contract) of an EIP-712 struct for this slot, and consumes the nonce.
-    function _checkSignature(
-        Slot storage d,
-        address signer,
-        bytes32 structHash,
-        uint256 nonce,
-        uint256 deadline,
-        bytes calldata signature
-    ) private {
-        if (block.timestamp > deadline) revert SignatureExpired(deadline);
-        if (nonce != d.payeeNonce) revert WrongNonce(d.payeeNonce, nonce);
-        if (!SignatureChecker.isValidSignatureNowCalldata(signer, _hashTypedDataV4(structHash), signature)) {
-            revert InvalidSignature(signer);
-        }
-        d.payeeNonce++;
+        _pay(jobId, agent, amount - fee);
+        emit Released(jobId, payer, agent, amount - fee, fee);
     }
 
     /// Marks a funded slot settled for good before any token moves, so no second settlement
@@ -673,20 +656,20 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         }
     }
 
-    /// The fee on `amount` going to the payee, accrued until `withdrawFees` (same arithmetic as version 1).
+    /// The fee on `amount` going to the agent, accrued until `withdrawFees` (same arithmetic as version 1).
     function _fee(uint256 amount) private returns (uint256 fee) {
         fee = (amount * feeBps) / BPS_DENOMINATOR;
         feesAccrued += fee;
     }
 
-    function _divide(bytes32 jobId, address payer, address payee, uint256 amount, uint256 payeeShare)
+    function _divide(bytes32 jobId, address payer, address agent, uint256 amount, uint256 agentShare)
         private
-        returns (uint256 payeeAmount, uint256 fee, uint256 payerAmount)
+        returns (uint256 agentAmount, uint256 fee, uint256 payerAmount)
     {
-        fee = _fee(payeeShare);
-        payeeAmount = payeeShare - fee;
-        payerAmount = amount - payeeShare;
-        if (payeeAmount > 0) _pay(jobId, payee, payeeAmount);
+        fee = _fee(agentShare);
+        agentAmount = agentShare - fee;
+        payerAmount = amount - agentShare;
+        if (agentAmount > 0) _pay(jobId, agent, agentAmount);
         if (payerAmount > 0) _pay(jobId, payer, payerAmount);
     }
 

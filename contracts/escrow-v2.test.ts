@@ -1,9 +1,9 @@
 // The version 2 escrow against a real anvil: whatever the operator key does, a slot pays only the
-// payee its payer consented to (by a call or an EIP-712 signature, ERC-1271 wallets included) or
+// agent its payer consented to (by a call or an EIP-712 signature, ERC-1271 wallets included) or
 // the payer, and from its expiry on anyone returns it to the payer, paused or not, operator or
 // none. Also: the signature attacks (another signer, a replay, an expired one, another chain or
-// contract), payee moves by the payee only, the payer releasing and the payee refunding without
-// the service, EIP-3009 deposits bound to their job and expiry, parts, a blacklisted payee's
+// contract), agent moves by the agent only, the payer releasing and the agent refunding without
+// the service, EIP-3009 deposits bound to their job and expiry, parts, a blacklisted agent's
 // credit, reentrancy, and the fee arithmetic of version 1.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -44,6 +44,8 @@ const FEE_RECIPIENT = 9;
 const BUDGET = 200_000n; // 0.20 USDC
 const DAY = 86_400n;
 const ZERO: Address = "0x0000000000000000000000000000000000000000";
+/** A deadline no test reaches, for assignments whose deadline is not what the test is about. */
+const FAR_DEADLINE = 2n ** 40n;
 
 const addr = (i: number) => chain.accounts[i].address;
 
@@ -130,19 +132,19 @@ async function deposit(payer: number, jobId: Hex, amount = BUDGET, expiresAt?: b
   return send("deposit", [jobId, amount, expiry], payer);
 }
 
-/** A funded slot of PAYER with AGENT fixed as its payee by the payer's own call. */
-async function fundedWithPayee(amount = BUDGET, payee = addr(AGENT)) {
+/** A funded slot of PAYER with AGENT assigned as its agent by the payer's own call. */
+async function fundedWithAgent(amount = BUDGET, agent = addr(AGENT)) {
   const jobId = newEscrowJobId();
   await deposit(PAYER, jobId, amount);
-  await send("fixPayee", [jobId, payee], PAYER);
+  await send("assign", [jobId, addr(PAYER), agent, FAR_DEADLINE, "0x"], PAYER);
   return jobId;
 }
 
 async function readSlot(jobId: Hex, payer: Address = addr(PAYER)) {
-  const [state, amount, payee, expiresAt, slotFeeBps, partsSettled, settledBlock, payeeNonce] = await read<
+  const [state, amount, agent, expiresAt, slotFeeBps, partsSettled, settledBlock, moveNonce] = await read<
     readonly [number, bigint, Address, bigint, number, bigint, bigint, bigint]
   >("getEscrow", [jobId, payer]);
-  return { state, amount, payee, expiresAt, slotFeeBps, partsSettled, settledBlock, payeeNonce };
+  return { state, amount, agent, expiresAt, slotFeeBps, partsSettled, settledBlock, moveNonce };
 }
 
 const State = { None: 0, Funded: 1, Released: 2, Refunded: 3, Split: 4, PartsSettled: 5, RefundClaimed: 6 };
@@ -156,7 +158,7 @@ interface Domain {
 
 function domainOf(overrides: Domain = {}) {
   return {
-    name: "AgentWork Escrow",
+    name: "AgentWorkEscrow",
     version: "2",
     chainId: chain.config.chainId,
     verifyingContract: escrow,
@@ -164,59 +166,58 @@ function domainOf(overrides: Domain = {}) {
   };
 }
 
-/** The payer's EIP-712 FixPayee signature, signed with account `signer`'s key. */
-function signFixPayee(
+/** The payer's EIP-712 Assign signature, signed with account `signer`'s key. */
+function signAssign(
   signer: number,
-  message: { jobId: Hex; payer: Address; payee: Address; nonce: bigint; deadline: bigint },
+  message: { jobId: Hex; payer: Address; agent: Address; deadline: bigint },
   domain: Domain = {},
 ) {
   return privateKeyToAccount(chain.accounts[signer].privateKey).signTypedData({
     domain: domainOf(domain),
     types: {
-      FixPayee: [
+      Assign: [
         { name: "jobId", type: "bytes32" },
         { name: "payer", type: "address" },
-        { name: "payee", type: "address" },
-        { name: "nonce", type: "uint256" },
+        { name: "agent", type: "address" },
         { name: "deadline", type: "uint256" },
       ],
     },
-    primaryType: "FixPayee",
+    primaryType: "Assign",
     message,
   });
 }
 
-/** The current payee's EIP-712 MovePayee signature, signed with account `signer`'s key. */
-function signMovePayee(
+/** The current agent's EIP-712 MoveAgent signature, signed with account `signer`'s key. */
+function signMoveAgent(
   signer: number,
-  message: { jobId: Hex; payer: Address; payee: Address; newPayee: Address; nonce: bigint; deadline: bigint },
+  message: { jobId: Hex; payer: Address; agent: Address; newAgent: Address; nonce: bigint; deadline: bigint },
 ) {
   return privateKeyToAccount(chain.accounts[signer].privateKey).signTypedData({
     domain: domainOf(),
     types: {
-      MovePayee: [
+      MoveAgent: [
         { name: "jobId", type: "bytes32" },
         { name: "payer", type: "address" },
-        { name: "payee", type: "address" },
-        { name: "newPayee", type: "address" },
+        { name: "agent", type: "address" },
+        { name: "newAgent", type: "address" },
         { name: "nonce", type: "uint256" },
         { name: "deadline", type: "uint256" },
       ],
     },
-    primaryType: "MovePayee",
+    primaryType: "MoveAgent",
     message,
   });
 }
 
-/** The payer's EIP-712 Approve of the work (release what remains to `payee`), signed with `signer`'s key. */
-function signApprove(signer: number, message: { jobId: Hex; payer: Address; payee: Address; deadline: bigint }) {
+/** The payer's EIP-712 Approve of the work (release what remains to `agent`), signed with `signer`'s key. */
+function signApprove(signer: number, message: { jobId: Hex; payer: Address; agent: Address; deadline: bigint }) {
   return privateKeyToAccount(chain.accounts[signer].privateKey).signTypedData({
     domain: domainOf(),
     types: {
       Approve: [
         { name: "jobId", type: "bytes32" },
         { name: "payer", type: "address" },
-        { name: "payee", type: "address" },
+        { name: "agent", type: "address" },
         { name: "deadline", type: "uint256" },
       ],
     },
@@ -255,7 +256,7 @@ async function blacklist(who: Address, on: boolean) {
 }
 
 describe("deposit with an expiry the payer chooses", () => {
-  it("records amount, expiry and a payee not yet fixed, and says so in Deposited", async () => {
+  it("records amount, expiry and no agent assigned yet, and says so in Deposited", async () => {
     const jobId = newEscrowJobId();
     const expiresAt = (await now()) + 10n * DAY;
     const [payerBefore, escrowBefore] = await balances([addr(PAYER), escrow]);
@@ -267,12 +268,12 @@ describe("deposit with an expiry the payer chooses", () => {
     expect(await readSlot(jobId)).toEqual({
       state: State.Funded,
       amount: BUDGET,
-      payee: ZERO,
+      agent: ZERO,
       expiresAt,
       slotFeeBps: Number(feeBps),
       partsSettled: 0n,
       settledBlock: 0n,
-      payeeNonce: 0n,
+      moveNonce: 0n,
     });
   });
 
@@ -385,13 +386,13 @@ describe("only the chosen agent or the payer", () => {
     }
   });
 
-  it("before the payer fixes a payee the operator can release nothing (whole, part or split), only refund", async () => {
+  it("before the payer assigns an agent the operator can release nothing (whole, part or split), only refund", async () => {
     const jobId = newEscrowJobId();
     await deposit(PAYER, jobId);
-    expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("PayeeNotFixed");
-    expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n])).toBe("PayeeNotFixed");
-    expect(await revertOf("settleSplit", [jobId, addr(PAYER), 1n])).toBe("PayeeNotFixed");
-    expect(await revertOf("settlePartSplit", [jobId, addr(PAYER), 0n, 2n, 1n])).toBe("PayeeNotFixed");
+    expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("AgentNotAssigned");
+    expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n])).toBe("AgentNotAssigned");
+    expect(await revertOf("settleSplit", [jobId, addr(PAYER), 1n])).toBe("AgentNotAssigned");
+    expect(await revertOf("settlePartSplit", [jobId, addr(PAYER), 0n, 2n, 1n])).toBe("AgentNotAssigned");
     const before = await balance(addr(PAYER));
     const receipt = await send("refund", [jobId, addr(PAYER)]);
     expect(parseEventLogs({ abi: v2Abi, eventName: "Refunded", logs: receipt.logs })[0].args).toEqual({
@@ -403,25 +404,34 @@ describe("only the chosen agent or the payer", () => {
     expect((await readSlot(jobId)).state).toBe(State.Refunded);
   });
 
-  it("the payer fixes the payee once by its own call; release then pays that payee, less the fee", async () => {
+  it("the payer assigns the agent once by its own call (empty signature); release then pays that agent, less the fee", async () => {
     const jobId = newEscrowJobId();
     await deposit(PAYER, jobId);
-    // Not the operator, not a stranger: their call names their own (empty) slot.
-    expect(await revertOf("fixPayee", [jobId, addr(STRANGER)], OPERATOR)).toBe("NotFunded");
-    expect(await revertOf("fixPayee", [jobId, addr(STRANGER)], STRANGER)).toBe("NotFunded");
-    expect(await revertOf("fixPayee", [jobId, ZERO], PAYER)).toBe("InvalidPayee");
-    expect(await revertOf("fixPayee", [jobId, escrow], PAYER)).toBe("InvalidPayee");
+    // Not the operator, not a stranger, not the agent: without the payer's signature they are refused.
+    for (const who of [OPERATOR, STRANGER, AGENT]) {
+      expect(await revertOf("assign", [jobId, addr(PAYER), addr(who), FAR_DEADLINE, "0x"], who)).toBe(
+        "InvalidSignature",
+      );
+    }
+    // The deadline bounds the payer's own call too.
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT), (await now()) - 1n, "0x"], PAYER)).toBe(
+      "SignatureExpired",
+    );
+    expect(await revertOf("assign", [jobId, addr(PAYER), ZERO, FAR_DEADLINE, "0x"], PAYER)).toBe("InvalidAgent");
+    expect(await revertOf("assign", [jobId, addr(PAYER), escrow, FAR_DEADLINE, "0x"], PAYER)).toBe("InvalidAgent");
 
-    const fixed = await send("fixPayee", [jobId, addr(AGENT)], PAYER);
-    expect(parseEventLogs({ abi: v2Abi, eventName: "PayeeFixed", logs: fixed.logs })[0].args).toEqual({
+    const assigned = await send("assign", [jobId, addr(PAYER), addr(AGENT), FAR_DEADLINE, "0x"], PAYER);
+    expect(parseEventLogs({ abi: v2Abi, eventName: "AgentAssigned", logs: assigned.logs })[0].args).toEqual({
       jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
+      agent: addr(AGENT),
       bySignature: false,
     });
     // Not even the payer changes it afterwards: the agent works knowing where it will be paid.
-    expect(await revertOf("fixPayee", [jobId, addr(PAYER)], PAYER)).toBe("PayeeAlreadyFixed");
-    expect(await readSlot(jobId)).toMatchObject({ payee: addr(AGENT), payeeNonce: 1n });
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(PAYER), FAR_DEADLINE, "0x"], PAYER)).toBe(
+      "AgentAlreadyAssigned",
+    );
+    expect(await readSlot(jobId)).toMatchObject({ agent: addr(AGENT), moveNonce: 0n });
 
     const [agentBefore, escrowBefore] = await balances([addr(AGENT), escrow]);
     const accrued = await read<bigint>("feesAccrued");
@@ -432,7 +442,7 @@ describe("only the chosen agent or the payer", () => {
     expect(parseEventLogs({ abi: v2Abi, eventName: "Released", logs: released.logs })[0].args).toEqual({
       jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
+      agent: addr(AGENT),
       amount: 190_000n,
       fee: 10_000n,
     });
@@ -441,8 +451,8 @@ describe("only the chosen agent or the payer", () => {
     expect(await revertOf("refund", [jobId, addr(PAYER)])).toBe("NotFunded");
   });
 
-  it("a split divides only between the fixed payee and the payer, the fee on the payee's share", async () => {
-    const jobId = await fundedWithPayee();
+  it("a split divides only between the assigned agent and the payer, the fee on the agent's share", async () => {
+    const jobId = await fundedWithAgent();
     const share = (BUDGET * 70n) / 100n;
     const before = await balances([addr(AGENT), addr(PAYER)]);
     const receipt = await send("settleSplit", [jobId, addr(PAYER), share]);
@@ -452,24 +462,24 @@ describe("only the chosen agent or the payer", () => {
     expect(parseEventLogs({ abi: v2Abi, eventName: "Split", logs: receipt.logs })[0].args).toEqual({
       jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
-      payeeAmount: 133_000n,
+      agent: addr(AGENT),
+      agentAmount: 133_000n,
       fee: 7_000n,
       payerAmount: 60_000n,
     });
     expect((await readSlot(jobId)).state).toBe(State.Split);
-    const other = await fundedWithPayee();
+    const other = await fundedWithAgent();
     expect(await revertOf("settleSplit", [other, addr(PAYER), BUDGET + 1n])).toBe("ShareTooLarge");
   });
 
-  it("besides the operator only the payer releases and only the payee refunds: never to itself, and nobody else settles", async () => {
-    const jobId = await fundedWithPayee();
+  it("besides the operator only the payer releases and only the agent refunds: never to itself, and nobody else settles", async () => {
+    const jobId = await fundedWithAgent();
     // The payer cannot take its money back before the expiry, nor the agent pay itself.
-    expect(await revertOf("refund", [jobId, addr(PAYER)], PAYER)).toBe("NotOperatorOrPayee");
+    expect(await revertOf("refund", [jobId, addr(PAYER)], PAYER)).toBe("NotOperatorOrAgent");
     expect(await revertOf("release", [jobId, addr(PAYER)], AGENT)).toBe("NotOperatorOrPayer");
     for (const who of [STRANGER, OWNER]) {
       expect(await revertOf("release", [jobId, addr(PAYER)], who)).toBe("NotOperatorOrPayer");
-      expect(await revertOf("refund", [jobId, addr(PAYER)], who)).toBe("NotOperatorOrPayee");
+      expect(await revertOf("refund", [jobId, addr(PAYER)], who)).toBe("NotOperatorOrAgent");
     }
     for (const who of [PAYER, AGENT, STRANGER, OWNER]) {
       expect(await revertOf("settleSplit", [jobId, addr(PAYER), 1n], who)).toBe("NotOperator");
@@ -491,115 +501,119 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
     const [, name, version, chainId, verifyingContract] =
       await read<readonly [Hex, string, string, bigint, Address, Hex, readonly bigint[]]>("eip712Domain");
     expect({ name, version, chainId, verifyingContract }).toEqual({
-      name: "AgentWork Escrow",
+      name: "AgentWorkEscrow",
       version: "2",
       chainId: BigInt(chain.config.chainId),
       verifyingContract: escrow,
     });
-    expect(await read("FIX_PAYEE_TYPEHASH")).toBe(
-      keccak256(toBytes("FixPayee(bytes32 jobId,address payer,address payee,uint256 nonce,uint256 deadline)")),
+    expect(await read("ASSIGN_TYPEHASH")).toBe(
+      keccak256(toBytes("Assign(bytes32 jobId,address payer,address agent,uint256 deadline)")),
     );
     expect(await read("APPROVE_TYPEHASH")).toBe(
-      keccak256(toBytes("Approve(bytes32 jobId,address payer,address payee,uint256 deadline)")),
+      keccak256(toBytes("Approve(bytes32 jobId,address payer,address agent,uint256 deadline)")),
     );
-    expect(await read("MOVE_PAYEE_TYPEHASH")).toBe(
+    expect(await read("MOVE_AGENT_TYPEHASH")).toBe(
       keccak256(
-        toBytes("MovePayee(bytes32 jobId,address payer,address payee,address newPayee,uint256 nonce,uint256 deadline)"),
+        toBytes("MoveAgent(bytes32 jobId,address payer,address agent,address newAgent,uint256 nonce,uint256 deadline)"),
       ),
     );
   });
 
-  it("a stranger relays the payer's signature and the payee is fixed; the release pays that payee", async () => {
+  it("a stranger relays the payer's signature and the agent is assigned; the release pays that agent", async () => {
     const { jobId, deadline } = await fresh();
-    const signature = await signFixPayee(PAYER, { jobId, payer: addr(PAYER), payee: addr(AGENT), nonce: 0n, deadline });
-    const receipt = await send("fixPayeeWithSig", [jobId, addr(PAYER), addr(AGENT), 0n, deadline, signature], STRANGER);
-    expect(parseEventLogs({ abi: v2Abi, eventName: "PayeeFixed", logs: receipt.logs })[0].args).toEqual({
+    const signature = await signAssign(PAYER, { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline });
+    const receipt = await send("assign", [jobId, addr(PAYER), addr(AGENT), deadline, signature], STRANGER);
+    expect(parseEventLogs({ abi: v2Abi, eventName: "AgentAssigned", logs: receipt.logs })[0].args).toEqual({
       jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
+      agent: addr(AGENT),
       bySignature: true,
     });
-    expect(await readSlot(jobId)).toMatchObject({ payee: addr(AGENT), payeeNonce: 1n });
+    expect(await readSlot(jobId)).toMatchObject({ agent: addr(AGENT), moveNonce: 0n });
     const before = await balance(addr(AGENT));
     await send("release", [jobId, addr(PAYER)]);
     expect((await balance(addr(AGENT))) - before).toBe(190_000n);
   });
 
-  it("refuses a signature by anyone but the payer (the operator's, the agent's own) and a payee changed by the relayer", async () => {
+  it("refuses a signature by anyone but the payer (the operator's, the agent's own) and an agent changed by the relayer", async () => {
     const { jobId, deadline } = await fresh();
-    const message = { jobId, payer: addr(PAYER), payee: addr(AGENT), nonce: 0n, deadline };
+    const message = { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline };
     for (const signer of [OPERATOR, AGENT, STRANGER]) {
-      const signature = await signFixPayee(signer, message);
-      expect(
-        await revertOf("fixPayeeWithSig", [jobId, addr(PAYER), addr(AGENT), 0n, deadline, signature], STRANGER),
-      ).toBe("InvalidSignature");
+      const signature = await signAssign(signer, message);
+      expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT), deadline, signature], STRANGER)).toBe(
+        "InvalidSignature",
+      );
     }
-    const payers = await signFixPayee(PAYER, message);
-    expect(
-      await revertOf("fixPayeeWithSig", [jobId, addr(PAYER), addr(STRANGER), 0n, deadline, payers], STRANGER),
-    ).toBe("InvalidSignature");
-    // Nor for another payer's slot of the same job, nor with a deadline the payer did not sign.
-    await deposit(PAYER2, jobId);
-    expect(await revertOf("fixPayeeWithSig", [jobId, addr(PAYER2), addr(AGENT), 0n, deadline, payers], STRANGER)).toBe(
+    const payers = await signAssign(PAYER, message);
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(STRANGER), deadline, payers], STRANGER)).toBe(
       "InvalidSignature",
     );
-    expect(
-      await revertOf("fixPayeeWithSig", [jobId, addr(PAYER), addr(AGENT), 0n, deadline + 1n, payers], STRANGER),
-    ).toBe("InvalidSignature");
-    expect((await readSlot(jobId)).payee).toBe(ZERO);
+    // Nor for another payer's slot of the same job, nor with a deadline the payer did not sign.
+    await deposit(PAYER2, jobId);
+    expect(await revertOf("assign", [jobId, addr(PAYER2), addr(AGENT), deadline, payers], STRANGER)).toBe(
+      "InvalidSignature",
+    );
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT), deadline + 1n, payers], STRANGER)).toBe(
+      "InvalidSignature",
+    );
+    expect((await readSlot(jobId)).agent).toBe(ZERO);
   });
 
   it("refuses an expired signature", async () => {
     const { jobId } = await fresh();
     const deadline = (await now()) - 1n;
-    const signature = await signFixPayee(PAYER, { jobId, payer: addr(PAYER), payee: addr(AGENT), nonce: 0n, deadline });
-    expect(
-      await revertOf("fixPayeeWithSig", [jobId, addr(PAYER), addr(AGENT), 0n, deadline, signature], STRANGER),
-    ).toBe("SignatureExpired");
+    const signature = await signAssign(PAYER, { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline });
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT), deadline, signature], STRANGER)).toBe(
+      "SignatureExpired",
+    );
   });
 
   it("refuses a signature for another chain, another contract or another version of the domain", async () => {
     const { jobId, deadline } = await fresh();
-    const message = { jobId, payer: addr(PAYER), payee: addr(AGENT), nonce: 0n, deadline };
+    const message = { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline };
     const other = await deployV2();
     const foreign = [
-      await signFixPayee(PAYER, message, { chainId: chain.config.chainId + 1 }),
-      await signFixPayee(PAYER, message, { verifyingContract: other }),
-      await signFixPayee(PAYER, message, { verifyingContract: chain.config.escrowAddress }),
-      await signFixPayee(PAYER, message, { version: "1" }),
+      await signAssign(PAYER, message, { chainId: chain.config.chainId + 1 }),
+      await signAssign(PAYER, message, { verifyingContract: other }),
+      await signAssign(PAYER, message, { verifyingContract: chain.config.escrowAddress }),
+      await signAssign(PAYER, message, { version: "1" }),
     ];
     for (const signature of foreign) {
-      expect(
-        await revertOf("fixPayeeWithSig", [jobId, addr(PAYER), addr(AGENT), 0n, deadline, signature], STRANGER),
-      ).toBe("InvalidSignature");
+      expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT), deadline, signature], STRANGER)).toBe(
+        "InvalidSignature",
+      );
     }
   });
 
-  it("a signature works once: replayed it is refused, and a payer's own call voids one not yet relayed", async () => {
+  it("an Assign works once: replayed, even after the agent moved its address, it is refused; a payer's own call voids one not yet relayed", async () => {
     const { jobId, deadline } = await fresh();
-    const signature = await signFixPayee(PAYER, { jobId, payer: addr(PAYER), payee: addr(AGENT), nonce: 0n, deadline });
-    const args = [jobId, addr(PAYER), addr(AGENT), 0n, deadline, signature] as const;
-    await send("fixPayeeWithSig", args, STRANGER);
-    expect(await revertOf("fixPayeeWithSig", args, STRANGER)).toBe("WrongNonce");
+    const signature = await signAssign(PAYER, { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline });
+    const args = [jobId, addr(PAYER), addr(AGENT), deadline, signature] as const;
+    await send("assign", args, STRANGER);
+    expect(await revertOf("assign", args, STRANGER)).toBe("AgentAlreadyAssigned");
+    // The agent moves its payout away: the Assign (no nonce) still cannot put AGENT back.
+    await send("moveAgent", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT);
+    expect(await revertOf("assign", args, STRANGER)).toBe("AgentAlreadyAssigned");
+    expect(await revertOf("assign", args, PAYER)).toBe("AgentAlreadyAssigned");
+    expect((await readSlot(jobId)).agent).toBe(addr(AGENT_NEW));
 
-    // The payer signed for AGENT, then changed its mind and fixed AGENT_NEW itself: the old
-    // signature is void (the nonce moved), whoever holds it.
+    // The payer signed for AGENT, then changed its mind and assigned AGENT_NEW itself: the old
+    // signature is void (the agent is assigned), whoever holds it.
     const second = await fresh();
-    const stale = await signFixPayee(PAYER, {
+    const stale = await signAssign(PAYER, {
       jobId: second.jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
-      nonce: 0n,
+      agent: addr(AGENT),
       deadline: second.deadline,
     });
-    await send("fixPayee", [second.jobId, addr(AGENT_NEW)], PAYER);
-    expect(
-      await revertOf("fixPayeeWithSig", [second.jobId, addr(PAYER), addr(AGENT), 0n, second.deadline, stale], STRANGER),
-    ).toBe("WrongNonce");
-    expect((await readSlot(second.jobId)).payee).toBe(addr(AGENT_NEW));
+    await send("assign", [second.jobId, addr(PAYER), addr(AGENT_NEW), FAR_DEADLINE, "0x"], PAYER);
+    expect(await revertOf("assign", [second.jobId, addr(PAYER), addr(AGENT), second.deadline, stale], STRANGER)).toBe(
+      "AgentAlreadyAssigned",
+    );
+    expect((await readSlot(second.jobId)).agent).toBe(addr(AGENT_NEW));
   });
 
-  it("a contract wallet (ERC-1271) is a payer: it deposits, its owner's signature fixes the payee, a stranger's does not", async () => {
+  it("a contract wallet (ERC-1271) is a payer: it deposits, its owner's signature assigns the agent, a stranger's does not", async () => {
     const WALLET_OWNER = 4;
     const wallet = (
       await mined(
@@ -629,14 +643,14 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
     expect(await readSlot(jobId, wallet)).toMatchObject({ amount: BUDGET, state: State.Funded });
 
     const deadline = (await now()) + 3600n;
-    const message = { jobId, payer: wallet, payee: addr(AGENT), nonce: 0n, deadline };
-    const bystander = await signFixPayee(STRANGER, message);
-    expect(await revertOf("fixPayeeWithSig", [jobId, wallet, addr(AGENT), 0n, deadline, bystander], STRANGER)).toBe(
+    const message = { jobId, payer: wallet, agent: addr(AGENT), deadline };
+    const bystander = await signAssign(STRANGER, message);
+    expect(await revertOf("assign", [jobId, wallet, addr(AGENT), deadline, bystander], STRANGER)).toBe(
       "InvalidSignature",
     );
-    const owners = await signFixPayee(WALLET_OWNER, message);
-    await send("fixPayeeWithSig", [jobId, wallet, addr(AGENT), 0n, deadline, owners], STRANGER);
-    expect((await readSlot(jobId, wallet)).payee).toBe(addr(AGENT));
+    const owners = await signAssign(WALLET_OWNER, message);
+    await send("assign", [jobId, wallet, addr(AGENT), deadline, owners], STRANGER);
+    expect((await readSlot(jobId, wallet)).agent).toBe(addr(AGENT));
 
     const before = await balance(addr(AGENT));
     await send("release", [jobId, wallet]);
@@ -644,12 +658,12 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
   });
 });
 
-describe("without the service: the payer releases, the payee gives up", () => {
-  it("the payer releases to the fixed payee itself, even paused and with the operator revoked", async () => {
-    const unfixed = newEscrowJobId();
-    await deposit(PAYER, unfixed);
-    expect(await revertOf("release", [unfixed, addr(PAYER)], PAYER)).toBe("PayeeNotFixed");
-    const jobId = await fundedWithPayee();
+describe("without the service: the payer releases, the agent gives up", () => {
+  it("the payer releases to the assigned agent itself, even paused and with the operator revoked", async () => {
+    const unassigned = newEscrowJobId();
+    await deposit(PAYER, unassigned);
+    expect(await revertOf("release", [unassigned, addr(PAYER)], PAYER)).toBe("AgentNotAssigned");
+    const jobId = await fundedWithAgent();
     await send("pause", [], OWNER);
     await send("setOperator", [ZERO], OWNER);
     try {
@@ -657,7 +671,7 @@ describe("without the service: the payer releases, the payee gives up", () => {
       const receipt = await send("release", [jobId, addr(PAYER)], PAYER);
       expect((await balance(addr(AGENT))) - before).toBe(190_000n);
       expect(parseEventLogs({ abi: v2Abi, eventName: "Released", logs: receipt.logs })[0].args).toMatchObject({
-        payee: addr(AGENT),
+        agent: addr(AGENT),
         amount: 190_000n,
         fee: 10_000n,
       });
@@ -667,18 +681,18 @@ describe("without the service: the payer releases, the payee gives up", () => {
     }
   });
 
-  it("the agent relays the payer's Approve and is paid without the operator; other signers, another payee or a late one are refused", async () => {
-    const jobId = await fundedWithPayee();
+  it("the agent relays the payer's Approve and is paid without the operator; other signers, another agent or a late one are refused", async () => {
+    const jobId = await fundedWithAgent();
     const deadline = (await now()) + 7n * DAY;
-    const message = { jobId, payer: addr(PAYER), payee: addr(AGENT), deadline };
+    const message = { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline };
     for (const signer of [OPERATOR, AGENT]) {
       const signature = await signApprove(signer, message);
       expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, signature], AGENT)).toBe(
         "InvalidSignature",
       );
     }
-    // Signed for another payee than the slot's: refused (the struct names the fixed payee).
-    const forStranger = await signApprove(PAYER, { ...message, payee: addr(STRANGER) });
+    // Signed for another agent than the slot's: refused (the struct names the assigned agent).
+    const forStranger = await signApprove(PAYER, { ...message, agent: addr(STRANGER) });
     expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, forStranger], STRANGER)).toBe(
       "InvalidSignature",
     );
@@ -699,9 +713,25 @@ describe("without the service: the payer releases, the payee gives up", () => {
     expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, approval], AGENT)).toBe("NotFunded");
   });
 
-  it("the payee gives the money back to the payer; the payer cannot refund itself before the expiry", async () => {
-    const jobId = await fundedWithPayee();
-    expect(await revertOf("refund", [jobId, addr(PAYER)], PAYER)).toBe("NotOperatorOrPayee");
+  it("an Approve names the agent it pays: after the agent moved its address, the old one is refused and one naming the new address pays there", async () => {
+    const jobId = await fundedWithAgent();
+    const deadline = (await now()) + DAY;
+    const old = await signApprove(PAYER, { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline });
+    await send("moveAgent", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT);
+    expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, old], STRANGER)).toBe(
+      "InvalidSignature",
+    );
+    const current = await signApprove(PAYER, { jobId, payer: addr(PAYER), agent: addr(AGENT_NEW), deadline });
+    const before = await balances([addr(AGENT), addr(AGENT_NEW)]);
+    await send("releaseWithApproval", [jobId, addr(PAYER), deadline, current], STRANGER);
+    const after = await balances([addr(AGENT), addr(AGENT_NEW)]);
+    expect(after[0] - before[0]).toBe(0n);
+    expect(after[1] - before[1]).toBe(190_000n);
+  });
+
+  it("the agent gives the money back to the payer; the payer cannot refund itself before the expiry", async () => {
+    const jobId = await fundedWithAgent();
+    expect(await revertOf("refund", [jobId, addr(PAYER)], PAYER)).toBe("NotOperatorOrAgent");
     const before = await balance(addr(PAYER));
     const receipt = await send("refund", [jobId, addr(PAYER)], AGENT);
     expect((await balance(addr(PAYER))) - before).toBe(BUDGET);
@@ -714,11 +744,11 @@ describe("without the service: the payer releases, the payee gives up", () => {
   });
 });
 
-describe("moving the payee: the payee's consent only", () => {
-  it("the payee moves its payout by its own call; the next release pays the new address", async () => {
-    const jobId = await fundedWithPayee();
-    const receipt = await send("movePayee", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT);
-    expect(parseEventLogs({ abi: v2Abi, eventName: "PayeeMoved", logs: receipt.logs })[0].args).toEqual({
+describe("moving the agent: the agent's consent only", () => {
+  it("the agent moves its payout by its own call; the next release pays the new address", async () => {
+    const jobId = await fundedWithAgent();
+    const receipt = await send("moveAgent", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT);
+    expect(parseEventLogs({ abi: v2Abi, eventName: "AgentMoved", logs: receipt.logs })[0].args).toEqual({
       jobId,
       payer: addr(PAYER),
       from: addr(AGENT),
@@ -733,75 +763,77 @@ describe("moving the payee: the payee's consent only", () => {
   });
 
   it("the payer, the operator or a stranger cannot move it, by call or by their signature", async () => {
-    const jobId = await fundedWithPayee();
+    const jobId = await fundedWithAgent();
     for (const who of [PAYER, OPERATOR, STRANGER]) {
-      expect(await revertOf("movePayee", [jobId, addr(PAYER), addr(who)], who)).toBe("NotPayee");
+      expect(await revertOf("moveAgent", [jobId, addr(PAYER), addr(who)], who)).toBe("NotAgent");
     }
-    const { payeeNonce: nonce } = await readSlot(jobId);
+    const { moveNonce: nonce } = await readSlot(jobId);
     const deadline = (await now()) + 3600n;
     for (const signer of [PAYER, OPERATOR]) {
-      const signature = await signMovePayee(signer, {
+      const signature = await signMoveAgent(signer, {
         jobId,
         payer: addr(PAYER),
-        payee: addr(AGENT),
-        newPayee: addr(signer),
+        agent: addr(AGENT),
+        newAgent: addr(signer),
         nonce,
         deadline,
       });
       expect(
-        await revertOf("movePayeeWithSig", [jobId, addr(PAYER), addr(signer), nonce, deadline, signature], STRANGER),
+        await revertOf("moveAgentWithSig", [jobId, addr(PAYER), addr(signer), nonce, deadline, signature], STRANGER),
       ).toBe("InvalidSignature");
     }
-    // Nor can the payer fix a new one over it.
-    expect(await revertOf("fixPayee", [jobId, addr(PAYER)], PAYER)).toBe("PayeeAlreadyFixed");
-    expect((await readSlot(jobId)).payee).toBe(addr(AGENT));
-    // Before a payee is fixed there is nothing to move.
-    const unfixed = newEscrowJobId();
-    await deposit(PAYER, unfixed);
-    expect(await revertOf("movePayee", [unfixed, addr(PAYER), addr(AGENT)], AGENT)).toBe("PayeeNotFixed");
+    // Nor can the payer assign a new one over it.
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(PAYER), FAR_DEADLINE, "0x"], PAYER)).toBe(
+      "AgentAlreadyAssigned",
+    );
+    expect((await readSlot(jobId)).agent).toBe(addr(AGENT));
+    // Before an agent is assigned there is nothing to move.
+    const unassigned = newEscrowJobId();
+    await deposit(PAYER, unassigned);
+    expect(await revertOf("moveAgent", [unassigned, addr(PAYER), addr(AGENT)], AGENT)).toBe("AgentNotAssigned");
   });
 
-  it("the payee's signature, relayed by anyone, moves it once; replayed after a move back it is refused", async () => {
-    const jobId = await fundedWithPayee();
+  it("the agent's signature, relayed by anyone, moves it once; replayed after a move back it is refused", async () => {
+    const jobId = await fundedWithAgent();
     const deadline = (await now()) + 3600n;
-    const nonce = (await readSlot(jobId)).payeeNonce;
-    const signature = await signMovePayee(AGENT, {
+    const nonce = (await readSlot(jobId)).moveNonce;
+    const signature = await signMoveAgent(AGENT, {
       jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
-      newPayee: addr(AGENT_NEW),
+      agent: addr(AGENT),
+      newAgent: addr(AGENT_NEW),
       nonce,
       deadline,
     });
     const args = [jobId, addr(PAYER), addr(AGENT_NEW), nonce, deadline, signature] as const;
-    const receipt = await send("movePayeeWithSig", args, STRANGER);
-    expect(parseEventLogs({ abi: v2Abi, eventName: "PayeeMoved", logs: receipt.logs })[0].args).toMatchObject({
+    const receipt = await send("moveAgentWithSig", args, STRANGER);
+    expect(parseEventLogs({ abi: v2Abi, eventName: "AgentMoved", logs: receipt.logs })[0].args).toMatchObject({
       from: addr(AGENT),
       to: addr(AGENT_NEW),
       bySignature: true,
     });
-    // The new payee hands it back; AGENT is the payee again, yet its old signature stays spent.
-    await send("movePayee", [jobId, addr(PAYER), addr(AGENT)], AGENT_NEW);
-    expect((await readSlot(jobId)).payee).toBe(addr(AGENT));
-    expect(await revertOf("movePayeeWithSig", args, STRANGER)).toBe("WrongNonce");
+    // The new agent hands it back; AGENT is the agent again, yet its old signature stays spent.
+    await send("moveAgent", [jobId, addr(PAYER), addr(AGENT)], AGENT_NEW);
+    expect((await readSlot(jobId)).agent).toBe(addr(AGENT));
+    expect(await revertOf("moveAgentWithSig", args, STRANGER)).toBe("WrongNonce");
     const expired = (await now()) - 1n;
-    const late = await signMovePayee(AGENT, {
+    const late = await signMoveAgent(AGENT, {
       jobId,
       payer: addr(PAYER),
-      payee: addr(AGENT),
-      newPayee: addr(AGENT_NEW),
+      agent: addr(AGENT),
+      newAgent: addr(AGENT_NEW),
       nonce: nonce + 2n,
       deadline: expired,
     });
     expect(
-      await revertOf("movePayeeWithSig", [jobId, addr(PAYER), addr(AGENT_NEW), nonce + 2n, expired, late], STRANGER),
+      await revertOf("moveAgentWithSig", [jobId, addr(PAYER), addr(AGENT_NEW), nonce + 2n, expired, late], STRANGER),
     ).toBe("SignatureExpired");
   });
 });
 
 describe("money comes back without the service", () => {
   it("claimRefund before the expiry reverts, for the payer and anyone else", async () => {
-    const jobId = await fundedWithPayee();
+    const jobId = await fundedWithAgent();
     for (const who of [PAYER, STRANGER, OPERATOR]) {
       expect(await revertOf("claimRefund", [jobId, addr(PAYER)], who)).toBe("NotExpiredYet");
     }
@@ -811,7 +843,7 @@ describe("money comes back without the service", () => {
     const jobId = newEscrowJobId();
     const expiresAt = (await now()) + DAY + 60n;
     await deposit(PAYER, jobId, BUDGET, expiresAt);
-    await send("fixPayee", [jobId, addr(AGENT)], PAYER);
+    await send("assign", [jobId, addr(PAYER), addr(AGENT), FAR_DEADLINE, "0x"], PAYER);
     // Pausing and the operator are the owner's alone.
     expect(await revertOf("pause", [], OPERATOR)).toBe("OwnableUnauthorizedAccount");
     expect(await revertOf("setOperator", [ZERO], OPERATOR)).toBe("OwnableUnauthorizedAccount");
@@ -844,28 +876,28 @@ describe("money comes back without the service", () => {
       await send("setOperator", [addr(OPERATOR)], OWNER);
       await send("unpause", [], OWNER);
     }
-    // Settled for good: no second claim, no settlement by the operator, the payer or the payee,
-    // no relayed approval, no payee change, no extension.
+    // Settled for good: no second claim, no settlement by the operator, the payer or the agent,
+    // no relayed approval, no agent change, no extension.
     expect(await revertOf("claimRefund", [jobId, addr(PAYER)], PAYER)).toBe("NotFunded");
     expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("NotFunded");
     expect(await revertOf("refund", [jobId, addr(PAYER)])).toBe("NotFunded");
     expect(await revertOf("release", [jobId, addr(PAYER)], PAYER)).toBe("NotFunded");
     expect(await revertOf("refund", [jobId, addr(PAYER)], AGENT)).toBe("NotFunded");
     const deadline = (await now()) + 3600n;
-    const approval = await signApprove(PAYER, { jobId, payer: addr(PAYER), payee: addr(AGENT), deadline });
+    const approval = await signApprove(PAYER, { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline });
     expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, approval], AGENT)).toBe("NotFunded");
     expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n])).toBe("NotFunded");
-    expect(await revertOf("movePayee", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT)).toBe("NotFunded");
+    expect(await revertOf("moveAgent", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT)).toBe("NotFunded");
     expect(await revertOf("extendExpiry", [jobId, (await now()) + 10n * DAY], PAYER)).toBe("NotFunded");
   });
 
   it("the owner replaces the operator: the new key settles, the old one no longer does", async () => {
     const NEW_OPERATOR = 5;
-    const jobId = await fundedWithPayee();
+    const jobId = await fundedWithAgent();
     await send("setOperator", [addr(NEW_OPERATOR)], OWNER);
     try {
       expect(await read<Address>("operator")).toBe(addr(NEW_OPERATOR));
-      expect(await revertOf("refund", [jobId, addr(PAYER)], OPERATOR)).toBe("NotOperatorOrPayee");
+      expect(await revertOf("refund", [jobId, addr(PAYER)], OPERATOR)).toBe("NotOperatorOrAgent");
       expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n], OPERATOR)).toBe("NotOperator");
       const before = await balance(addr(AGENT));
       await send("release", [jobId, addr(PAYER)], NEW_OPERATOR);
@@ -878,7 +910,7 @@ describe("money comes back without the service", () => {
   it("the operator cannot settle from the expiry on; only claimRefund can", async () => {
     const jobId = newEscrowJobId();
     await deposit(PAYER, jobId, BUDGET, (await now()) + DAY + 60n);
-    await send("fixPayee", [jobId, addr(AGENT)], PAYER);
+    await send("assign", [jobId, addr(PAYER), addr(AGENT), FAR_DEADLINE, "0x"], PAYER);
     await warp(DAY + 120n);
     expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("SlotExpired");
     expect(await revertOf("refund", [jobId, addr(PAYER)])).toBe("SlotExpired");
@@ -887,8 +919,8 @@ describe("money comes back without the service", () => {
     await send("claimRefund", [jobId, addr(PAYER)], PAYER);
   });
 
-  it("a pause stops deposits and the operator's settlements before the expiry, never the payer's and payee's own calls", async () => {
-    const jobId = await fundedWithPayee();
+  it("a pause stops deposits and the operator's settlements before the expiry, never the payer's and agent's own calls", async () => {
+    const jobId = await fundedWithAgent();
     await send("pause", [], OWNER);
     try {
       expect(await revertOf("release", [jobId, addr(PAYER)])).toBe("EnforcedPause");
@@ -897,11 +929,11 @@ describe("money comes back without the service", () => {
         "EnforcedPause",
       );
       await send("extendExpiry", [jobId, (await now()) + 60n * DAY], PAYER);
-      await send("movePayee", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT);
+      await send("moveAgent", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT);
     } finally {
       await send("unpause", [], OWNER);
     }
-    expect(await readSlot(jobId)).toMatchObject({ state: State.Funded, payee: addr(AGENT_NEW) });
+    expect(await readSlot(jobId)).toMatchObject({ state: State.Funded, agent: addr(AGENT_NEW) });
   });
 
   it("an extension moves claimRefund later", async () => {
@@ -919,12 +951,12 @@ describe("money comes back without the service", () => {
 describe("parts (milestones)", () => {
   const USDC = 1_000_000n;
 
-  it("parts paid to the payee, then the rest returned by claimRefund after the expiry: every unit accounted for", async () => {
+  it("parts paid to the agent, then the rest returned by claimRefund after the expiry: every unit accounted for", async () => {
     const jobId = newEscrowJobId();
     const DEPOSIT = 30n * USDC;
     await deposit(PAYER, jobId, DEPOSIT, (await now()) + DAY + 60n);
-    expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 7n * USDC])).toBe("PayeeNotFixed");
-    await send("fixPayee", [jobId, addr(AGENT)], PAYER);
+    expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 7n * USDC])).toBe("AgentNotAssigned");
+    await send("assign", [jobId, addr(PAYER), addr(AGENT), FAR_DEADLINE, "0x"], PAYER);
     const [payer0, agent0, escrow0] = await balances([addr(PAYER), addr(AGENT), escrow]);
     const fees0 = await read<bigint>("feesAccrued");
 
@@ -933,7 +965,7 @@ describe("parts (milestones)", () => {
       jobId,
       payer: addr(PAYER),
       part: 0n,
-      payee: addr(AGENT),
+      agent: addr(AGENT),
       amount: 7n * USDC - fee(7n * USDC),
       fee: fee(7n * USDC),
     });
@@ -941,8 +973,8 @@ describe("parts (milestones)", () => {
     const r1 = await send("settlePartSplit", [jobId, addr(PAYER), 1n, 10n * USDC, share]);
     expect(parseEventLogs({ abi: v2Abi, eventName: "PartSplit", logs: r1.logs })[0].args).toMatchObject({
       part: 1n,
-      payee: addr(AGENT),
-      payeeAmount: share - fee(share),
+      agent: addr(AGENT),
+      agentAmount: share - fee(share),
       fee: fee(share),
       payerAmount: 6n * USDC,
     });
@@ -972,7 +1004,7 @@ describe("parts (milestones)", () => {
   });
 
   it("parts paid, then the operator refunds the rest before the expiry", async () => {
-    const jobId = await fundedWithPayee(30n * USDC);
+    const jobId = await fundedWithAgent(30n * USDC);
     await send("releasePart", [jobId, addr(PAYER), 0n, 10n * USDC]);
     const before = await balance(addr(PAYER));
     const receipt = await send("refund", [jobId, addr(PAYER)]);
@@ -984,7 +1016,7 @@ describe("parts (milestones)", () => {
   it("parts that take the whole deposit close the slot; claimRefund then has nothing to return", async () => {
     const jobId = newEscrowJobId();
     await deposit(PAYER, jobId, 20n * USDC, (await now()) + DAY + 60n);
-    await send("fixPayee", [jobId, addr(AGENT)], PAYER);
+    await send("assign", [jobId, addr(PAYER), addr(AGENT), FAR_DEADLINE, "0x"], PAYER);
     await send("releasePart", [jobId, addr(PAYER), 0n, 10n * USDC]);
     await send("releasePart", [jobId, addr(PAYER), 1n, 10n * USDC]);
     expect((await readSlot(jobId)).state).toBe(State.PartsSettled);
@@ -996,9 +1028,9 @@ describe("parts (milestones)", () => {
 describe("a recipient the token refuses (USDC blacklist)", () => {
   const claimable = (who: Address) => read<bigint>("claimable", [who]);
 
-  it("a blacklisted payee is credited at release and claims to another address, once", async () => {
+  it("a blacklisted agent is credited at release and claims to another address, once", async () => {
     const BLACKLISTED = 5;
-    const jobId = await fundedWithPayee(BUDGET, addr(BLACKLISTED));
+    const jobId = await fundedWithAgent(BUDGET, addr(BLACKLISTED));
     await blacklist(addr(BLACKLISTED), true);
     try {
       const before = await balance(addr(BLACKLISTED));
@@ -1045,6 +1077,17 @@ describe("a recipient the token refuses (USDC blacklist)", () => {
 });
 
 describe("fees", () => {
+  it("a slot's fee is the one in force at its deposit, and no function can raise it", async () => {
+    const jobId = await fundedWithAgent();
+    expect((await readSlot(jobId)).slotFeeBps).toBe(Number(feeBps));
+    expect(await read<number>("feeBps")).toBe(Number(feeBps));
+    // The only state-changing function about fees sweeps them; none sets a rate.
+    const writers = v2Abi
+      .filter((item) => item.type === "function" && item.stateMutability !== "view" && item.stateMutability !== "pure")
+      .map((item) => (item as { name: string }).name);
+    expect(writers.filter((name) => /fee/i.test(name))).toEqual(["withdrawFees"]);
+  });
+
   it("match version 1's arithmetic for releases, splits and parts, amount by amount", async () => {
     const v1 = chain.config.escrowAddress;
     const v1Send = async (functionName: string, args: readonly unknown[], from = OPERATOR) =>
@@ -1082,9 +1125,9 @@ describe("fees", () => {
       })[0].args;
 
       const [a2, b2, c2] = [
-        await fundedWithPayee(amount),
-        await fundedWithPayee(amount),
-        await fundedWithPayee(amount),
+        await fundedWithAgent(amount),
+        await fundedWithAgent(amount),
+        await fundedWithAgent(amount),
       ];
       const v2Release = parseEventLogs({
         abi: v2Abi,
@@ -1107,9 +1150,9 @@ describe("fees", () => {
         fee: v1Release.fee,
       });
       expect(
-        { payee: v2Split.payeeAmount, fee: v2Split.fee, payer: v2Split.payerAmount },
+        { agent: v2Split.agentAmount, fee: v2Split.fee, payer: v2Split.payerAmount },
         `split of ${amount}`,
-      ).toEqual({ payee: v1Split.agentAmount, fee: v1Split.fee, payer: v1Split.payerAmount });
+      ).toEqual({ agent: v1Split.agentAmount, fee: v1Split.fee, payer: v1Split.payerAmount });
       expect({ amount: v2Part.amount, fee: v2Part.fee }, `part of ${share}`).toEqual({
         amount: v1Part.amount,
         fee: v1Part.fee,
@@ -1118,7 +1161,7 @@ describe("fees", () => {
   });
 
   it("withdrawFees sends every accrued fee to the immutable fee recipient, once", async () => {
-    const jobId = await fundedWithPayee();
+    const jobId = await fundedWithAgent();
     await send("release", [jobId, addr(PAYER)]);
     const accrued = await read<bigint>("feesAccrued");
     const before = await balance(addr(FEE_RECIPIENT));
@@ -1149,7 +1192,7 @@ describe("reentrancy through a malicious token", () => {
     );
     const jobId = newEscrowJobId();
     await send("deposit", [jobId, BUDGET, (await now()) + 2n * DAY], PAYER, evil);
-    await send("fixPayee", [jobId, addr(AGENT)], PAYER, evil);
+    await send("assign", [jobId, addr(PAYER), addr(AGENT), FAR_DEADLINE, "0x"], PAYER, evil);
     const payload = encodeFunctionData({ abi: v2Abi, functionName: "release", args: [jobId, addr(PAYER)] });
     await mined(
       await w.writeContract({ address: token, abi: reentrantAbi, functionName: "arm", args: [evil, payload] }),
