@@ -51,11 +51,18 @@ interface IERC3009 {
 ///
 /// @dev Roles. The `operator` (the service's hot key) settles funded slots before their expiry,
 /// within the bounds above, and sweeps fees. The payer and the agent act on their own slot without
-/// it: the payer releases to the agent, the agent refunds to the payer, at any time while funded. The `owner` (a cold key or a multisig) may replace
-/// or revoke the operator and pause new deposits and operator settlements, e.g. when the hot key
-/// leaks. None of that reaches assigning or moving agents, extending expiries, the payer's release,
-/// the agent's refund, claiming credits or `claimRefund`: a paused contract or a revoked operator still lets every payer take its money
-/// back at the expiry.
+/// it: the payer releases to the agent, the agent refunds to the payer, at any time while funded.
+/// The `owner` (a cold key or a multisig) may replace or revoke the operator and pause new
+/// deposits and operator settlements, e.g. when the hot key leaks. None of that reaches assigning
+/// or moving agents, extending expiries, the payer's release, the agent's refund, claiming credits
+/// or `claimRefund`: a paused contract or a revoked operator still lets every payer take its
+/// money back at the expiry.
+///
+/// @dev The surface is the one decided in DESIGN.md ("Escrow v2 surface"). Beyond it, and not in
+/// its way: `depositWithPermit`; the EIP-3009 nonce bound to job and expiry (`depositNonce`); the
+/// agent moving its own payout address (`moveAgent`, `moveAgentWithSig`); credit-and-claim for
+/// recipients the token refuses; the owner role (operator replacement, pause); fee withdrawal to
+/// an immutable recipient; `getPart`; and more fields after DESIGN.md's five in `getEscrow`.
 contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     using SafeERC20 for IERC20;
 

@@ -568,7 +568,7 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
     );
   });
 
-  it("refuses a signature for another chain, another contract or another version of the domain", async () => {
+  it("refuses a signature for another chain, another contract, or another version or name of the domain", async () => {
     const { jobId, deadline } = await fresh();
     const message = { jobId, payer: addr(PAYER), agent: addr(AGENT), deadline };
     const other = await deployV2();
@@ -577,6 +577,7 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
       await signAssign(PAYER, message, { verifyingContract: other }),
       await signAssign(PAYER, message, { verifyingContract: chain.config.escrowAddress }),
       await signAssign(PAYER, message, { version: "1" }),
+      await signAssign(PAYER, message, { name: "AgentWork Escrow" }),
     ];
     for (const signature of foreign) {
       expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT), deadline, signature], STRANGER)).toBe(
@@ -652,8 +653,12 @@ describe("the payer's consent by EIP-712 signature, relayed by anyone", () => {
     await send("assign", [jobId, wallet, addr(AGENT), deadline, owners], STRANGER);
     expect((await readSlot(jobId, wallet)).agent).toBe(addr(AGENT));
 
+    // Its Approve goes through ERC-1271 as well: the agent relays the owner's, not a stranger's.
+    const approval = { jobId, payer: wallet, agent: addr(AGENT), deadline };
+    const strangers = await signApprove(STRANGER, approval);
+    expect(await revertOf("releaseWithApproval", [jobId, wallet, deadline, strangers], AGENT)).toBe("InvalidSignature");
     const before = await balance(addr(AGENT));
-    await send("release", [jobId, wallet]);
+    await send("releaseWithApproval", [jobId, wallet, deadline, await signApprove(WALLET_OWNER, approval)], AGENT);
     expect((await balance(addr(AGENT))) - before).toBe(190_000n);
   });
 });
