@@ -893,6 +893,9 @@ describe("money comes back without the service", () => {
     expect(await revertOf("releaseWithApproval", [jobId, addr(PAYER), deadline, approval], AGENT)).toBe("NotFunded");
     expect(await revertOf("releasePart", [jobId, addr(PAYER), 0n, 1n])).toBe("NotFunded");
     expect(await revertOf("moveAgent", [jobId, addr(PAYER), addr(AGENT_NEW)], AGENT)).toBe("NotFunded");
+    expect(await revertOf("assign", [jobId, addr(PAYER), addr(AGENT_NEW), FAR_DEADLINE, "0x"], PAYER)).toBe(
+      "NotFunded",
+    );
     expect(await revertOf("extendExpiry", [jobId, (await now()) + 10n * DAY], PAYER)).toBe("NotFunded");
   });
 
