@@ -14,6 +14,7 @@ import {
   keccak256,
   parseEventLogs,
   toBytes,
+  toFunctionSignature,
   type Address,
   type Hex,
 } from "viem";
@@ -255,6 +256,53 @@ async function blacklist(who: Address, on: boolean) {
   );
 }
 
+describe("the surface DESIGN.md decides", () => {
+  it("has every function of DESIGN.md's escrow v2 surface with its exact parameters, and getEscrow's first five outputs", () => {
+    const functions = v2Abi.filter((item) => item.type === "function");
+    const signatures = functions.map((item) => toFunctionSignature(item));
+    for (const signature of [
+      "deposit(bytes32 jobId, uint256 amount, uint64 expiresAt)",
+      "depositWithAuthorization(bytes32 jobId, address payer, uint256 amount, uint64 expiresAt, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+      "assign(bytes32 jobId, address payer, address agent, uint256 deadline, bytes signature)",
+      "release(bytes32 jobId, address payer)",
+      "releaseWithApproval(bytes32 jobId, address payer, uint256 deadline, bytes signature)",
+      "refund(bytes32 jobId, address payer)",
+      "settleSplit(bytes32 jobId, address payer, uint256 agentShare)",
+      "releasePart(bytes32 jobId, address payer, uint256 part, uint256 amount)",
+      "refundPart(bytes32 jobId, address payer, uint256 part, uint256 amount)",
+      "settlePartSplit(bytes32 jobId, address payer, uint256 part, uint256 amount, uint256 agentShare)",
+      "claimRefund(bytes32 jobId, address payer)",
+      "extendExpiry(bytes32 jobId, uint64 expiresAt)",
+      "getEscrow(bytes32 jobId, address payer)",
+    ]) {
+      // toFunctionSignature drops the names; compare names separately so both must match.
+      const [name] = signature.split("(");
+      const fn = functions.find((item) => item.name === name);
+      expect(fn, name).toBeDefined();
+      expect(signatures).toContain(signature.replace(/ [a-zA-Z]+(?=[,)])/g, "").replace(/, /g, ","));
+      const names = signature.match(/ ([a-zA-Z]+)(?=[,)])/g)?.map((n) => n.trim()) ?? [];
+      expect(
+        fn!.inputs.map((input) => input.name),
+        name,
+      ).toEqual(names);
+    }
+    const getEscrow = functions.find((item) => item.name === "getEscrow")!;
+    expect(getEscrow.outputs.slice(0, 5).map((output) => output.type)).toEqual([
+      "uint8",
+      "uint256",
+      "address",
+      "uint64",
+      "uint16",
+    ]);
+    expect(getEscrow.outputs.slice(0, 4).map((output) => output.name)).toEqual([
+      "state",
+      "amount",
+      "agent",
+      "expiresAt",
+    ]);
+  });
+});
+
 describe("deposit with an expiry the payer chooses", () => {
   it("records amount, expiry and no agent assigned yet, and says so in Deposited", async () => {
     const jobId = newEscrowJobId();
@@ -369,7 +417,7 @@ describe("deposit with an expiry the payer chooses", () => {
   });
 });
 
-describe("only the chosen agent or the payer", () => {
+describe("only the assigned agent or the payer", () => {
   const OPERATOR_FUNCTIONS = ["release", "refund", "settleSplit", "releasePart", "refundPart", "settlePartSplit"];
 
   it("no operator function takes a destination: the only address any of them names is the payer's slot", () => {
