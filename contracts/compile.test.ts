@@ -5,10 +5,12 @@ describe("contract artifacts", () => {
   it("the committed artifacts are what the sources compile to (run npm run contracts:build)", () => {
     const artifacts = compileContracts();
     expect(artifacts.map((a) => a.fileName).sort()).toEqual([
+      "escrow-v2.ts",
       "escrow.ts",
       "identity-registry.ts",
       "reentrant-token.ts",
       "reputation-registry.ts",
+      "test-smart-wallet.ts",
       "test-usdc.ts",
     ]);
     expect(staleArtifacts(artifacts)).toEqual([]);
