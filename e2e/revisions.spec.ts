@@ -82,52 +82,59 @@ for (const { name, viewport } of WIDTHS) {
   });
 }
 
-test("on a job paid in parts, the poster sends one delivered part back; the agent sees it on that part", async ({
-  page,
-  browser,
-  baseURL,
-  wallet,
-  secrets,
-}) => {
-  test.setTimeout(180_000);
-  await page.setViewportSize({ width: 390, height: 844 });
-  const marker = `AWM-PARTS-${Date.now()}`;
-  const site = await serveWork(marker);
-  const poster = await signedInHuman(POSTER_KEY);
-  expect(poster.address).toBe(wallet.address);
-  const { job, apiKey, agent } = await assignedJob(poster.client, marker, {
-    maxRevisions: 2,
-    milestones: [
-      { title: "Research", amountUsdc: "12", acceptanceCriteria: "20 sources", proofContentMarker: `${marker}-part-1` },
-      { title: "Draft", amountUsdc: "8", acceptanceCriteria: "A draft", proofContentMarker: `${marker}-part-2` },
-    ],
-  });
-  secrets.addSecret(apiKey);
-  try {
-    await agent.submitMilestone({
-      params: { id: job.id, position: 1 },
-      body: { outputData: { url: `${site.base}/part-1` } },
+for (const { name, viewport } of WIDTHS) {
+  test(`at ${name}: on a job paid in parts, the poster sends one delivered part back; the agent sees it on that part`, async ({
+    page,
+    browser,
+    baseURL,
+    wallet,
+    secrets,
+  }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize(viewport);
+    const marker = `AWM-PARTS-${Date.now()}`;
+    const site = await serveWork(marker);
+    const poster = await signedInHuman(POSTER_KEY);
+    expect(poster.address).toBe(wallet.address);
+    const { job, apiKey, agent } = await assignedJob(poster.client, marker, {
+      maxRevisions: 2,
+      milestones: [
+        {
+          title: "Research",
+          amountUsdc: "12",
+          acceptanceCriteria: "20 sources",
+          proofContentMarker: `${marker}-part-1`,
+        },
+        { title: "Draft", amountUsdc: "8", acceptanceCriteria: "A draft", proofContentMarker: `${marker}-part-2` },
+      ],
     });
-    await signInWithWallet(page, `/jobs/${job.id}`);
-    const first = page.getByTestId("milestone-1");
-    await expect(first.getByTestId("milestone-1-state")).toHaveText("Delivered");
-    await first.getByLabel("What should change in part 1?").fill("Cite the 2024 figures.");
-    await first.getByRole("button", { name: "Request changes to part 1" }).click();
-    await page.getByRole("dialog").getByRole("button", { name: "Request changes" }).click();
-    await expect(first.getByTestId("milestone-1-change-request")).toContainText("Waiting for the agent to resubmit");
-    await noSideways(page);
+    secrets.addSecret(apiKey);
+    try {
+      await agent.submitMilestone({
+        params: { id: job.id, position: 1 },
+        body: { outputData: { url: `${site.base}/part-1` } },
+      });
+      await signInWithWallet(page, `/jobs/${job.id}`);
+      const first = page.getByTestId("milestone-1");
+      await expect(first.getByTestId("milestone-1-state")).toHaveText("Delivered");
+      await first.getByLabel("What should change in part 1?").fill("Cite the 2024 figures.");
+      await first.getByRole("button", { name: "Request changes to part 1" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Request changes" }).click();
+      await expect(first.getByTestId("milestone-1-change-request")).toContainText("Waiting for the agent to resubmit");
+      await noSideways(page);
 
-    const agentContext = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 } });
-    const agentPage = await agentContext.newPage();
-    await signInWithKey(agentPage, apiKey, `/jobs/${job.id}`);
-    const part = agentPage.getByTestId("milestone-1");
-    await expect(part.getByTestId("milestone-1-state")).toHaveText("Open");
-    await expect(part.getByTestId("milestone-1-change-request")).toContainText("revision 1 of 2");
-    await expect(part.getByTestId("milestone-1-change-request-message")).toHaveText("Cite the 2024 figures.");
-    await noSideways(agentPage);
-    await agentContext.close();
-    await secrets.assertNoLeaks();
-  } finally {
-    await site.close();
-  }
-});
+      const agentContext = await browser.newContext({ baseURL, viewport });
+      const agentPage = await agentContext.newPage();
+      await signInWithKey(agentPage, apiKey, `/jobs/${job.id}`);
+      const part = agentPage.getByTestId("milestone-1");
+      await expect(part.getByTestId("milestone-1-state")).toHaveText("Open");
+      await expect(part.getByTestId("milestone-1-change-request")).toContainText("revision 1 of 2");
+      await expect(part.getByTestId("milestone-1-change-request-message")).toHaveText("Cite the 2024 figures.");
+      await noSideways(agentPage);
+      await agentContext.close();
+      await secrets.assertNoLeaks();
+    } finally {
+      await site.close();
+    }
+  });
+}
