@@ -238,6 +238,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           minBudget: query.minBudget,
           maxBudget: query.maxBudget,
           requiredPackId: query.requiredPackId,
+          maxProofHoldHours: query.maxProofHoldHours,
           sort: query.sort,
         }}
       />
