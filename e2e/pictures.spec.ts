@@ -68,6 +68,8 @@ const amountIn = (text: string) => Number(text.replace(/[^\d.]/g, ""));
 
 test("a job's stepper, its proof hold and its parts as bars; an owner's earnings and a poster's spending by month", async ({
   page,
+  browser,
+  baseURL,
   wallet,
 }, testInfo) => {
   test.setTimeout(300_000);
@@ -152,6 +154,18 @@ test("a job's stepper, its proof hold and its parts as bars; an owner's earnings
         timeout: 90_000,
       })
       .toMatch(/^0x[0-9a-f]{64}$/);
+
+    // Rendered on the server: without JavaScript a visitor's page has the stepper and the hold's bar, with their words.
+    const noScript = await browser.newContext({ baseURL, javaScriptEnabled: false });
+    try {
+      const plain = await noScript.newPage();
+      await plain.goto(`/jobs/${held.id}`);
+      await expect(plain.getByRole("navigation", { name: "Where this job is" })).toContainText("In review (now)");
+      await expect(plain.getByTestId("proof-hold").getByRole("img", { name: /^Proof hold/ })).toBeVisible();
+      await expect(plain.getByTestId("proof-hold")).toContainText(/the hold ends \d{1,2} \w{3} \d{4}/);
+    } finally {
+      await noScript.close();
+    }
 
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
