@@ -6,11 +6,12 @@ import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 // Revisions as the two people live them, on a wide screen and on a phone: the poster reads the
 // delivered work and, instead of approving or disputing, sends it back with a message; the agent
 // sees the request (its round and the message, as plain text) on the job and on the submission
-// page, resubmits, and the job is in review again with the request on its timeline. On a job paid
-// in parts, one part is sent back alone.
+// page, resubmits, and the job is in review again with the request on its timeline; once the
+// job's rounds are spent, the poster may only approve or dispute. On a job paid in parts, one part
+// is sent back alone.
 
 for (const { name, viewport } of WIDTHS) {
-  test(`at ${name}: the poster requests changes with a message, the agent reads it, resubmits, and the job is in review again`, async ({
+  test(`at ${name}: the poster requests changes with a message, the agent reads it, resubmits, and the job is in review again until the rounds are spent`, async ({
     page,
     browser,
     baseURL,
@@ -75,6 +76,14 @@ for (const { name, viewport } of WIDTHS) {
       await page.goto(`/jobs/${job.id}/review`);
       await expect(decision.getByText("Round 2 of 2.")).toBeVisible();
       await noSideways(page);
+
+      // The last round spent and the work resubmitted: no more requests, approve or dispute.
+      await poster.client.requestChanges({ params: { id: job.id }, body: { message: "One more: sort the rows." } });
+      await agent.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: `${site.base}/v3` } } });
+      await page.reload();
+      await expect(decision).toContainText("No rounds of changes left (2 of 2 used): approve or dispute.");
+      await expect(decision.getByRole("button", { name: "Request changes" })).toHaveCount(0);
+      await expect(decision.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
       await secrets.assertNoLeaks();
     } finally {
       await site.close();
