@@ -1,7 +1,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { madeOnce } from "./api-actors";
+import { generatePrivateKey } from "viem/accounts";
+import { madeOnce, signedInHuman } from "./api-actors";
+import { WIDTHS, noSideways } from "./job-setup";
 import { ROUTE_SAMPLES, appRoutes, makeDemoData, type DemoData, type Sample } from "./route-samples";
 import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 
@@ -96,3 +98,62 @@ test.describe("every page, light and dark: no axe-core violation of any impact",
     expect(failures, failures.join("\n")).toEqual([]);
   });
 });
+
+// The same rules as a reader meets them on a wide screen and on a phone: a forum post's wide code
+// block and table are regions the keyboard reaches and scrolls (WCAG 2.1.1), and the thread and
+// the job board show no axe violation in either theme at that width.
+for (const { name, viewport } of WIDTHS) {
+  test(`at ${name}: a post's wide code and table scroll by keyboard; the thread and the board pass axe in both themes`, async ({
+    page,
+  }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize(viewport);
+    const thread = await madeOnce("accessibility-scroll-regions", async () => {
+      const author = await signedInHuman(generatePrivateKey());
+      const stamp = Date.now();
+      const wideLine = `const rows = [${Array.from({ length: 40 }, (_, i) => `"column-${i}-${stamp}"`).join(", ")}];`;
+      const wideTable = [
+        `| ${Array.from({ length: 14 }, (_, i) => `Heading number ${i}`).join(" | ")} |`,
+        `| ${Array.from({ length: 14 }, () => "---").join(" | ")} |`,
+        `| ${Array.from({ length: 14 }, (_, i) => `value ${i} of ${stamp}`).join(" | ")} |`,
+      ].join("\n");
+      const created = await author.client.createThread({
+        body: {
+          title: `Wide code and tables by keyboard ${stamp}`,
+          body: `A line of code wider than any screen:\n\n\`\`\`ts\n${wideLine}\n\`\`\`\n\nAnd a wide table:\n\n${wideTable}\n`,
+          category: "tools-models",
+        },
+      });
+      return { slug: created.data.slug };
+    });
+    await page.goto(`/forum/${thread.slug}`);
+    const post = page.locator("article").first();
+    for (const region of [post.getByRole("region", { name: "Code" }), post.getByRole("region", { name: "Table" })]) {
+      await expect(region).toBeVisible();
+      // Reached with Tab alone, as a keyboard user would: at most 60 stops from the top of the page.
+      await page.locator("body").focus();
+      let reached = false;
+      for (let stop = 0; stop < 60 && !reached; stop++) {
+        await page.keyboard.press("Tab");
+        reached = await region.evaluate((el) => el === document.activeElement);
+      }
+      expect(reached, "the scroll region takes focus from the keyboard").toBe(true);
+      const before = await region.evaluate((el) => el.scrollLeft);
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.press("ArrowRight");
+      await expect.poll(() => region.evaluate((el) => el.scrollLeft)).toBeGreaterThan(before);
+    }
+    await noSideways(page);
+
+    const failures: string[] = [];
+    for (const theme of THEMES) {
+      await page.emulateMedia({ colorScheme: theme });
+      for (const url of [`/forum/${thread.slug}`, "/jobs"]) {
+        await page.goto(url, { waitUntil: "load" });
+        await page.locator("main").first().waitFor({ state: "attached" });
+        for (const v of await violations(page)) failures.push(`[${theme}] ${url}: ${v}`);
+      }
+    }
+    expect(failures, failures.join("\n")).toEqual([]);
+  });
+}

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { signedInHuman } from "./api-actors";
+import { test as withWallet } from "./fixtures";
+import { signInWithWallet } from "./sign-in-steps";
 
 // The board's search, filters and tabs, without JavaScript: everything is links and a GET form.
 test.describe("the jobs board: tabs, search and filters", () => {
@@ -82,4 +84,27 @@ test.describe("the jobs board: tabs, search and filters", () => {
     await page.goto(`/jobs?q=${word}&minBudget=34`);
     await expect(page.getByText("No jobs match")).toBeVisible();
   });
+});
+
+// With JavaScript and a person signed in (the injected wallet): saving the board's search.
+withWallet.describe("a saved search", () => {
+  withWallet(
+    "keeps the board's “Paid after delivery” filter: its link opens the board filtered the same way",
+    async ({ page, wallet }) => {
+      void wallet; // the injected wallet signs the person in
+      await signInWithWallet(page, "/jobs");
+      await page.getByLabel("Paid after delivery").selectOption({ label: "Within an hour" });
+      await page.getByLabel("Funding").selectOption("true");
+      await page.getByRole("form", { name: "Search and filter jobs" }).getByRole("button", { name: "Apply" }).click();
+      await expect(page).toHaveURL(/maxProofHoldHours=1/);
+      await page.getByRole("button", { name: "Save this search" }).click();
+      await expect(page).toHaveURL(/\/settings\/notifications/);
+      await expect(page.getByText("Search saved")).toBeVisible();
+      const saved = page.getByRole("list", { name: "Saved searches" }).getByRole("link").first();
+      await expect(saved).toHaveAttribute("href", /maxProofHoldHours=1/);
+      await saved.click();
+      await expect(page.getByLabel("Paid after delivery")).toHaveValue("1");
+      await expect(page.getByLabel("Funding")).toHaveValue("true");
+    },
+  );
 });

@@ -96,8 +96,14 @@ test.describe("a replier", () => {
       "aria-pressed",
       "true",
     );
-    await page.getByRole("button", { name: "Follow" }).click();
-    await expect(page.getByRole("button", { name: "Unfollow" })).toBeVisible();
+    // Replying followed the thread already; Unfollow and Follow each take effect (names matched whole:
+    // "Follow" alone would also match "Unfollow").
+    await page.getByRole("button", { name: "Unfollow", exact: true }).click();
+    await expect(page.getByRole("button", { name: "Follow", exact: true })).toBeVisible();
+    await page.getByRole("button", { name: "Follow", exact: true }).click();
+    await expect(page.getByRole("button", { name: "Unfollow", exact: true })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Unfollow", exact: true })).toBeVisible();
     const viewer = await author.client.getThread({ params: { slugOrId: thread.id } });
     expect(viewer.data.helpfulCount).toBe(1);
     expect(viewer.data.replyCount).toBe(1);

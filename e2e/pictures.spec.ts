@@ -13,7 +13,7 @@ import { claimAgentFromMail, signInWithWallet } from "./sign-in-steps";
 
 // Pictures of progress, rendered on the server and read out by screen readers with their numbers
 // in the page as text: a job's stepper, the proof hold as a bar with its end, a job's parts as a
-// bar, an owner's earnings and a poster's spending by month. Money moves for real (anvil).
+// bar, an owner's earnings by month across two agents, and a poster's spending and refunds by month. Money moves for real (anvil).
 
 // anvil's account 1: the injected test wallet signs as it, and it holds test USDC.
 const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
@@ -68,6 +68,8 @@ const amountIn = (text: string) => Number(text.replace(/[^\d.]/g, ""));
 
 test("a job's stepper, its proof hold and its parts as bars; an owner's earnings and a poster's spending by month", async ({
   page,
+  browser,
+  baseURL,
   wallet,
 }, testInfo) => {
   test.setTimeout(300_000);
@@ -90,15 +92,27 @@ test("a job's stepper, its proof hold and its parts as bars; an owner's earnings
       params: { id: signup.agent.id },
       body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address },
     });
+    // A second agent of the same person, paid for a smaller job: the earnings are the owner's, across agents.
+    const secondEmail = `pictures-second-${stamp}@example.test`;
+    const second = (
+      await apiClient().signUpAgent({ body: { ownerEmail: secondEmail, name: `Picture Aide ${stamp % 100000}` } })
+    ).data;
+    const secondAgent = apiClient(second.apiKey);
+    await secondAgent.heartbeat({});
+    await secondAgent.updateAgent({
+      params: { id: second.agent.id },
+      body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address },
+    });
     await signInWithWallet(page, "/agents");
     await claimAgentFromMail(page, ownerEmail);
-    const work = async (job: { id: string }) => {
-      const bid = await agent.placeBid({
+    await claimAgentFromMail(page, secondEmail);
+    const work = async (job: { id: string }, by = { client: agent, id: signup.agent.id }, amount = "20") => {
+      const bid = await by.client.placeBid({
         params: { id: job.id },
-        body: { agentId: signup.agent.id, proposedUsdc: "20" },
+        body: { agentId: by.id, proposedUsdc: amount },
       });
       await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
-      await agent.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: deliverable } } });
+      await by.client.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: deliverable } } });
     };
 
     // A job paid at once, a job delivered and waiting out a two-day hold, a funded job cancelled (refunded).
@@ -106,6 +120,10 @@ test("a job's stepper, its proof hold and its parts as bars; an owner's earnings
     await fund(poster.client, paid, "20");
     await work(paid);
     await poster.client.approveJob({ params: { id: paid.id } });
+    const paidToSecond = await postJob(poster.client, `Aide's report ${stamp}`, "10");
+    await fund(poster.client, paidToSecond, "10");
+    await work(paidToSecond, { client: secondAgent, id: second.agent.id }, "10");
+    await poster.client.approveJob({ params: { id: paidToSecond.id } });
     const held = await postJob(poster.client, `Held report ${stamp}`, "20", {
       inputData: { budgetType: "bid", proofHoldHours: 48 },
     });
@@ -127,10 +145,27 @@ test("a job's stepper, its proof hold and its parts as bars; an owner's earnings
       })
       .toMatch(/^0x[0-9a-f]{64}$/);
     await expect
+      .poll(async () => (await poster.client.getJob({ params: { id: paidToSecond.id } })).data.releaseTxHash, {
+        timeout: 90_000,
+      })
+      .toMatch(/^0x[0-9a-f]{64}$/);
+    await expect
       .poll(async () => (await poster.client.getJob({ params: { id: refunded.id } })).data.refundTxHash, {
         timeout: 90_000,
       })
       .toMatch(/^0x[0-9a-f]{64}$/);
+
+    // Rendered on the server: without JavaScript a visitor's page has the stepper and the hold's bar, with their words.
+    const noScript = await browser.newContext({ baseURL, javaScriptEnabled: false });
+    try {
+      const plain = await noScript.newPage();
+      await plain.goto(`/jobs/${held.id}`);
+      await expect(plain.getByRole("navigation", { name: "Where this job is" })).toContainText("In review (now)");
+      await expect(plain.getByTestId("proof-hold").getByRole("img", { name: /^Proof hold/ })).toBeVisible();
+      await expect(plain.getByTestId("proof-hold")).toContainText(/the hold ends \d{1,2} \w{3} \d{4}/);
+    } finally {
+      await noScript.close();
+    }
 
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
@@ -176,23 +211,29 @@ test("a job's stepper, its proof hold and its parts as bars; an owner's earnings
       await expect(parts.getByRole("img", { name: /^Parts paid/ })).toBeVisible();
       await fitsWidth(page);
 
-      // The owner's earnings by month, across their agents: this month holds the paid job's 19 USDC (20 less the fee).
+      // The owner's earnings by month, across their agents: this month holds both paid jobs, 19 and
+      // 9.5 USDC (each less the fee), and each agent's share is named.
       await page.goto("/agents");
       const earnings = page.getByTestId("owner-earnings");
       await expect(earnings.getByRole("img", { name: "Your agents' earnings by month" })).toBeVisible();
       const thisMonth = new Date().toLocaleString("en-GB", { timeZone: "UTC", month: "long", year: "numeric" });
       const earnedRow = earnings.getByRole("row", { name: new RegExp(thisMonth) });
-      expect(amountIn(await earnedRow.getByRole("cell").first().innerText())).toBeGreaterThanOrEqual(19);
+      expect(amountIn(await earnedRow.getByRole("cell").first().innerText())).toBeGreaterThanOrEqual(28.5);
+      const byAgent = page.getByRole("list", { name: "Earnings by agent" });
+      await expect(byAgent.getByRole("listitem").filter({ hasText: signup.agent.name })).toContainText(
+        /: 19(\.0+)? USDC/,
+      );
+      await expect(byAgent.getByRole("listitem").filter({ hasText: second.agent.name })).toContainText(/: 9\.50* USDC/);
       await fitsWidth(page);
       await page.screenshot({ path: testInfo.outputPath(`earnings-${width}.png`), fullPage: true });
 
-      // The poster's spending and refunds by month: this month paid 20 and got 6 back (at least).
+      // The poster's spending and refunds by month: this month paid 30 and got 6 back (at least).
       await page.goto("/me/jobs");
       const spending = page.getByTestId("poster-spending");
       await expect(spending.getByRole("img", { name: "Your spending and refunds by month" })).toBeVisible();
       const spentRow = spending.getByRole("row", { name: new RegExp(thisMonth) });
       const [paidCell, refundedCell] = await spentRow.getByRole("cell").allInnerTexts();
-      expect(amountIn(paidCell!)).toBeGreaterThanOrEqual(20);
+      expect(amountIn(paidCell!)).toBeGreaterThanOrEqual(30);
       expect(amountIn(refundedCell!)).toBeGreaterThanOrEqual(6);
       await fitsWidth(page);
       await page.screenshot({ path: testInfo.outputPath(`spending-${width}.png`), fullPage: true });

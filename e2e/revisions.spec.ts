@@ -6,11 +6,12 @@ import { signInWithKey, signInWithWallet } from "./sign-in-steps";
 // Revisions as the two people live them, on a wide screen and on a phone: the poster reads the
 // delivered work and, instead of approving or disputing, sends it back with a message; the agent
 // sees the request (its round and the message, as plain text) on the job and on the submission
-// page, resubmits, and the job is in review again with the request on its timeline. On a job paid
-// in parts, one part is sent back alone.
+// page, resubmits, and the job is in review again with the request on its timeline; once the
+// job's rounds are spent, the poster may only approve or dispute. On a job paid in parts, one part
+// is sent back alone.
 
 for (const { name, viewport } of WIDTHS) {
-  test(`at ${name}: the poster requests changes with a message, the agent reads it, resubmits, and the job is in review again`, async ({
+  test(`at ${name}: the poster requests changes with a message, the agent reads it, resubmits, and the job is in review again until the rounds are spent`, async ({
     page,
     browser,
     baseURL,
@@ -75,6 +76,14 @@ for (const { name, viewport } of WIDTHS) {
       await page.goto(`/jobs/${job.id}/review`);
       await expect(decision.getByText("Round 2 of 2.")).toBeVisible();
       await noSideways(page);
+
+      // The last round spent and the work resubmitted: no more requests, approve or dispute.
+      await poster.client.requestChanges({ params: { id: job.id }, body: { message: "One more: sort the rows." } });
+      await agent.submitDeliverable({ params: { id: job.id }, body: { outputData: { url: `${site.base}/v3` } } });
+      await page.reload();
+      await expect(decision).toContainText("No rounds of changes left (2 of 2 used): approve or dispute.");
+      await expect(decision.getByRole("button", { name: "Request changes" })).toHaveCount(0);
+      await expect(decision.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
       await secrets.assertNoLeaks();
     } finally {
       await site.close();
@@ -82,52 +91,59 @@ for (const { name, viewport } of WIDTHS) {
   });
 }
 
-test("on a job paid in parts, the poster sends one delivered part back; the agent sees it on that part", async ({
-  page,
-  browser,
-  baseURL,
-  wallet,
-  secrets,
-}) => {
-  test.setTimeout(180_000);
-  await page.setViewportSize({ width: 390, height: 844 });
-  const marker = `AWM-PARTS-${Date.now()}`;
-  const site = await serveWork(marker);
-  const poster = await signedInHuman(POSTER_KEY);
-  expect(poster.address).toBe(wallet.address);
-  const { job, apiKey, agent } = await assignedJob(poster.client, marker, {
-    maxRevisions: 2,
-    milestones: [
-      { title: "Research", amountUsdc: "12", acceptanceCriteria: "20 sources", proofContentMarker: `${marker}-part-1` },
-      { title: "Draft", amountUsdc: "8", acceptanceCriteria: "A draft", proofContentMarker: `${marker}-part-2` },
-    ],
-  });
-  secrets.addSecret(apiKey);
-  try {
-    await agent.submitMilestone({
-      params: { id: job.id, position: 1 },
-      body: { outputData: { url: `${site.base}/part-1` } },
+for (const { name, viewport } of WIDTHS) {
+  test(`at ${name}: on a job paid in parts, the poster sends one delivered part back; the agent sees it on that part`, async ({
+    page,
+    browser,
+    baseURL,
+    wallet,
+    secrets,
+  }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize(viewport);
+    const marker = `AWM-PARTS-${Date.now()}`;
+    const site = await serveWork(marker);
+    const poster = await signedInHuman(POSTER_KEY);
+    expect(poster.address).toBe(wallet.address);
+    const { job, apiKey, agent } = await assignedJob(poster.client, marker, {
+      maxRevisions: 2,
+      milestones: [
+        {
+          title: "Research",
+          amountUsdc: "12",
+          acceptanceCriteria: "20 sources",
+          proofContentMarker: `${marker}-part-1`,
+        },
+        { title: "Draft", amountUsdc: "8", acceptanceCriteria: "A draft", proofContentMarker: `${marker}-part-2` },
+      ],
     });
-    await signInWithWallet(page, `/jobs/${job.id}`);
-    const first = page.getByTestId("milestone-1");
-    await expect(first.getByTestId("milestone-1-state")).toHaveText("Delivered");
-    await first.getByLabel("What should change in part 1?").fill("Cite the 2024 figures.");
-    await first.getByRole("button", { name: "Request changes to part 1" }).click();
-    await page.getByRole("dialog").getByRole("button", { name: "Request changes" }).click();
-    await expect(first.getByTestId("milestone-1-change-request")).toContainText("Waiting for the agent to resubmit");
-    await noSideways(page);
+    secrets.addSecret(apiKey);
+    try {
+      await agent.submitMilestone({
+        params: { id: job.id, position: 1 },
+        body: { outputData: { url: `${site.base}/part-1` } },
+      });
+      await signInWithWallet(page, `/jobs/${job.id}`);
+      const first = page.getByTestId("milestone-1");
+      await expect(first.getByTestId("milestone-1-state")).toHaveText("Delivered");
+      await first.getByLabel("What should change in part 1?").fill("Cite the 2024 figures.");
+      await first.getByRole("button", { name: "Request changes to part 1" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Request changes" }).click();
+      await expect(first.getByTestId("milestone-1-change-request")).toContainText("Waiting for the agent to resubmit");
+      await noSideways(page);
 
-    const agentContext = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 } });
-    const agentPage = await agentContext.newPage();
-    await signInWithKey(agentPage, apiKey, `/jobs/${job.id}`);
-    const part = agentPage.getByTestId("milestone-1");
-    await expect(part.getByTestId("milestone-1-state")).toHaveText("Open");
-    await expect(part.getByTestId("milestone-1-change-request")).toContainText("revision 1 of 2");
-    await expect(part.getByTestId("milestone-1-change-request-message")).toHaveText("Cite the 2024 figures.");
-    await noSideways(agentPage);
-    await agentContext.close();
-    await secrets.assertNoLeaks();
-  } finally {
-    await site.close();
-  }
-});
+      const agentContext = await browser.newContext({ baseURL, viewport });
+      const agentPage = await agentContext.newPage();
+      await signInWithKey(agentPage, apiKey, `/jobs/${job.id}`);
+      const part = agentPage.getByTestId("milestone-1");
+      await expect(part.getByTestId("milestone-1-state")).toHaveText("Open");
+      await expect(part.getByTestId("milestone-1-change-request")).toContainText("revision 1 of 2");
+      await expect(part.getByTestId("milestone-1-change-request-message")).toHaveText("Cite the 2024 figures.");
+      await noSideways(agentPage);
+      await agentContext.close();
+      await secrets.assertNoLeaks();
+    } finally {
+      await site.close();
+    }
+  });
+}

@@ -15,6 +15,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { formatDate } from "@/components/ui/time";
 import { Usdc } from "@/components/ui/usdc";
 import { SaveSearch } from "@/components/jobs/save-search";
+import { holdDuration } from "@/components/jobs/proof-hold";
 import { oneOf, one, type SearchParams } from "@/components/ui/search-params";
 import { PosterRecordLine, posterProfileHref } from "@/components/records/records";
 import { plainTextExcerpt } from "@/lib/markdown";
@@ -31,6 +32,13 @@ const SORT_LABELS: Record<(typeof JOB_SORTS)[number], string> = {
   fewest_bids: "Fewest bids",
 };
 const MODES = ["BID", "BOUNTY"] as const;
+/** The board's "Paid" filter (maxProofHoldHours): how soon after delivery an approved job pays. */
+const HOLD_FILTERS = [
+  { hours: "0", label: "At approval" },
+  { hours: "1", label: "Within an hour" },
+  { hours: "24", label: "Within a day" },
+  { hours: "168", label: "Within a week" },
+] as const;
 const label = "mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400";
 
 /**
@@ -46,6 +54,10 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
   const funded = oneOf(params.funded, ["true", "false"] as const);
   const decimal = (value: string | undefined) => (value && DecimalString.safeParse(value).success ? value : undefined);
   const sortAsked = oneOf(params.sort, JOB_SORTS);
+  const holdFilter = oneOf(
+    params.maxProofHoldHours,
+    HOLD_FILTERS.map((f) => f.hours),
+  );
   // The board opens on work that can still be taken; "any" shows every state, a state shows only it.
   const anyStatus = one(params.status) === "any";
   const query = {
@@ -59,6 +71,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
     maxBudget: decimal(one(params.maxBudget)),
     requiredPackId: one(params.requiredPackId)?.slice(0, 100),
     sort: sortAsked === "relevance" && !q ? undefined : sortAsked,
+    maxProofHoldHours: holdFilter === undefined ? undefined : Number(holdFilter),
     cursor: one(params.cursor),
     limit: 20,
   } satisfies ListJobsQuery;
@@ -180,6 +193,17 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           </Select>
         </label>
         <label>
+          <span className={label}>Paid after delivery</span>
+          <Select name="maxProofHoldHours" defaultValue={holdFilter ?? ""}>
+            <option value="">Any time</option>
+            {HOLD_FILTERS.map((f) => (
+              <option key={f.hours} value={f.hours}>
+                {f.label}
+              </option>
+            ))}
+          </Select>
+        </label>
+        <label>
           <span className={label}>Skills (any of, comma-separated)</span>
           <Input name="skills" defaultValue={query.skills ?? ""} placeholder="python, research" />
         </label>
@@ -214,6 +238,7 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
           minBudget: query.minBudget,
           maxBudget: query.maxBudget,
           requiredPackId: query.requiredPackId,
+          maxProofHoldHours: query.maxProofHoldHours,
           sort: query.sort,
         }}
       />
@@ -263,6 +288,11 @@ export default async function JobsBoard({ searchParams }: { searchParams: Promis
                 job.poster.displayName
               )}{" "}
               · <TimeAgo value={job.createdAt} />
+            </p>
+            <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-400" data-testid="job-card-hold">
+              {job.proofHoldHours === 0
+                ? "Pays at approval"
+                : `Pays ${holdDuration(job.proofHoldHours)} after delivery, once approved`}
             </p>
             <p className="mt-0.5">
               <PosterRecordLine record={posterRecordOf.get(job.posterId)} />

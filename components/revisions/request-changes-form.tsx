@@ -1,7 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
+// The zod-free home of the limit: importing schemas/jobs here would ship zod to the job page.
+import { CHANGE_REQUEST_LIMITS } from "@/lib/api/schemas/constants";
 import type { DeliveryActionState } from "@/lib/actions/deliverables/delivery-state";
 import { requestChangesAction } from "@/lib/actions/deliverables/request-changes";
 import { requestMilestoneChangesAction } from "@/lib/actions/milestones/milestone-actions";
@@ -56,7 +57,7 @@ export function RequestChangesForm({
             {...p}
             rows={3}
             minLength={1}
-            maxLength={JOB_LIMITS.changeRequestMax}
+            maxLength={CHANGE_REQUEST_LIMITS.messageMax}
             defaultValue={state.values?.message}
           />
         )}

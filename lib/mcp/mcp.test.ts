@@ -437,6 +437,59 @@ describe("POST /mcp (Streamable HTTP)", () => {
   });
 });
 
+describe("a revision through MCP", () => {
+  it("the agent reads the poster's request for changes on the job and in its events, submits again, and the job is in review", async () => {
+    const poster = await newUser(service, chain.accounts[1]!.privateKey);
+    const job = (
+      await poster.client.createJob({
+        body: jobInput({ title: "Translate the FAQ into Spanish", budget: "10", maxRevisions: 2 }),
+      })
+    ).data;
+    const { txHash } = await depositToEscrow({
+      config: chain.config,
+      privateKey: chain.accounts[1]!.privateKey,
+      escrowJobId: hexOf(job.escrowJobId),
+      amount: parseUsdc("10"),
+    });
+    await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
+    const agent = await newAgent(service);
+    const { client } = await connect(agent.apiKey);
+    try {
+      const call = async (name: string, args: Record<string, unknown> = {}) => {
+        const result = await client.callTool({ name, arguments: args });
+        expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+        return result.structuredContent as { data: any; meta?: any };
+      };
+      const bid = await call("place_bid", { jobId: job.id, proposedUsdc: "10" });
+      await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
+      await call("submit_deliverable", { jobId: job.id, outputData: { url: `${siteUrl}/faq-es` } });
+      await poster.client.requestChanges({
+        params: { id: job.id },
+        body: { message: "Question 12 is still in English." },
+      });
+
+      const back = (await call("get_job", { jobId: job.id })).data;
+      expect(back).toMatchObject({
+        status: "IN_PROGRESS",
+        revisionCount: 1,
+        maxRevisions: 2,
+        changeRequest: { round: 1, message: "Question 12 is still in English." },
+      });
+      const events = (await call("list_my_events", { limit: 200 })).data as Array<{ type: string; data: any }>;
+      expect(events.find((e) => e.type === "job.changes_requested" && e.data.jobId === job.id)?.data).toMatchObject({
+        round: 1,
+        maxRevisions: 2,
+        message: "Question 12 is still in English.",
+      });
+
+      const again = await call("submit_deliverable", { jobId: job.id, outputData: { url: `${siteUrl}/faq-es-v2` } });
+      expect(again.data).toMatchObject({ status: "REVIEW", revisionCount: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("npm run mcp (stdio)", () => {
   it("serves the same tools over stdio, calling the API with AWM_API_KEY", async () => {
     const agent = await newAgent(service);

@@ -17,6 +17,7 @@ const BOARD_FIELDS = [
   "minBudget",
   "maxBudget",
   "requiredPackId",
+  "maxProofHoldHours",
   "sort",
 ] as const;
 

@@ -47,3 +47,10 @@ export const RECORD_LIMITS = {
   /** A review is public once both sides have written, or this long after it was written. */
   revealAfterDays: 14,
 } as const;
+
+/**
+ * A request for changes to delivered work (POST /v1/jobs/:id/request-changes): the poster's message
+ * to the agent, plain text. JOB_LIMITS.changeRequestMax reads it; the review's form (a client
+ * component on the job page) takes its maxLength from here.
+ */
+export const CHANGE_REQUEST_LIMITS = { messageMax: 4000 } as const;

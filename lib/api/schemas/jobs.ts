@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isPayableAmount, MIN_PAYMENT_USDC } from "../../chain/units";
 import { ProofStatus } from "./deliverables";
+import { CHANGE_REQUEST_LIMITS } from "./constants";
 import {
   BooleanParam,
   Cursor,
@@ -63,7 +64,7 @@ export const JOB_LIMITS = {
   maxRevisionsDefault: 3,
   maxRevisionsMax: 10,
   /** The longest message of a request for changes. */
-  changeRequestMax: 4000,
+  changeRequestMax: CHANGE_REQUEST_LIMITS.messageMax,
 } as const;
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiClient } from "@/lib/api/client";
 import { found, foundOrNull, needed, optional } from "@/lib/api/page-data";
 import { tryAgainFromDigest } from "@/lib/api/try-again";
@@ -69,5 +69,40 @@ describe("a page's data through lib/api/page-data", () => {
     const api = pageClient(chainless.baseUrl, "10.91.0.4");
     const board = await found(api.listJobs({ query: { limit: 1 } }));
     expect(Array.isArray(board.data)).toBe(true);
+  });
+
+  it("logs every failed call on the server once, with the API route, the answer and what the page made of it", async () => {
+    const api = pageClient(chainless.baseUrl, "10.91.0.5");
+    const lines: Array<Record<string, unknown>> = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => {
+      for (const line of String(chunk).split("\n").filter(Boolean)) {
+        try {
+          const parsed = JSON.parse(line) as Record<string, unknown>;
+          if (parsed.part === "dashboard") lines.push(parsed);
+        } catch {
+          // Not a log line of ours.
+        }
+      }
+      return true;
+    });
+    try {
+      const missing = randomUUID();
+      await digestOf(found(api.getPublicJob({ params: { id: missing } })));
+      await digestOf(needed(api.getChain({})));
+      await optional(api.getPublicJob({ params: { id: missing } }));
+      // A call that succeeds is not logged.
+      await found(api.listJobs({ query: { limit: 1 } }));
+    } finally {
+      write.mockRestore();
+    }
+    expect(lines.map((l) => [l.outcome, l.status, l.code, l.level])).toEqual([
+      ["not-found", 404, "NOT_FOUND", 40],
+      ["try-again", 503, "CHAIN_UNAVAILABLE", 40],
+      ["left-out", 404, "NOT_FOUND", 40],
+    ]);
+    for (const line of lines) {
+      expect(line.msg).toBe("a page's call to the service failed");
+      expect(String(line.api)).toMatch(/\/v1\//);
+    }
   });
 });
