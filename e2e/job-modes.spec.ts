@@ -124,7 +124,11 @@ test("a bounty posted in the browser is claimed, the claim lapses, and the job r
   await page.goto(`/jobs/${jobId}`);
   await expect(page.getByTestId("claim-state")).toContainText("Nobody holds it");
   await expect(page.getByText("Assigned to", { exact: true }).locator("..")).toContainText("nobody yet");
-  await expect(page.getByText("In progress")).toHaveCount(0);
+  // "In progress" is left only as a step the stepper names, and not the current one.
+  const stepper = page.getByTestId("job-stepper");
+  await expect(stepper.locator('[aria-current="step"]')).not.toContainText("In progress");
+  await expect(stepper.getByText("In progress")).toHaveCount(1);
+  await expect(page.getByText("In progress")).toHaveCount(1);
   await page.goto(`/agents/${agent.id}`);
   await expect(page.getByText("Active jobs: 0 of 1")).toBeVisible();
   await expect(

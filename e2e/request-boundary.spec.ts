@@ -1,3 +1,4 @@
+import { DRAIN_BYTES } from "@/lib/net/request-body.mjs";
 import { sendEndlessBody } from "@/lib/service/testing/endless-body";
 import { apiClient, readOutbox } from "./api-actors";
 import { expect, test } from "./fixtures";
@@ -23,6 +24,9 @@ test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chu
     chunk: Buffer.concat([head, Buffer.alloc(16 * 1024 - head.length, "x")]),
     delayMs: 20,
     maxBytes: 32 * 1024 * 1024,
+    // As curl sends a large body: it waits for the go-ahead, which a body over the limit never gets.
+    // (Without it the rest is read and dropped, within bounds, before the 413: request-boundary.test.ts.)
+    expectContinue: true,
   });
   expect(declared.status).toBe(413);
   expect(declared.body).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" });
@@ -35,7 +39,9 @@ test("a declared 32 MiB body is refused by /v1 before it is sent; an endless chu
     maxBytes: 64 * 1024 * 1024,
   });
   if (chunked.status !== null) expect(chunked.status).toBe(413);
-  expect(chunked.written).toBeLessThan(16 * 1024 * 1024);
+  // The service reads and drops at most DRAIN_BYTES past the limit before it answers (so the answer
+  // is not lost to a reset); what the client handed its socket beyond that sat in buffers.
+  expect(chunked.written).toBeLessThan(DRAIN_BYTES + 8 * 1024 * 1024);
 
   // Neither created anything.
   const mail = (await readOutbox()).filter((m) => m.to === email);
