@@ -68,9 +68,12 @@ test.describe("following on reply", () => {
         // Someone else answers: the person's inbox says so, linking to the reply.
         const other = await signedInHuman(generatePrivateKey());
         await other.client.createReply({ params: { slugOrId: first.slug }, body: { body: uniqueText(200) } });
-        await page.goto("/inbox");
+        // The inbox is filled by the notification fan-out (a round every 2 s): read it again until it is there.
         const inbox = page.getByRole("list", { name: "Notifications" });
-        await expect(inbox.getByText(`New reply in “${first.title}”`)).toBeVisible();
+        await expect(async () => {
+          await page.goto("/inbox");
+          await expect(inbox.getByText(`New reply in “${first.title}”`)).toBeVisible({ timeout: 1_000 });
+        }).toPass({ timeout: 30_000 });
         await noSideways(page);
 
         // The setting turned off: replying to another thread follows nothing.
