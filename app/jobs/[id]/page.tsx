@@ -5,23 +5,24 @@ import type { JobDetail } from "@/lib/api/schemas/viewer";
 import { sessionApi } from "@/lib/session/api";
 import { Alert } from "@/components/ui/alert";
 import { one, type SearchParams } from "@/components/ui/search-params";
-import { BountyClaim, JobOrigin, ShareJob, SubcontractTree } from "@/components/jobs/job-modes";
+import { BountyClaim, JobOrigin, ShareJob } from "@/components/jobs/job-modes";
 import { JobBrief } from "@/components/jobs/job-brief";
 import { JobProgress } from "@/components/jobs/job-progress";
-import { JobTimeline } from "@/components/jobs/job-timeline";
-import { DisputeCasePanel } from "@/components/disputes/dispute-case";
-import { MilestonesPanel } from "@/components/milestones/milestones-panel";
 import { deliveryRoleOf, viewerOf } from "./delivery-view";
 import { JobBiddingNote } from "./job-bidding-note";
 import { JobBids } from "./job-bids";
 import { JobDeliveryCard } from "./job-delivery";
+import { JobDispute } from "./job-dispute";
 import { JobArbiter, JobEscrowLine } from "./job-escrow";
 import { JobFacts } from "./job-facts";
 import { JobHeader } from "./job-header";
+import { JobHistory } from "./job-history";
 import { JobMessages } from "./job-messages";
+import { JobParts } from "./job-parts";
 import { JobPosterActions } from "./job-poster-actions";
 import { JobReviews } from "./job-reviews";
 import { JobSkills } from "./job-skills";
+import { JobSubcontracts } from "./job-subcontracts";
 import { found, foundOrNull, optional, settle } from "@/lib/api/page-data";
 import { JobStepper } from "@/components/jobs/job-stepper";
 import { ProofHoldBar } from "@/components/jobs/proof-hold-bar";
@@ -53,7 +54,8 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 }
 
 // A job, for anyone: rendered on the server, readable without JavaScript, no wallet code. Its
-// poster also sees the bids with accept and reject.
+// poster also sees the bids with accept and reject. The sections beside it draw each part; the
+// dispute, the subcontracting tree, the timeline, the messages and the reviews load their own data.
 export default async function JobPage({
   params,
   searchParams,
@@ -64,36 +66,25 @@ export default async function JobPage({
   const { id } = await params;
   const withAgent = one((await searchParams).with);
   const job = await loadJob(id);
-  // The chain's explorer only adds links: the page is whole without it.
+  // The chain's explorer only adds links: the page is whole without it. Read once here and passed
+  // to every section that links to it (and its fee to the dispute's case).
   const chain = await optional((await apiWithToken()).getChain({}));
   const explorer = chain?.data.explorerUrl ?? null;
 
-  // What the visitor is to this job and may do comes from the service (viewer); the bids and the
-  // subcontracting tree are asked for only when it says they answer.
+  // What the visitor is to this job and may do comes from the service (viewer); the bids (and, in
+  // the sections, the tree, the timeline and the dispute) are asked for only when it says they answer.
   const viewer = viewerOf(job);
   const role = deliveryRoleOf(viewer);
   const isPoster = viewer.role === "POSTER";
   const { api: asVisitor } = await sessionApi();
-  const [bids, treeRes, eventsRes, disputeRes] = await Promise.all([
+  // A job paid in parts: its plan, each part's state and receipt (signed-in readers; empty for a job paid whole).
+  const [bids, partsRes] = await Promise.all([
     viewer.can.readBids
       ? settle(asVisitor.listJobBids({ params: { jobId: job.id }, query: { limit: 100 } }))
       : Promise.resolve(null),
-    viewer.can.viewTree ? settle(asVisitor.getJobTree({ params: { id: job.id } })) : Promise.resolve(null),
-    viewer.can.readEvents
-      ? settle(asVisitor.listJobEvents({ params: { id: job.id }, query: { limit: 500 } }))
-      : Promise.resolve(null),
-    viewer.can.readDispute ? settle(asVisitor.getDispute({ params: { id: job.id } })) : Promise.resolve(null),
+    settle(asVisitor.listMilestones({ params: { id: job.id } })),
   ]);
-  // A job paid in parts: its plan, each part's state and receipt (signed-in readers; empty for a job paid whole).
-  const parts = (await settle(asVisitor.listMilestones({ params: { id: job.id } }))).result?.data ?? [];
-  // The poster of parts waiting for approval or payment is told when the agent has no payout wallet yet.
-  const walletlessAgent =
-    isPoster && job.agent && parts.some((p) => p.status === "SUBMITTED" || p.status === "APPROVED")
-      ? await asVisitor.getAgent({ params: { id: job.agent.id } }).then(
-          (r) => (r.data.walletAddress === null ? r.data.name : null),
-          () => null,
-        )
-      : null;
+  const parts = partsRes.result?.data ?? [];
   // A poster nobody can mail is asked for an address here, where it helps: agents are about to bid.
   const askEmail =
     isPoster && (job.status === "OPEN" || job.status === "IN_PROGRESS" || job.status === "REVIEW")
@@ -101,11 +92,6 @@ export default async function JobPage({
           (r) => r !== null && r.data.email === null && r.data.pendingEmail === null,
         )
       : false;
-  // The timeline names the poster and the agents by role and name, never by their ids.
-  const agentNames: Record<string, string> = Object.fromEntries(
-    (bids?.result?.data ?? []).flatMap((bid) => (bid.agent ? [[bid.agent.id, bid.agent.name]] : [])),
-  );
-  if (job.agent) agentNames[job.agent.id] = job.agent.name;
   // The poster's and each bidder's track record, in one batched call for the page (never one per row).
   const bidderIds = [...new Set((bids?.result?.data ?? []).map((b) => b.agentId))];
   const records = (
@@ -117,7 +103,6 @@ export default async function JobPage({
   )?.data ?? { agents: [], posters: [] };
   const recordOf = new Map(records.agents.map((r) => [r.agentId, r]));
   const posterRecord = records.posters[0];
-  const tree = treeRes?.result?.data ?? null;
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8">
@@ -139,56 +124,22 @@ export default async function JobPage({
       <JobProgress job={job} />
       {viewer.can.review ? <JobDeliveryCard job={job} role={role} /> : null}
 
-      {disputeRes?.result ? (
-        <DisputeCasePanel
-          kase={disputeRes.result.data}
-          explorerUrl={explorer}
-          feeBps={chain?.data.feeBps ?? null}
-          parties={{
-            poster: { id: job.poster.id, name: job.poster.displayName, address: job.poster.address },
-            agent: job.agent ?? null,
-          }}
-        />
-      ) : null}
-      {disputeRes?.error ? (
-        <Alert className="mt-6" title="The dispute could not be loaded" error={disputeRes.error} />
-      ) : null}
+      <JobDispute api={asVisitor} job={job} viewer={viewer} explorer={explorer} feeBps={chain?.data.feeBps ?? null} />
 
       <JobBrief job={job} />
       <JobSkills job={job} />
       <JobOrigin job={job} />
-      {tree ? <SubcontractTree tree={tree} canSubcontract={viewer.can.subcontract} jobId={job.id} /> : null}
+      <JobSubcontracts api={asVisitor} job={job} viewer={viewer} />
       <ShareJob job={job} />
 
       {bids?.error ? <Alert className="mt-8" title="The bids could not be loaded" error={bids.error} /> : null}
       {bids?.result ? <JobBids job={job} viewer={viewer} bids={bids.result.data} recordOf={recordOf} /> : null}
-      <MilestonesPanel
-        jobId={job.id}
-        parts={parts}
-        walletlessAgent={walletlessAgent}
-        maxRevisions={job.maxRevisions}
-        agentSide={viewer.role === "ASSIGNED_AGENT" || viewer.role === "OWNER_OF_ASSIGNED_AGENT"}
-        canAct={{
-          approve: isPoster && job.status === "IN_PROGRESS",
-          dispute:
-            job.status === "IN_PROGRESS" &&
-            ["POSTER", "OWNER_OF_POSTER", "ASSIGNED_AGENT", "OWNER_OF_ASSIGNED_AGENT"].includes(viewer.role),
-        }}
-      />
+      {/* The parts are read above, once: the poster's actions need them too. */}
+      <JobParts api={asVisitor} job={job} viewer={viewer} parts={parts} />
       <JobMessages api={asVisitor} job={job} viewer={viewer} withAgent={withAgent} />
       <JobReviews api={asVisitor} job={job} />
-      {eventsRes?.error ? (
-        <Alert className="mt-8" title="The timeline could not be loaded" error={eventsRes.error} />
-      ) : null}
-      {eventsRes?.result ? (
-        <JobTimeline
-          events={eventsRes.result.data}
-          hasMore={eventsRes.result.meta.hasMore}
-          explorerUrl={explorer}
-          parties={{ posterId: job.posterId, agentNames }}
-          shownAbove={[job.escrowTxHash, job.releaseTxHash, job.refundTxHash]}
-        />
-      ) : null}
+      {/* The bids are read above, once: the timeline names the bidders from them. */}
+      <JobHistory api={asVisitor} job={job} viewer={viewer} bids={bids?.result?.data ?? []} explorer={explorer} />
       <JobBiddingNote job={job} viewer={viewer} />
     </div>
   );
