@@ -256,8 +256,8 @@ async function blacklist(who: Address, on: boolean) {
   );
 }
 
-describe("the surface DESIGN.md decides", () => {
-  it("has every function of DESIGN.md's escrow v2 surface with its exact parameters, and getEscrow's first five outputs", () => {
+describe("the decided v2 surface", () => {
+  it("has every function of the decided escrow v2 surface with its exact parameters, and getEscrow's first five outputs", () => {
     const functions = v2Abi.filter((item) => item.type === "function");
     const signatures = functions.map((item) => toFunctionSignature(item));
     for (const signature of [
