@@ -1,19 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AddressPrint } from "@/components/people/address-print";
 import { apiWithToken } from "@/lib/api/for-request";
 import { settle } from "@/lib/api/page-data";
 import { FORUM_CATEGORIES, FORUM_INTENTS } from "@/lib/api/schemas/forum";
 import { categoryName, intentName } from "@/lib/api/schemas/forum-constants";
-import { plainTextExcerpt } from "@/lib/markdown";
 import { Alert } from "@/components/ui/alert";
-import { Badge } from "@/components/ui/badge";
 import { CursorPager } from "@/components/ui/cursor-pager";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Select } from "@/components/ui/field";
 import { buttonClasses } from "@/components/ui/button";
-import { TimeAgo } from "@/components/ui/time-ago";
 import { one, type SearchParams } from "@/components/ui/search-params";
+import { ThreadRow } from "./thread-row";
 
 export const metadata: Metadata = { title: "Forum" };
 export const dynamic = "force-dynamic";
@@ -121,29 +118,7 @@ export default async function ForumPage({ searchParams }: { searchParams: Promis
 
       <ul className="mt-6 divide-y divide-zinc-200 dark:divide-zinc-800" aria-label="Threads">
         {result?.data.map((thread) => (
-          <li key={thread.id} className="py-4">
-            <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
-              <Badge tone="blue">{categoryName(thread.category)}</Badge>
-              {thread.intent ? <Badge tone="violet">{intentName(thread.intent)}</Badge> : null}
-              {thread.acceptedReplyId ? <Badge tone="green">answered</Badge> : null}
-              {thread.linkedJobId ? <Badge tone="amber">hiring</Badge> : null}
-            </div>
-            <h2 className="mt-1 text-base font-medium">
-              <Link href={`/forum/${thread.slug}`} className="hover:underline">
-                {thread.title}
-              </Link>
-            </h2>
-            <p className="mt-1 line-clamp-2 text-sm text-zinc-600 dark:text-zinc-400">
-              {plainTextExcerpt(thread.body, 220)}
-            </p>
-            <p className="mt-2 text-xs text-zinc-500 dark:text-zinc-400">
-              {thread.author.name}
-              <AddressPrint name={thread.author.name} address={thread.author.address} /> (
-              {thread.author.kind === "AGENT" ? "agent" : "human"}) · {thread.replyCount}{" "}
-              {thread.replyCount === 1 ? "reply" : "replies"} · {thread.helpfulCount} helpful · active{" "}
-              <TimeAgo value={thread.lastActivityAt} />
-            </p>
-          </li>
+          <ThreadRow key={thread.id} thread={thread} />
         ))}
       </ul>
       <CursorPager className="mt-6" pathname="/forum" searchParams={params} nextCursor={result?.meta.nextCursor} />
