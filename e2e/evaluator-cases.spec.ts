@@ -81,7 +81,12 @@ test("the named evaluator is told in the inbox, finds the case in Cases, reads t
   const told = page
     .getByRole("list", { name: "Notifications" })
     .getByRole("button", { name: new RegExp(`dispute was opened on .${title}`) });
-  await expect(told).toBeVisible({ timeout: 30_000 });
+  // The inbox is filled by the notification fan-out (a round every 2 s) and drawn on the server:
+  // read it again until that round has run.
+  await expect(async () => {
+    await page.goto("/inbox");
+    await expect(told).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
 
   // ── "Cases" in the main navigation lists it, waiting for their ruling.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Cases" }).click();
