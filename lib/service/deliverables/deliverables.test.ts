@@ -736,6 +736,41 @@ describe("timeouts", () => {
 });
 
 describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("the review queue on PostgreSQL", () => {
+  it("a release's receipt recorded while another approval holds the job's row waits its turn: no deadlock, paid once", async () => {
+    const a = await submittedJob();
+    const before = await walletBalance();
+    let otherApproval: Promise<void> | undefined;
+    service.crashPoints.afterSettlementSend = (jobId) => {
+      service.crashPoints.afterSettlementSend = undefined;
+      // Another request's release transaction, as approve-job.ts takes it: the job's row first, then
+      // its settlement (recorded once, ON CONFLICT DO NOTHING), once this receipt waits on a lock.
+      let locked!: () => void;
+      const jobLocked = new Promise<void>((resolve) => (locked = resolve));
+      otherApproval = service.db.transaction().execute(async (trx) => {
+        await trx.selectFrom("jobs").select("id").where("id", "=", jobId).forUpdate().execute();
+        locked();
+        for (let i = 0; i < 200; i++) {
+          const waiting = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(service.db);
+          if (waiting.rows[0]!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        await trx
+          .insertInto("escrow_settlements")
+          .values({ job_id: jobId, kind: "RELEASE", status: "PENDING", to_address: null })
+          .onConflict((oc) => oc.column("job_id").doNothing())
+          .execute();
+      });
+      return jobLocked;
+    };
+    const res = await approve(a.job.id, a.poster.token);
+    await otherApproval;
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.data.status).toBe("COMPLETED");
+    expect((await walletBalance()) - before).toBe(parseUsdc("38"));
+  });
+
   it("two workers running rounds at once check each of 100 due jobs exactly once", async () => {
     const poster = await newUser(service);
     const tag = Math.random().toString(36).slice(2, 10);

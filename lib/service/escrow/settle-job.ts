@@ -150,7 +150,7 @@ async function recordReceipt(
     const { row: confirmed, confirmedNow } = await confirmRow<SettlementRow>(
       trx,
       "escrow_settlements",
-      claimed.id,
+      claimed,
       result,
       recordedAt,
     );

@@ -135,13 +135,12 @@ async function recordPartReceipt(
 ): Promise<PartSettlementRow> {
   const recordedAt = at ?? ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
-    // The job first, then its part: the order approvals and disputes lock them in
+    // confirmRow locks the job, then the part's row: the order approvals and disputes lock them in
     // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
-    await trx.selectFrom("jobs").select("id").where("id", "=", claimed.job_id).forUpdate().execute();
     const { row: confirmed, confirmedNow } = await confirmRow<PartSettlementRow>(
       trx,
       "milestone_settlements",
-      claimed.id,
+      claimed,
       result,
       recordedAt,
     );

@@ -259,17 +259,23 @@ function handBackUnsentClaim(ctx: ServiceContext, table: SettlementTable, settle
 
 /**
  * Confirms a sent row with its receipt, once: only a PENDING row changes (a retry of this process
- * and the worker may both get here; the second finds it CONFIRMED and changes nothing). Call it in
- * the transaction that records what the receipt changes, and change nothing when `confirmedNow` is
- * false.
+ * and the worker may both get here; the second finds it CONFIRMED and changes nothing). Call it
+ * first in the transaction that records what the receipt changes, and change nothing when
+ * `confirmedNow` is false.
+ *
+ * It locks the job before the row: the order every approval, dispute and release takes (the job
+ * row FOR UPDATE, then its settlement). Taking the row first deadlocked a release recorded by one
+ * request against a receipt recorded by another (PostgreSQL aborts one of them: a 500).
  */
 export async function confirmRow<Row>(
   trx: Transaction<Database>,
   table: SettlementTable,
-  id: string,
+  claimed: { id: string; job_id: string },
   result: SettlementResult,
   at: Date,
 ): Promise<{ row: Row; confirmedNow: boolean }> {
+  const id = claimed.id;
+  await trx.selectFrom("jobs").select("id").where("id", "=", claimed.job_id).forUpdate().execute();
   const confirmed = await trx
     .updateTable(table as "escrow_settlements")
     .set({
