@@ -167,13 +167,18 @@ export async function streamAgentEvents(
     if (pending.length + events.length > PENDING_MAX) overflowed = true;
     else pending.push(...events);
   });
-  void catchUp();
+  // Without a position the stream starts where the bus stands once it has read past every event
+  // committed before now, and that place is taken before the answer's headers go out: a client that
+  // has its 200 and then commits an event gets it (taken after, the event could be counted among
+  // those before the stream). With one, the backlog is read while the stream is open.
+  if (position) void catchUp();
+  else await catchUp();
   return stream.response;
 
   /**
    * Without a position, the bus's once it has read past every event committed before now (what it
    * brings after that is new; new streams at once share that read); with one, the backlog after it,
-   * read from the database in pages its socket keeps up with.
+   * read from the database in pages its socket keeps up with. Never throws: a failure ends the stream.
    */
   async function catchUp() {
     try {

@@ -391,6 +391,54 @@ describe("suspension", () => {
   });
 });
 
+describe.runIf(onPostgres)("where a new stream starts (PostgreSQL)", () => {
+  it("an event committed after a stream answered 200 reaches it, even one whose transaction began before", async () => {
+    const agent = await newAgent(a);
+    // Another stream keeps B's bus reading, so that opening the next one waits on nothing but its start.
+    const other = await newAgent(a);
+    const keepAlive = await openStream(b, feedPath(other), bearer(other.apiKey));
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    // A writer that holds the feed (its reads wait) while its event is not yet committed.
+    const writer = a.db.transaction().execute(async (trx) => {
+      await sql`lock table domain_events in access exclusive mode`.execute(trx);
+      await publishEvent(trx, { type: "webhook.test", to: [agent.id], data: { n: 1 } });
+      locked();
+      await committed;
+    });
+    await holding;
+    let answered = false;
+    const opening = openStream(b, feedPath(agent), bearer(agent.apiKey)).then((stream) => {
+      answered = true;
+      return stream;
+    });
+    // B's read of the feed waits on the writer's lock.
+    for (let i = 0; i < 200; i++) {
+      const waiting = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query ilike '%domain_events%'`.execute(
+        a.db,
+      );
+      if (waiting.rows[0]!.n > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const answeredBeforeCommit = answered;
+    commit();
+    await writer;
+    const stream = await opening;
+    await publishTo(a, agent, 2, 2);
+    await stream.until((e) => e.some((x) => x.data.data.n === 2), "the event committed after");
+    const seen = stream.events.map((e) => e.data.data.n);
+    // What committed after the client had its 200 is its to get; what committed before may not be.
+    expect(seen).toEqual(answeredBeforeCommit ? [1, 2] : seen[0] === 1 ? [1, 2] : [2]);
+    stream.close();
+    keepAlive.close();
+  });
+});
+
 describe.runIf(onPostgres)("a lost LISTEN connection (PostgreSQL)", () => {
   it("events keep coming while the bus's LISTEN connection is down (they are read, not notified), once each, in order; a key revoked meanwhile ends its streams once it listens again", async () => {
     const agent = await newAgent(a);
