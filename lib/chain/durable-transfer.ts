@@ -11,6 +11,7 @@ import { usdcAbi } from "./abi";
 import type { ChainConfig } from "./config";
 import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "./clients";
 import { chainFailureReason } from "./escrow/errors";
+import { finalBlockNumber } from "./receipts";
 
 /**
  * The chain gave no definitive answer about a stored transfer (an RPC error or timeout on the
@@ -76,6 +77,24 @@ function senderOf(raw: Hex): Promise<Hex> {
   return recoverTransactionAddress({
     serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"],
   });
+}
+
+/**
+ * The transaction is mined, but its block is not yet under the chain's finality tag (Base: `safe`,
+ * config.finality): a reorganisation could still remove it, so it does not count yet. Deposits are
+ * taken at the same finality (receipts.ts, checkConfirmations). Callers keep the transfer pending
+ * and ask again later (it is a TransferStateUnknown: never a reason to sign another).
+ */
+export class TransferNotFinal extends TransferStateUnknown {
+  constructor(
+    hash: Hex,
+    readonly blockNumber: bigint,
+    readonly finality: string,
+  ) {
+    super(hash, new Error(`mined in block ${blockNumber}, not yet ${finality}`));
+    this.name = "TransferNotFinal";
+    this.message = `the transaction ${hash} is mined in block ${blockNumber}; it counts once that block is ${finality}`;
+  }
 }
 
 /**
@@ -216,6 +235,8 @@ export async function waitForDurableTransfer(
   chain: ChainConfig,
   hash: Hex,
   timeoutMs = 180_000,
+  /** false: the receipt with its confirmations is enough (an x402 payment: see evals/x402.ts). */
+  options: { untilFinal?: boolean } = {},
 ): Promise<TransactionReceipt> {
   let receipt: TransactionReceipt;
   try {
@@ -230,7 +251,26 @@ export async function waitForDurableTransfer(
   }
   if (receipt.transactionHash.toLowerCase() !== hash.toLowerCase())
     throw new TransferStateUnknown(hash, new Error(`a receipt of ${receipt.transactionHash} came back`));
+  if (options.untilFinal !== false) await assertFinal(chain, receipt);
   return receipt;
+}
+
+/**
+ * Throws TransferNotFinal while the receipt's block is above the chain's finality tag (nothing to
+ * check without one: confirmations alone, as on the local chain). Final at the chain's finality as a
+ * deposit is; not waited for here (on Base `safe` trails the head by minutes): the transfer stays
+ * pending, and the next try finds it mined and asks again.
+ */
+export async function assertFinal(chain: ChainConfig, receipt: TransactionReceipt): Promise<void> {
+  if (!chain.finality) return;
+  let final: bigint;
+  try {
+    final = await finalBlockNumber(chain);
+  } catch (error) {
+    throw new TransferStateUnknown(receipt.transactionHash, error);
+  }
+  if (receipt.blockNumber > final)
+    throw new TransferNotFinal(receipt.transactionHash, receipt.blockNumber, chain.finality);
 }
 
 /** What the node said, through the one sanitiser: it may be shown to people (a held reason). */

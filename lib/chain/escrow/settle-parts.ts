@@ -6,7 +6,7 @@ import type { StoredSend } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError } from "./errors";
 import { getEscrow } from "./reads";
-import { sendSettlementCall, type EscrowCall, type SettlementResult } from "./settle";
+import { sendSettlementCall, settledFinally, type EscrowCall, type SettlementResult } from "./settle";
 
 // Settling one part (a milestone) of a (job id, payer) slot exactly once, however often the
 // service asks: the contract records the block each part settled in (getPart), so a part already
@@ -93,6 +93,7 @@ async function existingPart(p: PartSettlement, jobId: Hex, part: bigint): Promis
     if (goal !== p.goal)
       throw new EscrowError("ALREADY_SETTLED", `part ${p.part} was already settled by a ${goal.toLowerCase()}`);
     const receipt = await client.getTransactionReceipt({ hash: log.transactionHash });
+    await settledFinally(p.config, receipt, `part ${p.part}'s ${goal.toLowerCase()}`);
     const result = partFromReceipt(p, jobId, part, receipt);
     if (result) return { ...result, alreadySettled: true };
   }

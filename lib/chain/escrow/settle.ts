@@ -10,7 +10,14 @@ import {
 import { escrowAbi } from "../abi";
 import { getPublicClient, getWalletClient } from "../clients";
 import type { ChainConfig } from "../config";
-import { TransferStateUnknown, sendDurableCall, waitForDurableTransfer, type StoredSend } from "../durable-transfer";
+import {
+  TransferNotFinal,
+  TransferStateUnknown,
+  assertFinal,
+  sendDurableCall,
+  waitForDurableTransfer,
+  type StoredSend,
+} from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
 import { getEscrow, type EscrowRecord } from "./reads";
@@ -214,7 +221,8 @@ export async function sendSettlementCall(
   let receipt: TransactionReceipt;
   try {
     receipt = await waitForDurableTransfer(config, hash, RECEIPT_TIMEOUT_MS);
-  } catch {
+  } catch (error) {
+    if (error instanceof TransferNotFinal) throw notFinalYet(what, error);
     throw new EscrowError("TX_PENDING", `the ${what} was sent (${hash}); its receipt has not come yet`, hash);
   }
   if (receipt.status !== "success") {
@@ -302,10 +310,28 @@ async function existingSettlement(
     );
   }
   const receipt = await client.getTransactionReceipt({ hash: log.transactionHash });
+  await settledFinally(config, receipt, GOAL_TEXT[goal]);
   const result = settlementFromReceipt(config, slot, goal, receipt);
   if (!result) throw new EscrowError("TX_FAILED", `no settlement event in ${log.transactionHash}`);
   return { ...result, alreadySettled: true };
 }
+
+/** A settlement found on chain counts once its block is final, as one this service waited for. */
+export async function settledFinally(config: ChainConfig, receipt: TransactionReceipt, what: string): Promise<void> {
+  try {
+    await assertFinal(config, receipt);
+  } catch (error) {
+    if (error instanceof TransferNotFinal) throw notFinalYet(what, error);
+    throw new EscrowError("TX_PENDING", `the ${what} is on chain; whether its block is final is not known yet`);
+  }
+}
+
+const notFinalYet = (what: string, error: TransferNotFinal) =>
+  new EscrowError(
+    "TX_PENDING",
+    `the ${what} is mined (block ${error.blockNumber}); it counts once that block is ${error.finality}`,
+    error.hash,
+  );
 
 function settlementFromReceipt(
   config: ChainConfig,

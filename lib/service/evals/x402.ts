@@ -415,7 +415,10 @@ export async function settleAuthorization(
       await ctx.db.deleteFrom("x402_payments").where("id", "=", paymentId).where("status", "=", "PENDING").execute();
     throw error;
   }
-  const receipt = await waitForDurableTransfer(chain, hash);
+  // The buyer is answered once the transfer is mined with the configured confirmations, as x402
+  // facilitators answer (a payer waits seconds, not the minutes `safe` trails by on Base); a
+  // reorganisation that removes it later is caught by watchSettledPayments, which sends it again.
+  const receipt = await waitForDurableTransfer(chain, hash, undefined, { untilFinal: false });
   if (receipt.status !== "success") {
     const reason = "the transferWithAuthorization transaction reverted";
     await ctx.db
