@@ -370,6 +370,84 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
     });
     expect(await usdcOf(agentWallet)).toBe(before + parseUsdc("9.5"));
   });
+  it("a deep reorganisation removing a deposit with a part's release: the job is unfunded, the part approved again, nothing is sent meanwhile, and once funded again the part is paid exactly once", async () => {
+    const poster = await newUser(service, posterKey());
+    const created = (
+      await poster.client.createJob({
+        body: jobInput({
+          budget: "20",
+          milestones: [
+            { title: "First half", amountUsdc: "12", acceptanceCriteria: "The first half" },
+            { title: "Second half", amountUsdc: "8", acceptanceCriteria: "The second half" },
+          ],
+        }),
+      })
+    ).data;
+    const job = { id: created.id, escrowJobId: hexOf(created.escrowJobId) };
+    const agentWallet = chain.accounts[AGENT_WALLET]!.address;
+    const [agentBefore, posterBefore] = [await usdcOf(agentWallet), await usdcOf(posterAddress())];
+    const net = parseUsdc("12") - (parseUsdc("12") * BigInt(chain.config.feeBps)) / 10_000n;
+    const snapshot = await chain.testClient.snapshot();
+    const depositTx = await deposit(job.escrowJobId, "20");
+    expect((await patchEscrow(job.id, poster.token, depositTx)).status).toBe(200);
+    const part = await service.db
+      .selectFrom("job_milestones")
+      .select(["id", "job_id", "amount_usdc"])
+      .where("job_id", "=", job.id)
+      .where("position", "=", 1)
+      .executeTakeFirstOrThrow();
+    const recorded = await service.db
+      .transaction()
+      .execute((trx) => recordPartSettlement(trx, part, "RELEASE", agentWallet));
+    const first = await completePartSettlement(service.ctx, recorded.id);
+    expect(first.status).toBe("CONFIRMED");
+    expect(await usdcOf(agentWallet)).toBe(agentBefore + net);
+
+    // The deposit and the part's release are both gone.
+    await reorgTo(snapshot, 6);
+    expect(await usdcOf(agentWallet)).toBe(agentBefore);
+    expect(await usdcOf(posterAddress())).toBe(posterBefore);
+
+    const round = await watch(job);
+    expect(round?.reopenedParts).toEqual([recorded.id]);
+    const settlement = () =>
+      service.db
+        .selectFrom("milestone_settlements")
+        .selectAll()
+        .where("id", "=", recorded.id)
+        .executeTakeFirstOrThrow();
+    expect(await settlement()).toMatchObject({ status: "PENDING", tx_hash: null });
+    const unfunded = await poster.client.getJob({ params: { id: job.id } });
+    expect(unfunded.data.escrowTxHash).toBeNull();
+    expect(unfunded.data.depositLostAt).not.toBeNull();
+    const partNow = await service.db
+      .selectFrom("job_milestones")
+      .select(["status"])
+      .where("id", "=", part.id)
+      .executeTakeFirstOrThrow();
+    expect(partNow.status).toBe("APPROVED");
+    expect(await eventsOf(job.id, "escrow.deposit_lost")).toHaveLength(1);
+    const differences = async () => (await reconcileEscrow(service.ctx)).differences.filter((d) => d.jobId === job.id);
+    expect(await differences()).toEqual([]);
+
+    // Nothing is sent for an empty slot, however many rounds run.
+    const later = (ms: number) => ({ now: new Date(Date.now() + ms), only: [job.id] });
+    expect(await finishPendingPartSettlements(service.ctx, later(60_000))).toBe(0);
+    expect(await settlement()).toMatchObject({ status: "PENDING", attempts: 1 });
+    expect((await watch(job))?.reopenedParts).toEqual([]);
+
+    // Funded again: the approved part is paid once, to the same agent.
+    const again = await deposit(job.escrowJobId, "20");
+    expect((await patchEscrow(job.id, poster.token, again)).status).toBe(200);
+    expect(await finishPendingPartSettlements(service.ctx, later(120_000))).toBe(1);
+    expect(await settlement()).toMatchObject({ status: "CONFIRMED", to_address: agentWallet });
+    expect(await usdcOf(agentWallet)).toBe(agentBefore + net);
+    expect((await watch(job))?.reopenedParts).toEqual([]);
+    expect(await finishPendingPartSettlements(service.ctx, later(180_000))).toBe(0);
+    expect(await usdcOf(agentWallet)).toBe(agentBefore + net);
+    expect(await differences()).toEqual([]);
+  });
+
   it("a deep reorganisation removing a deposit with its release: the job is unfunded and back in review, nothing is sent meanwhile, and once funded again the release goes out exactly once", async () => {
     const { poster, job } = await postJob("10");
     const agentWallet = chain.accounts[AGENT_WALLET]!.address;

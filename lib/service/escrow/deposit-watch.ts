@@ -702,15 +702,19 @@ export async function watchConfirmedPartSettlements(
   const rows = await q.orderBy("s.confirmed_at", "desc").limit(200).execute();
   const reopened: string[] = [];
   for (const row of rows) {
-    if (!row.escrow_payer || (await isStillMined(chain, row.tx_hash!))) continue;
-    // Settled on chain in another transaction meanwhile: nothing to send.
-    const settledBlock = await partSettledBlock({
-      config: chain,
-      escrowJobId: row.escrow_job_id,
-      payer: row.escrow_payer as Address,
-      part: row.position - 1,
-    });
-    if (settledBlock !== 0n) continue;
+    if (await isStillMined(chain, row.tx_hash!)) continue;
+    // Settled on chain in another transaction meanwhile: nothing to send. A job without a payer
+    // lost its deposit with the part's payment (a deeper reorganisation; step 4 unfunded it): nothing
+    // settled the part, and it is sent again only once the job is funded again (settlementRound).
+    if (row.escrow_payer) {
+      const settledBlock = await partSettledBlock({
+        config: chain,
+        escrowJobId: row.escrow_job_id,
+        payer: row.escrow_payer as Address,
+        part: row.position - 1,
+      });
+      if (settledBlock !== 0n) continue;
+    }
     if (await reopenPartSettlement(ctx, row.id, row.tx_hash!)) reopened.push(row.id);
   }
   return reopened;
