@@ -118,6 +118,49 @@ describe("a deposit that cannot fund its job goes back to its payer", () => {
     service.ctx.config.operatorAddresses = [];
   });
 
+  it("a stray's refund removed by a reorganisation is sent again exactly once; one removed with its deposit is owed nothing", async () => {
+    const { poster, job } = await postJob("7");
+    await poster.client.cancelJob({ params: { id: job.id } });
+    const before = await usdcOf(posterAddress());
+    const depositSnapshot = await chain.testClient.snapshot();
+    await deposit(job.escrowJobId, "7");
+    const refundSnapshot = await chain.testClient.snapshot();
+    const first = await watch(job);
+    expect(first?.refunds[0]).toMatchObject({ status: "REFUNDED" });
+    const removed = first!.refunds[0]!.refund_tx_hash!;
+    expect(await usdcOf(posterAddress())).toBe(before);
+
+    // The refund is gone, the deposit stays: owed again, and sent once.
+    await reorgTo(refundSnapshot);
+    expect(await usdcOf(posterAddress())).toBe(before - parseUsdc("7"));
+    const round = await watch(job);
+    expect(round?.reopenedStrays).toHaveLength(1);
+    expect(round?.refunds).toHaveLength(1);
+    expect(round?.refunds[0]).toMatchObject({ status: "REFUNDED" });
+    expect(round?.refunds[0]!.refund_tx_hash).not.toBe(removed);
+    expect(await usdcOf(posterAddress())).toBe(before);
+    const after = await watch(job);
+    expect(after?.reopenedStrays).toEqual([]);
+    expect(after?.refunds).toEqual([]);
+    expect(await usdcOf(posterAddress())).toBe(before);
+    expect(await eventsOf(job.id, "escrow.deposit_refunded")).toHaveLength(2);
+
+    // Deeper: the deposit goes with its refund. Nothing is owed, nothing is sent.
+    await reorgTo(depositSnapshot);
+    expect(await usdcOf(posterAddress())).toBe(before);
+    const deep = await watch(job);
+    expect(deep?.reopenedStrays).toHaveLength(1);
+    expect(deep?.refunds).toEqual([]);
+    const row = await service.db
+      .selectFrom("escrow_deposits")
+      .selectAll()
+      .where("id", "=", deep!.reopenedStrays[0]!)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "VANISHED", refund_tx_hash: null });
+    expect(row.last_error).toMatch(/nothing is owed/);
+    expect(await usdcOf(posterAddress())).toBe(before);
+  });
+
   it(`a deposit nobody registers within ${DEPOSIT_REGISTRATION_WINDOW_MS / 60_000} minutes goes back; registering it while the refund is decided is refused`, async () => {
     const { poster, job } = await postJob("8");
     const before = await usdcOf(posterAddress());

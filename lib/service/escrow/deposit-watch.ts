@@ -16,6 +16,7 @@ import { publishEvent } from "../events/publish-event";
 import { reopenRow } from "./settlement-engine";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
+import { log } from "../log";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
 
 /**
@@ -40,6 +41,8 @@ import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } f
  *    sends it again (once: the contract settles a slot once, and the send finds a re-included one).
  *    watchConfirmedPartSettlements does the same for each part of a job paid in parts (the part
  *    unsettled on chain again; a job its last part completed is in progress again until it is).
+ *    watchRefundedStrays does it for the refunds of step 3 (sent again, or nothing owed when the
+ *    deposit went with its refund).
  * The parties and the operators hear of 2-5 through the events path (webhooks, inbox).
  */
 
@@ -776,6 +779,67 @@ async function reopenPartSettlement(ctx: ServiceContext, settlementId: string, t
   });
 }
 
+/**
+ * Step 5 for strays: a stray deposit's refund that a reorganisation removed. The deposit still in
+ * its slot is owed again (REFUND_PENDING: the next step sends it, once: the contract refunds a slot
+ * once); a deposit removed with it is owed nothing (VANISHED: the money never left the payer).
+ * Returns the ids of the deposits it changed.
+ */
+export async function watchRefundedStrays(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  options: WatchOptions = {},
+): Promise<string[]> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom("escrow_deposits")
+    .select(["id", "escrow_job_id", "payer", "refund_tx_hash"])
+    .where("status", "=", "REFUNDED")
+    .where("chain_id", "=", chain.chainId)
+    .where("refund_tx_hash", "is not", null)
+    .where("refunded_at", ">", new Date(now.getTime() - REORG_WATCH_MS));
+  if (options.onlyEscrowJobIds)
+    q =
+      options.onlyEscrowJobIds.length > 0
+        ? q.where(
+            "escrow_job_id",
+            "in",
+            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
+          )
+        : q.where(sql<boolean>`false`);
+  const rows = await q.orderBy("refunded_at", "desc").limit(200).execute();
+  const changed: string[] = [];
+  for (const row of rows) {
+    const removed = row.refund_tx_hash!;
+    if (await isStillMined(chain, removed)) continue;
+    const slot = await getEscrow({ config: chain, escrowJobId: row.escrow_job_id, payer: row.payer as Address });
+    // Refunded in another transaction (or settled another way): nothing is owed.
+    if (slot.state !== "FUNDED" && slot.state !== "NONE") continue;
+    const owed = slot.state === "FUNDED";
+    const updated = await ctx.db
+      .updateTable("escrow_deposits")
+      .set({
+        status: owed ? "REFUND_PENDING" : "VANISHED",
+        refund_tx_hash: null,
+        refunded_at: null,
+        lease_until: null,
+        last_error: owed
+          ? `the refund ${removed} was removed by a chain reorganisation; it is sent again`
+          : `the refund ${removed} was removed by a chain reorganisation with the deposit itself; nothing is owed`,
+        updated_at: now,
+      })
+      .where("id", "=", row.id)
+      .where("status", "=", "REFUNDED")
+      .where("refund_tx_hash", "=", removed)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows > 0n) {
+      log.warn({ depositId: row.id, removedTxHash: removed, owed }, "a stray deposit's refund was reorganised away");
+      changed.push(row.id);
+    }
+  }
+  return changed;
+}
+
 /** One round of the deposit watcher (escrow/worker.ts). */
 export async function watchDeposits(ctx: ServiceContext, options: WatchOptions & { onlyJobIds?: string[] } = {}) {
   const chain = ctx.config.chain;
@@ -784,7 +848,8 @@ export async function watchDeposits(ctx: ServiceContext, options: WatchOptions &
   const lostDeposits = await watchRegisteredDeposits(ctx, chain, options);
   const reopenedSettlements = await watchConfirmedSettlements(ctx, chain, options);
   const reopenedParts = await watchConfirmedPartSettlements(ctx, chain, options);
+  const reopenedStrays = await watchRefundedStrays(ctx, chain, options);
   const toRefund = await decideDeposits(ctx, chain, options);
   const refunds = await sendStrayRefunds(ctx, chain, options);
-  return { scanned, lostDeposits, reopenedSettlements, reopenedParts, toRefund, refunds };
+  return { scanned, lostDeposits, reopenedSettlements, reopenedParts, reopenedStrays, toRefund, refunds };
 }
