@@ -174,7 +174,14 @@ export async function benchStreams(options: {
             distDir: options.distDir,
             quiet: true,
             maxconn: HAPROXY_MAX_STREAMS + 200,
-            env: { ...env, WEB_CONCURRENCY: process.env.WEB_CONCURRENCY || String(os.availableParallelism()) },
+            env: {
+              ...env,
+              WEB_CONCURRENCY: process.env.WEB_CONCURRENCY || String(os.availableParallelism()),
+              // The load generator plays a proxy in front (its X-Forwarded-For names each stream's
+              // client), and HAProxy appends its own hop: two trusted hops, or every stream would
+              // come from HAProxy's one address and meet the per-client cap (10 a process).
+              TRUST_PROXY: "2",
+            },
           }).then((c) => ({ url: c.url, pids: c.instances.map((i) => i.process.pid!), stop: c.stop }));
     const processes = Number(process.env.WEB_CONCURRENCY || os.availableParallelism());
     say(
