@@ -6,7 +6,7 @@ import type { StoredSend } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError } from "./errors";
 import { getEscrow } from "./reads";
-import { sendSettlementCall, settledFinally, type EscrowCall, type SettlementResult } from "./settle";
+import { paidBy, sendSettlementCall, settledFinally, type EscrowCall, type SettlementResult } from "./settle";
 
 // Settling one part (a milestone) of a (job id, payer) slot exactly once, however often the
 // service asks: the contract records the block each part settled in (getPart), so a part already
@@ -138,19 +138,5 @@ function partFromReceipt(
       ({ agent: to, agentAmount: amount, fee, payerAmount } = e.args);
     }
   }
-  if (!to) return null;
-  const recipient = to;
-  const heldForClaim = events.reduce(
-    (sum, e) => (e.eventName === "Credited" && isAddressEqual(e.args.account, recipient) ? sum + e.args.amount : sum),
-    0n,
-  );
-  return {
-    txHash: receipt.transactionHash,
-    blockNumber: receipt.blockNumber,
-    to: recipient,
-    amount,
-    fee,
-    heldForClaim,
-    ...(payerAmount !== undefined ? { payerAmount } : {}),
-  };
+  return paidBy(receipt, events, { to, amount, fee, payerAmount });
 }

@@ -353,8 +353,20 @@ function settlementFromReceipt(
     if (goal === "REFUNDED" && e.eventName === "Refunded" && isAddressEqual(e.args.to, slot.payer))
       ({ to, amount } = e.args);
   }
-  if (!to) return null;
-  const recipient = to;
+  return paidBy(receipt, events, { to, amount, fee, payerAmount });
+}
+
+/**
+ * A settling receipt as a result: who was paid and how much (found in its events by the caller),
+ * and what of it the token refused, held in the contract for that address to claim (Credited).
+ */
+export function paidBy(
+  receipt: TransactionReceipt,
+  events: ReadonlyArray<ReturnType<typeof parseEventLogs<typeof escrowAbi>>[number]>,
+  paid: { to: Address | undefined; amount: bigint; fee: bigint; payerAmount?: bigint },
+): Omit<SettlementResult, "alreadySettled"> | null {
+  const recipient = paid.to;
+  if (!recipient) return null;
   const heldForClaim = events.reduce(
     (sum, e) => (e.eventName === "Credited" && isAddressEqual(e.args.account, recipient) ? sum + e.args.amount : sum),
     0n,
@@ -363,9 +375,9 @@ function settlementFromReceipt(
     txHash: receipt.transactionHash,
     blockNumber: receipt.blockNumber,
     to: recipient,
-    amount,
-    fee,
+    amount: paid.amount,
+    fee: paid.fee,
     heldForClaim,
-    ...(payerAmount !== undefined ? { payerAmount } : {}),
+    ...(paid.payerAmount !== undefined ? { payerAmount: paid.payerAmount } : {}),
   };
 }

@@ -10,10 +10,12 @@ import { formatUsdc } from "@/lib/chain/units";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import {
+  SETTLEMENT_KIND_TEXT,
   confirmRow,
   keptInRow,
   runSettlement,
   settlementRound,
+  type SettlementKind,
   type SettlementRound,
   type SettlementWay,
 } from "./settlement-engine";
@@ -48,17 +50,10 @@ import {
  * URL, key or call data); the whole error goes to the server log.
  */
 
-export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
 export type SettlementRow = Selectable<EscrowSettlementsTable>;
 type Trx = Transaction<Database>;
 
-export { SETTLEMENT_LEASE_MS, type SettlementRound } from "./settlement-engine";
-
-const KIND_TEXT: Record<SettlementKind, string> = {
-  RELEASE: "released to the agent",
-  REFUND: "refunded to the payer",
-  SPLIT: "split between the agent and the payer",
-};
+export { SETTLEMENT_LEASE_MS, type SettlementKind, type SettlementRound } from "./settlement-engine";
 
 /**
  * Records the intent to settle a job's escrow, once. Call it inside the transaction that changes
@@ -91,10 +86,14 @@ export async function recordSettlement(
     .where("job_id", "=", jobId)
     .executeTakeFirstOrThrow();
   if (row.kind !== kind) {
-    throw fail("SETTLEMENT_CONFLICT", `the escrow of this job is already being ${KIND_TEXT[row.kind]}; it moves once`, {
-      settlementKind: row.kind,
-      settlementStatus: row.status,
-    });
+    throw fail(
+      "SETTLEMENT_CONFLICT",
+      `the escrow of this job is already being ${SETTLEMENT_KIND_TEXT[row.kind]}; it moves once`,
+      {
+        settlementKind: row.kind,
+        settlementStatus: row.status,
+      },
+    );
   }
   return row;
 }

@@ -9,7 +9,15 @@ import type { ServiceContext } from "../context";
 import type { Database, MilestoneSettlementsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
-import { confirmRow, keptInRow, runSettlement, settlementRound, type SettlementWay } from "./settlement-engine";
+import {
+  SETTLEMENT_KIND_TEXT,
+  confirmRow,
+  keptInRow,
+  runSettlement,
+  settlementRound,
+  type SettlementKind,
+  type SettlementWay,
+} from "./settlement-engine";
 import { releasedJobs } from "./released";
 
 /**
@@ -23,21 +31,14 @@ import { releasedJobs } from "./released";
  * worker (finishPendingPartSettlements) repeats the call when the lease runs out, gets the same
  * transaction back, and records it. The last part settled completes the job.
  */
-export type PartSettlementKind = "RELEASE" | "REFUND" | "SPLIT";
 export type PartSettlementRow = Selectable<MilestoneSettlementsTable>;
 type Trx = Transaction<Database>;
-
-const KIND_TEXT: Record<PartSettlementKind, string> = {
-  RELEASE: "released to the agent",
-  REFUND: "refunded to the payer",
-  SPLIT: "split",
-};
 
 /** Records the intent to settle a milestone, once; a second call of the same kind returns the row, another kind is 409 SETTLEMENT_CONFLICT. */
 export async function recordPartSettlement(
   trx: Trx,
   milestone: { id: string; job_id: string; amount_usdc: string },
-  kind: PartSettlementKind,
+  kind: SettlementKind,
   to: Address | null,
   split?: { agentShareUnits: bigint },
 ): Promise<PartSettlementRow> {
@@ -65,7 +66,7 @@ export async function recordPartSettlement(
     .where("milestone_id", "=", milestone.id)
     .executeTakeFirstOrThrow();
   if (row.kind !== kind) {
-    throw fail("SETTLEMENT_CONFLICT", `this part is already being ${KIND_TEXT[row.kind]}; it moves once`, {
+    throw fail("SETTLEMENT_CONFLICT", `this part is already being ${SETTLEMENT_KIND_TEXT[row.kind]}; it moves once`, {
       settlementKind: row.kind,
       settlementStatus: row.status,
     });
@@ -119,7 +120,7 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
   };
 }
 
-const STATUS_OF: Record<PartSettlementKind, "RELEASED" | "REFUNDED" | "SPLIT"> = {
+const STATUS_OF: Record<SettlementKind, "RELEASED" | "REFUNDED" | "SPLIT"> = {
   RELEASE: "RELEASED",
   REFUND: "REFUNDED",
   SPLIT: "SPLIT",

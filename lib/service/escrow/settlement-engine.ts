@@ -39,6 +39,16 @@ const RECORD_RETRY_MS = 2_000;
 
 export type SettlementTable = "escrow_settlements" | "milestone_settlements";
 
+/** What a settlement does with a slot's money, or a part's: the same three for a whole job and a part. */
+export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
+
+/** "the escrow is already being …" in a refusal of a settlement of another kind. */
+export const SETTLEMENT_KIND_TEXT: Record<SettlementKind, string> = {
+  RELEASE: "released to the agent",
+  REFUND: "refunded to the payer",
+  SPLIT: "split between the agent and the payer",
+};
+
 /** The columns the engine reads and writes: both tables carry them (migrations 0021, 0060, 0105). */
 type EngineRow = Pick<
   Selectable<EscrowSettlementsTable>,
