@@ -159,6 +159,7 @@ describe("a deposit that cannot fund its job goes back to its payer", () => {
     expect(row).toMatchObject({ status: "VANISHED", refund_tx_hash: null });
     expect(row.last_error).toMatch(/nothing is owed/);
     expect(await usdcOf(posterAddress())).toBe(before);
+    expect((await reconcileEscrow(service.ctx)).differences.filter((d) => d.jobId === job.id)).toEqual([]);
   });
 
   it(`a deposit nobody registers within ${DEPOSIT_REGISTRATION_WINDOW_MS / 60_000} minutes goes back; registering it while the refund is decided is refused`, async () => {

@@ -8,6 +8,7 @@ import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { GENEROUS_BUDGETS, jobInput, newUser, startTestService, type TestService } from "../testing/harness";
+import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { SETTLEMENT_LEASE_MS, finishPendingSettlements } from "./settle-job";
 
 const POSTER = 3;
@@ -97,5 +98,6 @@ describe("a refund counts once its block is safe (CHAIN_FINALITY=safe)", () => {
     expect((await erc20BalanceOf({ config: chain.config, address: posterAccount.address })) - before).toBe(
       parseUsdc("5"),
     );
+    expect((await reconcileEscrow(service.ctx)).differences.filter((d) => d.jobId === job.id)).toEqual([]);
   });
 });

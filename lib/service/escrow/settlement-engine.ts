@@ -129,7 +129,13 @@ export async function runSettlement<Row extends EngineRow, Slot>(
     if (refusal) throw new EscrowError("REVERTED", refusal);
     result = await way.send(chain, slot, claimed);
   } catch (error) {
-    log.error({ ...way.logFields(claimed), ...errorFields(error) }, "settlement failed on the chain");
+    // Sent and waiting (no receipt yet, or mined above the chain's finality) is no failure.
+    if (error instanceof EscrowError && error.code === "TX_PENDING")
+      log.info(
+        { ...way.logFields(claimed), reason: error.message },
+        "settlement sent; the chain has not settled it yet",
+      );
+    else log.error({ ...way.logFields(claimed), ...errorFields(error) }, "settlement failed on the chain");
     const message = chainFailureReason(error).slice(0, 500);
     // The chain's state rules this settlement out for good (no deposit, it went the other way, or
     // the contract reverts the call as asked): FAILED with the reason, never retried unchanged. The
