@@ -93,8 +93,11 @@ const commits = async () =>
     (await db.query("select xact_commit::text as n from pg_stat_database where datname = current_database()")).rows[0]
       .n,
   );
-// Let the opening's own writes (rate leases, last-used stamps) settle before the window.
-await new Promise((r) => setTimeout(r, 2000));
+// Let the opening's own writes (rate leases, last-used stamps) settle before the window, and their
+// counts reach pg_stat_database: PostgreSQL 15 has a busy backend flush its statistics at most once
+// a second and an idle one within 10 s (PGSTAT_IDLE_INTERVAL), so the opening's commits would
+// otherwise be counted in the idle window, the more the more streams were opened.
+await new Promise((r) => setTimeout(r, 12_000));
 const before = await commits();
 await new Promise((r) => setTimeout(r, options.idleSeconds * 1000));
 // This reading's own transaction and the one before it are not the streams'.
