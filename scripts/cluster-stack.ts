@@ -41,6 +41,9 @@ export function haproxyConfig(options: { port: number; backends: Backend[]; maxc
     "  timeout client 65s",
     "  timeout server 65s",
     "  timeout http-keep-alive 5s",
+    // A health check may wait this long (default: its 1 s interval): an instance busy with a burst
+    // (thousands of streams opening) answers late but is alive, and must not be taken out for it.
+    "  timeout check 3s",
     "  retries 3",
     "  option redispatch 1",
     "frontend awm",

@@ -2,7 +2,7 @@
 // they never share an event loop with the server they measure: argv[2] is the options as JSON (or
 // @<file> holding it) ({url, streams: [{path, key, ip}], databaseUrl, idleSeconds, rate,
 // eventSeconds, agents: [id]}); stdout one JSON line per phase:
-//   {phase: "opened", opened, refused, ms}       every stream open (its headers in), or refused
+//   {phase: "opened", opened, refused, retried, ms}  every stream open (its headers in), or refused after retries
 //   {phase: "idle", xacts, tps, seconds}         the database's commits while every stream idles
 //   {phase: "events", sent, expected, delivered, p50, p99, max}
 // then it waits for SIGTERM (the caller samples the server's memory meanwhile) and closes them all.
@@ -74,17 +74,32 @@ function open(stream) {
 const started = performance.now();
 let opened = 0;
 let refused = 0;
+let retried = 0;
+/** Open streams per agent (its stream path): each event reaches every open stream of its agent. */
+const openPerPath = new Map();
+/** As EventSource does: a stream refused (a 503 while a proxy's health check lagged) is tried again after a pause, a few times. */
+const ATTEMPTS = 5;
 // A few hundred opening at a time: what a crowd of reconnecting agents looks like, without a SYN flood.
 const queue = [...options.streams];
 await Promise.all(
   Array.from({ length: 200 }, async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
-      if (await open(next)) opened += 1;
-      else refused += 1;
+      let ok = false;
+      for (let attempt = 1; attempt <= ATTEMPTS && !ok; attempt++) {
+        if (attempt > 1) {
+          retried += 1;
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+        ok = await open(next);
+      }
+      if (ok) {
+        opened += 1;
+        openPerPath.set(next.path, (openPerPath.get(next.path) ?? 0) + 1);
+      } else refused += 1;
     }
   }),
 );
-say({ phase: "opened", opened, refused, ms: Math.round(performance.now() - started) });
+say({ phase: "opened", opened, refused, retried, ms: Math.round(performance.now() - started) });
 
 const db = new pg.Client({ connectionString: options.databaseUrl });
 await db.connect();
@@ -117,7 +132,11 @@ for (let k = 0; k < total; k++) {
   ]);
 }
 // Stragglers: the last events' deliveries.
-const expected = total * (options.streams.length / options.agents.length);
+// What the open streams should get: each event, every open stream of its agent (a stream refused
+// for good gets nothing, and is reported as refused).
+let expected = 0;
+for (let k = 0; k < total; k++)
+  expected += openPerPath.get(`/v1/agents/${options.agents[k % options.agents.length]}/events/stream`) ?? 0;
 const deadline = performance.now() + 10_000;
 while (delivered < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 latencies.sort((a, b) => a - b);

@@ -207,14 +207,17 @@ export async function benchStreams(options: {
           ((withStreams.reduce((a, b) => a + b, 0) - baseline.reduce((a, b) => a + b, 0)) * 1024) /
           Math.max(1, Number(run.opened.opened));
         const e = run.events;
-        const p99Met = Number(e.p99) < P99_TARGET_MS && Number(e.delivered) === Number(e.expected);
+        const p99Met =
+          Number(e.p99) < P99_TARGET_MS &&
+          Number(e.delivered) === Number(e.expected) &&
+          Number(run.opened.refused) === 0;
         results.push({ met: p99Met, text: "" });
         say(
-          `    ${String(count).padStart(6)} streams: opened ${run.opened.opened} (refused ${run.opened.refused}) in ${f(Number(run.opened.ms) / 1000)} s; ` +
+          `    ${String(count).padStart(6)} streams: opened ${run.opened.opened} (refused ${run.opened.refused}; ${run.opened.retried ?? 0} tried again) in ${f(Number(run.opened.ms) / 1000)} s; ` +
             `idle ${run.idle.seconds} s: ${f(run.idle.tps, 2)} database commits/s (${run.idle.xacts} in all)`,
         );
         say(
-          `           ${RATE} events/s: ${e.delivered} of ${e.expected} deliveries, commit to arrival p50 ${f(e.p50)} ms p99 ${f(e.p99)} ms max ${f(e.max)} ms   p99 < ${P99_TARGET_MS} ms, none lost: ${p99Met ? "MET" : "MISSED"}`,
+          `           ${RATE} events/s: ${e.delivered} of ${e.expected} deliveries, commit to arrival p50 ${f(e.p50)} ms p99 ${f(e.p99)} ms max ${f(e.max)} ms   p99 < ${P99_TARGET_MS} ms, every stream open, none lost: ${p99Met ? "MET" : "MISSED"}`,
         );
         const tps = Number(run.idle.tps);
         if (!firstIdle) firstIdle = { count, tps };
