@@ -17,6 +17,7 @@ import { reopenRow } from "./settlement-engine";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
+import { NO_ESCROW_CONTRACT } from "./escrow-contract";
 
 /**
  * Deposits that cannot strand, and deposits and settlements a reorganisation removes.
@@ -400,6 +401,7 @@ export async function markDepositLost(
       .set({
         escrow_tx_hash: null,
         escrow_payer: null,
+        ...NO_ESCROW_CONTRACT,
         funded_at: null,
         deposit_lost_at: now,
         updated_at: now,
@@ -634,6 +636,7 @@ async function unsettleWithLostDeposit(
     const unfunded = {
       escrow_tx_hash: null,
       escrow_payer: null,
+      ...NO_ESCROW_CONTRACT,
       funded_at: null,
       deposit_lost_at: now,
       updated_at: now,
