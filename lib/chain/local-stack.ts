@@ -108,13 +108,14 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
   const escrowAddress = getAddress(escrowReceipt.contractAddress as Address);
   if (tokenReceipt.status !== "success" || escrowReceipt.status !== "success")
     throw new Error("contract deployment reverted");
+  const registries = await deployRegistries(wallet, publicClient);
+  // After the registries, so the contracts deployed before it keep the addresses they had.
   const escrowV2 = await deployEscrowV2(wallet, publicClient, testClient, {
     tokenAddress,
     operator: operator.address,
     feeRecipient: operator.address,
     feeBps,
   });
-  const registries = await deployRegistries(wallet, publicClient);
 
   // The rewards wallet is not one of anvil's funded accounts: give it gas money.
   await testClient.setBalance({ address: rewards.address, value: parseEther("1000") });
