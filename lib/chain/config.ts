@@ -146,7 +146,10 @@ export function loadChainConfig(
       tokenSymbol: "USDC",
       tokenDecimals: 6,
       escrowAddress: (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
-      ...escrowV2Of(e.ESCROW_V2_ADDRESS ?? deployment?.escrowV2Address, (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address),
+      ...escrowV2Of(
+        e.ESCROW_V2_ADDRESS ?? deployment?.escrowV2Address,
+        (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
+      ),
       feeBps: e.FEE_BPS ?? deployment?.feeBps ?? DEFAULT_FEE_BPS,
       confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
       ...finalityOf(e.CHAIN_FINALITY, info.defaultFinality),

@@ -175,7 +175,9 @@ describe("EscrowV2 beside the first escrow", () => {
     expect(await problemsWith(deployment.escrowAddress)).toEqual([
       `the contract at the escrow v2 address ${deployment.escrowAddress} does not answer as EscrowV2 (contracts/EscrowV2.sol)`,
     ]);
-    expect(await problemsWith(stranger!.address)).toEqual([`no contract at the escrow v2 address ${stranger!.address}`]);
+    expect(await problemsWith(stranger!.address)).toEqual([
+      `no contract at the escrow v2 address ${stranger!.address}`,
+    ]);
 
     // A contract whose domain names another name: EscrowV2's own code with its name (an immutable
     // short string in the runtime code) rewritten, so its state and every other answer are right.
