@@ -374,6 +374,12 @@ describe("which escrow contract holds a job's slot (EscrowV2 deployed beside the
     expect(
       await service.db.selectFrom("jobs").select("escrow_address").where("id", "=", elsewhere.id).executeTakeFirst(),
     ).toEqual({ escrow_address: null });
+    // Not left as a funded job of the other chain for the suites sharing the database.
+    await service.db
+      .updateTable("jobs")
+      .set({ escrow_tx_hash: null, escrow_version: null, chain_id: chain.config.chainId })
+      .where("id", "=", elsewhere.id)
+      .execute();
   });
 });
 
