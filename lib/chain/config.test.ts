@@ -115,6 +115,39 @@ describe("loadChainConfig", () => {
     ).toBe("0x8004A818BFB912233c491871b3d84c89A494BD9e");
   });
 
+  it("EscrowV2: the deployment's, ESCROW_V2_ADDRESS over it, unset when neither names one, never the first escrow nor the treasury", () => {
+    const v2 = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
+    const other = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+    const dir = dataDirWithDeployment({ escrowV2Address: v2 });
+    expect(loadChainConfig({ DATA_DIR: dir }).escrowV2Address).toBe(v2);
+    expect(loadChainConfig({ DATA_DIR: dir, ESCROW_V2_ADDRESS: other.toLowerCase() }).escrowV2Address).toBe(other);
+    expect(loadChainConfig({ DATA_DIR: dataDirWithDeployment() })).not.toHaveProperty("escrowV2Address");
+    expect(
+      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, ESCROW_V2_ADDRESS: v2 })
+        .escrowV2Address,
+    ).toBe(v2);
+    expect(loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY })).not.toHaveProperty(
+      "escrowV2Address",
+    );
+    expect(() =>
+      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, ESCROW_V2_ADDRESS: ESCROW }),
+    ).toThrow(/ESCROW_V2_ADDRESS must not be the first escrow/);
+    expect(() =>
+      loadChainConfig({ DATA_DIR: dir, ESCROW_V2_ADDRESS: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" }),
+    ).toThrow(/ESCROW_V2_ADDRESS must not be the first escrow/);
+    expect(() => loadChainConfig({ DATA_DIR: dir, TREASURY_ADDRESS: v2 })).toThrow(
+      /TREASURY_ADDRESS must not be the escrow/,
+    );
+    expect(() =>
+      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, ESCROW_V2_ADDRESS: "0x12" }),
+    ).toThrow(/ESCROW_V2_ADDRESS/);
+    // GET /v1/chain's public form names it when configured.
+    expect(publicChainInfo(loadChainConfig({ DATA_DIR: dir })).escrowV2Address).toBe(v2);
+    expect(publicChainInfo(loadChainConfig({ DATA_DIR: dataDirWithDeployment() }))).not.toHaveProperty(
+      "escrowV2Address",
+    );
+  });
+
   it("the pack treasury: the deployment's dedicated account, TREASURY_ADDRESS over it, never the escrow", () => {
     const treasury = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
     const dir = dataDirWithDeployment({ treasury });

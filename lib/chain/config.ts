@@ -3,7 +3,10 @@ import { z } from "zod";
 import { ERC8004_REGISTRIES, NETWORK_INFO, NETWORKS, type Network } from "./chains";
 import { EvmAddressSchema, PrivateKeySchema, deploymentPath, readDeployment } from "./deployment";
 
-/** Where and how the marketplace pays: one chain, one token (USDC), one escrow contract. */
+/**
+ * Where and how the marketplace pays: one chain, one token (USDC), the escrow contract that new
+ * deposits go to, and EscrowV2 beside it once deployed (docs/escrow-v2.md).
+ */
 export interface ChainConfig {
   network: Network;
   chainId: number;
@@ -12,6 +15,12 @@ export interface ChainConfig {
   tokenSymbol: "USDC";
   tokenDecimals: 6;
   escrowAddress: Address;
+  /**
+   * EscrowV2 (ESCROW_V2_ADDRESS; the local deployment's), deployed beside the first escrow with the
+   * same token, operator, fee recipient and fee (checkEscrowDeployment). Unset: not deployed yet.
+   * Named by GET /v1/chain; no deposit goes to it until the service is built for it (docs/escrow-v2.md).
+   */
+  escrowV2Address?: Address;
   /** Escrow fee in basis points (500 = 5%); must equal the deployed contract's feeBps. */
   feeBps: number;
   /** Blocks a deposit needs (its own included) before it counts. */
@@ -67,6 +76,7 @@ const EnvSchema = z.object({
   RPC_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^(https?|wss?)$/ }).optional()),
   ANVIL_PORT: z.preprocess(blankToUndefined, optionalInt(1, 65535)),
   ESCROW_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
+  ESCROW_V2_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   TOKEN_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   OPERATOR_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
   REWARDS_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
@@ -86,7 +96,8 @@ const DEFAULT_FEE_BPS = 500;
  * Reads the chain settings from the environment.
  *
  * CHAIN: local (default) | base | base-sepolia. RPC_URL (local default
- * http://127.0.0.1:${ANVIL_PORT||8545}), ESCROW_ADDRESS, TOKEN_ADDRESS (Base: Circle's USDC),
+ * http://127.0.0.1:${ANVIL_PORT||8545}), ESCROW_ADDRESS, ESCROW_V2_ADDRESS (optional: EscrowV2
+ * beside the escrow), TOKEN_ADDRESS (Base: Circle's USDC),
  * OPERATOR_PRIVATE_KEY, REWARDS_PRIVATE_KEY, TREASURY_ADDRESS (pack fees), CHAIN_CONFIRMATIONS (1 local, 3 Base), FEE_BPS (500),
  * CHAIN_ID (local only, default 31337), EXPLORER_URL. For the local chain, whatever the
  * environment leaves out comes from `${DATA_DIR||.data}/chain.json`, which the deploy script
@@ -135,16 +146,20 @@ export function loadChainConfig(
       tokenSymbol: "USDC",
       tokenDecimals: 6,
       escrowAddress: (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
+      ...escrowV2Of(
+        e.ESCROW_V2_ADDRESS ?? deployment?.escrowV2Address,
+        (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
+      ),
       feeBps: e.FEE_BPS ?? deployment?.feeBps ?? DEFAULT_FEE_BPS,
       confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
       ...finalityOf(e.CHAIN_FINALITY, info.defaultFinality),
       explorerUrl: e.EXPLORER_URL ?? null,
       operatorPrivateKey,
       rewardsPrivateKey: e.REWARDS_PRIVATE_KEY ?? deployment?.rewards.privateKey,
-      treasuryAddress: checkedTreasury(
-        e.TREASURY_ADDRESS ?? deployment?.treasury,
+      treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS ?? deployment?.treasury, [
         (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
-      ),
+        e.ESCROW_V2_ADDRESS ?? deployment?.escrowV2Address,
+      ]),
       ...registriesOf(
         e.IDENTITY_REGISTRY_ADDRESS ?? deployment?.identityRegistry,
         e.REPUTATION_REGISTRY_ADDRESS ?? deployment?.reputationRegistry,
@@ -168,13 +183,14 @@ export function loadChainConfig(
     tokenSymbol: "USDC",
     tokenDecimals: 6,
     escrowAddress: e.ESCROW_ADDRESS as Address,
+    ...escrowV2Of(e.ESCROW_V2_ADDRESS, e.ESCROW_ADDRESS as Address),
     feeBps: e.FEE_BPS ?? DEFAULT_FEE_BPS,
     confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
     ...finalityOf(e.CHAIN_FINALITY, info.defaultFinality),
     explorerUrl: e.EXPLORER_URL ?? info.explorerUrl,
     operatorPrivateKey: e.OPERATOR_PRIVATE_KEY as Hex,
     rewardsPrivateKey: e.REWARDS_PRIVATE_KEY,
-    treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS, e.ESCROW_ADDRESS as Address),
+    treasuryAddress: checkedTreasury(e.TREASURY_ADDRESS, [e.ESCROW_ADDRESS as Address, e.ESCROW_V2_ADDRESS]),
     ...registriesOf(
       e.IDENTITY_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES[e.CHAIN].identity,
       e.REPUTATION_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES[e.CHAIN].reputation,
@@ -202,10 +218,18 @@ function registriesOf(
   return { identityRegistryAddress: identity ?? null, reputationRegistryAddress: reputation ?? null };
 }
 
-/** The escrow moves USDC on every settlement: as the treasury its fee transfers would pass for pack payments. */
-function checkedTreasury(treasury: Address | undefined, escrow: Address | undefined): Address | null {
+/** EscrowV2 when configured: a contract of its own, never the first escrow's address. */
+function escrowV2Of(escrowV2: Address | undefined, escrow: Address): { escrowV2Address?: Address } {
+  if (!escrowV2) return {};
+  if (escrow && escrowV2.toLowerCase() === escrow.toLowerCase())
+    throw new ChainConfigError("ESCROW_V2_ADDRESS must not be the first escrow's address (ESCROW_ADDRESS)");
+  return { escrowV2Address: escrowV2 };
+}
+
+/** An escrow moves USDC on every settlement: as the treasury its fee transfers would pass for pack payments. */
+function checkedTreasury(treasury: Address | undefined, escrows: (Address | undefined)[]): Address | null {
   if (!treasury) return null;
-  if (escrow && treasury.toLowerCase() === escrow.toLowerCase())
+  if (escrows.some((escrow) => escrow && treasury.toLowerCase() === escrow.toLowerCase()))
     throw new ChainConfigError("TREASURY_ADDRESS must not be the escrow contract");
   return treasury;
 }
@@ -217,6 +241,7 @@ export function publicChainInfo(config: ChainConfig): {
   tokenAddress: Address;
   tokenDecimals: 6;
   escrowAddress: Address;
+  escrowV2Address?: Address;
   feeBps: number;
   confirmations: number;
   explorerUrl: string | null;
@@ -228,6 +253,7 @@ export function publicChainInfo(config: ChainConfig): {
     tokenAddress: config.tokenAddress,
     tokenDecimals: config.tokenDecimals,
     escrowAddress: config.escrowAddress,
+    ...(config.escrowV2Address ? { escrowV2Address: config.escrowV2Address } : {}),
     feeBps: config.feeBps,
     confirmations: config.confirmations,
     explorerUrl: config.explorerUrl,

@@ -39,6 +39,16 @@ export const LocalDeploymentSchema = z.object({
   /** The ERC-8004 registries (older files lack them, and the deploy script then redeploys). */
   identityRegistry: EvmAddressSchema.optional(),
   reputationRegistry: EvmAddressSchema.optional(),
+  /**
+   * EscrowV2 (contracts/EscrowV2.sol), deployed beside the first escrow with the same token,
+   * operator, fee recipient and fee, and an owner apart from the operator (escrowV2Owner: a key of
+   * anvil's mnemonic outside the ten user accounts). Older files lack them: the next start deploys
+   * it and keeps the first escrow with the jobs it holds.
+   */
+  escrowV2Address: EvmAddressSchema.optional(),
+  escrowV2Owner: LocalAccountSchema.optional(),
+  /** keccak256 of EscrowV2's creation bytecode deployed, so a changed contract is redeployed (alone). */
+  escrowV2BytecodeHash: z.string().optional(),
   /** keccak256 of the escrow creation bytecode deployed, so a changed contract is redeployed. */
   escrowBytecodeHash: z.string().optional(),
   /** keccak256 of the test USDC's creation bytecode (older files lack it: redeployed, e.g. for EIP-3009). */

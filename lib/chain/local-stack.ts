@@ -1,5 +1,6 @@
-// Deploys the local stack's contracts (test USDC and the escrow) to an anvil node, mints demo
-// USDC, and records everything in ${dataDir}/chain.json for loadChainConfig. The library half:
+// Deploys the local stack's contracts (test USDC, the escrow and EscrowV2 beside it, the ERC-8004
+// registries) to an anvil node, mints demo USDC, and records everything in ${dataDir}/chain.json
+// for loadChainConfig. The library half:
 // the CLI is scripts/chain/deploy.ts; the dev stack and lib/chain/testing.ts call it directly.
 import {
   bytesToHex,
@@ -16,6 +17,7 @@ import {
 } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifacts/escrow";
+import { abi as escrowV2Abi, bytecode as escrowV2Bytecode } from "@/contracts/artifacts/escrow-v2";
 import { bytecode as identityRegistryBytecode } from "@/contracts/artifacts/identity-registry";
 import {
   abi as reputationRegistryAbi,
@@ -53,6 +55,18 @@ export function localTreasuryAccount(): LocalAccount {
 export function localRewardsAccount(): LocalAccount {
   const privateKey = keccak256(stringToBytes("agent-work-marketplace/local-rewards-wallet"));
   return { address: privateKeyToAccount(privateKey).address, privateKey };
+}
+
+/**
+ * EscrowV2's owner (it may replace the operator and pause: docs/escrow-v2.md): a key apart from the
+ * operator and from the ten user accounts, so no demo user and not the service's hot key holds it.
+ * The next account of anvil's public mnemonic (index 10), which anvil does not fund by itself.
+ */
+export function localEscrowV2OwnerAccount(): LocalAccount {
+  const account = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 10 });
+  const key = account.getHdKey().privateKey;
+  if (!key) throw new Error("HD key without a private key");
+  return { address: account.address, privateKey: bytesToHex(key) };
 }
 
 export interface DeployOptions {
@@ -95,6 +109,13 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
   if (tokenReceipt.status !== "success" || escrowReceipt.status !== "success")
     throw new Error("contract deployment reverted");
   const registries = await deployRegistries(wallet, publicClient);
+  // After the registries, so the contracts deployed before it keep the addresses they had.
+  const escrowV2 = await deployEscrowV2(wallet, publicClient, testClient, {
+    tokenAddress,
+    operator: operator.address,
+    feeRecipient: operator.address,
+    feeBps,
+  });
 
   // The rewards wallet is not one of anvil's funded accounts: give it gas money.
   await testClient.setBalance({ address: rewards.address, value: parseEther("1000") });
@@ -132,6 +153,7 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
     treasury: localTreasuryAccount().address,
     identityRegistry: registries.identity,
     reputationRegistry: registries.reputation,
+    ...escrowV2,
     escrowBytecodeHash: keccak256(escrowBytecode),
     tokenBytecodeHash: keccak256(testUsdcBytecode),
     deployBlock: Number(deployBlock),
@@ -140,6 +162,69 @@ export async function deployLocalStack(options: DeployOptions): Promise<LocalDep
   };
   if (options.write !== false) writeDeployment(options.dataDir, deployment);
   return deployment;
+}
+
+/**
+ * EscrowV2 beside the first escrow: the same token, operator, fee recipient and fee (what
+ * checkEscrowDeployment holds it to), owned by localEscrowV2OwnerAccount, which gets gas money so
+ * it can pause or replace the operator in a test.
+ */
+async function deployEscrowV2(
+  wallet: ReturnType<typeof createWalletClient>,
+  publicClient: ReturnType<typeof createPublicClient>,
+  testClient: ReturnType<typeof createTestClient>,
+  first: { tokenAddress: Address; operator: Address; feeRecipient: Address; feeBps: number },
+): Promise<Required<Pick<LocalDeployment, "escrowV2Address" | "escrowV2Owner" | "escrowV2BytecodeHash">>> {
+  const account = wallet.account;
+  if (!account) throw new Error("deployer wallet without an account");
+  const owner = localEscrowV2OwnerAccount();
+  const hash = await wallet.deployContract({
+    abi: escrowV2Abi,
+    bytecode: escrowV2Bytecode,
+    args: [first.tokenAddress, first.operator, first.feeRecipient, first.feeBps, owner.address],
+    account,
+    chain: wallet.chain,
+  });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success" || !receipt.contractAddress) throw new Error("EscrowV2 deployment reverted");
+  await testClient.setBalance({ address: owner.address, value: parseEther("1000") });
+  return {
+    escrowV2Address: getAddress(receipt.contractAddress),
+    escrowV2Owner: owner,
+    escrowV2BytecodeHash: keccak256(escrowV2Bytecode),
+  };
+}
+
+/** The deployment's EscrowV2 when it is on the chain and current, else a new one beside the first escrow. */
+async function escrowV2Of(
+  existing: LocalDeployment,
+  rpcUrl: string,
+): Promise<Required<Pick<LocalDeployment, "escrowV2Address" | "escrowV2Owner" | "escrowV2BytecodeHash">>> {
+  if (
+    existing.escrowV2Address &&
+    existing.escrowV2Owner &&
+    existing.escrowV2BytecodeHash === keccak256(escrowV2Bytecode)
+  ) {
+    const code = await createPublicClient({ transport: http(rpcUrl) }).getCode({ address: existing.escrowV2Address });
+    if (code && code !== "0x")
+      return {
+        escrowV2Address: existing.escrowV2Address,
+        escrowV2Owner: existing.escrowV2Owner,
+        escrowV2BytecodeHash: existing.escrowV2BytecodeHash,
+      };
+  }
+  const chain = localChain(existing.chainId, rpcUrl);
+  return deployEscrowV2(
+    createWalletClient({ account: privateKeyToAccount(existing.operator.privateKey), chain, transport: http(rpcUrl) }),
+    createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 }),
+    createTestClient({ chain, mode: "anvil", transport: http(rpcUrl) }),
+    {
+      tokenAddress: existing.tokenAddress,
+      operator: existing.operator.address,
+      feeRecipient: existing.feeRecipient,
+      feeBps: existing.feeBps,
+    },
+  );
 }
 
 /** The ERC-8004 Identity Registry, then the Reputation Registry bound to it. */
@@ -217,15 +302,22 @@ export async function ensureLocalStack(options: DeployOptions & { force?: boolea
       tokenCode &&
       tokenCode !== "0x"
     ) {
-      // A deployment from before the ERC-8004 registries keeps its escrow (and the jobs it holds)
-      // and gains the registries.
+      // A deployment from before the ERC-8004 registries, or before EscrowV2 (or of an older
+      // EscrowV2), keeps its escrow (and the jobs it holds) and gains what it lacks.
       const registries = await registriesOf(existing, options.rpcUrl);
-      if (existing.rpcUrl === options.rpcUrl && registries.identity === existing.identityRegistry) return existing;
+      const escrowV2 = await escrowV2Of(existing, options.rpcUrl);
+      if (
+        existing.rpcUrl === options.rpcUrl &&
+        registries.identity === existing.identityRegistry &&
+        escrowV2.escrowV2Address === existing.escrowV2Address
+      )
+        return existing;
       const moved = {
         ...existing,
         rpcUrl: options.rpcUrl,
         identityRegistry: registries.identity,
         reputationRegistry: registries.reputation,
+        ...escrowV2,
       };
       if (options.write !== false) writeDeployment(options.dataDir, moved);
       return moved;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { escrowV2Abi } from "@/lib/chain/abi";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { releaseEscrow } from "@/lib/chain/escrow/settle";
@@ -18,7 +19,9 @@ describe("scripts/chain/deploy-escrow.ts", () => {
   it("deploys an escrow for the token with the operator key, which the service's configuration accepts and can release from", async () => {
     const operator = chain.accounts[3]!;
     const feeRecipient = chain.accounts[4]!.address;
+    const owner = chain.accounts[6]!.address;
     const deployed = await deployEscrow({
+      ESCROW_V2_OWNER: owner,
       CHAIN: "local",
       RPC_URL: chain.rpcUrl,
       CHAIN_ID: String(chain.config.chainId),
@@ -29,8 +32,17 @@ describe("scripts/chain/deploy-escrow.ts", () => {
       TREASURY_ADDRESS: chain.deployment.treasury,
     });
     expect(deployed.problems).toEqual([]);
-    expect(deployed).toMatchObject({ operator: operator.address, feeRecipient, feeBps: 250 });
+    expect(deployed).toMatchObject({ operator: operator.address, feeRecipient, feeBps: 250, owner });
     expect(deployed.escrowAddress).not.toBe(chain.config.escrowAddress);
+    // EscrowV2 beside it: the same token, operator, fee recipient and fee (the check above), owned by ESCROW_V2_OWNER.
+    expect(deployed.escrowV2Address).not.toBe(deployed.escrowAddress);
+    expect(
+      await chain.publicClient.readContract({
+        address: deployed.escrowV2Address,
+        abi: escrowV2Abi,
+        functionName: "owner",
+      }),
+    ).toBe(owner);
 
     const config = {
       ...chain.config,
@@ -55,6 +67,45 @@ describe("scripts/chain/deploy-escrow.ts", () => {
     });
   });
 
+  it("with ESCROW_ADDRESS keeps that escrow and deploys EscrowV2 beside it, with its fee recipient", async () => {
+    const before = await chain.publicClient.getTransactionCount({ address: chain.accounts[0]!.address });
+    const deployed = await deployEscrow({
+      CHAIN: "local",
+      RPC_URL: chain.rpcUrl,
+      CHAIN_ID: String(chain.config.chainId),
+      TOKEN_ADDRESS: chain.config.tokenAddress,
+      OPERATOR_PRIVATE_KEY: chain.accounts[0]!.privateKey,
+      ESCROW_ADDRESS: chain.config.escrowAddress,
+      ESCROW_V2_OWNER: chain.accounts[6]!.address,
+      TREASURY_ADDRESS: chain.deployment.treasury,
+    });
+    expect(deployed.problems).toEqual([]);
+    expect(deployed).toMatchObject({
+      escrowAddress: chain.config.escrowAddress,
+      txHash: null,
+      feeRecipient: chain.deployment.feeRecipient,
+    });
+    // One transaction: EscrowV2's deployment.
+    expect(await chain.publicClient.getTransactionCount({ address: chain.accounts[0]!.address })).toBe(before + 1);
+  });
+
+  it("refuses an EscrowV2 without an owner, or owned by the operator", async () => {
+    const operator = chain.accounts[3]!;
+    const settings = {
+      CHAIN: "local",
+      RPC_URL: chain.rpcUrl,
+      CHAIN_ID: String(chain.config.chainId),
+      TOKEN_ADDRESS: chain.config.tokenAddress,
+      OPERATOR_PRIVATE_KEY: operator.privateKey,
+    };
+    const before = await chain.publicClient.getTransactionCount({ address: operator.address });
+    await expect(deployEscrow(settings)).rejects.toThrow(/ESCROW_V2_OWNER/);
+    await expect(deployEscrow({ ...settings, ESCROW_V2_OWNER: operator.address.toLowerCase() })).rejects.toThrow(
+      /ESCROW_V2_OWNER must be a key apart from the operator/,
+    );
+    expect(await chain.publicClient.getTransactionCount({ address: operator.address })).toBe(before);
+  });
+
   it("refuses bad settings and an RPC that serves another chain, before sending anything", async () => {
     await expect(deployEscrow({ CHAIN: "base", OPERATOR_PRIVATE_KEY: "0x1234" })).rejects.toThrow(
       /OPERATOR_PRIVATE_KEY/,
@@ -67,6 +118,7 @@ describe("scripts/chain/deploy-escrow.ts", () => {
         CHAIN: "local",
         RPC_URL: chain.rpcUrl,
         OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey,
+        ESCROW_V2_OWNER: chain.accounts[6]!.address,
         TREASURY_ADDRESS: "0x12",
       }),
     ).rejects.toThrow(/TREASURY_ADDRESS/);
@@ -75,6 +127,7 @@ describe("scripts/chain/deploy-escrow.ts", () => {
         CHAIN: "base-sepolia",
         RPC_URL: chain.rpcUrl,
         OPERATOR_PRIVATE_KEY: chain.accounts[3]!.privateKey,
+        ESCROW_V2_OWNER: chain.accounts[6]!.address,
       }),
     ).rejects.toThrow(/serves chain 31337, not base-sepolia/);
   });

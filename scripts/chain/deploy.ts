@@ -1,4 +1,4 @@
-// Deploys the local stack's contracts (test USDC and the escrow) to an anvil node, mints demo
+// Deploys the local stack's contracts (test USDC, the escrow and EscrowV2 beside it) to an anvil node, mints demo
 // USDC, and records everything in ${DATA_DIR}/chain.json for loadChainConfig (lib/chain/local-stack.ts).
 //
 //   npx tsx scripts/chain/deploy.ts [--force]     (RPC_URL or ANVIL_PORT, DATA_DIR, FEE_BPS)
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
       `chain ${d.chainId} at ${d.rpcUrl}`,
       `  USDC   ${d.tokenAddress}`,
       `  escrow ${d.escrowAddress} (fee ${d.feeBps} bps, operator ${d.operator.address})`,
+      `  escrow v2 ${d.escrowV2Address} (owner ${d.escrowV2Owner?.address})`,
       `  rewards wallet ${d.rewards.address}`,
       `  pack treasury ${d.treasury}`,
       `  written to ${path.join(dataDir, "chain.json")}`,

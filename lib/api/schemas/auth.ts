@@ -69,6 +69,9 @@ export const ChainInfo = z.object({
     tokenAddress: EvmAddress,
     tokenDecimals: z.number().int(),
     escrowAddress: EvmAddress,
+    escrowV2Address: EvmAddress.optional().describe(
+      "EscrowV2 (no operator key can empty it), deployed beside the escrow; present once deployed. It takes no deposits yet: fund jobs at escrowAddress",
+    ),
     feeBps: z.number().int(),
     confirmations: z.number().int(),
     explorerUrl: z.string().nullable(),

@@ -219,6 +219,14 @@ export const Job = z.object({
   escrowTxHash: TxHash.nullable(),
   /** The address whose deposit funds the job (the sender of the verified deposit), null until funded. */
   escrowPayer: z.string().nullable(),
+  /**
+   * The escrow contract that holds the job's deposit (its slot), settled there until done; null
+   * until funded. Today the first escrow (GET /v1/chain's escrowAddress) for every funded job.
+   */
+  escrowAddress: EvmAddress.nullable().meta({
+    description:
+      "The escrow contract holding this job's deposit, where it is settled; null until the job is funded. Today GET /v1/chain's escrowAddress for every funded job (escrowV2Address takes no deposits yet).",
+  }),
   /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
   depositLostAt: NullableTimestamp,
   escrowJobId: EscrowJobIdWire,

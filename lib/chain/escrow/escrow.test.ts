@@ -410,6 +410,14 @@ describe("payouts and deployment checks", () => {
 
   it("checkEscrowDeployment finds nothing wrong with the deployed stack, and names a wrong fee", async () => {
     expect(await checkEscrowDeployment(config)).toEqual([]);
-    expect(await checkEscrowDeployment({ ...config, feeBps: 100 })).toEqual(["escrow feeBps is 500, configured 100"]);
+    // Both escrows: EscrowV2 beside the first is held to the same configuration.
+    expect(await checkEscrowDeployment({ ...config, feeBps: 100 })).toEqual([
+      "escrow feeBps is 500, configured 100",
+      "escrow v2 feeBps is 500, configured 100",
+    ]);
+    const { escrowV2Address: _v2, ...withoutV2 } = config;
+    expect(await checkEscrowDeployment({ ...withoutV2, feeBps: 100 })).toEqual([
+      "escrow feeBps is 500, configured 100",
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { isAddressEqual, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { ESCROW_STATES, escrowAbi, usdcAbi, type EscrowState } from "../abi";
+import { ESCROW_STATES, escrowAbi, escrowV2Abi, usdcAbi, type EscrowState } from "../abi";
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
@@ -93,7 +93,8 @@ export async function erc20BalanceOf(params: {
 /**
  * Problems with a configuration against what is deployed (empty when it fits): the RPC's chain,
  * code at the escrow address, its token, fee and operator, and that the contract has the
- * per-payer deposit surface the service settles with. Meant for deploy scripts and health checks.
+ * per-payer deposit surface the service settles with; and EscrowV2 when configured
+ * (checkEscrowV2Deployment). Meant for deploy scripts and health checks.
  */
 export async function checkEscrowDeployment(config: ChainConfig): Promise<string[]> {
   const client = getPublicClient(config);
@@ -122,6 +123,60 @@ export async function checkEscrowDeployment(config: ChainConfig): Promise<string
   }
   if (config.treasuryAddress && isAddressEqual(config.treasuryAddress, config.escrowAddress)) {
     problems.push("the pack treasury must not be the escrow contract");
+  }
+  if (config.escrowV2Address) problems.push(...(await checkEscrowV2Deployment(config, config.escrowV2Address)));
+  return problems;
+}
+
+/** The EIP-712 domain EscrowV2's signatures (Assign, Approve, MoveAgent) are made in: docs/escrow-v2.md. */
+export const ESCROW_V2_DOMAIN = { name: "AgentWorkEscrow", version: "2" } as const;
+
+/**
+ * EscrowV2 beside the first escrow: code at its address; the configured token, operator and fee;
+ * the first escrow's fee recipient (the one the service knows: payout addresses are refused when
+ * they are it, payable-address.ts); and the EIP-712 domain wallets will sign in (name
+ * "AgentWorkEscrow", version "2", this chain, this address), read with ERC-5267's eip712Domain().
+ */
+async function checkEscrowV2Deployment(config: ChainConfig, address: Address): Promise<string[]> {
+  const client = getPublicClient(config);
+  const code = await client.getCode({ address });
+  if (!code || code === "0x") return [`no contract at the escrow v2 address ${address}`];
+  const read = <F extends "token" | "feeBps" | "operator" | "feeRecipient" | "eip712Domain">(functionName: F) =>
+    client.readContract({ address, abi: escrowV2Abi, functionName });
+  // A contract without one of these (the first escrow's address by mistake has no eip712Domain) reverts.
+  const answers = await Promise.all([
+    read("token"),
+    read("feeBps"),
+    read("operator"),
+    read("feeRecipient"),
+    read("eip712Domain"),
+  ]).catch(() => null);
+  if (!answers)
+    return [`the contract at the escrow v2 address ${address} does not answer as EscrowV2 (contracts/EscrowV2.sol)`];
+  const [token, feeBps, operator, feeRecipient, domain] = answers;
+  const problems: string[] = [];
+  if (!isAddressEqual(token, config.tokenAddress))
+    problems.push(`escrow v2 token is ${token}, configured ${config.tokenAddress}`);
+  if (feeBps !== config.feeBps) problems.push(`escrow v2 feeBps is ${feeBps}, configured ${config.feeBps}`);
+  const operatorAddress = privateKeyToAccount(config.operatorPrivateKey).address;
+  if (!isAddressEqual(operator, operatorAddress))
+    problems.push(`escrow v2 operator is ${operator}, the configured key is ${operatorAddress}`);
+  const firstFeeRecipient = await feeRecipientOf(config);
+  if (!isAddressEqual(feeRecipient, firstFeeRecipient))
+    problems.push(`escrow v2 fee recipient is ${feeRecipient}, the first escrow's is ${firstFeeRecipient}`);
+  const [, name, version, chainId, verifyingContract] = domain;
+  const expected = `"${ESCROW_V2_DOMAIN.name}" version "${ESCROW_V2_DOMAIN.version}" on chain ${config.chainId} at ${address}`;
+  if (
+    name !== ESCROW_V2_DOMAIN.name ||
+    version !== ESCROW_V2_DOMAIN.version ||
+    chainId !== BigInt(config.chainId) ||
+    !isAddressEqual(verifyingContract, address)
+  )
+    problems.push(
+      `escrow v2 EIP-712 domain is "${name}" version "${version}" on chain ${chainId} at ${verifyingContract}, expected ${expected}`,
+    );
+  if (config.treasuryAddress && isAddressEqual(config.treasuryAddress, address)) {
+    problems.push("the pack treasury must not be the escrow v2 contract");
   }
   return problems;
 }

@@ -40,6 +40,7 @@ export function registerAuthRoutes(router: ServiceRouter) {
       tokenAddress: chain.tokenAddress,
       tokenDecimals: chain.tokenDecimals,
       escrowAddress: chain.escrowAddress,
+      ...(chain.escrowV2Address ? { escrowV2Address: chain.escrowV2Address } : {}),
       feeBps: chain.feeBps,
       confirmations: chain.confirmations,
       explorerUrl: chain.explorerUrl,

@@ -47,6 +47,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   "jobs.output_data": "NullableJsonColumn<Record<string, unknown>>",
   "jobs.acceptance_criteria": "JsonColumn<Array<{ id: string; check: unknown; description: string }>>",
   "jobs.proof_check_status": "ProofStatus | null",
+  "jobs.escrow_version": "1 | 2 | null",
   "bids.status": "BidStatus",
   "bids.milestones": "ColumnType<unknown | null, string | null | undefined, string | null>",
   "idempotency_keys.response_body": "NullableJsonColumn",

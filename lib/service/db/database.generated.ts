@@ -660,9 +660,11 @@ export interface Jobs {
   description: string;
   dispute_reason: string | null;
   disputed_at: Timestamp | null;
+  escrow_address: string | null;
   escrow_job_id: string;
   escrow_payer: string | null;
   escrow_tx_hash: string | null;
+  escrow_version: 1 | 2 | null;
   evaluator_address: string | null;
   forum_reward_campaign_id: string | null;
   funded_at: Timestamp | null;

@@ -217,12 +217,19 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
     expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({
       funded: false,
       escrowTxHash: null,
+      // No contract holds its slot any more.
+      escrowAddress: null,
       status: "OPEN",
     });
+    expect(
+      await service.db.selectFrom("jobs").select("escrow_version").where("id", "=", job.id).executeTakeFirstOrThrow(),
+    ).toEqual({ escrow_version: null });
     expect(await eventsOf(job.id, "escrow.deposit_lost")).toHaveLength(1);
 
     const second = await deposit(job.escrowJobId, "7");
-    expect((await patchEscrow(job.id, poster.token, second)).status).toBe(200);
+    const funded = await patchEscrow(job.id, poster.token, second);
+    expect(funded.status).toBe(200);
+    expect(funded.json.data.escrowAddress).toBe(chain.config.escrowAddress);
   });
 
   it("a registered deposit removed by a reorganisation: accepting a bid is refused (DEPOSIT_LOST), the parties are told, and after funding again the bid is accepted", async () => {

@@ -18,6 +18,7 @@ import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { log } from "../log";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
+import { NO_ESCROW_CONTRACT } from "./escrow-contract";
 
 /**
  * Deposits that cannot strand, and deposits and settlements a reorganisation removes.
@@ -403,6 +404,7 @@ export async function markDepositLost(
       .set({
         escrow_tx_hash: null,
         escrow_payer: null,
+        ...NO_ESCROW_CONTRACT,
         funded_at: null,
         deposit_lost_at: now,
         updated_at: now,
@@ -637,6 +639,7 @@ async function unsettleWithLostDeposit(
     const unfunded = {
       escrow_tx_hash: null,
       escrow_payer: null,
+      ...NO_ESCROW_CONTRACT,
       funded_at: null,
       deposit_lost_at: now,
       updated_at: now,

@@ -19,6 +19,7 @@ import {
   type TestUser,
 } from "../testing/harness";
 import { finishPendingSettlements, SETTLEMENT_LEASE_MS, settleJob } from "./settle-job";
+import { recordFirstEscrowOfFundedJobs } from "./escrow-contract";
 import { domainStatusOf } from "../errors";
 
 let chain: TestChain;
@@ -301,6 +302,84 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
     const cancelled = await patchEscrow(service, job.id, poster.token, `0x${"13".repeat(32)}`);
     expect(cancelled.status).toBe(409);
     expect(cancelled.json.code).toBe("INVALID_STATE");
+  });
+});
+
+describe("which escrow contract holds a job's slot (EscrowV2 deployed beside the first escrow)", () => {
+  it("GET /v1/chain names escrowV2Address once deployed, and nothing of it before", async () => {
+    const info = (await service.client().getChain({})).data;
+    expect(info.escrowAddress).toBe(chain.config.escrowAddress);
+    expect(info.escrowV2Address).toBe(chain.deployment.escrowV2Address);
+    expect(info.escrowV2Address).toBeDefined();
+    expect(info.escrowV2Address).not.toBe(info.escrowAddress);
+
+    const { escrowV2Address: _v2, ...withoutV2 } = chain.config;
+    const before = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: withoutV2 }, { db: service.db });
+    try {
+      const res = await before.http("GET", "/v1/chain");
+      expect(res.status).toBe(200);
+      expect(res.json.data).not.toHaveProperty("escrowV2Address");
+      expect(res.json.data.escrowAddress).toBe(chain.config.escrowAddress);
+    } finally {
+      await before.stop();
+    }
+  });
+
+  it("a job names its escrowAddress: null until funded, the first escrow's (version 1) once a deposit is registered", async () => {
+    const { poster, job } = await postJob("12");
+    expect((await service.client().getPublicJob({ params: { id: job.id } })).data.escrowAddress).toBeNull();
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.escrowAddress).toBeNull();
+
+    const txHash = await deposit(hexOf(job.escrowJobId), "12");
+    const res = await patchEscrow(service, job.id, poster.token, txHash);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    // New deposits still go to the first escrow: EscrowV2 takes none until the service is built for it.
+    expect(res.json.data.escrowAddress).toBe(chain.config.escrowAddress);
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.escrowAddress).toBe(
+      chain.config.escrowAddress,
+    );
+    expect((await service.client().getPublicJob({ params: { id: job.id } })).data.escrowAddress).toBe(
+      chain.config.escrowAddress,
+    );
+    const listed = await service.client().listJobs({ query: { posterId: poster.id, funded: true } });
+    expect(listed.data.find((j) => j.id === job.id)?.escrowAddress).toBe(chain.config.escrowAddress);
+    expect(
+      await service.db
+        .selectFrom("jobs")
+        .select(["escrow_address", "escrow_version"])
+        .where("id", "=", job.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ escrow_address: chain.config.escrowAddress, escrow_version: 1 });
+  });
+
+  it("a job funded before the migration (version 1, no address) gets the first escrow's address from the configuration", async () => {
+    const { poster, job } = await postJob("13");
+    const txHash = await deposit(hexOf(job.escrowJobId), "13");
+    expect((await patchEscrow(service, job.id, poster.token, txHash)).status).toBe(200);
+    // What migration 0125 leaves of a job funded before it: version 1 and no address.
+    await service.db.updateTable("jobs").set({ escrow_address: null }).where("id", "=", job.id).execute();
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.escrowAddress).toBeNull();
+    // A job of another chain is not the configured escrow's to claim.
+    const { job: elsewhere } = await postJob("14");
+    await service.db
+      .updateTable("jobs")
+      .set({ escrow_tx_hash: `0x${randomBytes(32).toString("hex")}`, escrow_version: 1, chain_id: 31338 })
+      .where("id", "=", elsewhere.id)
+      .execute();
+
+    await recordFirstEscrowOfFundedJobs(service.db, chain.config);
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.escrowAddress).toBe(
+      chain.config.escrowAddress,
+    );
+    expect(
+      await service.db.selectFrom("jobs").select("escrow_address").where("id", "=", elsewhere.id).executeTakeFirst(),
+    ).toEqual({ escrow_address: null });
+    // Not left as a funded job of the other chain for the suites sharing the database.
+    await service.db
+      .updateTable("jobs")
+      .set({ escrow_tx_hash: null, escrow_version: null, chain_id: chain.config.chainId })
+      .where("id", "=", elsewhere.id)
+      .execute();
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Worker } from "../context";
 import { finishPendingSettlements } from "./settle-job";
 import { watchDeposits } from "./deposit-watch";
+import { recordFirstEscrowOfFundedJobs } from "./escrow-contract";
 import { finishPendingPartSettlements } from "./settle-part";
 
 /** Every 10 s: finishes releases and refunds left PENDING by a crash or a chain outage (lease run out). */
@@ -19,12 +20,15 @@ export const settlementWorker: Worker = {
 /**
  * Every 15 s: reads the escrow's final Deposited events, returns deposits that cannot fund their
  * job to their payers (escrow/deposit-watch.ts), and notices deposits and settlements a chain
- * reorganisation removed (the job is unfunded again, or the settlement is sent again).
+ * reorganisation removed (the job is unfunded again, or the settlement is sent again). First, funded
+ * jobs that name no escrow contract (funded before migration 0125) get the first escrow's.
  */
 export const depositWatchWorker: Worker = {
   name: "escrow-deposits",
   everyMs: 15_000,
   run: async (ctx) => {
-    if (ctx.config.chain) await watchDeposits(ctx);
+    if (!ctx.config.chain) return;
+    await recordFirstEscrowOfFundedJobs(ctx.db, ctx.config.chain);
+    await watchDeposits(ctx);
   },
 };

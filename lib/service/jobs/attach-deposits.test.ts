@@ -75,7 +75,12 @@ describe("a confirmed deposit whose registration never came", () => {
 
     await serviceRounds(job);
     const funded = await readJob(poster, job.id);
-    expect(funded).toMatchObject({ funded: true, escrowTxHash: txHash.toLowerCase() });
+    // The deposit watcher's funding records the contract as registration does: the first escrow.
+    expect(funded).toMatchObject({
+      funded: true,
+      escrowTxHash: txHash.toLowerCase(),
+      escrowAddress: chain.config.escrowAddress,
+    });
     expect(funded.escrowPayer.toLowerCase()).toBe(chain.accounts[POSTER]!.address.toLowerCase());
     const deposits = await service.http("GET", "/v1/admin/escrow/deposits", { token: poster.token });
     expect(deposits.status).toBe(403);

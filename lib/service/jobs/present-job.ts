@@ -93,6 +93,7 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     autoApproved: row.auto_approved,
     escrowTxHash: row.escrow_tx_hash,
     escrowPayer: row.escrow_payer,
+    escrowAddress: row.escrow_address,
     depositLostAt: iso(row.deposit_lost_at),
     escrowJobId: escrowJobIdWire(row.escrow_job_id),
     chainId: row.chain_id,

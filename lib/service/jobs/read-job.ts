@@ -64,6 +64,8 @@ export const JOB_COLUMNS = Object.keys({
   escrow_job_id: true,
   escrow_tx_hash: true,
   escrow_payer: true,
+  escrow_address: true,
+  escrow_version: true,
   funded_at: true,
   deposit_lost_at: true,
   release_tx_hash: true,

@@ -13,6 +13,7 @@ import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { depositAmountRefusal, isFundable } from "../escrow/deposit-rules";
+import { escrowContractOfNewDeposit } from "../escrow/escrow-contract";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
@@ -22,6 +23,7 @@ const TX_ALREADY_USED = "this transaction already funds another job; each deposi
  * configured chain, the escrow contract's Deposited event for this job's escrowJobId with exactly
  * the job's gross budget in 6-decimal units, the configured confirmations, an escrow still funded;
  * and no other job registered the same hash (the unique constraint on jobs.escrow_tx_hash decides).
+ * The job records the contract holding its slot (escrow/escrow-contract.ts: the first escrow, version 1).
  * The escrow keeps one slot per (escrowJobId, payer): the event's payer is stored as escrow_payer,
  * and settlement moves that slot only. So a stranger who deposits under the public escrowJobId
  * first neither blocks the poster's deposit nor becomes the job's money; the stranger's stray slot
@@ -145,7 +147,14 @@ export async function fundJobWithDeposit(
       }
       await trx
         .updateTable("jobs")
-        .set({ escrow_tx_hash: txHash, escrow_payer: check.payer, funded_at: now, updated_at: now })
+        .set({
+          escrow_tx_hash: txHash,
+          escrow_payer: check.payer,
+          // verifyDeposit read the Deposited event of this contract, the one the deposit is in.
+          ...escrowContractOfNewDeposit(chain),
+          funded_at: now,
+          updated_at: now,
+        })
         .where("id", "=", jobId)
         .execute();
       // The watcher's record of the deposit: it funds this job and is never refunded as a stray.

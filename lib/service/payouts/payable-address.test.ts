@@ -29,6 +29,7 @@ const CHAIN: ChainConfig = {
   tokenSymbol: "USDC",
   tokenDecimals: 6,
   escrowAddress: addr("20"),
+  escrowV2Address: addr("21"),
   feeBps: 500,
   confirmations: 1,
   explorerUrl: null,
@@ -45,6 +46,7 @@ describe("fixedRefusal: each kind of address that strands money", () => {
   const cases: [string, Address, PayableRefusal | null][] = [
     ["the zero address", zeroAddress, "ZERO_ADDRESS"],
     ["the escrow contract", CHAIN.escrowAddress, "ESCROW_CONTRACT"],
+    ["EscrowV2, beside the escrow", CHAIN.escrowV2Address!, "ESCROW_CONTRACT"],
     ["the token contract", CHAIN.tokenAddress, "TOKEN_CONTRACT"],
     ["the escrow's fee recipient", FEE_RECIPIENT, "FEE_RECIPIENT"],
     ["the treasury", CHAIN.treasuryAddress!, "FEE_RECIPIENT"],

@@ -72,7 +72,12 @@ export function fixedRefusal(
 ): PayableRefusal | null {
   if (isAddressEqual(address, zeroAddress)) return "ZERO_ADDRESS";
   if (!chain) return null;
-  if (isAddressEqual(address, chain.escrowAddress)) return "ESCROW_CONTRACT";
+  // Either escrow contract: USDC sent to EscrowV2 outside a deposit is stranded there too.
+  if (
+    isAddressEqual(address, chain.escrowAddress) ||
+    (chain.escrowV2Address && isAddressEqual(address, chain.escrowV2Address))
+  )
+    return "ESCROW_CONTRACT";
   if (isAddressEqual(address, chain.tokenAddress)) return "TOKEN_CONTRACT";
   if (
     (feeRecipient && isAddressEqual(address, feeRecipient)) ||

@@ -26,6 +26,7 @@ import type { ChainConfig } from "@/lib/chain/config";
 import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { amountsOf, chainKeyOf, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
+import { escrowContractOfNewDeposit } from "../escrow/escrow-contract";
 import { errorFields, log } from "../log";
 
 const KIND_TITLE: Record<RewardKind, string> = {
@@ -221,7 +222,13 @@ export async function fundCampaignSlots(
       const at = ctx.now();
       await ctx.db
         .updateTable("jobs")
-        .set({ escrow_tx_hash: txHash.toLowerCase(), escrow_payer: payer, funded_at: at, updated_at: at })
+        .set({
+          escrow_tx_hash: txHash.toLowerCase(),
+          escrow_payer: payer,
+          ...escrowContractOfNewDeposit(chain),
+          funded_at: at,
+          updated_at: at,
+        })
         .where("id", "=", slot.id)
         .where("escrow_tx_hash", "is", null)
         .execute();
