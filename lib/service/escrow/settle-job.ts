@@ -11,7 +11,10 @@ import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import {
   confirmRow,
+  dueSettlements,
+  escrowFailure,
   keptInRow,
+  refuseStrandedRecipient,
   runSettlement,
   settlementRound,
   type SettlementRound,
@@ -114,7 +117,7 @@ export function completeSettlement(
 }
 
 /** A whole job's way through the engine: its slot's release, split or refund, and the job's receipt. */
-function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob> {
+function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob, SettlementResult> {
   return {
     table: "escrow_settlements",
     readSlot: (settlementId) =>
@@ -127,7 +130,8 @@ function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, 
     send: (chain, job, claimed) => settleOnChain(ctx, chain, job, claimed),
     afterSend: (claimed) => ctx.crashPoints?.afterSettlementSend?.(claimed.job_id),
     record: (chain, claimed, result) => recordReceipt(ctx, chain, claimed, result, at),
-    logFields: (row) => ({ jobId: row.job_id, kind: row.kind }),
+    failedFields: escrowFailure,
+    logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, kind: row.kind }),
   };
 }
 
@@ -218,6 +222,7 @@ function settleOnChain(
   job: SlotOfJob,
   row: SettlementRow,
 ): Promise<SettlementResult> {
+  refuseStrandedRecipient(chain, row);
   // A funded job always has its payer; without one there is no slot to settle.
   if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
   const slot = {
@@ -258,7 +263,7 @@ export async function settleJob(
  * crash between sending and recording, a chain outage). Several instances may run it at once: the
  * lease is taken with a conditional update, so each row has one sender.
  */
-export function finishPendingSettlements(
+export async function finishPendingSettlements(
   ctx: ServiceContext,
   options: {
     now?: Date;
@@ -267,5 +272,7 @@ export function finishPendingSettlements(
     only?: string[];
   } = {},
 ): Promise<SettlementRound> {
-  return settlementRound(ctx, "escrow_settlements", (id) => completeSettlement(ctx, id, options), options);
+  return settlementRound(wholeJob(ctx, options.now), await dueSettlements(ctx, "escrow_settlements", options), (id) =>
+    completeSettlement(ctx, id, options),
+  );
 }

@@ -9,7 +9,16 @@ import type { ServiceContext } from "../context";
 import type { Database, MilestoneSettlementsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
-import { confirmRow, keptInRow, runSettlement, settlementRound, type SettlementWay } from "./settlement-engine";
+import {
+  confirmRow,
+  dueSettlements,
+  escrowFailure,
+  keptInRow,
+  refuseStrandedRecipient,
+  runSettlement,
+  settlementRound,
+  type SettlementWay,
+} from "./settlement-engine";
 import { releasedJobs } from "./released";
 
 /**
@@ -85,7 +94,7 @@ export function completePartSettlement(
 type SlotOfPart = { escrow_job_id: string; escrow_payer: string | null; position: number };
 
 /** A part's way through the engine: the contract's part call, then the part's (and maybe the job's) receipt. */
-function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRow, SlotOfPart> {
+function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRow, SlotOfPart, SettlementResult> {
   return {
     table: "milestone_settlements",
     readSlot: (settlementId) =>
@@ -97,6 +106,7 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
         .where("milestone_settlements.id", "=", settlementId)
         .executeTakeFirstOrThrow(),
     send: (chain, slot, claimed) => {
+      refuseStrandedRecipient(chain, claimed);
       if (!slot.escrow_payer)
         throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
       if (claimed.kind !== "REFUND" && !claimed.to_address)
@@ -115,7 +125,8 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
     },
     afterSend: (claimed) => ctx.crashPoints?.afterPartSettlementSend?.(claimed.milestone_id),
     record: (chain, claimed, result) => recordPartReceipt(ctx, claimed, result, chain.chainId, at),
-    logFields: (row) => ({ jobId: row.job_id, milestoneId: row.milestone_id, kind: row.kind }),
+    failedFields: escrowFailure,
+    logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, milestoneId: row.milestone_id, kind: row.kind }),
   };
 }
 
@@ -246,10 +257,9 @@ export async function finishPendingPartSettlements(
   } = {},
 ): Promise<number> {
   const round = await settlementRound(
-    ctx,
-    "milestone_settlements",
+    onePart(ctx, options.now),
+    await dueSettlements(ctx, "milestone_settlements", options),
     (id) => completePartSettlement(ctx, id, options),
-    options,
   );
   return round.confirmed;
 }

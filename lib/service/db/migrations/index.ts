@@ -49,6 +49,7 @@ import { displayNamesMigration } from "./0091-display-names";
 import { followOnReplyMigration } from "./0092-follow-on-reply";
 import { partSettlementFailuresMigration } from "./0100-part-settlement-failures";
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
+import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -105,4 +106,5 @@ export const migrations: Record<string, Migration> = {
   "0092-follow-on-reply": followOnReplyMigration,
   "0100-part-settlement-failures": partSettlementFailuresMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
+  "0120-service-wallet-transfers": serviceWalletTransfersMigration,
 };
