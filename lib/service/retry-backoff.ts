@@ -15,11 +15,12 @@ export interface RetrySchedule {
   maxMs: number;
 }
 
-/** The pickers' schedule: 1, 2, 4 … minutes, at most an hour. */
-export const PICKER_RETRY: RetrySchedule = { firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS };
-
 /** When an item held after its `attempts`-th attempt is tried again: by default 1, 2, 4 … minutes, at most an hour. */
-export function nextAttemptAt(now: Date, attempts: number, schedule: RetrySchedule = PICKER_RETRY): Date {
+export function nextAttemptAt(
+  now: Date,
+  attempts: number,
+  schedule: RetrySchedule = { firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS },
+): Date {
   const wait = Math.min(schedule.maxMs, schedule.firstMs * 2 ** Math.max(0, Math.min(attempts - 1, 20)));
   return new Date(now.getTime() + wait);
 }

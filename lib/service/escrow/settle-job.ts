@@ -12,9 +12,7 @@ import { jobRecipients } from "../events/recipients";
 import {
   confirmRow,
   dueSettlements,
-  escrowFailure,
   keptInRow,
-  refuseStrandedRecipient,
   runSettlement,
   settlementRound,
   type SettlementRound,
@@ -130,7 +128,7 @@ function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, 
     send: (chain, job, claimed) => settleOnChain(ctx, chain, job, claimed),
     afterSend: (claimed) => ctx.crashPoints?.afterSettlementSend?.(claimed.job_id),
     record: (chain, claimed, result) => recordReceipt(ctx, chain, claimed, result, at),
-    failedFields: escrowFailure,
+    escrow: true,
     logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, kind: row.kind }),
   };
 }
@@ -151,14 +149,14 @@ async function recordReceipt(
 ): Promise<SettlementRow> {
   const recordedAt = at ?? ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
-    const { row: confirmed, confirmedNow } = await confirmRow<SettlementRow>(
+    const { row: confirmed, changed } = await confirmRow<SettlementRow>(
       trx,
       "escrow_settlements",
       claimed,
       result,
       recordedAt,
     );
-    if (!confirmedNow) return confirmed;
+    if (!changed) return confirmed;
     const parties = await trx
       .selectFrom("jobs")
       .select(["poster_id", "agent_id"])
@@ -222,7 +220,6 @@ function settleOnChain(
   job: SlotOfJob,
   row: SettlementRow,
 ): Promise<SettlementResult> {
-  refuseStrandedRecipient(chain, row);
   // A funded job always has its payer; without one there is no slot to settle.
   if (!job.escrow_payer) throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
   const slot = {
@@ -272,7 +269,6 @@ export async function finishPendingSettlements(
     only?: string[];
   } = {},
 ): Promise<SettlementRound> {
-  return settlementRound(wholeJob(ctx, options.now), await dueSettlements(ctx, "escrow_settlements", options), (id) =>
-    completeSettlement(ctx, id, options),
-  );
+  const due = await dueSettlements(ctx, "escrow_settlements", options);
+  return settlementRound(ctx, wholeJob(ctx, options.now), due, options);
 }

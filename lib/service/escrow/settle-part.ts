@@ -12,9 +12,7 @@ import { jobRecipients } from "../events/recipients";
 import {
   confirmRow,
   dueSettlements,
-  escrowFailure,
   keptInRow,
-  refuseStrandedRecipient,
   runSettlement,
   settlementRound,
   type SettlementWay,
@@ -106,7 +104,6 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
         .where("milestone_settlements.id", "=", settlementId)
         .executeTakeFirstOrThrow(),
     send: (chain, slot, claimed) => {
-      refuseStrandedRecipient(chain, claimed);
       if (!slot.escrow_payer)
         throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
       if (claimed.kind !== "REFUND" && !claimed.to_address)
@@ -125,7 +122,7 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
     },
     afterSend: (claimed) => ctx.crashPoints?.afterPartSettlementSend?.(claimed.milestone_id),
     record: (chain, claimed, result) => recordPartReceipt(ctx, claimed, result, chain.chainId, at),
-    failedFields: escrowFailure,
+    escrow: true,
     logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, milestoneId: row.milestone_id, kind: row.kind }),
   };
 }
@@ -148,14 +145,14 @@ async function recordPartReceipt(
   return ctx.db.transaction().execute(async (trx) => {
     // confirmRow locks the job, then the part's row: the order approvals and disputes lock them in
     // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
-    const { row: confirmed, confirmedNow } = await confirmRow<PartSettlementRow>(
+    const { row: confirmed, changed } = await confirmRow<PartSettlementRow>(
       trx,
       "milestone_settlements",
       claimed,
       result,
       recordedAt,
     );
-    if (!confirmedNow) return confirmed;
+    if (!changed) return confirmed;
     const milestone = await trx
       .updateTable("job_milestones")
       .set({
@@ -256,10 +253,6 @@ export async function finishPendingPartSettlements(
     only?: string[];
   } = {},
 ): Promise<number> {
-  const round = await settlementRound(
-    onePart(ctx, options.now),
-    await dueSettlements(ctx, "milestone_settlements", options),
-    (id) => completePartSettlement(ctx, id, options),
-  );
-  return round.confirmed;
+  const due = await dueSettlements(ctx, "milestone_settlements", options);
+  return (await settlementRound(ctx, onePart(ctx, options.now), due, options)).confirmed;
 }

@@ -59,10 +59,11 @@ export interface EngineRow {
   last_error: string | null;
   sent_raw_tx: string | null;
   sent_tx_hash: string | null;
+  to_address: string | null;
 }
 
 /** What a send answers: at least the transaction it is decided by. */
-export type Sent = { txHash: string };
+type Sent = { txHash: string };
 
 export interface SettlementWay<Row extends EngineRow, Slot, Result extends Sent> {
   table: EngineTable;
@@ -74,19 +75,19 @@ export interface SettlementWay<Row extends EngineRow, Slot, Result extends Sent>
   /** Records the receipt and what it changes, in one transaction, only while the row is PENDING. */
   record: (chain: ChainConfig, claimed: Row, result: Result) => Promise<Row>;
   /**
-   * An escrow settlement's: what a FAILED row keeps when the chain refuses it for good
-   * (escrowRefusal). A way without it is never refused for good by an error: it backs off (a
-   * transfer's FAILED, if any, is its receipt's).
+   * The escrow's ways: a recipient the contract would strand the money at is refused before the
+   * send, and a refusal for good is FAILED. The others back off from every error (a transfer's
+   * FAILED, if any, is its receipt's).
    */
-  failedFields?: (claimed: Row, reason: string, at: Date) => Record<string, unknown>;
+  escrow?: boolean;
   /** The fields that name the row in the server's log. */
   logFields: (row: Row) => Record<string, unknown>;
 }
 
 // Every table carries the engine's columns; Kysely types one table name at a time.
-const rowsOf = (ctx: ServiceContext, table: EngineTable) => ctx.db.updateTable(table as "escrow_settlements");
-const readRow = <Row>(ctx: ServiceContext, table: EngineTable, id: string) =>
-  ctx.db
+const rowsOf = (db: Kysely<Database>, table: EngineTable) => db.updateTable(table as "escrow_settlements");
+const readRow = <Row>(db: Kysely<Database>, table: EngineTable, id: string) =>
+  db
     .selectFrom(table as "escrow_settlements")
     .selectAll()
     .where("id", "=", id)
@@ -111,7 +112,7 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
   const lease = new Date(now.getTime() + SETTLEMENT_LEASE_MS);
   let claimed: Row | undefined;
   try {
-    claimed = (await rowsOf(ctx, way.table)
+    claimed = (await rowsOf(ctx.db, way.table)
       .set({ attempts: sql`attempts + 1`, lease_until: lease, updated_at: now })
       .where("id", "=", settlementId)
       .where("status", "=", "PENDING")
@@ -125,10 +126,17 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
     throw error;
   }
   // Confirmed already, failed, or another sender holds it: report what is there.
-  if (!claimed) return readRow<Row>(ctx, way.table, settlementId);
+  if (!claimed) return readRow<Row>(ctx.db, way.table, settlementId);
 
   let result: Result;
   try {
+    // A recipient stored before the payable-address rule (payouts/payable-address.ts) is stopped
+    // here when the contract would pay it and the money would be stranded (the token contract).
+    const refusal =
+      way.escrow && "kind" in claimed && claimed.kind !== "REFUND" && claimed.to_address
+        ? settlementRecipientRefusal(chain, claimed.to_address)
+        : null;
+    if (refusal) throw new EscrowError("REVERTED", refusal);
     result = await way.send(chain, slot, claimed);
   } catch (error) {
     log.error({ ...way.logFields(claimed), ...errorFields(error) }, "settlement failed on the chain");
@@ -136,24 +144,24 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
     // The chain's state rules this settlement out for good (no deposit, it went the other way, or
     // the contract reverts the call as asked): FAILED with the reason, never retried unchanged. The
     // operator or the dispute's arbiter settles it again to a valid address (escrow/resettle.ts).
-    const final = way.failedFields !== undefined && isFinalRefusal(error);
+    const final = way.escrow === true && isFinalRefusal(error);
     try {
       // Only while the row is still this claim's: a second claimant (an instance whose clock runs
       // ahead took the lease) may have sent and recorded it meanwhile; its answer stands.
-      const refused = (await rowsOf(ctx, way.table)
+      const refused = (await rowsOf(ctx.db, way.table)
         .set({
           status: final ? "FAILED" : "PENDING",
           last_error: message,
           lease_until: final ? null : nextAttemptAt(now, claimed.attempts, CHAIN_RETRY),
           updated_at: now,
-          ...(final ? way.failedFields!(claimed, message, now) : {}),
+          ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
         })
         .where("id", "=", claimed.id)
         .where("status", "=", "PENDING")
         .where("lease_until", "=", lease)
         .returningAll()
         .executeTakeFirst()) as Row | undefined;
-      return refused ?? (await readRow<Row>(ctx, way.table, claimed.id));
+      return refused ?? (await readRow<Row>(ctx.db, way.table, claimed.id));
     } catch (recordError) {
       // The database went away between the claim and the send (its transaction could not be kept,
       // so nothing was broadcast): hand the claim back once it answers, not a lease later.
@@ -195,15 +203,16 @@ export interface SettlementRound {
  * One round of a worker over the rows its query found due (dueSettlements for the escrow tables):
  * each is sent or confirmed through the engine; what stays unconfirmed is logged with its reason.
  */
-export async function settlementRound<Row extends EngineRow>(
-  way: Pick<SettlementWay<Row, unknown, Sent>, "table" | "logFields">,
+export async function settlementRound<Row extends EngineRow, Slot, Result extends Sent>(
+  ctx: ServiceContext,
+  way: SettlementWay<Row, Slot, Result>,
   due: Array<{ id: string }>,
-  complete: (id: string) => Promise<Row>,
+  options: { now?: Date } = {},
 ): Promise<SettlementRound> {
   const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
   for (const { id } of due) {
     try {
-      const row = await complete(id);
+      const row = await runSettlement(ctx, way, id, options);
       if (row.status === "CONFIRMED") round.confirmed += 1;
       else if (row.status === "FAILED") round.failed += 1;
       else round.pending += 1;
@@ -246,28 +255,6 @@ export function dueSettlements(
 }
 
 /**
- * What both escrow ways share before and after the send. A recipient stored before the
- * payable-address rule (payouts/payable-address.ts) is stopped before the send when the contract
- * would pay it and the money would be stranded (the token contract); a refusal for good keeps
- * when, to whom and why (escrowFailure).
- */
-export function refuseStrandedRecipient(chain: ChainConfig, claimed: { kind: string; to_address: string | null }) {
-  const refusal =
-    claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
-  if (refusal) throw new EscrowError("REVERTED", refusal);
-}
-
-/**
- * An escrow settlement the chain refused for good keeps when, to whom and why; the operator or the
- * dispute's arbiter settles it again to a valid address (escrow/resettle.ts).
- */
-export const escrowFailure = (claimed: { to_address: string | null }, reason: string, at: Date) => ({
-  failed_at: at,
-  failed_to_address: claimed.to_address,
-  failed_reason: reason,
-});
-
-/**
  * Runs `task` in the background every RECORD_RETRY_MS until it succeeds or `untilMs` passes (the
  * lease ends: the worker's turn then). The one retry loop of a sender whose database went away.
  */
@@ -293,7 +280,7 @@ function retryInBackground(
  */
 function handBackUnsentClaim(ctx: ServiceContext, table: EngineTable, settlementId: string, lease: Date) {
   retryInBackground(lease.getTime(), () =>
-    rowsOf(ctx, table)
+    rowsOf(ctx.db, table)
       .set({ lease_until: null })
       .where("id", "=", settlementId)
       .where("status", "=", "PENDING")
@@ -307,7 +294,7 @@ function handBackUnsentClaim(ctx: ServiceContext, table: EngineTable, settlement
  * Confirms a sent row with its receipt, once: only a PENDING row changes (a retry of this process
  * and the worker may both get here; the second finds it CONFIRMED and changes nothing). Call it
  * first in the transaction that records what the receipt changes, and change nothing when
- * `confirmedNow` is false.
+ * `changed` is false.
  *
  * It locks the job before the row: the order every approval, dispute and release takes (the job
  * row FOR UPDATE, then its settlement). Taking the row first deadlocked a release recorded by one
@@ -319,39 +306,23 @@ export async function confirmRow<Row>(
   claimed: { id: string; job_id: string },
   result: SettlementResult,
   at: Date,
-): Promise<{ row: Row; confirmedNow: boolean }> {
-  const id = claimed.id;
+): Promise<{ row: Row; changed: boolean }> {
   await trx.selectFrom("jobs").select("id").where("id", "=", claimed.job_id).forUpdate().execute();
-  const confirmed = await trx
-    .updateTable(table as "escrow_settlements")
-    .set({
-      status: "CONFIRMED",
-      tx_hash: result.txHash,
-      to_address: result.to,
-      amount_units: result.amount.toString(),
-      fee_units: result.fee.toString(),
-      ...(result.payerAmount !== undefined ? { payer_amount_units: result.payerAmount.toString() } : {}),
-      last_error:
-        result.heldForClaim > 0n
-          ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
-          : null,
-      lease_until: null,
-      updated_at: at,
-      confirmed_at: at,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "PENDING")
-    .returningAll()
-    .executeTakeFirst();
-  if (confirmed) return { row: confirmed as Row, confirmedNow: true };
-  return {
-    row: (await trx
-      .selectFrom(table as "escrow_settlements")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirstOrThrow()) as Row,
-    confirmedNow: false,
-  };
+  return recordOnce<Row>(trx, table, claimed.id, {
+    status: "CONFIRMED",
+    tx_hash: result.txHash,
+    to_address: result.to,
+    amount_units: result.amount.toString(),
+    fee_units: result.fee.toString(),
+    ...(result.payerAmount !== undefined ? { payer_amount_units: result.payerAmount.toString() } : {}),
+    last_error:
+      result.heldForClaim > 0n
+        ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
+        : null,
+    lease_until: null,
+    updated_at: at,
+    confirmed_at: at,
+  });
 }
 
 /**
@@ -388,7 +359,8 @@ export async function reopenRow(
 }
 
 /**
- * Where a settlement's or transfer's signed transaction is kept before it is broadcast: its own row. Recorded only while the row keeps none (a second sender, whatever its clock says about the
+ * Where a settlement's or transfer's signed transaction is kept before it is broadcast: its own
+ * row. Recorded only while the row keeps none (a second sender, whatever its clock says about the
  * lease, finds the first one's transaction instead of signing another), and cleared only while it
  * is still the transaction the chain showed can never be mined.
  */
@@ -397,7 +369,7 @@ export function keptInRow(
   table: EngineTable,
   row: { id: string; sent_raw_tx: string | null; sent_tx_hash: string | null },
 ): StoredSend {
-  const settlements = () => rowsOf(ctx, table).where("id", "=", row.id);
+  const settlements = () => rowsOf(ctx.db, table).where("id", "=", row.id);
   return {
     stored: { raw: row.sent_raw_tx as Hex | null, hash: row.sent_tx_hash as Hex | null },
     forget: async (hash) => {
@@ -454,34 +426,20 @@ export async function sendKeptTransfer(
 }
 
 /**
- * Records a transfer's receipt on its row, once: only a PENDING row still keeping that transaction
- * changes (a retry of this process and the worker may both get here; the second finds it changed,
- * changes nothing, and is answered with the row as it stands). Call it first in the transaction
+ * Records a receipt on its row, once: only a PENDING row (still keeping `sentTxHash`, when given)
+ * changes. A retry of this process and the worker may both get here; the second finds it changed,
+ * changes nothing, and is answered with the row as it stands. Call it first in the transaction
  * that records what the receipt changes, and change nothing more when `changed` is false.
  */
 export async function recordOnce<Row>(
   db: Kysely<Database>,
-  table: TransferTable,
-  claimed: { id: string },
-  sent: TransferSent,
+  table: EngineTable,
+  id: string,
   set: Record<string, unknown>,
+  sentTxHash?: string,
 ): Promise<{ row: Row; changed: boolean }> {
-  const id = claimed.id;
-  const changed = await db
-    .updateTable(table as "wallet_withdrawals")
-    .set(set)
-    .where("id", "=", id)
-    .where("status", "=", "PENDING")
-    .where("sent_tx_hash", "=", sent.txHash)
-    .returningAll()
-    .executeTakeFirst();
-  if (changed) return { row: changed as Row, changed: true };
-  return {
-    row: (await db
-      .selectFrom(table as "wallet_withdrawals")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirstOrThrow()) as Row,
-    changed: false,
-  };
+  let q = rowsOf(db, table).set(set).where("id", "=", id).where("status", "=", "PENDING");
+  if (sentTxHash) q = q.where("sent_tx_hash", "=", sentTxHash);
+  const changed = (await q.returningAll().executeTakeFirst()) as Row | undefined;
+  return changed ? { row: changed, changed: true } : { row: await readRow<Row>(db, table, id), changed: false };
 }

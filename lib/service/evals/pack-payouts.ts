@@ -7,7 +7,6 @@ import type { Db } from "../db/connection";
 import type { EvalPackPayoutsTable } from "../db/schema";
 import {
   recordOnce,
-  runSettlement,
   sendKeptTransfer,
   settlementRound,
   type SettlementWay,
@@ -42,9 +41,6 @@ export async function queuePackPayout(
       to_address: publisher.address.toLowerCase(),
       amount_units: net.toString(),
       fee_units: fee.toString(),
-      sent_tx_hash: null,
-      sent_raw_tx: null,
-      last_error: null,
       chain_id: chain.chainId,
     })
     .onConflict((oc) => oc.column("attempt_id").doNothing())
@@ -54,12 +50,9 @@ export async function queuePackPayout(
 type PayoutRow = Selectable<EvalPackPayoutsTable>;
 
 /**
- * One payout's way through the one settlement engine (escrow/settlement-engine.ts), from the
- * service's operator wallet (which the pack treasury keeps funded): claimed under a lease, the
- * transfer kept in the row before it is broadcast (it shows as SENT meanwhile), a chain failure
- * backed off, a receipt recorded once. A revert (e.g. the wallet lacked USDC) moved nothing: the
- * payout is PENDING again, to be signed anew after a wait that grows with each attempt
- * (retry-backoff.ts), so payouts that keep reverting never fill the rounds.
+ * A payout is sent exactly once, from the service's operator wallet (which the pack treasury keeps
+ * funded), through the one settlement engine (escrow/settlement-engine.ts); while its transfer is
+ * kept in the row and not yet confirmed the operator's console shows it as SENT.
  */
 function payoutWay(ctx: ServiceContext, now: Date): SettlementWay<PayoutRow, undefined, TransferSent> {
   return {
@@ -69,24 +62,15 @@ function payoutWay(ctx: ServiceContext, now: Date): SettlementWay<PayoutRow, und
         privateKey: chain.operatorPrivateKey,
         amount: BigInt(claimed.amount_units),
       }),
-    record: async (_, claimed, sent) =>
-      (
-        await recordOnce<PayoutRow>(
-          ctx.db,
-          "eval_pack_payouts",
-          claimed,
-          sent,
-          sent.reverted
-            ? {
-                sent_raw_tx: null,
-                sent_tx_hash: null,
-                last_error: "the USDC transfer reverted",
-                lease_until: nextAttemptAt(now, claimed.attempts),
-                updated_at: now,
-              }
-            : { status: "CONFIRMED", lease_until: null, last_error: null, updated_at: now },
-        )
-      ).row,
+    record: async (_, claimed, sent) => {
+      // Reverted (e.g. the wallet lacked USDC): nothing moved; signed anew after a wait that grows
+      // with each attempt (retry-backoff.ts), so payouts that keep reverting never fill the rounds.
+      const receipt = sent.reverted
+        ? { sent_raw_tx: null, sent_tx_hash: null, lease_until: nextAttemptAt(now, claimed.attempts) }
+        : { status: "CONFIRMED", lease_until: null };
+      const set = { ...receipt, last_error: sent.reverted ? "the USDC transfer reverted" : null, updated_at: now };
+      return (await recordOnce<PayoutRow>(ctx.db, "eval_pack_payouts", claimed.id, set, sent.txHash)).row;
+    },
     logFields: (row) => ({ payoutId: row.id }),
   };
 }
@@ -113,8 +97,7 @@ export async function payPendingPackPayouts(
     .orderBy("created_at")
     .limit(20)
     .execute();
-  const way = payoutWay(ctx, now);
-  return (await settlementRound(way, due, (id) => runSettlement(ctx, way, id, { now }))).confirmed;
+  return (await settlementRound(ctx, payoutWay(ctx, now), due, { now })).confirmed;
 }
 
 /**

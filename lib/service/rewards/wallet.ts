@@ -154,11 +154,6 @@ export async function createWithdrawal(
         to_address: to,
         amount_usdc: formatUsdc(amount),
         chain_key: chainKeyOf(chain),
-        sent_tx_hash: null,
-        sent_raw_tx: null,
-        failure_reason: null,
-        lease_until: null,
-        confirmed_at: null,
         idempotency_key: options.idempotencyKey ?? null,
       })
       .returning("id")
@@ -202,11 +197,9 @@ export async function getWithdrawal(ctx: ServiceContext, actor: Actor, id: strin
 type WithdrawalRow = Selectable<WalletWithdrawalsTable>;
 
 /**
- * Sends a withdrawal exactly once, through the one settlement engine (escrow/settlement-engine.ts):
- * claimed under a lease, the transfer kept in the row before it is broadcast (a later try asks
- * the chain what became of exactly that transaction), a chain failure backed off, a receipt
- * recorded once, and recorded as soon as the database answers again when it went away after the
- * send. A success CONFIRMS it; a revert FAILS it and credits the amount back, in one transaction.
+ * Sends a withdrawal exactly once, from the rewards wallet, through the one settlement engine
+ * (escrow/settlement-engine.ts). Its receipt: CONFIRMED, or on a revert FAILED with the amount
+ * credited back, in one transaction.
  */
 export function sendWithdrawal(ctx: ServiceContext, id: string, options: { now?: Date } = {}): Promise<WithdrawalRow> {
   return runSettlement(ctx, withdrawalWay(ctx, options.now), id, options);
@@ -223,36 +216,34 @@ function withdrawalWay(ctx: ServiceContext, now?: Date): SettlementWay<Withdrawa
         beforeBroadcast: async () => ctx.crashPoints?.beforeWithdrawalBroadcast?.(claimed.id),
       }),
     afterSend: (claimed) => ctx.crashPoints?.afterWithdrawalSend?.(claimed.id),
-    record: (_, claimed, sent) => {
-      const at = now ?? ctx.now();
-      return ctx.db.transaction().execute(async (trx) => {
-        const { row, changed } = await recordOnce<WithdrawalRow>(trx, "wallet_withdrawals", claimed, sent, {
-          ...(sent.reverted
-            ? { status: "FAILED", failure_reason: "the USDC transfer reverted" }
-            : { status: "CONFIRMED", confirmed_at: at, last_error: null }),
-          lease_until: null,
-          updated_at: at,
-        });
+    record: (_, claimed, sent) =>
+      ctx.db.transaction().execute(async (trx) => {
+        const at = now ?? ctx.now();
+        const receipt = sent.reverted
+          ? { status: "FAILED", failure_reason: "the USDC transfer reverted" }
+          : { status: "CONFIRMED", confirmed_at: at, last_error: null };
+        const { row, changed } = await recordOnce<WithdrawalRow>(
+          trx,
+          "wallet_withdrawals",
+          claimed.id,
+          { ...receipt, lease_until: null, updated_at: at },
+          sent.txHash,
+        );
         if (changed && sent.reverted)
           await trx
             .insertInto("wallet_ledger")
             .values({
               owner_user_id: row.owner_user_id,
-              agent_id: null,
               kind: "WITHDRAWAL_REVERSAL",
               direction: "CREDIT",
               amount_usdc: row.amount_usdc,
-              reward_id: null,
               withdrawal_id: row.id,
-              bid_id: null,
-              job_id: null,
               memo: "withdrawal reverted; amount returned",
             })
             .onConflict((oc) => oc.columns(["withdrawal_id", "kind"]).doNothing())
             .execute();
         return row;
-      });
-    },
+      }),
     logFields: (row) => ({ withdrawalId: row.id }),
   };
 }
@@ -275,8 +266,7 @@ export async function finishPendingWithdrawals(
     .orderBy(sql`lease_until asc nulls first`)
     .limit(20)
     .execute();
-  const way = withdrawalWay(ctx, options.now);
-  return (await settlementRound(way, due, (id) => runSettlement(ctx, way, id, options))).confirmed;
+  return (await settlementRound(ctx, withdrawalWay(ctx, options.now), due, options)).confirmed;
 }
 
 /** Confirmed withdrawals are re-checked on chain for this long after their confirmation. */
