@@ -358,7 +358,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("a database that stops an
     const withdrawal = () =>
       service.db
         .selectFrom("wallet_withdrawals")
-        .select(["status", "attempts", "sent_tx_hash"])
+        .select(["status", "attempts"])
         .where("owner_user_id", "=", owner.id)
         .executeTakeFirst();
     await until(
