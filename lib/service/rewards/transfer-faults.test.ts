@@ -211,7 +211,7 @@ describe("outgoing transfers when the RPC loses receipts", () => {
       .selectAll()
       .where("id", "=", payout.id)
       .executeTakeFirstOrThrow();
-    // Sent: PENDING with its transfer kept (the operator's console shows it as SENT).
+    // Sent: PENDING with its transfer kept, which the operator's console shows as SENT.
     expect(sent).toMatchObject({ status: "PENDING", sent_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await balanceOf(chain.config, publisherAddress)).toBe(before + net);
     const nonceAfterSend = await nonceOf(operatorWallet);
