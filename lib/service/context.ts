@@ -41,6 +41,8 @@ export interface CrashPoints {
   beforeWithdrawalSign?: (withdrawalId: string) => void | Promise<void>;
   /** After a withdrawal's signed transaction was stored, before it is broadcast (rewards/wallet.ts). */
   beforeWithdrawalBroadcast?: (withdrawalId: string) => void | Promise<void>;
+  /** After a withdrawal's transfer was mined, before its receipt is recorded (rewards/wallet.ts). */
+  afterWithdrawalSend?: (withdrawalId: string) => void | Promise<void>;
   /** Before each reward slot's deposit (rewards/campaigns.ts). */
   beforeCampaignDeposit?: (slotNo: number) => void | Promise<void>;
   /** After a reward's slot was reserved, before its release is sent (rewards/pay-rewards.ts). */

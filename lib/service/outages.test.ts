@@ -19,6 +19,7 @@ import {
   type TestUser,
 } from "./testing/harness";
 import { assignedPartsJob, partAction, startPartsSite, submitPart } from "./testing/parts-support";
+import { balanceOf, randomAddress } from "./testing/rewards-support";
 import { startTcpStallProxy, type TcpStallProxy } from "./testing/tcp-stall-proxy";
 import { postgresLeadership, type WorkerLeadership } from "./worker-leadership";
 import { startWorkers } from "./workers";
@@ -325,6 +326,51 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("a database that stops an
       .execute();
     expect(paid).toHaveLength(1);
     expect((await erc20BalanceOf({ config: chain.config, address: wallet })) - before).toBe(parseUsdc("5.7"));
+  }, 90_000);
+
+  it("a withdrawal sent just before the database stalls is recorded as soon as it answers, by the sender itself, as a settlement's is (no worker round, no lease to wait out)", async () => {
+    const WITHDRAWAL_STALL_MS = 8_000;
+    const owner = await newUser(service);
+    await service.db
+      .insertInto("wallet_ledger")
+      .values({ owner_user_id: owner.id, kind: "REWARD_CREDIT", direction: "CREDIT", amount_usdc: "2", memo: "test" })
+      .execute();
+    const to = randomAddress();
+    let stalledAt = 0;
+    service.crashPoints.afterWithdrawalSend = () => {
+      if (stalledAt) return;
+      stalledAt = Date.now();
+      proxy.stall();
+      setTimeout(() => proxy.release(), WITHDRAWAL_STALL_MS);
+    };
+    // One request, never retried (a retry without a key would be a second withdrawal): whatever it
+    // answers while the database is away, it is not a 500.
+    const answer = await service.http("POST", "/v1/wallet/withdrawals", {
+      token: owner.token,
+      body: { toAddress: to, amountUsdc: "1.5" },
+    });
+    service.crashPoints.afterWithdrawalSend = undefined;
+    expect(stalledAt).toBeGreaterThan(0);
+    expect([201, 503], JSON.stringify(answer.json)).toContain(answer.status);
+    expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
+    // No worker finishes withdrawals here: only the sender's own retries can record the receipt,
+    // within seconds of the database answering (the lease it holds runs five minutes).
+    const withdrawal = () =>
+      service.db
+        .selectFrom("wallet_withdrawals")
+        .select(["status", "attempts"])
+        .where("owner_user_id", "=", owner.id)
+        .executeTakeFirst();
+    await until(
+      async () => (await withdrawal())?.status === "CONFIRMED",
+      "the withdrawal CONFIRMED",
+      Math.max(0, stalledAt + WITHDRAWAL_STALL_MS + 20_000 - Date.now()),
+      withdrawal,
+    );
+    expect(await withdrawal()).toMatchObject({ status: "CONFIRMED", attempts: 1 });
+    const shown = await service.http("GET", "/v1/wallet", { token: owner.token });
+    expect(shown.json.data).toMatchObject({ balanceUsdc: "0.5", pendingWithdrawalUsdc: "0" });
+    expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
   }, 90_000);
 
   it("job creation while the database does not answer: 503 SERVICE_UNAVAILABLE with Retry-After, then 201 once it answers, without a restart", async () => {

@@ -149,13 +149,13 @@ async function outgoingRows(
   const [withdrawals, payouts, deposits] = await Promise.all([
     ctx.db
       .selectFrom("wallet_withdrawals")
-      .select(["id", "owner_user_id", "to_address", "amount_usdc", "tx_hash", "status"])
+      .select(["id", "owner_user_id", "to_address", "amount_usdc", "sent_tx_hash", "status"])
       .where("chain_key", "=", chainKeyOf(chain))
       .where("status", "<>", "FAILED")
       .execute(),
     ctx.db
       .selectFrom("eval_pack_payouts")
-      .select(["id", "publisher_user_id", "to_address", "amount_units", "tx_hash", "status"])
+      .select(["id", "publisher_user_id", "to_address", "amount_units", "sent_tx_hash", "status"])
       .where((eb) => eb.or([eb("chain_id", "is", null), eb("chain_id", "=", chain.chainId)]))
       .execute(),
     // Escrow deposits the service's own wallets made (reward slots): a Transfer to the escrow.
@@ -178,7 +178,7 @@ async function outgoingRows(
       jobId: null,
       to: w.to_address as Address,
       units: parseUsdc(normaliseDecimal(w.amount_usdc)),
-      txHash: w.tx_hash,
+      txHash: w.sent_tx_hash,
       confirmed: w.status === "CONFIRMED",
       what: `withdrawal ${w.id} of user ${w.owner_user_id}`,
     })),
@@ -189,7 +189,7 @@ async function outgoingRows(
       jobId: null,
       to: p.to_address as Address,
       units: BigInt(p.amount_units),
-      txHash: p.tx_hash,
+      txHash: p.sent_tx_hash,
       confirmed: p.status === "CONFIRMED",
       what: `pack payout ${p.id} to publisher ${p.publisher_user_id}`,
     })),

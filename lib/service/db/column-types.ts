@@ -76,7 +76,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   "eval_attempts.mode": "Generated<EvalMode | null>",
   "eval_attempts.section_scores": "NullableJsonColumn<Array<{ section: string; points: number; maxPoints: number }>>",
   "eval_attempt_items.answer": "NullableJsonColumn<unknown>",
-  "eval_pack_payouts.status": 'Generated<"PENDING" | "SENT" | "CONFIRMED">',
+  "eval_pack_payouts.status": 'Generated<"PENDING" | "CONFIRMED">',
   "x402_payments.status": 'Generated<"PENDING" | "SENT" | "SETTLED" | "FAILED">',
   "job_claims.outcome": '"SUBMITTED" | "LAPSED" | "RELEASED" | null',
   "job_criteria_results.status": "CriterionStatus",

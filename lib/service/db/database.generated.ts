@@ -320,11 +320,11 @@ export interface EvalPackPayouts {
   lease_until: Timestamp | null;
   pack_id: string;
   publisher_user_id: string;
-  raw_tx: string | null;
-  sent_at: Timestamp | null;
-  status: Generated<"PENDING" | "SENT" | "CONFIRMED">;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
+  status: Generated<"PENDING" | "CONFIRMED">;
   to_address: string;
-  tx_hash: string | null;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface EvalPacks {
@@ -890,12 +890,13 @@ export interface WalletWithdrawals {
   failure_reason: string | null;
   id: Generated<string>;
   idempotency_key: string | null;
+  last_error: string | null;
   lease_until: Timestamp | null;
   owner_user_id: string;
-  raw_tx: string | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
   status: Generated<"PENDING" | "CONFIRMED" | "FAILED">;
   to_address: string;
-  tx_hash: string | null;
   updated_at: Generated<Timestamp>;
 }
 

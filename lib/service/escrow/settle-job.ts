@@ -12,6 +12,7 @@ import { jobRecipients } from "../events/recipients";
 import {
   SETTLEMENT_KIND_TEXT,
   confirmRow,
+  dueSettlements,
   keptInRow,
   runSettlement,
   settlementRound,
@@ -113,7 +114,7 @@ export function completeSettlement(
 }
 
 /** A whole job's way through the engine: its slot's release, split or refund, and the job's receipt. */
-function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob> {
+function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob, SettlementResult> {
   return {
     table: "escrow_settlements",
     readSlot: (settlementId) =>
@@ -126,7 +127,8 @@ function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, 
     send: (chain, job, claimed) => settleOnChain(ctx, chain, job, claimed),
     afterSend: (claimed) => ctx.crashPoints?.afterSettlementSend?.(claimed.job_id),
     record: (chain, claimed, result) => recordReceipt(ctx, chain, claimed, result, at),
-    logFields: (row) => ({ jobId: row.job_id, kind: row.kind }),
+    escrow: true,
+    logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, kind: row.kind }),
   };
 }
 
@@ -146,14 +148,14 @@ async function recordReceipt(
 ): Promise<SettlementRow> {
   const recordedAt = at ?? ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
-    const { row: confirmed, confirmedNow } = await confirmRow<SettlementRow>(
+    const { row: confirmed, changed } = await confirmRow<SettlementRow>(
       trx,
       "escrow_settlements",
       claimed,
       result,
       recordedAt,
     );
-    if (!confirmedNow) return confirmed;
+    if (!changed) return confirmed;
     const parties = await trx
       .selectFrom("jobs")
       .select(["poster_id", "agent_id"])
@@ -257,7 +259,7 @@ export async function settleJob(
  * crash between sending and recording, a chain outage). Several instances may run it at once: the
  * lease is taken with a conditional update, so each row has one sender.
  */
-export function finishPendingSettlements(
+export async function finishPendingSettlements(
   ctx: ServiceContext,
   options: {
     now?: Date;
@@ -266,5 +268,6 @@ export function finishPendingSettlements(
     only?: string[];
   } = {},
 ): Promise<SettlementRound> {
-  return settlementRound(ctx, "escrow_settlements", (id) => completeSettlement(ctx, id, options), options);
+  const due = await dueSettlements(ctx, "escrow_settlements", options);
+  return settlementRound(ctx, wholeJob(ctx, options.now), due, options);
 }

@@ -12,6 +12,7 @@ import { jobRecipients } from "../events/recipients";
 import {
   SETTLEMENT_KIND_TEXT,
   confirmRow,
+  dueSettlements,
   keptInRow,
   runSettlement,
   settlementRound,
@@ -86,7 +87,7 @@ export function completePartSettlement(
 type SlotOfPart = { escrow_job_id: string; escrow_payer: string | null; position: number };
 
 /** A part's way through the engine: the contract's part call, then the part's (and maybe the job's) receipt. */
-function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRow, SlotOfPart> {
+function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRow, SlotOfPart, SettlementResult> {
   return {
     table: "milestone_settlements",
     readSlot: (settlementId) =>
@@ -116,7 +117,8 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
     },
     afterSend: (claimed) => ctx.crashPoints?.afterPartSettlementSend?.(claimed.milestone_id),
     record: (chain, claimed, result) => recordPartReceipt(ctx, claimed, result, chain.chainId, at),
-    logFields: (row) => ({ jobId: row.job_id, milestoneId: row.milestone_id, kind: row.kind }),
+    escrow: true,
+    logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, milestoneId: row.milestone_id, kind: row.kind }),
   };
 }
 
@@ -138,14 +140,14 @@ async function recordPartReceipt(
   return ctx.db.transaction().execute(async (trx) => {
     // confirmRow locks the job, then the part's row: the order approvals and disputes lock them in
     // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
-    const { row: confirmed, confirmedNow } = await confirmRow<PartSettlementRow>(
+    const { row: confirmed, changed } = await confirmRow<PartSettlementRow>(
       trx,
       "milestone_settlements",
       claimed,
       result,
       recordedAt,
     );
-    if (!confirmedNow) return confirmed;
+    if (!changed) return confirmed;
     const milestone = await trx
       .updateTable("job_milestones")
       .set({
@@ -246,11 +248,6 @@ export async function finishPendingPartSettlements(
     only?: string[];
   } = {},
 ): Promise<number> {
-  const round = await settlementRound(
-    ctx,
-    "milestone_settlements",
-    (id) => completePartSettlement(ctx, id, options),
-    options,
-  );
-  return round.confirmed;
+  const due = await dueSettlements(ctx, "milestone_settlements", options);
+  return (await settlementRound(ctx, onePart(ctx, options.now), due, options)).confirmed;
 }

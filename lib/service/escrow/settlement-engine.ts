@@ -1,43 +1,55 @@
-import { sql, type Selectable, type Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Hex } from "viem";
-import { assertKept, type StoredSend } from "@/lib/chain/durable-transfer";
+import {
+  TransferStateUnknown,
+  assertKept,
+  sendDurableUsdcTransfer,
+  waitForDurableTransfer,
+  type StoredSend,
+} from "@/lib/chain/durable-transfer";
 import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import type { SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
-import type { Database, EscrowSettlementsTable } from "../db/schema";
+import type { Database } from "../db/schema";
 import { isDatabaseUnavailable } from "../db/errors";
 import { settlementRecipientRefusal } from "../payouts/payable-address";
+import { nextAttemptAt, type RetrySchedule } from "../retry-backoff";
 import { errorFields, log } from "../log";
 
 /**
- * The one engine by which money leaves a job's escrow slot: a whole job (escrow_settlements,
- * settle-job.ts) is settled exactly as one part of a job paid in parts is (milestone_settlements,
- * settle-part.ts). What differs between the two is what they send (the contract call) and what a
- * receipt changes (the job, or the part and then the job); the rest is this file's, once:
+ * The one engine by which money leaves: a whole job's escrow slot (escrow_settlements,
+ * settle-job.ts), one part of a job paid in parts (milestone_settlements, settle-part.ts), a
+ * managed-wallet withdrawal (wallet_withdrawals, rewards/wallet.ts) and a pack's payout to its
+ * publisher (eval_pack_payouts, evals/pack-payouts.ts). What differs between them (a "way") is
+ * what they send (a contract call, a USDC transfer) and what a receipt changes; the rest is this
+ * file's, once:
  *
  * 1. The claim: a lease on a PENDING row (one sender at a time, across instances); a claim whose
  *    answer the database lost is handed back as soon as it answers, not a lease later.
  * 2. The send, through the durable sender (lib/chain/durable-transfer.ts): the signed transaction is
  *    kept in the row before it is broadcast (keptInRow), and an error of the node never decides the
  *    outcome: the chain does.
- * 3. A refusal: FAILED with its reason when the chain rules the settlement out for good
- *    (isFinalRefusal), else PENDING again with a backoff of 10 s doubling up to ten minutes. Every
- *    FAILED row can be acted on (admin/retry-settlement.ts, escrow/resettle.ts).
- * 4. The receipt, recorded once (only a PENDING row is confirmed); when the database does not answer
+ * 3. A refusal: FAILED with its reason when the chain rules an escrow settlement out for good
+ *    (isFinalRefusal; every FAILED settlement can be acted on: admin/retry-settlement.ts,
+ *    escrow/resettle.ts), else PENDING again with a backoff of 10 s doubling up to ten minutes.
+ * 4. The receipt, recorded once (only a PENDING row changes); when the database does not answer
  *    after the money moved, the caller gets the pending row (never a 500) and this process keeps
  *    recording every few seconds until the lease runs out; the worker's round finishes it after.
  */
 
 /** How long a sender holds a row: more than the chain helpers wait for a receipt (180 s). */
 export const SETTLEMENT_LEASE_MS = 5 * 60_000;
-/** Retries after a chain failure back off from 10 s up to this. */
-const MAX_BACKOFF_MS = 10 * 60_000;
+/** Retries after a chain failure back off from 10 s up to ten minutes (retry-backoff.ts). */
+const CHAIN_RETRY: RetrySchedule = { firstMs: 10_000, maxMs: 10 * 60_000 };
 /** How often a sent settlement's receipt is tried again while the database does not answer. */
 const RECORD_RETRY_MS = 2_000;
 
+/** The escrow's tables (a whole job, a part) and the service wallets' (a withdrawal, a pack payout). */
 export type SettlementTable = "escrow_settlements" | "milestone_settlements";
+export type TransferTable = "wallet_withdrawals" | "eval_pack_payouts";
+type EngineTable = SettlementTable | TransferTable;
 
 /** What a settlement does with a slot's money, or a part's: the same three for a whole job and a part. */
 export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
@@ -49,62 +61,69 @@ export const SETTLEMENT_KIND_TEXT: Record<SettlementKind, string> = {
   SPLIT: "split between the agent and the payer",
 };
 
-/** The columns the engine reads and writes: both tables carry them (migrations 0021, 0060, 0105). */
-type EngineRow = Pick<
-  Selectable<EscrowSettlementsTable>,
-  | "id"
-  | "job_id"
-  | "kind"
-  | "status"
-  | "attempts"
-  | "lease_until"
-  | "to_address"
-  | "last_error"
-  | "sent_raw_tx"
-  | "sent_tx_hash"
->;
+/** The columns the engine reads and writes: every table it sends from carries them (migrations 0021, 0060, 0105, 0120). */
+export interface EngineRow {
+  id: string;
+  status: string;
+  attempts: number;
+  lease_until: Date | null;
+  last_error: string | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
+  to_address: string | null;
+}
 
-export interface SettlementWay<Row extends EngineRow, Slot> {
-  table: SettlementTable;
+/** What a send answers: at least the transaction it is decided by. */
+type Sent = { txHash: string };
+
+export interface SettlementWay<Row extends EngineRow, Slot, Result extends Sent> {
+  table: EngineTable;
   /** What the send needs, read before the claim: nothing but the chain call stands between the lease and the send. */
-  readSlot: (settlementId: string) => Promise<Slot>;
-  send: (chain: ChainConfig, slot: Slot, claimed: Row) => Promise<SettlementResult>;
+  readSlot?: (settlementId: string) => Promise<Slot>;
+  send: (chain: ChainConfig, slot: Slot, claimed: Row) => Promise<Result>;
   /** Where a test stops the process between the send and its record. */
   afterSend?: (claimed: Row) => Promise<void> | void;
   /** Records the receipt and what it changes, in one transaction, only while the row is PENDING. */
-  record: (chain: ChainConfig, claimed: Row, result: SettlementResult) => Promise<Row>;
+  record: (chain: ChainConfig, claimed: Row, result: Result) => Promise<Row>;
+  /**
+   * The escrow's ways: a recipient the contract would strand the money at is refused before the
+   * send, and a refusal for good is FAILED. The others back off from every error (a transfer's
+   * FAILED, if any, is its receipt's).
+   */
+  escrow?: boolean;
   /** The fields that name the row in the server's log. */
   logFields: (row: Row) => Record<string, unknown>;
 }
 
-// Both tables carry the engine's columns; Kysely types one table name at a time.
-const rowsOf = (ctx: ServiceContext, table: SettlementTable) => ctx.db.updateTable(table as "escrow_settlements");
-const readRow = <Row>(ctx: ServiceContext, table: SettlementTable, id: string) =>
-  ctx.db
+// Every table carries the engine's columns; Kysely types one table name at a time.
+const rowsOf = (db: Kysely<Database>, table: EngineTable) => db.updateTable(table as "escrow_settlements");
+const readRow = <Row>(db: Kysely<Database>, table: EngineTable, id: string) =>
+  db
     .selectFrom(table as "escrow_settlements")
     .selectAll()
     .where("id", "=", id)
     .executeTakeFirstOrThrow() as Promise<Row>;
 
 /**
- * Sends (or finds) a recorded settlement on the chain and records its receipt. Returns the row as it
- * stands afterwards: CONFIRMED; PENDING when another sender holds the lease or the chain call failed
- * (last_error says why); FAILED when the chain says it can never happen this way. Throws only when
- * recording fails after the send for another reason than an outage, or when no chain is configured.
+ * Sends (or finds) a recorded settlement or transfer on the chain and records its receipt. Returns
+ * the row as it stands afterwards: CONFIRMED (or what the way's receipt made it); PENDING when
+ * another sender holds the lease or the chain call failed (last_error says why); FAILED when the
+ * chain says it can never happen this way. Throws only when recording fails after the send for
+ * another reason than an outage, or when no chain is configured.
  */
-export async function runSettlement<Row extends EngineRow, Slot>(
+export async function runSettlement<Row extends EngineRow, Slot, Result extends Sent>(
   ctx: ServiceContext,
-  way: SettlementWay<Row, Slot>,
+  way: SettlementWay<Row, Slot, Result>,
   settlementId: string,
   options: { now?: Date } = {},
 ): Promise<Row> {
   const chain = requireChain(ctx);
   const now = options.now ?? ctx.now();
-  const slot = await way.readSlot(settlementId);
+  const slot = (await way.readSlot?.(settlementId)) as Slot;
   const lease = new Date(now.getTime() + SETTLEMENT_LEASE_MS);
   let claimed: Row | undefined;
   try {
-    claimed = (await rowsOf(ctx, way.table)
+    claimed = (await rowsOf(ctx.db, way.table)
       .set({ attempts: sql`attempts + 1`, lease_until: lease, updated_at: now })
       .where("id", "=", settlementId)
       .where("status", "=", "PENDING")
@@ -118,19 +137,21 @@ export async function runSettlement<Row extends EngineRow, Slot>(
     throw error;
   }
   // Confirmed already, failed, or another sender holds it: report what is there.
-  if (!claimed) return readRow<Row>(ctx, way.table, settlementId);
+  if (!claimed) return readRow<Row>(ctx.db, way.table, settlementId);
 
-  let result: SettlementResult;
+  let result: Result;
   try {
     // A recipient stored before the payable-address rule (payouts/payable-address.ts) is stopped
     // here when the contract would pay it and the money would be stranded (the token contract).
     const refusal =
-      claimed.kind !== "REFUND" && claimed.to_address ? settlementRecipientRefusal(chain, claimed.to_address) : null;
+      way.escrow && "kind" in claimed && claimed.kind !== "REFUND" && claimed.to_address
+        ? settlementRecipientRefusal(chain, claimed.to_address)
+        : null;
     if (refusal) throw new EscrowError("REVERTED", refusal);
     result = await way.send(chain, slot, claimed);
   } catch (error) {
     // Sent and waiting (no receipt yet, or mined above the chain's finality) is no failure.
-    if (error instanceof EscrowError && error.code === "TX_PENDING")
+    if ((error instanceof EscrowError && error.code === "TX_PENDING") || error instanceof TransferStateUnknown)
       log.info(
         { ...way.logFields(claimed), reason: error.message },
         "settlement sent; the chain has not settled it yet",
@@ -140,25 +161,28 @@ export async function runSettlement<Row extends EngineRow, Slot>(
     // The chain's state rules this settlement out for good (no deposit, it went the other way, or
     // the contract reverts the call as asked): FAILED with the reason, never retried unchanged. The
     // operator or the dispute's arbiter settles it again to a valid address (escrow/resettle.ts).
-    const final = isFinalRefusal(error);
-    const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
+    const final = way.escrow === true && isFinalRefusal(error);
     try {
-      return (await rowsOf(ctx, way.table)
+      // Only while the row is still this claim's: a second claimant (an instance whose clock runs
+      // ahead took the lease) may have sent and recorded it meanwhile; its answer stands.
+      const refused = (await rowsOf(ctx.db, way.table)
         .set({
           status: final ? "FAILED" : "PENDING",
           last_error: message,
-          lease_until: final ? null : new Date(now.getTime() + backoff),
+          lease_until: final ? null : nextAttemptAt(now, claimed.attempts, CHAIN_RETRY),
           updated_at: now,
           ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
         })
         .where("id", "=", claimed.id)
+        .where("status", "=", "PENDING")
+        .where("lease_until", "=", lease)
         .returningAll()
-        .executeTakeFirstOrThrow()) as Row;
+        .executeTakeFirst()) as Row | undefined;
+      return refused ?? (await readRow<Row>(ctx.db, way.table, claimed.id));
     } catch (recordError) {
       // The database went away between the claim and the send (its transaction could not be kept,
       // so nothing was broadcast): hand the claim back once it answers, not a lease later.
-      if (isDatabaseUnavailable(recordError) && claimed.lease_until)
-        handBackUnsentClaim(ctx, way.table, claimed.id, claimed.lease_until);
+      if (isDatabaseUnavailable(recordError)) handBackUnsentClaim(ctx, way.table, claimed.id, lease);
       throw recordError;
     }
   }
@@ -193,17 +217,43 @@ export interface SettlementRound {
 }
 
 /**
- * One round of the settlement worker over one table: the PENDING rows whose lease has run out,
+ * One round of a worker over the rows its query found due (dueSettlements for the escrow tables):
+ * each is sent or confirmed through the engine; what stays unconfirmed is logged with its reason.
+ */
+export async function settlementRound<Row extends EngineRow, Slot, Result extends Sent>(
+  ctx: ServiceContext,
+  way: SettlementWay<Row, Slot, Result>,
+  due: Array<{ id: string }>,
+  options: { now?: Date } = {},
+): Promise<SettlementRound> {
+  const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
+  for (const { id } of due) {
+    try {
+      const row = await runSettlement(ctx, way, id, options);
+      if (row.status === "CONFIRMED") round.confirmed += 1;
+      else if (row.status === "FAILED") round.failed += 1;
+      else round.pending += 1;
+      if (row.status !== "CONFIRMED" && row.last_error)
+        log.warn({ table: way.table, ...way.logFields(row), reason: row.last_error }, "settlement not confirmed");
+    } catch (error) {
+      round.pending += 1;
+      log.warn({ table: way.table, settlementId: id, reason: (error as Error).message }, "settlement round failed");
+    }
+  }
+  return round;
+}
+
+/**
+ * The escrow settlements due in a round of one table: PENDING rows whose lease has run out,
  * never-tried first (rows backing off after a chain failure must not fill the round), of funded
  * jobs only (a job a reorganisation unfunded waits for its new deposit, deposit-watch.ts: a send
  * now would be refused by the contract for an empty slot).
  */
-export async function settlementRound<Row extends EngineRow>(
+export function dueSettlements(
   ctx: ServiceContext,
   table: SettlementTable,
-  complete: (id: string) => Promise<Row>,
   options: { now?: Date; limit?: number; only?: string[] } = {},
-): Promise<SettlementRound> {
+): Promise<Array<{ id: string }>> {
   const now = options.now ?? ctx.now();
   const settlements = table as "escrow_settlements";
   let q = ctx.db
@@ -215,25 +265,10 @@ export async function settlementRound<Row extends EngineRow>(
     .where((eb) => eb.or([eb(`${settlements}.lease_until`, "is", null), eb(`${settlements}.lease_until`, "<=", now)]));
   if (options.only)
     q = options.only.length > 0 ? q.where(`${settlements}.job_id`, "in", options.only) : q.where(sql<boolean>`false`);
-  const due = await q
+  return q
     .orderBy(sql`${sql.ref(`${settlements}.lease_until`)} asc nulls first`)
     .limit(options.limit ?? 20)
     .execute();
-  const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
-  for (const { id } of due) {
-    try {
-      const row = await complete(id);
-      if (row.status === "CONFIRMED") round.confirmed += 1;
-      else if (row.status === "FAILED") round.failed += 1;
-      else round.pending += 1;
-      if (row.status !== "CONFIRMED" && row.last_error)
-        log.warn({ table, settlementId: id, jobId: row.job_id, reason: row.last_error }, "settlement not confirmed");
-    } catch (error) {
-      round.pending += 1;
-      log.warn({ table, settlementId: id, reason: (error as Error).message }, "settlement round failed");
-    }
-  }
-  return round;
 }
 
 /**
@@ -260,13 +295,12 @@ function retryInBackground(
  * still PENDING, unsent, and holding exactly this claim's lease, so another sender's claim is never
  * touched.
  */
-function handBackUnsentClaim(ctx: ServiceContext, table: SettlementTable, settlementId: string, lease: Date) {
+function handBackUnsentClaim(ctx: ServiceContext, table: EngineTable, settlementId: string, lease: Date) {
   retryInBackground(lease.getTime(), () =>
-    rowsOf(ctx, table)
+    rowsOf(ctx.db, table)
       .set({ lease_until: null })
       .where("id", "=", settlementId)
       .where("status", "=", "PENDING")
-      .where("tx_hash", "is", null)
       .where("sent_tx_hash", "is", null)
       .where("lease_until", "=", lease)
       .execute(),
@@ -277,7 +311,7 @@ function handBackUnsentClaim(ctx: ServiceContext, table: SettlementTable, settle
  * Confirms a sent row with its receipt, once: only a PENDING row changes (a retry of this process
  * and the worker may both get here; the second finds it CONFIRMED and changes nothing). Call it
  * first in the transaction that records what the receipt changes, and change nothing when
- * `confirmedNow` is false.
+ * `changed` is false.
  *
  * It locks the job before the row: the order every approval, dispute and release takes (the job
  * row FOR UPDATE, then its settlement). Taking the row first deadlocked a release recorded by one
@@ -289,39 +323,23 @@ export async function confirmRow<Row>(
   claimed: { id: string; job_id: string },
   result: SettlementResult,
   at: Date,
-): Promise<{ row: Row; confirmedNow: boolean }> {
-  const id = claimed.id;
+): Promise<{ row: Row; changed: boolean }> {
   await trx.selectFrom("jobs").select("id").where("id", "=", claimed.job_id).forUpdate().execute();
-  const confirmed = await trx
-    .updateTable(table as "escrow_settlements")
-    .set({
-      status: "CONFIRMED",
-      tx_hash: result.txHash,
-      to_address: result.to,
-      amount_units: result.amount.toString(),
-      fee_units: result.fee.toString(),
-      ...(result.payerAmount !== undefined ? { payer_amount_units: result.payerAmount.toString() } : {}),
-      last_error:
-        result.heldForClaim > 0n
-          ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
-          : null,
-      lease_until: null,
-      updated_at: at,
-      confirmed_at: at,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "PENDING")
-    .returningAll()
-    .executeTakeFirst();
-  if (confirmed) return { row: confirmed as Row, confirmedNow: true };
-  return {
-    row: (await trx
-      .selectFrom(table as "escrow_settlements")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirstOrThrow()) as Row,
-    confirmedNow: false,
-  };
+  return recordOnce<Row>(trx, table, claimed.id, {
+    status: "CONFIRMED",
+    tx_hash: result.txHash,
+    to_address: result.to,
+    amount_units: result.amount.toString(),
+    fee_units: result.fee.toString(),
+    ...(result.payerAmount !== undefined ? { payer_amount_units: result.payerAmount.toString() } : {}),
+    last_error:
+      result.heldForClaim > 0n
+        ? `${result.heldForClaim} units were refused by the token and are held in the contract for ${result.to} to claim`
+        : null,
+    lease_until: null,
+    updated_at: at,
+    confirmed_at: at,
+  });
 }
 
 /**
@@ -358,17 +376,17 @@ export async function reopenRow(
 }
 
 /**
- * Where a settlement's signed transaction is kept before it is broadcast: its own row (whole job or
- * part). Recorded only while the row keeps none (a second sender, whatever its clock says about the
+ * Where a settlement's or transfer's signed transaction is kept before it is broadcast: its own
+ * row. Recorded only while the row keeps none (a second sender, whatever its clock says about the
  * lease, finds the first one's transaction instead of signing another), and cleared only while it
  * is still the transaction the chain showed can never be mined.
  */
 export function keptInRow(
   ctx: ServiceContext,
-  table: SettlementTable,
+  table: EngineTable,
   row: { id: string; sent_raw_tx: string | null; sent_tx_hash: string | null },
 ): StoredSend {
-  const settlements = () => rowsOf(ctx, table).where("id", "=", row.id);
+  const settlements = () => rowsOf(ctx.db, table).where("id", "=", row.id);
   return {
     stored: { raw: row.sent_raw_tx as Hex | null, hash: row.sent_tx_hash as Hex | null },
     forget: async (hash) => {
@@ -384,4 +402,61 @@ export function keptInRow(
       );
     },
   };
+}
+
+/** A service-wallet transfer's outcome, as the chain decided it: mined, and whether it reverted. */
+export type TransferSent = { txHash: Hex; reverted: boolean };
+
+/**
+ * The send of a USDC transfer from one of the service's wallets (a withdrawal, a pack payout): the
+ * durable sender keeps it in the row before it is broadcast, and the receipt of exactly that
+ * transaction decides. A receipt the RPC did not deliver is unknown, never "not mined": it throws,
+ * and the engine backs off with the transaction kept for the next try to ask about.
+ */
+export async function sendKeptTransfer(
+  ctx: ServiceContext,
+  table: TransferTable,
+  chain: ChainConfig,
+  claimed: EngineRow & { to_address: string },
+  transfer: {
+    privateKey: Hex;
+    amount: bigint;
+    beforeSigning?: () => Promise<void>;
+    beforeBroadcast?: () => Promise<void>;
+  },
+): Promise<TransferSent> {
+  const kept = keptInRow(ctx, table, claimed);
+  const hash = await sendDurableUsdcTransfer({
+    chain,
+    privateKey: transfer.privateKey,
+    to: claimed.to_address as Hex,
+    amount: transfer.amount,
+    ...kept,
+    beforeSigning: transfer.beforeSigning,
+    record: async (raw, signedHash) => {
+      await kept.record(raw, signedHash);
+      await transfer.beforeBroadcast?.();
+    },
+  });
+  const receipt = await waitForDurableTransfer(chain, hash);
+  return { txHash: hash, reverted: receipt.status !== "success" };
+}
+
+/**
+ * Records a receipt on its row, once: only a PENDING row (still keeping `sentTxHash`, when given)
+ * changes. A retry of this process and the worker may both get here; the second finds it changed,
+ * changes nothing, and is answered with the row as it stands. Call it first in the transaction
+ * that records what the receipt changes, and change nothing more when `changed` is false.
+ */
+export async function recordOnce<Row>(
+  db: Kysely<Database>,
+  table: EngineTable,
+  id: string,
+  set: Record<string, unknown>,
+  sentTxHash?: string,
+): Promise<{ row: Row; changed: boolean }> {
+  let q = rowsOf(db, table).set(set).where("id", "=", id).where("status", "=", "PENDING");
+  if (sentTxHash) q = q.where("sent_tx_hash", "=", sentTxHash);
+  const changed = (await q.returningAll().executeTakeFirst()) as Row | undefined;
+  return changed ? { row: changed, changed: true } : { row: await readRow<Row>(db, table, id), changed: false };
 }

@@ -132,10 +132,10 @@ describe("outgoing transfers when the RPC loses receipts", () => {
     expect(crashed.json.data.status).toBe("PENDING");
     const stored = await service.db
       .selectFrom("wallet_withdrawals")
-      .select(["raw_tx", "tx_hash"])
+      .select(["sent_raw_tx", "sent_tx_hash"])
       .where("id", "=", crashed.json.data.id)
       .executeTakeFirstOrThrow();
-    const deadNonce = parseTransaction(stored.raw_tx as Hex).nonce;
+    const deadNonce = parseTransaction(stored.sent_raw_tx as Hex).nonce;
     // Another withdrawal takes that nonce.
     const other = await service.http("POST", "/v1/wallet/withdrawals", {
       token: owner.token,
@@ -148,7 +148,7 @@ describe("outgoing transfers when the RPC loses receipts", () => {
     const done = (await service.http("GET", `/v1/wallet/withdrawals/${crashed.json.data.id}`, { token: owner.token }))
       .json.data;
     expect(done.status).toBe("CONFIRMED");
-    expect(done.txHash).not.toBe(stored.tx_hash);
+    expect(done.txHash).not.toBe(stored.sent_tx_hash);
     expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1"));
     await finishPendingWithdrawals(service.ctx, { only: [crashed.json.data.id], now: LATER(12) });
     expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1"));
@@ -211,7 +211,8 @@ describe("outgoing transfers when the RPC loses receipts", () => {
       .selectAll()
       .where("id", "=", payout.id)
       .executeTakeFirstOrThrow();
-    expect(sent).toMatchObject({ status: "SENT" });
+    // Sent: PENDING with its transfer kept, which the operator's console shows as SENT.
+    expect(sent).toMatchObject({ status: "PENDING", sent_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await balanceOf(chain.config, publisherAddress)).toBe(before + net);
     const nonceAfterSend = await nonceOf(operatorWallet);
     for (const minutes of [6, 12]) {
@@ -222,7 +223,7 @@ describe("outgoing transfers when the RPC loses receipts", () => {
           .selectAll()
           .where("id", "=", payout.id)
           .executeTakeFirstOrThrow(),
-      ).toMatchObject({ status: "SENT", tx_hash: sent.tx_hash });
+      ).toMatchObject({ status: "PENDING", sent_tx_hash: sent.sent_tx_hash });
       expect(await nonceOf(operatorWallet)).toBe(nonceAfterSend);
       expect(await balanceOf(chain.config, publisherAddress)).toBe(before + net);
     }
@@ -234,7 +235,7 @@ describe("outgoing transfers when the RPC loses receipts", () => {
         .selectAll()
         .where("id", "=", payout.id)
         .executeTakeFirstOrThrow(),
-    ).toMatchObject({ status: "CONFIRMED", tx_hash: sent.tx_hash });
+    ).toMatchObject({ status: "CONFIRMED", sent_tx_hash: sent.sent_tx_hash });
     expect(await balanceOf(chain.config, publisherAddress)).toBe(before + net);
     expect(await nonceOf(operatorWallet)).toBe(nonceAfterSend);
   });

@@ -1,6 +1,5 @@
 import { fail } from "../errors";
 import { sql, type Selectable, type Transaction } from "kysely";
-import type { Hex } from "viem";
 import type { z } from "zod";
 import {
   WITHDRAWAL_MIN_USDC,
@@ -9,7 +8,6 @@ import {
   type ListLedgerQuery,
   type Withdrawal,
 } from "@/lib/api/schemas/rewards";
-import { assertKept, sendDurableUsdcTransfer, waitForDurableTransfer } from "@/lib/chain/durable-transfer";
 import { isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
@@ -21,9 +19,14 @@ import { chainKeyOf, explorerTxUrl, managedWalletAddress, rewardsKey } from "./a
 import { requirePayableAddress } from "../payouts/payable-address";
 import { ownerOf, requireHumanOwner, requireOwner } from "./owner";
 import { log } from "../log";
-
-/** Withdrawals hold their row this long while sending: more than a receipt wait. */
-const WITHDRAWAL_LEASE_MS = 5 * 60_000;
+import {
+  recordOnce,
+  runSettlement,
+  sendKeptTransfer,
+  settlementRound,
+  type SettlementWay,
+  type TransferSent,
+} from "../escrow/settlement-engine";
 
 async function balanceUnits(db: Transaction<Database> | ServiceContext["db"], owner: string): Promise<bigint> {
   const row = await db
@@ -96,8 +99,8 @@ function presentWithdrawal(ctx: ServiceContext, w: Selectable<WalletWithdrawalsT
     toAddress: w.to_address,
     amountUsdc: normaliseDecimal(w.amount_usdc),
     status: w.status,
-    txHash: w.status === "FAILED" ? null : w.tx_hash,
-    explorerUrl: explorerTxUrl(ctx.config.chain, w.tx_hash),
+    txHash: w.status === "FAILED" ? null : w.sent_tx_hash,
+    explorerUrl: explorerTxUrl(ctx.config.chain, w.sent_tx_hash),
     failureReason: w.failure_reason,
     createdAt: w.created_at.toISOString(),
     confirmedAt: w.confirmed_at?.toISOString() ?? null,
@@ -151,11 +154,6 @@ export async function createWithdrawal(
         to_address: to,
         amount_usdc: formatUsdc(amount),
         chain_key: chainKeyOf(chain),
-        tx_hash: null,
-        raw_tx: null,
-        failure_reason: null,
-        lease_until: null,
-        confirmed_at: null,
         idempotency_key: options.idempotencyKey ?? null,
       })
       .returning("id")
@@ -196,101 +194,61 @@ export async function getWithdrawal(ctx: ServiceContext, actor: Actor, id: strin
   return presentWithdrawal(ctx, row);
 }
 
-/**
- * Sends a withdrawal exactly once: the transfer is signed and its bytes and hash stored before it
- * is broadcast; a later attempt asks the chain what became of it and rebroadcasts the same signed
- * bytes (same nonce, so it can be mined once at most). A receipt the RPC did not deliver is
- * unknown, not "not mined": the row stays PENDING and is asked about again. Only when the managed
- * wallet's confirmed nonce moved past it and it has no receipt (it can never be mined) is it
- * signed anew (lib/chain/durable-transfer.ts).
- */
-export async function sendWithdrawal(
-  ctx: ServiceContext,
-  id: string,
-  options: { now?: Date } = {},
-): Promise<Selectable<WalletWithdrawalsTable>> {
-  const chain = requireChain(ctx);
-  const now = options.now ?? ctx.now();
-  const claimed = await ctx.db
-    .updateTable("wallet_withdrawals")
-    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + WITHDRAWAL_LEASE_MS), updated_at: now })
-    .where("id", "=", id)
-    .where("status", "=", "PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .returningAll()
-    .executeTakeFirst();
-  if (!claimed)
-    return ctx.db.selectFrom("wallet_withdrawals").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+type WithdrawalRow = Selectable<WalletWithdrawalsTable>;
 
-  const hash = await sendDurableUsdcTransfer({
-    chain,
-    privateKey: rewardsKey(chain),
-    to: claimed.to_address as Hex,
-    amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
-    stored: { raw: claimed.raw_tx as Hex | null, hash: claimed.tx_hash as Hex | null },
-    // Cleared only while it is the dead transaction, and kept only while none is: a second claimant
-    // (an instance whose clock runs ahead takes an unexpired lease) never overwrites the first one's
-    // transaction, so two transfers are never both broadcast.
-    forget: async (hash) => {
-      await ctx.db
-        .updateTable("wallet_withdrawals")
-        .set({ raw_tx: null, tx_hash: null })
-        .where("id", "=", id)
-        .where("tx_hash", "=", hash)
-        .execute();
-    },
-    beforeSigning: async () => ctx.crashPoints?.beforeWithdrawalSign?.(id),
-    record: async (raw, signedHash) => {
-      assertKept(
-        await ctx.db
-          .updateTable("wallet_withdrawals")
-          .set({ raw_tx: raw, tx_hash: signedHash })
-          .where("id", "=", id)
-          .where("status", "=", "PENDING")
-          .where("tx_hash", "is", null)
-          .executeTakeFirst(),
-      );
-      await ctx.crashPoints?.beforeWithdrawalBroadcast?.(id);
-    },
-  });
-  const receipt = await waitForDurableTransfer(chain, hash);
-  const at = options.now ?? ctx.now();
-  if (receipt.status === "success") {
-    return ctx.db
-      .updateTable("wallet_withdrawals")
-      .set({ status: "CONFIRMED", confirmed_at: at, lease_until: null, updated_at: at })
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-  return ctx.db.transaction().execute(async (trx) => {
-    const failed = await trx
-      .updateTable("wallet_withdrawals")
-      .set({ status: "FAILED", failure_reason: "the USDC transfer reverted", lease_until: null, updated_at: at })
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto("wallet_ledger")
-      .values({
-        owner_user_id: failed.owner_user_id,
-        agent_id: null,
-        kind: "WITHDRAWAL_REVERSAL",
-        direction: "CREDIT",
-        amount_usdc: failed.amount_usdc,
-        reward_id: null,
-        withdrawal_id: id,
-        bid_id: null,
-        job_id: null,
-        memo: "withdrawal reverted; amount returned",
-      })
-      .onConflict((oc) => oc.columns(["withdrawal_id", "kind"]).doNothing())
-      .execute();
-    return failed;
-  });
+/**
+ * Sends a withdrawal exactly once, from the rewards wallet, through the one settlement engine
+ * (escrow/settlement-engine.ts). Its receipt: CONFIRMED, or on a revert FAILED with the amount
+ * credited back, in one transaction.
+ */
+export function sendWithdrawal(ctx: ServiceContext, id: string, options: { now?: Date } = {}): Promise<WithdrawalRow> {
+  return runSettlement(ctx, withdrawalWay(ctx, options.now), id, options);
 }
 
-/** The worker's half: PENDING withdrawals whose lease ran out (a crash, an outage) are sent or confirmed. */
+function withdrawalWay(ctx: ServiceContext, now?: Date): SettlementWay<WithdrawalRow, undefined, TransferSent> {
+  return {
+    table: "wallet_withdrawals",
+    send: (chain, _, claimed) =>
+      sendKeptTransfer(ctx, "wallet_withdrawals", chain, claimed, {
+        privateKey: rewardsKey(chain),
+        amount: parseUsdc(normaliseDecimal(claimed.amount_usdc)),
+        beforeSigning: async () => ctx.crashPoints?.beforeWithdrawalSign?.(claimed.id),
+        beforeBroadcast: async () => ctx.crashPoints?.beforeWithdrawalBroadcast?.(claimed.id),
+      }),
+    afterSend: (claimed) => ctx.crashPoints?.afterWithdrawalSend?.(claimed.id),
+    record: (_, claimed, sent) =>
+      ctx.db.transaction().execute(async (trx) => {
+        const at = now ?? ctx.now();
+        const receipt = sent.reverted
+          ? { status: "FAILED", failure_reason: "the USDC transfer reverted" }
+          : { status: "CONFIRMED", confirmed_at: at, last_error: null };
+        const { row, changed } = await recordOnce<WithdrawalRow>(
+          trx,
+          "wallet_withdrawals",
+          claimed.id,
+          { ...receipt, lease_until: null, updated_at: at },
+          sent.txHash,
+        );
+        if (changed && sent.reverted)
+          await trx
+            .insertInto("wallet_ledger")
+            .values({
+              owner_user_id: row.owner_user_id,
+              kind: "WITHDRAWAL_REVERSAL",
+              direction: "CREDIT",
+              amount_usdc: row.amount_usdc,
+              withdrawal_id: row.id,
+              memo: "withdrawal reverted; amount returned",
+            })
+            .onConflict((oc) => oc.columns(["withdrawal_id", "kind"]).doNothing())
+            .execute();
+        return row;
+      }),
+    logFields: (row) => ({ withdrawalId: row.id }),
+  };
+}
+
+/** The worker's half: PENDING withdrawals whose lease ran out (a crash, an outage, a backoff) are sent or confirmed. */
 export async function finishPendingWithdrawals(
   ctx: ServiceContext,
   options: { now?: Date; only?: string[] } = {},
@@ -304,15 +262,11 @@ export async function finishPendingWithdrawals(
     .where("chain_key", "=", chainKeyOf(ctx.config.chain))
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
   if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  let done = 0;
-  for (const { id } of await q.limit(20).execute()) {
-    try {
-      if ((await sendWithdrawal(ctx, id, options)).status === "CONFIRMED") done += 1;
-    } catch (error) {
-      log.warn({ withdrawalId: id, reason: (error as Error).message }, "withdrawal failed");
-    }
-  }
-  return done;
+  const due = await q
+    .orderBy(sql`lease_until asc nulls first`)
+    .limit(20)
+    .execute();
+  return (await settlementRound(ctx, withdrawalWay(ctx, options.now), due, options)).confirmed;
 }
 
 /** Confirmed withdrawals are re-checked on chain for this long after their confirmation. */
@@ -333,25 +287,25 @@ export async function watchConfirmedWithdrawals(
   const now = options.now ?? ctx.now();
   let q = ctx.db
     .selectFrom("wallet_withdrawals")
-    .select(["id", "tx_hash"])
+    .select(["id", "sent_tx_hash"])
     .where("status", "=", "CONFIRMED")
-    .where("tx_hash", "is not", null)
+    .where("sent_tx_hash", "is not", null)
     .where("chain_key", "=", chainKeyOf(chain))
     .where("confirmed_at", ">", new Date(now.getTime() - WITHDRAWAL_REORG_WATCH_MS));
   if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
   const reopened: string[] = [];
   for (const row of await q.orderBy("confirmed_at", "desc").limit(200).execute()) {
-    if (await isStillMined(chain, row.tx_hash!)) continue;
+    if (await isStillMined(chain, row.sent_tx_hash!)) continue;
     const back = await ctx.db
       .updateTable("wallet_withdrawals")
       .set({ status: "PENDING", confirmed_at: null, lease_until: null, updated_at: now })
       .where("id", "=", row.id)
       .where("status", "=", "CONFIRMED")
-      .where("tx_hash", "=", row.tx_hash)
+      .where("sent_tx_hash", "=", row.sent_tx_hash)
       .executeTakeFirst();
     if (back.numUpdatedRows > 0n) {
       log.warn(
-        { withdrawalId: row.id, txHash: row.tx_hash },
+        { withdrawalId: row.id, txHash: row.sent_tx_hash },
         "a reorganisation removed a withdrawal; it is sent again",
       );
       reopened.push(row.id);

@@ -160,7 +160,7 @@ describe("a withdrawal a chain reorganisation removed", () => {
     await finishPendingWithdrawals(service.ctx, { only: [id], now: new Date(Date.now() + 3_600_000) });
     const row = await service.db
       .selectFrom("wallet_withdrawals")
-      .select(["status", "tx_hash"])
+      .select(["status", "sent_tx_hash"])
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
     expect(row.status).toBe("CONFIRMED");

@@ -49,6 +49,7 @@ import { displayNamesMigration } from "./0091-display-names";
 import { followOnReplyMigration } from "./0092-follow-on-reply";
 import { partSettlementFailuresMigration } from "./0100-part-settlement-failures";
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
+import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
@@ -106,5 +107,6 @@ export const migrations: Record<string, Migration> = {
   "0092-follow-on-reply": followOnReplyMigration,
   "0100-part-settlement-failures": partSettlementFailuresMigration,
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
+  "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
 };
