@@ -13,7 +13,8 @@ import type { ServiceContext } from "../context";
 import type { ServiceConfig } from "../config";
 import type { Database, EscrowDepositsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
-import { reopenRow } from "./settlement-engine";
+import { CHAIN_RETRY, reopenRow } from "./settlement-engine";
+import { nextAttemptAt } from "../retry-backoff";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { log } from "../log";
@@ -55,7 +56,6 @@ const SCAN_LOOKBACK_BLOCKS = 50_000n;
 const SCAN_CHUNK_BLOCKS = 2_000n;
 const SCAN_CHUNKS_PER_ROUND = 10;
 const REFUND_LEASE_MS = 5 * 60_000;
-const MAX_BACKOFF_MS = 10 * 60_000;
 
 type Trx = Transaction<Database>;
 export type DepositRow = Selectable<EscrowDepositsTable>;
@@ -302,10 +302,9 @@ async function sendStrayRefund(ctx: ServiceContext, chain: ChainConfig, id: stri
         .returningAll()
         .executeTakeFirstOrThrow();
     }
-    const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(claimed.attempts - 1, 10));
     return ctx.db
       .updateTable("escrow_deposits")
-      .set({ last_error: message, lease_until: new Date(now.getTime() + backoff), updated_at: now })
+      .set({ last_error: message, lease_until: nextAttemptAt(now, claimed.attempts, CHAIN_RETRY), updated_at: now })
       .where("id", "=", id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -42,7 +42,7 @@ import { errorFields, log } from "../log";
 /** How long a sender holds a row: more than the chain helpers wait for a receipt (180 s). */
 export const SETTLEMENT_LEASE_MS = 5 * 60_000;
 /** Retries after a chain failure back off from 10 s up to ten minutes (retry-backoff.ts). */
-const CHAIN_RETRY: RetrySchedule = { firstMs: 10_000, maxMs: 10 * 60_000 };
+export const CHAIN_RETRY: RetrySchedule = { firstMs: 10_000, maxMs: 10 * 60_000 };
 /** How often a sent settlement's receipt is tried again while the database does not answer. */
 const RECORD_RETRY_MS = 2_000;
 
