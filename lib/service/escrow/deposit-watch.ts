@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Transaction } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool, type Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { depositEventsBetween, isStillMined } from "@/lib/chain/escrow/deposit-events";
@@ -58,6 +58,20 @@ const SCAN_CHUNKS_PER_ROUND = 10;
 const REFUND_LEASE_MS = 5 * 60_000;
 
 type Trx = Transaction<Database>;
+
+/** A test's round limited to its own deposits (the database may be shared with other suites); every deposit otherwise. */
+const onlyTheseEscrowJobs =
+  (options: WatchOptions) =>
+  (eb: ExpressionBuilder<Database, "escrow_deposits">): Expression<SqlBool> =>
+    !options.onlyEscrowJobIds
+      ? sql<boolean>`true`
+      : options.onlyEscrowJobIds.length > 0
+        ? eb(
+            "escrow_job_id",
+            "in",
+            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
+          )
+        : sql<boolean>`false`;
 export type DepositRow = Selectable<EscrowDepositsTable>;
 
 interface WatchOptions {
@@ -191,15 +205,7 @@ export async function decideDeposits(
     .where("chain_id", "=", chain.chainId)
     // The operator's own deposits (funded reward campaigns) are registered by the service itself.
     .where("payer", "<>", operator);
-  if (options.onlyEscrowJobIds)
-    q =
-      options.onlyEscrowJobIds.length > 0
-        ? q.where(
-            "escrow_job_id",
-            "in",
-            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
-          )
-        : q.where(sql<boolean>`false`);
+  q = q.where(onlyTheseEscrowJobs(options));
   const due = await q.orderBy("refund_due_at").limit(100).execute();
   let decided = 0;
   for (const { id } of due) {
@@ -260,15 +266,7 @@ export async function sendStrayRefunds(
     .where("status", "=", "REFUND_PENDING")
     .where("chain_id", "=", chain.chainId)
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  if (options.onlyEscrowJobIds)
-    q =
-      options.onlyEscrowJobIds.length > 0
-        ? q.where(
-            "escrow_job_id",
-            "in",
-            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
-          )
-        : q.where(sql<boolean>`false`);
+  q = q.where(onlyTheseEscrowJobs(options));
   const due = await q.orderBy("updated_at").limit(20).execute();
   const out: DepositRow[] = [];
   for (const { id } of due) out.push(await sendStrayRefund(ctx, chain, id, now));
@@ -800,15 +798,7 @@ export async function watchRefundedStrays(
     .where("chain_id", "=", chain.chainId)
     .where("refund_tx_hash", "is not", null)
     .where("refunded_at", ">", new Date(now.getTime() - REORG_WATCH_MS));
-  if (options.onlyEscrowJobIds)
-    q =
-      options.onlyEscrowJobIds.length > 0
-        ? q.where(
-            "escrow_job_id",
-            "in",
-            options.onlyEscrowJobIds.map((id) => id.toLowerCase()),
-          )
-        : q.where(sql<boolean>`false`);
+  q = q.where(onlyTheseEscrowJobs(options));
   const rows = await q.orderBy("refunded_at", "desc").limit(200).execute();
   const changed: string[] = [];
   for (const row of rows) {
