@@ -48,6 +48,23 @@ async function postJob(budget: string): Promise<{ poster: TestUser; job: { id: s
   return { poster, job: { id: job.id, escrowJobId: hexOf(job.escrowJobId) } };
 }
 
+/** A 20 USDC job paid in two parts (12 and 8), posted by the poster's wallet, not funded yet. */
+async function postJobInTwoParts(): Promise<{ poster: TestUser; job: { id: string; escrowJobId: Hex } }> {
+  const poster = await newUser(service, posterKey());
+  const created = (
+    await poster.client.createJob({
+      body: jobInput({
+        budget: "20",
+        milestones: [
+          { title: "First half", amountUsdc: "12", acceptanceCriteria: "The first half" },
+          { title: "Second half", amountUsdc: "8", acceptanceCriteria: "The second half" },
+        ],
+      }),
+    })
+  ).data;
+  return { poster, job: { id: created.id, escrowJobId: hexOf(created.escrowJobId) } };
+}
+
 const deposit = async (escrowJobId: Hex, amount: string) =>
   (await depositToEscrow({ config: chain.config, privateKey: posterKey(), escrowJobId, amount: parseUsdc(amount) }))
     .txHash;
@@ -293,19 +310,7 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
   });
 
   it("a part's release removed by a reorganisation is paid again exactly once; the part and its settlement say so meanwhile", async () => {
-    const poster = await newUser(service, posterKey());
-    const created = (
-      await poster.client.createJob({
-        body: jobInput({
-          budget: "20",
-          milestones: [
-            { title: "First half", amountUsdc: "12", acceptanceCriteria: "The first half" },
-            { title: "Second half", amountUsdc: "8", acceptanceCriteria: "The second half" },
-          ],
-        }),
-      })
-    ).data;
-    const job = { id: created.id, escrowJobId: hexOf(created.escrowJobId) };
+    const { poster, job } = await postJobInTwoParts();
     expect((await patchEscrow(job.id, poster.token, await deposit(job.escrowJobId, "20"))).status).toBe(200);
     const part = await service.db
       .selectFrom("job_milestones")
@@ -422,19 +427,7 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
     expect(await usdcOf(agentWallet)).toBe(before + parseUsdc("9.5"));
   });
   it("a deep reorganisation removing a deposit with a part's release: the job is unfunded, the part approved again, nothing is sent meanwhile, and once funded again the part is paid exactly once", async () => {
-    const poster = await newUser(service, posterKey());
-    const created = (
-      await poster.client.createJob({
-        body: jobInput({
-          budget: "20",
-          milestones: [
-            { title: "First half", amountUsdc: "12", acceptanceCriteria: "The first half" },
-            { title: "Second half", amountUsdc: "8", acceptanceCriteria: "The second half" },
-          ],
-        }),
-      })
-    ).data;
-    const job = { id: created.id, escrowJobId: hexOf(created.escrowJobId) };
+    const { poster, job } = await postJobInTwoParts();
     const agentWallet = chain.accounts[AGENT_WALLET]!.address;
     const [agentBefore, posterBefore] = [await usdcOf(agentWallet), await usdcOf(posterAddress())];
     const net = parseUsdc("12") - (parseUsdc("12") * BigInt(chain.config.feeBps)) / 10_000n;
