@@ -1,9 +1,10 @@
-import { isAddressEqual, type Address } from "viem";
+import { isAddressEqual, zeroAddress, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ESCROW_STATES, escrowAbi, escrowV2Abi, usdcAbi, type EscrowState } from "../abi";
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
+import { EscrowError } from "./errors";
 
 // Reading the escrow contract and the token: a deposit slot, claimable credits, balances, and
 // whether a deployment fits the service's configuration.
@@ -32,6 +33,71 @@ export async function getEscrow(params: {
   });
   return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
 }
+
+/** Which escrow contract holds a slot: 1 contracts/Escrow.sol, 2 contracts/EscrowV2.sol (jobs.escrow_version). */
+export type EscrowVersion = 1 | 2;
+
+/** A version 2 slot: the agent its payer assigned (null until then) and the expiry beside version 1's fields. */
+export interface EscrowV2Record extends EscrowRecord {
+  agent: Address | null;
+  /** Unix seconds from which anyone may claimRefund and the operator settles no more. */
+  expiresAt: bigint;
+  feeBps: number;
+  partsSettled: bigint;
+  /** The nonce the next signed MoveAgent must carry. */
+  moveNonce: bigint;
+}
+
+/** The EscrowV2 deployment of this configuration; a version 2 slot cannot be touched without one. */
+export function escrowV2AddressOf(config: ChainConfig): Address {
+  if (!config.escrowV2Address)
+    throw new EscrowError("TX_FAILED", "no escrow v2 contract is configured (ESCROW_V2_ADDRESS) for a slot it holds");
+  return config.escrowV2Address;
+}
+
+/** The contract address of a version's slots. */
+export const escrowAddressOf = (config: ChainConfig, version: EscrowVersion): Address =>
+  version === 2 ? escrowV2AddressOf(config) : config.escrowAddress;
+
+/**
+ * `payer`'s slot of a job in EscrowV2. Its getEscrow answers `(state, amount, agent, expiresAt,
+ * feeBps, partsSettled, settledBlock, moveNonce)`: the state first, unlike version 1's `(amount,
+ * state, settledBlock)`.
+ */
+export async function getEscrowV2(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+}): Promise<EscrowV2Record> {
+  const { config, payer } = params;
+  const [state, amount, agent, expiresAt, feeBps, partsSettled, settledBlock, moveNonce] = await getPublicClient(
+    config,
+  ).readContract({
+    address: escrowV2AddressOf(config),
+    abi: escrowV2Abi,
+    functionName: "getEscrow",
+    args: [normalizeEscrowJobId(params.escrowJobId), payer],
+  });
+  return {
+    payer,
+    amount,
+    state: ESCROW_STATES[state] ?? "NONE",
+    settledBlock: BigInt(settledBlock),
+    agent: isAddressEqual(agent, zeroAddress) ? null : agent,
+    expiresAt: BigInt(expiresAt),
+    feeBps: Number(feeBps),
+    partsSettled,
+    moveNonce,
+  };
+}
+
+/** A slot of either version, read as version 1's record (what the settling helpers compare). */
+export const getEscrowOf = (params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  version: EscrowVersion;
+}): Promise<EscrowRecord> => (params.version === 2 ? getEscrowV2(params) : getEscrow(params));
 
 /** The block a part (0-based) of `payer`'s slot settled in; 0n while it is unsettled. */
 export async function partSettledBlock(params: {
