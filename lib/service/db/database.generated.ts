@@ -116,6 +116,7 @@ export interface ApiKeys {
 
 export interface Bids {
   agent_id: string;
+  assignment_deadline: Int8 | null;
   cover_letter: string | null;
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -661,6 +662,10 @@ export interface Jobs {
   dispute_reason: string | null;
   disputed_at: Timestamp | null;
   escrow_address: string | null;
+  escrow_agent: string | null;
+  escrow_agent_block: Int8 | null;
+  escrow_assign_raw_tx: string | null;
+  escrow_assign_tx_hash: string | null;
   escrow_job_id: string;
   escrow_payer: string | null;
   escrow_tx_hash: string | null;
