@@ -221,11 +221,23 @@ export const Job = z.object({
   escrowPayer: z.string().nullable(),
   /**
    * The escrow contract that holds the job's deposit (its slot), settled there until done; null
-   * until funded. Today the first escrow (GET /v1/chain's escrowAddress) for every funded job.
+   * until funded: the contract the registered deposit went to (GET /v1/chain's escrowAddress or
+   * escrowV2Address).
    */
   escrowAddress: EvmAddress.nullable().meta({
     description:
-      "The escrow contract holding this job's deposit, where it is settled; null until the job is funded. Today GET /v1/chain's escrowAddress for every funded job (escrowV2Address takes no deposits yet).",
+      "The escrow contract holding this job's deposit, where it is settled; null until the job is funded. The contract the registered deposit went to: GET /v1/chain's escrowAddress (version 1) or escrowV2Address (version 2).",
+  }),
+  escrowVersion: z
+    .union([z.literal(1), z.literal(2)])
+    .nullable()
+    .meta({
+      description:
+        "Which escrow holds the deposit: 1 (contracts/Escrow.sol) or 2 (EscrowV2: an agent fixed by the payer, a slot expiry after which anyone may return the money to the payer). Null until funded.",
+    }),
+  escrowExpiresAt: NullableTimestamp.meta({
+    description:
+      "Version 2 only: the deposit's expiry on chain (the Deposited event's expiresAt, or a later extendExpiry). From then on anyone may call claimRefund(jobId, payer) and the money goes back to the payer; the service settles only before it. Null for version 1 (its slots never expire) and until funded.",
   }),
   /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
   depositLostAt: NullableTimestamp,

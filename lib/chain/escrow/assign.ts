@@ -1,11 +1,12 @@
-import { isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
+import { isAddressEqual, zeroAddress, parseEventLogs, type Address, type Hex } from "viem";
 import { escrowV2Abi } from "../abi";
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
 import type { StoredSend } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError } from "./errors";
-import { escrowV2AddressOf, getEscrowV2 } from "./reads";
+import { escrowContractOf } from "./contracts";
+import { getEscrowV2 } from "./reads";
 import { sendSettlementCall } from "./settle";
 
 // Assigning a version 2 slot's agent with the payer's consent (docs/escrow-v2.md, step 3): the
@@ -36,7 +37,7 @@ export async function assignmentTypedData(
   config: ChainConfig,
   slot: { escrowJobId: string; payer: Address; agent: Address; deadline: number },
 ): Promise<AssignmentTypedData> {
-  const address = escrowV2AddressOf(config);
+  const address = escrowContractOf(config, 2).address;
   const [, name, version, chainId, verifyingContract] = await getPublicClient(config).readContract({
     address,
     abi: escrowV2Abi,
@@ -88,7 +89,7 @@ export async function assignAgent(params: {
     if (slot.state === "NONE") throw new EscrowError("NOT_FUNDED", `no deposit by ${payer} for escrow job id ${jobId}`);
     if (slot.state !== "FUNDED")
       throw new EscrowError("ALREADY_SETTLED", `the escrow slot is ${slot.state.toLowerCase()}; it takes no agent`);
-    if (!slot.agent) return null;
+    if (isAddressEqual(slot.agent, zeroAddress)) return null;
     if (!isAddressEqual(slot.agent, agent))
       throw new EscrowError(
         "AGENT_MISMATCH",
@@ -120,7 +121,7 @@ export async function assignAgent(params: {
     throw error;
   }
   if ("alreadySettled" in receipt) throw new EscrowError("TX_FAILED", "an assignment is not a settlement");
-  const address = escrowV2AddressOf(config);
+  const address = escrowContractOf(config, 2).address;
   const [assigned] = parseEventLogs({
     abi: escrowV2Abi,
     eventName: "AgentAssigned",

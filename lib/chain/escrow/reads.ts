@@ -1,10 +1,10 @@
-import { isAddressEqual, zeroAddress, type Address } from "viem";
+import { isAddressEqual, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ESCROW_STATES, escrowAbi, escrowV2Abi, usdcAbi, type EscrowState } from "../abi";
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
-import { EscrowError } from "./errors";
+import { escrowContractOf, type EscrowVersion } from "./contracts";
 
 // Reading the escrow contract and the token: a deposit slot, claimable credits, balances, and
 // whether a deployment fits the service's configuration.
@@ -16,48 +16,44 @@ export interface EscrowRecord {
   state: EscrowState;
   /** Block of the release or refund; 0n while not settled. */
   settledBlock: bigint;
+  /** EscrowV2 only: when anyone may return what the slot holds to the payer (unix seconds). */
+  expiresAt?: bigint;
+  /** EscrowV2 only: the agent the payer assigned (the zero address until then). */
+  agent?: Address;
 }
 
-/** `payer`'s slot of a job's escrow (state NONE when that payer never deposited for it). */
+/**
+ * `payer`'s slot of a job's escrow (state NONE when that payer never deposited for it), in the
+ * contract of `version` (the first escrow unless told: a job's slot is in jobs.escrow_version's).
+ */
 export async function getEscrow(params: {
   config: ChainConfig;
   escrowJobId: string;
   payer: Address;
+  version?: EscrowVersion | null;
 }): Promise<EscrowRecord> {
   const { config, payer } = params;
+  const jobId = normalizeEscrowJobId(params.escrowJobId);
+  if (params.version === 2) return getEscrowV2({ config, escrowJobId: jobId, payer });
   const [amount, state, settledBlock] = await getPublicClient(config).readContract({
     address: config.escrowAddress,
     abi: escrowAbi,
     functionName: "getEscrow",
-    args: [normalizeEscrowJobId(params.escrowJobId), payer],
+    args: [jobId, payer],
   });
   return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
 }
 
-/** Which escrow contract holds a slot: 1 contracts/Escrow.sol, 2 contracts/EscrowV2.sol (jobs.escrow_version). */
-export type EscrowVersion = 1 | 2;
-
-/** A version 2 slot: the agent its payer assigned (null until then) and the expiry beside version 1's fields. */
+/** A version 2 slot, whole: its getEscrow beyond the fields every version's record has. */
 export interface EscrowV2Record extends EscrowRecord {
-  agent: Address | null;
-  /** Unix seconds from which anyone may claimRefund and the operator settles no more. */
   expiresAt: bigint;
+  /** The zero address until the payer assigned one. */
+  agent: Address;
   feeBps: number;
   partsSettled: bigint;
   /** The nonce the next signed MoveAgent must carry. */
   moveNonce: bigint;
 }
-
-/** The EscrowV2 deployment of this configuration; a version 2 slot cannot be touched without one. */
-export function escrowV2AddressOf(config: ChainConfig): Address {
-  if (!config.escrowV2Address)
-    throw new EscrowError("TX_FAILED", "no escrow v2 contract is configured (ESCROW_V2_ADDRESS) for a slot it holds");
-  return config.escrowV2Address;
-}
-
-/** The contract address of a version's slots. */
-export const escrowAddressOf = (config: ChainConfig, version: EscrowVersion): Address =>
-  version === 2 ? escrowV2AddressOf(config) : config.escrowAddress;
 
 /**
  * `payer`'s slot of a job in EscrowV2. Its getEscrow answers `(state, amount, agent, expiresAt,
@@ -73,7 +69,7 @@ export async function getEscrowV2(params: {
   const [state, amount, agent, expiresAt, feeBps, partsSettled, settledBlock, moveNonce] = await getPublicClient(
     config,
   ).readContract({
-    address: escrowV2AddressOf(config),
+    address: escrowContractOf(config, 2).address,
     abi: escrowV2Abi,
     functionName: "getEscrow",
     args: [normalizeEscrowJobId(params.escrowJobId), payer],
@@ -83,21 +79,13 @@ export async function getEscrowV2(params: {
     amount,
     state: ESCROW_STATES[state] ?? "NONE",
     settledBlock: BigInt(settledBlock),
-    agent: isAddressEqual(agent, zeroAddress) ? null : agent,
     expiresAt: BigInt(expiresAt),
+    agent,
     feeBps: Number(feeBps),
     partsSettled,
     moveNonce,
   };
 }
-
-/** A slot of either version, read as version 1's record (what the settling helpers compare). */
-export const getEscrowOf = (params: {
-  config: ChainConfig;
-  escrowJobId: string;
-  payer: Address;
-  version: EscrowVersion;
-}): Promise<EscrowRecord> => (params.version === 2 ? getEscrowV2(params) : getEscrow(params));
 
 /** The block a part (0-based) of `payer`'s slot settled in; 0n while it is unsettled. */
 export async function partSettledBlock(params: {

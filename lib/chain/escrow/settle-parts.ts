@@ -5,7 +5,8 @@ import type { ChainConfig } from "../config";
 import type { StoredSend } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError } from "./errors";
-import { escrowAddressOf, getEscrowOf, type EscrowV2Record, type EscrowVersion } from "./reads";
+import { escrowContractOf, type EscrowVersion } from "./contracts";
+import { getEscrow, type EscrowV2Record } from "./reads";
 import {
   checkV2SlotBeforeSettling,
   paidBy,
@@ -86,7 +87,7 @@ export async function settleEscrowPart(p: PartSettlement): Promise<SettlementRes
 async function existingPart(p: PartSettlement, jobId: Hex, part: bigint): Promise<SettlementResult | null> {
   const client = getPublicClient(p.config);
   const version = p.version ?? 1;
-  const address = escrowAddressOf(p.config, version);
+  const address = escrowContractOf(p.config, version).address;
   // getPart is the same function in both contracts.
   const [settledBlock] = await client.readContract({
     address,
@@ -95,7 +96,7 @@ async function existingPart(p: PartSettlement, jobId: Hex, part: bigint): Promis
     args: [jobId, p.payer, part],
   });
   if (settledBlock === 0n) {
-    const slot = await getEscrowOf({ config: p.config, escrowJobId: jobId, payer: p.payer, version });
+    const slot = await getEscrow({ config: p.config, escrowJobId: jobId, payer: p.payer, version });
     if (slot.state !== "FUNDED")
       throw new EscrowError(
         slot.state === "NONE" ? "NOT_FUNDED" : "ALREADY_SETTLED",
@@ -146,7 +147,7 @@ function partFromReceipt(
   receipt: TransactionReceipt,
 ): Omit<SettlementResult, "alreadySettled"> | null {
   const version = p.version ?? 1;
-  const logs = receipt.logs.filter((l) => isAddressEqual(l.address, escrowAddressOf(p.config, version)));
+  const logs = receipt.logs.filter((l) => isAddressEqual(l.address, escrowContractOf(p.config, version).address));
   const events =
     version === 2
       ? parseEventLogs({ abi: escrowV2Abi, logs, args: { jobId } })

@@ -20,7 +20,8 @@ import {
 } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { EscrowError, chainFailureReason, errorText, isContractRevert } from "./errors";
-import { escrowAddressOf, getEscrowOf, type EscrowRecord, type EscrowV2Record, type EscrowVersion } from "./reads";
+import { escrowContractOf, type EscrowVersion } from "./contracts";
+import { getEscrow, type EscrowRecord, type EscrowV2Record } from "./reads";
 import { assertClearOfExpiry, followAssignedAgent, type RecordedAgent } from "./slot-v2";
 import { RECEIPT_TIMEOUT_MS } from "./send";
 
@@ -131,7 +132,7 @@ export async function checkV2SlotBeforeSettling(
 }
 
 const readSlot = (config: ChainConfig, slot: Slot) =>
-  getEscrowOf({ config, escrowJobId: slot.jobId, payer: slot.payer, version: slot.version });
+  getEscrow({ config, escrowJobId: slot.jobId, payer: slot.payer, version: slot.version });
 
 /** The settling call of a goal: version 1 names the agent, version 2 pays the one its payer assigned. */
 function settlingCall(slot: Slot, goal: Goal, to?: Address, agentShare?: bigint): EscrowCall {
@@ -220,7 +221,7 @@ export async function sendSettlementCall(
   const client = getPublicClient(config);
   const wallet = getWalletClient(config, config.operatorPrivateKey);
   const sent = durable ?? keptInMemory();
-  const address = escrowAddressOf(config, call.version ?? 1);
+  const address = escrowContractOf(config, call.version ?? 1).address;
   // One call, typed by the escrow's ABI where it is built (EscrowCall's callers); viem's generics
   // cannot follow a function name chosen at run time.
   const request = {
@@ -334,7 +335,7 @@ async function existingSettlement(
   const logs =
     slot.version === 2
       ? await client.getContractEvents({
-          address: escrowAddressOf(config, 2),
+          address: escrowContractOf(config, 2).address,
           abi: escrowV2Abi,
           eventName: V2_EVENT_OF[goal],
           args: { jobId: slot.jobId, payer: slot.payer },
@@ -427,7 +428,7 @@ function settlementV2FromReceipt(
   goal: Goal,
   receipt: TransactionReceipt,
 ): Omit<SettlementResult, "alreadySettled"> | null {
-  const logs = receipt.logs.filter((l) => isAddressEqual(l.address, escrowAddressOf(config, 2)));
+  const logs = receipt.logs.filter((l) => isAddressEqual(l.address, escrowContractOf(config, 2).address));
   const events = parseEventLogs({ abi: escrowV2Abi, logs, args: { jobId: slot.jobId } });
   let to: Address | undefined;
   let amount = 0n;

@@ -1,9 +1,10 @@
-import { isAddressEqual, type Address, type Hex } from "viem";
+import { isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
 import { escrowV2Abi } from "../abi";
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
 import { EscrowError, contractErrorSentence } from "./errors";
-import { escrowV2AddressOf, type EscrowV2Record } from "./reads";
+import { escrowContractOf } from "./contracts";
+import type { EscrowV2Record } from "./reads";
 
 // What the operator checks of a version 2 slot before it settles it (docs/escrow-v2.md, step 4):
 // the slot pays the agent the service recorded at acceptance (or where that agent moved itself),
@@ -42,7 +43,7 @@ export async function followAssignedAgent(
   slot: EscrowV2Record & { jobId: Hex },
   recorded: RecordedAgent,
 ): Promise<FollowedAgent> {
-  if (!slot.agent)
+  if (isAddressEqual(slot.agent, zeroAddress))
     throw new EscrowError(
       "REVERTED",
       `the escrow refuses it: ${contractErrorSentence("AgentNotAssigned", [])} (AgentNotAssigned)`,
@@ -51,7 +52,7 @@ export async function followAssignedAgent(
   const atBlock = await client.getBlockNumber({ cacheTime: 0 });
   if (isAddressEqual(slot.agent, recorded.address)) return { address: slot.agent, atBlock, moved: false };
   const moves = await client.getContractEvents({
-    address: escrowV2AddressOf(config),
+    address: escrowContractOf(config, 2).address,
     abi: escrowV2Abi,
     eventName: "AgentMoved",
     args: { jobId: slot.jobId, payer: slot.payer },

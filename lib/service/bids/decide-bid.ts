@@ -181,7 +181,7 @@ export async function withdrawBid(ctx: ServiceContext, actor: Actor, agentId: st
 async function assertDepositStillOnChain(ctx: ServiceContext, actor: Actor, jobId: string) {
   const job = await ctx.db
     .selectFrom("jobs")
-    .select(["id", "poster_id", "escrow_tx_hash", "escrow_payer", "escrow_job_id"])
+    .select(["id", "poster_id", "escrow_tx_hash", "escrow_payer", "escrow_job_id", "escrow_version"])
     .where("id", "=", jobId)
     .executeTakeFirst();
   // Existence and the poster are checked (and answered) in the transaction below.

@@ -211,6 +211,7 @@ export interface EscrowDeposits {
   chain_id: number;
   created_at: Generated<Timestamp>;
   escrow_job_id: string;
+  escrow_version: Generated<number>;
   id: Generated<string>;
   job_id: string | null;
   last_error: string | null;
@@ -666,6 +667,7 @@ export interface Jobs {
   escrow_agent_block: Int8 | null;
   escrow_assign_raw_tx: string | null;
   escrow_assign_tx_hash: string | null;
+  escrow_expires_at: Timestamp | null;
   escrow_job_id: string;
   escrow_payer: string | null;
   escrow_tx_hash: string | null;

@@ -1,32 +1,40 @@
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError } from "@/lib/chain/escrow/errors";
-import type { EscrowVersion } from "@/lib/chain/escrow/reads";
+import type { EscrowContract, EscrowVersion } from "@/lib/chain/escrow/contracts";
 import type { RecordedAgent } from "@/lib/chain/escrow/slot-v2";
 import type { Db } from "../db/connection";
 
 /**
  * Which escrow contract holds a job's slot: jobs.escrow_address and jobs.escrow_version (migration
- * 0125-job-escrow-contract), null while the job is not funded. EscrowV2 is deployed beside the
- * first escrow (docs/escrow-v2.md, step 1), but the service does not take deposits into it yet
- * (steps 2 to 4: the expiry at deposit, the agent assigned at acceptance, settlements without a
- * destination). So every deposit registered now is the first escrow's, version 1, and a funded
- * job settles on the contract recorded here until it is done.
+ * 0125-job-escrow-contract), null while the job is not funded, and for a version 2 slot its expiry
+ * (jobs.escrow_expires_at, migration 0135). A poster's deposit is registered in whichever
+ * configured contract it went to (verify-deposit.ts: the Deposited event's emitter); a funded job
+ * settles on the contract recorded here until it is done.
  */
 
-/** What a job funded now records: the contract its verified deposit went to (ChainConfig.escrowAddress). */
+/** What a job funded by a verified deposit records: the contract it went to, and a version 2 slot's expiry. */
+export function escrowContractOfDeposit(deposit: { escrow: EscrowContract; expiresAt: bigint | null }) {
+  return {
+    escrow_address: deposit.escrow.address,
+    escrow_version: deposit.escrow.version,
+    escrow_expires_at: deposit.expiresAt === null ? null : new Date(Number(deposit.expiresAt) * 1000),
+  };
+}
+
+/** What a reward slot funded by the rewards wallet records: the first escrow (version 1), where rewards are deposited. */
 export function escrowContractOfNewDeposit(chain: ChainConfig): { escrow_address: string; escrow_version: 1 } {
   return { escrow_address: chain.escrowAddress, escrow_version: 1 };
 }
 
 /** What a job unfunded again (a reorganisation removed its deposit) records: no contract holds its slot. */
-export const NO_ESCROW_CONTRACT = { escrow_address: null, escrow_version: null } as const;
+export const NO_ESCROW_CONTRACT = { escrow_address: null, escrow_version: null, escrow_expires_at: null } as const;
 
 /**
  * Funded jobs that name no contract get the first escrow's address and version 1: those funded
  * before the migration (which recorded version 1 but could not know the address), and any written
- * by an instance of an earlier release during a rolling deploy. Only jobs of the configured chain;
- * no job is funded in EscrowV2 yet, so a funded job without an address can only be version 1's.
+ * by an instance of an earlier release during a rolling deploy. Only jobs of the configured chain,
+ * and only version 1's: a version 2 deposit is always registered with its address.
  * Run by each round of the deposit watcher (escrow/worker.ts): one cheap update on a partial index
  * that is empty once every row is filled. Returns how many jobs it filled.
  */

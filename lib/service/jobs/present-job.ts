@@ -94,6 +94,8 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     escrowTxHash: row.escrow_tx_hash,
     escrowPayer: row.escrow_payer,
     escrowAddress: row.escrow_address,
+    escrowVersion: row.escrow_version === 1 || row.escrow_version === 2 ? row.escrow_version : null,
+    escrowExpiresAt: iso(row.escrow_expires_at),
     depositLostAt: iso(row.deposit_lost_at),
     escrowJobId: escrowJobIdWire(row.escrow_job_id),
     chainId: row.chain_id,

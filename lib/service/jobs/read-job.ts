@@ -66,6 +66,7 @@ export const JOB_COLUMNS = Object.keys({
   escrow_payer: true,
   escrow_address: true,
   escrow_version: true,
+  escrow_expires_at: true,
   escrow_agent: true,
   escrow_agent_block: true,
   escrow_assign_raw_tx: true,

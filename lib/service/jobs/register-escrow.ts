@@ -13,17 +13,18 @@ import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { depositAmountRefusal, isFundable } from "../escrow/deposit-rules";
-import { escrowContractOfNewDeposit } from "../escrow/escrow-contract";
+import { escrowContractOfDeposit } from "../escrow/escrow-contract";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
 /**
  * PATCH /v1/jobs/:id/escrow {txHash}. The poster registers the on-chain deposit that funds an OPEN,
  * unfunded job. It counts only if the chain says so (verifyDeposit): a successful receipt on the
- * configured chain, the escrow contract's Deposited event for this job's escrowJobId with exactly
- * the job's gross budget in 6-decimal units, the configured confirmations, an escrow still funded;
- * and no other job registered the same hash (the unique constraint on jobs.escrow_tx_hash decides).
- * The job records the contract holding its slot (escrow/escrow-contract.ts: the first escrow, version 1).
+ * configured chain, a Deposited event of either configured escrow contract (the first escrow or
+ * EscrowV2) for this job's escrowJobId with exactly the job's gross budget in 6-decimal units, the
+ * configured confirmations, an escrow still funded; and no other job registered the same hash (the
+ * unique constraint on jobs.escrow_tx_hash decides). The job records the contract holding its slot
+ * and, for EscrowV2, the slot's expiry (escrow/escrow-contract.ts).
  * The escrow keeps one slot per (escrowJobId, payer): the event's payer is stored as escrow_payer,
  * and settlement moves that slot only. So a stranger who deposits under the public escrowJobId
  * first neither blocks the poster's deposit nor becomes the job's money; the stranger's stray slot
@@ -126,6 +127,8 @@ export async function fundJobWithDeposit(
         chain_id: locked.chain_id,
         escrow_job_id: locked.escrow_job_id.toLowerCase(),
         payer: check.payer.toLowerCase(),
+        // The same (escrow job id, payer) may hold a slot in each contract.
+        escrow_version: check.escrow.version,
       };
       const seen = await trx
         .selectFrom("escrow_deposits")
@@ -133,6 +136,7 @@ export async function fundJobWithDeposit(
         .where("chain_id", "=", slot.chain_id)
         .where("escrow_job_id", "=", slot.escrow_job_id)
         .where("payer", "=", slot.payer)
+        .where("escrow_version", "=", slot.escrow_version)
         .forUpdate()
         .executeTakeFirst();
       if (seen && (seen.status === "REFUND_PENDING" || seen.status === "REFUNDED")) {
@@ -150,8 +154,8 @@ export async function fundJobWithDeposit(
         .set({
           escrow_tx_hash: txHash,
           escrow_payer: check.payer,
-          // verifyDeposit read the Deposited event of this contract, the one the deposit is in.
-          ...escrowContractOfNewDeposit(chain),
+          // verifyDeposit read the Deposited event of the contract the deposit is in.
+          ...escrowContractOfDeposit(check),
           funded_at: now,
           updated_at: now,
         })
@@ -170,7 +174,7 @@ export async function fundJobWithDeposit(
           refund_due_at: now,
         })
         .onConflict((oc) =>
-          oc.columns(["chain_id", "escrow_job_id", "payer"]).doUpdateSet({
+          oc.columns(["chain_id", "escrow_version", "escrow_job_id", "payer"]).doUpdateSet({
             status: "REGISTERED",
             job_id: jobId,
             tx_hash: txHash,
@@ -203,6 +207,7 @@ async function reregister(
     escrow_tx_hash: string | null;
     escrow_payer: string | null;
     budget_usdc: string;
+    escrow_version: number | null;
   },
   txHash: string,
 ) {

@@ -51,6 +51,7 @@ import { partSettlementFailuresMigration } from "./0100-part-settlement-failures
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
+import { escrowV2DepositsMigration } from "./0135-escrow-v2-deposits";
 import { escrowAgentAssignmentMigration } from "./0140-escrow-agent-assignment";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
@@ -110,5 +111,6 @@ export const migrations: Record<string, Migration> = {
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
   "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
+  "0135-escrow-v2-deposits": escrowV2DepositsMigration,
   "0140-escrow-agent-assignment": escrowAgentAssignmentMigration,
 };
