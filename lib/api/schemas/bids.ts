@@ -58,6 +58,43 @@ export const PlaceBidRequest = z.strictObject({
 export type PlaceBidRequest = z.input<typeof PlaceBidRequest>;
 
 export const JobBidParams = z.strictObject({ jobId: Uuid, bidId: Uuid });
+
+const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+/**
+ * The EIP-712 `Assign` a payer signs so that its EscrowV2 slot pays the accepted agent
+ * (docs/escrow-v2.md, "The typed data"): what a wallet's eth_signTypedData_v4 / viem's
+ * signTypedData takes as it is. The domain is read from the contract (eip712Domain()).
+ */
+export const AssignmentTypedData = z
+  .object({
+    domain: z.object({
+      name: z.string(),
+      version: z.string(),
+      chainId: z.number().int(),
+      verifyingContract: HexAddress,
+    }),
+    types: z.object({ Assign: z.array(z.object({ name: z.string(), type: z.string() })) }),
+    primaryType: z.literal("Assign"),
+    message: z.object({
+      jobId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+      payer: HexAddress,
+      agent: HexAddress.meta({ description: "The bid's agent's payout wallet: the only address the slot will pay." }),
+      deadline: z.number().int().meta({ description: "Unix seconds: the last second the signature is good for." }),
+    }),
+  })
+  .meta({ id: "AssignmentTypedData" });
+export type AssignmentTypedData = z.infer<typeof AssignmentTypedData>;
+
+/** Signatures are hex: an EOA's 65 bytes, or whatever a contract wallet's ERC-1271 accepts. */
+const Signature = z.string().regex(/^0x(?:[0-9a-fA-F]{2}){1,2048}$/, "must be a 0x-prefixed hex signature");
+
+export const AcceptBidRequest = z.strictObject({
+  assignmentSignature: Signature.optional().meta({
+    description:
+      "A job funded in EscrowV2 only: the payer's signature of the `assignment` a 409 ASSIGNMENT_SIGNATURE_REQUIRED answered for this bid (EIP-712). The service relays it on chain (assign) and accepts once the agent is assigned. Not needed when the payer sent `assign` itself.",
+  }),
+});
 export const AgentBidParams = z.strictObject({ id: z.string().min(1).max(100), bidId: Uuid });
 
 export const ListAgentBidsQuery = z.strictObject({

@@ -16,7 +16,7 @@ import { sendSettlementCall } from "./settle";
 /** The EIP-712 data a payer signs to assign its slot's agent: what viem's signTypedData takes. */
 export interface AssignmentTypedData {
   domain: { name: string; version: string; chainId: number; verifyingContract: Address };
-  types: { Assign: ReadonlyArray<{ name: string; type: string }> };
+  types: { Assign: Array<{ name: string; type: string }> };
   primaryType: "Assign";
   /** deadline: unix seconds, the last second the signature is good for. */
   message: { jobId: Hex; payer: Address; agent: Address; deadline: number };
@@ -45,7 +45,7 @@ export async function assignmentTypedData(
   });
   return {
     domain: { name, version, chainId: Number(chainId), verifyingContract },
-    types: ASSIGN_TYPES,
+    types: { Assign: ASSIGN_TYPES.Assign.map((field) => ({ ...field })) },
     primaryType: "Assign",
     message: {
       jobId: normalizeEscrowJobId(slot.escrowJobId),
