@@ -70,7 +70,7 @@ export async function acceptBid(
   // first, so nothing is relayed for a bid that could not be accepted anyway).
   const before = await acceptableBid(ctx.db, actor, jobId, bidId, ctx.now(), false);
   if (before.job.escrow_version === 2 && before.job.escrow_tx_hash !== null)
-    await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature, { bidId });
+    await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature);
   await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.
     const { job, bid } = await acceptableBid(trx, actor, jobId, bidId, ctx.now(), true);

@@ -116,7 +116,6 @@ export interface ApiKeys {
 
 export interface Bids {
   agent_id: string;
-  assignment_deadline: Int8 | null;
   cover_letter: string | null;
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -665,6 +664,7 @@ export interface Jobs {
   escrow_address: string | null;
   escrow_agent: string | null;
   escrow_agent_block: Int8 | null;
+  escrow_assign_deadline: Int8 | null;
   escrow_assign_raw_tx: string | null;
   escrow_assign_tx_hash: string | null;
   escrow_expires_at: Timestamp | null;

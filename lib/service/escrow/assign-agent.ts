@@ -32,15 +32,14 @@ export interface SlotToAssign {
  * it pays nobody yet; returns once it does, or throws the answer to give (409
  * ASSIGNMENT_SIGNATURE_REQUIRED with the data to sign, 400 ASSIGNMENT_SIGNATURE_INVALID, 409
  * AGENT_ALREADY_ASSIGNED, 409 AGENT_WALLET_MISSING, 400 ADDRESS_NOT_PAYABLE, 503 CHAIN_UNAVAILABLE).
- * `offer` is where the deadline of the `Assign` asked for is kept (the bid), so the signature sent
- * back is relayed with the deadline it was made for.
+ * The deadline of the `Assign` asked for is kept on the job (escrow_assign_deadline), so the
+ * signature sent back is relayed with the deadline it was made for.
  */
 export async function assignSlotAgent(
   ctx: ServiceContext,
   job: SlotToAssign,
   agentId: string,
   signature: string | undefined,
-  offer: { bidId: string },
 ): Promise<void> {
   const chain = requireChain(ctx);
   if (!job.escrow_payer) throw fail("CHAIN_UNAVAILABLE", "the job's deposit names no payer; register it again");
@@ -64,10 +63,10 @@ export async function assignSlotAgent(
     if (!isAddressEqual(slot.agent, agent)) throw alreadyAssigned(slot.agent);
     return recordAgent(ctx, job.id, agent, await onChain(() => blockNow(chain)));
   }
-  const deadlineOffered = signature ? await offeredDeadline(ctx, offer.bidId) : null;
+  const deadlineOffered = signature ? await offeredDeadline(ctx, job.id) : null;
   const nowSeconds = Math.floor(ctx.now().getTime() / 1000);
   if (!signature || deadlineOffered === null || deadlineOffered < nowSeconds) {
-    const assignment = await offerAssignment(ctx, job, payer, agent, offer.bidId);
+    const assignment = await offerAssignment(ctx, job, payer, agent);
     throw fail(
       "ASSIGNMENT_SIGNATURE_REQUIRED",
       signature
@@ -95,7 +94,7 @@ export async function assignSlotAgent(
     if (error instanceof EscrowError && error.code === "REVERTED")
       throw fail("ASSIGNMENT_SIGNATURE_INVALID", `the escrow refuses this assignment: ${error.message}`, {
         reason: error.contractError ?? "REVERTED",
-        assignment: await offerAssignment(ctx, job, payer, agent, offer.bidId),
+        assignment: await offerAssignment(ctx, job, payer, agent),
       });
     throw fail(
       "CHAIN_UNAVAILABLE",
@@ -112,19 +111,23 @@ const alreadyAssigned = (assignedAgent: Address) =>
     { assignedAgent },
   );
 
-/** A fresh `Assign` to sign (deadline an hour ahead), its deadline kept on the bid for the signature's return. */
-async function offerAssignment(ctx: ServiceContext, job: SlotToAssign, payer: Address, agent: Address, bidId: string) {
+/** A fresh `Assign` to sign (deadline an hour ahead), its deadline kept on the job for the signature's return. */
+async function offerAssignment(ctx: ServiceContext, job: SlotToAssign, payer: Address, agent: Address) {
   const deadline = Math.floor(ctx.now().getTime() / 1000) + ASSIGNMENT_TTL_SECONDS;
   const assignment = await onChain(() =>
     assignmentTypedData(requireChain(ctx), { escrowJobId: job.escrow_job_id, payer, agent, deadline }),
   );
-  await ctx.db.updateTable("bids").set({ assignment_deadline: deadline }).where("id", "=", bidId).execute();
+  await ctx.db.updateTable("jobs").set({ escrow_assign_deadline: deadline }).where("id", "=", job.id).execute();
   return assignment;
 }
 
-async function offeredDeadline(ctx: ServiceContext, bidId: string): Promise<number | null> {
-  const bid = await ctx.db.selectFrom("bids").select("assignment_deadline").where("id", "=", bidId).executeTakeFirst();
-  return bid?.assignment_deadline == null ? null : Number(bid.assignment_deadline);
+async function offeredDeadline(ctx: ServiceContext, jobId: string): Promise<number | null> {
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select("escrow_assign_deadline")
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  return job?.escrow_assign_deadline == null ? null : Number(job.escrow_assign_deadline);
 }
 
 /** The slot's agent as the service learnt it; moves of the agent's own are followed from `block`. */

@@ -71,6 +71,7 @@ export const JOB_COLUMNS = Object.keys({
   escrow_agent_block: true,
   escrow_assign_raw_tx: true,
   escrow_assign_tx_hash: true,
+  escrow_assign_deadline: true,
   funded_at: true,
   deposit_lost_at: true,
   release_tx_hash: true,

@@ -11,9 +11,11 @@ import { sql, type Kysely, type Migration } from "kysely";
 // - jobs.escrow_assign_raw_tx / escrow_assign_tx_hash: the relayed `assign` transaction, kept
 //   before it is broadcast (the durable sender), so a retried acceptance asks the chain about it
 //   instead of signing another.
-// - bids.assignment_deadline: the deadline (unix seconds) of the `Assign` the service last asked
-//   the poster to sign for this bid (409 ASSIGNMENT_SIGNATURE_REQUIRED): the signature sent back
-//   with {assignmentSignature} is relayed with it.
+// - jobs.escrow_assign_deadline: the deadline (unix seconds) of the `Assign` the service last asked
+//   the poster to sign for this job (409 ASSIGNMENT_SIGNATURE_REQUIRED, at a bid's acceptance or a
+//   bounty's approval): the signature sent back with {assignmentSignature} is relayed with it. A
+//   signature made for an earlier one no longer matches: the escrow refuses it, and a fresh one is
+//   asked for.
 export const escrowAgentAssignmentMigration: Migration = {
   async up(db: Kysely<any>) {
     await sql
@@ -23,7 +25,7 @@ alter table jobs add column escrow_agent text;
 alter table jobs add column escrow_agent_block bigint;
 alter table jobs add column escrow_assign_raw_tx text;
 alter table jobs add column escrow_assign_tx_hash text;
-alter table bids add column assignment_deadline bigint;
+alter table jobs add column escrow_assign_deadline bigint;
 `,
       )
       .execute(db);
