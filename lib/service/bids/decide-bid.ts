@@ -16,6 +16,12 @@ import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal, parseUsdc } from "@/lib/chain/units";
 import type { Db } from "../db/connection";
 import { assignSlotAgent } from "../escrow/assign-agent";
+import {
+  assertEscrowExpiryCovers,
+  escrowExpiryNeededForPlan,
+  EXPIRY_COLUMNS,
+  recordEscrowExpiryNeeded,
+} from "../jobs/escrow-expiry";
 
 /** The job's columns acceptance reads (and, on EscrowV2, the slot's). */
 const ACCEPT_COLUMNS = [
@@ -25,14 +31,15 @@ const ACCEPT_COLUMNS = [
   "deadline_at",
   "escrow_tx_hash",
   "budget_usdc",
-  "escrow_version",
   "escrow_job_id",
   "escrow_payer",
   "escrow_agent",
+  // escrow_version among them.
+  ...EXPIRY_COLUMNS,
 ] as const;
 
 /** The job and the bid, or 404; then whether the bid may be accepted now (the poster's, OPEN, PENDING, in time, the budget). */
-async function acceptableBid(db: Db, actor: Actor, jobId: string, bidId: string, now: Date, lock: boolean) {
+async function acceptableBid(ctx: ServiceContext, db: Db, actor: Actor, jobId: string, bidId: string, lock: boolean) {
   const select = db.selectFrom("jobs").select(ACCEPT_COLUMNS).where("id", "=", jobId);
   const job = await (lock ? select.forUpdate() : select).executeTakeFirst();
   if (!job) throw fail("NOT_FOUND", "job not found");
@@ -47,7 +54,10 @@ async function acceptableBid(db: Db, actor: Actor, jobId: string, bidId: string,
   if (job.status !== "OPEN") throw fail("JOB_NOT_OPEN", `the job is ${job.status}; only an OPEN job can be assigned`);
   if (bid.status !== "PENDING")
     throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
-  assertBeforeDeadline(job, now);
+  assertBeforeDeadline(job, ctx.now());
+  const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
+  // A funded EscrowV2 deposit must outlast the work (the bid's plan, when it brings one, becomes the job's).
+  assertEscrowExpiryCovers(job, proposed ? escrowExpiryNeededForPlan(ctx.config, job, proposed) : undefined);
   // A funded job's budget is what its deposit holds: a bid of another amount is refused here as it
   // is when placed (place-bid.ts), so the job is never assigned at a price the escrow does not hold.
   if (job.escrow_tx_hash !== null && parseUsdc(String(bid.proposed_usdc)) !== parseUsdc(String(job.budget_usdc)))
@@ -55,7 +65,7 @@ async function acceptableBid(db: Db, actor: Actor, jobId: string, bidId: string,
       "BID_AMOUNT_MISMATCH",
       `the job is funded with its budget of ${normaliseDecimal(job.budget_usdc)} USDC: a bid of ${normaliseDecimal(bid.proposed_usdc)} USDC cannot be accepted; only a bid of the budget can`,
     );
-  return { job, bid };
+  return { job, bid, proposed };
 }
 
 export async function acceptBid(
@@ -68,12 +78,12 @@ export async function acceptBid(
   await assertDepositStillOnChain(ctx, actor, jobId);
   // EscrowV2: the slot must pay this bid's agent, on chain, before the bid is accepted (checked
   // first, so nothing is relayed for a bid that could not be accepted anyway).
-  const before = await acceptableBid(ctx.db, actor, jobId, bidId, ctx.now(), false);
+  const before = await acceptableBid(ctx, ctx.db, actor, jobId, bidId, false);
   if (before.job.escrow_version === 2 && before.job.escrow_tx_hash !== null)
     await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature);
   await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.
-    const { job, bid } = await acceptableBid(trx, actor, jobId, bidId, ctx.now(), true);
+    const { job, bid, proposed } = await acceptableBid(ctx, trx, actor, jobId, bidId, true);
     // Never accepted on EscrowV2 without the slot's agent recorded (assigned on chain just above).
     if (job.escrow_version === 2 && job.escrow_tx_hash !== null && job.escrow_agent === null)
       throw fail("CHAIN_UNAVAILABLE", "the agent's assignment on chain is not recorded yet; send the same call again");
@@ -92,10 +102,10 @@ export async function acceptBid(
     // A bid's own plan becomes the job's (it adds up to the bid's price, checked when placed; on a
     // funded job that price is the locked budget). Otherwise a job paid in parts keeps its plan
     // adding up to the agreed price (each part its share).
-    const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
     if (proposed) {
       assertPlanFitsBudget(proposed, String(agreedPrice.budget_usdc ?? job.budget_usdc), "the bid's milestones");
       await writeMilestonePlan(trx, jobId, proposed);
+      await recordEscrowExpiryNeeded(trx, ctx.config, jobId);
     } else if (agreedPrice.budget_usdc !== undefined)
       await scalePlanToBudget(trx, jobId, String(agreedPrice.budget_usdc));
     await trx.updateTable("bids").set({ status: "ACCEPTED", updated_at: now }).where("id", "=", bidId).execute();

@@ -668,6 +668,7 @@ export interface Jobs {
   escrow_assign_raw_tx: string | null;
   escrow_assign_tx_hash: string | null;
   escrow_expires_at: Timestamp | null;
+  escrow_expiry_needed_at: Timestamp | null;
   escrow_job_id: string;
   escrow_payer: string | null;
   escrow_tx_hash: string | null;

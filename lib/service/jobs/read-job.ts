@@ -67,6 +67,7 @@ export const JOB_COLUMNS = Object.keys({
   escrow_address: true,
   escrow_version: true,
   escrow_expires_at: true,
+  escrow_expiry_needed_at: true,
   escrow_agent: true,
   escrow_agent_block: true,
   escrow_assign_raw_tx: true,
