@@ -53,7 +53,7 @@ test("accepting a bid on an EscrowV2 job signs the assignment in the wallet; app
       privateKey: POSTER_KEY,
       escrowJobId,
       amount: parseUsdc("5"),
-      expiresAt: now + 30n * 24n * 3600n,
+      expiresAt: now + 60n * 24n * 3600n,
     });
     const funded = await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
     expect(funded.data).toMatchObject({ escrowVersion: 2 });

@@ -34,6 +34,8 @@ const STRANGER = 4;
 const AGENT_WALLET = 7;
 const MOVED_WALLET = 8;
 const DAY = 24n * 60n * 60n;
+/** Long enough for the job's windows (the service holds bids on a deposit expiring sooner: step 2). */
+const EXPIRES_IN = 60n * DAY;
 const page = `<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td></tr></table></body></html>`;
 
 beforeAll(async () => {
@@ -66,8 +68,8 @@ interface BidOnV2Job {
   bidId: string;
 }
 
-/** A job funded in EscrowV2 by the poster (40 USDC, expiring `expiresIn` from now) with one bid of an agent paid at AGENT_WALLET. */
-async function bidOnV2Job(expiresIn = 30n * DAY): Promise<BidOnV2Job> {
+/** A job funded in EscrowV2 by the poster (40 USDC, expiring `expiresIn` from the chain's now) with one bid of an agent paid at AGENT_WALLET. */
+async function bidOnV2Job(expiresIn = EXPIRES_IN): Promise<BidOnV2Job> {
   const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
   const created = (
     await poster.client.createJob({
@@ -225,9 +227,10 @@ describe("accepting a bid on a job funded in EscrowV2", () => {
 
   // Last: it moves the chain's clock a day ahead.
   it("no settlement is sent within 15 minutes of the slot's expiry: the money stays for claimRefund", async () => {
-    const b = await bidOnV2Job(DAY + 60n);
+    const b = await bidOnV2Job();
     await acceptSigned(b);
-    await chain.testClient.increaseTime({ seconds: Number(DAY) - 5 * 60 });
+    // The chain's clock to 5 minutes before the slot's expiry.
+    await chain.testClient.increaseTime({ seconds: Number(EXPIRES_IN) - 5 * 60 });
     await chain.testClient.mine({ blocks: 1 });
     const approved = await deliverAndApprove(b);
     expect(approved.status, JSON.stringify(approved.json)).toBe(200);
