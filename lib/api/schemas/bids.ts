@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EvalCertification } from "./evals";
-import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
+import { AssignmentSignature, Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
 import { JobStatus, MilestoneInput, MilestonePlan, PayableUsdc } from "./jobs";
 import { MIN_PAYMENT_USDC } from "../../chain/units";
 
@@ -86,11 +86,8 @@ export const AssignmentTypedData = z
   .meta({ id: "AssignmentTypedData" });
 export type AssignmentTypedData = z.infer<typeof AssignmentTypedData>;
 
-/** Signatures are hex: an EOA's 65 bytes, or whatever a contract wallet's ERC-1271 accepts. */
-const Signature = z.string().regex(/^0x(?:[0-9a-fA-F]{2}){1,2048}$/, "must be a 0x-prefixed hex signature");
-
 export const AcceptBidRequest = z.strictObject({
-  assignmentSignature: Signature.optional().meta({
+  assignmentSignature: AssignmentSignature.optional().meta({
     description:
       "A job funded in EscrowV2 only: the payer's signature of the `assignment` a 409 ASSIGNMENT_SIGNATURE_REQUIRED answered for this bid (EIP-712). The service relays it on chain (assign) and accepts once the agent is assigned. Not needed when the payer sent `assign` itself.",
   }),

@@ -1,5 +1,6 @@
 import { fail } from "../errors";
 import { agentPayoutOf } from "../escrow/escrow-contract";
+import { assignSlotAgent } from "../escrow/assign-agent";
 import type { Address } from "viem";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
@@ -226,10 +227,30 @@ export async function approveReviewedJob(
 }
 
 /** POST /v1/jobs/:id/approve (the poster). */
-export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: string) {
-  const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
+export async function approveJob(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  body: { assignmentSignature?: string } = {},
+) {
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["id", "poster_id", "status", "agent_id", "escrow_version", "escrow_tx_hash", "escrow_agent"])
+    .select(["escrow_job_id", "escrow_payer"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
   if (!job) throw fail("NOT_FOUND", "job not found");
   if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may approve this job");
+  // An EscrowV2 slot that pays no agent yet (a bounty's claim: no bid was accepted) is assigned
+  // its agent with the payer's consent at the step where the poster chooses it: this approval.
+  if (
+    job.status === "REVIEW" &&
+    job.escrow_version === 2 &&
+    job.escrow_tx_hash !== null &&
+    job.escrow_agent === null &&
+    job.agent_id
+  )
+    await assignSlotAgent(ctx, job, job.agent_id, body.assignmentSignature);
   await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
   return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

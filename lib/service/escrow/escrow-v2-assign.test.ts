@@ -68,12 +68,12 @@ interface BidOnV2Job {
   bidId: string;
 }
 
-/** A job funded in EscrowV2 by the poster (40 USDC, expiring `expiresIn` from the chain's now) with one bid of an agent paid at AGENT_WALLET. */
-async function bidOnV2Job(expiresIn = EXPIRES_IN): Promise<BidOnV2Job> {
+/** A job of 40 USDC (`extra` on its input) posted and funded in EscrowV2 by the poster, expiring EXPIRES_IN from the chain's now. */
+async function fundedV2Job(extra: Record<string, unknown> = {}) {
   const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
   const created = (
     await poster.client.createJob({
-      body: jobInput({ budget: "40", inputData: { budgetType: "bid", proofHoldHours: 0 } }),
+      body: jobInput({ budget: "40", inputData: { budgetType: "bid", proofHoldHours: 0 }, ...extra }),
     })
   ).data;
   const job = { id: created.id, escrowJobId: hexOf(created.escrowJobId) };
@@ -82,10 +82,16 @@ async function bidOnV2Job(expiresIn = EXPIRES_IN): Promise<BidOnV2Job> {
     privateKey: chain.accounts[POSTER]!.privateKey,
     escrowJobId: job.escrowJobId,
     amount: parseUsdc("40"),
-    expiresAt: (await chainNow()) + expiresIn,
+    expiresAt: (await chainNow()) + EXPIRES_IN,
   });
   const funded = await poster.client.registerEscrow({ params: { id: job.id }, body: { txHash } });
   expect(funded.data).toMatchObject({ escrowVersion: 2 });
+  return { poster, job };
+}
+
+/** A job funded in EscrowV2 with one bid of an agent paid at AGENT_WALLET. */
+async function bidOnV2Job(): Promise<BidOnV2Job> {
+  const { poster, job } = await fundedV2Job();
   const agent = await newAgent(service, { walletAddress: address(AGENT_WALLET) });
   const bid = (await agent.client.placeBid({ params: { id: job.id }, body: { agentId: agent.id, proposedUsdc: "40" } }))
     .data;
@@ -129,7 +135,7 @@ async function deliverAndApprove(b: BidOnV2Job) {
 
 const jobOf = async (b: BidOnV2Job) => (await b.poster.client.getJob({ params: { id: b.job.id } })).data;
 
-describe("accepting a bid on a job funded in EscrowV2", () => {
+describe("assigning the agent of a job funded in EscrowV2, and settling it", () => {
   it("asks for the payer's Assign, refuses another wallet's signature with nothing changed, relays the payer's, and the approval pays the assigned agent from EscrowV2", async () => {
     const b = await bidOnV2Job();
     const asked = await accept(b);
@@ -225,7 +231,37 @@ describe("accepting a bid on a job funded in EscrowV2", () => {
     expect(await balanceOf(AGENT_WALLET)).toBe(agentBefore);
   });
 
-  // Last: it moves the chain's clock a day ahead.
+  it("a bounty's approval takes the same assignment: refused without the payer's signature, then the claimant is assigned and paid", async () => {
+    const { poster, job } = await fundedV2Job({ participationMode: "BOUNTY" });
+    const agent = await newAgent(service, { walletAddress: address(AGENT_WALLET) });
+    const claimed = await service.http("POST", `/v1/jobs/${job.id}/claim`, {
+      token: agent.apiKey,
+      body: { agentId: agent.id },
+    });
+    expect(claimed.status, JSON.stringify(claimed.json)).toBe(200);
+    const b = { poster, agent, job, bidId: "" };
+    const submitted = await service.http("POST", `/v1/jobs/${job.id}/submit`, {
+      token: agent.apiKey,
+      body: { outputData: { url: `${siteUrl}/${job.id}` } },
+    });
+    expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
+    const approve = (body?: Record<string, unknown>) =>
+      service.http("POST", `/v1/jobs/${job.id}/approve`, { token: poster.token, ...(body ? { body } : {}) });
+    const asked = await approve();
+    expect(asked.status, JSON.stringify(asked.json)).toBe(409);
+    expect(asked.json.code).toBe("ASSIGNMENT_SIGNATURE_REQUIRED");
+    expect(asked.json.assignment.message).toMatchObject({ agent: address(AGENT_WALLET), payer: address(POSTER) });
+    expect((await jobOf(b)).status).toBe("REVIEW");
+    expect((await slotOf(job.escrowJobId)).agent).toBe(zeroAddress);
+
+    const before = await balanceOf(AGENT_WALLET);
+    const approved = await approve({ assignmentSignature: await signAssignment(asked.json.assignment, POSTER) });
+    expect(approved.status, JSON.stringify(approved.json)).toBe(200);
+    expect((await jobOf(b)).status).toBe("COMPLETED");
+    expect((await balanceOf(AGENT_WALLET)) - before).toBe(parseUsdc("38"));
+  });
+
+  // Last: it moves the chain's clock to the slot's expiry.
   it("no settlement is sent within 15 minutes of the slot's expiry: the money stays for claimRefund", async () => {
     const b = await bidOnV2Job();
     await acceptSigned(b);
