@@ -1,7 +1,6 @@
 import { fail } from "../errors";
 import { agentPayoutOf } from "../escrow/escrow-contract";
 import { assignSlotAgent } from "../escrow/assign-agent";
-import type { Address } from "viem";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { JobRow } from "../db/schema";

@@ -1,7 +1,6 @@
 import { DomainError, fail } from "../errors";
 import { agentPayoutOf } from "../escrow/escrow-contract";
 import { sql, type Transaction } from "kysely";
-import type { Address } from "viem";
 import { agentShareOf, parseUsdc } from "@/lib/chain/units";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
