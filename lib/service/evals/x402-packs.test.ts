@@ -82,7 +82,7 @@ async function payloadFor(privateKey: `0x${string}`, apiKey: string): Promise<Pa
 const claimRow = (
   a: ExactEIP3009Payload["authorization"],
   agentId: string,
-  state: { status?: "SENT"; raw_tx?: Hex; tx_hash?: Hex } = {},
+  state: { sent_raw_tx?: Hex; sent_tx_hash?: Hex } = {},
 ) =>
   service.db
     .insertInto("x402_payments")
@@ -258,7 +258,7 @@ describe("x402 v2 on paid packs", () => {
     expect(attempts).toHaveLength(1);
     const rows = await service.db
       .selectFrom("x402_payments")
-      .select(["status", "attempt_id", "tx_hash"])
+      .select(["status", "attempt_id", "sent_tx_hash as tx_hash"])
       .where("payer_address", "=", payer.address.toLowerCase())
       .execute();
     expect(rows).toEqual([{ status: "SETTLED", attempt_id: attempts[0]!.id, tx_hash: attempts[0]!.payment_tx_hash }]);
@@ -294,8 +294,8 @@ describe("x402 v2 on paid packs", () => {
     const [payerBefore, treasuryBefore] = await Promise.all([balance(payer.address), balance(treasury)]);
     const payload = await payloadFor(payer.privateKey, agent.apiKey);
     const { authorization: a, signature } = payload.payload as unknown as ExactEIP3009Payload;
-    // What a request leaves when its process dies right after recording: the row, SENT, with the
-    // operator's signed transferWithAuthorization and its hash, never broadcast.
+    // What a request leaves when its process dies right after recording: the row, owed (PENDING),
+    // with the operator's signed transferWithAuthorization and its hash kept, never broadcast.
     const wallet = getWalletClient(chain.config, chain.config.operatorPrivateKey);
     const sig = parseSignature(signature as Hex);
     const request = await wallet.prepareTransactionRequest({
@@ -318,7 +318,7 @@ describe("x402 v2 on paid packs", () => {
     });
     const raw = (await wallet.signTransaction(request)) as Hex;
     const hash = keccak256(raw);
-    await claimRow(a, agent.id, { status: "SENT", raw_tx: raw, tx_hash: hash });
+    await claimRow(a, agent.id, { sent_raw_tx: raw, sent_tx_hash: hash });
 
     const res = await service.http("POST", path, {
       token: agent.apiKey,
