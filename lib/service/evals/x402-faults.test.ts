@@ -96,6 +96,30 @@ async function signedPayment(payerKey: Hex, apiKey: string): Promise<PaymentPayl
 const attemptsOf = (agentId: string) =>
   service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agentId).execute();
 
+const paymentOf = (agentId: string) =>
+  service.db.selectFrom("x402_payments").selectAll().where("agent_id", "=", agentId).executeTakeFirstOrThrow();
+
+/** The reconciliation, an hour on (past its grace for payments in flight), finds nothing wrong with this payment. */
+async function expectReconciled(paymentId: string) {
+  const later = { ...service.ctx, now: () => new Date(Date.now() + 3_600_000) };
+  const { differences } = await reconcileTransfers(later, chain.config);
+  expect(differences.filter((d) => d.rowId === paymentId)).toEqual([]);
+}
+
+/** Settled once by the transaction its row kept: one attempt, the payer down by the price exactly once. */
+async function expectPaidOnce(agentId: string, payer: Address, payerBefore: bigint) {
+  const row = await paymentOf(agentId);
+  expect(row.status, row.last_error ?? "").toBe("SETTLED");
+  expect(payerBefore - (await balance(payer))).toBe(PRICE);
+  const attempts = await service.db
+    .selectFrom("eval_attempts")
+    .select("payment_tx_hash")
+    .where("agent_id", "=", agentId)
+    .execute();
+  expect(attempts).toEqual([{ payment_tx_hash: row.sent_tx_hash }]);
+  await expectReconciled(row.id);
+}
+
 describe("x402 when the gateway errs after the node took the settlement", () => {
   it("answers success with the attempt, and the payer pays once", async () => {
     const agent = await newAgent(service);
@@ -112,6 +136,7 @@ describe("x402 when the gateway errs after the node took the settlement", () => 
     expect(await attemptsOf(agent.id)).toHaveLength(1);
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
     expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
+    await expectPaidOnce(agent.id, payer, payerBefore);
   });
 });
 
@@ -221,6 +246,107 @@ describe("an x402 settlement a chain reorganisation removed", () => {
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
     expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
     expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([]);
+    await expectReconciled(row.id);
+  });
+});
+
+describe("x402 settlements through the settlement engine, under the faults every transfer is tried with", () => {
+  it("a broadcast whose reply is lost (and the node cannot be asked): 503 with Retry-After, the transaction kept; the same signature then settles it without a second", async () => {
+    // Proves the engine path: the engine backs off (attempts, last_error, lease_until) with the transaction kept.
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const payerBefore = await balance(payer);
+    proxy.drop(["eth_sendRawTransaction", "eth_getTransactionByHash"]);
+    const lost = await start(agent.apiKey, payment);
+    proxy.heal();
+    expect(lost.status, await lost.clone().text()).toBe(503);
+    expect(Number(lost.headers.get("retry-after"))).toBeGreaterThan(0);
+    const kept = await paymentOf(agent.id);
+    expect(kept).toMatchObject({ status: "PENDING", attempts: 1 });
+    expect(kept.sent_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(kept.last_error).toBeTruthy();
+    expect(kept.lease_until!.getTime()).toBeGreaterThan(Date.now());
+
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    expect(decodePaymentResponseHeader(again.headers.get("PAYMENT-RESPONSE")!).transaction).toBe(kept.sent_tx_hash);
+    await expectPaidOnce(agent.id, payer, payerBefore);
+  });
+
+  it("a gateway that sends the broadcast twice: 201, one transfer, recorded once", async () => {
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const payerBefore = await balance(payer);
+    proxy.duplicate(["eth_sendRawTransaction"]);
+    const paid = await start(agent.apiKey, payment);
+    proxy.heal();
+    expect(paid.status, await paid.clone().text()).toBe(201);
+    await expectPaidOnce(agent.id, payer, payerBefore);
+  });
+
+  it("the node down while the worker finishes a payment its request left: the worker backs off, and settles it once the node is up", async () => {
+    // Fails on the old code: its worker kept no attempts, lease or reason for a payment it could not finish.
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const payerBefore = await balance(payer);
+    service.crashPoints.afterPaymentSettled = () => {
+      throw new Error("killed");
+    };
+    expect((await start(agent.apiKey, payment)).status).toBe(500);
+    service.crashPoints.afterPaymentSettled = undefined;
+    const left = await paymentOf(agent.id);
+
+    const later = new Date(Date.now() + 3_600_000);
+    proxy.down();
+    try {
+      expect(await finishSentPayments(service.ctx, { only: [left.id], now: later })).toBe(0);
+    } finally {
+      proxy.heal();
+    }
+    const backingOff = await paymentOf(agent.id);
+    expect(backingOff).toMatchObject({ status: "PENDING", attempts: 2, sent_tx_hash: left.sent_tx_hash });
+    expect(backingOff.last_error).toBeTruthy();
+    expect(backingOff.lease_until!.getTime()).toBe(later.getTime() + 20_000);
+
+    expect(await finishSentPayments(service.ctx, { only: [left.id], now: new Date(later.getTime() + 60_000) })).toBe(1);
+    // The payer's next submission of the same signature starts the attempt it paid for.
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    await expectPaidOnce(agent.id, payer, payerBefore);
+  });
+
+  it("a receipt the database could not take is recorded by the sender itself as soon as it answers: no worker, no second submission", async () => {
+    // Fails on the old code: the payment stayed SENT until the worker's round, five minutes later.
+    const agent = await newAgent(service);
+    const { key, address: payer } = await newPayer();
+    const payment = await signedPayment(key, agent.apiKey);
+    const payerBefore = await balance(payer);
+    let outages = 0;
+    service.crashPoints.afterPaymentSettled = () => {
+      // Away for the request's own record and its first retry.
+      if (outages++ < 2) throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+    };
+    try {
+      const lost = await start(agent.apiKey, payment);
+      expect(lost.status, await lost.clone().text()).toBe(503);
+      const deadline = Date.now() + 15_000;
+      while ((await paymentOf(agent.id)).status !== "SETTLED" && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 250));
+    } finally {
+      service.crashPoints.afterPaymentSettled = undefined;
+    }
+    expect(outages).toBe(3);
+    const row = await paymentOf(agent.id);
+    expect(row).toMatchObject({ status: "SETTLED", attempts: 1 });
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+    await expectReconciled(row.id);
+    // The same signature then starts the attempt it paid for.
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    await expectPaidOnce(agent.id, payer, payerBefore);
   });
 });
 
