@@ -13,14 +13,7 @@ import type { ServiceContext } from "../context";
 import type { ServiceConfig } from "../config";
 import type { Database, EscrowDepositsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
-import {
-  REORG_WATCH_MS,
-  keptInRow,
-  recordOnce,
-  reopenRow,
-  settlementRound,
-  type SettlementWay,
-} from "./settlement-engine";
+import { REORG_WATCH_MS, keptInRow, recordOnce, reopenRow, settleDue, type SettlementWay } from "./settlement-engine";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { log } from "../log";
@@ -268,18 +261,9 @@ export async function sendStrayRefunds(
   options: WatchOptions = {},
 ): Promise<DepositRow[]> {
   const now = options.now ?? ctx.now();
-  const due = await ctx.db
-    .selectFrom("escrow_deposits")
-    .select("id")
-    .where("status", "=", "REFUND_PENDING")
-    .where("chain_id", "=", chain.chainId)
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .where(onlyTheseEscrowJobs(options))
-    .orderBy(sql`lease_until asc nulls first`)
-    .orderBy("updated_at")
-    .limit(20)
-    .execute();
-  return (await settlementRound(ctx, strayRefund(ctx, now), due, { now })).rows;
+  const ofThisChain = (eb: ExpressionBuilder<Database, "escrow_deposits">) =>
+    eb.and([eb("chain_id", "=", chain.chainId), onlyTheseEscrowJobs(options)(eb)]);
+  return (await settleDue(ctx, "escrow_deposits", strayRefund(ctx, now), ofThisChain, { now })).rows;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from "kysely";
 import type { Hex } from "viem";
 import {
   TransferStateUnknown,
@@ -68,27 +68,30 @@ export type EngineTable = SettlementTable | "escrow_deposits" | TransferTable;
  * say PENDING and CONFIRMED; a stray deposit's return and an x402 payment keep the words their
  * readers show (the operator's deposits page: REFUND_PENDING, REFUNDED; x402: SETTLED).
  */
-const STATES: Record<
-  EngineTable,
-  { owed: string; confirmed: string; receiptTx: string; confirmedAt: string | null }
-> = {
-  escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
-  milestone_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
-  escrow_deposits: {
-    owed: "REFUND_PENDING",
-    confirmed: "REFUNDED",
-    receiptTx: "refund_tx_hash",
-    confirmedAt: "refunded_at",
-  },
-  wallet_withdrawals: {
-    owed: "PENDING",
-    confirmed: "CONFIRMED",
-    receiptTx: "sent_tx_hash",
-    confirmedAt: "confirmed_at",
-  },
-  eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
-  x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
-};
+const STATES: Record<EngineTable, { owed: string; confirmed: string; receiptTx: string; confirmedAt: string | null }> =
+  {
+    escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
+    milestone_settlements: {
+      owed: "PENDING",
+      confirmed: "CONFIRMED",
+      receiptTx: "tx_hash",
+      confirmedAt: "confirmed_at",
+    },
+    escrow_deposits: {
+      owed: "REFUND_PENDING",
+      confirmed: "REFUNDED",
+      receiptTx: "refund_tx_hash",
+      confirmedAt: "refunded_at",
+    },
+    wallet_withdrawals: {
+      owed: "PENDING",
+      confirmed: "CONFIRMED",
+      receiptTx: "sent_tx_hash",
+      confirmedAt: "confirmed_at",
+    },
+    eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
+    x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
+  };
 
 /** What a settlement does with a slot's money, or a part's: the same three for a whole job and a part. */
 export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
@@ -329,6 +332,51 @@ export function dueSettlements(
 }
 
 /**
+ * The rows due in a round of a table the engine sends from outside a job's escrow (a stray
+ * deposit's return, a service wallet's transfer): owed, their lease free (new, or left by a crash,
+ * an outage or a backoff), never tried first, then those whose wait ran out longest ago; of this
+ * chain (`onChain`, the table's own test of it); only `only` (ids) when given, for tests that move
+ * the clock on a database other suites share.
+ */
+function dueRows<T extends Exclude<EngineTable, SettlementTable>>(
+  ctx: ServiceContext,
+  table: T,
+  onChain: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<Array<{ id: string }>> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom(table as "wallet_withdrawals")
+    .select("id")
+    .where("status", "=", owedIn(table))
+    // Kysely types one table name at a time: the caller's test is typed against its own table.
+    .where(onChain as unknown as (eb: ExpressionBuilder<Database, "wallet_withdrawals">) => Expression<SqlBool>)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  return q
+    .orderBy(sql`lease_until asc nulls first`)
+    .orderBy("updated_at")
+    .limit(20)
+    .execute();
+}
+
+/** One worker's round over a table outside a job's escrow: its due rows (dueRows), each through the engine. */
+export async function settleDue<
+  T extends Exclude<EngineTable, SettlementTable>,
+  Row extends EngineRow,
+  Slot,
+  Result extends Sent,
+>(
+  ctx: ServiceContext,
+  table: T,
+  way: SettlementWay<Row, Slot, Result>,
+  onChain: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<SettlementRound & { rows: Row[] }> {
+  return settlementRound(ctx, way, await dueRows(ctx, table, onChain, options), options);
+}
+
+/**
  * Runs `task` in the background every RECORD_RETRY_MS until it succeeds or `untilMs` passes (the
  * lease ends: the worker's turn then). The one retry loop of a sender whose database went away.
  */
@@ -436,18 +484,19 @@ export async function reopenRow(
 
 /**
  * The reorganisation watcher of the service wallets' transfers (withdrawals, x402 settlements): a
- * confirmed transfer of this chain (`onChain`: its column and value) whose kept transaction the
+ * confirmed transfer of this chain (`onChainOf`: its column and value) whose kept transaction the
  * chain no longer has is reopened (reopenRow), and the table's worker sends exactly that
  * transaction again. Returns the ids put back.
  */
 export async function watchConfirmedTransfers(
   ctx: ServiceContext,
   table: "wallet_withdrawals" | "x402_payments",
-  onChain: { column: "chain_key" | "network"; value: string },
+  onChainOf: (chain: ChainConfig) => { column: "chain_key" | "network"; value: string },
   options: { now?: Date; only?: string[] } = {},
 ): Promise<string[]> {
   const chain = ctx.config.chain;
   if (!chain) return [];
+  const onChain = onChainOf(chain);
   const now = options.now ?? ctx.now();
   const { confirmed, confirmedAt } = STATES[table];
   let q = ctx.db
@@ -462,7 +511,10 @@ export async function watchConfirmedTransfers(
   for (const row of await q.orderBy(sql.ref(confirmedAt!), "desc").limit(200).execute()) {
     if (await isStillMined(chain, row.sent_tx_hash!)) continue;
     if (await reopenRow(ctx.db, table, row.id, row.sent_tx_hash!, now)) {
-      log.warn({ table, id: row.id, txHash: row.sent_tx_hash }, "a reorganisation removed a transfer; it is sent again");
+      log.warn(
+        { table, id: row.id, txHash: row.sent_tx_hash },
+        "a reorganisation removed a transfer; it is sent again",
+      );
       reopened.push(row.id);
     }
   }

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFunctionData, getAddress, keccak256, parseSignature, type Address, type Hex } from "viem";
+import { getAddress, keccak256, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
-import { eip3009ABI, type ExactEIP3009Payload } from "@x402/evm";
+import type { ExactEIP3009Payload } from "@x402/evm";
 import { getWalletClient } from "@/lib/chain/clients";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { GENEROUS_BUDGETS, newAgent, newClientIp, startTestService, type TestService } from "../testing/harness";
 import { PAID_PACK_ID } from "../testing/evals-support";
+import { transferWithAuthorizationData } from "./x402";
 
 // x402 v2 on a paid certification pack, against a real anvil with the test USDC (EIP-3009 as
 // USDC has it): the client is the x402 project's own (@x402/fetch's wrapper with @x402/evm's exact
@@ -297,24 +298,9 @@ describe("x402 v2 on paid packs", () => {
     // What a request leaves when its process dies right after recording: the row, owed (PENDING),
     // with the operator's signed transferWithAuthorization and its hash kept, never broadcast.
     const wallet = getWalletClient(chain.config, chain.config.operatorPrivateKey);
-    const sig = parseSignature(signature as Hex);
     const request = await wallet.prepareTransactionRequest({
       to: chain.config.tokenAddress,
-      data: encodeFunctionData({
-        abi: eip3009ABI,
-        functionName: "transferWithAuthorization",
-        args: [
-          getAddress(a.from),
-          getAddress(a.to),
-          BigInt(a.value),
-          BigInt(a.validAfter),
-          BigInt(a.validBefore),
-          a.nonce as Hex,
-          Number(sig.v),
-          sig.r,
-          sig.s,
-        ],
-      }),
+      data: transferWithAuthorizationData({ authorization: a, signature }),
     });
     const raw = (await wallet.signTransaction(request)) as Hex;
     const hash = keccak256(raw);

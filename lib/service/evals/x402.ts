@@ -16,17 +16,10 @@ import { getPublicClient } from "@/lib/chain/clients";
 import { storedTransferState, TransferStateUnknown } from "@/lib/chain/durable-transfer";
 import { isChainUnavailable } from "@/lib/chain/escrow/errors";
 import { parseUsdc } from "@/lib/chain/units";
-import { sql, type Selectable } from "kysely";
-import type { X402PaymentsTable } from "../db/schema";
-import {
-  recordOnce,
-  runSettlement,
-  sendKeptTransfer,
-  settlementRound,
-  watchConfirmedTransfers,
-  type SettlementWay,
-  type TransferSent,
-} from "../escrow/settlement-engine";
+import type { ExpressionBuilder, Selectable } from "kysely";
+import type { Database, X402PaymentsTable } from "../db/schema";
+// The one settlement engine, by its name: each call below is a step of its, not of this module.
+import * as engine from "../escrow/settlement-engine";
 import type { ServiceContext } from "../context";
 import { log } from "../log";
 import { requireChain } from "../context";
@@ -264,7 +257,8 @@ export async function claimAuthorization(
       .executeTakeFirst();
   const existing = await claimedRow();
   if (existing) {
-    const mine = existing.attempt_id === null && existing.agent_id === input.agentId && existing.pack_id === input.packId;
+    const mine =
+      existing.attempt_id === null && existing.agent_id === input.agentId && existing.pack_id === input.packId;
     if (mine && existing.status !== "FAILED")
       return {
         id: existing.id,
@@ -347,12 +341,12 @@ function paymentWay(
   ctx: ServiceContext,
   eip3009: ExactEIP3009Payload | null,
   outcome: SendOutcome = {},
-): SettlementWay<PaymentRow, undefined, TransferSent> {
+): engine.SettlementWay<PaymentRow, undefined, engine.TransferSent> {
   return {
     table: "x402_payments",
     send: async (chain, _, claimed) => {
       try {
-        const sent = await sendKeptTransfer(
+        const sent = await engine.sendKeptTransfer(
           ctx,
           "x402_payments",
           chain,
@@ -385,14 +379,14 @@ function paymentWay(
         ? { status: "FAILED", failure_reason: REVERTED }
         : { status: "SETTLED", settled_at: at, last_error: null };
       const set = { ...receipt, lease_until: null, updated_at: at };
-      return (await recordOnce<PaymentRow>(ctx.db, "x402_payments", claimed.id, set, sent.txHash)).row;
+      return (await engine.recordOnce<PaymentRow>(ctx.db, "x402_payments", claimed.id, set, sent.txHash)).row;
     },
     logFields: (row) => ({ paymentId: row.id }),
   };
 }
 
 /** The operator's call of USDC's transferWithAuthorization with the payer's signed authorization. */
-function transferWithAuthorizationData(eip3009: ExactEIP3009Payload): Hex {
+export function transferWithAuthorizationData(eip3009: ExactEIP3009Payload): Hex {
   const a = eip3009.authorization;
   const sig = parseSignature(eip3009.signature as Hex);
   return encodeFunctionData({
@@ -429,7 +423,7 @@ async function settleInRequest(
 ): Promise<Hex> {
   const outcome: SendOutcome = {};
   const way = paymentWay(ctx, eip3009, outcome);
-  let row = await runSettlement(ctx, way, claimed.id);
+  let row = await engine.runSettlement(ctx, way, claimed.id);
   // Another request (or the worker) holds its lease, its transaction kept: when the chain already
   // has it mined, that is the outcome; recorded once (recordOnce), nothing is sent.
   if (row.status === "PENDING" && !outcome.error && !outcome.txHash && row.sent_raw_tx && row.sent_tx_hash)
@@ -473,7 +467,7 @@ async function settleInRequest(
 async function recordIfMined(
   ctx: ServiceContext,
   chain: ChainConfig,
-  way: SettlementWay<PaymentRow, undefined, TransferSent>,
+  way: engine.SettlementWay<PaymentRow, undefined, engine.TransferSent>,
   row: PaymentRow,
 ): Promise<PaymentRow> {
   const found = await storedTransferState(chain, row.sent_raw_tx as Hex, row.sent_tx_hash as Hex).catch(() => null);
@@ -494,40 +488,26 @@ export async function finishSentPayments(
 ): Promise<number> {
   const chain = ctx.config.chain;
   if (!chain) return 0;
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("x402_payments")
-    .select("id")
-    .where("status", "=", "PENDING")
-    .where("sent_raw_tx", "is not", null)
-    .where("network", "=", caip2Network(chain))
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const due = await q
-    .orderBy(sql`lease_until asc nulls first`)
-    .limit(20)
-    .execute();
-  return (await settlementRound(ctx, paymentWay(ctx, null), due, { now })).confirmed;
+  // Only a payment whose transaction is kept: the worker has no authorization to sign one.
+  const onChain = caip2Network(chain);
+  const kept = (eb: ExpressionBuilder<Database, "x402_payments">) =>
+    eb.and([eb("network", "=", onChain), eb("sent_raw_tx", "is not", null)]);
+  return (await engine.settleDue(ctx, "x402_payments", paymentWay(ctx, null), kept, options)).confirmed;
 }
 
 /**
  * A settled payment whose transferWithAuthorization a chain reorganisation removed is owed again
- * (the engine's reorganisation watcher, watchConfirmedTransfers), its signed transaction kept:
- * finishSentPayments broadcasts exactly that transaction again (the authorization is unused again
- * on the reorganised chain), so the treasury is paid once. Returns the ids put back.
+ * (the engine's reorganisation watcher), its signed transaction kept: finishSentPayments broadcasts
+ * exactly that transaction again (the authorization is unused again on the reorganised chain), so
+ * the treasury is paid once. Returns the ids put back.
  */
-export function watchSettledPayments(
-  ctx: ServiceContext,
-  options: { now?: Date; only?: string[] } = {},
-): Promise<string[]> {
-  if (!ctx.config.chain) return Promise.resolve([]);
-  return watchConfirmedTransfers(
+export const watchSettledPayments = (ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}) =>
+  engine.watchConfirmedTransfers(
     ctx,
     "x402_payments",
-    { column: "network", value: caip2Network(ctx.config.chain) },
+    (chain) => ({ column: "network", value: caip2Network(chain) }),
     options,
   );
-}
 
 /** The x402 side of a request: its PAYMENT-SIGNATURE header, where it was sent, and how to answer with PAYMENT-RESPONSE. */
 export interface X402Request {

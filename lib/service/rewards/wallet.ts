@@ -22,11 +22,10 @@ import {
   recordOnce,
   runSettlement,
   sendKeptTransfer,
-  settlementRound,
+  settleDue,
   watchConfirmedTransfers,
-  type SettlementWay,
-  type TransferSent,
 } from "../escrow/settlement-engine";
+import type { SettlementWay, TransferSent } from "../escrow/settlement-engine";
 
 async function balanceUnits(db: Transaction<Database> | ServiceContext["db"], owner: string): Promise<bigint> {
   const row = await db
@@ -253,37 +252,23 @@ export async function finishPendingWithdrawals(
   ctx: ServiceContext,
   options: { now?: Date; only?: string[] } = {},
 ): Promise<number> {
-  if (!ctx.config.chain) return 0;
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("wallet_withdrawals")
-    .select("id")
-    .where("status", "=", "PENDING")
-    .where("chain_key", "=", chainKeyOf(ctx.config.chain))
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const due = await q
-    .orderBy(sql`lease_until asc nulls first`)
-    .limit(20)
-    .execute();
-  return (await settlementRound(ctx, withdrawalWay(ctx, options.now), due, options)).confirmed;
+  const chain = ctx.config.chain;
+  if (!chain) return 0;
+  const onChain = chainKeyOf(chain);
+  const way = withdrawalWay(ctx, options.now);
+  return (await settleDue(ctx, "wallet_withdrawals", way, (eb) => eb("chain_key", "=", onChain), options)).confirmed;
 }
 
 /**
  * A confirmed withdrawal whose transfer a chain reorganisation removed goes back to PENDING with its
- * signed transaction kept (the engine's reorganisation watcher, watchConfirmedTransfers):
- * finishPendingWithdrawals then asks the chain about exactly that transaction and broadcasts it
- * again (its nonce is free again), so it is paid once, never twice. Returns the ids put back.
+ * signed transaction kept (the engine's reorganisation watcher): finishPendingWithdrawals then asks
+ * the chain about exactly that transaction and broadcasts it again (its nonce is free again), so it
+ * is paid once, never twice. Returns the ids put back.
  */
-export function watchConfirmedWithdrawals(
-  ctx: ServiceContext,
-  options: { now?: Date; only?: string[] } = {},
-): Promise<string[]> {
-  if (!ctx.config.chain) return Promise.resolve([]);
-  return watchConfirmedTransfers(
+export const watchConfirmedWithdrawals = (ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}) =>
+  watchConfirmedTransfers(
     ctx,
     "wallet_withdrawals",
-    { column: "chain_key", value: chainKeyOf(ctx.config.chain) },
+    (chain) => ({ column: "chain_key", value: chainKeyOf(chain) }),
     options,
   );
-}
