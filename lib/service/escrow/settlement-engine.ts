@@ -11,6 +11,7 @@ import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import type { SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
+import { fail } from "../errors";
 import { requireChain } from "../context";
 import type { Database } from "../db/schema";
 import { isDatabaseUnavailable } from "../db/errors";
@@ -102,6 +103,39 @@ export const SETTLEMENT_KIND_TEXT: Record<SettlementKind, string> = {
   REFUND: "refunded to the payer",
   SPLIT: "split between the agent and the payer",
 };
+
+/**
+ * Records the intent to settle a job's slot or one part, once, in the caller's transaction (the job,
+ * and the part, locked): inserted unless the job (the part) has its row already. A second call of
+ * the same kind is answered with the first row; one of another kind is refused (409
+ * SETTLEMENT_CONFLICT): a slot or a part moves once, one way.
+ */
+export async function recordIntent<Row extends { kind: SettlementKind; status: string }>(
+  trx: Transaction<Database>,
+  table: SettlementTable,
+  once: { column: "job_id" | "milestone_id"; value: string; what: string },
+  values: { kind: SettlementKind } & Record<string, unknown>,
+): Promise<Row> {
+  // Both tables carry kind, status and their key; Kysely types one table name at a time.
+  const settlements = table as "milestone_settlements";
+  const key = once.column as "milestone_id";
+  await trx
+    .insertInto(settlements)
+    .values(values as never)
+    .onConflict((oc) => oc.column(key).doNothing())
+    .execute();
+  const row = await trx.selectFrom(settlements).selectAll().where(key, "=", once.value).executeTakeFirstOrThrow();
+  if (row.kind !== values.kind)
+    throw fail(
+      "SETTLEMENT_CONFLICT",
+      `${once.what} is already being ${SETTLEMENT_KIND_TEXT[row.kind]}; it moves once`,
+      {
+        settlementKind: row.kind,
+        settlementStatus: row.status,
+      },
+    );
+  return row as unknown as Row;
+}
 
 /** The columns the engine reads and writes: every table it sends from carries them (migrations 0021, 0060, 0105, 0120, 0130). */
 export interface EngineRow {
