@@ -359,6 +359,14 @@ describe("x402 v2 on paid packs", () => {
     expect(cleared.last_error).toMatch(/signs anew/);
     expect(await balance(payer.address)).toBe(payerBefore);
 
+    // Within its backoff the payer is asked to wait (503 with Retry-After), not told it was used.
+    const early = await service.http("POST", path, {
+      token: agent.apiKey,
+      body: {},
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+    });
+    expect(early.status, JSON.stringify(early.json)).toBe(503);
+    expect(Number(early.headers.get("retry-after"))).toBeGreaterThan(0);
     // Its backoff over (the stored time moved, not slept), the payer's same signature signs anew, once.
     await service.db.updateTable("x402_payments").set({ lease_until: null }).where("id", "=", row.id).execute();
     const res = await service.http("POST", path, {

@@ -448,7 +448,18 @@ async function settleInRequest(
     unknown.headers["retry-after"] = String(X402_RETRY_AFTER_SECONDS);
     throw unknown;
   }
-  if (!error) throw authorizationUsed();
+  if (!error) {
+    // Nothing kept and nothing sent by this request: either another request is sending it now
+    // (409, as a parallel submission), or an earlier try found nothing it could send (the worker
+    // cleared a dead transaction: last_error says so) and it waits out its backoff: 503 until then.
+    if (!row.last_error || !row.lease_until) throw authorizationUsed();
+    const waiting = fail(
+      "CHAIN_UNAVAILABLE",
+      `this payment is settled again after a short wait (${row.last_error}): send the same PAYMENT-SIGNATURE again after Retry-After`,
+    );
+    waiting.headers["retry-after"] = String(Math.max(1, Math.ceil((row.lease_until.getTime() - Date.now()) / 1000)));
+    throw waiting;
+  }
   // Nothing was signed, so nothing moved: the row gives way, and the same authorization may be tried again.
   await ctx.db
     .deleteFrom("x402_payments")
