@@ -12,10 +12,11 @@ import type { Address, Hex } from "viem";
 import { escrowAbi } from "@/lib/chain/abi";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
-import { startTestChain, type TestChain } from "@/lib/chain/testing";
+import type { TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
-import { GENEROUS_BUDGETS, jobInput, newUser, startTestService, type TestService } from "../testing/harness";
-import { startRpcFaultProxy, type RpcFaultProxy } from "../testing/rpc-fault-proxy";
+import { jobInput, newUser, type TestService } from "../testing/harness";
+import type { RpcFaultProxy } from "../testing/rpc-fault-proxy";
+import { startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
 import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { decideDeposits, scanDeposits, sendStrayRefunds } from "./deposit-watch";
 
@@ -23,28 +24,15 @@ const PAYER = 4;
 const GATEWAY_ERROR = { code: -32000, message: "upstream request timeout" };
 const LATER = (minutes: number) => new Date(Date.now() + minutes * 60_000);
 
-let chain: TestChain;
-let proxy: RpcFaultProxy;
-/** The service straight to anvil: scans and decides. */
-let service: TestService;
-/** The same database, sending through the faulty gateway. */
-let faulty: TestService;
+// `service` scans and decides straight to anvil; `faulty` sends through the faulty gateway.
+let gateway: FaultyGateway | undefined;
+let chain: TestChain, proxy: RpcFaultProxy, service: TestService, faulty: TestService;
 
 beforeAll(async () => {
-  chain = await startTestChain({ chainId: 31377 });
-  await chain.testClient.setAutomine(false);
-  await chain.testClient.setIntervalMining({ interval: 1 });
-  proxy = await startRpcFaultProxy(chain.rpcUrl);
-  [service, faulty] = await Promise.all([
-    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config }),
-    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: proxy.url } }),
-  ]);
+  gateway = await startFaultyGateway(31377);
+  ({ chain, proxy, service, faulty } = gateway);
 }, 120_000);
-afterAll(async () => {
-  await Promise.all([service?.stop(), faulty?.stop()]);
-  await proxy?.stop();
-  await chain?.stop();
-});
+afterAll(() => gateway?.stop());
 
 const hexOf = (wire: Record<string, number>) =>
   `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as Hex;
@@ -146,9 +134,9 @@ describe("a stray deposit's return through the settlement engine", () => {
     expect(first?.last_error).toBeTruthy();
     // Backing off (CHAIN_RETRY: 10 s first): a round meanwhile leaves it alone, even with the node up.
     expect(first!.lease_until!.getTime()).toBe(now.getTime() + 10_000);
-    expect(await sendStrayRefunds(faulty.ctx, chain.config, { ...stray.only, now: new Date(now.getTime() + 5_000) })).toEqual(
-      [],
-    );
+    expect(
+      await sendStrayRefunds(faulty.ctx, chain.config, { ...stray.only, now: new Date(now.getTime() + 5_000) }),
+    ).toEqual([]);
     // Still down at the next try: backs off longer.
     const [second] = await sendStrayRefunds(faulty.ctx, chain.config, { ...stray.only, now: LATER(1) });
     expect(second).toMatchObject({ status: "REFUND_PENDING", attempts: 2 });

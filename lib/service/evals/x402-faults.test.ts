@@ -93,6 +93,26 @@ async function signedPayment(payerKey: Hex, apiKey: string): Promise<PaymentPayl
   return client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED")!));
 }
 
+/** An agent, a payer of its own, its signed payment (not sent yet) and the payer's balance before. */
+async function newBuyer() {
+  const agent = await newAgent(service);
+  const { key, address: payer } = await newPayer();
+  const payment = await signedPayment(key, agent.apiKey);
+  return { agent, payer, payment, payerBefore: await balance(payer) };
+}
+
+/** Pays, the process dying between the receipt and its record (kill -9: no answer, nothing retried). */
+async function payAndDie(apiKey: string, payment: PaymentPayload) {
+  service.crashPoints.afterPaymentSettled = () => {
+    throw new Error("killed");
+  };
+  try {
+    expect((await start(apiKey, payment)).status).toBe(500);
+  } finally {
+    service.crashPoints.afterPaymentSettled = undefined;
+  }
+}
+
 const attemptsOf = (agentId: string) =>
   service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agentId).execute();
 
@@ -142,10 +162,7 @@ describe("x402 when the gateway errs after the node took the settlement", () => 
 
 describe("x402 when the database goes away after the settlement moved the money", () => {
   it("answers 503 with Retry-After, never 'failed'; the same signature then gets the attempt without paying again", async () => {
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
+    const { agent, payer, payment, payerBefore } = await newBuyer();
 
     service.crashPoints.afterPaymentSettled = () => {
       throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
@@ -166,16 +183,8 @@ describe("x402 when the database goes away after the settlement moved the money"
   });
 
   it("a payment left owed by a request whose process died after sending is finished by the worker from the chain", async () => {
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
-    // The process dies between the receipt and its record (kill -9: no answer, nothing retried).
-    service.crashPoints.afterPaymentSettled = () => {
-      throw new Error("killed");
-    };
-    expect((await start(agent.apiKey, payment)).status).toBe(500);
-    service.crashPoints.afterPaymentSettled = undefined;
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    await payAndDie(agent.apiKey, payment);
     const row = await service.db
       .selectFrom("x402_payments")
       .select(["id", "status", "sent_tx_hash"])
@@ -253,10 +262,7 @@ describe("an x402 settlement a chain reorganisation removed", () => {
 describe("x402 settlements through the settlement engine, under the faults every transfer is tried with", () => {
   it("a broadcast whose reply is lost (and the node cannot be asked): 503 with Retry-After, the transaction kept; the same signature then settles it without a second", async () => {
     // Proves the engine path: the engine backs off (attempts, last_error, lease_until) with the transaction kept.
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
+    const { agent, payer, payment, payerBefore } = await newBuyer();
     proxy.drop(["eth_sendRawTransaction", "eth_getTransactionByHash"]);
     const lost = await start(agent.apiKey, payment);
     proxy.heal();
@@ -275,10 +281,7 @@ describe("x402 settlements through the settlement engine, under the faults every
   });
 
   it("a gateway that sends the broadcast twice: 201, one transfer, recorded once", async () => {
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
+    const { agent, payer, payment, payerBefore } = await newBuyer();
     proxy.duplicate(["eth_sendRawTransaction"]);
     const paid = await start(agent.apiKey, payment);
     proxy.heal();
@@ -288,15 +291,8 @@ describe("x402 settlements through the settlement engine, under the faults every
 
   it("the node down while the worker finishes a payment its request left: the worker backs off, and settles it once the node is up", async () => {
     // Fails on the old code: its worker kept no attempts, lease or reason for a payment it could not finish.
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
-    service.crashPoints.afterPaymentSettled = () => {
-      throw new Error("killed");
-    };
-    expect((await start(agent.apiKey, payment)).status).toBe(500);
-    service.crashPoints.afterPaymentSettled = undefined;
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    await payAndDie(agent.apiKey, payment);
     const left = await paymentOf(agent.id);
 
     const later = new Date(Date.now() + 3_600_000);
@@ -320,10 +316,7 @@ describe("x402 settlements through the settlement engine, under the faults every
 
   it("a receipt the database could not take is recorded by the sender itself as soon as it answers: no worker, no second submission", async () => {
     // Fails on the old code: the payment stayed SENT until the worker's round, five minutes later.
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
+    const { agent, payer, payment, payerBefore } = await newBuyer();
     let outages = 0;
     service.crashPoints.afterPaymentSettled = () => {
       // Away for the request's own record and its first retry.
