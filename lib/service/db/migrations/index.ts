@@ -51,6 +51,7 @@ import { partSettlementFailuresMigration } from "./0100-part-settlement-failures
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
+import { engineStraysAndX402Migration } from "./0130-engine-strays-and-x402";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -109,4 +110,5 @@ export const migrations: Record<string, Migration> = {
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
   "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
+  "0130-engine-strays-and-x402": engineStraysAndX402Migration,
 };
