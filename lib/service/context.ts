@@ -37,6 +37,8 @@ export interface CrashPoints {
   afterSettlementSend?: (jobId: string) => void | Promise<void>;
   /** After a part's settlement was sent, before its receipt is recorded (escrow/settle-part.ts). */
   afterPartSettlementSend?: (milestoneId: string) => void | Promise<void>;
+  /** After a stray deposit's refund was sent, before its receipt is recorded (escrow/deposit-watch.ts). */
+  afterStrayRefundSend?: (depositId: string) => void | Promise<void>;
   /** After a withdrawal was claimed, in the sender's lock just before its transfer is signed (rewards/wallet.ts). */
   beforeWithdrawalSign?: (withdrawalId: string) => void | Promise<void>;
   /** After a withdrawal's signed transaction was stored, before it is broadcast (rewards/wallet.ts). */

@@ -9,6 +9,8 @@ import type { Worker } from "./context";
 import { openDatabase, type DatabaseTimeouts, type Db } from "./db/connection";
 import { runReleaseAndTimeouts } from "./deliverables/review-queue";
 import { finishPendingSettlements } from "./escrow/settle-job";
+import { decideDeposits, scanDeposits, sendStrayRefunds } from "./escrow/deposit-watch";
+import { reconcileEscrow } from "./admin/reconcile-escrow";
 import {
   GENEROUS_BUDGETS,
   jobInput,
@@ -371,6 +373,60 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("a database that stops an
     const shown = await service.http("GET", "/v1/wallet", { token: owner.token });
     expect(shown.json.data).toMatchObject({ balanceUsdc: "0.5", pendingWithdrawalUsdc: "0" });
     expect(await balanceOf(chain.config, to)).toBe(parseUsdc("1.5"));
+  }, 90_000);
+
+  it("a stray deposit's refund sent just before the database stalls is recorded as soon as it answers, by the sender itself, as a settlement's is (no second round, no lease to wait out)", async () => {
+    // Fails on the old code: its stray refunds had no receipt retry, so the row waited out its lease.
+    const STRAY_STALL_MS = 8_000;
+    const payer = chain.accounts[5]!;
+    const poster = await newUser(service, payer.privateKey);
+    const job = (await poster.client.createJob({ body: jobInput({ budget: "3" }) })).data;
+    await poster.client.cancelJob({ params: { id: job.id } });
+    const escrowJobId = hexOf(job.escrowJobId);
+    const before = await erc20BalanceOf({ config: chain.config, address: payer.address });
+    await depositToEscrow({ config: chain.config, privateKey: payer.privateKey, escrowJobId, amount: parseUsdc("3") });
+    const only = { onlyEscrowJobIds: [escrowJobId] };
+    await scanDeposits(service.ctx, chain.config, only);
+    expect(await decideDeposits(service.ctx, chain.config, only)).toBe(1);
+    let stalledAt = 0;
+    service.crashPoints.afterStrayRefundSend = () => {
+      if (stalledAt) return;
+      stalledAt = Date.now();
+      proxy.stall();
+      setTimeout(() => proxy.release(), STRAY_STALL_MS);
+    };
+    try {
+      const [sent] = await sendStrayRefunds(service.ctx, chain.config, only);
+      expect(sent?.status).toBe("REFUND_PENDING");
+    } finally {
+      service.crashPoints.afterStrayRefundSend = undefined;
+    }
+    expect(stalledAt).toBeGreaterThan(0);
+    expect(await erc20BalanceOf({ config: chain.config, address: payer.address })).toBe(before);
+    const stray = () =>
+      service.db
+        .selectFrom("escrow_deposits")
+        .select(["status", "attempts", "refund_tx_hash", "sent_tx_hash"])
+        .where("escrow_job_id", "=", escrowJobId.toLowerCase())
+        .executeTakeFirst();
+    await until(
+      async () => (await stray())?.status === "REFUNDED",
+      "the stray deposit REFUNDED",
+      Math.max(0, stalledAt + STRAY_STALL_MS + 20_000 - Date.now()),
+      stray,
+    );
+    const refunded = await stray();
+    expect(refunded).toMatchObject({ status: "REFUNDED", attempts: 1 });
+    expect(refunded!.refund_tx_hash).toBe(refunded!.sent_tx_hash);
+    const told = await service.db
+      .selectFrom("domain_events")
+      .select("id")
+      .where("type", "=", "escrow.deposit_refunded")
+      .where("job_id", "=", job.id)
+      .execute();
+    expect(told).toHaveLength(1);
+    const reconciled = await reconcileEscrow(service.ctx);
+    expect(reconciled.differences.filter((d) => d.jobId === job.id)).toEqual([]);
   }, 90_000);
 
   it("job creation while the database does not answer: 503 SERVICE_UNAVAILABLE with Retry-After, then 201 once it answers, without a restart", async () => {

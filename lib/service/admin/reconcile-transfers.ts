@@ -41,7 +41,7 @@ interface OutgoingRow {
  * - each CONFIRMED escrow settlement's slot must be settled on chain the way the row says
  *   (released, refunded or split): otherwise SETTLEMENT_MISMATCH names the settlement and its job;
  * - each x402 payment (a payer's USDC to the pack treasury, sent by the operator key) recorded as
- *   SETTLED must have its transfer on chain (TRANSFER_MISSING), and one still SENT in the books
+ *   SETTLED must have its transfer on chain (TRANSFER_MISSING), and one still PENDING (sent) in the books
  *   whose transfer the chain has is TRANSFER_UNRECORDED until the worker records it.
  * Returns the differences and whether the transfer events could be read (some RPCs refuse a scan
  * from block 0; the settlements are checked either way).
@@ -357,17 +357,18 @@ export async function recordReconciliation(
 
 /** x402 payments checked per run, newest first. */
 const X402_CHECKED = 1_000;
-/** A SENT payment younger than this is still its request's (or the worker's) to finish. */
+/** A sent payment (PENDING with its transaction kept) younger than this is still its request's (or the worker's) to finish. */
 const X402_SENT_GRACE_MS = 15 * 60_000;
 
 /** The x402 payments against their transfers on chain (the receipt of each recorded transaction). */
 async function checkX402Payments(ctx: ServiceContext, chain: ChainConfig): Promise<Difference[]> {
   const rows = await ctx.db
     .selectFrom("x402_payments")
-    .select(["id", "payer_address", "pay_to", "amount_units", "tx_hash", "status", "created_at"])
+    .select(["id", "payer_address", "pay_to", "amount_units", "sent_tx_hash as tx_hash", "status", "created_at"])
     .where("network", "=", `eip155:${chain.chainId}`)
-    .where("tx_hash", "is not", null)
-    .where("status", "in", ["SETTLED", "SENT"])
+    // SETTLED, or still owed with its transferWithAuthorization kept (sent, maybe mined).
+    .where("sent_tx_hash", "is not", null)
+    .where("status", "in", ["SETTLED", "PENDING"])
     .orderBy("created_at", "desc")
     .limit(X402_CHECKED)
     .execute();
@@ -375,7 +376,7 @@ async function checkX402Payments(ctx: ServiceContext, chain: ChainConfig): Promi
   const graceStart = ctx.now().getTime() - X402_SENT_GRACE_MS;
   const differences: Difference[] = [];
   for (const row of rows) {
-    if (row.status === "SENT" && row.created_at.getTime() > graceStart) continue;
+    if (row.status === "PENDING" && row.created_at.getTime() > graceStart) continue;
     const units = BigInt(row.amount_units);
     let moved = false;
     try {
@@ -405,7 +406,7 @@ async function checkX402Payments(ctx: ServiceContext, chain: ChainConfig): Promi
         databaseUsdc: formatUsdc(units),
         chainUsdc: "0",
       });
-    if (row.status === "SENT" && moved)
+    if (row.status === "PENDING" && moved)
       differences.push({
         kind: "TRANSFER_UNRECORDED",
         jobId: null,
@@ -413,7 +414,7 @@ async function checkX402Payments(ctx: ServiceContext, chain: ChainConfig): Promi
         rowId: row.id,
         userId: null,
         txHash: row.tx_hash,
-        detail: `${what} moved on chain in ${row.tx_hash}, but the books still have it SENT (the x402 worker records it)`,
+        detail: `${what} moved on chain in ${row.tx_hash}, but the books still have it unsettled (the x402 worker records it)`,
         databaseUsdc: null,
         chainUsdc: formatUsdc(units),
       });

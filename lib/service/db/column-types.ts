@@ -77,7 +77,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   "eval_attempts.section_scores": "NullableJsonColumn<Array<{ section: string; points: number; maxPoints: number }>>",
   "eval_attempt_items.answer": "NullableJsonColumn<unknown>",
   "eval_pack_payouts.status": 'Generated<"PENDING" | "CONFIRMED">',
-  "x402_payments.status": 'Generated<"PENDING" | "SENT" | "SETTLED" | "FAILED">',
+  "x402_payments.status": 'Generated<"PENDING" | "SETTLED" | "FAILED">',
   "job_claims.outcome": '"SUBMITTED" | "LAPSED" | "RELEASED" | null',
   "job_criteria_results.status": "CriterionStatus",
   "job_criteria_results.check_status": 'Exclude<CriterionStatus, "OVERRIDDEN">',

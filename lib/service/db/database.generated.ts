@@ -220,6 +220,8 @@ export interface EscrowDeposits {
   refund_due_at: Timestamp;
   refund_tx_hash: string | null;
   refunded_at: Timestamp | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
   status: Generated<EscrowDepositStatus>;
   tx_hash: string;
   updated_at: Generated<Timestamp>;
@@ -966,19 +968,23 @@ export interface X402Payments {
   agent_id: string;
   amount_units: Numeric;
   attempt_id: string | null;
+  attempts: Generated<number>;
   created_at: Generated<Timestamp>;
   failure_reason: string | null;
   id: Generated<string>;
+  last_error: string | null;
+  lease_until: Timestamp | null;
   network: string;
   nonce: string;
   pack_id: string;
   pay_to: string;
   payer_address: string;
-  raw_tx: string | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
   settled_at: Timestamp | null;
-  status: Generated<"PENDING" | "SENT" | "SETTLED" | "FAILED">;
+  status: Generated<"PENDING" | "SETTLED" | "FAILED">;
   token_address: string;
-  tx_hash: string | null;
+  updated_at: Generated<Timestamp>;
   valid_before: Timestamp;
 }
 

@@ -2,10 +2,10 @@ import { sql, type Expression, type ExpressionBuilder, type Selectable, type Sql
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { depositEventsBetween, isStillMined } from "@/lib/chain/escrow/deposit-events";
-import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
+import { EscrowError } from "@/lib/chain/escrow/errors";
 import { getEscrow, partSettledBlock } from "@/lib/chain/escrow/reads";
 import { escrowContracts, type EscrowContract, type EscrowVersion } from "@/lib/chain/escrow/contracts";
-import { refundEscrow } from "@/lib/chain/escrow/settle";
+import { refundEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
 import { getPublicClient } from "@/lib/chain/clients";
 import { finalBlockNumber } from "@/lib/chain/receipts";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
@@ -14,8 +14,7 @@ import type { ServiceContext } from "../context";
 import type { ServiceConfig } from "../config";
 import type { Database, EscrowDepositsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
-import { CHAIN_RETRY, reopenRow } from "./settlement-engine";
-import { nextAttemptAt } from "../retry-backoff";
+import { REORG_WATCH_MS, keptInRow, recordOnce, reopenRow, settleDue, type SettlementWay } from "./settlement-engine";
 import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { log } from "../log";
@@ -34,9 +33,10 @@ import { NO_ESCROW_CONTRACT } from "./escrow-contract";
  *    registered it within DEPOSIT_REGISTRATION_WINDOW_MS of the service seeing it. The decision is
  *    taken with the job row locked (registration takes the same lock and refuses a deposit being
  *    refunded), and recorded (REFUND_PENDING) before anything is sent.
- * 3. sendStrayRefunds sends those refunds, one sender per row (a lease), through refundEscrow,
- *    which finds an earlier refund instead of sending a second: the contract refunds a slot once
- *    and only to its payer.
+ * 3. sendStrayRefunds sends those refunds through the one settlement engine (settlement-engine.ts:
+ *    a lease, the signed transaction kept before broadcast, the receipt recorded once, backoff, an
+ *    unsent claim handed back after a database outage) and refundEscrow, which finds an earlier
+ *    refund instead of sending a second: the contract refunds a slot once and only to its payer.
  * 4. watchRegisteredDeposits: a registered deposit whose slot the chain no longer has (a
  *    reorganisation) unfunds its job (markDepositLost); the job can be funded again.
  * 5. watchConfirmedSettlements: a confirmed release, split or refund whose transaction the chain no
@@ -49,14 +49,11 @@ import { NO_ESCROW_CONTRACT } from "./escrow-contract";
  * The parties and the operators hear of 2-5 through the events path (webhooks, inbox).
  */
 
-/** Registered deposits and confirmed settlements are re-checked on chain for this long (then the on-demand checks remain). */
-export const REORG_WATCH_MS = 24 * 60 * 60_000;
 /** The first scan of a chain starts this many blocks below its final block (about 28 hours on Base). */
 const SCAN_LOOKBACK_BLOCKS = 50_000n;
 /** Public RPCs cap a log query's range. */
 const SCAN_CHUNK_BLOCKS = 2_000n;
 const SCAN_CHUNKS_PER_ROUND = 10;
-const REFUND_LEASE_MS = 5 * 60_000;
 
 type Trx = Transaction<Database>;
 
@@ -270,75 +267,67 @@ export async function decideDeposits(
   return decided;
 }
 
-/** Step 3. Returns the rows it handled, as they stand afterwards. */
+/**
+ * Step 3, through the one settlement engine (settlement-engine.ts): the stray refunds owed
+ * (REFUND_PENDING) whose lease is free, never tried first. Returns the rows it handled, as they
+ * stand afterwards.
+ */
 export async function sendStrayRefunds(
   ctx: ServiceContext,
   chain: ChainConfig,
   options: WatchOptions = {},
 ): Promise<DepositRow[]> {
   const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("escrow_deposits")
-    .select("id")
-    .where("status", "=", "REFUND_PENDING")
-    .where("chain_id", "=", chain.chainId)
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  q = q.where(onlyTheseEscrowJobs(options));
-  const due = await q.orderBy("updated_at").limit(20).execute();
-  const out: DepositRow[] = [];
-  for (const { id } of due) out.push(await sendStrayRefund(ctx, chain, id, now));
-  return out;
+  const ofThisChain = (eb: ExpressionBuilder<Database, "escrow_deposits">) =>
+    eb.and([eb("chain_id", "=", chain.chainId), onlyTheseEscrowJobs(options)(eb)]);
+  return (await settleDue(ctx, "escrow_deposits", strayRefund(ctx, now), ofThisChain, { now })).rows;
 }
 
-async function sendStrayRefund(ctx: ServiceContext, chain: ChainConfig, id: string, now: Date): Promise<DepositRow> {
-  const claimed = await ctx.db
-    .updateTable("escrow_deposits")
-    .set({ attempts: sql`attempts + 1`, lease_until: new Date(now.getTime() + REFUND_LEASE_MS), updated_at: now })
-    .where("id", "=", id)
-    .where("status", "=", "REFUND_PENDING")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .returningAll()
-    .executeTakeFirst();
-  if (!claimed) return ctx.db.selectFrom("escrow_deposits").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+/**
+ * A stray deposit's way through the engine: refundEscrow of its slot to its payer (the contract
+ * refunds a slot once and only to its payer; the signed transaction is kept in the row before it is
+ * broadcast), and the receipt recorded once with the payer, the poster and the operators told. A
+ * refusal for good leaves nothing to return: NOT_FUNDED, the chain has no such deposit (a
+ * reorganisation removed it): VANISHED; otherwise the slot was settled another way: SETTLED.
+ */
+function strayRefund(ctx: ServiceContext, at: Date): SettlementWay<DepositRow, undefined, SettlementResult> {
+  return {
+    table: "escrow_deposits",
+    send: (chain, _, claimed) =>
+      refundEscrow({
+        config: chain,
+        escrowJobId: claimed.escrow_job_id,
+        payer: claimed.payer as Address,
+        durable: keptInRow(ctx, "escrow_deposits", claimed),
+      }),
+    afterSend: (claimed) => ctx.crashPoints?.afterStrayRefundSend?.(claimed.id),
+    record: (chain, claimed, refund) => recordStrayRefund(ctx, chain, claimed, refund, at),
+    escrow: true,
+    refusedForGood: (error) => ({
+      status: error instanceof EscrowError && error.code === "NOT_FUNDED" ? "VANISHED" : "SETTLED",
+      lease_until: null,
+    }),
+    logFields: (row) => ({ depositId: row.id, jobId: row.job_id, escrowJobId: row.escrow_job_id }),
+  };
+}
 
-  let refund: Awaited<ReturnType<typeof refundEscrow>>;
-  try {
-    refund = await refundEscrow({ config: chain, escrowJobId: claimed.escrow_job_id, payer: claimed.payer as Address });
-  } catch (error) {
-    const message = chainFailureReason(error).slice(0, 500);
-    if (isFinalRefusal(error)) {
-      // NOT_FUNDED: the chain has no such deposit (a reorganisation removed it); otherwise the slot
-      // was settled another way. Either way there is nothing to return.
-      const status = (error as EscrowError).code === "NOT_FUNDED" ? "VANISHED" : "SETTLED";
-      return ctx.db
-        .updateTable("escrow_deposits")
-        .set({ status, last_error: message, lease_until: null, updated_at: now })
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    }
-    return ctx.db
-      .updateTable("escrow_deposits")
-      .set({ last_error: message, lease_until: nextAttemptAt(now, claimed.attempts, CHAIN_RETRY), updated_at: now })
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-
+async function recordStrayRefund(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  claimed: DepositRow,
+  refund: SettlementResult,
+  at: Date,
+): Promise<DepositRow> {
   return ctx.db.transaction().execute(async (trx) => {
-    const done = await trx
-      .updateTable("escrow_deposits")
-      .set({
-        status: "REFUNDED",
-        refund_tx_hash: refund.txHash.toLowerCase(),
-        refunded_at: now,
-        last_error: null,
-        lease_until: null,
-        updated_at: now,
-      })
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const { row: done, changed } = await recordOnce<DepositRow>(trx, "escrow_deposits", claimed.id, {
+      status: "REFUNDED",
+      refund_tx_hash: refund.txHash.toLowerCase(),
+      refunded_at: at,
+      last_error: null,
+      lease_until: null,
+      updated_at: at,
+    });
+    if (!changed) return done;
     const job = claimed.job_id
       ? await trx
           .selectFrom("jobs")
@@ -827,8 +816,9 @@ async function reopenPartSettlement(ctx: ServiceContext, settlementId: string, t
 
 /**
  * Step 5 for strays: a stray deposit's refund that a reorganisation removed. The deposit still in
- * its slot is owed again (REFUND_PENDING: the next step sends it, once: the contract refunds a slot
- * once); a deposit removed with it is owed nothing (VANISHED: the money never left the payer).
+ * its slot is owed again (REFUND_PENDING: the next step sends its kept transaction again, once: the
+ * contract refunds a slot once); a deposit removed with it is owed nothing (VANISHED: the money
+ * never left the payer).
  * Returns the ids of the deposits it changed.
  */
 export async function watchRefundedStrays(
@@ -858,24 +848,28 @@ export async function watchRefundedStrays(
     });
     // Refunded in another transaction (or settled another way): nothing is owed.
     if (slot.state !== "FUNDED" && slot.state !== "NONE") continue;
+    // The deposit still in its slot: owed again (the engine's reopenRow; its kept transaction is
+    // asked about and broadcast again by step 3). Removed with it: the money never left the payer.
     const owed = slot.state === "FUNDED";
-    const updated = await ctx.db
-      .updateTable("escrow_deposits")
-      .set({
-        status: owed ? "REFUND_PENDING" : "VANISHED",
-        refund_tx_hash: null,
-        refunded_at: null,
-        lease_until: null,
-        last_error: owed
-          ? `the refund ${removed} was removed by a chain reorganisation; it is sent again`
-          : `the refund ${removed} was removed by a chain reorganisation with the deposit itself; nothing is owed`,
-        updated_at: now,
-      })
-      .where("id", "=", row.id)
-      .where("status", "=", "REFUNDED")
-      .where("refund_tx_hash", "=", removed)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows > 0n) {
+    const updated = owed
+      ? await reopenRow(ctx.db, "escrow_deposits", row.id, removed, now)
+      : (
+          await ctx.db
+            .updateTable("escrow_deposits")
+            .set({
+              status: "VANISHED",
+              refund_tx_hash: null,
+              refunded_at: null,
+              lease_until: null,
+              last_error: `the refund ${removed} was removed by a chain reorganisation with the deposit itself; nothing is owed`,
+              updated_at: now,
+            })
+            .where("id", "=", row.id)
+            .where("status", "=", "REFUNDED")
+            .where("refund_tx_hash", "=", removed)
+            .executeTakeFirst()
+        ).numUpdatedRows > 0n;
+    if (updated) {
       log.warn({ depositId: row.id, removedTxHash: removed, owed }, "a stray deposit's refund was reorganised away");
       changed.push(row.id);
     }

@@ -10,10 +10,11 @@ import type { Address, Hex } from "viem";
 import { escrowAbi } from "@/lib/chain/abi";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
-import { startTestChain, type TestChain } from "@/lib/chain/testing";
+import type { TestChain } from "@/lib/chain/testing";
 import { parseUsdc, splitFee } from "@/lib/chain/units";
-import { GENEROUS_BUDGETS, jobInput, newUser, startTestService, type TestService } from "../testing/harness";
-import { startRpcFaultProxy, type RpcFaultProxy } from "../testing/rpc-fault-proxy";
+import { jobInput, newUser, type TestService } from "../testing/harness";
+import type { RpcFaultProxy } from "../testing/rpc-fault-proxy";
+import { startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
 import { finishPendingSettlements, settleJob } from "./settle-job";
 import { completePartSettlement, finishPendingPartSettlements, recordPartSettlement } from "./settle-part";
 
@@ -25,29 +26,19 @@ const GATEWAY_ERROR = {
 };
 const LATER = (minutes: number) => new Date(Date.now() + minutes * 60_000);
 
+let gateway: FaultyGateway | undefined;
 let chain: TestChain;
 let proxy: RpcFaultProxy;
-/** The service as the poster meets it (straight to anvil). */
+/** The service as the parties meet it (straight to anvil). */
 let service: TestService;
 /** The same database, sending through the faulty gateway. */
 let faulty: TestService;
 
 beforeAll(async () => {
-  chain = await startTestChain({ chainId: 31371 });
-  // A block a second, as on a real chain: a broadcast transaction waits in the pool for a while.
-  await chain.testClient.setAutomine(false);
-  await chain.testClient.setIntervalMining({ interval: 1 });
-  proxy = await startRpcFaultProxy(chain.rpcUrl);
-  [service, faulty] = await Promise.all([
-    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config }),
-    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: proxy.url } }),
-  ]);
+  gateway = await startFaultyGateway(31371);
+  ({ chain, proxy, service, faulty } = gateway);
 }, 120_000);
-afterAll(async () => {
-  await Promise.all([service?.stop(), faulty?.stop()]);
-  await proxy?.stop();
-  await chain?.stop();
-});
+afterAll(() => gateway?.stop());
 
 const hexOf = (wire: Record<string, number>) =>
   `0x${Array.from({ length: 32 }, (_, i) => wire[String(i)]!.toString(16).padStart(2, "0")).join("")}` as Hex;

@@ -1,4 +1,3 @@
-import { fail } from "../errors";
 import type { Selectable, Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
@@ -17,16 +16,14 @@ import { formatUsdc } from "@/lib/chain/units";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import {
-  SETTLEMENT_KIND_TEXT,
   confirmRow,
   dueSettlements,
   keptInRow,
+  recordIntent,
   runSettlement,
   settlementRound,
-  type SettlementKind,
-  type SettlementRound,
-  type SettlementWay,
 } from "./settlement-engine";
+import type { SettlementKind, SettlementRound, SettlementWay } from "./settlement-engine";
 import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
 
 /**
@@ -78,33 +75,18 @@ export async function recordSettlement(
 ): Promise<SettlementRow> {
   if ((kind === "SPLIT") !== (split !== undefined))
     throw new Error("a SPLIT settlement, and only one, names the agent's share");
-  await trx
-    .insertInto("escrow_settlements")
-    .values({
+  return recordIntent<SettlementRow>(
+    trx,
+    "escrow_settlements",
+    { column: "job_id", value: jobId, what: "the escrow of this job" },
+    {
       job_id: jobId,
       kind,
       status: "PENDING",
       to_address: to,
       ...(split ? { agent_share_units: split.agentShareUnits.toString() } : {}),
-    })
-    .onConflict((oc) => oc.column("job_id").doNothing())
-    .execute();
-  const row = await trx
-    .selectFrom("escrow_settlements")
-    .selectAll()
-    .where("job_id", "=", jobId)
-    .executeTakeFirstOrThrow();
-  if (row.kind !== kind) {
-    throw fail(
-      "SETTLEMENT_CONFLICT",
-      `the escrow of this job is already being ${SETTLEMENT_KIND_TEXT[row.kind]}; it moves once`,
-      {
-        settlementKind: row.kind,
-        settlementStatus: row.status,
-      },
-    );
-  }
-  return row;
+    },
+  );
 }
 
 /**

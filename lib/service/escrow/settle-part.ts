@@ -1,4 +1,3 @@
-import { fail } from "../errors";
 import type { Selectable, Transaction } from "kysely";
 import type { Address } from "viem";
 import { EscrowError } from "@/lib/chain/escrow/errors";
@@ -10,15 +9,14 @@ import type { Database, MilestoneSettlementsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
 import {
-  SETTLEMENT_KIND_TEXT,
   confirmRow,
   dueSettlements,
   keptInRow,
+  recordIntent,
   runSettlement,
   settlementRound,
-  type SettlementKind,
-  type SettlementWay,
 } from "./settlement-engine";
+import type { SettlementKind, SettlementWay } from "./settlement-engine";
 import { releasedJobs } from "./released";
 import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
 
@@ -44,9 +42,11 @@ export async function recordPartSettlement(
   to: Address | null,
   split?: { agentShareUnits: bigint },
 ): Promise<PartSettlementRow> {
-  await trx
-    .insertInto("milestone_settlements")
-    .values({
+  return recordIntent<PartSettlementRow>(
+    trx,
+    "milestone_settlements",
+    { column: "milestone_id", value: milestone.id, what: "this part" },
+    {
       milestone_id: milestone.id,
       job_id: milestone.job_id,
       kind,
@@ -59,21 +59,8 @@ export async function recordPartSettlement(
       payer_amount_units: null,
       tx_hash: null,
       last_error: null,
-    })
-    .onConflict((oc) => oc.column("milestone_id").doNothing())
-    .execute();
-  const row = await trx
-    .selectFrom("milestone_settlements")
-    .selectAll()
-    .where("milestone_id", "=", milestone.id)
-    .executeTakeFirstOrThrow();
-  if (row.kind !== kind) {
-    throw fail("SETTLEMENT_CONFLICT", `this part is already being ${SETTLEMENT_KIND_TEXT[row.kind]}; it moves once`, {
-      settlementKind: row.kind,
-      settlementStatus: row.status,
-    });
-  }
-  return row;
+    },
+  );
 }
 
 /** Sends (or finds) a recorded part settlement and records its receipt, through the one settlement engine. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from "kysely";
 import type { Hex } from "viem";
 import {
   TransferStateUnknown,
@@ -11,18 +11,22 @@ import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError, chainFailureReason, isFinalRefusal } from "@/lib/chain/escrow/errors";
 import type { SettlementResult } from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
+import { fail } from "../errors";
 import { requireChain } from "../context";
 import type { Database } from "../db/schema";
 import { isDatabaseUnavailable } from "../db/errors";
 import { settlementRecipientRefusal } from "../payouts/payable-address";
 import { nextAttemptAt, type RetrySchedule } from "../retry-backoff";
 import { errorFields, log } from "../log";
+import { isStillMined } from "@/lib/chain/escrow/deposit-events";
 
 /**
  * The one engine by which money leaves: a whole job's escrow slot (escrow_settlements,
- * settle-job.ts), one part of a job paid in parts (milestone_settlements, settle-part.ts), a
- * managed-wallet withdrawal (wallet_withdrawals, rewards/wallet.ts) and a pack's payout to its
- * publisher (eval_pack_payouts, evals/pack-payouts.ts). What differs between them (a "way") is
+ * settle-job.ts), one part of a job paid in parts (milestone_settlements, settle-part.ts), the
+ * return of a stray deposit to its payer (escrow_deposits, deposit-watch.ts), a managed-wallet
+ * withdrawal (wallet_withdrawals, rewards/wallet.ts), a pack's payout to its publisher
+ * (eval_pack_payouts, evals/pack-payouts.ts) and an x402 payment's transferWithAuthorization
+ * (x402_payments, evals/x402.ts). What differs between them (a "way") is
  * what they send (a contract call, a USDC transfer) and what a receipt changes; the rest is this
  * file's, once:
  *
@@ -37,6 +41,8 @@ import { errorFields, log } from "../log";
  * 4. The receipt, recorded once (only a PENDING row changes); when the database does not answer
  *    after the money moved, the caller gets the pending row (never a 500) and this process keeps
  *    recording every few seconds until the lease runs out; the worker's round finishes it after.
+ * 5. A reorganisation that removes a confirmed transaction puts the row back to owed (reopenRow),
+ *    keeping the signed transaction, so the next send asks the chain about exactly that one.
  */
 
 /** How long a sender holds a row: more than the chain helpers wait for a receipt (180 s). */
@@ -46,10 +52,47 @@ export const CHAIN_RETRY: RetrySchedule = { firstMs: 10_000, maxMs: 10 * 60_000 
 /** How often a sent settlement's receipt is tried again while the database does not answer. */
 const RECORD_RETRY_MS = 2_000;
 
-/** The escrow's tables (a whole job, a part) and the service wallets' (a withdrawal, a pack payout). */
+/** A confirmed transfer is re-checked on chain for this long after its confirmation (reorganisations). */
+export const REORG_WATCH_MS = 24 * 60 * 60_000;
+
+/**
+ * The escrow's tables (a whole job, a part, a stray deposit's return) and the service wallets' (a
+ * withdrawal, a pack payout, an x402 settlement from the operator key).
+ */
 export type SettlementTable = "escrow_settlements" | "milestone_settlements";
-export type TransferTable = "wallet_withdrawals" | "eval_pack_payouts";
-type EngineTable = SettlementTable | TransferTable;
+export type TransferTable = "wallet_withdrawals" | "eval_pack_payouts" | "x402_payments";
+export type EngineTable = SettlementTable | "escrow_deposits" | TransferTable;
+
+/**
+ * Where each table keeps the engine's states: the status of a row the engine owes (and claims),
+ * the status its receipt confirms, the column holding the confirmed transaction and its time. Most
+ * say PENDING and CONFIRMED; a stray deposit's return and an x402 payment keep the words their
+ * readers show (the operator's deposits page: REFUND_PENDING, REFUNDED; x402: SETTLED).
+ */
+const STATES: Record<EngineTable, { owed: string; confirmed: string; receiptTx: string; confirmedAt: string | null }> =
+  {
+    escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
+    milestone_settlements: {
+      owed: "PENDING",
+      confirmed: "CONFIRMED",
+      receiptTx: "tx_hash",
+      confirmedAt: "confirmed_at",
+    },
+    escrow_deposits: {
+      owed: "REFUND_PENDING",
+      confirmed: "REFUNDED",
+      receiptTx: "refund_tx_hash",
+      confirmedAt: "refunded_at",
+    },
+    wallet_withdrawals: {
+      owed: "PENDING",
+      confirmed: "CONFIRMED",
+      receiptTx: "sent_tx_hash",
+      confirmedAt: "confirmed_at",
+    },
+    eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
+    x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
+  };
 
 /** What a settlement does with a slot's money, or a part's: the same three for a whole job and a part. */
 export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
@@ -61,7 +104,40 @@ export const SETTLEMENT_KIND_TEXT: Record<SettlementKind, string> = {
   SPLIT: "split between the agent and the payer",
 };
 
-/** The columns the engine reads and writes: every table it sends from carries them (migrations 0021, 0060, 0105, 0120). */
+/**
+ * Records the intent to settle a job's slot or one part, once, in the caller's transaction (the job,
+ * and the part, locked): inserted unless the job (the part) has its row already. A second call of
+ * the same kind is answered with the first row; one of another kind is refused (409
+ * SETTLEMENT_CONFLICT): a slot or a part moves once, one way.
+ */
+export async function recordIntent<Row extends { kind: SettlementKind; status: string }>(
+  trx: Transaction<Database>,
+  table: SettlementTable,
+  once: { column: "job_id" | "milestone_id"; value: string; what: string },
+  values: { kind: SettlementKind } & Record<string, unknown>,
+): Promise<Row> {
+  // Both tables carry kind, status and their key; Kysely types one table name at a time.
+  const settlements = table as "milestone_settlements";
+  const key = once.column as "milestone_id";
+  await trx
+    .insertInto(settlements)
+    .values(values as never)
+    .onConflict((oc) => oc.column(key).doNothing())
+    .execute();
+  const row = await trx.selectFrom(settlements).selectAll().where(key, "=", once.value).executeTakeFirstOrThrow();
+  if (row.kind !== values.kind)
+    throw fail(
+      "SETTLEMENT_CONFLICT",
+      `${once.what} is already being ${SETTLEMENT_KIND_TEXT[row.kind]}; it moves once`,
+      {
+        settlementKind: row.kind,
+        settlementStatus: row.status,
+      },
+    );
+  return row as unknown as Row;
+}
+
+/** The columns the engine reads and writes: every table it sends from carries them (migrations 0021, 0060, 0105, 0120, 0130). */
 export interface EngineRow {
   id: string;
   status: string;
@@ -70,7 +146,8 @@ export interface EngineRow {
   last_error: string | null;
   sent_raw_tx: string | null;
   sent_tx_hash: string | null;
-  to_address: string | null;
+  /** The recipient, where the row names one (an x402 payment's is its authorization's pay_to). */
+  to_address?: string | null;
 }
 
 /** What a send answers: at least the transaction it is decided by. */
@@ -91,9 +168,17 @@ export interface SettlementWay<Row extends EngineRow, Slot, Result extends Sent>
    * FAILED, if any, is its receipt's).
    */
   escrow?: boolean;
+  /**
+   * What a refusal for good (an escrow way's) makes of the row: by default FAILED with its reason,
+   * for the operator to act on; a stray deposit's return has nothing left to do (VANISHED, SETTLED).
+   */
+  refusedForGood?: (error: unknown, reason: string, now: Date) => Record<string, unknown>;
   /** The fields that name the row in the server's log. */
   logFields: (row: Row) => Record<string, unknown>;
 }
+
+/** The status of a row the engine owes (and claims) in `table`. */
+const owedIn = (table: EngineTable) => STATES[table].owed as "PENDING";
 
 // Every table carries the engine's columns; Kysely types one table name at a time.
 const rowsOf = (db: Kysely<Database>, table: EngineTable) => db.updateTable(table as "escrow_settlements");
@@ -126,7 +211,7 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
     claimed = (await rowsOf(ctx.db, way.table)
       .set({ attempts: sql`attempts + 1`, lease_until: lease, updated_at: now })
       .where("id", "=", settlementId)
-      .where("status", "=", "PENDING")
+      .where("status", "=", owedIn(way.table))
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
       .returningAll()
       .executeTakeFirst()) as Row | undefined;
@@ -165,16 +250,23 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
     try {
       // Only while the row is still this claim's: a second claimant (an instance whose clock runs
       // ahead took the lease) may have sent and recorded it meanwhile; its answer stands.
+      const forGood = () =>
+        way.refusedForGood?.(error, message, now) ?? {
+          status: "FAILED",
+          failed_at: now,
+          failed_to_address: claimed.to_address,
+          failed_reason: message,
+          lease_until: null,
+        };
       const refused = (await rowsOf(ctx.db, way.table)
         .set({
-          status: final ? "FAILED" : "PENDING",
           last_error: message,
-          lease_until: final ? null : nextAttemptAt(now, claimed.attempts, CHAIN_RETRY),
+          lease_until: nextAttemptAt(now, claimed.attempts, CHAIN_RETRY),
           updated_at: now,
-          ...(final ? { failed_at: now, failed_to_address: claimed.to_address, failed_reason: message } : {}),
+          ...(final ? forGood() : {}),
         })
         .where("id", "=", claimed.id)
-        .where("status", "=", "PENDING")
+        .where("status", "=", owedIn(way.table))
         .where("lease_until", "=", lease)
         .returningAll()
         .executeTakeFirst()) as Row | undefined;
@@ -219,20 +311,22 @@ export interface SettlementRound {
 /**
  * One round of a worker over the rows its query found due (dueSettlements for the escrow tables):
  * each is sent or confirmed through the engine; what stays unconfirmed is logged with its reason.
+ * Gives the counts and the rows as they stand afterwards (a row whose round failed is not among them).
  */
 export async function settlementRound<Row extends EngineRow, Slot, Result extends Sent>(
   ctx: ServiceContext,
   way: SettlementWay<Row, Slot, Result>,
   due: Array<{ id: string }>,
   options: { now?: Date } = {},
-): Promise<SettlementRound> {
-  const round: SettlementRound = { confirmed: 0, pending: 0, failed: 0 };
+): Promise<SettlementRound & { rows: Row[] }> {
+  const round = { confirmed: 0, pending: 0, failed: 0, rows: [] as Row[] };
   for (const { id } of due) {
     try {
       const row = await runSettlement(ctx, way, id, options);
-      if (row.status === "CONFIRMED") round.confirmed += 1;
-      else if (row.status === "FAILED") round.failed += 1;
-      else round.pending += 1;
+      round.rows.push(row);
+      if (row.status === STATES[way.table].confirmed) round.confirmed += 1;
+      else if (row.status === owedIn(way.table)) round.pending += 1;
+      else round.failed += 1;
       if (row.status !== "CONFIRMED" && row.last_error)
         log.warn({ table: way.table, ...way.logFields(row), reason: row.last_error }, "settlement not confirmed");
     } catch (error) {
@@ -272,6 +366,51 @@ export function dueSettlements(
 }
 
 /**
+ * The rows due in a round of a table the engine sends from outside a job's escrow (a stray
+ * deposit's return, a service wallet's transfer): owed, their lease free (new, or left by a crash,
+ * an outage or a backoff), never tried first, then those whose wait ran out longest ago; of this
+ * chain (`onChain`, the table's own test of it); only `only` (ids) when given, for tests that move
+ * the clock on a database other suites share.
+ */
+function dueRows<T extends Exclude<EngineTable, SettlementTable>>(
+  ctx: ServiceContext,
+  table: T,
+  onChain: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<Array<{ id: string }>> {
+  const now = options.now ?? ctx.now();
+  let q = ctx.db
+    .selectFrom(table as "wallet_withdrawals")
+    .select("id")
+    .where("status", "=", owedIn(table))
+    // Kysely types one table name at a time: the caller's test is typed against its own table.
+    .where(onChain as unknown as (eb: ExpressionBuilder<Database, "wallet_withdrawals">) => Expression<SqlBool>)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  return q
+    .orderBy(sql`lease_until asc nulls first`)
+    .orderBy("updated_at")
+    .limit(20)
+    .execute();
+}
+
+/** One worker's round over a table outside a job's escrow: its due rows (dueRows), each through the engine. */
+export async function settleDue<
+  T extends Exclude<EngineTable, SettlementTable>,
+  Row extends EngineRow,
+  Slot,
+  Result extends Sent,
+>(
+  ctx: ServiceContext,
+  table: T,
+  way: SettlementWay<Row, Slot, Result>,
+  onChain: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>,
+  options: { now?: Date; only?: string[] } = {},
+): Promise<SettlementRound & { rows: Row[] }> {
+  return settlementRound(ctx, way, await dueRows(ctx, table, onChain, options), options);
+}
+
+/**
  * Runs `task` in the background every RECORD_RETRY_MS until it succeeds or `untilMs` passes (the
  * lease ends: the worker's turn then). The one retry loop of a sender whose database went away.
  */
@@ -300,7 +439,7 @@ function handBackUnsentClaim(ctx: ServiceContext, table: EngineTable, settlement
     rowsOf(ctx.db, table)
       .set({ lease_until: null })
       .where("id", "=", settlementId)
-      .where("status", "=", "PENDING")
+      .where("status", "=", owedIn(table))
       .where("sent_tx_hash", "is", null)
       .where("lease_until", "=", lease)
       .execute(),
@@ -343,36 +482,77 @@ export async function confirmRow<Row>(
 }
 
 /**
- * Puts a confirmed row whose transaction a chain reorganisation removed back to PENDING, so that the
- * worker sends it again (once: the contract settles a slot or a part once, and the send finds a
- * re-included transaction). Only while it is still confirmed with that transaction: a second watcher
- * finds it changed. Call it in the transaction that undoes what the receipt changed, after locking
- * the job; change nothing when it answers false.
+ * Puts a confirmed row whose transaction a chain reorganisation removed back to owed, so that the
+ * worker sends it again, once: the signed transaction stays kept, and the next send asks the chain
+ * about exactly that one (re-broadcast while its nonce is free; the contract settles a slot or a
+ * part once, and a transfer's nonce is mined once). Only while it is still confirmed with that
+ * transaction: a second watcher finds it changed. Call it in the transaction that undoes what the
+ * receipt changed (after locking the job, for the escrow's); change nothing when it answers false.
  */
 export async function reopenRow(
-  trx: Transaction<Database>,
-  table: SettlementTable,
+  trx: Kysely<Database>,
+  table: EngineTable,
   id: string,
   txHash: string,
   at: Date,
 ): Promise<boolean> {
-  const reopened = await trx
-    .updateTable(table as "escrow_settlements")
+  const { owed, confirmed, receiptTx, confirmedAt } = STATES[table];
+  const reopened = await rowsOf(trx, table)
     .set({
-      status: "PENDING",
-      tx_hash: null,
-      confirmed_at: null,
+      status: owed as "PENDING",
+      // The kept transaction is the receipt's in the service wallets' tables: it stays (see above).
+      ...(receiptTx === "sent_tx_hash" ? {} : { [receiptTx]: null }),
+      ...(confirmedAt ? { [confirmedAt]: null } : {}),
       lease_until: null,
       updated_at: at,
       last_error: `the confirmed transaction ${txHash} was removed by a chain reorganisation; it is sent again`,
       ...(table === "escrow_settlements" ? { reorg_resent_at: at } : {}),
     })
     .where("id", "=", id)
-    .where("status", "=", "CONFIRMED")
-    .where("tx_hash", "=", txHash)
+    .where("status", "=", confirmed as "CONFIRMED")
+    .where(sql.ref(receiptTx), "=", txHash)
     .returning("id")
     .executeTakeFirst();
   return reopened !== undefined;
+}
+
+/**
+ * The reorganisation watcher of the service wallets' transfers (withdrawals, x402 settlements): a
+ * confirmed transfer of this chain (`onChainOf`: its column and value) whose kept transaction the
+ * chain no longer has is reopened (reopenRow), and the table's worker sends exactly that
+ * transaction again. Returns the ids put back.
+ */
+export async function watchConfirmedTransfers(
+  ctx: ServiceContext,
+  table: "wallet_withdrawals" | "x402_payments",
+  onChainOf: (chain: ChainConfig) => { column: "chain_key" | "network"; value: string },
+  options: { now?: Date; only?: string[] } = {},
+): Promise<string[]> {
+  const chain = ctx.config.chain;
+  if (!chain) return [];
+  const onChain = onChainOf(chain);
+  const now = options.now ?? ctx.now();
+  const { confirmed, confirmedAt } = STATES[table];
+  let q = ctx.db
+    .selectFrom(table as "wallet_withdrawals")
+    .select(["id", "sent_tx_hash"])
+    .where("status", "=", confirmed as "CONFIRMED")
+    .where("sent_tx_hash", "is not", null)
+    .where(sql.ref(onChain.column), "=", onChain.value)
+    .where(sql.ref(confirmedAt!), ">", new Date(now.getTime() - REORG_WATCH_MS));
+  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
+  const reopened: string[] = [];
+  for (const row of await q.orderBy(sql.ref(confirmedAt!), "desc").limit(200).execute()) {
+    if (await isStillMined(chain, row.sent_tx_hash!)) continue;
+    if (await reopenRow(ctx.db, table, row.id, row.sent_tx_hash!, now)) {
+      log.warn(
+        { table, id: row.id, txHash: row.sent_tx_hash },
+        "a reorganisation removed a transfer; it is sent again",
+      );
+      reopened.push(row.id);
+    }
+  }
+  return reopened;
 }
 
 /**
@@ -396,7 +576,7 @@ export function keptInRow(
       assertKept(
         await settlements()
           .set({ sent_raw_tx: raw, sent_tx_hash: hash })
-          .where("status", "=", "PENDING")
+          .where("status", "=", owedIn(table))
           .where("sent_tx_hash", "is", null)
           .executeTakeFirst(),
       );
@@ -408,7 +588,8 @@ export function keptInRow(
 export type TransferSent = { txHash: Hex; reverted: boolean };
 
 /**
- * The send of a USDC transfer from one of the service's wallets (a withdrawal, a pack payout): the
+ * The send of a USDC transfer from one of the service's wallets (a withdrawal, a pack payout, an
+ * x402 payment's transferWithAuthorization): the
  * durable sender keeps it in the row before it is broadcast, and the receipt of exactly that
  * transaction decides. A receipt the RPC did not deliver is unknown, never "not mined": it throws,
  * and the engine backs off with the transaction kept for the next try to ask about.
@@ -421,8 +602,12 @@ export async function sendKeptTransfer(
   transfer: {
     privateKey: Hex;
     amount: bigint;
+    /** Another call of the token than transfer(to, amount): an x402 payment's transferWithAuthorization. */
+    data?: Hex;
     beforeSigning?: () => Promise<void>;
     beforeBroadcast?: () => Promise<void>;
+    /** false only for an x402 payment, answered once mined (evals/x402.ts says why). */
+    untilFinal?: boolean;
   },
 ): Promise<TransferSent> {
   const kept = keptInRow(ctx, table, claimed);
@@ -431,6 +616,7 @@ export async function sendKeptTransfer(
     privateKey: transfer.privateKey,
     to: claimed.to_address as Hex,
     amount: transfer.amount,
+    data: transfer.data,
     ...kept,
     beforeSigning: transfer.beforeSigning,
     record: async (raw, signedHash) => {
@@ -438,7 +624,7 @@ export async function sendKeptTransfer(
       await transfer.beforeBroadcast?.();
     },
   });
-  const receipt = await waitForDurableTransfer(chain, hash);
+  const receipt = await waitForDurableTransfer(chain, hash, undefined, { untilFinal: transfer.untilFinal });
   return { txHash: hash, reverted: receipt.status !== "success" };
 }
 
@@ -455,7 +641,7 @@ export async function recordOnce<Row>(
   set: Record<string, unknown>,
   sentTxHash?: string,
 ): Promise<{ row: Row; changed: boolean }> {
-  let q = rowsOf(db, table).set(set).where("id", "=", id).where("status", "=", "PENDING");
+  let q = rowsOf(db, table).set(set).where("id", "=", id).where("status", "=", owedIn(table));
   if (sentTxHash) q = q.where("sent_tx_hash", "=", sentTxHash);
   const changed = (await q.returningAll().executeTakeFirst()) as Row | undefined;
   return changed ? { row: changed, changed: true } : { row: await readRow<Row>(db, table, id), changed: false };

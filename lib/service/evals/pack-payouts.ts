@@ -1,4 +1,4 @@
-import { sql, type Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { finishSentPayments, watchSettledPayments } from "./x402";
 import { splitFee } from "@/lib/chain/units";
 import type { ServiceContext, Worker } from "../context";
@@ -8,7 +8,7 @@ import type { EvalPackPayoutsTable } from "../db/schema";
 import {
   recordOnce,
   sendKeptTransfer,
-  settlementRound,
+  settleDue,
   type SettlementWay,
   type TransferSent,
 } from "../escrow/settlement-engine";
@@ -81,23 +81,19 @@ export async function payPendingPackPayouts(
   now: Date = ctx.now(),
   options: { only?: string[] } = {},
 ): Promise<number> {
-  if (!ctx.config.chain) return 0;
-  let q = ctx.db
-    .selectFrom("eval_pack_payouts")
-    .select("id")
-    .where("status", "=", "PENDING")
-    // Owed on this chain (rows from before the chain was recorded: the configured one).
-    .where((eb) => eb.or([eb("chain_id", "is", null), eb("chain_id", "=", ctx.config.chain!.chainId)]))
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  // Only these payouts: for tests that move the clock on a database other suites share.
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  // Never tried first, then those whose wait ran out longest ago.
-  const due = await q
-    .orderBy(sql`lease_until asc nulls first`)
-    .orderBy("created_at")
-    .limit(20)
-    .execute();
-  return (await settlementRound(ctx, payoutWay(ctx, now), due, { now })).confirmed;
+  const chain = ctx.config.chain;
+  if (!chain) return 0;
+  // Owed on this chain (rows from before the chain was recorded: the configured one).
+  const onChain = chain.chainId;
+  const way = payoutWay(ctx, now);
+  const round = await settleDue(
+    ctx,
+    "eval_pack_payouts",
+    way,
+    (eb) => eb.or([eb("chain_id", "is", null), eb("chain_id", "=", onChain)]),
+    { now, only: options.only },
+  );
+  return round.confirmed;
 }
 
 /**

@@ -93,8 +93,52 @@ async function signedPayment(payerKey: Hex, apiKey: string): Promise<PaymentPayl
   return client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED")!));
 }
 
+/** An agent, a payer of its own, its signed payment (not sent yet) and the payer's balance before. */
+async function newBuyer() {
+  const agent = await newAgent(service);
+  const { key, address: payer } = await newPayer();
+  const payment = await signedPayment(key, agent.apiKey);
+  return { agent, payer, payment, payerBefore: await balance(payer) };
+}
+
+/** Pays, the process dying between the receipt and its record (kill -9: no answer, nothing retried). */
+async function payAndDie(apiKey: string, payment: PaymentPayload) {
+  service.crashPoints.afterPaymentSettled = () => {
+    throw new Error("killed");
+  };
+  try {
+    expect((await start(apiKey, payment)).status).toBe(500);
+  } finally {
+    service.crashPoints.afterPaymentSettled = undefined;
+  }
+}
+
 const attemptsOf = (agentId: string) =>
   service.db.selectFrom("eval_attempts").select("id").where("agent_id", "=", agentId).execute();
+
+const paymentOf = (agentId: string) =>
+  service.db.selectFrom("x402_payments").selectAll().where("agent_id", "=", agentId).executeTakeFirstOrThrow();
+
+/** The reconciliation, an hour on (past its grace for payments in flight), finds nothing wrong with this payment. */
+async function expectReconciled(paymentId: string) {
+  const later = { ...service.ctx, now: () => new Date(Date.now() + 3_600_000) };
+  const { differences } = await reconcileTransfers(later, chain.config);
+  expect(differences.filter((d) => d.rowId === paymentId)).toEqual([]);
+}
+
+/** Settled once by the transaction its row kept: one attempt, the payer down by the price exactly once. */
+async function expectPaidOnce(agentId: string, payer: Address, payerBefore: bigint) {
+  const row = await paymentOf(agentId);
+  expect(row.status, row.last_error ?? "").toBe("SETTLED");
+  expect(payerBefore - (await balance(payer))).toBe(PRICE);
+  const attempts = await service.db
+    .selectFrom("eval_attempts")
+    .select("payment_tx_hash")
+    .where("agent_id", "=", agentId)
+    .execute();
+  expect(attempts).toEqual([{ payment_tx_hash: row.sent_tx_hash }]);
+  await expectReconciled(row.id);
+}
 
 describe("x402 when the gateway errs after the node took the settlement", () => {
   it("answers success with the attempt, and the payer pays once", async () => {
@@ -112,15 +156,13 @@ describe("x402 when the gateway errs after the node took the settlement", () => 
     expect(await attemptsOf(agent.id)).toHaveLength(1);
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
     expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
+    await expectPaidOnce(agent.id, payer, payerBefore);
   });
 });
 
 describe("x402 when the database goes away after the settlement moved the money", () => {
   it("answers 503 with Retry-After, never 'failed'; the same signature then gets the attempt without paying again", async () => {
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
+    const { agent, payer, payment, payerBefore } = await newBuyer();
 
     service.crashPoints.afterPaymentSettled = () => {
       throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
@@ -140,23 +182,17 @@ describe("x402 when the database goes away after the settlement moved the money"
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
   });
 
-  it("a payment left SENT by a request that went away is finished by the worker from the chain", async () => {
-    const agent = await newAgent(service);
-    const { key, address: payer } = await newPayer();
-    const payment = await signedPayment(key, agent.apiKey);
-    const payerBefore = await balance(payer);
-    service.crashPoints.afterPaymentSettled = () => {
-      throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
-    };
-    expect((await start(agent.apiKey, payment)).status).toBe(503);
-    service.crashPoints.afterPaymentSettled = undefined;
+  it("a payment left owed by a request whose process died after sending is finished by the worker from the chain", async () => {
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    await payAndDie(agent.apiKey, payment);
     const row = await service.db
       .selectFrom("x402_payments")
-      .select(["id", "status"])
+      .select(["id", "status", "sent_tx_hash"])
       .where("agent_id", "=", agent.id)
       .executeTakeFirstOrThrow();
-    expect(row.status).toBe("SENT");
-    // The reconciliation sees it: moved on chain, SENT in the books.
+    expect(row.status).toBe("PENDING");
+    expect(row.sent_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // The reconciliation sees it: moved on chain, unsettled in the books.
     const later = { ...service.ctx, now: () => new Date(Date.now() + 3_600_000) };
     const before = await reconcileTransfers(later, chain.config);
     expect(before.differences.filter((d) => d.rowId === row.id)).toMatchObject([
@@ -177,7 +213,7 @@ describe("x402 when the database goes away after the settlement moved the money"
     // A settled payment the chain does not have (books written wrong) is named too.
     await service.db
       .updateTable("x402_payments")
-      .set({ tx_hash: `0x${"ab".repeat(32)}` })
+      .set({ sent_tx_hash: `0x${"ab".repeat(32)}` })
       .where("id", "=", row.id)
       .execute();
     const wrong = await reconcileTransfers(later, chain.config);
@@ -198,7 +234,7 @@ describe("an x402 settlement a chain reorganisation removed", () => {
     expect(paid.status, await paid.clone().text()).toBe(201);
     const row = await service.db
       .selectFrom("x402_payments")
-      .select(["id", "tx_hash"])
+      .select(["id", "sent_tx_hash as tx_hash"])
       .where("agent_id", "=", agent.id)
       .executeTakeFirstOrThrow();
 
@@ -212,13 +248,98 @@ describe("an x402 settlement a chain reorganisation removed", () => {
     await finishSentPayments(service.ctx, { only: [row.id], now: new Date(Date.now() + 3_600_000) });
     const settled = await service.db
       .selectFrom("x402_payments")
-      .select(["status", "tx_hash"])
+      .select(["status", "sent_tx_hash as tx_hash"])
       .where("id", "=", row.id)
       .executeTakeFirstOrThrow();
     expect(settled).toEqual({ status: "SETTLED", tx_hash: row.tx_hash });
     expect(payerBefore - (await balance(payer))).toBe(PRICE);
     expect((await balance(treasury)) - treasuryBefore).toBe(PRICE);
     expect(await watchSettledPayments(service.ctx, { only: [row.id] })).toEqual([]);
+    await expectReconciled(row.id);
+  });
+});
+
+describe("x402 settlements through the settlement engine, under the faults every transfer is tried with", () => {
+  it("a broadcast whose reply is lost (and the node cannot be asked): 503 with Retry-After, the transaction kept; the same signature then settles it without a second", async () => {
+    // Proves the engine path: the engine backs off (attempts, last_error, lease_until) with the transaction kept.
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    proxy.drop(["eth_sendRawTransaction", "eth_getTransactionByHash"]);
+    const lost = await start(agent.apiKey, payment);
+    proxy.heal();
+    expect(lost.status, await lost.clone().text()).toBe(503);
+    expect(Number(lost.headers.get("retry-after"))).toBeGreaterThan(0);
+    const kept = await paymentOf(agent.id);
+    expect(kept).toMatchObject({ status: "PENDING", attempts: 1 });
+    expect(kept.sent_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(kept.last_error).toBeTruthy();
+    expect(kept.lease_until!.getTime()).toBeGreaterThan(Date.now());
+
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    expect(decodePaymentResponseHeader(again.headers.get("PAYMENT-RESPONSE")!).transaction).toBe(kept.sent_tx_hash);
+    await expectPaidOnce(agent.id, payer, payerBefore);
+  });
+
+  it("a gateway that sends the broadcast twice: 201, one transfer, recorded once", async () => {
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    proxy.duplicate(["eth_sendRawTransaction"]);
+    const paid = await start(agent.apiKey, payment);
+    proxy.heal();
+    expect(paid.status, await paid.clone().text()).toBe(201);
+    await expectPaidOnce(agent.id, payer, payerBefore);
+  });
+
+  it("the node down while the worker finishes a payment its request left: the worker backs off, and settles it once the node is up", async () => {
+    // Fails on the old code: its worker kept no attempts, lease or reason for a payment it could not finish.
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    await payAndDie(agent.apiKey, payment);
+    const left = await paymentOf(agent.id);
+
+    const later = new Date(Date.now() + 3_600_000);
+    proxy.down();
+    try {
+      expect(await finishSentPayments(service.ctx, { only: [left.id], now: later })).toBe(0);
+    } finally {
+      proxy.heal();
+    }
+    const backingOff = await paymentOf(agent.id);
+    expect(backingOff).toMatchObject({ status: "PENDING", attempts: 2, sent_tx_hash: left.sent_tx_hash });
+    expect(backingOff.last_error).toBeTruthy();
+    expect(backingOff.lease_until!.getTime()).toBe(later.getTime() + 20_000);
+
+    expect(await finishSentPayments(service.ctx, { only: [left.id], now: new Date(later.getTime() + 60_000) })).toBe(1);
+    // The payer's next submission of the same signature starts the attempt it paid for.
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    await expectPaidOnce(agent.id, payer, payerBefore);
+  });
+
+  it("a receipt the database could not take is recorded by the sender itself as soon as it answers: no worker, no second submission", async () => {
+    // Fails on the old code: the payment stayed SENT until the worker's round, five minutes later.
+    const { agent, payer, payment, payerBefore } = await newBuyer();
+    let outages = 0;
+    service.crashPoints.afterPaymentSettled = () => {
+      // Away for the request's own record and its first retry.
+      if (outages++ < 2) throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+    };
+    try {
+      const lost = await start(agent.apiKey, payment);
+      expect(lost.status, await lost.clone().text()).toBe(503);
+      const deadline = Date.now() + 15_000;
+      while ((await paymentOf(agent.id)).status !== "SETTLED" && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 250));
+    } finally {
+      service.crashPoints.afterPaymentSettled = undefined;
+    }
+    expect(outages).toBe(3);
+    const row = await paymentOf(agent.id);
+    expect(row).toMatchObject({ status: "SETTLED", attempts: 1 });
+    expect(payerBefore - (await balance(payer))).toBe(PRICE);
+    await expectReconciled(row.id);
+    // The same signature then starts the attempt it paid for.
+    const again = await start(agent.apiKey, payment);
+    expect(again.status, await again.clone().text()).toBe(201);
+    await expectPaidOnce(agent.id, payer, payerBefore);
   });
 });
 

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFunctionData, getAddress, keccak256, parseSignature, type Address, type Hex } from "viem";
+import { getAddress, keccak256, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
-import { eip3009ABI, type ExactEIP3009Payload } from "@x402/evm";
+import type { ExactEIP3009Payload } from "@x402/evm";
 import { getWalletClient } from "@/lib/chain/clients";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { parseUsdc } from "@/lib/chain/units";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { GENEROUS_BUDGETS, newAgent, newClientIp, startTestService, type TestService } from "../testing/harness";
 import { PAID_PACK_ID } from "../testing/evals-support";
+import { finishSentPayments, transferWithAuthorizationData } from "./x402";
 
 // x402 v2 on a paid certification pack, against a real anvil with the test USDC (EIP-3009 as
 // USDC has it): the client is the x402 project's own (@x402/fetch's wrapper with @x402/evm's exact
@@ -82,7 +83,7 @@ async function payloadFor(privateKey: `0x${string}`, apiKey: string): Promise<Pa
 const claimRow = (
   a: ExactEIP3009Payload["authorization"],
   agentId: string,
-  state: { status?: "SENT"; raw_tx?: Hex; tx_hash?: Hex } = {},
+  state: { sent_raw_tx?: Hex; sent_tx_hash?: Hex } = {},
 ) =>
   service.db
     .insertInto("x402_payments")
@@ -99,6 +100,26 @@ const claimRow = (
       ...state,
     })
     .execute();
+
+/**
+ * What a request leaves when its process dies right after recording: the row, owed (PENDING), with
+ * the operator's signed transferWithAuthorization and its hash kept, never broadcast.
+ */
+async function keptNeverBroadcast(
+  a: ExactEIP3009Payload["authorization"],
+  signature: ExactEIP3009Payload["signature"],
+  agentId: string,
+) {
+  const wallet = getWalletClient(chain.config, chain.config.operatorPrivateKey);
+  const request = await wallet.prepareTransactionRequest({
+    to: chain.config.tokenAddress,
+    data: transferWithAuthorizationData({ authorization: a, signature }),
+  });
+  const raw = (await wallet.signTransaction(request)) as Hex;
+  const hash = keccak256(raw);
+  await claimRow(a, agentId, { sent_raw_tx: raw, sent_tx_hash: hash });
+  return hash;
+}
 
 const attemptsOf = (agentId: string) =>
   service.db
@@ -258,7 +279,7 @@ describe("x402 v2 on paid packs", () => {
     expect(attempts).toHaveLength(1);
     const rows = await service.db
       .selectFrom("x402_payments")
-      .select(["status", "attempt_id", "tx_hash"])
+      .select(["status", "attempt_id", "sent_tx_hash as tx_hash"])
       .where("payer_address", "=", payer.address.toLowerCase())
       .execute();
     expect(rows).toEqual([{ status: "SETTLED", attempt_id: attempts[0]!.id, tx_hash: attempts[0]!.payment_tx_hash }]);
@@ -294,31 +315,7 @@ describe("x402 v2 on paid packs", () => {
     const [payerBefore, treasuryBefore] = await Promise.all([balance(payer.address), balance(treasury)]);
     const payload = await payloadFor(payer.privateKey, agent.apiKey);
     const { authorization: a, signature } = payload.payload as unknown as ExactEIP3009Payload;
-    // What a request leaves when its process dies right after recording: the row, SENT, with the
-    // operator's signed transferWithAuthorization and its hash, never broadcast.
-    const wallet = getWalletClient(chain.config, chain.config.operatorPrivateKey);
-    const sig = parseSignature(signature as Hex);
-    const request = await wallet.prepareTransactionRequest({
-      to: chain.config.tokenAddress,
-      data: encodeFunctionData({
-        abi: eip3009ABI,
-        functionName: "transferWithAuthorization",
-        args: [
-          getAddress(a.from),
-          getAddress(a.to),
-          BigInt(a.value),
-          BigInt(a.validAfter),
-          BigInt(a.validBefore),
-          a.nonce as Hex,
-          Number(sig.v),
-          sig.r,
-          sig.s,
-        ],
-      }),
-    });
-    const raw = (await wallet.signTransaction(request)) as Hex;
-    const hash = keccak256(raw);
-    await claimRow(a, agent.id, { status: "SENT", raw_tx: raw, tx_hash: hash });
+    const hash = await keptNeverBroadcast(a, signature, agent.id);
 
     const res = await service.http("POST", path, {
       token: agent.apiKey,
@@ -330,6 +327,55 @@ describe("x402 v2 on paid packs", () => {
       hash.toLowerCase(),
     );
     expect(res.json.data.paymentTxHash).toBe(hash.toLowerCase());
+    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    expect(await balance(treasury)).toBe(treasuryBefore + PRICE);
+  });
+  it("a kept settlement whose nonce went to another transaction of the operator is cleared by the worker (it never signs), and the same PAYMENT-SIGNATURE then pays once", async () => {
+    // The engine's way for x402: the worker asks about a kept transaction and never signs without the authorization.
+    const agent = await newAgent(service);
+    const payer = chain.accounts[PAYER + 3]!;
+    const [payerBefore, treasuryBefore] = await Promise.all([balance(payer.address), balance(treasury)]);
+    const payload = await payloadFor(payer.privateKey, agent.apiKey);
+    const { authorization: a, signature } = payload.payload as unknown as ExactEIP3009Payload;
+    const dead = await keptNeverBroadcast(a, signature, agent.id);
+    // Another transaction of the operator takes that nonce: the kept one can never be mined.
+    const wallet = getWalletClient(chain.config, chain.config.operatorPrivateKey);
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to: wallet.account.address, value: 0n }),
+    });
+    const row = await service.db
+      .selectFrom("x402_payments")
+      .select("id")
+      .where("agent_id", "=", agent.id)
+      .executeTakeFirstOrThrow();
+
+    expect(await finishSentPayments(service.ctx, { only: [row.id] })).toBe(0);
+    const cleared = await service.db
+      .selectFrom("x402_payments")
+      .selectAll()
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
+    expect(cleared).toMatchObject({ status: "PENDING", sent_raw_tx: null, sent_tx_hash: null, attempts: 1 });
+    expect(cleared.last_error).toMatch(/signs anew/);
+    expect(await balance(payer.address)).toBe(payerBefore);
+
+    // Within its backoff the payer is asked to wait (503 with Retry-After), not told it was used.
+    const early = await service.http("POST", path, {
+      token: agent.apiKey,
+      body: {},
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+    });
+    expect(early.status, JSON.stringify(early.json)).toBe(503);
+    expect(Number(early.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Its backoff over (the stored time moved, not slept), the payer's same signature signs anew, once.
+    await service.db.updateTable("x402_payments").set({ lease_until: null }).where("id", "=", row.id).execute();
+    const res = await service.http("POST", path, {
+      token: agent.apiKey,
+      body: {},
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json.data.paymentTxHash).not.toBe(dead);
     expect(await balance(payer.address)).toBe(payerBefore - PRICE);
     expect(await balance(treasury)).toBe(treasuryBefore + PRICE);
   });

@@ -13,19 +13,15 @@ import { privateKeyToAccount } from "viem/accounts";
 import { usdcAbi } from "@/lib/chain/abi";
 import type { ChainConfig } from "@/lib/chain/config";
 import { getPublicClient } from "@/lib/chain/clients";
-import {
-  assertKept,
-  sendDurableUsdcTransfer,
-  storedTransferState,
-  TransferStateUnknown,
-  waitForDurableTransfer,
-} from "@/lib/chain/durable-transfer";
+import { storedTransferState, TransferStateUnknown } from "@/lib/chain/durable-transfer";
 import { isChainUnavailable } from "@/lib/chain/escrow/errors";
 import { parseUsdc } from "@/lib/chain/units";
-import { isStillMined } from "@/lib/chain/escrow/deposit-events";
-import { sql } from "kysely";
+import type { ExpressionBuilder, Selectable } from "kysely";
+import type { Database, X402PaymentsTable } from "../db/schema";
+// The one settlement engine, by its name: each call below is a step of its, not of this module.
+import * as engine from "../escrow/settlement-engine";
 import type { ServiceContext } from "../context";
-import { errorFields, log } from "../log";
+import { log } from "../log";
 import { requireChain } from "../context";
 import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors";
 import { packTreasury } from "./treasury";
@@ -223,8 +219,6 @@ export type ClaimedPayment = {
   /** It settled before (and started no attempt): no send, the attempt is started now. */
   resumed: boolean;
   txHash: Hex | null;
-  /** A send of an earlier request whose outcome nobody recorded (its process died): settled from these. */
-  stored: { raw: Hex | null; hash: Hex | null };
   payer: Address;
   units: bigint;
 };
@@ -232,12 +226,13 @@ export type ClaimedPayment = {
 /**
  * Claims the authorization for this agent and pack: its row is inserted (the unique constraint
  * on token, payer and nonce decides between parallel submissions), before anything is sent, and
- * after `verify` passed. The same authorization again is refused, except that a payment which
- * settled without starting an attempt (the agent had one open meanwhile) is handed back to the
- * same agent at the same pack, so resubmitting it starts the attempt it paid for; and one sent by
- * a request that never recorded the outcome (its process died) is taken up from its stored
- * transaction (settleAuthorization asks the chain what became of it, and never signs a second
- * while the first can still be mined).
+ * after `verify` passed. The row is the settlement engine's intent (escrow/settlement-engine.ts):
+ * PENDING until its transferWithAuthorization is SETTLED (or FAILED: reverted). The same
+ * authorization again is refused, except by the same agent at the same pack while it has started
+ * no attempt: a SETTLED payment is handed back (resubmitting it starts the attempt it paid for),
+ * and a PENDING one is settled again through the engine, which asks the chain about a transaction
+ * kept by an earlier request (its process died, its database went away) and never signs a second
+ * while the first can still be mined; a request still holding the row is left to it.
  */
 export async function claimAuthorization(
   ctx: ServiceContext,
@@ -262,27 +257,16 @@ export async function claimAuthorization(
       .executeTakeFirst();
   const existing = await claimedRow();
   if (existing) {
-    if (existing.attempt_id === null && existing.agent_id === input.agentId && existing.pack_id === input.packId) {
-      const units = BigInt(existing.amount_units);
-      if (existing.status === "SETTLED")
-        return {
-          id: existing.id,
-          resumed: true,
-          txHash: existing.tx_hash as Hex,
-          stored: { raw: null, hash: null },
-          payer,
-          units,
-        };
-      if (existing.status === "SENT")
-        return {
-          id: existing.id,
-          resumed: false,
-          txHash: null,
-          stored: { raw: existing.raw_tx as Hex, hash: existing.tx_hash as Hex },
-          payer,
-          units,
-        };
-    }
+    const mine =
+      existing.attempt_id === null && existing.agent_id === input.agentId && existing.pack_id === input.packId;
+    if (mine && existing.status !== "FAILED")
+      return {
+        id: existing.id,
+        resumed: existing.status === "SETTLED",
+        txHash: existing.status === "SETTLED" ? (existing.sent_tx_hash as Hex) : null,
+        payer,
+        units: BigInt(existing.amount_units),
+      };
     throw authorizationUsed();
   }
   await ctx.crashPoints?.beforePaymentVerify?.(key.nonce);
@@ -310,14 +294,7 @@ export async function claimAuthorization(
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    return {
-      id: inserted.id,
-      resumed: false,
-      txHash: null,
-      stored: { raw: null, hash: null },
-      payer,
-      units: BigInt(a.value),
-    };
+    return { id: inserted.id, resumed: false, txHash: null, payer, units: BigInt(a.value) };
   } catch (error) {
     if (isUniqueViolation(error, CONSTRAINT_ONCE)) throw authorizationUsed();
     throw error;
@@ -327,18 +304,6 @@ export async function claimAuthorization(
 /** Seconds an x402 client whose settlement's outcome is not known yet is asked to wait before sending the same signature. */
 export const X402_RETRY_AFTER_SECONDS = 5;
 
-/** True when a transaction was signed and kept for this payment (it may have moved the money). */
-export async function paymentWasSent(ctx: ServiceContext, paymentId: string): Promise<boolean> {
-  const row = await ctx.db
-    .selectFrom("x402_payments")
-    .select(["status", "tx_hash"])
-    .where("id", "=", paymentId)
-    .executeTakeFirst()
-    .catch(() => null);
-  // A database that does not answer cannot rule a send out.
-  return row === null || row === undefined ? true : row.tx_hash !== null;
-}
-
 export function authorizationUsed() {
   return fail(
     "PAYMENT_ALREADY_USED",
@@ -346,21 +311,85 @@ export function authorizationUsed() {
   );
 }
 
+type PaymentRow = Selectable<X402PaymentsTable>;
+
+/** What the paying request's send did, for its answer (the engine keeps only the row's state). */
+interface SendOutcome {
+  /** What the send threw (the engine stored its short reason in last_error). */
+  error?: unknown;
+  /** The transaction the send had mined: the money moved, whatever the database recorded. */
+  txHash?: Hex;
+}
+
+const REVERTED = "the transferWithAuthorization transaction reverted";
+
 /**
- * Sends transferWithAuthorization from the operator key (the facilitator pays the gas), its
- * signed bytes and hash stored on the claimed row before the broadcast, and waits for the receipt.
- * Returns the hash on success; a revert marks the row FAILED (nothing moved) and returns its reason.
+ * The x402 way through the one settlement engine: transferWithAuthorization from the operator key
+ * (the facilitator pays the gas), kept in the row before it is broadcast. The paying request
+ * passes the payer's authorization; the worker never has it (it is not kept), so its send only
+ * asks the chain about a kept transaction and broadcasts it again, and never signs: a kept
+ * transaction the chain shows dead (its nonce went to another transaction of the operator, so the
+ * authorization moved nothing) is cleared, and the payer's next submission of the same
+ * PAYMENT-SIGNATURE signs it anew.
+ *
+ * The one exception to the engine's finality (`untilFinal: false`): the buyer is answered once the
+ * transfer is mined with the configured confirmations, as x402 facilitators answer (a payer waits
+ * seconds, not the minutes `safe` trails by on Base); a reorganisation that removes it later is
+ * caught by watchSettledPayments, and the worker sends exactly that transaction again.
  */
-export async function settleAuthorization(
+function paymentWay(
   ctx: ServiceContext,
-  paymentId: string,
-  eip3009: ExactEIP3009Payload,
-  stored: ClaimedPayment["stored"],
-): Promise<{ ok: true; txHash: Hex } | { ok: false; txHash: Hex | null; reason: string }> {
-  const chain = requireChain(ctx);
+  eip3009: ExactEIP3009Payload | null,
+  outcome: SendOutcome = {},
+): engine.SettlementWay<PaymentRow, undefined, engine.TransferSent> {
+  return {
+    table: "x402_payments",
+    send: async (chain, _, claimed) => {
+      try {
+        const sent = await engine.sendKeptTransfer(
+          ctx,
+          "x402_payments",
+          chain,
+          { ...claimed, to_address: claimed.pay_to },
+          {
+            privateKey: chain.operatorPrivateKey,
+            amount: BigInt(claimed.amount_units),
+            data: eip3009 ? transferWithAuthorizationData(eip3009) : undefined,
+            beforeSigning: eip3009
+              ? undefined
+              : async () => {
+                  throw new Error(
+                    "no transaction is kept and the authorization is not: the payer's next submission of it signs anew",
+                  );
+                },
+            untilFinal: false,
+          },
+        );
+        outcome.txHash = sent.txHash;
+        return sent;
+      } catch (error) {
+        outcome.error = error;
+        throw error;
+      }
+    },
+    record: async (_, claimed, sent) => {
+      await ctx.crashPoints?.afterPaymentSettled?.(claimed.id);
+      const at = ctx.now();
+      const receipt = sent.reverted
+        ? { status: "FAILED", failure_reason: REVERTED }
+        : { status: "SETTLED", settled_at: at, last_error: null };
+      const set = { ...receipt, lease_until: null, updated_at: at };
+      return (await engine.recordOnce<PaymentRow>(ctx.db, "x402_payments", claimed.id, set, sent.txHash)).row;
+    },
+    logFields: (row) => ({ paymentId: row.id }),
+  };
+}
+
+/** The operator's call of USDC's transferWithAuthorization with the payer's signed authorization. */
+export function transferWithAuthorizationData(eip3009: ExactEIP3009Payload): Hex {
   const a = eip3009.authorization;
   const sig = parseSignature(eip3009.signature as Hex);
-  const data = encodeFunctionData({
+  return encodeFunctionData({
     abi: eip3009ABI,
     functionName: "transferWithAuthorization",
     args: [
@@ -375,75 +404,94 @@ export async function settleAuthorization(
       sig.s,
     ],
   });
-  let hash: Hex;
-  try {
-    hash = await sendDurableUsdcTransfer({
-      chain,
-      privateKey: chain.operatorPrivateKey,
-      to: getAddress(a.to),
-      amount: BigInt(a.value),
-      data,
-      stored,
-      // Its nonce went to another transaction of the operator: never mined, so the authorization is unused; sign anew.
-      forget: async (hash) => {
-        await ctx.db
-          .updateTable("x402_payments")
-          .set({ status: "PENDING", raw_tx: null, tx_hash: null })
-          .where("id", "=", paymentId)
-          .where("tx_hash", "=", hash.toLowerCase())
-          .execute();
-      },
-      record: async (raw, signedHash) => {
-        assertKept(
-          await ctx.db
-            .updateTable("x402_payments")
-            .set({ status: "SENT", raw_tx: raw, tx_hash: signedHash.toLowerCase() })
-            .where("id", "=", paymentId)
-            .where("status", "=", "PENDING")
-            .executeTakeFirst(),
-        );
-      },
-    });
-  } catch (error) {
-    // Nothing stored means nothing sent: the row gives way, and the same authorization may be tried again.
-    const row = await ctx.db
-      .selectFrom("x402_payments")
-      .select("status")
-      .where("id", "=", paymentId)
-      .executeTakeFirst();
-    if (row?.status === "PENDING")
-      await ctx.db.deleteFrom("x402_payments").where("id", "=", paymentId).where("status", "=", "PENDING").execute();
-    throw error;
-  }
-  // The buyer is answered once the transfer is mined with the configured confirmations, as x402
-  // facilitators answer (a payer waits seconds, not the minutes `safe` trails by on Base); a
-  // reorganisation that removes it later is caught by watchSettledPayments, which sends it again.
-  const receipt = await waitForDurableTransfer(chain, hash, undefined, { untilFinal: false });
-  if (receipt.status !== "success") {
-    const reason = "the transferWithAuthorization transaction reverted";
-    await ctx.db
-      .updateTable("x402_payments")
-      .set({ status: "FAILED", failure_reason: reason })
-      .where("id", "=", paymentId)
-      .execute();
-    return { ok: false, txHash: hash, reason };
-  }
-  await ctx.crashPoints?.afterPaymentSettled?.(paymentId);
-  await ctx.db
-    .updateTable("x402_payments")
-    .set({ status: "SETTLED", settled_at: ctx.now() })
-    .where("id", "=", paymentId)
-    .execute();
-  return { ok: true, txHash: hash };
 }
 
 /**
- * The x402 worker's half: finishes every payment left SENT (its request lost its database, its
- * client went away) from what the chain says of its kept transaction: mined and successful,
- * SETTLED (the payer's next submission of the same signature gets its attempt); mined and reverted,
- * FAILED; still waiting, broadcast again; dead (its nonce went to another transaction of the
- * operator, so the authorization moved nothing), the row gives way so the payer may submit the same
- * authorization again. A chain that cannot say leaves the row for the next round.
+ * Settles a claimed payment inside the paying request, through the engine. Returns the settled
+ * transaction; otherwise throws what the request answers: 402 PAYMENT_SETTLEMENT_FAILED when the
+ * transfer reverted or nothing could be sent (the row gives way, and the same authorization may be
+ * tried again); 503 with Retry-After while a transaction was signed and the chain or the database
+ * has not settled its outcome (never "failed": the money may have moved; the same signature then
+ * completes it); 409 PAYMENT_ALREADY_USED while another request holds it without having sent.
+ */
+async function settleInRequest(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  claimed: ClaimedPayment,
+  eip3009: ExactEIP3009Payload,
+  required: PaymentRequired,
+): Promise<Hex> {
+  const outcome: SendOutcome = {};
+  const way = paymentWay(ctx, eip3009, outcome);
+  let row = await engine.runSettlement(ctx, way, claimed.id);
+  // Another request (or the worker) holds its lease, its transaction kept: when the chain already
+  // has it mined, that is the outcome; recorded once (recordOnce), nothing is sent.
+  if (row.status === "PENDING" && !outcome.error && !outcome.txHash && row.sent_raw_tx && row.sent_tx_hash)
+    row = await recordIfMined(ctx, chain, way, row);
+  if (row.status === "SETTLED") return row.sent_tx_hash as Hex;
+  const refusal = (reason: string, transaction: string) =>
+    paymentRefused(required, "PAYMENT_SETTLEMENT_FAILED", reason, `the x402 payment could not be settled: ${reason}`, {
+      success: false,
+      errorReason: "transaction_failed",
+      transaction,
+      network: caip2Network(chain),
+      payer: claimed.payer,
+    });
+  if (row.status === "FAILED") throw refusal(row.failure_reason ?? REVERTED, row.sent_tx_hash ?? "");
+  const error = outcome.error;
+  if (outcome.txHash || row.sent_tx_hash || error instanceof TransferStateUnknown) {
+    log.warn({ paymentId: claimed.id, reason: row.last_error }, "x402 settlement outcome unknown");
+    const unknown = fail(
+      "CHAIN_UNAVAILABLE",
+      "the settlement was sent but its outcome is not recorded yet: send the same PAYMENT-SIGNATURE again after Retry-After",
+    );
+    unknown.headers["retry-after"] = String(X402_RETRY_AFTER_SECONDS);
+    throw unknown;
+  }
+  if (!error) {
+    // Nothing kept and nothing sent by this request: either another request is sending it now
+    // (409, as a parallel submission), or an earlier try found nothing it could send (the worker
+    // cleared a dead transaction: last_error says so) and it waits out its backoff: 503 until then.
+    if (!row.last_error || !row.lease_until) throw authorizationUsed();
+    const waiting = fail(
+      "CHAIN_UNAVAILABLE",
+      `this payment is settled again after a short wait (${row.last_error}): send the same PAYMENT-SIGNATURE again after Retry-After`,
+    );
+    waiting.headers["retry-after"] = String(Math.max(1, Math.ceil((row.lease_until.getTime() - Date.now()) / 1000)));
+    throw waiting;
+  }
+  // Nothing was signed, so nothing moved: the row gives way, and the same authorization may be tried again.
+  await ctx.db
+    .deleteFrom("x402_payments")
+    .where("id", "=", claimed.id)
+    .where("status", "=", "PENDING")
+    .where("sent_tx_hash", "is", null)
+    .execute();
+  if (error instanceof DomainError || isDatabaseUnavailable(error) || isChainUnavailable(error)) throw error;
+  throw refusal(
+    (error as { shortMessage?: string }).shortMessage ?? "the settlement transaction could not be sent",
+    "",
+  );
+}
+
+/** A kept transaction the chain shows mined is recorded through the way (once); otherwise the row as it is. */
+async function recordIfMined(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  way: engine.SettlementWay<PaymentRow, undefined, engine.TransferSent>,
+  row: PaymentRow,
+): Promise<PaymentRow> {
+  const found = await storedTransferState(chain, row.sent_raw_tx as Hex, row.sent_tx_hash as Hex).catch(() => null);
+  if (found?.state !== "MINED") return row;
+  return way.record(chain, row, { txHash: row.sent_tx_hash as Hex, reverted: found.receipt.status !== "success" });
+}
+
+/**
+ * The x402 worker's half, through the engine: every payment owed with its transaction kept whose
+ * lease ran out (its request lost its database, its client went away, a backoff) is finished from
+ * what the chain says of that transaction: mined, SETTLED (the payer's next submission of the same
+ * signature gets its attempt) or FAILED (reverted); waiting, broadcast again; dead, cleared for the
+ * payer's next submission (paymentWay). Returns how many it settled.
  */
 export async function finishSentPayments(
   ctx: ServiceContext,
@@ -451,97 +499,26 @@ export async function finishSentPayments(
 ): Promise<number> {
   const chain = ctx.config.chain;
   if (!chain) return 0;
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("x402_payments")
-    .select(["id", "raw_tx", "tx_hash"])
-    .where("status", "=", "SENT")
-    .where("network", "=", caip2Network(chain))
-    // A request still waiting for its own receipt finishes it itself.
-    .where("created_at", "<", new Date(now.getTime() - SENT_LEFT_AFTER_MS));
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  let finished = 0;
-  for (const row of await q.orderBy("created_at").limit(20).execute()) {
-    if (!row.raw_tx || !row.tx_hash) continue;
-    try {
-      const found = await storedTransferState(chain, row.raw_tx as Hex, row.tx_hash as Hex);
-      if (found.state === "WAITING") {
-        await getPublicClient(chain)
-          .sendRawTransaction({ serializedTransaction: row.raw_tx as Hex })
-          .catch(() => undefined);
-        continue;
-      }
-      const sent = ctx.db.updateTable("x402_payments").where("id", "=", row.id).where("status", "=", "SENT");
-      if (found.state === "DEAD") {
-        await ctx.db
-          .deleteFrom("x402_payments")
-          .where("id", "=", row.id)
-          .where("status", "=", "SENT")
-          .where("tx_hash", "=", row.tx_hash)
-          .execute();
-      } else if (found.receipt.status === "success") {
-        await sent.set({ status: "SETTLED", settled_at: now }).execute();
-      } else {
-        await sent
-          .set({ status: "FAILED", failure_reason: "the transferWithAuthorization transaction reverted" })
-          .execute();
-      }
-      finished += 1;
-    } catch (error) {
-      log.warn({ paymentId: row.id, ...errorFields(error) }, "x402 payment not finished this round");
-    }
-  }
-  return finished;
+  // Only a payment whose transaction is kept: the worker has no authorization to sign one.
+  const onChain = caip2Network(chain);
+  const kept = (eb: ExpressionBuilder<Database, "x402_payments">) =>
+    eb.and([eb("network", "=", onChain), eb("sent_raw_tx", "is not", null)]);
+  return (await engine.settleDue(ctx, "x402_payments", paymentWay(ctx, null), kept, options)).confirmed;
 }
-
-/** A SENT payment older than this is the worker's: its request has given up waiting for the receipt. */
-const SENT_LEFT_AFTER_MS = 5 * 60_000;
-
-/** Settled x402 payments are re-checked on chain for this long after their settlement. */
-const PAYMENT_REORG_WATCH_MS = 24 * 60 * 60_000;
 
 /**
- * A settled payment whose transferWithAuthorization a chain reorganisation removed is SENT again,
- * its signed transaction kept: finishSentPayments broadcasts exactly that transaction again (the
- * authorization is unused again on the reorganised chain), so the treasury is paid once. Returns
- * the ids put back.
+ * A settled payment whose transferWithAuthorization a chain reorganisation removed is owed again
+ * (the engine's reorganisation watcher), its signed transaction kept: finishSentPayments broadcasts
+ * exactly that transaction again (the authorization is unused again on the reorganised chain), so
+ * the treasury is paid once. Returns the ids put back.
  */
-export async function watchSettledPayments(
-  ctx: ServiceContext,
-  options: { now?: Date; only?: string[] } = {},
-): Promise<string[]> {
-  const chain = ctx.config.chain;
-  if (!chain) return [];
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("x402_payments")
-    .select(["id", "tx_hash"])
-    .where("status", "=", "SETTLED")
-    .where("tx_hash", "is not", null)
-    .where("raw_tx", "is not", null)
-    .where("network", "=", caip2Network(chain))
-    .where("settled_at", ">", new Date(now.getTime() - PAYMENT_REORG_WATCH_MS));
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const reopened: string[] = [];
-  for (const row of await q.orderBy("settled_at", "desc").limit(200).execute()) {
-    if (await isStillMined(chain, row.tx_hash!)) continue;
-    const back = await ctx.db
-      .updateTable("x402_payments")
-      .set({ status: "SENT", settled_at: null })
-      .where("id", "=", row.id)
-      .where("status", "=", "SETTLED")
-      .where("tx_hash", "=", row.tx_hash)
-      .executeTakeFirst();
-    if (back.numUpdatedRows > 0n) {
-      log.warn(
-        { paymentId: row.id, txHash: row.tx_hash },
-        "a reorganisation removed an x402 settlement; it is sent again",
-      );
-      reopened.push(row.id);
-    }
-  }
-  return reopened;
-}
+export const watchSettledPayments = (ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}) =>
+  engine.watchConfirmedTransfers(
+    ctx,
+    "x402_payments",
+    (chain) => ({ column: "network", value: caip2Network(chain) }),
+    options,
+  );
 
 /** The x402 side of a request: its PAYMENT-SIGNATURE header, where it was sent, and how to answer with PAYMENT-RESPONSE. */
 export interface X402Request {
@@ -589,59 +566,7 @@ export async function payPackByX402(
       );
     },
   );
-  let txHash = claimed.txHash;
-  if (!claimed.resumed) {
-    let settled;
-    try {
-      settled = await settleAuthorization(ctx, claimed.id, eip3009, claimed.stored);
-    } catch (error) {
-      if (error instanceof DomainError || isDatabaseUnavailable(error)) throw error;
-      // A transaction was signed and may have moved the money: the payment is not "failed" until
-      // the chain says so. The same PAYMENT-SIGNATURE completes it (the kept transaction is asked
-      // about, never signed again), and the x402 worker finishes it from the chain meanwhile.
-      if (error instanceof TransferStateUnknown || (await paymentWasSent(ctx, claimed.id))) {
-        log.warn({ paymentId: claimed.id, ...errorFields(error) }, "x402 settlement outcome unknown");
-        const unknown = fail(
-          "CHAIN_UNAVAILABLE",
-          "the settlement was sent but the chain has not said what became of it: send the same PAYMENT-SIGNATURE again after Retry-After",
-        );
-        unknown.headers["retry-after"] = String(X402_RETRY_AFTER_SECONDS);
-        throw unknown;
-      }
-      if (isChainUnavailable(error)) throw error;
-      const reason =
-        (error as { shortMessage?: string }).shortMessage ?? "the settlement transaction could not be sent";
-      throw paymentRefused(
-        required,
-        "PAYMENT_SETTLEMENT_FAILED",
-        reason,
-        `the x402 payment could not be settled: ${reason}`,
-        {
-          success: false,
-          errorReason: "transaction_failed",
-          transaction: "",
-          network: caip2Network(chain),
-          payer: claimed.payer,
-        },
-      );
-    }
-    if (!settled.ok) {
-      throw paymentRefused(
-        required,
-        "PAYMENT_SETTLEMENT_FAILED",
-        settled.reason,
-        `the x402 payment could not be settled: ${settled.reason}`,
-        {
-          success: false,
-          errorReason: "transaction_failed",
-          transaction: settled.txHash ?? "",
-          network: caip2Network(chain),
-          payer: claimed.payer,
-        },
-      );
-    }
-    txHash = settled.txHash;
-  }
+  const txHash = claimed.resumed ? claimed.txHash! : await settleInRequest(ctx, chain, claimed, eip3009, required);
   return {
     payment: { txHash: txHash!.toLowerCase(), units: claimed.units, payer: claimed.payer },
     x402PaymentId: claimed.id,

@@ -174,7 +174,9 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
     ctx.db
       .selectFrom("x402_payments")
       .select(count)
-      .where("status", "=", "SENT")
+      // Sent (its transaction kept) and not settled yet.
+      .where("status", "=", "PENDING")
+      .where("sent_tx_hash", "is not", null)
       .where("created_at", "<", before)
       .where("network", "=", `eip155:${chain.chainId}`)
       .executeTakeFirstOrThrow(),

@@ -8,7 +8,6 @@ import {
   type ListLedgerQuery,
   type Withdrawal,
 } from "@/lib/api/schemas/rewards";
-import { isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { formatUsdc, parseUsdc, normaliseDecimal } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
@@ -23,10 +22,10 @@ import {
   recordOnce,
   runSettlement,
   sendKeptTransfer,
-  settlementRound,
-  type SettlementWay,
-  type TransferSent,
+  settleDue,
+  watchConfirmedTransfers,
 } from "../escrow/settlement-engine";
+import type { SettlementWay, TransferSent } from "../escrow/settlement-engine";
 
 async function balanceUnits(db: Transaction<Database> | ServiceContext["db"], owner: string): Promise<bigint> {
   const row = await db
@@ -253,63 +252,23 @@ export async function finishPendingWithdrawals(
   ctx: ServiceContext,
   options: { now?: Date; only?: string[] } = {},
 ): Promise<number> {
-  if (!ctx.config.chain) return 0;
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("wallet_withdrawals")
-    .select("id")
-    .where("status", "=", "PENDING")
-    .where("chain_key", "=", chainKeyOf(ctx.config.chain))
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const due = await q
-    .orderBy(sql`lease_until asc nulls first`)
-    .limit(20)
-    .execute();
-  return (await settlementRound(ctx, withdrawalWay(ctx, options.now), due, options)).confirmed;
+  const chain = ctx.config.chain;
+  if (!chain) return 0;
+  const onChain = chainKeyOf(chain);
+  const way = withdrawalWay(ctx, options.now);
+  return (await settleDue(ctx, "wallet_withdrawals", way, (eb) => eb("chain_key", "=", onChain), options)).confirmed;
 }
-
-/** Confirmed withdrawals are re-checked on chain for this long after their confirmation. */
-const WITHDRAWAL_REORG_WATCH_MS = 24 * 60 * 60_000;
 
 /**
  * A confirmed withdrawal whose transfer a chain reorganisation removed goes back to PENDING with its
- * signed transaction kept: finishPendingWithdrawals then asks the chain about exactly that
- * transaction and broadcasts it again (its nonce is free again), so it is paid once, never twice.
- * Returns the ids put back.
+ * signed transaction kept (the engine's reorganisation watcher): finishPendingWithdrawals then asks
+ * the chain about exactly that transaction and broadcasts it again (its nonce is free again), so it
+ * is paid once, never twice. Returns the ids put back.
  */
-export async function watchConfirmedWithdrawals(
-  ctx: ServiceContext,
-  options: { now?: Date; only?: string[] } = {},
-): Promise<string[]> {
-  const chain = ctx.config.chain;
-  if (!chain) return [];
-  const now = options.now ?? ctx.now();
-  let q = ctx.db
-    .selectFrom("wallet_withdrawals")
-    .select(["id", "sent_tx_hash"])
-    .where("status", "=", "CONFIRMED")
-    .where("sent_tx_hash", "is not", null)
-    .where("chain_key", "=", chainKeyOf(chain))
-    .where("confirmed_at", ">", new Date(now.getTime() - WITHDRAWAL_REORG_WATCH_MS));
-  if (options.only) q = options.only.length ? q.where("id", "in", options.only) : q.where(sql<boolean>`false`);
-  const reopened: string[] = [];
-  for (const row of await q.orderBy("confirmed_at", "desc").limit(200).execute()) {
-    if (await isStillMined(chain, row.sent_tx_hash!)) continue;
-    const back = await ctx.db
-      .updateTable("wallet_withdrawals")
-      .set({ status: "PENDING", confirmed_at: null, lease_until: null, updated_at: now })
-      .where("id", "=", row.id)
-      .where("status", "=", "CONFIRMED")
-      .where("sent_tx_hash", "=", row.sent_tx_hash)
-      .executeTakeFirst();
-    if (back.numUpdatedRows > 0n) {
-      log.warn(
-        { withdrawalId: row.id, txHash: row.sent_tx_hash },
-        "a reorganisation removed a withdrawal; it is sent again",
-      );
-      reopened.push(row.id);
-    }
-  }
-  return reopened;
-}
+export const watchConfirmedWithdrawals = (ctx: ServiceContext, options: { now?: Date; only?: string[] } = {}) =>
+  watchConfirmedTransfers(
+    ctx,
+    "wallet_withdrawals",
+    (chain) => ({ column: "chain_key", value: chainKeyOf(chain) }),
+    options,
+  );

@@ -19,6 +19,10 @@ export interface RpcFaultProxy {
   slow(methods: string[], ms: number): void;
   /** Forward these methods to the node, then answer this JSON-RPC error instead of its reply. */
   failAfterForwarding(methods: string[], error: { code: number; message: string }): void;
+  /** The node is down: every request is refused (its connection closed), nothing is forwarded. */
+  down(): void;
+  /** Forward these methods to the node twice (a gateway retrying a request), and answer the second reply. */
+  duplicate(methods: string[]): void;
   /** Answer everything again. */
   heal(): void;
   /** Replies lost so far, per method. */
@@ -38,6 +42,8 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
   let toggle = 0;
   const dropped: Record<string, number> = {};
   let slowness: { methods: Set<string>; ms: number } | null = null;
+  let isDown = false;
+  let duplicated: Set<string> | null = null;
   const seen: Record<string, number> = {};
 
   const methodsOf = (body: string): string[] => {
@@ -56,10 +62,17 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       const body = Buffer.concat(chunks);
       const methods = methodsOf(body.toString("utf8"));
       for (const m of methods) seen[m] = (seen[m] ?? 0) + 1;
+      if (isDown) {
+        req.socket.destroy();
+        return;
+      }
       const matched = rule !== null && methods.some((m) => rule!.methods.has(m));
+      const twice = duplicated !== null && methods.some((m) => duplicated!.has(m));
       const lose = matched && (!rule!.everyOther || toggle++ % 2 === 0);
       const delay = slowness && methods.some((m) => slowness!.methods.has(m)) ? slowness.ms : 0;
-      setTimeout(() => {
+      setTimeout(async () => {
+        // The first of two forwards: its reply is lost, as a gateway retrying the request loses it.
+        if (twice) await forward(body).catch(() => undefined);
         const upstream = httpRequest(
           {
             hostname: target.hostname,
@@ -95,6 +108,25 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       }, delay);
     });
   });
+  /** One request to the node, its reply read and dropped. */
+  const forward = (body: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      const upstream = httpRequest(
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          method: "POST",
+          headers: { "content-type": "application/json", "content-length": body.length },
+        },
+        (answer) => {
+          answer.resume();
+          answer.on("end", () => resolve());
+        },
+      );
+      upstream.on("error", reject);
+      upstream.end(body);
+    });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -109,9 +141,17 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     slow(methods, ms) {
       slowness = { methods: new Set(methods), ms };
     },
+    down() {
+      isDown = true;
+    },
+    duplicate(methods) {
+      duplicated = new Set(methods);
+    },
     heal() {
       rule = null;
       slowness = null;
+      isDown = false;
+      duplicated = null;
     },
     dropped,
     seen,

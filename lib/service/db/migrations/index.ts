@@ -51,6 +51,7 @@ import { partSettlementFailuresMigration } from "./0100-part-settlement-failures
 import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-transactions";
 import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
+import { engineStraysAndX402Migration } from "./0130-engine-strays-and-x402";
 import { escrowV2DepositsMigration } from "./0135-escrow-v2-deposits";
 import { escrowExpiryNeededMigration } from "./0136-escrow-expiry-needed";
 import { escrowAgentAssignmentMigration } from "./0140-escrow-agent-assignment";
@@ -112,6 +113,7 @@ export const migrations: Record<string, Migration> = {
   "0105-settlement-signed-transactions": settlementSignedTransactionsMigration,
   "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
+  "0130-engine-strays-and-x402": engineStraysAndX402Migration,
   "0135-escrow-v2-deposits": escrowV2DepositsMigration,
   "0136-escrow-expiry-needed": escrowExpiryNeededMigration,
   "0140-escrow-agent-assignment": escrowAgentAssignmentMigration,

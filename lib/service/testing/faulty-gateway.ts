@@ -1,0 +1,41 @@
+import { startTestChain, type TestChain } from "@/lib/chain/testing";
+import { GENEROUS_BUDGETS, startTestService, type TestService } from "./harness";
+import { startRpcFaultProxy, type RpcFaultProxy } from "./rpc-fault-proxy";
+
+/** A chain behind a faulty gateway, and the service on both sides of it (startFaultyGateway). */
+export interface FaultyGateway {
+  chain: TestChain;
+  proxy: RpcFaultProxy;
+  /** The service as the parties meet it: straight to the chain. */
+  service: TestService;
+  /** The same database, sending through the faulty gateway. */
+  faulty: TestService;
+  stop(): Promise<void>;
+}
+
+/**
+ * For the fault tests of the settlement engine's ways: a chain mining a block a second (a
+ * broadcast transaction waits in the pool a while, as on a real chain), an RPC fault proxy in front
+ * of it, and two services on one database, one straight to the chain, one through the proxy.
+ */
+export async function startFaultyGateway(chainId: number): Promise<FaultyGateway> {
+  const chain = await startTestChain({ chainId });
+  await chain.testClient.setAutomine(false);
+  await chain.testClient.setIntervalMining({ interval: 1 });
+  const proxy = await startRpcFaultProxy(chain.rpcUrl);
+  const [service, faulty] = await Promise.all([
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config }),
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: proxy.url } }),
+  ]);
+  return {
+    chain,
+    proxy,
+    service,
+    faulty,
+    stop: async () => {
+      await Promise.all([service.stop(), faulty.stop()]);
+      await proxy.stop();
+      await chain.stop();
+    },
+  };
+}
