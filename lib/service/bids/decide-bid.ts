@@ -79,8 +79,12 @@ export async function acceptBid(
   // EscrowV2: the slot must pay this bid's agent, on chain, before the bid is accepted (checked
   // first, so nothing is relayed for a bid that could not be accepted anyway).
   const before = await acceptableBid(ctx, ctx.db, actor, jobId, bidId, false);
-  if (before.job.escrow_version === 2 && before.job.escrow_tx_hash !== null)
+  if (before.job.escrow_version === 2 && before.job.escrow_tx_hash !== null) {
+    // An assignment on chain cannot be undone: a bid the agent's capacity would refuse below is
+    // refused before it (outside a transaction the check takes no place; the transaction's does).
+    await reserveAgentCapacity(ctx.db, before.bid.agent_id);
     await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature);
+  }
   await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.
     const { job, bid, proposed } = await acceptableBid(ctx, trx, actor, jobId, bidId, true);

@@ -213,6 +213,19 @@ describe("assigning the agent of a job funded in EscrowV2, and settling it", () 
     expect((await jobOf(other)).status).toBe("OPEN");
   });
 
+  it("a bid its agent's capacity refuses is refused before the slot is assigned (an assignment cannot be undone)", async () => {
+    const b = await bidOnV2Job();
+    const paused = await service.http("PATCH", `/v1/agents/${b.agent.id}`, {
+      token: b.agent.apiKey,
+      body: { maxActiveJobs: 0 },
+    });
+    expect(paused.status, JSON.stringify(paused.json)).toBe(200);
+    const asked = await accept(b);
+    expect(asked.status, JSON.stringify(asked.json)).toBe(409);
+    expect(asked.json.code).toBe("AGENT_AT_CAPACITY");
+    expect((await slotOf(b.job.escrowJobId)).agent).toBe(zeroAddress);
+  });
+
   it("a release pays the address the assigned agent moved its payout to", async () => {
     const b = await bidOnV2Job();
     await acceptSigned(b);
