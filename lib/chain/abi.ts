@@ -7,6 +7,17 @@ export { abi as escrowAbi, bytecode as escrowBytecode } from "@/contracts/artifa
 export { abi as escrowV2Abi, bytecode as escrowV2Bytecode } from "@/contracts/artifacts/escrow-v2";
 export { abi as usdcAbi, abi as testUsdcAbi, bytecode as testUsdcBytecode } from "@/contracts/artifacts/test-usdc";
 
-/** The escrow contract's `State` enum, in declaration order. */
-export const ESCROW_STATES = ["NONE", "FUNDED", "RELEASED", "REFUNDED", "SPLIT", "PARTS_SETTLED"] as const;
+/**
+ * The escrow contracts' `State` enum, in declaration order. REFUND_CLAIMED is EscrowV2's only
+ * (anyone's claimRefund after the slot's expiry); version 1 never reports it.
+ */
+export const ESCROW_STATES = [
+  "NONE",
+  "FUNDED",
+  "RELEASED",
+  "REFUNDED",
+  "SPLIT",
+  "PARTS_SETTLED",
+  "REFUND_CLAIMED",
+] as const;
 export type EscrowState = (typeof ESCROW_STATES)[number];

@@ -176,6 +176,7 @@ export const jobRoutes = {
     summary: "Register the on-chain deposit transaction that funds the job",
     description:
       "Body {txHash} (or {escrowTxHash}, the Job field it sets; when both are sent they must be the same hash). Poster only, for an unfunded job: OPEN, or assigned before it was funded (the accepted bid's price is then its budget), or unfunded by a chain reorganisation. Counted only if the receipt succeeded on the configured chain, carries the escrow contract's Deposited event for this job's escrowJobId with the job's budget in 6-decimal units, has the configured confirmations (GET /v1/chain), the escrow still holds it, and no other job registered it. Then escrowTxHash is set and funded is true; on a funded job every bid must propose exactly budgetUsdc, only such a bid is accepted, and the budget never changes again. The amount is compared with the budget as it stands when the deposit is recorded: an edit or an accepted bid that changed the budget while the chain was asked makes it 422 DEPOSIT_WRONG_AMOUNT. A refused deposit answers 422 with code DEPOSIT_<reason> and the chain's reason (fields reason, retryable; confirmations and requiredConfirmations for DEPOSIT_NOT_CONFIRMED), and leaves the job unfunded. Registering again the hash that already funds this job answers the job while the chain still has it. " +
+      "A deposit into either configured contract counts (GET /v1/chain escrowAddress with escrowVersion names the one for new deposits, escrowV2Address EscrowV2): the Deposited event's emitter decides which, and the job records it (escrowAddress, escrowVersion). Into EscrowV2 the deposit is deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) (or depositWithPermit with expiresAt after the amount) with the job's escrowExpiryNeededAt as expiresAt in unix seconds (within 1 to 400 days of the deposit's block); the job records its escrowExpiresAt, and a deposit expiring before escrowExpiryNeededAt is registered but the job takes no bid and accepts none (escrowExtensionNeeded, 409 ESCROW_EXPIRY_TOO_SHORT) until extended (POST /v1/jobs/:id/escrow/expiry). " +
       "The escrow contract keeps one deposit slot per (escrowJobId, payer): deposit(bytes32 jobId, uint256 amount) (after an approve) or depositWithPermit(bytes32 jobId, uint256 amount, uint256 deadline, uint8 v, bytes32 r, bytes32 s) fills the caller's own slot, " +
       "and the operator settles a slot with release(bytes32 jobId, address payer, address to) or refund(bytes32 jobId, address payer), each exactly once (read a slot with getEscrow(bytes32 jobId, address payer)). " +
       "The payer of the verified Deposited event is the job's payer: its slot, and only that one, is released to the agent (less the fee) or refunded to it. " +
@@ -227,6 +228,29 @@ export const jobRoutes = {
         when: "pending or too few confirmations; retry shortly (retryable true)",
       },
       { status: 422, code: "DEPOSIT_ESCROW_NOT_FUNDED", when: "the escrow was already released or refunded" },
+      {
+        status: 503,
+        code: "CHAIN_UNAVAILABLE",
+        when: "the chain could not be reached or no chain is configured; retry",
+      },
+    ],
+  }),
+  refreshEscrowExpiry: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/escrow/expiry",
+    tag: "Escrow",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary: "Read the job's EscrowV2 deposit again after the payer extended its expiry on chain",
+    description:
+      "Poster only, for a job funded in EscrowV2 (escrowVersion 2). A version 2 deposit has an expiry (escrowExpiresAt) after which anyone may return the money to the payer (claimRefund), so a deposit that expires before the job may still need it (escrowExtensionNeeded true: escrowExpiryNeededAt, after a deadline moved later, or a payer's own shorter expiry) leaves the job taking no bid and accepting none (409 ESCROW_EXPIRY_TOO_SHORT). " +
+      "The payer extends it on chain with extendExpiry(bytes32 jobId, uint64 expiresAt) (later only, at most 400 days ahead); this route then reads the slot (getEscrow(jobId, payer)) and records its expiry. It only ever moves escrowExpiresAt later. Answers the job.",
+    params: JobIdParams,
+    response: dataEnvelope(Job),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not funded in EscrowV2 (its escrow has no expiry)" },
       {
         status: 503,
         code: "CHAIN_UNAVAILABLE",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ProofStatus } from "./deliverables";
+import { AssignmentTypedData } from "./bids";
 
 /**
  * The one error envelope of the service: `message` is always one sentence (a client shows it as
@@ -389,6 +390,12 @@ export const ERROR_CATALOGUE = {
       "This deposit could not fund the job in time (or at all) and is being, or was, returned to its payer; make a new deposit from another address or for another job.",
     extra: z.object({ reason: z.string().nullable(), refundTxHash: z.string().nullable() }),
   },
+  ESCROW_EXPIRY_TOO_SHORT: {
+    status: 409,
+    description:
+      "The job's EscrowV2 deposit expires before the job may still need its money (its deadline, proof hold, review and dispute windows: Job.escrowExpiryNeededAt): it takes no bid and accepts none until the payer extends the expiry on chain (extendExpiry(jobId, expiresAt)) and the poster asks the service to read it again (POST /v1/jobs/:id/escrow/expiry).",
+    extra: z.object({ escrowExpiresAt: z.string(), escrowExpiryNeededAt: z.string() }),
+  },
   DEPOSIT_LOST: {
     status: 409,
     description:
@@ -465,6 +472,24 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: "The assigned agent has no walletAddress to be paid at.",
     extra: z.object({ agentId: z.string().nullable() }),
+  },
+  ASSIGNMENT_SIGNATURE_REQUIRED: {
+    status: 409,
+    description:
+      "The job is funded in EscrowV2: accepting fixes on chain the address its slot pays, with the payer's consent. Sign `assignment` (EIP-712, e.g. eth_signTypedData_v4) with the wallet that funded the job and send the same call again with {assignmentSignature}; or send assign(jobId, payer, agent, deadline, 0x) from that wallet and call again without one. Nothing was accepted.",
+    extra: z.object({ assignment: AssignmentTypedData }),
+  },
+  ASSIGNMENT_SIGNATURE_INVALID: {
+    status: 400,
+    description:
+      "The escrow refused the assignment signature before anything was sent (not the payer's for this job, agent, deadline, chain and contract; or past its deadline): nothing was accepted. Sign the fresh `assignment` in the body and call again.",
+    extra: z.object({ reason: z.string(), assignment: AssignmentTypedData }),
+  },
+  AGENT_ALREADY_ASSIGNED: {
+    status: 409,
+    description:
+      "The job's EscrowV2 slot already pays another address (assigned once, by its payer): only a bid whose agent is paid at that address can be accepted.",
+    extra: z.object({ assignedAgent: z.string() }),
   },
   SETTLEMENT_IN_PROGRESS: { status: 409, description: "The escrow of the job is being settled.", extra: none },
   SETTLEMENT_CONFLICT: {

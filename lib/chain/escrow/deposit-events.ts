@@ -1,7 +1,8 @@
 import { TransactionReceiptNotFoundError, type Address, type Hex } from "viem";
-import { escrowAbi } from "../abi";
+import { escrowAbi, escrowV2Abi } from "../abi";
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
+import type { EscrowContract } from "./contracts";
 
 // Reading the escrow's deposits from the chain itself, whoever registered them: the service's
 // deposit watcher finds deposits no job registered (to return them) and notices when a
@@ -13,22 +14,27 @@ export interface DepositEvent {
   amount: bigint;
   txHash: Hex;
   blockNumber: bigint;
+  /** EscrowV2's slot expiry (unix seconds); null for version 1. */
+  expiresAt: bigint | null;
 }
 
-/** The escrow's Deposited events in [fromBlock, toBlock] (both included), oldest first. */
+/** The Deposited events of `escrow` in [fromBlock, toBlock] (both included), oldest first. */
 export async function depositEventsBetween(
   config: ChainConfig,
+  escrow: EscrowContract,
   fromBlock: bigint,
   toBlock: bigint,
 ): Promise<DepositEvent[]> {
-  const logs = await getPublicClient(config).getContractEvents({
-    address: config.escrowAddress,
-    abi: escrowAbi,
-    eventName: "Deposited",
-    fromBlock,
-    toBlock,
-    strict: true,
-  });
+  const client = getPublicClient(config);
+  const range = { address: escrow.address, eventName: "Deposited", fromBlock, toBlock, strict: true } as const;
+  // Each version's Deposited has its own signature (version 2 adds expiresAt).
+  const logs =
+    escrow.version === 2
+      ? (await client.getContractEvents({ ...range, abi: escrowV2Abi })).map((log) => ({
+          ...log,
+          expiresAt: BigInt(log.args.expiresAt) as bigint | null,
+        }))
+      : (await client.getContractEvents({ ...range, abi: escrowAbi })).map((log) => ({ ...log, expiresAt: null }));
   return logs
     .filter((log) => log.transactionHash !== null && log.blockNumber !== null)
     .map((log) => ({
@@ -37,6 +43,7 @@ export async function depositEventsBetween(
       amount: log.args.amount,
       txHash: log.transactionHash!.toLowerCase() as Hex,
       blockNumber: log.blockNumber!,
+      expiresAt: log.expiresAt,
     }));
 }
 

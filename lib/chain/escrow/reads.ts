@@ -4,6 +4,7 @@ import { ESCROW_STATES, escrowAbi, escrowV2Abi, usdcAbi, type EscrowState } from
 import { getPublicClient } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
+import { escrowContractOf, type EscrowVersion } from "./contracts";
 
 // Reading the escrow contract and the token: a deposit slot, claimable credits, balances, and
 // whether a deployment fits the service's configuration.
@@ -15,22 +16,75 @@ export interface EscrowRecord {
   state: EscrowState;
   /** Block of the release or refund; 0n while not settled. */
   settledBlock: bigint;
+  /** EscrowV2 only: when anyone may return what the slot holds to the payer (unix seconds). */
+  expiresAt?: bigint;
+  /** EscrowV2 only: the agent the payer assigned (the zero address until then). */
+  agent?: Address;
 }
 
-/** `payer`'s slot of a job's escrow (state NONE when that payer never deposited for it). */
+/**
+ * `payer`'s slot of a job's escrow (state NONE when that payer never deposited for it), in the
+ * contract of `version` (the first escrow unless told: a job's slot is in jobs.escrow_version's).
+ */
 export async function getEscrow(params: {
   config: ChainConfig;
   escrowJobId: string;
   payer: Address;
+  version?: EscrowVersion | null;
 }): Promise<EscrowRecord> {
   const { config, payer } = params;
+  const jobId = normalizeEscrowJobId(params.escrowJobId);
+  if (params.version === 2) return getEscrowV2({ config, escrowJobId: jobId, payer });
   const [amount, state, settledBlock] = await getPublicClient(config).readContract({
     address: config.escrowAddress,
     abi: escrowAbi,
     functionName: "getEscrow",
-    args: [normalizeEscrowJobId(params.escrowJobId), payer],
+    args: [jobId, payer],
   });
   return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
+}
+
+/** A version 2 slot, whole: its getEscrow beyond the fields every version's record has. */
+export interface EscrowV2Record extends EscrowRecord {
+  expiresAt: bigint;
+  /** The zero address until the payer assigned one. */
+  agent: Address;
+  feeBps: number;
+  partsSettled: bigint;
+  /** The nonce the next signed MoveAgent must carry. */
+  moveNonce: bigint;
+}
+
+/**
+ * `payer`'s slot of a job in EscrowV2. Its getEscrow answers `(state, amount, agent, expiresAt,
+ * feeBps, partsSettled, settledBlock, moveNonce)`: the state first, unlike version 1's `(amount,
+ * state, settledBlock)`.
+ */
+export async function getEscrowV2(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+}): Promise<EscrowV2Record> {
+  const { config, payer } = params;
+  const [state, amount, agent, expiresAt, feeBps, partsSettled, settledBlock, moveNonce] = await getPublicClient(
+    config,
+  ).readContract({
+    address: escrowContractOf(config, 2).address,
+    abi: escrowV2Abi,
+    functionName: "getEscrow",
+    args: [normalizeEscrowJobId(params.escrowJobId), payer],
+  });
+  return {
+    payer,
+    amount,
+    state: ESCROW_STATES[state] ?? "NONE",
+    settledBlock: BigInt(settledBlock),
+    expiresAt: BigInt(expiresAt),
+    agent,
+    feeBps: Number(feeBps),
+    partsSettled,
+    moveNonce,
+  };
 }
 
 /** The block a part (0-based) of `payer`'s slot settled in; 0n while it is unsettled. */

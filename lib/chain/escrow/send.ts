@@ -1,11 +1,12 @@
 import { isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
-import { escrowAbi, usdcAbi } from "../abi";
+import { escrowAbi, escrowV2Abi, usdcAbi } from "../abi";
 import { getPublicClient, getWalletClient, isNonceError, withSenderLock } from "../clients";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { signUsdcPermit } from "../permit";
 import { EscrowError, chainFailureReason, errorText } from "./errors";
 import { feesAccruedOf } from "./reads";
+import { escrowContractOf } from "./contracts";
 
 // Sending money from a key the service (or a test, or seed data) holds: plain USDC transfers
 // (rewards) and deposits into a job's escrow (agents paying for jobs, reward slots, seed data).
@@ -51,8 +52,10 @@ export async function transferUsdc(params: {
 
 /**
  * Deposits `amount` into the escrow of `escrowJobId` from `privateKey`'s wallet: approve then
- * deposit, or one transaction with an EIP-2612 permit. Returns the deposit's transaction hash,
- * the one a poster registers with PATCH /v1/jobs/:id/escrow.
+ * deposit, or one transaction with an EIP-2612 permit. With `expiresAt` (unix seconds) the deposit
+ * goes to EscrowV2 (ChainConfig.escrowV2Address) with that slot expiry; otherwise to the first
+ * escrow. Returns the deposit's transaction hash, the one a poster registers with
+ * PATCH /v1/jobs/:id/escrow.
  */
 export async function depositToEscrow(params: {
   config: ChainConfig;
@@ -60,9 +63,11 @@ export async function depositToEscrow(params: {
   escrowJobId: string;
   amount: bigint;
   usePermit?: boolean;
+  expiresAt?: bigint;
 }): Promise<{ txHash: Hex; blockNumber: bigint }> {
-  const { config, amount } = params;
+  const { config, amount, expiresAt } = params;
   const jobId = normalizeEscrowJobId(params.escrowJobId);
+  const escrow = escrowContractOf(config, expiresAt === undefined ? 1 : 2).address;
   const client = getPublicClient(config);
   const wallet = getWalletClient(config, params.privateKey);
   const sender = wallet.account.address;
@@ -72,16 +77,26 @@ export async function depositToEscrow(params: {
     const permit = await signUsdcPermit({
       config,
       privateKey: params.privateKey,
-      spender: config.escrowAddress,
+      spender: escrow,
       value: amount,
     });
     send = async () => {
+      if (expiresAt === undefined) {
+        const { request } = await client.simulateContract({
+          account: wallet.account,
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "depositWithPermit",
+          args: [jobId, amount, permit.deadline, permit.v, permit.r, permit.s],
+        });
+        return wallet.writeContract(request);
+      }
       const { request } = await client.simulateContract({
         account: wallet.account,
-        address: config.escrowAddress,
-        abi: escrowAbi,
+        address: escrow,
+        abi: escrowV2Abi,
         functionName: "depositWithPermit",
-        args: [jobId, amount, permit.deadline, permit.v, permit.r, permit.s],
+        args: [jobId, amount, expiresAt, permit.deadline, permit.v, permit.r, permit.s],
       });
       return wallet.writeContract(request);
     };
@@ -90,7 +105,7 @@ export async function depositToEscrow(params: {
       address: config.tokenAddress,
       abi: usdcAbi,
       functionName: "allowance",
-      args: [sender, config.escrowAddress],
+      args: [sender, escrow],
     });
     if (allowance < amount) {
       const approveHash = await sendWithRetry(config, sender, () =>
@@ -98,19 +113,29 @@ export async function depositToEscrow(params: {
           address: config.tokenAddress,
           abi: usdcAbi,
           functionName: "approve",
-          args: [config.escrowAddress, amount],
+          args: [escrow, amount],
         }),
       );
       const approved = await client.waitForTransactionReceipt({ hash: approveHash, timeout: RECEIPT_TIMEOUT_MS });
       if (approved.status !== "success") throw new EscrowError("TX_FAILED", "approve reverted", approveHash);
     }
     send = async () => {
+      if (expiresAt === undefined) {
+        const { request } = await client.simulateContract({
+          account: wallet.account,
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "deposit",
+          args: [jobId, amount],
+        });
+        return wallet.writeContract(request);
+      }
       const { request } = await client.simulateContract({
         account: wallet.account,
-        address: config.escrowAddress,
-        abi: escrowAbi,
+        address: escrow,
+        abi: escrowV2Abi,
         functionName: "deposit",
-        args: [jobId, amount],
+        args: [jobId, amount, expiresAt],
       });
       return wallet.writeContract(request);
     };

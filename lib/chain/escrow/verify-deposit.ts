@@ -1,8 +1,9 @@
-import { isAddressEqual, parseEventLogs, type Address } from "viem";
-import { escrowAbi } from "../abi";
+import { parseEventLogs, type Address, type Log } from "viem";
+import { escrowAbi, escrowV2Abi } from "../abi";
 import type { ChainConfig } from "../config";
 import { normalizeEscrowJobId } from "../escrow-id";
 import { checkConfirmations, getSuccessfulTransaction } from "../receipts";
+import { escrowContractAt, escrowContracts, type EscrowContract } from "./contracts";
 import { getEscrow } from "./reads";
 
 // Checking a poster's funding transaction before the service counts a job as funded.
@@ -20,12 +21,23 @@ export type DepositCheckCode =
   | "ESCROW_NOT_FUNDED";
 
 export type DepositCheck =
-  | { ok: true; payer: Address; amount: bigint; blockNumber: bigint; confirmations: number }
+  | {
+      ok: true;
+      payer: Address;
+      amount: bigint;
+      blockNumber: bigint;
+      confirmations: number;
+      /** The configured contract the deposit went to (the Deposited event's emitter). */
+      escrow: EscrowContract;
+      /** EscrowV2's slot expiry (unix seconds): from then on anyone may return the money to the payer. Null in version 1. */
+      expiresAt: bigint | null;
+    }
   | { ok: false; code: DepositCheckCode; reason: string; confirmations?: number };
 
 /**
  * Checks on the configured chain that `txHash` funded the escrow of `escrowJobId` with exactly
- * `expectedAmount` (6-decimal units) and has the configured confirmations. The escrow keeps one
+ * `expectedAmount`, in either configured escrow contract (version 1's or EscrowV2's: the Deposited
+ * event's emitter decides which; version 2's event also carries the slot's expiry), (6-decimal units) and has the configured confirmations. The escrow keeps one
  * slot per (job id, payer), so the result names the payer of the verified Deposited event: that
  * slot, and only that one, is the job's money (a stranger's deposit under the same public job id
  * sits in the stranger's own slot and neither blocks nor changes it). The caller stores the payer
@@ -44,15 +56,22 @@ export async function verifyDeposit(params: {
   if (!mined.ok) return mined;
   const { receipt } = mined;
 
-  // Logs, not the transaction's `to`: a deposit may come through a smart wallet or a batch.
-  const deposits = parseEventLogs({ abi: escrowAbi, eventName: "Deposited", logs: receipt.logs });
-  const ours = deposits.filter((log) => isAddressEqual(log.address, config.escrowAddress));
+  // Logs, not the transaction's `to`: a deposit may come through a smart wallet or a batch. Each
+  // version's Deposited has its own signature (version 2 adds expiresAt), so each is parsed with its ABI.
+  const deposits = [...depositsOf(receipt.logs, 1), ...depositsOf(receipt.logs, 2)];
+  const ours = deposits.flatMap((log) => {
+    const escrow = escrowContractAt(config, log.address);
+    return escrow && escrow.version === log.version ? [{ ...log, escrow }] : [];
+  });
   if (ours.length === 0) {
+    const escrows = escrowContracts(config)
+      .map((c) => c.address)
+      .join(" or ");
     return deposits.length > 0
       ? {
           ok: false,
           code: "WRONG_CONTRACT",
-          reason: `the deposit went to ${deposits[0].address}, not the escrow ${config.escrowAddress}`,
+          reason: `the deposit went to ${deposits[0].address}, not the escrow ${escrows}`,
         }
       : {
           ok: false,
@@ -81,7 +100,12 @@ export async function verifyDeposit(params: {
   const confirmed = await checkConfirmations(config, receipt);
   if (!confirmed.ok) return confirmed;
 
-  const escrow = await getEscrow({ config, escrowJobId: jobId, payer: deposit.args.payer });
+  const escrow = await getEscrow({
+    config,
+    escrowJobId: jobId,
+    payer: deposit.args.payer,
+    version: deposit.escrow.version,
+  });
   if (escrow.state !== "FUNDED") {
     return {
       ok: false,
@@ -96,5 +120,22 @@ export async function verifyDeposit(params: {
     amount: deposit.args.amount,
     blockNumber: receipt.blockNumber,
     confirmations: confirmed.confirmations,
+    escrow: deposit.escrow,
+    expiresAt: deposit.args.expiresAt,
   };
+}
+
+/** The Deposited events of `version`'s signature among `logs`, whoever emitted them, in one shape. */
+function depositsOf(logs: Log[], version: 1 | 2) {
+  if (version === 1)
+    return parseEventLogs({ abi: escrowAbi, eventName: "Deposited", logs }).map((log) => ({
+      address: log.address,
+      version,
+      args: { ...log.args, expiresAt: null as bigint | null },
+    }));
+  return parseEventLogs({ abi: escrowV2Abi, eventName: "Deposited", logs }).map((log) => ({
+    address: log.address,
+    version,
+    args: { ...log.args, expiresAt: BigInt(log.args.expiresAt) as bigint | null },
+  }));
 }

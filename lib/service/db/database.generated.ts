@@ -210,6 +210,7 @@ export interface EscrowDeposits {
   chain_id: number;
   created_at: Generated<Timestamp>;
   escrow_job_id: string;
+  escrow_version: Generated<number>;
   id: Generated<string>;
   job_id: string | null;
   last_error: string | null;
@@ -663,6 +664,13 @@ export interface Jobs {
   dispute_reason: string | null;
   disputed_at: Timestamp | null;
   escrow_address: string | null;
+  escrow_agent: string | null;
+  escrow_agent_block: Int8 | null;
+  escrow_assign_deadline: Int8 | null;
+  escrow_assign_raw_tx: string | null;
+  escrow_assign_tx_hash: string | null;
+  escrow_expires_at: Timestamp | null;
+  escrow_expiry_needed_at: Timestamp | null;
   escrow_job_id: string;
   escrow_payer: string | null;
   escrow_tx_hash: string | null;

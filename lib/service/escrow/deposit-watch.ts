@@ -4,6 +4,7 @@ import type { ChainConfig } from "@/lib/chain/config";
 import { depositEventsBetween, isStillMined } from "@/lib/chain/escrow/deposit-events";
 import { EscrowError } from "@/lib/chain/escrow/errors";
 import { getEscrow, partSettledBlock } from "@/lib/chain/escrow/reads";
+import { escrowContracts, type EscrowContract, type EscrowVersion } from "@/lib/chain/escrow/contracts";
 import { refundEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
 import { getPublicClient } from "@/lib/chain/clients";
 import { finalBlockNumber } from "@/lib/chain/receipts";
@@ -79,13 +80,13 @@ interface WatchOptions {
 
 const genesisHashes = new Map<string, string>();
 /** One cursor per chain (its genesis block: a replaced local chain starts over) and escrow contract. */
-async function cursorName(chain: ChainConfig): Promise<string> {
+async function cursorName(chain: ChainConfig, escrow: EscrowContract): Promise<string> {
   let genesis = genesisHashes.get(chain.rpcUrl);
   if (!genesis) {
     genesis = (await getPublicClient(chain).getBlock({ blockNumber: 0n })).hash ?? "none";
     genesisHashes.set(chain.rpcUrl, genesis);
   }
-  return `deposits:${chain.chainId}:${chain.escrowAddress.toLowerCase()}:${genesis.slice(0, 18)}`;
+  return `deposits:${chain.chainId}:${escrow.address.toLowerCase()}:${genesis.slice(0, 18)}`;
 }
 
 /** Users (operators) whose address is in OPERATOR_ADDRESSES: they hear of every money problem. */
@@ -100,14 +101,25 @@ async function operatorUserIds(db: Pick<Trx, "selectFrom">, config: ServiceConfi
   return users.filter((u) => isOperatorAddress(config, u.address)).map((u) => u.id);
 }
 
-/** Step 1. Returns how many events it read. */
+/** Step 1, in each configured escrow contract (the first escrow, and EscrowV2 once deployed). Returns how many events it read. */
 export async function scanDeposits(
   ctx: ServiceContext,
   chain: ChainConfig,
   options: WatchOptions = {},
 ): Promise<number> {
+  let read = 0;
+  for (const escrow of escrowContracts(chain)) read += await scanDepositsOf(ctx, chain, escrow, options);
+  return read;
+}
+
+async function scanDepositsOf(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  escrow: EscrowContract,
+  options: WatchOptions,
+): Promise<number> {
   const now = options.now ?? ctx.now();
-  const name = await cursorName(chain);
+  const name = await cursorName(chain, escrow);
   const final = await finalBlockNumber(chain);
   if (final < 0n) return 0;
   const head = await getPublicClient(chain).getBlockNumber({ cacheTime: 0 });
@@ -123,7 +135,7 @@ export async function scanDeposits(
   let read = 0;
   for (let chunk = 0; chunk < SCAN_CHUNKS_PER_ROUND && from <= final; chunk += 1) {
     const to = from + SCAN_CHUNK_BLOCKS - 1n < final ? from + SCAN_CHUNK_BLOCKS - 1n : final;
-    const events = await depositEventsBetween(chain, from, to);
+    const events = await depositEventsBetween(chain, escrow, from, to);
     await ctx.db.transaction().execute(async (trx) => {
       for (const event of events) {
         const job = await trx
@@ -136,6 +148,7 @@ export async function scanDeposits(
           .insertInto("escrow_deposits")
           .values({
             chain_id: chain.chainId,
+            escrow_version: escrow.version,
             escrow_job_id: event.escrowJobId,
             payer: event.payer,
             amount_units: event.amount.toString(),
@@ -148,7 +161,7 @@ export async function scanDeposits(
           // transaction): it is a deposit again, with a fresh registration window.
           .onConflict((oc) =>
             oc
-              .columns(["chain_id", "escrow_job_id", "payer"])
+              .columns(["chain_id", "escrow_version", "escrow_job_id", "payer"])
               .doUpdateSet({
                 status: "OBSERVED",
                 tx_hash: event.txHash,
@@ -201,7 +214,11 @@ export async function decideDeposits(
     .where("status", "=", "OBSERVED")
     .where("chain_id", "=", chain.chainId)
     // The operator's own deposits (funded reward campaigns) are registered by the service itself.
-    .where("payer", "<>", operator);
+    .where("payer", "<>", operator)
+    // A stray EscrowV2 deposit is not refunded yet (the stray refund sends version 1's refund); it
+    // waits for its registration (a poster's, or attach-deposits.ts) or returns to its payer by
+    // anyone's claimRefund at its expiry (docs/escrow-v2.md, step 7).
+    .where("escrow_version", "=", 1);
   q = q.where(onlyTheseEscrowJobs(options));
   const due = await q.orderBy("refund_due_at").limit(100).execute();
   let decided = 0;
@@ -370,6 +387,7 @@ export async function markDepositLost(
         "escrow_tx_hash",
         "escrow_payer",
         "escrow_job_id",
+        "escrow_version",
         "chain_id",
         "budget_usdc",
       ])
@@ -407,6 +425,7 @@ export async function markDepositLost(
         .updateTable("escrow_deposits")
         .set({ status: "VANISHED", reason, updated_at: now })
         .where("chain_id", "=", job.chain_id)
+        .where("escrow_version", "=", job.escrow_version ?? 1)
         .where("escrow_job_id", "=", job.escrow_job_id.toLowerCase())
         .where("payer", "=", job.escrow_payer.toLowerCase())
         .execute();
@@ -435,11 +454,22 @@ export async function markDepositLost(
  */
 export async function confirmDepositOnChain(
   ctx: ServiceContext,
-  job: { id: string; escrow_tx_hash: string | null; escrow_payer: string | null; escrow_job_id: string },
+  job: {
+    id: string;
+    escrow_tx_hash: string | null;
+    escrow_payer: string | null;
+    escrow_job_id: string;
+    escrow_version: number | null;
+  },
 ): Promise<boolean> {
   const chain = ctx.config.chain;
   if (!chain || job.escrow_tx_hash === null || job.escrow_payer === null) return true;
-  const slot = await getEscrow({ config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address });
+  const slot = await getEscrow({
+    config: chain,
+    escrowJobId: job.escrow_job_id,
+    payer: job.escrow_payer as Address,
+    version: job.escrow_version as EscrowVersion | null,
+  });
   if (slot.state !== "NONE") return true;
   await markDepositLost(
     ctx,
@@ -460,7 +490,7 @@ export async function watchRegisteredDeposits(
   let q = ctx.db
     .selectFrom("jobs as j")
     .leftJoin("escrow_settlements as s", (join) => join.onRef("s.job_id", "=", "j.id").on("s.status", "=", "CONFIRMED"))
-    .select(["j.id", "j.escrow_tx_hash", "j.escrow_payer", "j.escrow_job_id"])
+    .select(["j.id", "j.escrow_tx_hash", "j.escrow_payer", "j.escrow_job_id", "j.escrow_version"])
     .where("j.escrow_tx_hash", "is not", null)
     .where("j.chain_id", "=", chain.chainId)
     .where("j.funded_at", ">", new Date(now.getTime() - REORG_WATCH_MS))
@@ -485,7 +515,16 @@ export async function watchConfirmedSettlements(
   let q = ctx.db
     .selectFrom("escrow_settlements as s")
     .innerJoin("jobs as j", "j.id", "s.job_id")
-    .select(["s.id", "s.tx_hash", "s.kind", "j.id as job_id", "j.escrow_job_id", "j.escrow_payer", "j.escrow_tx_hash"])
+    .select([
+      "s.id",
+      "s.tx_hash",
+      "s.kind",
+      "j.id as job_id",
+      "j.escrow_job_id",
+      "j.escrow_payer",
+      "j.escrow_tx_hash",
+      "j.escrow_version",
+    ])
     .where("s.status", "=", "CONFIRMED")
     .where("s.tx_hash", "is not", null)
     .where("j.chain_id", "=", chain.chainId)
@@ -498,7 +537,12 @@ export async function watchConfirmedSettlements(
     if (!row.escrow_payer || (await isStillMined(chain, row.tx_hash!))) continue;
     // The transaction is gone. Only a slot that is funded again can be settled again; a slot in
     // another state means the settlement happened in another transaction (nothing to send).
-    const slot = await getEscrow({ config: chain, escrowJobId: row.escrow_job_id, payer: row.escrow_payer as Address });
+    const slot = await getEscrow({
+      config: chain,
+      escrowJobId: row.escrow_job_id,
+      payer: row.escrow_payer as Address,
+      version: row.escrow_version as EscrowVersion | null,
+    });
     // A deeper reorganisation took the deposit too: the payer's money never left their wallet, so
     // there is nothing to send until the job is funded again.
     if (slot.state === "NONE" && row.escrow_tx_hash && !(await isStillMined(chain, row.escrow_tx_hash))) {
@@ -586,6 +630,7 @@ async function unsettleWithLostDeposit(
         "escrow_tx_hash",
         "escrow_payer",
         "escrow_job_id",
+        "escrow_version",
         "chain_id",
         "budget_usdc",
       ])
@@ -650,6 +695,7 @@ async function unsettleWithLostDeposit(
         .updateTable("escrow_deposits")
         .set({ status: "VANISHED", reason, updated_at: now })
         .where("chain_id", "=", job.chain_id)
+        .where("escrow_version", "=", job.escrow_version ?? 1)
         .where("escrow_job_id", "=", job.escrow_job_id.toLowerCase())
         .where("payer", "=", job.escrow_payer.toLowerCase())
         .execute();
@@ -783,7 +829,7 @@ export async function watchRefundedStrays(
   const now = options.now ?? ctx.now();
   let q = ctx.db
     .selectFrom("escrow_deposits")
-    .select(["id", "escrow_job_id", "payer", "refund_tx_hash"])
+    .select(["id", "escrow_job_id", "payer", "refund_tx_hash", "escrow_version"])
     .where("status", "=", "REFUNDED")
     .where("chain_id", "=", chain.chainId)
     .where("refund_tx_hash", "is not", null)
@@ -794,7 +840,12 @@ export async function watchRefundedStrays(
   for (const row of rows) {
     const removed = row.refund_tx_hash!;
     if (await isStillMined(chain, removed)) continue;
-    const slot = await getEscrow({ config: chain, escrowJobId: row.escrow_job_id, payer: row.payer as Address });
+    const slot = await getEscrow({
+      config: chain,
+      escrowJobId: row.escrow_job_id,
+      payer: row.payer as Address,
+      version: row.escrow_version as EscrowVersion,
+    });
     // Refunded in another transaction (or settled another way): nothing is owed.
     if (slot.state !== "FUNDED" && slot.state !== "NONE") continue;
     // The deposit still in its slot: owed again (the engine's reopenRow; its kept transaction is

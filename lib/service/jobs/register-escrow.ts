@@ -13,17 +13,20 @@ import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { depositAmountRefusal, isFundable } from "../escrow/deposit-rules";
-import { escrowContractOfNewDeposit } from "../escrow/escrow-contract";
+import { escrowContractOfDeposit } from "../escrow/escrow-contract";
+import { getEscrow } from "@/lib/chain/escrow/reads";
+import type { Address } from "viem";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
 /**
  * PATCH /v1/jobs/:id/escrow {txHash}. The poster registers the on-chain deposit that funds an OPEN,
  * unfunded job. It counts only if the chain says so (verifyDeposit): a successful receipt on the
- * configured chain, the escrow contract's Deposited event for this job's escrowJobId with exactly
- * the job's gross budget in 6-decimal units, the configured confirmations, an escrow still funded;
- * and no other job registered the same hash (the unique constraint on jobs.escrow_tx_hash decides).
- * The job records the contract holding its slot (escrow/escrow-contract.ts: the first escrow, version 1).
+ * configured chain, a Deposited event of either configured escrow contract (the first escrow or
+ * EscrowV2) for this job's escrowJobId with exactly the job's gross budget in 6-decimal units, the
+ * configured confirmations, an escrow still funded; and no other job registered the same hash (the
+ * unique constraint on jobs.escrow_tx_hash decides). The job records the contract holding its slot
+ * and, for EscrowV2, the slot's expiry (escrow/escrow-contract.ts).
  * The escrow keeps one slot per (escrowJobId, payer): the event's payer is stored as escrow_payer,
  * and settlement moves that slot only. So a stranger who deposits under the public escrowJobId
  * first neither blocks the poster's deposit nor becomes the job's money; the stranger's stray slot
@@ -126,6 +129,8 @@ export async function fundJobWithDeposit(
         chain_id: locked.chain_id,
         escrow_job_id: locked.escrow_job_id.toLowerCase(),
         payer: check.payer.toLowerCase(),
+        // The same (escrow job id, payer) may hold a slot in each contract.
+        escrow_version: check.escrow.version,
       };
       const seen = await trx
         .selectFrom("escrow_deposits")
@@ -133,6 +138,7 @@ export async function fundJobWithDeposit(
         .where("chain_id", "=", slot.chain_id)
         .where("escrow_job_id", "=", slot.escrow_job_id)
         .where("payer", "=", slot.payer)
+        .where("escrow_version", "=", slot.escrow_version)
         .forUpdate()
         .executeTakeFirst();
       if (seen && (seen.status === "REFUND_PENDING" || seen.status === "REFUNDED")) {
@@ -150,8 +156,8 @@ export async function fundJobWithDeposit(
         .set({
           escrow_tx_hash: txHash,
           escrow_payer: check.payer,
-          // verifyDeposit read the Deposited event of this contract, the one the deposit is in.
-          ...escrowContractOfNewDeposit(chain),
+          // verifyDeposit read the Deposited event of the contract the deposit is in.
+          ...escrowContractOfDeposit(check),
           funded_at: now,
           updated_at: now,
         })
@@ -170,7 +176,7 @@ export async function fundJobWithDeposit(
           refund_due_at: now,
         })
         .onConflict((oc) =>
-          oc.columns(["chain_id", "escrow_job_id", "payer"]).doUpdateSet({
+          oc.columns(["chain_id", "escrow_version", "escrow_job_id", "payer"]).doUpdateSet({
             status: "REGISTERED",
             job_id: jobId,
             tx_hash: txHash,
@@ -203,6 +209,7 @@ async function reregister(
     escrow_tx_hash: string | null;
     escrow_payer: string | null;
     budget_usdc: string;
+    escrow_version: number | null;
   },
   txHash: string,
 ) {
@@ -247,4 +254,48 @@ async function reregister(
     }
   }
   return presentJob(await getJobRowOrThrow(ctx, job.id), actor, { detail: true });
+}
+
+/**
+ * POST /v1/jobs/:id/escrow/expiry: after the payer's extendExpiry on chain, the service reads the
+ * job's slot again and records its expiry (only ever later: the contract never shortens it). The
+ * poster asks; the answer is the job (escrowExtensionNeeded false once it covers the job).
+ */
+export async function refreshEscrowExpiry(ctx: ServiceContext, actor: Actor, jobId: string) {
+  const chain = requireChain(ctx);
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["poster_id", "escrow_version", "escrow_payer", "escrow_job_id", "escrow_expires_at"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  if (!job) throw fail("NOT_FOUND", "job not found");
+  if (job.poster_id !== actor.principalId)
+    throw fail("FORBIDDEN", "only the poster may ask for the escrow's expiry to be read again");
+  if (job.escrow_version !== 2 || job.escrow_payer === null)
+    throw fail("INVALID_STATE", "the job is not funded in EscrowV2: its escrow has no expiry");
+  let slot: Awaited<ReturnType<typeof getEscrow>>;
+  try {
+    slot = await getEscrow({
+      config: chain,
+      escrowJobId: job.escrow_job_id,
+      payer: job.escrow_payer as Address,
+      version: 2,
+    });
+  } catch (error) {
+    throw fail(
+      "CHAIN_UNAVAILABLE",
+      `the chain could not be asked about the escrow (${chainFailureReason(error)}); try again`,
+    );
+  }
+  if (slot.state === "FUNDED" && slot.expiresAt !== undefined) {
+    const expiresAt = new Date(Number(slot.expiresAt) * 1000);
+    await ctx.db
+      .updateTable("jobs")
+      .set({ escrow_expires_at: expiresAt, updated_at: ctx.now() })
+      .where("id", "=", jobId)
+      .where("escrow_version", "=", 2)
+      .where((eb) => eb.or([eb("escrow_expires_at", "is", null), eb("escrow_expires_at", "<", expiresAt)]))
+      .execute();
+  }
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }
