@@ -7,6 +7,7 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 
@@ -81,23 +82,27 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         RefundClaimed
     }
 
-    /// @dev Three storage words: (state, agent, expiresAt), (partsSettled, settledBlock,
-    /// moveNonce), amount.
+    /// @dev Three storage words, laid out so that a settlement writes one word that is already
+    /// non-zero (a zero-to-non-zero write costs 20,000 gas more): (state, agent, expiresAt,
+    /// settledBlock), written at deposit and rewritten at the settlement; (amount, partsSettled),
+    /// written at deposit and rewritten by each part; moveNonce alone, written only by the agent's
+    /// moves. uint40 holds unix seconds to the year 36812 and uint48 block numbers beyond any
+    /// chain's life; deposits are checked to fit 128 bits.
     struct Slot {
         State state;
         /// The address the agent is paid at: assigned once by the payer's consent (zero until
         /// then), afterwards moved only by the agent itself.
         address agent;
         /// Unix time from which the operator can no longer settle and anyone may `claimRefund`.
-        uint64 expiresAt;
+        uint40 expiresAt;
+        /// Block of the final settlement (0 while funded), for a one-block log query off chain.
+        uint48 settledBlock;
+        uint128 amount;
         /// Units already settled part by part: whole-slot settlements take `amount - partsSettled`.
         uint128 partsSettled;
-        /// Block of the final settlement (0 while funded), for a one-block log query off chain.
-        uint64 settledBlock;
         /// Consumed by each move of the agent, signed or called: a `MoveAgent` signature is good
         /// for one move of this slot, never replayed (not even after the agent moved back).
         uint64 moveNonce;
-        uint256 amount;
     }
 
     /// Caps the fee so a deployment cannot take more than 10% of a budget.
@@ -303,7 +308,8 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         if (expiresAt <= d.expiresAt) revert ExpiryNotLater(expiresAt, d.expiresAt);
         uint256 latest = block.timestamp + MAX_EXPIRY_DELAY;
         if (expiresAt > latest) revert ExpiryTooLate(expiresAt, latest);
-        d.expiresAt = expiresAt;
+        // Fits: at most 400 days from now (checked above).
+        d.expiresAt = uint40(expiresAt);
         emit ExpiryExtended(jobId, msg.sender, expiresAt);
     }
 
@@ -582,8 +588,9 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         Slot storage d = _slots[jobId][payer];
         if (d.state != State.None) revert AlreadyDeposited(jobId, payer);
         d.state = State.Funded;
-        d.amount = amount;
-        d.expiresAt = expiresAt;
+        d.amount = SafeCast.toUint128(amount);
+        // Fits: at most 400 days from now (checked above).
+        d.expiresAt = uint40(expiresAt);
         return token.balanceOf(address(this));
     }
 
@@ -643,7 +650,7 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     /// (sequential or reentrant) finds it funded; returns what the parts had not taken.
     function _close(Slot storage d, State next) private returns (uint256 remaining) {
         d.state = next;
-        d.settledBlock = uint64(block.number);
+        d.settledBlock = uint48(block.number);
         return d.amount - d.partsSettled;
     }
 
@@ -659,7 +666,7 @@ contract EscrowV2 is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         d.partsSettled += uint128(amount);
         if (amount == remaining) {
             d.state = State.PartsSettled;
-            d.settledBlock = uint64(block.number);
+            d.settledBlock = uint48(block.number);
         }
     }
 

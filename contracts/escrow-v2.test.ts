@@ -382,7 +382,7 @@ describe("deposit with an expiry the payer chooses", () => {
     expect(await readSlot(jobId, addr(PAYER2))).toMatchObject({ state: State.Funded, amount: BUDGET, expiresAt });
   });
 
-  it("refuses an expiry under a day or over 400 days ahead, a zero amount or job id, and a second deposit", async () => {
+  it("refuses an expiry under a day or over 400 days ahead, a zero amount or one over 128 bits, a zero job id, and a second deposit", async () => {
     const jobId = newEscrowJobId();
     const t = await now();
     await mined(
@@ -393,6 +393,8 @@ describe("deposit with an expiry the payer chooses", () => {
     expect(await revertOf("deposit", [jobId, BUDGET, t + DAY - 60n], PAYER)).toBe("ExpiryTooSoon");
     expect(await revertOf("deposit", [jobId, BUDGET, t + 401n * DAY], PAYER)).toBe("ExpiryTooLate");
     expect(await revertOf("deposit", [jobId, 0n, t + 2n * DAY], PAYER)).toBe("ZeroAmount");
+    // A slot keeps its amount in 128 bits (docs/escrow-v2.md, "Gas"): a larger one is refused, not truncated.
+    expect(await revertOf("deposit", [jobId, 2n ** 128n, t + 2n * DAY], PAYER)).toBe("SafeCastOverflowedUintDowncast");
     expect(await revertOf("deposit", [`0x${"00".repeat(32)}`, BUDGET, t + 2n * DAY], PAYER)).toBe("ZeroJobId");
     await send("deposit", [jobId, BUDGET, t + 400n * DAY - 60n], PAYER);
     expect(await revertOf("deposit", [jobId, BUDGET, t + 2n * DAY], PAYER)).toBe("AlreadyDeposited");

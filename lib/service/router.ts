@@ -452,7 +452,13 @@ interface CachedAnswer {
   expires: number;
 }
 
-/** Answers kept for a moment; concurrent misses of one key share a single computation. */
+/**
+ * Answers kept for a moment; concurrent misses of one key share a single computation. In an
+ * answer's last fifth, its first reader starts the next one in the background and is answered with
+ * the one still valid: at a steady rate no reader ever waits for a recomputation (those waits were
+ * the board's p99 at 500 req/s), and no answer is served past its time. Idle keys still expire and
+ * are recomputed by the next reader.
+ */
 class SharedCache {
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly pending = new Map<string, Promise<CachedAnswer>>();
@@ -464,24 +470,35 @@ class SharedCache {
   ): Promise<CachedAnswer> {
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit;
-    let waiting = this.pending.get(key);
-    if (!waiting) {
-      waiting = compute()
-        .then(({ status, text }) => {
-          const entry = {
-            status,
-            text,
-            etag: `"${createHash("sha1").update(text).digest("base64url")}"`,
-            expires: Date.now() + ttlMs,
-          };
-          if (this.entries.size > 1000) this.entries.clear();
-          this.entries.set(key, entry);
-          return entry;
-        })
-        .finally(() => this.pending.delete(key));
-      this.pending.set(key, waiting);
+    if (hit && hit.expires > now) {
+      if (hit.expires - now < ttlMs / 5 && !this.pending.has(key)) {
+        // A failed refresh is not this reader's: the next reader after expiry computes (and fails) in the open.
+        this.refresh(key, ttlMs, compute).catch(() => {});
+      }
+      return hit;
     }
+    return this.pending.get(key) ?? this.refresh(key, ttlMs, compute);
+  }
+
+  private refresh(
+    key: string,
+    ttlMs: number,
+    compute: () => Promise<{ status: number; text: string }>,
+  ): Promise<CachedAnswer> {
+    const waiting = compute()
+      .then(({ status, text }) => {
+        const entry = {
+          status,
+          text,
+          etag: `"${createHash("sha1").update(text).digest("base64url")}"`,
+          expires: Date.now() + ttlMs,
+        };
+        if (this.entries.size > 1000) this.entries.clear();
+        this.entries.set(key, entry);
+        return entry;
+      })
+      .finally(() => this.pending.delete(key));
+    this.pending.set(key, waiting);
     return waiting;
   }
 }

@@ -58,6 +58,32 @@ describe("the board's anonymous first page, kept for a second", () => {
     expect(after.headers.get("etag")).not.toBe(before.headers.get("etag"));
   });
 
+  it("in its last fifth an answer is renewed in the background, so a reader after its second waits for no computation", async () => {
+    // A 2-second answer (its last fifth: 400 ms) on a service of its own, for room on a loaded machine.
+    const slow = await startTestService({ sharedCacheMs: 2000, rateBudgets: GENEROUS_BUDGETS });
+    try {
+      const poster = await newUser(slow);
+      const firstPage = `/v1/jobs?limit=20&status=OPEN&posterId=${poster.id}`;
+      const ids = async () => ((await slow.http("GET", firstPage)).json.data as Array<{ id: string }>).map((j) => j.id);
+      const started = Date.now();
+      expect(await ids()).toEqual([]);
+      const early = (await poster.client.createJob({ body: jobInput() })).data;
+      await new Promise((r) => setTimeout(r, Math.max(0, started + 1700 - Date.now())));
+      // Still the first answer (it is valid for 300 ms more); this read starts the next one meanwhile.
+      expect(await ids()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 200));
+      const late = (await poster.client.createJob({ body: jobInput() })).data;
+      await new Promise((r) => setTimeout(r, Math.max(0, started + 2300 - Date.now())));
+      // Past the first answer's time: the answer renewed at 1.7 s, with the early job and not the late
+      // one. Without the renewal this read would compute anew (and wait for it), showing both.
+      const shown = await ids();
+      expect(shown).toContain(early.id);
+      expect(shown).not.toContain(late.id);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it("bad input is still refused before the cache (400), and budgets are still charged", async () => {
     expect((await service.http("GET", "/v1/jobs?limit=abc")).status).toBe(400);
     const tight = await startTestService({
