@@ -225,6 +225,13 @@ export interface EscrowDeposits {
   updated_at: Generated<Timestamp>;
 }
 
+export interface EscrowExpiryWarnings {
+  expires_at: Timestamp;
+  job_id: string;
+  lead_hours: number;
+  sent_at: Generated<Timestamp>;
+}
+
 export interface EscrowSettlements {
   agent_share_units: Numeric | null;
   amount_units: Numeric | null;
@@ -991,6 +998,7 @@ export interface DB {
   dispute_statements: DisputeStatements;
   domain_events: DomainEvents;
   escrow_deposits: EscrowDeposits;
+  escrow_expiry_warnings: EscrowExpiryWarnings;
   escrow_settlements: EscrowSettlements;
   eval_attempt_groups: EvalAttemptGroups;
   eval_attempt_items: EvalAttemptItems;

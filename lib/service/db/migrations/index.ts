@@ -52,6 +52,7 @@ import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-
 import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
 import { escrowV2DepositsMigration } from "./0135-escrow-v2-deposits";
+import { escrowExpiryWarningsMigration } from "./0145-escrow-expiry-warnings";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
   "0135-escrow-v2-deposits": escrowV2DepositsMigration,
+  "0145-escrow-expiry-warnings": escrowExpiryWarningsMigration,
 };
