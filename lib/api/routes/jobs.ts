@@ -234,6 +234,29 @@ export const jobRoutes = {
       },
     ],
   }),
+  refreshEscrowExpiry: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/escrow/expiry",
+    tag: "Escrow",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary: "Read the job's EscrowV2 deposit again after the payer extended its expiry on chain",
+    description:
+      "Poster only, for a job funded in EscrowV2 (escrowVersion 2). A version 2 deposit has an expiry (escrowExpiresAt) after which anyone may return the money to the payer (claimRefund), so a deposit that expires before the job may still need it (escrowExtensionNeeded true: escrowExpiryNeededAt, after a deadline moved later, or a payer's own shorter expiry) leaves the job taking no bid and accepting none (409 ESCROW_EXPIRY_TOO_SHORT). " +
+      "The payer extends it on chain with extendExpiry(bytes32 jobId, uint64 expiresAt) (later only, at most 400 days ahead); this route then reads the slot (getEscrow(jobId, payer)) and records its expiry. It only ever moves escrowExpiresAt later. Answers the job.",
+    params: JobIdParams,
+    response: dataEnvelope(Job),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      { status: 409, code: "INVALID_STATE", when: "the job is not funded in EscrowV2 (its escrow has no expiry)" },
+      {
+        status: 503,
+        code: "CHAIN_UNAVAILABLE",
+        when: "the chain could not be reached or no chain is configured; retry",
+      },
+    ],
+  }),
   cancelJob: defineRoute({
     method: "POST",
     path: "/v1/jobs/:id/cancel",

@@ -389,6 +389,12 @@ export const ERROR_CATALOGUE = {
       "This deposit could not fund the job in time (or at all) and is being, or was, returned to its payer; make a new deposit from another address or for another job.",
     extra: z.object({ reason: z.string().nullable(), refundTxHash: z.string().nullable() }),
   },
+  ESCROW_EXPIRY_TOO_SHORT: {
+    status: 409,
+    description:
+      "The job's EscrowV2 deposit expires before the job may still need its money (its deadline, proof hold, review and dispute windows: Job.escrowExpiryNeededAt): it takes no bid and accepts none until the payer extends the expiry on chain (extendExpiry(jobId, expiresAt)) and the poster asks the service to read it again (POST /v1/jobs/:id/escrow/expiry).",
+    extra: z.object({ escrowExpiresAt: z.string(), escrowExpiryNeededAt: z.string() }),
+  },
   DEPOSIT_LOST: {
     status: 409,
     description:

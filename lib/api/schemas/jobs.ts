@@ -239,6 +239,14 @@ export const Job = z.object({
     description:
       "Version 2 only: the deposit's expiry on chain (the Deposited event's expiresAt, or a later extendExpiry). From then on anyone may call claimRefund(jobId, payer) and the money goes back to the payer; the service settles only before it. Null for version 1 (its slots never expire) and until funded.",
   }),
+  escrowExpiryNeededAt: NullableTimestamp.meta({
+    description:
+      "How long the job's money must stay in escrow: its deadline (for a job paid in parts the latest part's; without one, its creation plus 30 days), plus its proof hold, the review window, the dispute's answer and ruling windows, and a day. A deposit into EscrowV2 (GET /v1/chain escrowVersion 2) passes it as expiresAt in unix seconds: deposit(jobId, amount, expiresAt), moved into the contract's bounds (at least 1 day and at most 400 days after the deposit's block; the fund page uses now + 1 day + an hour, and now + 400 days - an hour). It changes when the deadline, the proof hold or the parts do. Null for a forum reward slot (funded by the service).",
+  }),
+  escrowExtensionNeeded: z.boolean().meta({
+    description:
+      "True when the job is funded in EscrowV2 and its deposit expires (escrowExpiresAt) before escrowExpiryNeededAt (capped at 399 days after the funding): the job then takes no bid and accepts none (409 ESCROW_EXPIRY_TOO_SHORT) until the payer calls extendExpiry(jobId, expiresAt) on chain and the poster sends POST /v1/jobs/:id/escrow/expiry. A deadline moved later asks for an extension this way.",
+  }),
   /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
   depositLostAt: NullableTimestamp,
   escrowJobId: EscrowJobIdWire,

@@ -14,6 +14,12 @@ import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { assertPlanFitsBudget, scalePlanToBudget, writeMilestonePlan } from "../jobs/milestone-plan";
 import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal, parseUsdc } from "@/lib/chain/units";
+import {
+  assertEscrowExpiryCovers,
+  escrowExpiryNeededForPlan,
+  EXPIRY_COLUMNS,
+  recordEscrowExpiryNeeded,
+} from "../jobs/escrow-expiry";
 
 export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
   await assertDepositStillOnChain(ctx, actor, jobId);
@@ -21,7 +27,7 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.
     const job = await trx
       .selectFrom("jobs")
-      .select(["id", "poster_id", "status", "deadline_at", "escrow_tx_hash", "budget_usdc"])
+      .select(["id", "poster_id", "status", "deadline_at", "escrow_tx_hash", "budget_usdc", ...EXPIRY_COLUMNS])
       .where("id", "=", jobId)
       .forUpdate()
       .executeTakeFirst();
@@ -38,6 +44,9 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     if (bid.status !== "PENDING")
       throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
     assertBeforeDeadline(job, ctx.now());
+    const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
+    // A funded EscrowV2 deposit must outlast the work (the bid's plan, when it brings one, becomes the job's).
+    assertEscrowExpiryCovers(job, proposed ? escrowExpiryNeededForPlan(ctx.config, job, proposed) : undefined);
     // A funded job's budget is what its deposit holds: a bid of another amount is refused here as it
     // is when placed (place-bid.ts), so the job is never assigned at a price the escrow does not hold.
     if (job.escrow_tx_hash !== null && parseUsdc(String(bid.proposed_usdc)) !== parseUsdc(String(job.budget_usdc)))
@@ -60,10 +69,10 @@ export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string
     // A bid's own plan becomes the job's (it adds up to the bid's price, checked when placed; on a
     // funded job that price is the locked budget). Otherwise a job paid in parts keeps its plan
     // adding up to the agreed price (each part its share).
-    const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
     if (proposed) {
       assertPlanFitsBudget(proposed, String(agreedPrice.budget_usdc ?? job.budget_usdc), "the bid's milestones");
       await writeMilestonePlan(trx, jobId, proposed);
+      await recordEscrowExpiryNeeded(trx, ctx.config, jobId);
     } else if (agreedPrice.budget_usdc !== undefined)
       await scalePlanToBudget(trx, jobId, String(agreedPrice.budget_usdc));
     await trx.updateTable("bids").set({ status: "ACCEPTED", updated_at: now }).where("id", "=", bidId).execute();

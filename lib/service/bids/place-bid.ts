@@ -13,6 +13,7 @@ import { assertPrincipalNotSuspended } from "../auth/suspension";
 import type { JobRow } from "../db/schema";
 import { JOB_COLUMNS } from "../jobs/read-job";
 import { assertBeforeDeadline, assertBidAllowedByJobRules } from "./bid-rules";
+import { assertEscrowExpiryCovers, escrowExpiryNeededForPlan } from "../jobs/escrow-expiry";
 import { expireForumRewardBid } from "./bid-refund";
 import { eventRow } from "../events/publish-event";
 import { assertPlanFitsBudget, assertScaledPlanPayable } from "../jobs/milestone-plan";
@@ -128,6 +129,11 @@ export async function placeBid(
   if (input.milestones) assertPlanFitsBudget(input.milestones, input.proposedUsdc, "milestones (to proposedUsdc)");
   if (input.milestones) assertDeadlinesAhead(ctx.now(), { milestones: input.milestones });
   else if (plan_amounts) assertScaledPlanPayable(plan_amounts.split(","), input.proposedUsdc);
+  // A funded EscrowV2 deposit must outlast the work bid for (the bid's own plan when it has one).
+  assertEscrowExpiryCovers(
+    job,
+    input.milestones ? escrowExpiryNeededForPlan(ctx.config, job, input.milestones) : undefined,
+  );
 
   try {
     // The bid and the poster's notice of it (bid.created) commit together, in one statement: the

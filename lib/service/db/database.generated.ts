@@ -670,6 +670,7 @@ export interface Jobs {
   disputed_at: Timestamp | null;
   escrow_address: string | null;
   escrow_expires_at: Timestamp | null;
+  escrow_expiry_needed_at: Timestamp | null;
   escrow_job_id: string;
   escrow_payer: string | null;
   escrow_tx_hash: string | null;

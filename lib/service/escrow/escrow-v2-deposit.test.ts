@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
+import { escrowV2Abi } from "@/lib/chain/abi";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import {
   GENEROUS_BUDGETS,
   jobInput,
+  newAgent,
   newUser,
   startTestService,
   type TestService,
@@ -163,5 +165,174 @@ describe("PATCH /v1/jobs/:id/escrow with a deposit into EscrowV2", () => {
       escrowVersion: 2,
       depositLostAt: null,
     });
+  });
+});
+
+const HOUR_MS = 60 * 60_000;
+/** The windows a job's escrow must outlast beyond its deadline (the service's defaults) and the day's margin. */
+const windowsMs = (proofHoldHours: number) => (proofHoldHours + 72 + 72 + 168 + 24) * HOUR_MS;
+/** The instant in whole seconds, rounded up (the contract takes unix seconds), as ISO. */
+const secondsUp = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOString();
+const unixOf = (iso: string) => BigInt(Math.floor(Date.parse(iso) / 1000));
+
+async function postJobWithDeadline(budget: string, deadlineAt: Date) {
+  const poster = await newUser(service, posterKey());
+  const job = (await poster.client.createJob({ body: jobInput({ budget, deadlineAt: deadlineAt.toISOString() }) }))
+    .data;
+  return { poster, job };
+}
+
+/** Deposits into EscrowV2 with this exact expiry (unix seconds) and registers it. */
+async function fundInV2(
+  poster: TestUser,
+  job: { id: string; escrowJobId: Record<string, number> },
+  budget: string,
+  expiresAt: bigint,
+) {
+  const { txHash } = await depositToEscrow({
+    config: chain.config,
+    privateKey: posterKey(),
+    escrowJobId: hexOf(job.escrowJobId),
+    amount: parseUsdc(budget),
+    expiresAt,
+  });
+  const res = await patchEscrow(job.id, poster.token, txHash);
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.data;
+}
+
+const bid = (jobId: string, agent: { id: string; apiKey: string }, proposedUsdc: string) =>
+  service.http("POST", `/v1/jobs/${jobId}/bids`, { token: agent.apiKey, body: { agentId: agent.id, proposedUsdc } });
+
+async function extendOnChain(escrowJobId: Record<string, number>, expiresAt: bigint) {
+  const hash = await chain.wallet(POSTER).writeContract({
+    address: v2Address(),
+    abi: escrowV2Abi,
+    functionName: "extendExpiry",
+    args: [hexOf(escrowJobId), expiresAt],
+  });
+  expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+}
+
+describe("the expiry the service chooses for a version 2 deposit", () => {
+  it("a job names the expiry its deposit needs: the deadline plus the proof hold, the review and dispute windows and a day", async () => {
+    const deadline = new Date(Date.now() + 10 * 24 * HOUR_MS);
+    const { job } = await postJobWithDeadline("8", deadline);
+    expect(job.escrowExpiryNeededAt).toBe(secondsUp(deadline.getTime() + windowsMs(job.proofHoldHours)));
+    expect(job.escrowExtensionNeeded).toBe(false);
+
+    // Without a deadline: from the creation plus 30 days of work.
+    const poster = await newUser(service, posterKey());
+    const open = (await poster.client.createJob({ body: jobInput({ budget: "8" }) })).data;
+    const fromCreation = Date.parse(open.escrowExpiryNeededAt!) - windowsMs(open.proofHoldHours);
+    expect(Math.abs(fromCreation - (Date.parse(open.createdAt) + 30 * 24 * HOUR_MS))).toBeLessThan(60_000);
+
+    // Paid in parts: the latest part's deadline.
+    const lastPart = new Date(Date.now() + 20 * 24 * HOUR_MS);
+    const parts = (
+      await poster.client.createJob({
+        body: jobInput({
+          budget: "20",
+          deadlineAt: deadline.toISOString(),
+          milestones: [
+            {
+              title: "One",
+              amountUsdc: "12",
+              acceptanceCriteria: "The first half",
+              deadlineAt: deadline.toISOString(),
+            },
+            {
+              title: "Two",
+              amountUsdc: "8",
+              acceptanceCriteria: "The second half",
+              deadlineAt: lastPart.toISOString(),
+            },
+          ],
+        }),
+      })
+    ).data;
+    expect(parts.escrowExpiryNeededAt).toBe(secondsUp(lastPart.getTime() + windowsMs(parts.proofHoldHours)));
+  });
+
+  it("a deposit expiring too soon is registered, but the job takes no bid and accepts none until the payer extends it", async () => {
+    const deadline = new Date(Date.now() + 5 * 24 * HOUR_MS);
+    const { poster, job } = await postJobWithDeadline("9", deadline);
+    // A bid placed before the funding, to be accepted later.
+    const early = await newAgent(service);
+    const placed = await bid(job.id, early, "9");
+    expect(placed.status, JSON.stringify(placed.json)).toBe(201);
+
+    // The payer's own 2-day expiry: too short for a 5-day deadline and its windows.
+    const short = (await chainNow()) + 2n * DAY;
+    const funded = await fundInV2(poster, job, "9", short);
+    expect(funded).toMatchObject({
+      funded: true,
+      escrowVersion: 2,
+      escrowExpiresAt: isoOf(short),
+      escrowExtensionNeeded: true,
+    });
+
+    const late = await newAgent(service);
+    const refused = await bid(job.id, late, "9");
+    expect(refused.status).toBe(409);
+    expect(refused.json.code).toBe("ESCROW_EXPIRY_TOO_SHORT");
+    expect(refused.json).toMatchObject({
+      escrowExpiresAt: isoOf(short),
+      escrowExpiryNeededAt: job.escrowExpiryNeededAt,
+    });
+    const accept = await service.http("POST", `/v1/jobs/${job.id}/bids/${placed.json.data.id}/accept`, {
+      token: poster.token,
+    });
+    expect(accept.status).toBe(409);
+    expect(accept.json.code).toBe("ESCROW_EXPIRY_TOO_SHORT");
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.status).toBe("OPEN");
+
+    // Extended on chain, but not read yet: still refused. Then read again: bids are taken.
+    await extendOnChain(job.escrowJobId, unixOf(job.escrowExpiryNeededAt!));
+    expect((await bid(job.id, late, "9")).json.code).toBe("ESCROW_EXPIRY_TOO_SHORT");
+    const reread = await service.http("POST", `/v1/jobs/${job.id}/escrow/expiry`, { token: poster.token });
+    expect(reread.status, JSON.stringify(reread.json)).toBe(200);
+    expect(reread.json.data).toMatchObject({ escrowExpiresAt: job.escrowExpiryNeededAt, escrowExtensionNeeded: false });
+    expect((await bid(job.id, late, "9")).status).toBe(201);
+  });
+
+  it("moving the deadline later asks for an extension the same way", async () => {
+    const deadline = new Date(Date.now() + 3 * 24 * HOUR_MS);
+    const { poster, job } = await postJobWithDeadline("7", deadline);
+    const funded = await fundInV2(poster, job, "7", unixOf(job.escrowExpiryNeededAt!));
+    expect(funded.escrowExtensionNeeded).toBe(false);
+    const agent = await newAgent(service);
+    expect((await bid(job.id, agent, "7")).status).toBe(201);
+
+    const later = new Date(deadline.getTime() + 4 * 24 * HOUR_MS);
+    const edited = await service.http("PATCH", `/v1/jobs/${job.id}`, {
+      token: poster.token,
+      body: { deadlineAt: later.toISOString() },
+    });
+    expect(edited.status, JSON.stringify(edited.json)).toBe(200);
+    expect(edited.json.data).toMatchObject({
+      escrowExpiryNeededAt: secondsUp(later.getTime() + windowsMs(job.proofHoldHours)),
+      escrowExtensionNeeded: true,
+    });
+    const other = await newAgent(service);
+    expect((await bid(job.id, other, "7")).json.code).toBe("ESCROW_EXPIRY_TOO_SHORT");
+
+    await extendOnChain(job.escrowJobId, unixOf(edited.json.data.escrowExpiryNeededAt));
+    const reread = await service.http("POST", `/v1/jobs/${job.id}/escrow/expiry`, { token: poster.token });
+    expect(reread.json.data.escrowExtensionNeeded).toBe(false);
+    expect((await bid(job.id, other, "7")).status).toBe(201);
+  });
+
+  it("POST /v1/jobs/:id/escrow/expiry is the poster's, for a job funded in EscrowV2 only", async () => {
+    const { poster, job } = await postJob("6");
+    const v1 = await deposit(job.escrowJobId, "6");
+    expect((await patchEscrow(job.id, poster.token, v1.txHash)).status).toBe(200);
+    const notV2 = await service.http("POST", `/v1/jobs/${job.id}/escrow/expiry`, { token: poster.token });
+    expect(notV2.status).toBe(409);
+    expect(notV2.json.code).toBe("INVALID_STATE");
+
+    const stranger = await newUser(service, chain.accounts[5]!.privateKey);
+    const forbidden = await service.http("POST", `/v1/jobs/${job.id}/escrow/expiry`, { token: stranger.token });
+    expect(forbidden.status).toBe(403);
   });
 });

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { JOB_LIMITS, type CreateJobRequest, type CriterionCheck } from "@/lib/api/schemas/jobs";
 import type { ServiceContext } from "../context";
 import { matchSavedSearches } from "./saved-searches";
+import { escrowExpiryNeededForPlan } from "./escrow-expiry";
 import { requireChain } from "../context";
 import type { Actor } from "../auth/actor";
 import { assertNotSuspended } from "../auth/suspension";
@@ -131,6 +132,15 @@ export async function createJob(ctx: ServiceContext, actor: Actor, input: Create
         output_data: null,
         proof_hash: null,
         deadline_at: input.deadlineAt ?? null,
+        escrow_expiry_needed_at: escrowExpiryNeededForPlan(
+          ctx.config,
+          {
+            created_at: ctx.now(),
+            deadline_at: input.deadlineAt ? new Date(input.deadlineAt) : null,
+            input_data: inputData,
+          },
+          input.milestones ?? [],
+        ),
         submitted_at: null,
         completed_at: null,
         // A random 32-byte id names the job in the escrow contract; it reveals nothing about the job.

@@ -12,6 +12,7 @@ import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { isClosedToEdits, mayLengthenProofHold } from "./lifecycle-rules";
 import { assertPlanFitsBudget, planAmountsOf, writeMilestonePlan } from "./milestone-plan";
+import { recordEscrowExpiryNeeded } from "./escrow-expiry";
 
 type EditInput = z.output<typeof UpdateJobRequest>;
 type StoredCriterion = { id: string; check: CriterionCheck; description: string };
@@ -211,6 +212,10 @@ export async function editJob(ctx: ServiceContext, actor: Actor, jobId: string, 
       .where("id", "=", jobId)
       .execute();
     if (input.milestones !== undefined) await writeMilestonePlan(trx, jobId, input.milestones);
+    // A later deadline (or a new plan) needs the money in escrow longer: a version 2 deposit that no
+    // longer covers it asks for an extension (escrow-expiry.ts) before the job takes bids again.
+    if (changed.includes("deadlineAt") || changed.includes("proofHoldHours") || input.milestones !== undefined)
+      await recordEscrowExpiryNeeded(trx, ctx.config, jobId);
 
     // Everyone whose bid or work rests on the job hears of the change: pending bidders and the assigned agent.
     const bidders = await trx

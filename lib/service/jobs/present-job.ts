@@ -6,6 +6,7 @@ import type { JobRow } from "../db/schema";
 import type { Actor } from "../auth/actor";
 import { isStalled, proofHoldHoursOf, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
+import { escrowExtensionNeeded } from "./escrow-expiry";
 
 export type JobDto = z.input<typeof Job>;
 
@@ -96,6 +97,8 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     escrowAddress: row.escrow_address,
     escrowVersion: row.escrow_version === 1 || row.escrow_version === 2 ? row.escrow_version : null,
     escrowExpiresAt: iso(row.escrow_expires_at),
+    escrowExpiryNeededAt: iso(row.escrow_expiry_needed_at),
+    escrowExtensionNeeded: escrowExtensionNeeded(row),
     depositLostAt: iso(row.deposit_lost_at),
     escrowJobId: escrowJobIdWire(row.escrow_job_id),
     chainId: row.chain_id,

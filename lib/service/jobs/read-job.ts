@@ -67,6 +67,7 @@ export const JOB_COLUMNS = Object.keys({
   escrow_address: true,
   escrow_version: true,
   escrow_expires_at: true,
+  escrow_expiry_needed_at: true,
   funded_at: true,
   deposit_lost_at: true,
   release_tx_hash: true,

@@ -14,6 +14,8 @@ import { getJobRowOrThrow } from "./read-job";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { depositAmountRefusal, isFundable } from "../escrow/deposit-rules";
 import { escrowContractOfDeposit } from "../escrow/escrow-contract";
+import { getEscrow } from "@/lib/chain/escrow/reads";
+import type { Address } from "viem";
 
 const TX_ALREADY_USED = "this transaction already funds another job; each deposit funds one job";
 
@@ -252,4 +254,48 @@ async function reregister(
     }
   }
   return presentJob(await getJobRowOrThrow(ctx, job.id), actor, { detail: true });
+}
+
+/**
+ * POST /v1/jobs/:id/escrow/expiry: after the payer's extendExpiry on chain, the service reads the
+ * job's slot again and records its expiry (only ever later: the contract never shortens it). The
+ * poster asks; the answer is the job (escrowExtensionNeeded false once it covers the job).
+ */
+export async function refreshEscrowExpiry(ctx: ServiceContext, actor: Actor, jobId: string) {
+  const chain = requireChain(ctx);
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["poster_id", "escrow_version", "escrow_payer", "escrow_job_id", "escrow_expires_at"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
+  if (!job) throw fail("NOT_FOUND", "job not found");
+  if (job.poster_id !== actor.principalId)
+    throw fail("FORBIDDEN", "only the poster may ask for the escrow's expiry to be read again");
+  if (job.escrow_version !== 2 || job.escrow_payer === null)
+    throw fail("INVALID_STATE", "the job is not funded in EscrowV2: its escrow has no expiry");
+  let slot: Awaited<ReturnType<typeof getEscrow>>;
+  try {
+    slot = await getEscrow({
+      config: chain,
+      escrowJobId: job.escrow_job_id,
+      payer: job.escrow_payer as Address,
+      version: 2,
+    });
+  } catch (error) {
+    throw fail(
+      "CHAIN_UNAVAILABLE",
+      `the chain could not be asked about the escrow (${chainFailureReason(error)}); try again`,
+    );
+  }
+  if (slot.state === "FUNDED" && slot.expiresAt !== undefined) {
+    const expiresAt = new Date(Number(slot.expiresAt) * 1000);
+    await ctx.db
+      .updateTable("jobs")
+      .set({ escrow_expires_at: expiresAt, updated_at: ctx.now() })
+      .where("id", "=", jobId)
+      .where("escrow_version", "=", 2)
+      .where((eb) => eb.or([eb("escrow_expires_at", "is", null), eb("escrow_expires_at", "<", expiresAt)]))
+      .execute();
+  }
+  return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

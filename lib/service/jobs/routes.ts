@@ -5,7 +5,7 @@ import { listJobs } from "./list-jobs";
 import { cancelJob } from "./cancel-job";
 import { editJob } from "./edit-job";
 import { presentJob } from "./present-job";
-import { registerEscrow } from "./register-escrow";
+import { refreshEscrowExpiry, registerEscrow } from "./register-escrow";
 import { reportProgress } from "./report-progress";
 import { reopenJob } from "./reopen-job";
 import { jobViewerOf } from "./job-viewer";
@@ -59,4 +59,6 @@ export function registerJobRoutes(router: ServiceRouter) {
   router.implement(routes.registerEscrow, ({ ctx, actor, params, body }) =>
     registerEscrow(ctx, actor, params.id, body.txHash),
   );
+  // POST /v1/jobs/:id/escrow/expiry
+  router.implement(routes.refreshEscrowExpiry, ({ ctx, actor, params }) => refreshEscrowExpiry(ctx, actor, params.id));
 }

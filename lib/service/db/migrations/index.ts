@@ -52,6 +52,7 @@ import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-
 import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
 import { escrowV2DepositsMigration } from "./0135-escrow-v2-deposits";
+import { escrowExpiryNeededMigration } from "./0136-escrow-expiry-needed";
 import { escrowExpiryWarningsMigration } from "./0145-escrow-expiry-warnings";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
@@ -112,5 +113,6 @@ export const migrations: Record<string, Migration> = {
   "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
   "0135-escrow-v2-deposits": escrowV2DepositsMigration,
+  "0136-escrow-expiry-needed": escrowExpiryNeededMigration,
   "0145-escrow-expiry-warnings": escrowExpiryWarningsMigration,
 };
