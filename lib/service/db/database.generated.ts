@@ -669,6 +669,11 @@ export interface Jobs {
   dispute_reason: string | null;
   disputed_at: Timestamp | null;
   escrow_address: string | null;
+  escrow_auth_expires_at: Int8 | null;
+  escrow_auth_payer: string | null;
+  escrow_auth_raw_tx: string | null;
+  escrow_auth_tx_hash: string | null;
+  escrow_auth_valid_before: Int8 | null;
   escrow_expires_at: Timestamp | null;
   escrow_expiry_needed_at: Timestamp | null;
   escrow_job_id: string;
