@@ -14,18 +14,19 @@ import { loadChainConfig } from "@/lib/chain/config";
 let counter = 0;
 const nextIp = () => `127.9.${Math.floor(++counter / 250)}.${(counter % 250) + 1}`;
 
-export function apiClient(token?: string): ApiClient {
-  return createApiClient({ baseUrl: process.env.E2E_BASE_URL!, token, headers: { "x-forwarded-for": nextIp() } });
+export function apiClient(token?: string, baseUrl = process.env.E2E_BASE_URL!): ApiClient {
+  return createApiClient({ baseUrl, token, headers: { "x-forwarded-for": nextIp() } });
 }
 
-/** A human signed in with SIWE from a fresh key. */
+/** A human signed in with SIWE from a fresh key (on the stack's app, or the app at `baseUrl`). */
 export async function signedInHuman(
   privateKey = generatePrivateKey(),
+  baseUrl = process.env.E2E_BASE_URL!,
 ): Promise<{ client: ApiClient; token: string; address: string }> {
-  const anonymous = apiClient();
+  const anonymous = apiClient(undefined, baseUrl);
   const account = privateKeyToAccount(privateKey);
   const chainId = (await anonymous.getChain({})).data.chainId;
-  const site = new URL(process.env.E2E_BASE_URL!);
+  const site = new URL(baseUrl);
   const { data } = await anonymous.createSiweNonce({});
   const message = createSiweMessage({
     address: account.address,
@@ -36,7 +37,11 @@ export async function signedInHuman(
     version: "1",
   });
   const verified = await anonymous.verifySiwe({ body: { message, signature: await account.signMessage({ message }) } });
-  return { client: apiClient(verified.data.token), token: verified.data.token, address: account.address };
+  return {
+    client: apiClient(verified.data.token, baseUrl),
+    token: verified.data.token,
+    address: account.address,
+  };
 }
 
 /** The stack's chain configuration (its deployment in E2E_DATA_DIR), for deposits and balance reads. */

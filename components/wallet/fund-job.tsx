@@ -6,7 +6,8 @@ import { ConnectButton, RainbowKitProvider } from "@rainbow-me/rainbowkit";
 import { useAccount, useConfig, useReadContract } from "wagmi";
 import { readContract, switchChain, waitForTransactionReceipt, writeContract } from "wagmi/actions";
 import type { Address, Hex } from "viem";
-import { ESCROW_STATES, escrowAbi, usdcAbi } from "@/lib/chain/abi";
+import { ESCROW_STATES, escrowAbi, escrowV2Abi, usdcAbi } from "@/lib/chain/abi";
+import { depositExpiresAt } from "@/lib/chain/escrow/contracts";
 import { walletFailureSentence } from "@/lib/chain/escrow/errors";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import { Alert } from "@/components/ui/alert";
@@ -41,13 +42,20 @@ export interface FundJobProps {
   jobId: string;
   escrowJobId: Hex;
   budgetUsdc: string;
+  /** escrowAddress and escrowVersion: the contract new deposits go to (GET /v1/chain). */
   chain: {
     chainId: number;
     tokenAddress: Address;
     escrowAddress: Address;
+    escrowVersion: 1 | 2;
     confirmations: number;
     explorerUrl: string | null;
   };
+  /**
+   * The job's escrowExpiryNeededAt: a version 2 deposit's expiry, moved into the contract's bounds
+   * when the deposit is sent (depositExpiresAt). The page shows it before the poster funds.
+   */
+  escrowExpiryNeededAt: string | null;
   register: (jobId: string, txHash: string) => Promise<{ ok: boolean; error?: string }>;
   /**
    * Asks the service, just before each transaction, whether the job still takes this deposit (still
@@ -60,7 +68,15 @@ export interface FundJobProps {
 const FINISHING_REFRESH_MS = 5_000;
 
 /** approve + deposit from the connected wallet, with every step visible, then registration. */
-function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck }: FundJobProps) {
+function FundJobInner({
+  jobId,
+  escrowJobId,
+  budgetUsdc,
+  chain,
+  escrowExpiryNeededAt,
+  register,
+  recheck,
+}: FundJobProps) {
   const config = useConfig();
   const { address, chainId, isConnected } = useAccount();
   const [step, setStep] = useState<Step>("idle");
@@ -80,17 +96,30 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
   const router = useRouter();
   // This wallet's slot of the job, read on chain: a deposit already there (a tab closed before the
   // marketplace heard of it) is never offered a second time; the service attaches it by itself.
-  const slot = useReadContract({
+  // Each version answers getEscrow in its own order: (amount, state, …) in 1, (state, amount, …) in 2.
+  const v2 = chain.escrowVersion === 2;
+  const slotV1 = useReadContract({
     address: chain.escrowAddress,
     abi: escrowAbi,
     functionName: "getEscrow",
     args: address ? [escrowJobId, address] : undefined,
     chainId: chain.chainId,
-    query: { enabled: Boolean(address) },
+    query: { enabled: Boolean(address) && !v2 },
   });
-  const slotFunded = slot.data !== undefined && ESCROW_STATES[slot.data[1]] === "FUNDED";
+  const slotV2 = useReadContract({
+    address: chain.escrowAddress,
+    abi: escrowV2Abi,
+    functionName: "getEscrow",
+    args: address ? [escrowJobId, address] : undefined,
+    chainId: chain.chainId,
+    query: { enabled: Boolean(address) && v2 },
+  });
+  const slot = v2
+    ? { data: slotV2.data && { state: slotV2.data[0], amount: slotV2.data[1] }, isError: slotV2.isError }
+    : { data: slotV1.data && { state: slotV1.data[1], amount: slotV1.data[0] }, isError: slotV1.isError };
+  const slotFunded = slot.data !== undefined && ESCROW_STATES[slot.data.state] === "FUNDED";
   // Another amount (the budget changed after it was sent) can never fund the job: it goes back by itself.
-  const slotMismatch = slotFunded && slot.data![0] !== amount;
+  const slotMismatch = slotFunded && slot.data!.amount !== amount;
   const finishing = step === "finishing" || (slotFunded && !slotMismatch && step === "idle");
   // While finishing, the page is read again until the service says the job is funded (the server
   // page then shows it funded instead of this form).
@@ -152,12 +181,20 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
       }
       if (!(await stillFundable())) return;
       setStep("depositing");
-      const depositHash = await writeContract(config, {
-        address: chain.escrowAddress,
-        abi: escrowAbi,
-        functionName: "deposit",
-        args: [escrowJobId, amount],
-      });
+      const depositHash = v2
+        ? await writeContract(config, {
+            address: chain.escrowAddress,
+            abi: escrowV2Abi,
+            functionName: "deposit",
+            // The expiry chosen by the service for this job, within the contract's bounds as of now.
+            args: [escrowJobId, amount, depositExpiresAt(new Date(escrowExpiryNeededAt!))],
+          })
+        : await writeContract(config, {
+            address: chain.escrowAddress,
+            abi: escrowAbi,
+            functionName: "deposit",
+            args: [escrowJobId, amount],
+          });
       setTxs((t) => [...t, { label: "Deposit", hash: depositHash }]);
       setStep("confirming");
       const receipt = await waitForTransactionReceipt(config, {
@@ -220,7 +257,7 @@ function FundJobInner({ jobId, escrowJobId, budgetUsdc, chain, register, recheck
         </p>
       ) : slotMismatch ? (
         <Alert variant="inline" tone="warning">
-          This wallet already deposited {formatUsdc(slot.data![0])} USDC for this job, which is not its budget of{" "}
+          This wallet already deposited {formatUsdc(slot.data!.amount)} USDC for this job, which is not its budget of{" "}
           {budgetUsdc} USDC: that deposit cannot fund it and goes back to this wallet by itself within the hour. The
           escrow takes one deposit per job and wallet, so fund this job from another wallet.
         </Alert>

@@ -51,6 +51,7 @@ describe("loadChainConfig", () => {
       tokenSymbol: "USDC",
       tokenDecimals: 6,
       escrowAddress: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+      newDepositsEscrowVersion: 1,
       feeBps: 500,
       confirmations: 1,
       explorerUrl: null,
@@ -146,6 +147,26 @@ describe("loadChainConfig", () => {
     expect(publicChainInfo(loadChainConfig({ DATA_DIR: dataDirWithDeployment() }))).not.toHaveProperty(
       "escrowV2Address",
     );
+  });
+
+  it("NEW_DEPOSITS_ESCROW: new deposits go to the first escrow by default, to EscrowV2 when set to 2 (which needs it)", () => {
+    const v2 = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
+    const dir = dataDirWithDeployment({ escrowV2Address: v2 });
+    const byDefault = loadChainConfig({ DATA_DIR: dir });
+    expect(byDefault.newDepositsEscrowVersion).toBe(1);
+    expect(publicChainInfo(byDefault)).toMatchObject({ escrowAddress: byDefault.escrowAddress, escrowVersion: 1 });
+    const chosen = loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "2" });
+    expect(chosen.newDepositsEscrowVersion).toBe(2);
+    // The service still knows the first escrow (funded jobs settle there); GET /v1/chain names the new one.
+    expect(chosen.escrowAddress).toBe(byDefault.escrowAddress);
+    expect(publicChainInfo(chosen)).toMatchObject({ escrowAddress: v2, escrowVersion: 2, escrowV2Address: v2 });
+    expect(() => loadChainConfig({ DATA_DIR: dataDirWithDeployment(), NEW_DEPOSITS_ESCROW: "2" })).toThrow(
+      /NEW_DEPOSITS_ESCROW=2 needs EscrowV2/,
+    );
+    expect(() =>
+      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, NEW_DEPOSITS_ESCROW: "2" }),
+    ).toThrow(/NEW_DEPOSITS_ESCROW=2 needs EscrowV2/);
+    expect(() => loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "3" })).toThrow(/NEW_DEPOSITS_ESCROW/);
   });
 
   it("the pack treasury: the deployment's dedicated account, TREASURY_ADDRESS over it, never the escrow", () => {

@@ -2,6 +2,7 @@ import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { ERC8004_REGISTRIES, NETWORK_INFO, NETWORKS, type Network } from "./chains";
 import { EvmAddressSchema, PrivateKeySchema, deploymentPath, readDeployment } from "./deployment";
+import { newDepositsEscrow } from "./escrow/contracts";
 
 /**
  * Where and how the marketplace pays: one chain, one token (USDC), the escrow contract that new
@@ -21,6 +22,14 @@ export interface ChainConfig {
    * Named by GET /v1/chain; no deposit goes to it until the service is built for it (docs/escrow-v2.md).
    */
   escrowV2Address?: Address;
+  /**
+   * Which escrow new deposits go to (NEW_DEPOSITS_ESCROW=1|2, default 1): GET /v1/chain names it
+   * as escrowAddress with escrowVersion, and the fund page deposits there. 2 needs escrowV2Address.
+   * Every configured contract still takes registrations of deposits made into it (verify-deposit.ts),
+   * and a funded job settles in the contract holding its slot whatever this says. The default stays 1
+   * until version 2's assignment and settlement are built (docs/escrow-v2.md, steps 3 and 4).
+   */
+  newDepositsEscrowVersion?: 1 | 2;
   /** Escrow fee in basis points (500 = 5%); must equal the deployed contract's feeBps. */
   feeBps: number;
   /** Blocks a deposit needs (its own included) before it counts. */
@@ -77,6 +86,7 @@ const EnvSchema = z.object({
   ANVIL_PORT: z.preprocess(blankToUndefined, optionalInt(1, 65535)),
   ESCROW_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   ESCROW_V2_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
+  NEW_DEPOSITS_ESCROW: z.preprocess(blankToUndefined, z.enum(["1", "2"]).default("1")),
   TOKEN_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   OPERATOR_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
   REWARDS_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
@@ -97,7 +107,8 @@ const DEFAULT_FEE_BPS = 500;
  *
  * CHAIN: local (default) | base | base-sepolia. RPC_URL (local default
  * http://127.0.0.1:${ANVIL_PORT||8545}), ESCROW_ADDRESS, ESCROW_V2_ADDRESS (optional: EscrowV2
- * beside the escrow), TOKEN_ADDRESS (Base: Circle's USDC),
+ * beside the escrow), NEW_DEPOSITS_ESCROW (1 | 2: the escrow new deposits go to; default 1, 2 needs
+ * EscrowV2), TOKEN_ADDRESS (Base: Circle's USDC),
  * OPERATOR_PRIVATE_KEY, REWARDS_PRIVATE_KEY, TREASURY_ADDRESS (pack fees), CHAIN_CONFIRMATIONS (1 local, 3 Base), FEE_BPS (500),
  * CHAIN_ID (local only, default 31337), EXPLORER_URL. For the local chain, whatever the
  * environment leaves out comes from `${DATA_DIR||.data}/chain.json`, which the deploy script
@@ -149,6 +160,7 @@ export function loadChainConfig(
       ...escrowV2Of(
         e.ESCROW_V2_ADDRESS ?? deployment?.escrowV2Address,
         (e.ESCROW_ADDRESS ?? deployment?.escrowAddress) as Address,
+        e.NEW_DEPOSITS_ESCROW,
       ),
       feeBps: e.FEE_BPS ?? deployment?.feeBps ?? DEFAULT_FEE_BPS,
       confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
@@ -183,7 +195,7 @@ export function loadChainConfig(
     tokenSymbol: "USDC",
     tokenDecimals: 6,
     escrowAddress: e.ESCROW_ADDRESS as Address,
-    ...escrowV2Of(e.ESCROW_V2_ADDRESS, e.ESCROW_ADDRESS as Address),
+    ...escrowV2Of(e.ESCROW_V2_ADDRESS, e.ESCROW_ADDRESS as Address, e.NEW_DEPOSITS_ESCROW),
     feeBps: e.FEE_BPS ?? DEFAULT_FEE_BPS,
     confirmations: e.CHAIN_CONFIRMATIONS ?? info.defaultConfirmations,
     ...finalityOf(e.CHAIN_FINALITY, info.defaultFinality),
@@ -218,12 +230,20 @@ function registriesOf(
   return { identityRegistryAddress: identity ?? null, reputationRegistryAddress: reputation ?? null };
 }
 
-/** EscrowV2 when configured: a contract of its own, never the first escrow's address. */
-function escrowV2Of(escrowV2: Address | undefined, escrow: Address): { escrowV2Address?: Address } {
-  if (!escrowV2) return {};
+/** EscrowV2 when configured (a contract of its own, never the first escrow's address), and the escrow new deposits go to. */
+function escrowV2Of(
+  escrowV2: Address | undefined,
+  escrow: Address,
+  newDeposits: "1" | "2",
+): { escrowV2Address?: Address; newDepositsEscrowVersion: 1 | 2 } {
+  if (!escrowV2) {
+    if (newDeposits === "2")
+      throw new ChainConfigError("NEW_DEPOSITS_ESCROW=2 needs EscrowV2 (ESCROW_V2_ADDRESS, or the local deployment's)");
+    return { newDepositsEscrowVersion: 1 };
+  }
   if (escrow && escrowV2.toLowerCase() === escrow.toLowerCase())
     throw new ChainConfigError("ESCROW_V2_ADDRESS must not be the first escrow's address (ESCROW_ADDRESS)");
-  return { escrowV2Address: escrowV2 };
+  return { escrowV2Address: escrowV2, newDepositsEscrowVersion: newDeposits === "2" ? 2 : 1 };
 }
 
 /** An escrow moves USDC on every settlement: as the treasury its fee transfers would pass for pack payments. */
@@ -241,18 +261,22 @@ export function publicChainInfo(config: ChainConfig): {
   tokenAddress: Address;
   tokenDecimals: 6;
   escrowAddress: Address;
+  escrowVersion: 1 | 2;
   escrowV2Address?: Address;
   feeBps: number;
   confirmations: number;
   explorerUrl: string | null;
   rpcUrl?: string;
 } {
+  const newDeposits = newDepositsEscrow(config);
   return {
     chainId: config.chainId,
     tokenSymbol: config.tokenSymbol,
     tokenAddress: config.tokenAddress,
     tokenDecimals: config.tokenDecimals,
-    escrowAddress: config.escrowAddress,
+    // The contract new deposits go to, as the interface names it (GET /v1/chain escrowAddress).
+    escrowAddress: newDeposits.address,
+    escrowVersion: newDeposits.version,
     ...(config.escrowV2Address ? { escrowV2Address: config.escrowV2Address } : {}),
     feeBps: config.feeBps,
     confirmations: config.confirmations,

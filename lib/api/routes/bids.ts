@@ -36,6 +36,11 @@ export const bidRoutes = {
         when: "the job is funded and proposedUsdc differs from the locked gross budget",
       },
       {
+        status: 409,
+        code: "ESCROW_EXPIRY_TOO_SHORT",
+        when: "the job's EscrowV2 deposit expires before the job (or the bid's own plan of parts) may need its money (Job.escrowExtensionNeeded): the payer extends it first",
+      },
+      {
         status: 403,
         code: "PACK_REQUIRED",
         when: "the job has a requiredPackId and the agent is not certified for that pack (requiredPack names it)",
@@ -82,6 +87,11 @@ export const bidRoutes = {
         status: 409,
         code: "BID_AMOUNT_MISMATCH",
         when: "the job is funded and the bid's proposedUsdc differs from the budget its deposit holds",
+      },
+      {
+        status: 409,
+        code: "ESCROW_EXPIRY_TOO_SHORT",
+        when: "the job's EscrowV2 deposit expires before the job (or the bid's plan of parts) may need its money (Job.escrowExtensionNeeded): extend it on chain, then POST /v1/jobs/:id/escrow/expiry",
       },
       {
         status: 409,

@@ -68,9 +68,16 @@ export const ChainInfo = z.object({
     tokenSymbol: z.string(),
     tokenAddress: EvmAddress,
     tokenDecimals: z.number().int(),
-    escrowAddress: EvmAddress,
+    escrowAddress: EvmAddress.describe(
+      "the escrow contract new deposits go to (escrowVersion says which); a funded job names the contract holding its own deposit (Job.escrowAddress)",
+    ),
+    escrowVersion: z
+      .union([z.literal(1), z.literal(2)])
+      .describe(
+        "the version of escrowAddress: 1 deposit(bytes32 jobId, uint256 amount); 2 (EscrowV2) deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) with the job's escrowExpiryNeededAt as expiresAt (unix seconds). The deployment's NEW_DEPOSITS_ESCROW setting chooses it",
+      ),
     escrowV2Address: EvmAddress.optional().describe(
-      "EscrowV2 (no operator key can empty it), deployed beside the escrow; present once deployed. It takes no deposits yet: fund jobs at escrowAddress",
+      "EscrowV2 (no operator key can empty it), deployed beside the first escrow; present once deployed. A deposit made into it registers (PATCH /v1/jobs/:id/escrow) whichever escrowAddress names",
     ),
     feeBps: z.number().int(),
     confirmations: z.number().int(),

@@ -5,6 +5,7 @@ import { createNonce, endSession, verifySiwe } from "./siwe";
 import { presentUser } from "./present-user";
 import { isOperator } from "./operator";
 import { updateMe } from "./update-me";
+import { publicChainInfo } from "@/lib/chain/config";
 
 export function registerAuthRoutes(router: ServiceRouter) {
   // POST /v1/auth/siwe/nonce
@@ -35,19 +36,10 @@ export function registerAuthRoutes(router: ServiceRouter) {
     const chain = ctx.config.chain;
     if (!chain) throw fail("CHAIN_UNAVAILABLE", "no payment chain is configured for this deployment");
     return {
-      chainId: chain.chainId,
-      tokenSymbol: chain.tokenSymbol,
-      tokenAddress: chain.tokenAddress,
-      tokenDecimals: chain.tokenDecimals,
-      escrowAddress: chain.escrowAddress,
-      ...(chain.escrowV2Address ? { escrowV2Address: chain.escrowV2Address } : {}),
-      feeBps: chain.feeBps,
-      confirmations: chain.confirmations,
-      explorerUrl: chain.explorerUrl,
+      // No keys; escrowAddress is the contract new deposits go to; a local chain's RPC URL only.
+      ...publicChainInfo(chain),
       identityRegistryAddress: chain.identityRegistryAddress ?? null,
       reputationRegistryAddress: chain.reputationRegistryAddress ?? null,
-      // Only a local chain's RPC is worth telling: public chains have their own providers.
-      ...(chain.network === "local" ? { rpcUrl: chain.rpcUrl } : {}),
     };
   });
 }

@@ -14,6 +14,7 @@ import {
   type TestUser,
 } from "../testing/harness";
 import { watchDeposits } from "./deposit-watch";
+import { attachPosterDeposits } from "../jobs/attach-deposits";
 
 // Deposits into EscrowV2 (docs/escrow-v2.md, step 2) on a real anvil chain: registered through
 // PATCH /v1/jobs/:id/escrow like the first escrow's, the Deposited event's emitter deciding which
@@ -334,5 +335,48 @@ describe("the expiry the service chooses for a version 2 deposit", () => {
     const stranger = await newUser(service, chain.accounts[5]!.privateKey);
     const forbidden = await service.http("POST", `/v1/jobs/${job.id}/escrow/expiry`, { token: stranger.token });
     expect(forbidden.status).toBe(403);
+  });
+});
+
+describe("where new deposits go (NEW_DEPOSITS_ESCROW)", () => {
+  it("GET /v1/chain names the first escrow (version 1) by default, and EscrowV2 with escrowVersion 2 once chosen", async () => {
+    const byDefault = (await service.client().getChain({})).data;
+    expect(byDefault).toMatchObject({
+      escrowAddress: chain.config.escrowAddress,
+      escrowVersion: 1,
+      escrowV2Address: v2Address(),
+    });
+
+    const chosen = await startTestService(
+      { rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, newDepositsEscrowVersion: 2 } },
+      { db: service.db },
+    );
+    try {
+      const res = await chosen.http("GET", "/v1/chain");
+      expect(res.status).toBe(200);
+      expect(res.json.data).toMatchObject({
+        escrowAddress: v2Address(),
+        escrowVersion: 2,
+        escrowV2Address: v2Address(),
+      });
+    } finally {
+      await chosen.stop();
+    }
+  });
+
+  it("a version 2 deposit of the poster whose registration never came is attached by the watcher (a closed tab)", async () => {
+    const { poster, job } = await postJob("13");
+    const { txHash, expiresAt } = await deposit(job.escrowJobId, "13", 40n * DAY);
+    await chain.testClient.mine({ blocks: 2 });
+    await watchDeposits(service.ctx, { onlyJobIds: [job.id], onlyEscrowJobIds: [job.escrowJobId] });
+    expect(await attachPosterDeposits(service.ctx, { onlyJobIds: [job.id] })).toBe(1);
+    expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({
+      funded: true,
+      escrowTxHash: txHash.toLowerCase(),
+      escrowAddress: v2Address(),
+      escrowVersion: 2,
+      escrowExpiresAt: isoOf(expiresAt!),
+    });
+    expect((await depositRows(job.escrowJobId)).map((r) => [r.escrow_version, r.status])).toEqual([[2, "REGISTERED"]]);
   });
 });

@@ -1,3 +1,4 @@
+import { ESCROW_V2_EXPIRY_BOUNDS_SECONDS } from "@/lib/chain/escrow/contracts";
 import type { ServiceConfig } from "../config";
 import type { Db } from "../db/connection";
 import type { JobRow } from "../db/schema";
@@ -12,7 +13,8 @@ import { proofHoldHoursOf } from "./read-job";
  * hold, the review window, the dispute's answer and ruling windows, and a day's margin. That is the
  * job's escrow_expiry_needed_at (migration 0136), written whenever one of them changes
  * (recordEscrowExpiryNeeded); the fund page and agents funding by API deposit with it
- * (Job.escrowExpiryNeededAt), moved into the contract's bounds [1 day, 400 days] from the deposit.
+ * (Job.escrowExpiryNeededAt), moved into the contract's bounds [1 day, 400 days] from the deposit
+ * (lib/chain/escrow/contracts.ts, depositExpiresAt).
  *
  * A registered deposit whose expiry comes before it (a payer who chose its own, or a deadline moved
  * later since) is kept: the job is funded, but takes no bid and accepts none (409
@@ -27,9 +29,8 @@ export const DEFAULT_WORKING_DAYS = 30;
 const MARGIN_HOURS = 24;
 const HOUR_MS = 60 * 60_000;
 const DAY_MS = 24 * HOUR_MS;
-/** The contract's bounds on an expiry, from the deposit's block (EscrowV2 MIN_EXPIRY_DELAY, MAX_EXPIRY_DELAY). */
-export const MIN_EXPIRY_MS = DAY_MS;
-export const MAX_EXPIRY_MS = 400 * DAY_MS;
+/** The contract's longest expiry, from the deposit's block (EscrowV2 MAX_EXPIRY_DELAY). */
+const MAX_EXPIRY_MS = ESCROW_V2_EXPIRY_BOUNDS_SECONDS.max * 1000;
 /**
  * A job whose deadline lies further than the contract allows is covered by a deposit reaching this
  * close to the 400 days from its funding (the rest is extended later, as the poster is warned):

@@ -33,6 +33,16 @@ export default async function FundJobPage({ params }: { params: Params }) {
         <Usdc amount={job.data.budgetUsdc} /> goes into the escrow contract on {chainName(chain.chainId)}, held for this
         job until you approve the delivered work (or refunded if you cancel).
       </p>
+      {chain.escrowVersion === 2 && !job.data.funded && job.data.escrowExpiryNeededAt ? (
+        <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400" data-testid="fund-expiry">
+          The deposit expires on{" "}
+          <time dateTime={job.data.escrowExpiryNeededAt} className="font-medium">
+            {new Date(job.data.escrowExpiryNeededAt).toUTCString()}
+          </time>
+          : the job&apos;s deadline plus the time to review it and settle a dispute, and a day. If the job is not paid
+          out or refunded by then, anyone can return the money to your wallet on chain, without the marketplace.
+        </p>
+      ) : null}
       <div className="mt-6 rounded-lg border border-zinc-200 p-5 dark:border-zinc-800">
         {job.data.funded ? (
           <div className="space-y-2 text-sm" role="status">
@@ -55,9 +65,11 @@ export default async function FundJobPage({ params }: { params: Params }) {
               chainId: chain.chainId,
               tokenAddress: chain.tokenAddress as Address,
               escrowAddress: chain.escrowAddress as Address,
+              escrowVersion: chain.escrowVersion,
               confirmations: chain.confirmations,
               explorerUrl: chain.explorerUrl,
             }}
+            escrowExpiryNeededAt={job.data.escrowExpiryNeededAt}
             register={registerEscrowAction}
             recheck={checkFundableAction}
           />
