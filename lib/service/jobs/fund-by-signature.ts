@@ -12,11 +12,11 @@ import {
   type FundingTerms,
 } from "@/lib/chain/escrow/fund-by-authorization";
 import { parseUsdc } from "@/lib/chain/units";
+import { depositExpiresAt } from "@/lib/chain/escrow/contracts";
 import type { Actor } from "../auth/actor";
 import { requireChain, type ServiceContext } from "../context";
 import { DomainError, fail } from "../errors";
 import { isFundable } from "../escrow/deposit-rules";
-import { MAX_EXPIRY_MS, MIN_EXPIRY_MS } from "./escrow-expiry";
 import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { fundJobWithDeposit } from "./register-escrow";
@@ -151,15 +151,14 @@ async function offerTerms(
   amount: bigint,
   nowSeconds: number,
 ) {
-  const now = nowSeconds * 1000;
-  const needed = job.escrow_expiry_needed_at?.getTime() ?? now + MIN_EXPIRY_MS;
-  // The contract counts from the deposit's block, a little after now: a margin inside each bound.
-  const expiresAtMs = Math.min(Math.max(needed, now + MIN_EXPIRY_MS + 3_600_000), now + MAX_EXPIRY_MS - 3_600_000);
+  const now = new Date(nowSeconds * 1000);
+  // What the job needs, within the contract's bounds counted from about now (as the fund page does).
+  const expiresAt = depositExpiresAt(job.escrow_expiry_needed_at ?? now, now);
   const terms: FundingTerms = {
     escrowJobId: job.escrow_job_id,
     payer,
     amount,
-    expiresAt: BigInt(Math.ceil(expiresAtMs / 1000)),
+    expiresAt,
     validBefore: BigInt(nowSeconds + AUTHORIZATION_TTL_SECONDS),
   };
   let authorization;
