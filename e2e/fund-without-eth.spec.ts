@@ -1,50 +1,27 @@
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getEscrow } from "@/lib/chain/escrow/reads";
-import { deploymentPath } from "@/lib/chain/deployment";
 import { anvilAccounts } from "@/lib/chain/local-stack";
-import { freePort, startAppServer, type AppServer } from "../scripts/stack";
 import { expect, test } from "./fixtures";
+import { startV2DepositsApp } from "./v2-deposits-app";
 import { chainConfig, signedInHuman } from "./api-actors";
 
 // Funding without ETH (issue 36, item 4), in the browser: a poster whose wallet holds USDC and no
 // ETH at all funds a job in EscrowV2 with one signature from the injected wallet; the marketplace
 // sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2
-// (NEW_DEPOSITS_ESCROW=2: a second app on the suite's build and chain, as escrow-v2-funding.spec.ts
+// (NEW_DEPOSITS_ESCROW=2: a second app on the suite's build and chain, e2e/v2-deposits-app.ts
 // explains).
 
 const ACCOUNT = 6;
 test.use({ walletAccountIndex: ACCOUNT });
 
-let app: AppServer;
-let dataDir: string;
+let app: { url: string; stop: () => Promise<void> };
 
 test.beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), "awm-e2e-noeth-"));
-  copyFileSync(deploymentPath(process.env.E2E_DATA_DIR!), deploymentPath(dataDir));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  app = await startAppServer({
-    port,
-    distDir: process.env.E2E_DIST_DIR || ".next-e2e",
-    quiet: !process.env.E2E_VERBOSE,
-    env: {
-      DATA_DIR: dataDir,
-      SITE_URL: url,
-      RPC_URL: process.env.E2E_RPC_URL,
-      NEW_DEPOSITS_ESCROW: "2",
-      WORKERS: "off",
-      TRUST_PROXY: "1",
-      RATE_LIMIT_SCALE: "10",
-    },
-  });
+  app = await startV2DepositsApp();
 });
 
 test.afterAll(async () => {
   await app?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 test("a poster with USDC and no ETH funds a job into EscrowV2 with one signature; the marketplace pays the gas", async ({
