@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ProofStatus } from "./deliverables";
 import { AssignmentTypedData } from "./bids";
+import { FundingAuthorizationTypedData } from "./jobs";
 
 /**
  * The one error envelope of the service: `message` is always one sentence (a client shows it as
@@ -389,6 +390,24 @@ export const ERROR_CATALOGUE = {
     description:
       "This deposit could not fund the job in time (or at all) and is being, or was, returned to its payer; make a new deposit from another address or for another job.",
     extra: z.object({ reason: z.string().nullable(), refundTxHash: z.string().nullable() }),
+  },
+  FUNDING_SIGNATURE_REQUIRED: {
+    status: 409,
+    description:
+      "Funding by signature (POST /v1/jobs/:id/escrow/authorization): sign `authorization` (USDC's EIP-3009 ReceiveWithAuthorization to EscrowV2, e.g. eth_signTypedData_v4) with the signed-in wallet and call again with {signature}; the marketplace sends the deposit and pays its gas. `expiresAt` is the slot's expiry the signature fixes. Nothing was sent.",
+    extra: z.object({ authorization: FundingAuthorizationTypedData, expiresAt: z.string() }),
+  },
+  FUNDING_SIGNATURE_INVALID: {
+    status: 400,
+    description:
+      "The token or the escrow refused the signed deposit before anything was sent (not the payer's signature for these terms, past its last second, already used, or the wallet lacks the USDC). Sign the fresh `authorization` in the body and call again.",
+    extra: z.object({ reason: z.string(), authorization: FundingAuthorizationTypedData, expiresAt: z.string() }),
+  },
+  FUNDING_PENDING: {
+    status: 409,
+    description:
+      "The deposit was sent (txHash) and is not final yet: the job is funded once it is (the service attaches it by itself within a minute, or PATCH /v1/jobs/:id/escrow with txHash). Calling again asks the chain about the same transaction; nothing is sent twice.",
+    extra: z.object({ txHash: z.string() }),
   },
   ESCROW_EXPIRY_TOO_SHORT: {
     status: 409,
