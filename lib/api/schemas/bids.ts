@@ -83,7 +83,7 @@ export const AssignmentTypedData = z
       deadline: z.number().int().meta({ description: "Unix seconds: the last second the signature is good for." }),
     }),
   })
-  .meta({ id: "AssignmentTypedData" });
+  .meta({ description: "The EIP-712 Assign to sign (eth_signTypedData_v4)" });
 export type AssignmentTypedData = z.infer<typeof AssignmentTypedData>;
 
 export const AcceptBidRequest = z.strictObject({
