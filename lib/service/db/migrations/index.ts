@@ -52,6 +52,7 @@ import { settlementSignedTransactionsMigration } from "./0105-settlement-signed-
 import { serviceWalletTransfersMigration } from "./0120-service-wallet-transfers";
 import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
 import { engineStraysAndX402Migration } from "./0130-engine-strays-and-x402";
+import { campaignFundingEngineMigration } from "./0150-campaign-funding-engine";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   "0120-service-wallet-transfers": serviceWalletTransfersMigration,
   "0125-job-escrow-contract": jobEscrowContractMigration,
   "0130-engine-strays-and-x402": engineStraysAndX402Migration,
+  "0150-campaign-funding-engine": campaignFundingEngineMigration,
 };
