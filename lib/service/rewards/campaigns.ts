@@ -187,9 +187,9 @@ async function fundHeldSlots(ctx: ServiceContext, campaignId: string, held: Date
 export async function fundPendingCampaigns(
   ctx: ServiceContext,
   options: { only?: string[]; now?: Date } = {},
-): Promise<SettlementRound> {
+): Promise<SettlementRound & { rows: SlotRow[] }> {
   const chain = ctx.config.chain;
-  if (!chain || options.only?.length === 0) return { confirmed: 0, pending: 0, failed: 0 };
+  if (!chain || options.only?.length === 0) return { confirmed: 0, pending: 0, failed: 0, rows: [] };
   const ofThisChain = (eb: ExpressionBuilder<Database, "forum_reward_slots">) =>
     eb.and([
       eb("chain_key", "=", chainKeyOf(chain)),
@@ -198,7 +198,7 @@ export async function fundPendingCampaigns(
   return await settleDue(ctx, "forum_reward_slots", slotDeposit(ctx), ofThisChain, { now: options.now });
 }
 
-type SlotRow = Selectable<ForumRewardSlotsTable> & EngineRow;
+export type SlotRow = Selectable<ForumRewardSlotsTable> & EngineRow;
 interface SlotJob {
   escrow_job_id: string;
   budget_usdc: string;

@@ -1,4 +1,5 @@
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
+import type { ServiceConfig } from "../config";
 import { GENEROUS_BUDGETS, startTestService, type TestService } from "./harness";
 import { startRpcFaultProxy, type RpcFaultProxy } from "./rpc-fault-proxy";
 
@@ -16,16 +17,21 @@ export interface FaultyGateway {
 /**
  * For the fault tests of the settlement engine's ways: a chain mining a block a second (a
  * broadcast transaction waits in the pool a while, as on a real chain), an RPC fault proxy in front
- * of it, and two services on one database, one straight to the chain, one through the proxy.
+ * of it, and two services on one database, one straight to the chain, one through the proxy, both
+ * with `configOf(chain)` (a campaign's fault tests name one of its accounts a reward admin).
  */
-export async function startFaultyGateway(chainId: number): Promise<FaultyGateway> {
+export async function startFaultyGateway(
+  chainId: number,
+  configOf: (chain: TestChain) => Partial<ServiceConfig> = () => ({}),
+): Promise<FaultyGateway> {
   const chain = await startTestChain({ chainId });
+  const config = configOf(chain);
   await chain.testClient.setAutomine(false);
   await chain.testClient.setIntervalMining({ interval: 1 });
   const proxy = await startRpcFaultProxy(chain.rpcUrl);
   const [service, faulty] = await Promise.all([
-    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config }),
-    startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, rpcUrl: proxy.url } }),
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, ...config, chain: chain.config }),
+    startTestService({ rateBudgets: GENEROUS_BUDGETS, ...config, chain: { ...chain.config, rpcUrl: proxy.url } }),
   ]);
   return {
     chain,

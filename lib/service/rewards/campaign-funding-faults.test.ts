@@ -1,0 +1,196 @@
+// A reward slot's funding is a way of the one settlement engine (settlement-engine.ts): under the
+// faults every other transfer is tried with (a node that errs after it took the transaction, a
+// broadcast whose reply is lost, a node down for a while, a gateway that sends a request twice, a
+// process killed between the send and its record), the slot's depositWithPermit is kept in its row
+// before it is broadcast, the row is decided from the chain, the slot is deposited exactly once, and
+// the reconciliation finds no difference afterwards.
+//
+// The service talks to anvil through a proxy that plays the fault, with a block mined every second
+// (a broadcast transaction waits in the pool a while, as on a real chain).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address } from "viem";
+import { escrowAbi } from "@/lib/chain/abi";
+import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
+import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
+import type { TestChain } from "@/lib/chain/testing";
+import { parseUsdc } from "@/lib/chain/units";
+import { newUser, type TestService, type TestUser } from "../testing/harness";
+import type { RpcFaultProxy } from "../testing/rpc-fault-proxy";
+import { startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
+import { reconcileEscrow } from "../admin/reconcile-escrow";
+import { managedWalletAddress } from "./amounts";
+import { fundPendingCampaigns } from "./campaigns";
+
+const ADMIN = 9;
+const GATEWAY_ERROR = { code: -32000, message: "upstream request timeout" };
+const LATER = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+/** A THREAD slot's gross amount (amounts.ts). */
+const GROSS = parseUsdc("0.1");
+
+// `service` creates campaigns straight to anvil; `faulty` funds their slots through the faulty gateway.
+let gateway: FaultyGateway | undefined;
+let chain: TestChain, proxy: RpcFaultProxy, service: TestService, faulty: TestService;
+let admin: TestUser;
+
+beforeAll(async () => {
+  gateway = await startFaultyGateway(31378, (c) => ({ rewardsAdminAddresses: [c.accounts[ADMIN]!.address] }));
+  ({ chain, proxy, service, faulty } = gateway);
+  admin = await newUser(service, chain.accounts[ADMIN]!.privateKey);
+}, 120_000);
+afterAll(() => gateway?.stop());
+
+const wallet = () => managedWalletAddress(chain.config) as Address;
+const balance = () => erc20BalanceOf({ config: chain.config, address: wallet() });
+
+/**
+ * A campaign of one slot whose creation died before its deposit: the slot is owed (PENDING), leased
+ * to the dead request for the engine's lease. Returns what the faults' rounds need.
+ */
+async function unfundedSlot() {
+  service.crashPoints.beforeCampaignDeposit = () => {
+    throw new Error("simulated crash before the deposit");
+  };
+  try {
+    const crashed = await service.http("POST", "/v1/forum/reward-campaigns", {
+      token: admin.token,
+      body: { kind: "THREAD", slots: 1 },
+    });
+    expect(crashed.status).not.toBe(201);
+  } finally {
+    service.crashPoints.beforeCampaignDeposit = undefined;
+  }
+  const slot = await service.db
+    .selectFrom("forum_reward_slots as s")
+    .innerJoin("forum_reward_campaigns as c", "c.id", "s.campaign_id")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .select(["s.id", "s.campaign_id", "s.fund_status", "j.escrow_job_id"])
+    .where("c.sponsor_user_id", "=", admin.id)
+    .orderBy("c.created_at", "desc")
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  expect(slot.fund_status).toBe("PENDING");
+  return { ...slot, before: await balance(), only: [slot.campaign_id] };
+}
+type Slot = Awaited<ReturnType<typeof unfundedSlot>>;
+
+/** A worker's round through the faulty gateway, `at` (past the dead creation's lease). */
+const round = async (slot: Slot, at: Date) => (await fundPendingCampaigns(faulty.ctx, { only: slot.only, now: at })).rows;
+
+const slotRow = (slot: Slot) =>
+  service.db
+    .selectFrom("forum_reward_slots as s")
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .select([
+      "s.fund_status",
+      "s.sent_tx_hash",
+      "s.last_error",
+      "s.attempts",
+      "s.lease_until",
+      "j.id as job_id",
+      "j.escrow_tx_hash",
+      "j.escrow_payer",
+    ])
+    .where("s.id", "=", slot.id)
+    .executeTakeFirstOrThrow();
+
+/** The escrow's Deposited events of the rewards wallet into the slot: the chain's own count of deposits. */
+async function depositsOnChain(slot: Slot): Promise<string[]> {
+  const logs = await chain.publicClient.getContractEvents({
+    address: chain.config.escrowAddress,
+    abi: escrowAbi,
+    eventName: "Deposited",
+    args: { jobId: normalizeEscrowJobId(slot.escrow_job_id), payer: wallet() },
+    fromBlock: 0n,
+  });
+  return logs.map((l) => l.transactionHash!.toLowerCase());
+}
+
+/** Deposited once, by the transaction its row kept and recorded; the books and the chain agree. */
+async function expectFundedOnce(slot: Slot, kept?: string | null) {
+  const row = await slotRow(slot);
+  expect(row.fund_status, row.last_error ?? "").toBe("FUNDED");
+  expect(row.escrow_tx_hash).toBe(row.sent_tx_hash?.toLowerCase());
+  if (kept) expect(row.escrow_tx_hash).toBe(kept.toLowerCase());
+  expect(row.escrow_payer?.toLowerCase()).toBe(wallet().toLowerCase());
+  expect(await depositsOnChain(slot)).toEqual([row.escrow_tx_hash]);
+  expect(slot.before - (await balance())).toBe(GROSS);
+  const escrow = await getEscrow({ config: chain.config, escrowJobId: slot.escrow_job_id, payer: wallet() });
+  expect(escrow).toMatchObject({ state: "FUNDED", amount: GROSS });
+  // An hour on: past the reconciliation's grace for transfers in flight.
+  const later = { ...service.ctx, now: () => new Date(Date.now() + 3_600_000) };
+  const reconciled = await reconcileEscrow(later);
+  expect(reconciled.differences).toEqual([]);
+}
+
+describe("a reward slot's deposit through the settlement engine", () => {
+  it("a send the node answered with an error after taking it is kept in the slot's row and recorded with that transaction, once", async () => {
+    const slot = await unfundedSlot();
+    proxy.failAfterForwarding(["eth_sendRawTransaction"], GATEWAY_ERROR);
+    const [first] = await round(slot, LATER(10));
+    proxy.heal();
+    expect(first).toBeDefined();
+    const kept = (await slotRow(slot)).sent_tx_hash;
+    expect(kept).toMatch(/^0x[0-9a-f]{64}$/);
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot, kept);
+  });
+
+  it("a broadcast whose reply is lost (and the node cannot be asked) keeps its transaction; the next round asks the chain and never signs a second", async () => {
+    const slot = await unfundedSlot();
+    proxy.drop(["eth_sendRawTransaction", "eth_getTransactionByHash"]);
+    const [first] = await round(slot, LATER(10));
+    proxy.heal();
+    expect(first).toMatchObject({ fund_status: "PENDING" });
+    expect(first?.last_error).toBeTruthy();
+    const kept = (await slotRow(slot)).sent_tx_hash;
+    expect(kept).toMatch(/^0x[0-9a-f]{64}$/);
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot, kept);
+  });
+
+  it("a node down for a while: the round backs off by the engine's schedule, and once it is up the slot is deposited once", async () => {
+    const slot = await unfundedSlot();
+    const now = LATER(10);
+    proxy.down();
+    const [first] = await round(slot, now);
+    expect(first).toMatchObject({ fund_status: "PENDING", attempts: 1, sent_tx_hash: null });
+    expect(first?.last_error).toBeTruthy();
+    // Backing off (CHAIN_RETRY: 10 s first): a round meanwhile leaves it alone, even with the node up.
+    expect(first!.lease_until!.getTime()).toBe(now.getTime() + 10_000);
+    expect(await round(slot, new Date(now.getTime() + 5_000))).toEqual([]);
+    // Still down at the next try: backs off longer.
+    const [second] = await round(slot, LATER(11));
+    expect(second).toMatchObject({ fund_status: "PENDING", attempts: 2 });
+    proxy.heal();
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot);
+  });
+
+  it("a gateway that sends the broadcast twice: one deposit on chain, recorded once", async () => {
+    const slot = await unfundedSlot();
+    proxy.duplicate(["eth_sendRawTransaction", "eth_getTransactionReceipt"]);
+    await round(slot, LATER(10));
+    proxy.heal();
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot);
+  });
+
+  it("a process killed between the send and its record: the next round finds the kept transaction mined and records it, once", async () => {
+    const slot = await unfundedSlot();
+    faulty.crashPoints.afterCampaignDepositSend = () => {
+      throw new Error("killed");
+    };
+    try {
+      expect(await round(slot, LATER(10))).toEqual([]);
+    } finally {
+      faulty.crashPoints.afterCampaignDepositSend = undefined;
+    }
+    const left = await slotRow(slot);
+    expect(left).toMatchObject({ fund_status: "PENDING", escrow_tx_hash: null });
+    expect(left.sent_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Its lease (the engine's five minutes) keeps a round off it meanwhile.
+    expect(await round(slot, LATER(12))).toEqual([]);
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot, left.sent_tx_hash);
+  });
+});
