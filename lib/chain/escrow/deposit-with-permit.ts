@@ -12,22 +12,16 @@ import { signUsdcPermit } from "../permit";
  * the chain about exactly that one. A permit submitted first by someone else (front-run from the
  * mempool) is tolerated by the contract: the allowance it set is still in place.
  */
-export async function depositWithPermitCall(params: {
-  config: ChainConfig;
-  privateKey: Hex;
-  escrowJobId: string;
-  amount: bigint;
-}): Promise<Hex> {
-  const { config, amount } = params;
-  const permit = await signUsdcPermit({
-    config,
-    privateKey: params.privateKey,
-    spender: config.escrowAddress,
-    value: amount,
-  });
+export async function depositWithPermitCall(
+  config: ChainConfig,
+  privateKey: Hex,
+  deposit: { escrowJobId: string; amount: bigint },
+): Promise<Hex> {
+  const { amount } = deposit;
+  const permit = await signUsdcPermit({ config, privateKey, spender: config.escrowAddress, value: amount });
   return encodeFunctionData({
     abi: escrowAbi,
     functionName: "depositWithPermit",
-    args: [normalizeEscrowJobId(params.escrowJobId), amount, permit.deadline, permit.v, permit.r, permit.s],
+    args: [normalizeEscrowJobId(deposit.escrowJobId), amount, permit.deadline, permit.v, permit.r, permit.s],
   });
 }

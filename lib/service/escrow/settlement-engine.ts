@@ -78,35 +78,35 @@ const STATES: Record<
   EngineTable,
   { owed: string; confirmed: string; receiptTx: string; confirmedAt: string | null; column?: "fund_status" }
 > = {
-    escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
-    milestone_settlements: {
-      owed: "PENDING",
-      confirmed: "CONFIRMED",
-      receiptTx: "tx_hash",
-      confirmedAt: "confirmed_at",
-    },
-    escrow_deposits: {
-      owed: "REFUND_PENDING",
-      confirmed: "REFUNDED",
-      receiptTx: "refund_tx_hash",
-      confirmedAt: "refunded_at",
-    },
-    wallet_withdrawals: {
-      owed: "PENDING",
-      confirmed: "CONFIRMED",
-      receiptTx: "sent_tx_hash",
-      confirmedAt: "confirmed_at",
-    },
-    eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
-    x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
-    forum_reward_slots: {
-      owed: "PENDING",
-      confirmed: "FUNDED",
-      receiptTx: "sent_tx_hash",
-      confirmedAt: null,
-      column: "fund_status",
-    },
-  };
+  escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
+  milestone_settlements: {
+    owed: "PENDING",
+    confirmed: "CONFIRMED",
+    receiptTx: "tx_hash",
+    confirmedAt: "confirmed_at",
+  },
+  escrow_deposits: {
+    owed: "REFUND_PENDING",
+    confirmed: "REFUNDED",
+    receiptTx: "refund_tx_hash",
+    confirmedAt: "refunded_at",
+  },
+  wallet_withdrawals: {
+    owed: "PENDING",
+    confirmed: "CONFIRMED",
+    receiptTx: "sent_tx_hash",
+    confirmedAt: "confirmed_at",
+  },
+  eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
+  x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
+  forum_reward_slots: {
+    owed: "PENDING",
+    confirmed: "FUNDED",
+    receiptTx: "sent_tx_hash",
+    confirmedAt: null,
+    column: "fund_status",
+  },
+};
 
 /** What a settlement does with a slot's money, or a part's: the same three for a whole job and a part. */
 export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";

@@ -191,10 +191,7 @@ export async function fundPendingCampaigns(
   const chain = ctx.config.chain;
   if (!chain || options.only?.length === 0) return { confirmed: 0, pending: 0, failed: 0, rows: [] };
   const ofThisChain = (eb: ExpressionBuilder<Database, "forum_reward_slots">) =>
-    eb.and([
-      eb("chain_key", "=", chainKeyOf(chain)),
-      ...(options.only ? [eb("campaign_id", "in", options.only)] : []),
-    ]);
+    eb.and([eb("chain_key", "=", chainKeyOf(chain)), ...(options.only ? [eb("campaign_id", "in", options.only)] : [])]);
   return await settleDue(ctx, "forum_reward_slots", slotDeposit(ctx), ofThisChain, { now: options.now });
 }
 
@@ -213,19 +210,23 @@ interface SlotJob {
 function slotDeposit(ctx: ServiceContext): SettlementWay<SlotRow, SlotJob, TransferSent> {
   return {
     table: "forum_reward_slots",
-    readSlot: (id) =>
-      ctx.db
-        .selectFrom("forum_reward_slots as s")
-        .innerJoin("jobs as j", "j.id", "s.job_id")
-        .innerJoin("forum_reward_campaigns as c", "c.id", "s.campaign_id")
-        .select(["j.escrow_job_id", "j.budget_usdc", "c.from_block"])
-        .where("s.id", "=", id)
-        .executeTakeFirstOrThrow(),
+    readSlot: (id) => slotJobOf(ctx, id),
     send: (chain, slot, claimed) => sendSlotDeposit(ctx, chain, slot, claimed),
     afterSend: (claimed) => ctx.crashPoints?.afterCampaignDepositSend?.(claimed.slot_no),
     record: (chain, claimed, sent) => recordSlotFunded(ctx, chain, claimed, sent),
     logFields: (row) => ({ campaignId: row.campaign_id, slot: row.slot_no, jobId: row.job_id }),
   };
+}
+
+/** What a slot's deposit needs: its job's escrow id and amount, and where its campaign's deposits start on chain. */
+function slotJobOf(ctx: ServiceContext, slotId: string): Promise<SlotJob> {
+  return ctx.db
+    .selectFrom("forum_reward_slots as s")
+    .where("s.id", "=", slotId)
+    .innerJoin("jobs as j", "j.id", "s.job_id")
+    .innerJoin("forum_reward_campaigns as c", "c.id", "s.campaign_id")
+    .select(["j.escrow_job_id", "j.budget_usdc", "c.from_block"])
+    .executeTakeFirstOrThrow();
 }
 
 async function sendSlotDeposit(
@@ -242,12 +243,7 @@ async function sendSlotDeposit(
     if (earlier) return { txHash: earlier, reverted: false };
   }
   const amount = parseUsdc(normaliseDecimal(slot.budget_usdc));
-  const data = await depositWithPermitCall({
-    config: chain,
-    privateKey: rewardsKey(chain),
-    escrowJobId: slot.escrow_job_id,
-    amount,
-  });
+  const data = await depositWithPermitCall(chain, rewardsKey(chain), { escrowJobId: slot.escrow_job_id, amount });
   const sent = await sendKeptTransfer(ctx, "forum_reward_slots", chain, claimed, {
     privateKey: rewardsKey(chain),
     amount,

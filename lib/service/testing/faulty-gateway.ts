@@ -1,5 +1,8 @@
+import type { Address, Hex } from "viem";
+import { escrowAbi } from "@/lib/chain/abi";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import type { ServiceConfig } from "../config";
+import type { CrashPoints } from "../context";
 import { GENEROUS_BUDGETS, startTestService, type TestService } from "./harness";
 import { startRpcFaultProxy, type RpcFaultProxy } from "./rpc-fault-proxy";
 
@@ -44,4 +47,38 @@ export async function startFaultyGateway(
       await chain.stop();
     },
   };
+}
+
+/**
+ * Runs `run` with `service`'s crash point `point` throwing (the process killed there, say between a
+ * send and its record) and puts it back after, whatever happens. Returns what `run` answered.
+ */
+export async function killedAt<T>(service: TestService, point: keyof CrashPoints, run: () => Promise<T>): Promise<T> {
+  service.crashPoints[point] = () => {
+    throw new Error("killed");
+  };
+  try {
+    return await run();
+  } finally {
+    service.crashPoints[point] = undefined;
+  }
+}
+
+/**
+ * The transactions of the escrow's `eventName` events for one slot (its escrow id, and its payer
+ * where the event names one): the chain's own count of what moved, for a test to compare with the books.
+ */
+export async function escrowEventTxs(
+  chain: TestChain,
+  eventName: "Deposited" | "Refunded",
+  slot: { jobId: Hex; payer?: Address },
+): Promise<string[]> {
+  const logs = await chain.publicClient.getContractEvents({
+    address: chain.config.escrowAddress,
+    abi: escrowAbi,
+    eventName,
+    args: slot,
+    fromBlock: 0n,
+  });
+  return logs.map((l) => l.transactionHash!.toLowerCase());
 }
