@@ -8,7 +8,7 @@
 // The service talks to anvil through a proxy that plays the fault, with a block mined every second
 // (a broadcast transaction waits in the pool a while, as on a real chain).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import type { TestChain } from "@/lib/chain/testing";
@@ -17,6 +17,7 @@ import { newUser, type TestService, type TestUser } from "../testing/harness";
 import type { RpcFaultProxy } from "../testing/rpc-fault-proxy";
 import { escrowEventTxs, killedAt, startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
 import { reconcileEscrow } from "../admin/reconcile-escrow";
+import { watchDeposits } from "../escrow/deposit-watch";
 import { managedWalletAddress } from "./amounts";
 import { fundPendingCampaigns } from "./campaigns";
 
@@ -179,5 +180,23 @@ describe("a reward slot's deposit through the settlement engine", () => {
     expect(await round(slot, LATER(12))).toEqual([]);
     await round(slot, LATER(30));
     await expectFundedOnce(slot, left.sent_tx_hash);
+  });
+
+  it("a deposit a chain reorganisation removed: the watcher puts the slot back to owed, and the worker deposits it once more, once", async () => {
+    const slot = await unfundedSlot();
+    const snapshot = await chain.testClient.snapshot();
+    await round(slot, LATER(10));
+    const funded = await slotRow(slot);
+    expect(funded.fund_status, funded.last_error ?? "").toBe("FUNDED");
+
+    await chain.testClient.revert({ id: snapshot });
+    await chain.testClient.mine({ blocks: 4 });
+    const only = { onlyJobIds: [funded.job_id], onlyEscrowJobIds: [slot.escrow_job_id as Hex] };
+    expect((await watchDeposits(service.ctx, only))?.lostDeposits).toEqual([funded.job_id]);
+    const owed = await slotRow(slot);
+    expect(owed).toMatchObject({ fund_status: "PENDING", escrow_tx_hash: null, sent_tx_hash: funded.sent_tx_hash });
+
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot);
   });
 });
