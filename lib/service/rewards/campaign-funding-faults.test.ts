@@ -8,7 +8,10 @@
 // The service talks to anvil through a proxy that plays the fault, with a block mined every second
 // (a broadcast transaction waits in the pool a while, as on a real chain).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Address, Hex } from "viem";
+import { encodeFunctionData, keccak256, type Address, type Hex } from "viem";
+import { escrowAbi } from "@/lib/chain/abi";
+import { getWalletClient } from "@/lib/chain/clients";
+import { signUsdcPermit } from "@/lib/chain/permit";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import type { TestChain } from "@/lib/chain/testing";
@@ -18,7 +21,7 @@ import type { RpcFaultProxy } from "../testing/rpc-fault-proxy";
 import { escrowEventTxs, killedAt, startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
 import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { watchDeposits } from "../escrow/deposit-watch";
-import { managedWalletAddress } from "./amounts";
+import { managedWalletAddress, rewardsKey } from "./amounts";
 import { fundPendingCampaigns } from "./campaigns";
 
 const ADMIN = 9;
@@ -196,6 +199,42 @@ describe("a reward slot's deposit through the settlement engine", () => {
     const owed = await slotRow(slot);
     expect(owed).toMatchObject({ fund_status: "PENDING", escrow_tx_hash: null, sent_tx_hash: funded.sent_tx_hash });
 
+    await round(slot, LATER(30));
+    await expectFundedOnce(slot);
+  });
+
+  it("a kept deposit that reverted on chain (its permit expired in the pool) is cleared, and the next try signs a fresh permit: deposited once", async () => {
+    const slot = await unfundedSlot();
+    // What an earlier try kept: a depositWithPermit whose permit had expired, with no allowance left.
+    const key = rewardsKey(chain.config);
+    const permit = await signUsdcPermit({
+      config: chain.config,
+      privateKey: key,
+      spender: chain.config.escrowAddress,
+      value: GROSS,
+      deadline: 1n,
+    });
+    const wallet = getWalletClient(chain.config, key);
+    const request = await wallet.prepareTransactionRequest({
+      to: chain.config.escrowAddress,
+      data: encodeFunctionData({
+        abi: escrowAbi,
+        functionName: "depositWithPermit",
+        args: [normalizeEscrowJobId(slot.escrow_job_id), GROSS, permit.deadline, permit.v, permit.r, permit.s],
+      }),
+      gas: 300_000n,
+    });
+    const doomed = (await wallet.signTransaction(request)) as Hex;
+    await service.db
+      .updateTable("forum_reward_slots")
+      .set({ sent_raw_tx: doomed, sent_tx_hash: keccak256(doomed) })
+      .where("id", "=", slot.id)
+      .execute();
+
+    const [first] = await round(slot, LATER(10));
+    expect(first).toMatchObject({ fund_status: "PENDING", sent_tx_hash: null });
+    expect(first?.last_error).toMatch(/reverted/);
+    expect((await chain.publicClient.getTransactionReceipt({ hash: keccak256(doomed) })).status).toBe("reverted");
     await round(slot, LATER(30));
     await expectFundedOnce(slot);
   });
