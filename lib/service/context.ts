@@ -47,6 +47,8 @@ export interface CrashPoints {
   afterWithdrawalSend?: (withdrawalId: string) => void | Promise<void>;
   /** Before each reward slot's deposit (rewards/campaigns.ts). */
   beforeCampaignDeposit?: (slotNo: number) => void | Promise<void>;
+  /** After a reward slot's deposit was sent (mined), before its receipt is recorded (rewards/campaigns.ts). */
+  afterCampaignDepositSend?: (slotNo: number) => void | Promise<void>;
   /** After a reward's slot was reserved, before its release is sent (rewards/pay-rewards.ts). */
   afterRewardReserve?: (rewardId: string) => void | Promise<void>;
   /** After an x402 settlement's receipt came, before it is recorded SETTLED (evals/x402.ts). */

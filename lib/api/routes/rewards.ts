@@ -152,11 +152,12 @@ export const rewardRoutes = {
     description:
       "Needs a signed-in human. Each slot is a job (participationMode AUTOMATIC_FORUM_REWARD, purpose PLATFORM_REFERRAL for REFERRAL slots, MARKETPLACE otherwise, " +
       "inputData {participationMode, forumRewardCampaignId, proofHoldHours: 0}, budgetUsdc the gross amount, posted by the sponsor) whose Job row carries forumRewardSlot {campaignId, status}. " +
-      "funding OPERATOR (default; only humans whose address is in REWARDS_ADMIN_ADDRESSES): the service deposits every slot from its rewards wallet (REWARDS_PRIVATE_KEY, else the operator key) before answering " +
-      "(a deposit that fails leaves the slot unfunded and the worker retries it; status PARTIALLY_FUNDED meanwhile). " +
+      "funding OPERATOR (default; only humans whose address is in REWARDS_ADMIN_ADDRESSES): the service deposits every slot from its rewards wallet (REWARDS_PRIVATE_KEY, else the operator key) before answering, " +
+      "one depositWithPermit transaction per slot (an EIP-2612 permit signed off-chain, no separate approval), kept before it is broadcast so that it is made once " +
+      "(a deposit that fails, or whose outcome the chain has not told yet, leaves the slot unfunded and the worker retries it, backing off from 10 s to 10 minutes; status PARTIALLY_FUNDED meanwhile). " +
       "funding SPONSOR (any human): slots start unfunded; deposit each slot's gross amount into the escrow under its escrowJobId and register it with PATCH /v1/jobs/:id/escrow. " +
       "A slot is AVAILABLE once funded; waiting rewards are paid from it right away. " +
-      "With an Idempotency-Key the campaign is made once: the same key answers the same campaign, also after a creation that crashed midway (its slots left unfunded are funded by the worker once their 10-minute funding lease ends).",
+      "With an Idempotency-Key the campaign is made once: the same key answers the same campaign, also after a creation that crashed midway (its slots left unfunded are funded by the worker once their 5-minute funding lease ends).",
     body: CreateRewardCampaignRequest,
     response: dataEnvelope(RewardCampaign),
     errors: [

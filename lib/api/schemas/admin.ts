@@ -111,7 +111,7 @@ export const AdminTransfer = z.object({
   kind: z.enum(["ESCROW_SETTLEMENT", "WITHDRAWAL", "PACK_PAYOUT", "REWARD_FUNDING"]),
   /** The row: an escrow settlement, a withdrawal, a pack payout, or the reward slot's job. */
   id: Uuid,
-  /** The row's own status (settlements PENDING, CONFIRMED, FAILED; withdrawals the same; pack payouts PENDING, SENT, CONFIRMED; funding FUNDED or UNFUNDED). */
+  /** The row's own status (settlements PENDING, CONFIRMED, FAILED; withdrawals the same; pack payouts PENDING, SENT, CONFIRMED; funding UNFUNDED, SENT (its deposit kept and broadcast), FUNDED). */
   status: z.string(),
   detail: z.string(),
   amountUsdc: z.string().nullable(),

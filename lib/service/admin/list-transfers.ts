@@ -47,8 +47,9 @@ export async function listOutgoingTransfers(ctx: ServiceContext): Promise<AdminT
       .innerJoin("jobs as j", "j.id", "s.job_id")
       .select([
         "s.job_id",
-        "s.funded",
-        "s.fund_error",
+        "s.fund_status",
+        "s.sent_tx_hash",
+        "s.last_error",
         "s.created_at",
         "s.slot_no",
         "j.escrow_tx_hash",
@@ -106,15 +107,16 @@ export async function listOutgoingTransfers(ctx: ServiceContext): Promise<AdminT
     ...funding.map((f): AdminTransfer => ({
       kind: "REWARD_FUNDING",
       id: f.job_id,
-      status: f.funded ? "FUNDED" : "UNFUNDED",
+      // SENT: a PENDING deposit whose transaction is kept and broadcast (rewards/campaigns.ts).
+      status: f.fund_status === "FUNDED" ? "FUNDED" : f.sent_tx_hash ? "SENT" : "UNFUNDED",
       detail: `reward slot ${f.slot_no} deposit`,
       amountUsdc: normaliseDecimal(f.budget_usdc),
       toAddress: chain?.escrowAddress ?? null,
-      txHash: f.escrow_tx_hash,
-      explorerUrl: link(f.escrow_tx_hash),
+      txHash: f.escrow_tx_hash ?? f.sent_tx_hash,
+      explorerUrl: link(f.escrow_tx_hash ?? f.sent_tx_hash),
       jobId: f.job_id,
       userId: null,
-      lastError: f.fund_error,
+      lastError: f.last_error,
       createdAt: f.created_at.toISOString(),
     })),
   ];

@@ -85,6 +85,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   "forum_reward_campaigns.funding": '"OPERATOR" | "SPONSOR"',
   "forum_reward_slots.kind": "RewardKindDb",
   "forum_reward_slots.status": 'Generated<"OPEN" | "RESERVED" | "PAID">',
+  "forum_reward_slots.fund_status": 'Generated<"PENDING" | "FUNDED" | "SPONSOR">',
   "forum_rewards.kind": "RewardKindDb",
   "forum_rewards.contribution_kind": '"THREAD" | "REPLY"',
   "forum_rewards.status": "RewardStatusDb",

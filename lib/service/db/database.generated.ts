@@ -473,16 +473,19 @@ export interface ForumRewards {
 }
 
 export interface ForumRewardSlots {
+  attempts: Generated<number>;
   campaign_id: string;
   chain_key: string;
   created_at: Generated<Timestamp>;
-  fund_claim: string | null;
-  fund_error: string | null;
-  fund_lease_until: Timestamp | null;
-  funded: Generated<boolean>;
+  fund_status: Generated<"PENDING" | "FUNDED" | "SPONSOR">;
+  id: Generated<string>;
   job_id: string;
   kind: RewardKindDb;
+  last_error: string | null;
+  lease_until: Timestamp | null;
   reward_id: string | null;
+  sent_raw_tx: string | null;
+  sent_tx_hash: string | null;
   slot_no: number;
   status: Generated<"OPEN" | "RESERVED" | "PAID">;
   updated_at: Generated<Timestamp>;

@@ -420,6 +420,7 @@ export async function markDepositLost(
       })
       .where("id", "=", jobId)
       .execute();
+    await reopenSlotDeposit(trx, jobId, txHash, now);
     if (job.escrow_payer) {
       await trx
         .updateTable("escrow_deposits")
@@ -445,6 +446,16 @@ export async function markDepositLost(
     });
     return true;
   });
+}
+
+/**
+ * A reward slot the rewards wallet funded through the engine (rewards/campaigns.ts) whose deposit a
+ * reorganisation removed is owed its deposit again: the rewards worker sends the kept transaction
+ * again (or, were its nonce taken meanwhile, a new one), once. Nothing for any other job.
+ */
+async function reopenSlotDeposit(trx: Trx, jobId: string, depositTxHash: string, now: Date): Promise<void> {
+  const slot = await trx.selectFrom("forum_reward_slots").select("id").where("job_id", "=", jobId).executeTakeFirst();
+  if (slot) await reopenRow(trx, "forum_reward_slots", slot.id, depositTxHash, now);
 }
 
 /**
@@ -690,6 +701,7 @@ async function unsettleWithLostDeposit(
       )
       .where("id", "=", job.id)
       .execute();
+    await reopenSlotDeposit(trx, job.id, depositTxHash, now);
     if (job.escrow_payer) {
       await trx
         .updateTable("escrow_deposits")

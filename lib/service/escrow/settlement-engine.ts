@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import {
   TransferStateUnknown,
   assertKept,
+  sendDurableCall,
   sendDurableUsdcTransfer,
   waitForDurableTransfer,
   type StoredSend,
@@ -25,8 +26,9 @@ import { isStillMined } from "@/lib/chain/escrow/deposit-events";
  * settle-job.ts), one part of a job paid in parts (milestone_settlements, settle-part.ts), the
  * return of a stray deposit to its payer (escrow_deposits, deposit-watch.ts), a managed-wallet
  * withdrawal (wallet_withdrawals, rewards/wallet.ts), a pack's payout to its publisher
- * (eval_pack_payouts, evals/pack-payouts.ts) and an x402 payment's transferWithAuthorization
- * (x402_payments, evals/x402.ts). What differs between them (a "way") is
+ * (eval_pack_payouts, evals/pack-payouts.ts), an x402 payment's transferWithAuthorization
+ * (x402_payments, evals/x402.ts) and a reward slot's deposit from the rewards wallet
+ * (forum_reward_slots, rewards/campaigns.ts). What differs between them (a "way") is
  * what they send (a contract call, a USDC transfer) and what a receipt changes; the rest is this
  * file's, once:
  *
@@ -57,42 +59,54 @@ export const REORG_WATCH_MS = 24 * 60 * 60_000;
 
 /**
  * The escrow's tables (a whole job, a part, a stray deposit's return) and the service wallets' (a
- * withdrawal, a pack payout, an x402 settlement from the operator key).
+ * withdrawal, a pack payout, an x402 settlement from the operator key, a reward slot's deposit from
+ * the rewards wallet).
  */
 export type SettlementTable = "escrow_settlements" | "milestone_settlements";
-export type TransferTable = "wallet_withdrawals" | "eval_pack_payouts" | "x402_payments";
+export type TransferTable = "wallet_withdrawals" | "eval_pack_payouts" | "x402_payments" | "forum_reward_slots";
 export type EngineTable = SettlementTable | "escrow_deposits" | TransferTable;
 
 /**
  * Where each table keeps the engine's states: the status of a row the engine owes (and claims),
  * the status its receipt confirms, the column holding the confirmed transaction and its time. Most
  * say PENDING and CONFIRMED; a stray deposit's return and an x402 payment keep the words their
- * readers show (the operator's deposits page: REFUND_PENDING, REFUNDED; x402: SETTLED).
+ * readers show (the operator's deposits page: REFUND_PENDING, REFUNDED; x402: SETTLED). The state
+ * is in `status` but for a reward slot, whose status is its reward's (OPEN, RESERVED, PAID): its
+ * funding's is fund_status (PENDING, FUNDED).
  */
-const STATES: Record<EngineTable, { owed: string; confirmed: string; receiptTx: string; confirmedAt: string | null }> =
-  {
-    escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
-    milestone_settlements: {
-      owed: "PENDING",
-      confirmed: "CONFIRMED",
-      receiptTx: "tx_hash",
-      confirmedAt: "confirmed_at",
-    },
-    escrow_deposits: {
-      owed: "REFUND_PENDING",
-      confirmed: "REFUNDED",
-      receiptTx: "refund_tx_hash",
-      confirmedAt: "refunded_at",
-    },
-    wallet_withdrawals: {
-      owed: "PENDING",
-      confirmed: "CONFIRMED",
-      receiptTx: "sent_tx_hash",
-      confirmedAt: "confirmed_at",
-    },
-    eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
-    x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
-  };
+const STATES: Record<
+  EngineTable,
+  { owed: string; confirmed: string; receiptTx: string; confirmedAt: string | null; column?: "fund_status" }
+> = {
+  escrow_settlements: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "tx_hash", confirmedAt: "confirmed_at" },
+  milestone_settlements: {
+    owed: "PENDING",
+    confirmed: "CONFIRMED",
+    receiptTx: "tx_hash",
+    confirmedAt: "confirmed_at",
+  },
+  escrow_deposits: {
+    owed: "REFUND_PENDING",
+    confirmed: "REFUNDED",
+    receiptTx: "refund_tx_hash",
+    confirmedAt: "refunded_at",
+  },
+  wallet_withdrawals: {
+    owed: "PENDING",
+    confirmed: "CONFIRMED",
+    receiptTx: "sent_tx_hash",
+    confirmedAt: "confirmed_at",
+  },
+  eval_pack_payouts: { owed: "PENDING", confirmed: "CONFIRMED", receiptTx: "sent_tx_hash", confirmedAt: null },
+  x402_payments: { owed: "PENDING", confirmed: "SETTLED", receiptTx: "sent_tx_hash", confirmedAt: "settled_at" },
+  forum_reward_slots: {
+    owed: "PENDING",
+    confirmed: "FUNDED",
+    receiptTx: "sent_tx_hash",
+    confirmedAt: null,
+    column: "fund_status",
+  },
+};
 
 /** What a settlement does with a slot's money, or a part's: the same three for a whole job and a part. */
 export type SettlementKind = "RELEASE" | "REFUND" | "SPLIT";
@@ -179,6 +193,10 @@ export interface SettlementWay<Row extends EngineRow, Slot, Result extends Sent>
 
 /** The status of a row the engine owes (and claims) in `table`. */
 const owedIn = (table: EngineTable) => STATES[table].owed as "PENDING";
+/** The column holding the engine's state of a row of `table` (stateOf reads it). */
+const stateColumn = (table: EngineTable) => sql.ref<string>(STATES[table].column ?? "status");
+const stateOf = (table: EngineTable, row: EngineRow) =>
+  (row as unknown as Record<string, string>)[STATES[table].column ?? "status"];
 
 // Every table carries the engine's columns; Kysely types one table name at a time.
 const rowsOf = (db: Kysely<Database>, table: EngineTable) => db.updateTable(table as "escrow_settlements");
@@ -200,7 +218,8 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
   ctx: ServiceContext,
   way: SettlementWay<Row, Slot, Result>,
   settlementId: string,
-  options: { now?: Date } = {},
+  /** heldLease: the lease the caller put on the row when it wrote it (a campaign's creation), taken as free. */
+  options: { now?: Date; heldLease?: Date } = {},
 ): Promise<Row> {
   const chain = requireChain(ctx);
   const now = options.now ?? ctx.now();
@@ -211,8 +230,14 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
     claimed = (await rowsOf(ctx.db, way.table)
       .set({ attempts: sql`attempts + 1`, lease_until: lease, updated_at: now })
       .where("id", "=", settlementId)
-      .where("status", "=", owedIn(way.table))
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+      .where(stateColumn(way.table), "=", owedIn(way.table))
+      .where((eb) =>
+        eb.or([
+          eb("lease_until", "is", null),
+          eb("lease_until", "<=", now),
+          ...(options.heldLease ? [eb("lease_until", "=", options.heldLease)] : []),
+        ]),
+      )
       .returningAll()
       .executeTakeFirst()) as Row | undefined;
   } catch (error) {
@@ -266,7 +291,7 @@ export async function runSettlement<Row extends EngineRow, Slot, Result extends 
           ...(final ? forGood() : {}),
         })
         .where("id", "=", claimed.id)
-        .where("status", "=", owedIn(way.table))
+        .where(stateColumn(way.table), "=", owedIn(way.table))
         .where("lease_until", "=", lease)
         .returningAll()
         .executeTakeFirst()) as Row | undefined;
@@ -324,10 +349,11 @@ export async function settlementRound<Row extends EngineRow, Slot, Result extend
     try {
       const row = await runSettlement(ctx, way, id, options);
       round.rows.push(row);
-      if (row.status === STATES[way.table].confirmed) round.confirmed += 1;
-      else if (row.status === owedIn(way.table)) round.pending += 1;
+      const state = stateOf(way.table, row);
+      if (state === STATES[way.table].confirmed) round.confirmed += 1;
+      else if (state === owedIn(way.table)) round.pending += 1;
       else round.failed += 1;
-      if (row.status !== "CONFIRMED" && row.last_error)
+      if (state !== STATES[way.table].confirmed && row.last_error)
         log.warn({ table: way.table, ...way.logFields(row), reason: row.last_error }, "settlement not confirmed");
     } catch (error) {
       round.pending += 1;
@@ -382,7 +408,7 @@ function dueRows<T extends Exclude<EngineTable, SettlementTable>>(
   let q = ctx.db
     .selectFrom(table as "wallet_withdrawals")
     .select("id")
-    .where("status", "=", owedIn(table))
+    .where(stateColumn(table), "=", owedIn(table))
     // Kysely types one table name at a time: the caller's test is typed against its own table.
     .where(onChain as unknown as (eb: ExpressionBuilder<Database, "wallet_withdrawals">) => Expression<SqlBool>)
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]));
@@ -439,7 +465,7 @@ function handBackUnsentClaim(ctx: ServiceContext, table: EngineTable, settlement
     rowsOf(ctx.db, table)
       .set({ lease_until: null })
       .where("id", "=", settlementId)
-      .where("status", "=", owedIn(table))
+      .where(stateColumn(table), "=", owedIn(table))
       .where("sent_tx_hash", "is", null)
       .where("lease_until", "=", lease)
       .execute(),
@@ -499,7 +525,7 @@ export async function reopenRow(
   const { owed, confirmed, receiptTx, confirmedAt } = STATES[table];
   const reopened = await rowsOf(trx, table)
     .set({
-      status: owed as "PENDING",
+      [STATES[table].column ?? "status"]: owed,
       // The kept transaction is the receipt's in the service wallets' tables: it stays (see above).
       ...(receiptTx === "sent_tx_hash" ? {} : { [receiptTx]: null }),
       ...(confirmedAt ? { [confirmedAt]: null } : {}),
@@ -509,7 +535,7 @@ export async function reopenRow(
       ...(table === "escrow_settlements" ? { reorg_resent_at: at } : {}),
     })
     .where("id", "=", id)
-    .where("status", "=", confirmed as "CONFIRMED")
+    .where(stateColumn(table), "=", confirmed)
     .where(sql.ref(receiptTx), "=", txHash)
     .returning("id")
     .executeTakeFirst();
@@ -576,7 +602,7 @@ export function keptInRow(
       assertKept(
         await settlements()
           .set({ sent_raw_tx: raw, sent_tx_hash: hash })
-          .where("status", "=", owedIn(table))
+          .where(stateColumn(table), "=", owedIn(table))
           .where("sent_tx_hash", "is", null)
           .executeTakeFirst(),
       );
@@ -589,7 +615,8 @@ export type TransferSent = { txHash: Hex; reverted: boolean };
 
 /**
  * The send of a USDC transfer from one of the service's wallets (a withdrawal, a pack payout, an
- * x402 payment's transferWithAuthorization): the
+ * x402 payment's transferWithAuthorization), or of another contract call of one (a reward slot's
+ * depositWithPermit into the escrow): the
  * durable sender keeps it in the row before it is broadcast, and the receipt of exactly that
  * transaction decides. A receipt the RPC did not deliver is unknown, never "not mined": it throws,
  * and the engine backs off with the transaction kept for the next try to ask about.
@@ -598,12 +625,14 @@ export async function sendKeptTransfer(
   ctx: ServiceContext,
   table: TransferTable,
   chain: ChainConfig,
-  claimed: EngineRow & { to_address: string },
+  claimed: EngineRow,
   transfer: {
     privateKey: Hex;
     amount: bigint;
     /** Another call of the token than transfer(to, amount): an x402 payment's transferWithAuthorization. */
     data?: Hex;
+    /** The contract `data` calls when it is not the token (a slot's deposit: the escrow). */
+    contract?: Hex;
     beforeSigning?: () => Promise<void>;
     beforeBroadcast?: () => Promise<void>;
     /** false only for an x402 payment, answered once mined (evals/x402.ts says why). */
@@ -611,19 +640,25 @@ export async function sendKeptTransfer(
   },
 ): Promise<TransferSent> {
   const kept = keptInRow(ctx, table, claimed);
-  const hash = await sendDurableUsdcTransfer({
+  const send = {
     chain,
     privateKey: transfer.privateKey,
-    to: claimed.to_address as Hex,
-    amount: transfer.amount,
-    data: transfer.data,
     ...kept,
     beforeSigning: transfer.beforeSigning,
-    record: async (raw, signedHash) => {
+    record: async (raw: Hex, signedHash: Hex) => {
       await kept.record(raw, signedHash);
       await transfer.beforeBroadcast?.();
     },
-  });
+  };
+  const hash =
+    transfer.contract && transfer.data
+      ? await sendDurableCall({ ...send, contract: transfer.contract, data: transfer.data })
+      : await sendDurableUsdcTransfer({
+          ...send,
+          to: claimed.to_address as Hex,
+          amount: transfer.amount,
+          data: transfer.data,
+        });
   const receipt = await waitForDurableTransfer(chain, hash, undefined, { untilFinal: transfer.untilFinal });
   return { txHash: hash, reverted: receipt.status !== "success" };
 }
@@ -641,7 +676,7 @@ export async function recordOnce<Row>(
   set: Record<string, unknown>,
   sentTxHash?: string,
 ): Promise<{ row: Row; changed: boolean }> {
-  let q = rowsOf(db, table).set(set).where("id", "=", id).where("status", "=", owedIn(table));
+  let q = rowsOf(db, table).set(set).where("id", "=", id).where(stateColumn(table), "=", owedIn(table));
   if (sentTxHash) q = q.where("sent_tx_hash", "=", sentTxHash);
   const changed = (await q.returningAll().executeTakeFirst()) as Row | undefined;
   return changed ? { row: changed, changed: true } : { row: await readRow<Row>(db, table, id), changed: false };

@@ -9,14 +9,13 @@
 // (a broadcast transaction waits in the pool a while, as on a real chain).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
-import { escrowAbi } from "@/lib/chain/abi";
 import { erc20BalanceOf, getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import type { TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
 import { jobInput, newUser, type TestService } from "../testing/harness";
 import type { RpcFaultProxy } from "../testing/rpc-fault-proxy";
-import { startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
+import { escrowEventTxs, killedAt, startFaultyGateway, type FaultyGateway } from "../testing/faulty-gateway";
 import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { decideDeposits, scanDeposits, sendStrayRefunds } from "./deposit-watch";
 
@@ -70,25 +69,13 @@ const depositRow = (escrowJobId: Hex) =>
     .where("escrow_job_id", "=", escrowJobId.toLowerCase())
     .executeTakeFirstOrThrow();
 
-/** The escrow's Refunded events for the slot: the chain's own count of refunds. */
-async function refundsOnChain(escrowJobId: Hex): Promise<string[]> {
-  const logs = await chain.publicClient.getContractEvents({
-    address: chain.config.escrowAddress,
-    abi: escrowAbi,
-    eventName: "Refunded",
-    args: { jobId: escrowJobId },
-    fromBlock: 0n,
-  });
-  return logs.map((l) => l.transactionHash!);
-}
-
 /** Paid back once, by the transaction its row kept and recorded; the books and the chain agree. */
 async function expectRefundedOnce(stray: Awaited<ReturnType<typeof strayDeposit>>, kept?: string | null) {
   const row = await depositRow(stray.escrowJobId);
   expect(row.status, row.last_error ?? "").toBe("REFUNDED");
   expect(row.refund_tx_hash).toBe(row.sent_tx_hash);
   if (kept) expect(row.refund_tx_hash).toBe(kept);
-  expect(await refundsOnChain(stray.escrowJobId)).toEqual([row.refund_tx_hash]);
+  expect(await escrowEventTxs(chain, "Refunded", { jobId: stray.escrowJobId })).toEqual([row.refund_tx_hash]);
   expect(await balance()).toBe(stray.before);
   const slot = await getEscrow({ config: chain.config, escrowJobId: stray.escrowJobId, payer: payer() });
   expect(slot.state).toBe("REFUNDED");
@@ -158,14 +145,10 @@ describe("a stray deposit's return through the settlement engine", () => {
   it("a process killed between the send and its record: the next round finds the kept transaction mined and records it, once", async () => {
     // Fails on the old code: it had no such step (afterStrayRefundSend) and kept nothing in the row.
     const stray = await strayDeposit();
-    faulty.crashPoints.afterStrayRefundSend = () => {
-      throw new Error("killed");
-    };
-    try {
-      expect(await sendStrayRefunds(faulty.ctx, chain.config, stray.only)).toEqual([]);
-    } finally {
-      faulty.crashPoints.afterStrayRefundSend = undefined;
-    }
+    const killed = killedAt(faulty, "afterStrayRefundSend", () =>
+      sendStrayRefunds(faulty.ctx, chain.config, stray.only),
+    );
+    expect(await killed).toEqual([]);
     const left = await depositRow(stray.escrowJobId);
     expect(left).toMatchObject({ status: "REFUND_PENDING", refund_tx_hash: null });
     expect(left.sent_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);

@@ -167,8 +167,8 @@ async function checkMoney(ctx: ServiceContext): Promise<z.infer<typeof MoneyHeal
     ctx.db
       .selectFrom("forum_reward_slots")
       .select(count)
-      .where("funded", "=", false)
-      .where("fund_error", "is not", null)
+      .where("fund_status", "=", "PENDING")
+      .where("last_error", "is not", null)
       .where("chain_key", "=", chainKeyOf(chain))
       .executeTakeFirstOrThrow(),
     ctx.db

@@ -44,10 +44,20 @@ const slotsOf = (campaignId: string) =>
   service.db
     .selectFrom("forum_reward_slots as s")
     .innerJoin("jobs as j", "j.id", "s.job_id")
-    .select(["s.slot_no", "s.funded", "s.fund_error", "s.fund_lease_until", "j.escrow_job_id", "j.escrow_tx_hash"])
+    .select([
+      "s.slot_no",
+      "s.fund_status",
+      "s.last_error",
+      "s.lease_until",
+      "s.sent_tx_hash",
+      "j.escrow_job_id",
+      "j.escrow_tx_hash",
+    ])
     .where("s.campaign_id", "=", campaignId)
     .orderBy("s.slot_no")
     .execute();
+const funded = (slot: { fund_status: string; escrow_tx_hash: string | null }) =>
+  slot.fund_status === "FUNDED" && slot.escrow_tx_hash !== null;
 /** Deposits the rewards wallet made into a slot's escrow, read from the chain. */
 const depositsInto = async (escrowJobId: string) =>
   (
@@ -80,12 +90,19 @@ describe("POST /v1/forum/reward-campaigns with an Idempotency-Key, and a creatio
       .execute();
     expect(campaign).toBeDefined();
     let slots = await slotsOf(campaign!.id);
-    expect(slots.filter((s) => s.funded)).toHaveLength(CRASH_AFTER);
-    // What a crash leaves: slots with neither a transaction nor an error, still leased to the dead request.
+    expect(slots.filter(funded)).toHaveLength(CRASH_AFTER);
+    // What a crash leaves: slots owed with neither a transaction nor an error, still leased to the dead request.
     expect(
       slots
-        .filter((s) => !s.funded)
-        .every((s) => s.escrow_tx_hash === null && s.fund_error === null && s.fund_lease_until!.getTime() > Date.now()),
+        .filter((s) => !funded(s))
+        .every(
+          (s) =>
+            s.fund_status === "PENDING" &&
+            s.escrow_tx_hash === null &&
+            s.sent_tx_hash === null &&
+            s.last_error === null &&
+            s.lease_until!.getTime() > Date.now(),
+        ),
     ).toBe(true);
 
     // The same key answers the same campaign (not a second one); its unfunded slots wait for their lease.
@@ -98,19 +115,19 @@ describe("POST /v1/forum/reward-campaigns with an Idempotency-Key, and a creatio
       unfundedSlots: SLOTS - CRASH_AFTER,
     });
     await fundPendingCampaigns(service.ctx, { only: [campaign!.id] });
-    expect((await slotsOf(campaign!.id)).filter((s) => s.funded)).toHaveLength(CRASH_AFTER);
+    expect((await slotsOf(campaign!.id)).filter(funded)).toHaveLength(CRASH_AFTER);
 
     // The lease runs out (moved back, not waited for): the worker funds the rest.
     await service.db
       .updateTable("forum_reward_slots")
-      .set({ fund_lease_until: new Date(Date.now() - 1000) })
+      .set({ lease_until: new Date(Date.now() - 1000) })
       .where("campaign_id", "=", campaign!.id)
-      .where("funded", "=", false)
+      .where("fund_status", "=", "PENDING")
       .execute();
     await fundPendingCampaigns(service.ctx, { only: [campaign!.id] });
     await fundPendingCampaigns(service.ctx, { only: [campaign!.id] });
     slots = await slotsOf(campaign!.id);
-    expect(slots.every((s) => s.funded && s.escrow_tx_hash !== null)).toBe(true);
+    expect(slots.every((s) => funded(s) && s.escrow_tx_hash === s.sent_tx_hash)).toBe(true);
     for (const slot of slots) expect(await depositsInto(slot.escrow_job_id)).toBe(1);
     // The wallet paid each slot's gross amount (0.1 USDC) once: 6 slots, 0.6 USDC.
     expect(before - (await erc20BalanceOf({ config: chain.config, address: wallet() }))).toBe(

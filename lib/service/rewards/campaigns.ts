@@ -1,6 +1,6 @@
 import { fail } from "../errors";
-import { randomBytes, randomUUID } from "node:crypto";
-import { sql } from "kysely";
+import { randomBytes } from "node:crypto";
+import { sql, type ExpressionBuilder, type Selectable } from "kysely";
 import type { Address, Hex } from "viem";
 import type { z } from "zod";
 import type {
@@ -10,23 +10,36 @@ import type {
   RewardKind,
 } from "@/lib/api/schemas/rewards";
 import { getEscrow } from "@/lib/chain/escrow/reads";
-import { depositToEscrow } from "@/lib/chain/escrow/send";
+import { depositWithPermitCall } from "@/lib/chain/escrow/deposit-with-permit";
 import { escrowAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
 import { parseUsdc, normaliseDecimal } from "@/lib/chain/units";
-import { chainFailureReason } from "@/lib/chain/escrow/errors";
+import { EscrowError } from "@/lib/chain/escrow/errors";
 import type { ServiceContext } from "../context";
 import { requireChain } from "../context";
 import { requireUser, type Actor } from "../auth/actor";
 import { asOperator } from "../audit/record-operator-action";
 import type { Db } from "../db/connection";
 import { isUniqueViolation } from "../db/errors";
+import type { Database, ForumRewardSlotsTable } from "../db/schema";
 import type { ChainConfig } from "@/lib/chain/config";
 import { decodeCursor, keysetAfter, pageOf } from "../http/pagination";
 import { amountsOf, chainKeyOf, managedWalletAddress, rewardsKey } from "./amounts";
 import { payWaitingRewards } from "./pay-rewards";
 import { escrowContractOfNewDeposit } from "../escrow/escrow-contract";
+import {
+  SETTLEMENT_LEASE_MS,
+  keptInRow,
+  recordOnce,
+  runSettlement,
+  sendKeptTransfer,
+  settleDue,
+  type EngineRow,
+  type SettlementRound,
+  type SettlementWay,
+  type TransferSent,
+} from "../escrow/settlement-engine";
 import { errorFields, log } from "../log";
 
 const KIND_TITLE: Record<RewardKind, string> = {
@@ -34,16 +47,6 @@ const KIND_TITLE: Record<RewardKind, string> = {
   REPLY: "Forum reward: an original reply (200+ characters)",
   REFERRAL: "Referral reward: a referred owner's first useful thread",
 };
-
-/**
- * How long a funder holds a slot: more than one deposit takes (an approval and a deposit, each
- * waiting up to 180 s for its receipt). A slot still unfunded when its lease ends (the funder
- * crashed, or its database went away) is taken by the rewards worker; the chain tells it whether
- * the deposit was made already (found, not paid twice).
- */
-export const SLOT_FUNDING_LEASE_MS = 10 * 60_000;
-/** A failed deposit is tried again by the worker after this. */
-const SLOT_RETRY_MS = 30_000;
 
 /**
  * POST /v1/forum/reward-campaigns. Adds reward budget as `slots` jobs in participationMode
@@ -90,7 +93,7 @@ export async function createRewardCampaign(
           .getBlockNumber()
           .catch(() => null)
       : null;
-  const claim = randomUUID();
+  const held = leaseEnd(ctx);
   let campaignId: string;
   try {
     campaignId = await ctx.db.transaction().execute(async (trx) => {
@@ -116,7 +119,7 @@ export async function createRewardCampaign(
         user.principalId,
         1,
         input.slots,
-        funding === "OPERATOR" ? { claim, until: leaseEnd(ctx) } : null,
+        funding === "OPERATOR" ? held : null,
       );
       return campaign.id;
     });
@@ -130,7 +133,7 @@ export async function createRewardCampaign(
     return await presentCampaign(ctx, other);
   }
   if (funding === "OPERATOR") {
-    await fundCampaignSlots(ctx, campaignId, claim);
+    await fundHeldSlots(ctx, campaignId, held);
     await payWaitingRewards(ctx).catch((error) =>
       log.error(errorFields(error), "reward payment after a new budget failed"),
     );
@@ -148,138 +151,168 @@ async function campaignOfKey(ctx: ServiceContext, sponsorUserId: string, key: st
   return row?.id;
 }
 
-const leaseEnd = (ctx: ServiceContext) => new Date(ctx.now().getTime() + SLOT_FUNDING_LEASE_MS);
+/**
+ * The slots a creation (or added budget) writes are leased to it (the engine's lease, from the
+ * moment they are written): the worker leaves them to it, and takes those a crash left unfunded
+ * when the lease ends.
+ */
+const leaseEnd = (ctx: ServiceContext) => new Date(ctx.now().getTime() + SETTLEMENT_LEASE_MS);
 
 /**
- * Deposits the unfunded slots of an OPERATOR campaign from the rewards wallet; safe to repeat and to
- * run in several places at once. Each slot is claimed first (its lease, or `claim` when this funder
- * holds it already), so one funder sends it; a slot another funder holds is left to it. A deposit
- * sent before a crash is found on the chain and recorded, not paid twice.
+ * Deposits, one by one through the settlement engine, the slots of a campaign this request wrote
+ * and still holds (`held`: their lease). A slot the worker took meanwhile (the lease ran out) is
+ * left to it; a failed deposit stays PENDING with its reason and is retried by the worker.
  */
-export async function fundCampaignSlots(
-  ctx: ServiceContext,
-  campaignId: string,
-  claim: string = randomUUID(),
-): Promise<number> {
-  const chain = requireChain(ctx);
-  const campaign = await ctx.db
-    .selectFrom("forum_reward_campaigns")
-    .selectAll()
-    .where("id", "=", campaignId)
-    .executeTakeFirstOrThrow();
-  if (campaign.funding !== "OPERATOR" || campaign.chain_key !== chainKeyOf(chain)) return 0;
+async function fundHeldSlots(ctx: ServiceContext, campaignId: string, held: Date): Promise<void> {
   const slots = await ctx.db
-    .selectFrom("forum_reward_slots as s")
-    .innerJoin("jobs as j", "j.id", "s.job_id")
-    .select(["j.id", "j.escrow_job_id", "j.budget_usdc", "s.slot_no"])
-    .where("s.campaign_id", "=", campaignId)
-    .where("j.escrow_tx_hash", "is", null)
-    .orderBy("s.slot_no")
+    .selectFrom("forum_reward_slots")
+    .select(["id", "slot_no"])
+    .where("campaign_id", "=", campaignId)
+    .where("fund_status", "=", "PENDING")
+    .where("lease_until", "=", held)
+    .orderBy("slot_no")
     .execute();
-  let funded = 0;
+  const way = slotDeposit(ctx);
   for (const slot of slots) {
-    const now = ctx.now();
-    const mine = await ctx.db
-      .updateTable("forum_reward_slots")
-      .set({ fund_claim: claim, fund_lease_until: new Date(now.getTime() + SLOT_FUNDING_LEASE_MS), updated_at: now })
-      .where("job_id", "=", slot.id)
-      .where("funded", "=", false)
-      .where((eb) =>
-        eb.or([eb("fund_claim", "=", claim), eb("fund_lease_until", "is", null), eb("fund_lease_until", "<=", now)]),
-      )
-      .returning("job_id")
-      .executeTakeFirst();
-    if (!mine) continue;
     await ctx.crashPoints?.beforeCampaignDeposit?.(slot.slot_no);
-    try {
-      const amount = parseUsdc(normaliseDecimal(slot.budget_usdc));
-      // The rewards wallet's own slot of the escrow: a stranger's deposit under the same id is
-      // another slot and neither blocks this deposit nor passes for it.
-      const payer = managedWalletAddress(chain) as Address;
-      const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id, payer });
-      let txHash: Hex | null = null;
-      if (escrow.state === "NONE") {
-        txHash = (
-          await depositToEscrow({
-            config: chain,
-            privateKey: rewardsKey(chain),
-            escrowJobId: slot.escrow_job_id,
-            amount,
-          })
-        ).txHash;
-      } else if (escrow.state === "FUNDED") {
-        // A deposit sent before a crash: find it instead of paying again.
-        const logs = await getPublicClient(chain).getContractEvents({
-          address: chain.escrowAddress,
-          abi: escrowAbi,
-          eventName: "Deposited",
-          args: { jobId: normalizeEscrowJobId(slot.escrow_job_id), payer },
-          fromBlock: campaign.from_block ? BigInt(campaign.from_block) : 0n,
-        });
-        txHash = logs[0]?.transactionHash ?? null;
-      }
-      if (!txHash) throw new Error(`the slot's escrow is ${escrow.state.toLowerCase()}`);
-      const at = ctx.now();
-      await ctx.db
-        .updateTable("jobs")
-        .set({
-          escrow_tx_hash: txHash.toLowerCase(),
-          escrow_payer: payer,
-          ...escrowContractOfNewDeposit(chain),
-          funded_at: at,
-          updated_at: at,
-        })
-        .where("id", "=", slot.id)
-        .where("escrow_tx_hash", "is", null)
-        .execute();
-      await ctx.db
-        .updateTable("forum_reward_slots")
-        .set({ funded: true, fund_error: null, fund_claim: null, fund_lease_until: null, updated_at: at })
-        .where("job_id", "=", slot.id)
-        .execute();
-      funded += 1;
-    } catch (error) {
-      log.error({ campaignId, slot: slot.slot_no, ...errorFields(error) }, "campaign slot deposit failed");
-      const at = ctx.now();
-      await ctx.db
-        .updateTable("forum_reward_slots")
-        .set({
-          fund_error: chainFailureReason(error).slice(0, 500),
-          fund_claim: null,
-          fund_lease_until: new Date(at.getTime() + SLOT_RETRY_MS),
-          updated_at: at,
-        })
-        .where("job_id", "=", slot.id)
-        .where("fund_claim", "=", claim)
-        .execute();
-    }
+    await runSettlement(ctx, way, slot.id, { heldLease: held });
   }
-  return funded;
 }
 
 /**
- * Funds what an earlier OPERATOR funding left unfunded (the worker's half): slots whose deposit
- * failed once its retry time came, and slots whose funder's lease ran out with no transaction (a
- * crash mid-creation, a database that went away), which no error would ever have marked.
+ * The worker's half: every OPERATOR slot of this chain still owed (PENDING) whose lease is free:
+ * a deposit that failed once its backoff ran out, a slot a crashed creation left when its lease
+ * ended, a sent deposit whose receipt was not recorded. `only`: these campaigns' slots (tests).
  */
-export async function fundPendingCampaigns(ctx: ServiceContext, options: { only?: string[] } = {}): Promise<void> {
-  if (!ctx.config.chain) return;
-  const now = ctx.now();
-  let q = ctx.db
+export async function fundPendingCampaigns(
+  ctx: ServiceContext,
+  options: { only?: string[]; now?: Date } = {},
+): Promise<SettlementRound & { rows: SlotRow[] }> {
+  const chain = ctx.config.chain;
+  if (!chain || options.only?.length === 0) return { confirmed: 0, pending: 0, failed: 0, rows: [] };
+  const ofThisChain = (eb: ExpressionBuilder<Database, "forum_reward_slots">) =>
+    eb.and([eb("chain_key", "=", chainKeyOf(chain)), ...(options.only ? [eb("campaign_id", "in", options.only)] : [])]);
+  return await settleDue(ctx, "forum_reward_slots", slotDeposit(ctx), ofThisChain, { now: options.now });
+}
+
+export type SlotRow = Selectable<ForumRewardSlotsTable> & EngineRow;
+interface SlotJob {
+  escrow_job_id: string;
+  budget_usdc: string;
+  from_block: string | null;
+}
+
+/**
+ * A reward slot's way through the engine: one depositWithPermit from the rewards wallet into its
+ * own slot of the escrow (depositWithPermitCall), kept in the slot's row before it is broadcast and
+ * decided by the chain; its receipt makes the slot FUNDED and the job funded, once.
+ */
+function slotDeposit(ctx: ServiceContext): SettlementWay<SlotRow, SlotJob, TransferSent> {
+  return {
+    table: "forum_reward_slots",
+    readSlot: (id) => slotJobOf(ctx, id),
+    send: (chain, slot, claimed) => sendSlotDeposit(ctx, chain, slot, claimed),
+    afterSend: (claimed) => ctx.crashPoints?.afterCampaignDepositSend?.(claimed.slot_no),
+    record: (chain, claimed, sent) => recordSlotFunded(ctx, chain, claimed, sent),
+    logFields: (row) => ({ campaignId: row.campaign_id, slot: row.slot_no, jobId: row.job_id }),
+  };
+}
+
+/** What a slot's deposit needs: its job's escrow id and amount, and where its campaign's deposits start on chain. */
+function slotJobOf(ctx: ServiceContext, slotId: string): Promise<SlotJob> {
+  return ctx.db
     .selectFrom("forum_reward_slots as s")
+    .where("s.id", "=", slotId)
     .innerJoin("jobs as j", "j.id", "s.job_id")
     .innerJoin("forum_reward_campaigns as c", "c.id", "s.campaign_id")
-    .select("s.campaign_id")
-    .distinct()
-    .where("c.funding", "=", "OPERATOR")
-    .where("c.chain_key", "=", chainKeyOf(ctx.config.chain))
-    .where("j.escrow_tx_hash", "is", null)
-    .where("s.funded", "=", false)
-    .where((eb) => eb.or([eb("s.fund_lease_until", "is", null), eb("s.fund_lease_until", "<=", now)]));
-  if (options.only)
-    q = options.only.length > 0 ? q.where("s.campaign_id", "in", options.only) : q.where(sql<boolean>`false`);
-  const rows = await q.limit(5).execute();
-  for (const row of rows) await fundCampaignSlots(ctx, row.campaign_id);
+    .select(["j.escrow_job_id", "j.budget_usdc", "c.from_block"])
+    .executeTakeFirstOrThrow();
+}
+
+async function sendSlotDeposit(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  slot: SlotJob,
+  claimed: SlotRow,
+): Promise<TransferSent> {
+  // The rewards wallet's own slot of the escrow: a stranger's deposit under the same id is
+  // another slot and neither blocks this deposit nor passes for it.
+  const payer = managedWalletAddress(chain) as Address;
+  if (!claimed.sent_tx_hash) {
+    const earlier = await depositBeforeKept(chain, slot, payer);
+    if (earlier) return { txHash: earlier, reverted: false };
+  }
+  const amount = parseUsdc(normaliseDecimal(slot.budget_usdc));
+  const data = await depositWithPermitCall(chain, rewardsKey(chain), { escrowJobId: slot.escrow_job_id, amount });
+  const sent = await sendKeptTransfer(ctx, "forum_reward_slots", chain, claimed, {
+    privateKey: rewardsKey(chain),
+    amount,
+    contract: chain.escrowAddress,
+    data,
+    // A deposit the contract would refuse (the wallet short of USDC) is not signed: no gas spent, retried later.
+    beforeSigning: async () => {
+      await getPublicClient(chain).call({ account: payer, to: chain.escrowAddress, data });
+    },
+  });
+  if (sent.reverted) {
+    // Mined and reverted (its permit expired in the pool, the balance went meanwhile): it can never
+    // succeed as signed. Cleared, so the next try signs a new permit.
+    await keptInRow(ctx, "forum_reward_slots", claimed).forget(sent.txHash);
+    throw new EscrowError("TX_FAILED", "the slot's deposit reverted", sent.txHash);
+  }
+  return sent;
+}
+
+/**
+ * The deposit of a slot whose row keeps no transaction, when the chain has one: sent by the
+ * approve-and-deposit funder before migration 0150 (which kept nothing) and not recorded. Found,
+ * not paid twice.
+ */
+async function depositBeforeKept(chain: ChainConfig, slot: SlotJob, payer: Address): Promise<Hex | null> {
+  const escrow = await getEscrow({ config: chain, escrowJobId: slot.escrow_job_id, payer });
+  if (escrow.state === "NONE") return null;
+  const logs = await getPublicClient(chain).getContractEvents({
+    address: chain.escrowAddress,
+    abi: escrowAbi,
+    eventName: "Deposited",
+    args: { jobId: normalizeEscrowJobId(slot.escrow_job_id), payer },
+    fromBlock: slot.from_block ? BigInt(slot.from_block) : 0n,
+  });
+  const found = logs[0]?.transactionHash;
+  if (!found) throw new EscrowError("TX_FAILED", `the slot's escrow is ${escrow.state.toLowerCase()}`);
+  return found;
+}
+
+/** The deposit's receipt, once: the slot FUNDED and its job funded by the rewards wallet. */
+async function recordSlotFunded(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  claimed: SlotRow,
+  sent: TransferSent,
+): Promise<SlotRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const at = ctx.now();
+    const { row, changed } = await recordOnce<SlotRow>(trx, "forum_reward_slots", claimed.id, {
+      fund_status: "FUNDED",
+      last_error: null,
+      lease_until: null,
+      updated_at: at,
+    });
+    if (!changed) return row;
+    await trx
+      .updateTable("jobs")
+      .set({
+        escrow_tx_hash: sent.txHash.toLowerCase(),
+        escrow_payer: managedWalletAddress(chain),
+        ...escrowContractOfNewDeposit(chain),
+        funded_at: at,
+        updated_at: at,
+      })
+      .where("id", "=", claimed.job_id)
+      .where("escrow_tx_hash", "is", null)
+      .execute();
+    return row;
+  });
 }
 
 /** Slot jobs numbered from..from+count-1 of a campaign, unfunded: creation and the operator's added budget share them. */
@@ -290,7 +323,8 @@ async function insertCampaignSlots(
   posterPrincipalId: string,
   from: number,
   count: number,
-  lease: { claim: string; until: Date } | null,
+  /** OPERATOR funding: the lease of the request that writes them (it deposits them next); SPONSOR: null. */
+  heldUntil: Date | null,
 ) {
   for (let n = from; n < from + count; n++) {
     const inputData = {
@@ -362,9 +396,8 @@ async function insertCampaignSlots(
         chain_key: chainKeyOf(chain),
         slot_no: n,
         reward_id: null,
-        fund_error: null,
-        fund_claim: lease?.claim ?? null,
-        fund_lease_until: lease?.until ?? null,
+        fund_status: heldUntil ? "PENDING" : "SPONSOR",
+        lease_until: heldUntil,
       })
       .execute();
   }
@@ -385,7 +418,7 @@ export async function addCampaignBudget(
   reason: string,
 ) {
   const chain = requireChain(ctx);
-  const claim = randomUUID();
+  const held = leaseEnd(ctx);
   const added = await asOperator(
     ctx,
     actor,
@@ -420,7 +453,7 @@ export async function addCampaignBudget(
         poster?.poster_id ?? campaign.sponsor_user_id,
         campaign.slots + 1,
         slots,
-        campaign.funding === "OPERATOR" ? { claim, until: leaseEnd(ctx) } : null,
+        campaign.funding === "OPERATOR" ? held : null,
       );
       await trx
         .updateTable("forum_reward_campaigns")
@@ -431,7 +464,7 @@ export async function addCampaignBudget(
     },
   );
   if (added.funding === "OPERATOR") {
-    await fundCampaignSlots(ctx, campaignId, claim);
+    await fundHeldSlots(ctx, campaignId, held);
     await payWaitingRewards(ctx).catch((error) =>
       log.error(errorFields(error), "reward payment after added budget failed"),
     );

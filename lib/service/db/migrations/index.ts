@@ -57,6 +57,7 @@ import { escrowExpiryNeededMigration } from "./0136-escrow-expiry-needed";
 import { escrowAgentAssignmentMigration } from "./0140-escrow-agent-assignment";
 import { escrowExpiryWarningsMigration } from "./0145-escrow-expiry-warnings";
 import { escrowFundingAuthorizationMigration } from "./0146-escrow-funding-authorization";
+import { campaignFundingEngineMigration } from "./0150-campaign-funding-engine";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -121,4 +122,5 @@ export const migrations: Record<string, Migration> = {
   "0140-escrow-agent-assignment": escrowAgentAssignmentMigration,
   "0145-escrow-expiry-warnings": escrowExpiryWarningsMigration,
   "0146-escrow-funding-authorization": escrowFundingAuthorizationMigration,
+  "0150-campaign-funding-engine": campaignFundingEngineMigration,
 };
