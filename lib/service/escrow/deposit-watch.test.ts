@@ -477,18 +477,18 @@ describe("a deposit or a settlement that a reorganisation removes", () => {
 
     // Nothing is sent for an empty slot, however many rounds run.
     const later = (ms: number) => ({ now: new Date(Date.now() + ms), only: [job.id] });
-    expect(await finishPendingPartSettlements(service.ctx, later(60_000))).toBe(0);
+    expect((await finishPendingPartSettlements(service.ctx, later(60_000))).confirmed).toBe(0);
     expect(await settlement()).toMatchObject({ status: "PENDING", attempts: 1 });
     expect((await watch(job))?.reopenedParts).toEqual([]);
 
     // Funded again: the approved part is paid once, to the same agent.
     const again = await deposit(job.escrowJobId, "20");
     expect((await patchEscrow(job.id, poster.token, again)).status).toBe(200);
-    expect(await finishPendingPartSettlements(service.ctx, later(120_000))).toBe(1);
+    expect((await finishPendingPartSettlements(service.ctx, later(120_000))).confirmed).toBe(1);
     expect(await settlement()).toMatchObject({ status: "CONFIRMED", to_address: agentWallet });
     expect(await usdcOf(agentWallet)).toBe(agentBefore + net);
     expect((await watch(job))?.reopenedParts).toEqual([]);
-    expect(await finishPendingPartSettlements(service.ctx, later(180_000))).toBe(0);
+    expect((await finishPendingPartSettlements(service.ctx, later(180_000))).confirmed).toBe(0);
     expect(await usdcOf(agentWallet)).toBe(agentBefore + net);
     expect(await differences()).toEqual([]);
   });

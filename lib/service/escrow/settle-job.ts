@@ -15,15 +15,8 @@ import type { Database, EscrowSettlementsTable } from "../db/schema";
 import { formatUsdc } from "@/lib/chain/units";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
-import {
-  confirmRow,
-  dueSettlements,
-  keptInRow,
-  recordIntent,
-  runSettlement,
-  settlementRound,
-} from "./settlement-engine";
-import type { SettlementKind, SettlementRound, SettlementWay } from "./settlement-engine";
+import { escrowWay, keptInRow, recordIntent, recordReceiptOnce } from "./settlement-engine";
+import type { SettlementKind, SettlementWay } from "./settlement-engine";
 import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
 
 /**
@@ -90,18 +83,15 @@ export async function recordSettlement(
 }
 
 /**
- * Sends (or finds) a recorded settlement on the chain and records its receipt, through the one
- * settlement engine (settlement-engine.ts): CONFIRMED; PENDING when another sender holds the lease
- * or the chain call failed (last_error says why; the worker retries with backoff); FAILED when the
- * chain says it can never happen this way.
+ * A whole job's settlements through the one settlement engine (settlement-engine.ts):
+ * completeSettlement sends (or finds) a recorded one on the chain and records its receipt
+ * (CONFIRMED; PENDING when another sender holds the lease or the chain call failed, last_error
+ * saying why, the worker retrying with backoff; FAILED when the chain says it can never happen this
+ * way); finishPendingSettlements is the settlement worker's round.
  */
-export function completeSettlement(
-  ctx: ServiceContext,
-  settlementId: string,
-  options: { now?: Date } = {},
-): Promise<SettlementRow> {
-  return runSettlement(ctx, wholeJob(ctx, options.now), settlementId, options);
-}
+const wholeJobs = escrowWay("escrow_settlements", wholeJob);
+export const completeSettlement = wholeJobs.complete;
+export const finishPendingSettlements = wholeJobs.finishPending;
 
 /** A whole job's way through the engine: its slot's release, split or refund, and the job's receipt. */
 function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob, SettlementResult> {
@@ -137,15 +127,7 @@ async function recordReceipt(
   at?: Date,
 ): Promise<SettlementRow> {
   const recordedAt = at ?? ctx.now();
-  return ctx.db.transaction().execute(async (trx) => {
-    const { row: confirmed, changed } = await confirmRow<SettlementRow>(
-      trx,
-      "escrow_settlements",
-      claimed,
-      result,
-      recordedAt,
-    );
-    if (!changed) return confirmed;
+  return recordReceiptOnce(ctx, "escrow_settlements", claimed, result, recordedAt, async (trx) => {
     const parties = await trx
       .selectFrom("jobs")
       .select(["poster_id", "agent_id"])
@@ -199,7 +181,6 @@ async function recordReceipt(
         },
       });
     }
-    return confirmed;
   });
 }
 
@@ -250,22 +231,4 @@ export async function settleJob(
   const row = await ctx.db.transaction().execute((trx) => recordSettlement(trx, jobId, kind, to ?? null));
   if (row.status !== "PENDING") return row;
   return completeSettlement(ctx, row.id);
-}
-
-/**
- * One round of the settlement worker: finishes PENDING settlements whose lease has run out (a
- * crash between sending and recording, a chain outage). Several instances may run it at once: the
- * lease is taken with a conditional update, so each row has one sender.
- */
-export async function finishPendingSettlements(
-  ctx: ServiceContext,
-  options: {
-    now?: Date;
-    limit?: number;
-    /** Only the settlements of these jobs: for tests that move the clock on a database other suites share. */
-    only?: string[];
-  } = {},
-): Promise<SettlementRound> {
-  const due = await dueSettlements(ctx, "escrow_settlements", options);
-  return settlementRound(ctx, wholeJob(ctx, options.now), due, options);
 }

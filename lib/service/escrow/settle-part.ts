@@ -8,14 +8,7 @@ import type { ServiceContext } from "../context";
 import type { Database, MilestoneSettlementsTable } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
 import { jobRecipients } from "../events/recipients";
-import {
-  confirmRow,
-  dueSettlements,
-  keptInRow,
-  recordIntent,
-  runSettlement,
-  settlementRound,
-} from "./settlement-engine";
+import { escrowWay, keptInRow, recordIntent, recordReceiptOnce } from "./settlement-engine";
 import type { SettlementKind, SettlementWay } from "./settlement-engine";
 import { releasedJobs } from "./released";
 import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
@@ -63,14 +56,14 @@ export async function recordPartSettlement(
   );
 }
 
-/** Sends (or finds) a recorded part settlement and records its receipt, through the one settlement engine. */
-export function completePartSettlement(
-  ctx: ServiceContext,
-  settlementId: string,
-  options: { now?: Date } = {},
-): Promise<PartSettlementRow> {
-  return runSettlement(ctx, onePart(ctx, options.now), settlementId, options);
-}
+/**
+ * A part's settlements through the one settlement engine, as a whole job's (settle-job.ts):
+ * completePartSettlement sends (or finds) a recorded one and records its receipt;
+ * finishPendingPartSettlements is the settlement worker's round for parts.
+ */
+const parts = escrowWay("milestone_settlements", onePart);
+export const completePartSettlement = parts.complete;
+export const finishPendingPartSettlements = parts.finishPending;
 
 type SlotOfPart = { escrow_job_id: string; escrow_payer: string | null; position: number } & JobSlotContract;
 
@@ -135,17 +128,9 @@ async function recordPartReceipt(
   at?: Date,
 ): Promise<PartSettlementRow> {
   const recordedAt = at ?? ctx.now();
-  return ctx.db.transaction().execute(async (trx) => {
-    // confirmRow locks the job, then the part's row: the order approvals and disputes lock them in
-    // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
-    const { row: confirmed, changed } = await confirmRow<PartSettlementRow>(
-      trx,
-      "milestone_settlements",
-      claimed,
-      result,
-      recordedAt,
-    );
-    if (!changed) return confirmed;
+  // The job is locked, then the part's row: the order approvals and disputes lock them in
+  // (milestone-actions.ts, lockJobAndPart), so two of them never wait on each other.
+  return recordReceiptOnce(ctx, "milestone_settlements", claimed, result, recordedAt, async (trx) => {
     const milestone = await trx
       .updateTable("job_milestones")
       .set({
@@ -232,20 +217,5 @@ async function recordPartReceipt(
         });
       }
     }
-    return confirmed;
   });
-}
-
-/** One round of the settlement worker for parts: finishes PENDING part settlements whose lease has run out. */
-export async function finishPendingPartSettlements(
-  ctx: ServiceContext,
-  options: {
-    now?: Date;
-    limit?: number;
-    /** Only the parts of these jobs: for tests that move the clock on a database other suites share. */
-    only?: string[];
-  } = {},
-): Promise<number> {
-  const due = await dueSettlements(ctx, "milestone_settlements", options);
-  return (await settlementRound(ctx, onePart(ctx, options.now), due, options)).confirmed;
 }

@@ -363,6 +363,33 @@ export async function settlementRound<Row extends EngineRow, Slot, Result extend
   return round;
 }
 
+/** A worker round's options over escrow settlements (dueSettlements). */
+export interface EscrowRoundOptions {
+  now?: Date;
+  limit?: number;
+  /** Only the settlements of these jobs: for tests that move the clock on a database other suites share. */
+  only?: string[];
+}
+
+/**
+ * An escrow way's two entries, the same for whole jobs (settle-job.ts) and parts (settle-part.ts):
+ * `complete` sends (or finds) one recorded settlement and records its receipt, for the request
+ * that recorded it; `finishPending` is the worker's round over those left PENDING whose lease ran
+ * out (a crash between sending and recording, a chain outage). Several instances may run a round
+ * at once: the lease is taken with a conditional update, so each row has one sender.
+ */
+export function escrowWay<Row extends EngineRow, Slot, Result extends Sent>(
+  table: SettlementTable,
+  wayOf: (ctx: ServiceContext, at?: Date) => SettlementWay<Row, Slot, Result>,
+) {
+  return {
+    complete: (ctx: ServiceContext, settlementId: string, options: { now?: Date } = {}): Promise<Row> =>
+      runSettlement(ctx, wayOf(ctx, options.now), settlementId, options),
+    finishPending: async (ctx: ServiceContext, options: EscrowRoundOptions = {}) =>
+      settlementRound(ctx, wayOf(ctx, options.now), await dueSettlements(ctx, table, options), options),
+  };
+}
+
 /**
  * The escrow settlements due in a round of one table: PENDING rows whose lease has run out,
  * never-tried first (rows backing off after a chain failure must not fill the round), of funded
@@ -372,7 +399,7 @@ export async function settlementRound<Row extends EngineRow, Slot, Result extend
 export function dueSettlements(
   ctx: ServiceContext,
   table: SettlementTable,
-  options: { now?: Date; limit?: number; only?: string[] } = {},
+  options: EscrowRoundOptions = {},
 ): Promise<Array<{ id: string }>> {
   const now = options.now ?? ctx.now();
   const settlements = table as "escrow_settlements";
@@ -504,6 +531,27 @@ export async function confirmRow<Row>(
     lease_until: null,
     updated_at: at,
     confirmed_at: at,
+  });
+}
+
+/**
+ * A sent settlement's receipt recorded once, with what it changes, in one transaction: confirmRow
+ * (the job, then the row), then `changes` (the job's or the part's new state, the events) only when
+ * this call confirmed it; a second caller (a retry, the worker) gets the confirmed row and changes
+ * nothing. `at`: the time recorded (the caller's clock, or a test's).
+ */
+export function recordReceiptOnce<Row extends { id: string; job_id: string }>(
+  ctx: ServiceContext,
+  table: SettlementTable,
+  claimed: Row,
+  result: SettlementResult,
+  at: Date,
+  changes: (trx: Transaction<Database>) => Promise<void>,
+): Promise<Row> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const { row, changed } = await confirmRow<Row>(trx, table, claimed, result, at);
+    if (changed) await changes(trx);
+    return row;
   });
 }
 
