@@ -46,3 +46,19 @@ export async function recordFirstEscrowOfFundedJobs(db: Db, chain: ChainConfig):
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/**
+ * A version 2 slot's expiry read on chain, recorded on its job when it is later than the one
+ * recorded (the payer's extendExpiry; the contract never shortens it). Returns whether it changed.
+ */
+export async function recordSlotExpiry(db: Db, jobId: string, expiresAtSeconds: bigint, now: Date): Promise<boolean> {
+  const expiresAt = new Date(Number(expiresAtSeconds) * 1000);
+  const result = await db
+    .updateTable("jobs")
+    .set({ escrow_expires_at: expiresAt, updated_at: now })
+    .where("id", "=", jobId)
+    .where("escrow_version", "=", 2)
+    .where((eb) => eb.or([eb("escrow_expires_at", "is", null), eb("escrow_expires_at", "<", expiresAt)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
