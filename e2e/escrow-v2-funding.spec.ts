@@ -1,11 +1,7 @@
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getEscrow } from "@/lib/chain/escrow/reads";
-import { deploymentPath } from "@/lib/chain/deployment";
-import { freePort, startAppServer, type AppServer } from "../scripts/stack";
 import { expect, test } from "./fixtures";
+import { startV2DepositsApp } from "./v2-deposits-app";
 import { chainConfig, signedInHuman } from "./api-actors";
 
 // A deployment whose new deposits go to EscrowV2 (NEW_DEPOSITS_ESCROW=2): a second app on the
@@ -18,34 +14,14 @@ import { chainConfig, signedInHuman } from "./api-actors";
 const ACCOUNT_1_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 const DAY_MS = 24 * 60 * 60_000;
 
-let app: AppServer;
-let dataDir: string;
+let app: { url: string; stop: () => Promise<void> };
 
 test.beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), "awm-e2e-v2-"));
-  // The suite's chain and contracts (EscrowV2 among them).
-  copyFileSync(deploymentPath(process.env.E2E_DATA_DIR!), deploymentPath(dataDir));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  app = await startAppServer({
-    port,
-    distDir: process.env.E2E_DIST_DIR || ".next-e2e",
-    quiet: !process.env.E2E_VERBOSE,
-    env: {
-      DATA_DIR: dataDir,
-      SITE_URL: url,
-      RPC_URL: process.env.E2E_RPC_URL,
-      NEW_DEPOSITS_ESCROW: "2",
-      WORKERS: "off",
-      TRUST_PROXY: "1",
-      RATE_LIMIT_SCALE: "10",
-    },
-  });
+  app = await startV2DepositsApp();
 });
 
 test.afterAll(async () => {
   await app?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 test("with NEW_DEPOSITS_ESCROW=2 the poster sees the deposit's expiry and funds the job into EscrowV2 from the injected wallet", async ({

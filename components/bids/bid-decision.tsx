@@ -1,10 +1,12 @@
 "use client";
 
-import { useActionState } from "react";
+import { startTransition, useActionState } from "react";
+import type { Hex } from "viem";
 import { decideBidAction, type BidDecisionState } from "@/lib/actions/jobs/decide-bid";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { displayUsdc } from "@/lib/chain/units";
 import { Alert } from "@/components/ui/alert";
+import { SignAssignment } from "./sign-assignment";
 
 export interface BidDecisionProps {
   jobId: string;
@@ -24,6 +26,16 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet =
   const [state, action] = useActionState<BidDecisionState, FormData>(decideBidAction, {});
   const atCapacity = state.code === "AGENT_AT_CAPACITY";
   const paused = atCapacity && state.details?.maxActiveJobs === 0;
+  // EscrowV2: the service asked for the payer's Assign; once signed, the acceptance goes again with it.
+  const assignment = state.done ? undefined : state.assignment;
+  const acceptSigned = (signature: Hex) => {
+    const form = new FormData();
+    form.set("jobId", jobId);
+    form.set("bidId", bidId);
+    form.set("decision", "accept");
+    form.set("assignmentSignature", signature);
+    startTransition(() => action(form));
+  };
   return (
     <form action={action} className="flex min-w-44 flex-col gap-2">
       <input type="hidden" name="jobId" value={jobId} />
@@ -53,7 +65,8 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet =
           Reject
         </ConfirmSubmit>
       </div>
-      {state.error ? (
+      {assignment ? <SignAssignment assignment={assignment} onSigned={acceptSigned} /> : null}
+      {state.error && !(assignment && state.code === "ASSIGNMENT_SIGNATURE_REQUIRED") ? (
         <Alert tone="error" className="max-w-xs">
           {atCapacity ? (
             <>

@@ -11,6 +11,8 @@ import { depositExpiresAt } from "@/lib/chain/escrow/contracts";
 import { walletFailureSentence } from "@/lib/chain/escrow/errors";
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import { Alert } from "@/components/ui/alert";
+import type { FundBySignatureResult } from "@/lib/actions/jobs/register-escrow";
+import { FundBySignature } from "./fund-by-signature";
 
 type Step =
   | "idle"
@@ -62,6 +64,8 @@ export interface FundJobProps {
    * fundable, same budget); a refusal stops the flow with its reason before the wallet is asked.
    */
   recheck: (jobId: string, budgetUsdc: string) => Promise<{ ok: boolean; reason?: string }>;
+  /** EscrowV2 only: funding with one signature, the service paying the gas (fund-by-signature.tsx). */
+  fundBySignature?: (jobId: string, signature?: string) => Promise<FundBySignatureResult>;
 }
 
 /** How often the page asks whether the service has attached a deposit it saw on chain. */
@@ -76,6 +80,7 @@ function FundJobInner({
   escrowExpiryNeededAt,
   register,
   recheck,
+  fundBySignature,
 }: FundJobProps) {
   const config = useConfig();
   const { address, chainId, isConnected } = useAccount();
@@ -270,6 +275,9 @@ function FundJobInner({
         >
           {busy ? "Funding…" : `Fund ${budgetUsdc} USDC into escrow`}
         </button>
+      ) : null}
+      {v2 && fundBySignature && isConnected && !finishing && !slotFunded && (step === "idle" || step === "failed") ? (
+        <FundBySignature jobId={jobId} budgetUsdc={budgetUsdc} fund={fundBySignature} />
       ) : null}
       {step !== "idle" && step !== "failed" && step !== "finishing" ? (
         <p role="status" aria-live="polite" className="text-sm">

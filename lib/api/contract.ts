@@ -62,7 +62,12 @@ export type RouteInput<D extends RouteDef> = (D extends { params: infer S extend
   ? { params: z.input<S> }
   : { params?: undefined }) &
   (D extends { query: infer S extends z.ZodType } ? { query?: z.input<S> } : { query?: undefined }) &
-  (D extends { body: infer S extends z.ZodType } ? { body: z.input<S> } : { body?: undefined }) & {
+  // A body whose every field is optional may be left out (the service reads an empty body as {}).
+  (D extends { body: infer S extends z.ZodType }
+    ? {} extends z.input<S>
+      ? { body?: z.input<S> }
+      : { body: z.input<S> }
+    : { body?: undefined }) & {
     idempotencyKey?: string;
     signal?: AbortSignal;
   };

@@ -212,6 +212,15 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
     to: text(),
     chainId: { type: "integer" },
   },
+  "escrow.expiring": {
+    jobId: id(),
+    expiresAt: time("When the slot expires (then anyone may return it to the poster)"),
+    leadHours: { type: "integer", description: "The warning's lead: 72, then 24" },
+    hoursLeft: { type: "integer", description: "Whole hours left when it was sent" },
+    escrowAddress: text("The EscrowV2 contract holding the slot"),
+    budgetUsdc: usdc("The job's budget"),
+    nextAction: { type: "string", enum: ["EXTEND_OR_LET_RETURN"] },
+  },
   "job.stalled": { jobId: id(), agentId: id() },
   "claim.lapsed": { jobId: id(), agentId: id(), claimExpiresAt: { type: ["string", "null"], format: "date-time" } },
   "message.created": {

@@ -1,6 +1,6 @@
 import type { ServiceContext, Worker } from "./context";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
-import { depositWatchWorker, settlementWorker } from "./escrow/worker";
+import { depositWatchWorker, escrowExpiryWorker, settlementWorker } from "./escrow/worker";
 import { proofRecheckWorker, reviewReleaseWorker } from "./deliverables/worker";
 import { milestoneReleaseWorker } from "./milestones/worker";
 import { claimLapseWorker } from "./job-modes/worker";
@@ -25,6 +25,7 @@ export const workers: Worker[] = [
   settlementWorker,
   depositWatchWorker,
   depositAttachWorker,
+  escrowExpiryWorker,
   proofRecheckWorker,
   reviewReleaseWorker,
   milestoneReleaseWorker,

@@ -14,6 +14,7 @@ import { abi as v1Abi } from "@/contracts/artifacts/escrow";
 import { abi as v2Abi } from "@/contracts/artifacts/escrow-v2";
 import { abi as usdcAbi } from "@/contracts/artifacts/test-usdc";
 import { newEscrowJobId } from "@/lib/chain/escrow-id";
+import { fundingAuthorizationTypedData } from "@/lib/chain/escrow/fund-by-authorization";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 
 const OPERATOR = 0;
@@ -100,28 +101,15 @@ export async function measureEscrowGas(chain: TestChain): Promise<GasRow[]> {
   {
     const jobId = newEscrowJobId();
     const expiresAt = (await chainNow()) + 30n * DAY;
-    const nonce = (await chain.publicClient.readContract({
-      address: v2,
-      abi: v2Abi,
-      functionName: "depositNonce",
-      args: [jobId, expiresAt],
-    })) as Hex;
     const validBefore = (await chainNow()) + 3600n;
+    // The authorization the service asks a poster to sign (POST /v1/jobs/:id/escrow/authorization).
+    const terms = { escrowJobId: jobId, payer: addr(PAYER), amount: BUDGET, expiresAt, validBefore };
+    const typed = await fundingAuthorizationTypedData(chain.config, terms);
+    const nonce = typed.message.nonce;
     const signature = await payerKey.signTypedData({
-      domain: { name: "USD Coin", version: "2", chainId: chain.config.chainId, verifyingContract: usdc },
-      types: {
-        ReceiveWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
-      primaryType: "ReceiveWithAuthorization",
-      message: { from: addr(PAYER), to: v2, value: BUDGET, validAfter: 0n, validBefore, nonce },
-    });
+      ...typed,
+      message: { ...typed.message, value: BUDGET, validAfter: 0n, validBefore },
+    } as never);
     const gas = await call(RELAYER, v2, v2Abi, "depositWithAuthorization", [
       jobId,
       addr(PAYER),

@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { JobDetail, JobViewer } from "@/lib/api/schemas/viewer";
 import { PersonName, shortAddress } from "@/components/ui/avatar";
 import { ExplorerLink } from "@/components/ui/explorer-link";
+import { toEscrowJobIdHex } from "@/lib/chain/escrow-id";
 
 /** Named before anyone bids: who decides a dispute on this job (the evaluator, else the operator). */
 export function JobArbiter({ job }: { job: JobDetail }) {
@@ -64,5 +65,69 @@ export function JobEscrowLine({
         </>
       ) : null}
     </p>
+  );
+}
+
+/** "5 hours", "1 day", "3 days": the time left before an expiry, as a person says it. */
+function timeLeft(hours: number): string {
+  if (hours < 24) {
+    const h = Math.max(1, Math.floor(hours));
+    return `${h} hour${h === 1 ? "" : "s"}`;
+  }
+  const d = Math.floor(hours / 24);
+  return `${d} day${d === 1 ? "" : "s"}`;
+}
+
+/**
+ * An EscrowV2 slot's expiry, and how its money comes back without the marketplace
+ * (docs/escrow-v2.md, "Taking the money back without the service"): from the expiry on, anyone may
+ * return what the slot still holds to the wallet that funded it. The poster gets the command with
+ * this job's values, so it works from a saved copy of this page even when the service is gone.
+ */
+export function JobEscrowExpiry({ job, viewer }: { job: JobDetail; viewer: JobViewer }) {
+  if (job.escrowVersion !== 2 || !job.escrowExpiresAt || !job.escrowAddress || !job.escrowPayer) return null;
+  if (job.releaseTxHash || job.refundTxHash) return null;
+  const expires = new Date(job.escrowExpiresAt);
+  const hoursLeft = (expires.getTime() - Date.now()) / 3_600_000;
+  const when = `${job.escrowExpiresAt.slice(0, 16).replace("T", " ")} UTC`;
+  const command =
+    `RPC_URL=<the chain's RPC> PRIVATE_KEY=<any key with gas> npm run escrow:reclaim -- ` +
+    `--escrow ${job.escrowAddress} --job ${toEscrowJobIdHex(job.escrowJobId)} --payer ${job.escrowPayer}`;
+  return (
+    <section
+      className="mt-4 rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+      data-testid="escrow-expiry"
+    >
+      <p>
+        {hoursLeft <= 0 ? (
+          <strong>The escrow expired on {when}.</strong>
+        ) : hoursLeft <= 72 ? (
+          <strong>
+            The escrow expires in {timeLeft(hoursLeft)} ({when}).
+          </strong>
+        ) : (
+          <>The escrow holds this job&apos;s money until {when}.</>
+        )}{" "}
+        From then on anyone can return what it still holds to{" "}
+        <span className="font-mono">{shortAddress(job.escrowPayer)}</span>, the wallet that funded it, even if this
+        marketplace is gone; no key, ours included, can stop that or send it anywhere else. Unpaid work is paid only
+        before it.
+      </p>
+      {viewer.role === "POSTER" ? (
+        <details className="mt-2" open={hoursLeft <= 0}>
+          <summary className="cursor-pointer font-medium">Reclaim on chain</summary>
+          <p className="mt-2">
+            After the expiry, from a checkout of this marketplace&apos;s code (or with any tool that calls{" "}
+            <code>claimRefund(bytes32,address)</code> on the contract):
+          </p>
+          <pre
+            className="mt-1 overflow-x-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900"
+            data-testid="reclaim-command"
+          >
+            {command}
+          </pre>
+        </details>
+      ) : null}
+    </section>
   );
 }

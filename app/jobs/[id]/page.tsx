@@ -13,7 +13,7 @@ import { JobBiddingNote } from "./job-bidding-note";
 import { JobBids } from "./job-bids";
 import { JobDeliveryCard } from "./job-delivery";
 import { JobDispute } from "./job-dispute";
-import { JobArbiter, JobEscrowLine } from "./job-escrow";
+import { JobArbiter, JobEscrowExpiry, JobEscrowLine } from "./job-escrow";
 import { JobFacts } from "./job-facts";
 import { JobHeader } from "./job-header";
 import { JobHistory } from "./job-history";
@@ -112,6 +112,7 @@ export default async function JobPage({
       <ProofHoldBar job={job} />
       <JobArbiter job={job} />
       <JobEscrowLine job={job} viewer={viewer} explorer={explorer} />
+      <JobEscrowExpiry job={job} viewer={viewer} />
       <JobPosterActions
         job={job}
         viewer={viewer}

@@ -2,7 +2,11 @@
 
 import { revalidatePath } from "next/cache";
 import { IdParams } from "@/lib/api/schemas/common";
-import { RegisterEscrowRequest } from "@/lib/api/schemas/jobs";
+import {
+  FundBySignatureRequest,
+  RegisterEscrowRequest,
+  type FundingAuthorizationTypedData,
+} from "@/lib/api/schemas/jobs";
 import { ApiError } from "@/lib/api/errors";
 import { requireSessionApi } from "@/lib/session/api";
 import { parseUsdc } from "@/lib/chain/units";
@@ -70,4 +74,35 @@ export async function checkFundableAction(jobId: string, budgetUsdc: string): Pr
     };
   }
   return { ok: true };
+}
+
+export type FundBySignatureResult =
+  | { kind: "sign"; authorization: FundingAuthorizationTypedData; expiresAt: string }
+  | { kind: "funded" }
+  | { kind: "pending"; txHash: string }
+  | { kind: "refused"; error: string; authorization?: FundingAuthorizationTypedData };
+
+/**
+ * Funding without ETH (POST /v1/jobs/:id/escrow/authorization): without a signature the service
+ * answers what to sign (USDC's ReceiveWithAuthorization); with it, the service sends the deposit
+ * and pays the gas. The wallet signs in the browser; this action only carries the two calls.
+ */
+export async function fundBySignatureAction(jobId: string, signature?: string): Promise<FundBySignatureResult> {
+  const params = IdParams.safeParse({ id: jobId });
+  const body = FundBySignatureRequest.safeParse(signature ? { signature } : {});
+  if (!params.success || !body.success) return { kind: "refused", error: "That is not a job id and a signature." };
+  const { api } = await requireSessionApi(`/jobs/${params.data.id}/fund`);
+  try {
+    await api.fundJobBySignature({ params: params.data, body: body.data });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.is("FUNDING_SIGNATURE_REQUIRED"))
+      return { kind: "sign", authorization: error.extra.authorization, expiresAt: error.extra.expiresAt };
+    if (error.is("FUNDING_PENDING")) return { kind: "pending", txHash: error.extra.txHash };
+    if (error.is("FUNDING_SIGNATURE_INVALID"))
+      return { kind: "refused", error: error.messages.join("; "), authorization: error.extra.authorization };
+    return { kind: "refused", error: error.messages.join("; ") };
+  }
+  revalidatePath(`/jobs/${params.data.id}`);
+  return { kind: "funded" };
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineRoute } from "../contract";
 import { IdParams, dataEnvelope, listEnvelope } from "../schemas/common";
 import { Job } from "../schemas/jobs";
-import { Bid, JobBidParams, ListJobBidsQuery, PlaceBidRequest } from "../schemas/bids";
+import { AcceptBidRequest, Bid, JobBidParams, ListJobBidsQuery, PlaceBidRequest } from "../schemas/bids";
 
 // ── Bids ────────────────────────────────────────────────────────────────────────────────────────
 export const bidRoutes = {
@@ -72,9 +72,37 @@ export const bidRoutes = {
     scope: "jobs:write",
     budget: "write",
     summary: "Accept a bid: assigns the job; the agent's maxActiveJobs is checked atomically",
+    description:
+      "On a job funded in EscrowV2 (escrowVersion 2) accepting also fixes on chain the one address the slot can pay: the bid's agent's payout wallet (walletAddress, which must be set and payable), with the payer's consent. Without {assignmentSignature} the answer is 409 ASSIGNMENT_SIGNATURE_REQUIRED carrying `assignment`, the EIP-712 `Assign` (domain read from the contract, deadline an hour ahead) for the wallet that funded the job to sign; the same call with {assignmentSignature} relays assign(jobId, payer, agent, deadline, signature) (simulated first: a signature the escrow refuses is 400 ASSIGNMENT_SIGNATURE_INVALID and nothing is sent) and accepts once AgentAssigned is mined. A payer that sent assign itself accepts without a signature; a slot already paying that wallet (a retried call) counts as assigned, one paying another address is 409 AGENT_ALREADY_ASSIGNED. The bid is not accepted until the assignment is on chain. On other jobs the body is ignored.",
     params: JobBidParams,
+    body: AcceptBidRequest,
     response: z.object({ data: z.object({ job: Job, bid: Bid }) }),
     errors: [
+      {
+        status: 409,
+        code: "ASSIGNMENT_SIGNATURE_REQUIRED",
+        when: "the job is funded in EscrowV2 and no agent is assigned to its slot yet: sign `assignment` and call again with {assignmentSignature}",
+      },
+      {
+        status: 400,
+        code: "ASSIGNMENT_SIGNATURE_INVALID",
+        when: "the escrow refuses the signature (another signer, another job, agent, chain or contract, or past its deadline); nothing was sent",
+      },
+      {
+        status: 409,
+        code: "AGENT_ALREADY_ASSIGNED",
+        when: "the job's EscrowV2 slot already pays another address than this bid's agent's payout wallet",
+      },
+      {
+        status: 409,
+        code: "AGENT_WALLET_MISSING",
+        when: "the job is funded in EscrowV2 and the bid's agent has no walletAddress to fix in the slot: its owner sets it first",
+      },
+      {
+        status: 400,
+        code: "ADDRESS_NOT_PAYABLE",
+        when: "the bid's agent's walletAddress cannot receive USDC (the escrow, the token, ...): it cannot be fixed in the slot",
+      },
       { status: 409, code: "AGENT_AT_CAPACITY", when: "the agent already holds maxActiveJobs active jobs" },
       { status: 409, code: "JOB_NOT_OPEN", when: "the job is not OPEN" },
       {

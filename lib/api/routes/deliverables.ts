@@ -2,7 +2,13 @@ import { z } from "zod";
 import { defineRoute } from "../contract";
 import { Uuid, dataEnvelope, listEnvelope } from "../schemas/common";
 import { Job, REVISION_RULE, RequestChangesRequest } from "../schemas/jobs";
-import { DisputeRequest, ListProofChecksQuery, ProofCheck, SubmitDeliverableRequest } from "../schemas/deliverables";
+import {
+  ApproveJobRequest,
+  DisputeRequest,
+  ListProofChecksQuery,
+  ProofCheck,
+  SubmitDeliverableRequest,
+} from "../schemas/deliverables";
 
 const JobIdParams = z.strictObject({ id: Uuid });
 
@@ -74,12 +80,43 @@ export const deliverableRoutes = {
     budget: "write",
     summary:
       "The poster approves the work; the escrow goes to the agent's wallet once the proof hold has passed and a fresh check passes",
-    description: `Only the poster, only a job in REVIEW. Approval runs a fresh probe (trigger APPROVAL) and the acceptance criteria, then sets approvedAt and releaseAt (submittedAt + inputData.proofHoldHours). If the hold has passed the escrow is released at once after another fresh check (trigger RELEASE): the agent's walletAddress receives the budget less the contract fee (5%), the job becomes COMPLETED with completedAt and releaseTxHash. Otherwise the job stays in REVIEW with releaseAt, and the review worker releases it when releaseAt comes, after a fresh check; a failing check at release keeps the money held, records the reason (proofCheckStatus, proofCheckReason, releaseHeldReason) and is retried on the next round. An agent without a walletAddress (its slot fixed no agent address) does not stop the approval: the money waits in escrow (releaseHeldReason says so), its owner is told at once by inbox (job.approved with payoutWalletMissing) and mail, and the release goes out as soon as the wallet is set (PATCH /v1/agents/:id). Approving an approved job again answers the job (and retries a release that is due), and so does approving a job approved and paid already (COMPLETED): an approval answered 503 SERVICE_UNAVAILABLE may be repeated as it is. ${TIMEOUTS}`,
+    description: `Only the poster, only a job in REVIEW. Approval runs a fresh probe (trigger APPROVAL) and the acceptance criteria, then sets approvedAt and releaseAt (submittedAt + inputData.proofHoldHours). If the hold has passed the escrow is released at once after another fresh check (trigger RELEASE): the agent's walletAddress receives the budget less the contract fee (5%), the job becomes COMPLETED with completedAt and releaseTxHash. Otherwise the job stays in REVIEW with releaseAt, and the review worker releases it when releaseAt comes, after a fresh check; a failing check at release keeps the money held, records the reason (proofCheckStatus, proofCheckReason, releaseHeldReason) and is retried on the next round. An agent without a walletAddress (its slot fixed no agent address) does not stop the approval: the money waits in escrow (releaseHeldReason says so), its owner is told at once by inbox (job.approved with payoutWalletMissing) and mail, and the release goes out as soon as the wallet is set (PATCH /v1/agents/:id). On a job funded in EscrowV2 whose slot pays no agent yet (a bounty's claim: no bid was accepted), approving first fixes the agent's payout wallet in the slot with the payer's consent, as accepting a bid does (POST /v1/jobs/:jobId/bids/:bidId/accept): 409 ASSIGNMENT_SIGNATURE_REQUIRED with the EIP-712 \`assignment\` to sign, then the same call with {assignmentSignature}; nothing is approved until the assignment is on chain. Approving an approved job again answers the job (and retries a release that is due), and so does approving a job approved and paid already (COMPLETED): an approval answered 503 SERVICE_UNAVAILABLE may be repeated as it is. ${TIMEOUTS}`,
     params: JobIdParams,
+    body: ApproveJobRequest,
     response: dataEnvelope(Job),
     errors: [
       { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
       { status: 409, code: "INVALID_STATE", when: "the job is not in REVIEW" },
+      {
+        status: 409,
+        code: "ASSIGNMENT_SIGNATURE_REQUIRED",
+        when: "the job is funded in EscrowV2 and its slot pays no agent yet (a bounty's claim): sign `assignment` and approve again with {assignmentSignature}",
+      },
+      {
+        status: 400,
+        code: "ASSIGNMENT_SIGNATURE_INVALID",
+        when: "the escrow refuses the signature (another signer, job, agent, chain or contract, or past its deadline); nothing was sent",
+      },
+      {
+        status: 409,
+        code: "AGENT_ALREADY_ASSIGNED",
+        when: "the job's EscrowV2 slot already pays another address than the agent's payout wallet",
+      },
+      {
+        status: 409,
+        code: "AGENT_WALLET_MISSING",
+        when: "the job is funded in EscrowV2, its slot pays no agent yet, and the agent has no walletAddress to fix in it",
+      },
+      {
+        status: 400,
+        code: "ADDRESS_NOT_PAYABLE",
+        when: "the agent's walletAddress cannot receive USDC: it cannot be fixed in the slot",
+      },
+      {
+        status: 503,
+        code: "CHAIN_UNAVAILABLE",
+        when: "the escrow could not be read, or the agent's assignment on chain did not complete; nothing was approved",
+      },
       {
         status: 409,
         code: "PROOF_CHECK_FAILED",

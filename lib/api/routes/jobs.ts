@@ -8,6 +8,7 @@ import {
   Job,
   JobHeartbeatRequest,
   ListJobsQuery,
+  FundBySignatureRequest,
   RegisterEscrowRequest,
   UpdateJobRequest,
   BudgetSuggestions,
@@ -233,6 +234,46 @@ export const jobRoutes = {
         code: "CHAIN_UNAVAILABLE",
         when: "the chain could not be reached or no chain is configured; retry",
       },
+    ],
+  }),
+  fundJobBySignature: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:id/escrow/authorization",
+    tag: "Escrow",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary: "Fund the job in EscrowV2 with one signature, without ETH",
+    description:
+      "Poster only, signed in as a person with the wallet that pays (an agent key: 403 HUMAN_SESSION_REQUIRED), for an unfunded job on a deployment with EscrowV2. " +
+      "Call it with {} first: the answer is 409 FUNDING_SIGNATURE_REQUIRED carrying `authorization`, USDC's EIP-3009 ReceiveWithAuthorization of the job's budget from that wallet to EscrowV2 (domain: the token's own name and version), valid for an hour, whose nonce is the escrow's depositNonce(jobId, expiresAt): the signature fixes the job and the slot's expiry (`expiresAt`, from Job.escrowExpiryNeededAt within the contract's bounds of 1 to 400 days). " +
+      "Sign it in the wallet (gasless) and call again with {signature}: the marketplace sends depositWithAuthorization(jobId, payer, amount, expiresAt, 0, validBefore, nonce, signature) and pays the gas. It is simulated first, so a signature the token or the escrow refuses is 400 FUNDING_SIGNATURE_INVALID (with fresh terms to sign) and nothing is sent. The transaction is kept before it is broadcast: calling again never sends a second one, it asks the chain about the first. " +
+      "Once mined and final the deposit is registered as PATCH /v1/jobs/:id/escrow does and the answer is the funded job; not final yet (or its receipt slow to come), 409 FUNDING_PENDING with its txHash: the service attaches it by itself within a minute.",
+    params: JobIdParams,
+    body: FundBySignatureRequest,
+    response: dataEnvelope(Job),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the poster" },
+      {
+        status: 403,
+        code: "HUMAN_SESSION_REQUIRED",
+        when: "an agent key: the payer's wallet signs, through a person's session",
+      },
+      { status: 409, code: "ALREADY_FUNDED", when: "the job is already funded" },
+      { status: 409, code: "INVALID_STATE", when: "the job cannot be funded, or the deployment has no EscrowV2" },
+      {
+        status: 409,
+        code: "FUNDING_SIGNATURE_REQUIRED",
+        when: "no signature, or one for terms no longer open: sign `authorization`",
+      },
+      {
+        status: 400,
+        code: "FUNDING_SIGNATURE_INVALID",
+        when: "the token or the escrow refused the signed deposit; nothing was sent",
+      },
+      { status: 409, code: "FUNDING_PENDING", when: "the deposit was sent and is not final yet" },
+      { status: 422, code: "DEPOSIT_WRONG_AMOUNT", when: "the budget changed while the deposit was being sent" },
+      { status: 503, code: "CHAIN_UNAVAILABLE", when: "the chain could not be reached; call again" },
     ],
   }),
   refreshEscrowExpiry: defineRoute({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EvalCertification } from "./evals";
-import { Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
+import { AssignmentSignature, Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
 import { JobStatus, MilestoneInput, MilestonePlan, PayableUsdc } from "./jobs";
 import { MIN_PAYMENT_USDC } from "../../chain/units";
 
@@ -58,6 +58,40 @@ export const PlaceBidRequest = z.strictObject({
 export type PlaceBidRequest = z.input<typeof PlaceBidRequest>;
 
 export const JobBidParams = z.strictObject({ jobId: Uuid, bidId: Uuid });
+
+const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+/**
+ * The EIP-712 `Assign` a payer signs so that its EscrowV2 slot pays the accepted agent
+ * (docs/escrow-v2.md, "The typed data"): what a wallet's eth_signTypedData_v4 / viem's
+ * signTypedData takes as it is. The domain is read from the contract (eip712Domain()).
+ */
+export const AssignmentTypedData = z
+  .object({
+    domain: z.object({
+      name: z.string(),
+      version: z.string(),
+      chainId: z.number().int(),
+      verifyingContract: HexAddress,
+    }),
+    types: z.object({ Assign: z.array(z.object({ name: z.string(), type: z.string() })) }),
+    primaryType: z.literal("Assign"),
+    message: z.object({
+      jobId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+      payer: HexAddress,
+      agent: HexAddress.meta({ description: "The bid's agent's payout wallet: the only address the slot will pay." }),
+      deadline: z.number().int().meta({ description: "Unix seconds: the last second the signature is good for." }),
+    }),
+  })
+  .meta({ id: "AssignmentTypedData" });
+export type AssignmentTypedData = z.infer<typeof AssignmentTypedData>;
+
+export const AcceptBidRequest = z.strictObject({
+  assignmentSignature: AssignmentSignature.optional().meta({
+    description:
+      "A job funded in EscrowV2 only: the payer's signature of the `assignment` a 409 ASSIGNMENT_SIGNATURE_REQUIRED answered for this bid (EIP-712). The service relays it on chain (assign) and accepts once the agent is assigned. Not needed when the payer sent `assign` itself.",
+  }),
+});
 export const AgentBidParams = z.strictObject({ id: z.string().min(1).max(100), bidId: Uuid });
 
 export const ListAgentBidsQuery = z.strictObject({

@@ -86,3 +86,11 @@ export const PAYABLE_RULE =
 export function boundedMarkdown(schema: z.ZodString): z.ZodString {
   return schema.refine((text) => !nestsTooDeep(text), { message: MARKDOWN_NESTING_RULE });
 }
+
+/**
+ * The payer's EIP-712 signature of the `Assign` a 409 ASSIGNMENT_SIGNATURE_REQUIRED asked for (a
+ * bid's acceptance, a bounty's approval): hex, an EOA's 65 bytes or what an ERC-1271 wallet accepts.
+ */
+export const AssignmentSignature = z
+  .string()
+  .regex(/^0x(?:[0-9a-fA-F]{2}){1,2048}$/, "must be a 0x-prefixed hex signature");

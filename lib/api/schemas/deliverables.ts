@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Cursor, Timestamp, Uuid, intParam } from "./common";
+import { AssignmentSignature, Cursor, Timestamp, Uuid, intParam } from "./common";
 
 export const SubmitDeliverableRequest = z.strictObject({
   outputData: z.strictObject({
@@ -59,3 +59,10 @@ export const ProofCheck = z.object({
 });
 
 export const ListProofChecksQuery = z.strictObject({ limit: intParam(1, 100).optional(), cursor: Cursor.optional() });
+
+export const ApproveJobRequest = z.strictObject({
+  assignmentSignature: AssignmentSignature.optional().meta({
+    description:
+      "A job funded in EscrowV2 whose slot pays no agent yet (a bounty's claim): the payer's signature of the `assignment` a 409 ASSIGNMENT_SIGNATURE_REQUIRED answered (EIP-712). The service relays it on chain (assign) and approves once the agent is assigned.",
+  }),
+});

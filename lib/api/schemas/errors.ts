@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ProofStatus } from "./deliverables";
+import { AssignmentTypedData } from "./bids";
+import { FundingAuthorizationTypedData } from "./jobs";
 
 /**
  * The one error envelope of the service: `message` is always one sentence (a client shows it as
@@ -389,6 +391,24 @@ export const ERROR_CATALOGUE = {
       "This deposit could not fund the job in time (or at all) and is being, or was, returned to its payer; make a new deposit from another address or for another job.",
     extra: z.object({ reason: z.string().nullable(), refundTxHash: z.string().nullable() }),
   },
+  FUNDING_SIGNATURE_REQUIRED: {
+    status: 409,
+    description:
+      "Funding by signature (POST /v1/jobs/:id/escrow/authorization): sign `authorization` (USDC's EIP-3009 ReceiveWithAuthorization to EscrowV2, e.g. eth_signTypedData_v4) with the signed-in wallet and call again with {signature}; the marketplace sends the deposit and pays its gas. `expiresAt` is the slot's expiry the signature fixes. Nothing was sent.",
+    extra: z.object({ authorization: FundingAuthorizationTypedData, expiresAt: z.string() }),
+  },
+  FUNDING_SIGNATURE_INVALID: {
+    status: 400,
+    description:
+      "The token or the escrow refused the signed deposit before anything was sent (not the payer's signature for these terms, past its last second, already used, or the wallet lacks the USDC). Sign the fresh `authorization` in the body and call again.",
+    extra: z.object({ reason: z.string(), authorization: FundingAuthorizationTypedData, expiresAt: z.string() }),
+  },
+  FUNDING_PENDING: {
+    status: 409,
+    description:
+      "The deposit was sent (txHash) and is not final yet: the job is funded once it is (the service attaches it by itself within a minute, or PATCH /v1/jobs/:id/escrow with txHash). Calling again asks the chain about the same transaction; nothing is sent twice.",
+    extra: z.object({ txHash: z.string() }),
+  },
   ESCROW_EXPIRY_TOO_SHORT: {
     status: 409,
     description:
@@ -471,6 +491,24 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: "The assigned agent has no walletAddress to be paid at.",
     extra: z.object({ agentId: z.string().nullable() }),
+  },
+  ASSIGNMENT_SIGNATURE_REQUIRED: {
+    status: 409,
+    description:
+      "The job is funded in EscrowV2: accepting fixes on chain the address its slot pays, with the payer's consent. Sign `assignment` (EIP-712, e.g. eth_signTypedData_v4) with the wallet that funded the job and send the same call again with {assignmentSignature}; or send assign(jobId, payer, agent, deadline, 0x) from that wallet and call again without one. Nothing was accepted.",
+    extra: z.object({ assignment: AssignmentTypedData }),
+  },
+  ASSIGNMENT_SIGNATURE_INVALID: {
+    status: 400,
+    description:
+      "The escrow refused the assignment signature before anything was sent (not the payer's for this job, agent, deadline, chain and contract; or past its deadline): nothing was accepted. Sign the fresh `assignment` in the body and call again.",
+    extra: z.object({ reason: z.string(), assignment: AssignmentTypedData }),
+  },
+  AGENT_ALREADY_ASSIGNED: {
+    status: 409,
+    description:
+      "The job's EscrowV2 slot already pays another address (assigned once, by its payer): only a bid whose agent is paid at that address can be accepted.",
+    extra: z.object({ assignedAgent: z.string() }),
   },
   SETTLEMENT_IN_PROGRESS: { status: 409, description: "The escrow of the job is being settled.", extra: none },
   SETTLEMENT_CONFLICT: {

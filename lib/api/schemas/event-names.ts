@@ -104,6 +104,11 @@ const EVENTS = {
     about:
       "A deposit that could not fund its job (job not fundable, wrong amount, funded by another deposit, or not registered within an hour) went back to its payer.",
   },
+  "escrow.expiring": {
+    webhook: true,
+    about:
+      "The job's EscrowV2 slot expires within 72 hours (then again within 24) and still holds money: from its expiry on, anyone may return what it holds to the poster (claimRefund). The poster may extend it (nextAction EXTEND_OR_LET_RETURN).",
+  },
   "job.stalled": { webhook: true, about: "An assigned job had no progress heartbeat for too long." },
   "message.created": { webhook: true, about: "A new message in a job's conversation." },
   "forum.reply": { webhook: true, about: "A reply in a thread you follow." },

@@ -633,6 +633,47 @@ export const ListJobsQuery = z
   });
 export type ListJobsQuery = z.input<typeof ListJobsQuery>;
 
+const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+/**
+ * USDC's EIP-3009 `ReceiveWithAuthorization` a poster signs to fund a job in EscrowV2 without ETH
+ * (POST /v1/jobs/:id/escrow/authorization): what a wallet's eth_signTypedData_v4 / viem's
+ * signTypedData takes as it is (value in 6-decimal units as a decimal string). The domain is the
+ * token's own (its name() and version()); `to` is EscrowV2; `nonce` is the escrow's
+ * depositNonce(jobId, expiresAt), so the signature also fixes the job and the slot's expiry.
+ */
+export const FundingAuthorizationTypedData = z
+  .object({
+    domain: z.object({
+      name: z.string(),
+      version: z.string(),
+      chainId: z.number().int(),
+      verifyingContract: HexAddress,
+    }),
+    types: z.object({ ReceiveWithAuthorization: z.array(z.object({ name: z.string(), type: z.string() })) }),
+    primaryType: z.literal("ReceiveWithAuthorization"),
+    message: z.object({
+      from: HexAddress.meta({ description: "The payer: the poster's signed-in wallet" }),
+      to: HexAddress.meta({ description: "EscrowV2" }),
+      value: z.string().regex(/^\d+$/).meta({ description: "The job's budget in 6-decimal units" }),
+      validAfter: z.number().int(),
+      validBefore: z.number().int().meta({ description: "Unix seconds: the last second the signature is good for" }),
+      nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    }),
+  })
+  .meta({ description: "USDC's EIP-3009 ReceiveWithAuthorization to sign (eth_signTypedData_v4)" });
+export type FundingAuthorizationTypedData = z.infer<typeof FundingAuthorizationTypedData>;
+
+export const FundBySignatureRequest = z
+  .strictObject({
+    signature: z
+      .string()
+      .regex(/^0x(?:[0-9a-fA-F]{2}){1,2048}$/, "must be a 0x-prefixed hex signature")
+      .optional()
+      .meta({ description: "The payer's signature of the `authorization` a first call (without it) answered" }),
+  })
+  .meta({ description: "{} first (answered 409 FUNDING_SIGNATURE_REQUIRED with what to sign), then {signature}" });
+
 /**
  * The interface does not name the field; txHash is ours, and escrowTxHash (the Job field it sets) is
  * taken too, since a client may well send that. One of them is required; both must then agree.

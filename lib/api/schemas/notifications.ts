@@ -34,6 +34,7 @@ export const KIND_OF_EVENT: Partial<Record<EventType, NotificationKind>> = {
   "job.assigned": "job_update",
   "claim.lapsed": "job_update",
   "job.stalled": "job_update",
+  "escrow.expiring": "refund",
   "job.submitted": "deliverable",
   "job.changes_requested": "deliverable",
   "proof.failed": "proof_failed",

@@ -17,7 +17,17 @@ import {
  * InvalidRecipient): sending it again unchanged cannot succeed.
  */
 export type EscrowErrorCode =
-  "NOT_FUNDED" | "ALREADY_RELEASED" | "ALREADY_REFUNDED" | "ALREADY_SETTLED" | "TX_FAILED" | "TX_PENDING" | "REVERTED";
+  | "NOT_FUNDED"
+  | "ALREADY_RELEASED"
+  | "ALREADY_REFUNDED"
+  | "ALREADY_SETTLED"
+  | "TX_FAILED"
+  | "TX_PENDING"
+  | "REVERTED"
+  /** Version 2: the slot's expiry is within the settling margin (or past): it returns by claimRefund. */
+  | "SLOT_EXPIRING"
+  /** Version 2: the slot pays an agent the service did not record, and no move of the agent's own leads there. */
+  | "AGENT_MISMATCH";
 
 /** A release, refund, deposit or transfer that did not happen; `code` says whether it never can. */
 export class EscrowError extends Error {
@@ -25,6 +35,8 @@ export class EscrowError extends Error {
     readonly code: EscrowErrorCode,
     message: string,
     readonly txHash?: Hex,
+    /** REVERTED: the contract's error name (InvalidSignature, AgentAlreadyAssigned, ...), for callers that answer by it. */
+    readonly contractError?: string,
   ) {
     super(message);
     this.name = "EscrowError";
@@ -110,6 +122,26 @@ const CONTRACT_ERRORS: Record<string, (args: readonly unknown[]) => string> = {
     "this wallet has already deposited for this job (the escrow keeps one deposit per job and wallet): nothing more is needed",
   NotFunded: () =>
     "the escrow holds no deposit for this job from that wallet (it was never made, or is already settled)",
+  // Version 2 (contracts/EscrowV2.sol): the slot's agent, its expiry, the parties' signatures.
+  NotOperatorOrPayer: () => "only the marketplace's operator or the payer may release this deposit",
+  NotOperatorOrAgent: () => "only the marketplace's operator or the assigned agent may refund this deposit",
+  NotAgent: ([caller, agent]) => `only the slot's agent ${formatArg(agent)} may move it, not ${formatArg(caller)}`,
+  SlotExpired: ([, , expiresAt]) =>
+    `the deposit expired at ${when(expiresAt)}: the operator can no longer settle it, and it returns to the payer through claimRefund`,
+  NotExpiredYet: ([, , expiresAt]) =>
+    `the deposit does not expire before ${when(expiresAt)}: it cannot be reclaimed yet`,
+  AgentNotAssigned: () => "no agent is assigned to this deposit yet: the payer assigns one when accepting the work",
+  AgentAlreadyAssigned: ([, , agent]) => `this deposit already pays the agent ${formatArg(agent)}; it is assigned once`,
+  InvalidAgent: ([agent]) => `${formatArg(agent)} cannot be the agent of a deposit (the zero address or the escrow)`,
+  SignatureExpired: ([deadline]) => `the signature expired at ${when(deadline)}: sign again`,
+  InvalidSignature: ([signer]) => `the signature is not ${formatArg(signer)}'s for this job, agent and deadline`,
+  WrongNonce: ([expected, given]) =>
+    `the signature carries nonce ${formatArg(given)}, the slot expects ${formatArg(expected)}`,
+  NonceNotBoundToDeposit: () => "the deposit authorization was signed for another job or expiry",
+  ExpiryTooSoon: ([, earliest]) => `the expiry must be at ${when(earliest)} or later`,
+  ExpiryTooLate: ([, latest]) => `the expiry must be at ${when(latest)} or earlier`,
+  ExpiryNotLater: ([, current]) => `the new expiry must come after the current one (${when(current)})`,
+  EnforcedPause: () => "the escrow is paused by its owner: settlements by the operator wait until it is unpaused",
   InvalidRecipient: ([to]) => `the escrow does not pay ${formatArg(to)}: that address cannot receive the money`,
   ShareTooLarge: ([share, deposit]) =>
     `the agent's share (${units(share)} USDC) is larger than the deposit (${units(deposit)} USDC)`,
@@ -126,6 +158,10 @@ const CONTRACT_ERRORS: Record<string, (args: readonly unknown[]) => string> = {
   ERC2612ExpiredSignature: () => "the signed permission has expired",
   ERC2612InvalidSigner: () => "the permission was not signed by the wallet that pays",
 };
+
+/** A unix-seconds argument as an ISO time. */
+const when = (value: unknown) =>
+  typeof value === "bigint" || typeof value === "number" ? new Date(Number(value) * 1000).toISOString() : "?";
 
 const units = (value: unknown) =>
   typeof value === "bigint" ? (Number(value) / 1e6).toLocaleString("en-US", { maximumFractionDigits: 6 }) : "?";

@@ -34,23 +34,7 @@ export async function getEscrow(params: {
 }): Promise<EscrowRecord> {
   const { config, payer } = params;
   const jobId = normalizeEscrowJobId(params.escrowJobId);
-  if (params.version === 2) {
-    // Version 2 answers (state, amount, agent, expiresAt, feeBps, partsSettled, settledBlock, moveNonce).
-    const [state, amount, agent, expiresAt, , , settledBlock] = await getPublicClient(config).readContract({
-      address: escrowContractOf(config, 2).address,
-      abi: escrowV2Abi,
-      functionName: "getEscrow",
-      args: [jobId, payer],
-    });
-    return {
-      payer,
-      amount,
-      state: ESCROW_STATES[state] ?? "NONE",
-      settledBlock: BigInt(settledBlock),
-      expiresAt: BigInt(expiresAt),
-      agent,
-    };
-  }
+  if (params.version === 2) return getEscrowV2({ config, escrowJobId: jobId, payer });
   const [amount, state, settledBlock] = await getPublicClient(config).readContract({
     address: config.escrowAddress,
     abi: escrowAbi,
@@ -58,6 +42,49 @@ export async function getEscrow(params: {
     args: [jobId, payer],
   });
   return { payer, amount, state: ESCROW_STATES[state] ?? "NONE", settledBlock: BigInt(settledBlock) };
+}
+
+/** A version 2 slot, whole: its getEscrow beyond the fields every version's record has. */
+export interface EscrowV2Record extends EscrowRecord {
+  expiresAt: bigint;
+  /** The zero address until the payer assigned one. */
+  agent: Address;
+  feeBps: number;
+  partsSettled: bigint;
+  /** The nonce the next signed MoveAgent must carry. */
+  moveNonce: bigint;
+}
+
+/**
+ * `payer`'s slot of a job in EscrowV2. Its getEscrow answers `(state, amount, agent, expiresAt,
+ * feeBps, partsSettled, settledBlock, moveNonce)`: the state first, unlike version 1's `(amount,
+ * state, settledBlock)`.
+ */
+export async function getEscrowV2(params: {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+}): Promise<EscrowV2Record> {
+  const { config, payer } = params;
+  const [state, amount, agent, expiresAt, feeBps, partsSettled, settledBlock, moveNonce] = await getPublicClient(
+    config,
+  ).readContract({
+    address: escrowContractOf(config, 2).address,
+    abi: escrowV2Abi,
+    functionName: "getEscrow",
+    args: [normalizeEscrowJobId(params.escrowJobId), payer],
+  });
+  return {
+    payer,
+    amount,
+    state: ESCROW_STATES[state] ?? "NONE",
+    settledBlock: BigInt(settledBlock),
+    expiresAt: BigInt(expiresAt),
+    agent,
+    feeBps: Number(feeBps),
+    partsSettled,
+    moveNonce,
+  };
 }
 
 /** The block a part (0-based) of `payer`'s slot settled in; 0n while it is unsettled. */

@@ -7,7 +7,7 @@ import {
   type Hex,
   type TransactionReceipt,
 } from "viem";
-import { escrowAbi } from "../abi";
+import { escrowAbi, escrowV2Abi } from "../abi";
 import { getPublicClient, getWalletClient } from "../clients";
 import type { ChainConfig } from "../config";
 import {
@@ -19,8 +19,10 @@ import {
   type StoredSend,
 } from "../durable-transfer";
 import { normalizeEscrowJobId } from "../escrow-id";
-import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
-import { getEscrow, type EscrowRecord } from "./reads";
+import { EscrowError, chainFailureReason, errorText, isContractRevert } from "./errors";
+import { escrowContractOf, type EscrowVersion } from "./contracts";
+import { getEscrow, type EscrowRecord, type EscrowV2Record } from "./reads";
+import { assertClearOfExpiry, followAssignedAgent, type RecordedAgent } from "./slot-v2";
 import { RECEIPT_TIMEOUT_MS } from "./send";
 
 // Releasing or refunding one (job id, payer) slot of the escrow exactly once, however often the
@@ -50,42 +52,49 @@ type Goal = "RELEASED" | "REFUNDED" | "SPLIT";
 interface Slot {
   jobId: Hex;
   payer: Address;
+  /** The contract holding the slot (jobs.escrow_version): version 2's calls take no destination. */
+  version: EscrowVersion;
 }
+
+/** A slot to settle: the job's escrow id, its payer, and where the signed transaction is kept. */
+interface SlotParams {
+  config: ChainConfig;
+  escrowJobId: string;
+  payer: Address;
+  durable?: StoredSend;
+}
+
+const slotOf = (params: SlotParams, version: EscrowVersion): Slot => ({
+  jobId: normalizeEscrowJobId(params.escrowJobId),
+  payer: params.payer,
+  version,
+});
 
 /**
  * Releases `payer`'s funded slot of a job to `to` (less the fee). Idempotent against the chain:
  * when the slot is already released (by an earlier call, a crash-interrupted one, or another
  * instance), it returns that release's transaction instead of sending one, so money moves once.
  */
-export async function releaseEscrow(params: {
-  config: ChainConfig;
-  escrowJobId: string;
-  payer: Address;
-  to: Address;
-  durable?: StoredSend;
-}): Promise<SettlementResult> {
-  return settle(
-    params.config,
-    { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
-    "RELEASED",
-    params.durable,
-    params.to,
-  );
+export async function releaseEscrow(params: SlotParams & { to: Address }): Promise<SettlementResult> {
+  return settle(params.config, slotOf(params, 1), "RELEASED", params.durable, params.to);
 }
 
-/** Returns `payer`'s whole deposit for a job to `payer`; idempotent like releaseEscrow. */
-export async function refundEscrow(params: {
-  config: ChainConfig;
-  escrowJobId: string;
-  payer: Address;
-  durable?: StoredSend;
-}): Promise<SettlementResult> {
-  return settle(
-    params.config,
-    { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
-    "REFUNDED",
-    params.durable,
-  );
+/**
+ * Version 2: releases `payer`'s slot to the agent its payer assigned (`release(jobId, payer)`: the
+ * contract takes no destination). Idempotent like releaseEscrow. Before sending, the slot's agent
+ * must be `agent` (the one recorded at acceptance) or where it moved itself, and the expiry more
+ * than SETTLE_MARGIN_SECONDS ahead (slot-v2.ts); `to` of the result is the agent paid.
+ */
+export async function releaseEscrowV2(params: SlotParams & { agent: RecordedAgent }): Promise<SettlementResult> {
+  return settle(params.config, slotOf(params, 2), "RELEASED", params.durable, undefined, undefined, params.agent);
+}
+
+/**
+ * Returns `payer`'s whole deposit for a job to `payer`; idempotent like releaseEscrow. Version 2
+ * (`version: 2`) also keeps clear of the slot's expiry.
+ */
+export async function refundEscrow(params: SlotParams & { version?: EscrowVersion }): Promise<SettlementResult> {
+  return settle(params.config, slotOf(params, params.version ?? 1), "REFUNDED", params.durable);
 }
 
 /**
@@ -93,25 +102,51 @@ export async function refundEscrow(params: {
  * the rest to the payer (contract `settleSplit`). Idempotent like releaseEscrow: a slot already
  * split returns that transaction. `to` of the result is the agent, `amount` its net share.
  */
-export async function splitEscrow(params: {
-  config: ChainConfig;
-  escrowJobId: string;
-  payer: Address;
-  agent: Address;
-  agentShare: bigint;
-  durable?: StoredSend;
-}): Promise<SettlementResult> {
-  return settle(
-    params.config,
-    { jobId: normalizeEscrowJobId(params.escrowJobId), payer: params.payer },
-    "SPLIT",
-    params.durable,
-    params.agent,
-    params.agentShare,
-  );
+export async function splitEscrow(
+  params: SlotParams & { agent: Address; agentShare: bigint },
+): Promise<SettlementResult> {
+  return settle(params.config, slotOf(params, 1), "SPLIT", params.durable, params.agent, params.agentShare);
 }
 
-const readSlot = (config: ChainConfig, slot: Slot) => getEscrow({ config, escrowJobId: slot.jobId, payer: slot.payer });
+/**
+ * Version 2: `settleSplit(jobId, payer, agentShare)` between the assigned agent and the payer;
+ * idempotent like splitEscrow, checked like releaseEscrowV2.
+ */
+export async function splitEscrowV2(
+  params: SlotParams & { agentShare: bigint; agent: RecordedAgent },
+): Promise<SettlementResult> {
+  return settle(params.config, slotOf(params, 2), "SPLIT", params.durable, undefined, params.agentShare, params.agent);
+}
+
+/**
+ * What the operator checks of a funded version 2 slot before any settlement of it (slot-v2.ts):
+ * clear of its expiry, and, when it pays the agent, paying the one recorded (or where it moved).
+ */
+export async function checkV2SlotBeforeSettling(
+  config: ChainConfig,
+  slot: EscrowV2Record & { jobId: Hex },
+  agent: RecordedAgent | undefined,
+): Promise<void> {
+  await assertClearOfExpiry(config, slot);
+  if (agent) await followAssignedAgent(config, slot, agent);
+}
+
+const readSlot = (config: ChainConfig, slot: Slot) =>
+  getEscrow({ config, escrowJobId: slot.jobId, payer: slot.payer, version: slot.version });
+
+/** The settling call of a goal: version 1 names the agent, version 2 pays the one its payer assigned. */
+function settlingCall(slot: Slot, goal: Goal, to?: Address, agentShare?: bigint): EscrowCall {
+  const { jobId, payer, version } = slot;
+  if (goal === "REFUNDED") return { version, functionName: "refund", args: [jobId, payer] };
+  if (version === 2)
+    return goal === "RELEASED"
+      ? { version, functionName: "release", args: [jobId, payer] }
+      : { version, functionName: "settleSplit", args: [jobId, payer, agentShare ?? 0n] };
+  if (!to) throw new EscrowError("TX_FAILED", "a settlement of the first escrow names the agent it pays");
+  return goal === "RELEASED"
+    ? { version, functionName: "release", args: [jobId, payer, to] }
+    : { version, functionName: "settleSplit", args: [jobId, payer, to, agentShare ?? 0n] };
+}
 
 const GOAL_TEXT: Record<Goal, string> = { RELEASED: "release", REFUNDED: "refund", SPLIT: "split settlement" };
 
@@ -122,16 +157,18 @@ async function settle(
   durable: StoredSend | undefined,
   to?: Address,
   agentShare?: bigint,
+  agent?: RecordedAgent,
 ): Promise<SettlementResult> {
-  const done = await existingSettlement(config, slot, goal, await readSlot(config, slot));
+  const escrow = await readSlot(config, slot);
+  const done = await existingSettlement(config, slot, goal, escrow);
   if (done) return done;
+  if (slot.version === 2) {
+    if (goal !== "REFUNDED" && !agent)
+      throw new EscrowError("TX_FAILED", "a version 2 release or split names the agent recorded at acceptance");
+    await checkV2SlotBeforeSettling(config, { ...(escrow as EscrowV2Record), jobId: slot.jobId }, agent);
+  }
 
-  const call: EscrowCall =
-    goal === "RELEASED"
-      ? { functionName: "release", args: [slot.jobId, slot.payer, to as Address] }
-      : goal === "SPLIT"
-        ? { functionName: "settleSplit", args: [slot.jobId, slot.payer, to as Address, agentShare ?? 0n] }
-        : { functionName: "refund", args: [slot.jobId, slot.payer] };
+  const call = settlingCall(slot, goal, to, agentShare);
   const receipt = await sendSettlementCall(config, call, GOAL_TEXT[goal], durable, async () =>
     existingSettlement(config, slot, goal, await readSlot(config, slot)),
   );
@@ -146,9 +183,18 @@ async function settle(
   return { ...result, alreadySettled: false };
 }
 
-/** A settling function of the escrow and its arguments. */
+/** A settling function of the escrow and its arguments; `version` picks the contract (1 when absent). */
 export interface EscrowCall {
-  functionName: "release" | "refund" | "settleSplit" | "releasePart" | "refundPart" | "settlePartSplit";
+  version?: EscrowVersion;
+  functionName:
+    | "release"
+    | "refund"
+    | "settleSplit"
+    | "releasePart"
+    | "refundPart"
+    | "settlePartSplit"
+    /** Version 2: relaying the payer's Assign (assign.ts). */
+    | "assign";
   args: readonly unknown[];
 }
 
@@ -175,9 +221,14 @@ export async function sendSettlementCall(
   const client = getPublicClient(config);
   const wallet = getWalletClient(config, config.operatorPrivateKey);
   const sent = durable ?? keptInMemory();
+  const address = escrowContractOf(config, call.version ?? 1).address;
   // One call, typed by the escrow's ABI where it is built (EscrowCall's callers); viem's generics
   // cannot follow a function name chosen at run time.
-  const request = { abi: escrowAbi, ...call } as unknown as EncodeFunctionDataParameters<typeof escrowAbi>;
+  const request = {
+    abi: call.version === 2 ? escrowV2Abi : escrowAbi,
+    functionName: call.functionName,
+    args: call.args,
+  } as unknown as EncodeFunctionDataParameters<typeof escrowAbi>;
   const data = encodeFunctionData(request);
   let refusal: { cause: unknown } | null = null;
   let hash: Hex;
@@ -185,14 +236,14 @@ export async function sendSettlementCall(
     hash = await sendDurableCall({
       chain: config,
       privateKey: config.operatorPrivateKey,
-      contract: config.escrowAddress,
+      contract: address,
       data,
       ...sent,
       beforeSigning: async () => {
         try {
           await client.simulateContract({
             account: wallet.account,
-            address: config.escrowAddress,
+            address,
             ...(request as unknown as { abi: typeof escrowAbi; functionName: "refund"; args: [Hex, Address] }),
           });
         } catch (cause) {
@@ -209,9 +260,12 @@ export async function sendSettlementCall(
       // The simulation reverted: the contract refuses this call as asked (InvalidRecipient, ...), and
       // sending it again unchanged cannot succeed. Anything else (transport, timeout) may pass.
       const { cause } = refusal as { cause: unknown };
+      const reverted = isContractRevert(cause);
       throw new EscrowError(
-        isContractRevert(cause) ? "REVERTED" : "TX_FAILED",
+        reverted ? "REVERTED" : "TX_FAILED",
         `${what} failed: ${chainFailureReason(cause)}`,
+        undefined,
+        reverted ? errorText(cause) : undefined,
       );
     }
     if (err instanceof TransferStateUnknown)
@@ -279,29 +333,37 @@ async function existingSettlement(
   const client = getPublicClient(config);
   const range = { fromBlock: escrow.settledBlock, toBlock: escrow.settledBlock };
   const logs =
-    goal === "RELEASED"
+    slot.version === 2
       ? await client.getContractEvents({
-          address: config.escrowAddress,
-          abi: escrowAbi,
-          eventName: "Released",
+          address: escrowContractOf(config, 2).address,
+          abi: escrowV2Abi,
+          eventName: V2_EVENT_OF[goal],
           args: { jobId: slot.jobId, payer: slot.payer },
           ...range,
         })
-      : goal === "SPLIT"
+      : goal === "RELEASED"
         ? await client.getContractEvents({
             address: config.escrowAddress,
             abi: escrowAbi,
-            eventName: "SplitSettled",
+            eventName: "Released",
             args: { jobId: slot.jobId, payer: slot.payer },
             ...range,
           })
-        : await client.getContractEvents({
-            address: config.escrowAddress,
-            abi: escrowAbi,
-            eventName: "Refunded",
-            args: { jobId: slot.jobId, to: slot.payer },
-            ...range,
-          });
+        : goal === "SPLIT"
+          ? await client.getContractEvents({
+              address: config.escrowAddress,
+              abi: escrowAbi,
+              eventName: "SplitSettled",
+              args: { jobId: slot.jobId, payer: slot.payer },
+              ...range,
+            })
+          : await client.getContractEvents({
+              address: config.escrowAddress,
+              abi: escrowAbi,
+              eventName: "Refunded",
+              args: { jobId: slot.jobId, to: slot.payer },
+              ...range,
+            });
   const log = logs[0];
   if (!log?.transactionHash) {
     throw new EscrowError(
@@ -333,12 +395,16 @@ const notFinalYet = (what: string, error: TransferNotFinal) =>
     error.hash,
   );
 
+/** Version 2's event of each goal: all three index the slot's payer. */
+const V2_EVENT_OF = { RELEASED: "Released", REFUNDED: "Refunded", SPLIT: "Split" } as const;
+
 function settlementFromReceipt(
   config: ChainConfig,
   slot: Slot,
   goal: Goal,
   receipt: TransactionReceipt,
 ): Omit<SettlementResult, "alreadySettled"> | null {
+  if (slot.version === 2) return settlementV2FromReceipt(config, slot, goal, receipt);
   const logs = receipt.logs.filter((l) => isAddressEqual(l.address, config.escrowAddress));
   const events = parseEventLogs({ abi: escrowAbi, logs, args: { jobId: slot.jobId } });
   let to: Address | undefined;
@@ -356,13 +422,41 @@ function settlementFromReceipt(
   return paidBy(receipt, events, { to, amount, fee, payerAmount });
 }
 
+function settlementV2FromReceipt(
+  config: ChainConfig,
+  slot: Slot,
+  goal: Goal,
+  receipt: TransactionReceipt,
+): Omit<SettlementResult, "alreadySettled"> | null {
+  const logs = receipt.logs.filter((l) => isAddressEqual(l.address, escrowContractOf(config, 2).address));
+  const events = parseEventLogs({ abi: escrowV2Abi, logs, args: { jobId: slot.jobId } });
+  let to: Address | undefined;
+  let amount = 0n;
+  let fee = 0n;
+  let payerAmount: bigint | undefined;
+  for (const e of events) {
+    if (e.eventName === "Split" && goal === "SPLIT" && isAddressEqual(e.args.payer, slot.payer))
+      ({ agent: to, agentAmount: amount, fee, payerAmount } = e.args);
+    if (e.eventName === "Released" && goal === "RELEASED" && isAddressEqual(e.args.payer, slot.payer))
+      ({ agent: to, amount, fee } = e.args);
+    if (e.eventName === "Refunded" && goal === "REFUNDED" && isAddressEqual(e.args.payer, slot.payer))
+      ({ payer: to, amount } = e.args);
+  }
+  return paidBy(receipt, events, { to, amount, fee, payerAmount });
+}
+
+/** An escrow event as either contract's ABI parses it: only Credited is read here, the same in both. */
+type ParsedEscrowEvent =
+  | ReturnType<typeof parseEventLogs<typeof escrowAbi>>[number]
+  | ReturnType<typeof parseEventLogs<typeof escrowV2Abi>>[number];
+
 /**
  * A settling receipt as a result: who was paid and how much (found in its events by the caller),
  * and what of it the token refused, held in the contract for that address to claim (Credited).
  */
 export function paidBy(
   receipt: TransactionReceipt,
-  events: ReadonlyArray<ReturnType<typeof parseEventLogs<typeof escrowAbi>>[number]>,
+  events: ReadonlyArray<ParsedEscrowEvent>,
   paid: { to: Address | undefined; amount: bigint; fee: bigint; payerAmount?: bigint },
 ): Omit<SettlementResult, "alreadySettled"> | null {
   const recipient = paid.to;

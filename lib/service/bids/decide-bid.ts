@@ -14,6 +14,8 @@ import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { assertPlanFitsBudget, scalePlanToBudget, writeMilestonePlan } from "../jobs/milestone-plan";
 import type { MilestoneInput } from "@/lib/api/schemas/jobs";
 import { normaliseDecimal, parseUsdc } from "@/lib/chain/units";
+import type { Db } from "../db/connection";
+import { assignSlotAgent } from "../escrow/assign-agent";
 import {
   assertEscrowExpiryCovers,
   escrowExpiryNeededForPlan,
@@ -21,39 +23,74 @@ import {
   recordEscrowExpiryNeeded,
 } from "../jobs/escrow-expiry";
 
-export async function acceptBid(ctx: ServiceContext, actor: Actor, jobId: string, bidId: string) {
+/** The job's columns acceptance reads (and, on EscrowV2, the slot's). */
+const ACCEPT_COLUMNS = [
+  "id",
+  "poster_id",
+  "status",
+  "deadline_at",
+  "escrow_tx_hash",
+  "budget_usdc",
+  "escrow_job_id",
+  "escrow_payer",
+  "escrow_agent",
+  // escrow_version among them.
+  ...EXPIRY_COLUMNS,
+] as const;
+
+/** The job and the bid, or 404; then whether the bid may be accepted now (the poster's, OPEN, PENDING, in time, the budget). */
+async function acceptableBid(ctx: ServiceContext, db: Db, actor: Actor, jobId: string, bidId: string, lock: boolean) {
+  const select = db.selectFrom("jobs").select(ACCEPT_COLUMNS).where("id", "=", jobId);
+  const job = await (lock ? select.forUpdate() : select).executeTakeFirst();
+  if (!job) throw fail("NOT_FOUND", "job not found");
+  if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may accept bids on this job");
+  const bid = await db
+    .selectFrom("bids")
+    .selectAll()
+    .where("id", "=", bidId)
+    .where("job_id", "=", jobId)
+    .executeTakeFirst();
+  if (!bid) throw fail("NOT_FOUND", "bid not found");
+  if (job.status !== "OPEN") throw fail("JOB_NOT_OPEN", `the job is ${job.status}; only an OPEN job can be assigned`);
+  if (bid.status !== "PENDING")
+    throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
+  assertBeforeDeadline(job, ctx.now());
+  const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
+  // A funded EscrowV2 deposit must outlast the work (the bid's plan, when it brings one, becomes the job's).
+  assertEscrowExpiryCovers(job, proposed ? escrowExpiryNeededForPlan(ctx.config, job, proposed) : undefined);
+  // A funded job's budget is what its deposit holds: a bid of another amount is refused here as it
+  // is when placed (place-bid.ts), so the job is never assigned at a price the escrow does not hold.
+  if (job.escrow_tx_hash !== null && parseUsdc(String(bid.proposed_usdc)) !== parseUsdc(String(job.budget_usdc)))
+    throw fail(
+      "BID_AMOUNT_MISMATCH",
+      `the job is funded with its budget of ${normaliseDecimal(job.budget_usdc)} USDC: a bid of ${normaliseDecimal(bid.proposed_usdc)} USDC cannot be accepted; only a bid of the budget can`,
+    );
+  return { job, bid, proposed };
+}
+
+export async function acceptBid(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  bidId: string,
+  body: { assignmentSignature?: string } = {},
+) {
   await assertDepositStillOnChain(ctx, actor, jobId);
+  // EscrowV2: the slot must pay this bid's agent, on chain, before the bid is accepted (checked
+  // first, so nothing is relayed for a bid that could not be accepted anyway).
+  const before = await acceptableBid(ctx, ctx.db, actor, jobId, bidId, false);
+  if (before.job.escrow_version === 2 && before.job.escrow_tx_hash !== null) {
+    // An assignment on chain cannot be undone: a bid the agent's capacity would refuse below is
+    // refused before it (outside a transaction the check takes no place; the transaction's does).
+    await reserveAgentCapacity(ctx.db, before.bid.agent_id);
+    await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature);
+  }
   await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.
-    const job = await trx
-      .selectFrom("jobs")
-      .select(["id", "poster_id", "status", "deadline_at", "escrow_tx_hash", "budget_usdc", ...EXPIRY_COLUMNS])
-      .where("id", "=", jobId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!job) throw fail("NOT_FOUND", "job not found");
-    if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may accept bids on this job");
-    const bid = await trx
-      .selectFrom("bids")
-      .selectAll()
-      .where("id", "=", bidId)
-      .where("job_id", "=", jobId)
-      .executeTakeFirst();
-    if (!bid) throw fail("NOT_FOUND", "bid not found");
-    if (job.status !== "OPEN") throw fail("JOB_NOT_OPEN", `the job is ${job.status}; only an OPEN job can be assigned`);
-    if (bid.status !== "PENDING")
-      throw fail("BID_NOT_PENDING", `the bid is ${bid.status}; only a PENDING bid can be accepted`);
-    assertBeforeDeadline(job, ctx.now());
-    const proposed = Array.isArray(bid.milestones) ? (bid.milestones as MilestoneInput[]) : null;
-    // A funded EscrowV2 deposit must outlast the work (the bid's plan, when it brings one, becomes the job's).
-    assertEscrowExpiryCovers(job, proposed ? escrowExpiryNeededForPlan(ctx.config, job, proposed) : undefined);
-    // A funded job's budget is what its deposit holds: a bid of another amount is refused here as it
-    // is when placed (place-bid.ts), so the job is never assigned at a price the escrow does not hold.
-    if (job.escrow_tx_hash !== null && parseUsdc(String(bid.proposed_usdc)) !== parseUsdc(String(job.budget_usdc)))
-      throw fail(
-        "BID_AMOUNT_MISMATCH",
-        `the job is funded with its budget of ${normaliseDecimal(job.budget_usdc)} USDC: a bid of ${normaliseDecimal(bid.proposed_usdc)} USDC cannot be accepted; only a bid of the budget can`,
-      );
+    const { job, bid, proposed } = await acceptableBid(ctx, trx, actor, jobId, bidId, true);
+    // Never accepted on EscrowV2 without the slot's agent recorded (assigned on chain just above).
+    if (job.escrow_version === 2 && job.escrow_tx_hash !== null && job.escrow_agent === null)
+      throw fail("CHAIN_UNAVAILABLE", "the agent's assignment on chain is not recorded yet; send the same call again");
 
     await reserveAgentCapacity(trx, bid.agent_id);
 

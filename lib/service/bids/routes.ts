@@ -10,7 +10,9 @@ export function registerBidRoutes(router: ServiceRouter) {
   // GET /v1/jobs/:jobId/bids
   router.implement(routes.listJobBids, ({ ctx, actor, params, query }) => listJobBids(ctx, actor, params.jobId, query));
   // POST /v1/jobs/:jobId/bids/:bidId/accept
-  router.implement(routes.acceptBid, ({ ctx, actor, params }) => acceptBid(ctx, actor, params.jobId, params.bidId));
+  router.implement(routes.acceptBid, ({ ctx, actor, params, body }) =>
+    acceptBid(ctx, actor, params.jobId, params.bidId, body),
+  );
   // POST /v1/jobs/:jobId/bids/:bidId/reject
   router.implement(routes.rejectBid, ({ ctx, actor, params }) => rejectBid(ctx, actor, params.jobId, params.bidId));
   // POST /v1/agents/:id/bids/:bidId/withdraw

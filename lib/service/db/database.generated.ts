@@ -227,6 +227,13 @@ export interface EscrowDeposits {
   updated_at: Generated<Timestamp>;
 }
 
+export interface EscrowExpiryWarnings {
+  expires_at: Timestamp;
+  job_id: string;
+  lead_hours: number;
+  sent_at: Generated<Timestamp>;
+}
+
 export interface EscrowSettlements {
   agent_share_units: Numeric | null;
   amount_units: Numeric | null;
@@ -664,6 +671,16 @@ export interface Jobs {
   dispute_reason: string | null;
   disputed_at: Timestamp | null;
   escrow_address: string | null;
+  escrow_agent: string | null;
+  escrow_agent_block: Int8 | null;
+  escrow_assign_deadline: Int8 | null;
+  escrow_assign_raw_tx: string | null;
+  escrow_assign_tx_hash: string | null;
+  escrow_auth_expires_at: Int8 | null;
+  escrow_auth_payer: string | null;
+  escrow_auth_raw_tx: string | null;
+  escrow_auth_tx_hash: string | null;
+  escrow_auth_valid_before: Int8 | null;
   escrow_expires_at: Timestamp | null;
   escrow_expiry_needed_at: Timestamp | null;
   escrow_job_id: string;
@@ -998,6 +1015,7 @@ export interface DB {
   dispute_statements: DisputeStatements;
   domain_events: DomainEvents;
   escrow_deposits: EscrowDeposits;
+  escrow_expiry_warnings: EscrowExpiryWarnings;
   escrow_settlements: EscrowSettlements;
   eval_attempt_groups: EvalAttemptGroups;
   eval_attempt_items: EvalAttemptItems;

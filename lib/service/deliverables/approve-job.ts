@@ -1,5 +1,6 @@
 import { fail } from "../errors";
-import type { Address } from "viem";
+import { agentPayoutOf } from "../escrow/escrow-contract";
+import { assignSlotAgent } from "../escrow/assign-agent";
 import type { ServiceContext } from "../context";
 import type { Actor } from "../auth/actor";
 import type { JobRow } from "../db/schema";
@@ -25,12 +26,6 @@ export function releaseTimeOf(job: Pick<JobRow, "submitted_at" | "input_data">):
 /** Why an approved job's money waits: shown on the job (releaseHeldReason) until the wallet is set. */
 export const WAITS_FOR_WALLET =
   "the payment waits in escrow until the agent has a payout wallet: its owner was told, and the release goes out as soon as the agent (or its owner) sets walletAddress with PATCH /v1/agents/:id";
-
-async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promise<Address | null> {
-  if (!agentId) return null;
-  const agent = await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", agentId).executeTakeFirst();
-  return (agent?.wallet_address as Address | null | undefined) ?? null;
-}
 
 async function holdRelease(ctx: ServiceContext, jobId: string, reason: string) {
   await ctx.db
@@ -84,7 +79,7 @@ export async function releaseApprovedJob(ctx: ServiceContext, jobId: string): Pr
     );
     return "HELD";
   }
-  const wallet = await agentWalletOf(ctx, job.agent_id);
+  const wallet = await agentPayoutOf(ctx.db, job);
   if (!wallet) {
     await holdRelease(ctx, jobId, WAITS_FOR_WALLET);
     return "HELD";
@@ -157,7 +152,7 @@ export async function approveReviewedJob(
   }
   // An agent without a payout wallet does not stop the approval: the job's slot fixed no agent
   // address, so the money waits in escrow for whichever wallet its owner sets (told at once, below).
-  const walletMissing = !(await agentWalletOf(ctx, job.agent_id));
+  const walletMissing = !(await agentPayoutOf(ctx.db, job));
 
   const url = deliverableUrlOf(job);
   if (!url) throw fail("INVALID_STATE", "the job has no submitted deliverable URL");
@@ -231,10 +226,30 @@ export async function approveReviewedJob(
 }
 
 /** POST /v1/jobs/:id/approve (the poster). */
-export async function approveJob(ctx: ServiceContext, actor: Actor, jobId: string) {
-  const job = await ctx.db.selectFrom("jobs").select(["poster_id"]).where("id", "=", jobId).executeTakeFirst();
+export async function approveJob(
+  ctx: ServiceContext,
+  actor: Actor,
+  jobId: string,
+  body: { assignmentSignature?: string } = {},
+) {
+  const job = await ctx.db
+    .selectFrom("jobs")
+    .select(["id", "poster_id", "status", "agent_id", "escrow_version", "escrow_tx_hash", "escrow_agent"])
+    .select(["escrow_job_id", "escrow_payer"])
+    .where("id", "=", jobId)
+    .executeTakeFirst();
   if (!job) throw fail("NOT_FOUND", "job not found");
   if (job.poster_id !== actor.principalId) throw fail("FORBIDDEN", "only the poster may approve this job");
+  // An EscrowV2 slot that pays no agent yet (a bounty's claim: no bid was accepted) is assigned
+  // its agent with the payer's consent at the step where the poster chooses it: this approval.
+  if (
+    job.status === "REVIEW" &&
+    job.escrow_version === 2 &&
+    job.escrow_tx_hash !== null &&
+    job.escrow_agent === null &&
+    job.agent_id
+  )
+    await assignSlotAgent(ctx, job, job.agent_id, body.assignmentSignature);
   await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
   return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

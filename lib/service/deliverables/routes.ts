@@ -14,7 +14,7 @@ export function registerDeliverableRoutes(router: ServiceRouter) {
     submitDeliverable(ctx, actor, params.id, body.outputData.url),
   );
   // POST /v1/jobs/:id/approve
-  router.implement(routes.approveJob, ({ ctx, actor, params }) => approveJob(ctx, actor, params.id));
+  router.implement(routes.approveJob, ({ ctx, actor, params, body }) => approveJob(ctx, actor, params.id, body));
   // POST /v1/jobs/:id/request-changes
   router.implement(routes.requestChanges, ({ ctx, actor, params, body }) =>
     requestChanges(ctx, actor, params.id, body.message),

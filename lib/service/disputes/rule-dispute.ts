@@ -1,4 +1,5 @@
 import { fail, DomainError } from "../errors";
+import { agentPayoutOf } from "../escrow/escrow-contract";
 import type { Address } from "viem";
 import type { z } from "zod";
 import type { RuleDisputeRequest } from "@/lib/api/schemas/disputes";
@@ -86,10 +87,8 @@ export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: stri
   const funded = job.escrow_tx_hash !== null;
   let wallet: Address | null = null;
   if (funded && agentShare > 0) {
-    const agent = job.agent_id
-      ? await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", job.agent_id).executeTakeFirst()
-      : undefined;
-    wallet = (agent?.wallet_address as Address | null | undefined) ?? null;
+    // A version 2 slot pays the agent assigned at acceptance, whatever its wallet is now.
+    wallet = await agentPayoutOf(ctx.db, job);
     if (!wallet) {
       throw fail(
         "AGENT_WALLET_MISSING",

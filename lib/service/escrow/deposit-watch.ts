@@ -90,7 +90,7 @@ async function cursorName(chain: ChainConfig, escrow: EscrowContract): Promise<s
 }
 
 /** Users (operators) whose address is in OPERATOR_ADDRESSES: they hear of every money problem. */
-async function operatorUserIds(db: Pick<Trx, "selectFrom">, config: ServiceConfig): Promise<string[]> {
+export async function operatorUserIds(db: Pick<Trx, "selectFrom">, config: ServiceConfig): Promise<string[]> {
   if (config.operatorAddresses.length === 0) return [];
   const addresses = config.operatorAddresses.map((a) => a.toLowerCase());
   const users = await db

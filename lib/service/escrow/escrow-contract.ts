@@ -1,5 +1,8 @@
+import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
-import type { EscrowContract } from "@/lib/chain/escrow/contracts";
+import { EscrowError } from "@/lib/chain/escrow/errors";
+import type { EscrowContract, EscrowVersion } from "@/lib/chain/escrow/contracts";
+import type { RecordedAgent } from "@/lib/chain/escrow/slot-v2";
 import type { Db } from "../db/connection";
 
 /**
@@ -45,6 +48,54 @@ export async function recordFirstEscrowOfFundedJobs(db: Db, chain: ChainConfig):
     .where((eb) => eb.or([eb("escrow_version", "is", null), eb("escrow_version", "=", 1)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** What a job row says of the contract holding its slot and of the agent a version 2 slot pays. */
+export interface JobSlotContract {
+  escrow_version: 1 | 2 | null;
+  escrow_agent: string | null;
+  escrow_agent_block: string | null;
+}
+
+/** The columns of JobSlotContract, for the selects that read them. */
+export const JOB_SLOT_CONTRACT_COLUMNS = [
+  "jobs.escrow_version",
+  "jobs.escrow_agent",
+  "jobs.escrow_agent_block",
+] as const;
+
+/** The contract version of a funded job's slot: version 1 when the row names none (funded before 0125). */
+export const escrowVersionOf = (job: Pick<JobSlotContract, "escrow_version">): EscrowVersion =>
+  job.escrow_version === 2 ? 2 : 1;
+
+/**
+ * The agent a version 2 slot was assigned at acceptance, as settlements check it (slot-v2.ts).
+ * None recorded: the slot cannot pay an agent (the contract would refuse, AgentNotAssigned), a
+ * final refusal rather than a retry.
+ */
+export function recordedAgentOf(job: JobSlotContract): RecordedAgent {
+  if (!job.escrow_agent)
+    throw new EscrowError(
+      "REVERTED",
+      "no agent was assigned to this job's escrow slot at acceptance: the escrow pays none (AgentNotAssigned)",
+    );
+  return { address: job.escrow_agent as Address, sinceBlock: BigInt(job.escrow_agent_block ?? 0) };
+}
+
+/**
+ * Where a settlement of the job pays its agent, as recorded on its settlement row: a version 2
+ * slot's assigned agent (fixed at acceptance, whatever the agent's payout wallet is now); a
+ * version 1 job's agent's payout wallet (null while it has none: the release waits for it).
+ */
+export async function agentPayoutOf(
+  db: Db,
+  job: JobSlotContract & { agent_id: string | null },
+  agentId: string | null = job.agent_id,
+): Promise<Address | null> {
+  if (job.escrow_version === 2) return (job.escrow_agent as Address | null) ?? null;
+  if (!agentId) return null;
+  const agent = await db.selectFrom("agents").select("wallet_address").where("id", "=", agentId).executeTakeFirst();
+  return (agent?.wallet_address as Address | null | undefined) ?? null;
 }
 
 /**

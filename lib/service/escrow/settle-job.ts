@@ -2,7 +2,14 @@ import type { Selectable, Transaction } from "kysely";
 import type { Address } from "viem";
 import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError } from "@/lib/chain/escrow/errors";
-import { refundEscrow, releaseEscrow, splitEscrow, type SettlementResult } from "@/lib/chain/escrow/settle";
+import {
+  refundEscrow,
+  releaseEscrow,
+  releaseEscrowV2,
+  splitEscrow,
+  splitEscrowV2,
+  type SettlementResult,
+} from "@/lib/chain/escrow/settle";
 import type { ServiceContext } from "../context";
 import type { Database, EscrowSettlementsTable } from "../db/schema";
 import { formatUsdc } from "@/lib/chain/units";
@@ -17,6 +24,7 @@ import {
   settlementRound,
 } from "./settlement-engine";
 import type { SettlementKind, SettlementRound, SettlementWay } from "./settlement-engine";
+import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
 
 /**
  * Money leaves a job's escrow exactly once, as a RELEASE to the agent's wallet (budget less the
@@ -103,7 +111,7 @@ function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, 
       ctx.db
         .selectFrom("escrow_settlements")
         .innerJoin("jobs", "jobs.id", "escrow_settlements.job_id")
-        .select(["jobs.escrow_job_id", "jobs.escrow_payer"])
+        .select(["jobs.escrow_job_id", "jobs.escrow_payer", ...JOB_SLOT_CONTRACT_COLUMNS])
         .where("escrow_settlements.id", "=", settlementId)
         .executeTakeFirstOrThrow(),
     send: (chain, job, claimed) => settleOnChain(ctx, chain, job, claimed),
@@ -114,7 +122,7 @@ function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, 
   };
 }
 
-type SlotOfJob = { escrow_job_id: string; escrow_payer: string | null };
+type SlotOfJob = { escrow_job_id: string; escrow_payer: string | null } & JobSlotContract;
 
 /**
  * Records a sent settlement's receipt and updates the job, in one transaction, once: the row must
@@ -209,6 +217,14 @@ function settleOnChain(
     payer: job.escrow_payer as Address,
     durable: keptInRow(ctx, "escrow_settlements", row),
   };
+  // Version 2 pays the agent its payer assigned at acceptance: the row's address is not sent.
+  if (escrowVersionOf(job) === 2) {
+    if (row.kind === "REFUND") return refundEscrow({ ...slot, version: 2 });
+    const agent = recordedAgentOf(job);
+    if (row.kind === "RELEASE") return releaseEscrowV2({ ...slot, agent });
+    if (row.agent_share_units === null) throw new EscrowError("TX_FAILED", "the split has no agent share");
+    return splitEscrowV2({ ...slot, agent, agentShare: BigInt(row.agent_share_units) });
+  }
   if (row.kind === "RELEASE") {
     if (!row.to_address) throw new EscrowError("TX_FAILED", "the release has no recipient address");
     return releaseEscrow({ ...slot, to: row.to_address as Address });

@@ -18,6 +18,7 @@ import {
 } from "./settlement-engine";
 import type { SettlementKind, SettlementWay } from "./settlement-engine";
 import { releasedJobs } from "./released";
+import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
 
 /**
  * One part (a milestone) of a job's escrow leaves it exactly once, the way a whole job's does
@@ -71,7 +72,7 @@ export function completePartSettlement(
   return runSettlement(ctx, onePart(ctx, options.now), settlementId, options);
 }
 
-type SlotOfPart = { escrow_job_id: string; escrow_payer: string | null; position: number };
+type SlotOfPart = { escrow_job_id: string; escrow_payer: string | null; position: number } & JobSlotContract;
 
 /** A part's way through the engine: the contract's part call, then the part's (and maybe the job's) receipt. */
 function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRow, SlotOfPart, SettlementResult> {
@@ -82,14 +83,23 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
         .selectFrom("milestone_settlements")
         .innerJoin("jobs", "jobs.id", "milestone_settlements.job_id")
         .innerJoin("job_milestones", "job_milestones.id", "milestone_settlements.milestone_id")
-        .select(["jobs.escrow_job_id", "jobs.escrow_payer", "job_milestones.position"])
+        .select(["jobs.escrow_job_id", "jobs.escrow_payer", "job_milestones.position", ...JOB_SLOT_CONTRACT_COLUMNS])
         .where("milestone_settlements.id", "=", settlementId)
         .executeTakeFirstOrThrow(),
     send: (chain, slot, claimed) => {
       if (!slot.escrow_payer)
         throw new EscrowError("NOT_FUNDED", "the job has no registered deposit (no escrow payer)");
-      if (claimed.kind !== "REFUND" && !claimed.to_address)
-        throw new EscrowError("TX_FAILED", "the part's settlement has no recipient address");
+      const version = escrowVersionOf(slot);
+      // Version 2 pays the agent its payer assigned at acceptance, checked against the one recorded.
+      const payee =
+        claimed.kind === "REFUND"
+          ? {}
+          : version === 2
+            ? { agent: recordedAgentOf(slot) }
+            : claimed.to_address
+              ? { to: claimed.to_address as Address }
+              : null;
+      if (!payee) throw new EscrowError("TX_FAILED", "the part's settlement has no recipient address");
       return settleEscrowPart({
         config: chain,
         escrowJobId: slot.escrow_job_id,
@@ -97,7 +107,8 @@ function onePart(ctx: ServiceContext, at?: Date): SettlementWay<PartSettlementRo
         part: slot.position - 1,
         amount: BigInt(claimed.part_units),
         goal: claimed.kind,
-        ...(claimed.to_address ? { to: claimed.to_address as Address } : {}),
+        version,
+        ...payee,
         ...(claimed.agent_share_units !== null ? { agentShare: BigInt(claimed.agent_share_units) } : {}),
         durable: keptInRow(ctx, "milestone_settlements", claimed),
       });

@@ -3,6 +3,7 @@ import { finishPendingSettlements } from "./settle-job";
 import { watchDeposits } from "./deposit-watch";
 import { recordFirstEscrowOfFundedJobs } from "./escrow-contract";
 import { finishPendingPartSettlements } from "./settle-part";
+import { warnOfEscrowExpiry } from "./expiry-warnings";
 
 /** Every 10 s: finishes releases and refunds left PENDING by a crash or a chain outage (lease run out). */
 export const settlementWorker: Worker = {
@@ -30,5 +31,14 @@ export const depositWatchWorker: Worker = {
     if (!ctx.config.chain) return;
     await recordFirstEscrowOfFundedJobs(ctx.db, ctx.config.chain);
     await watchDeposits(ctx);
+  },
+};
+
+/** Every 5 minutes: tells the parties and the operators of EscrowV2 slots 72 and 24 hours before their expiry. */
+export const escrowExpiryWorker: Worker = {
+  name: "escrow-expiry-warnings",
+  everyMs: 5 * 60_000,
+  run: async (ctx) => {
+    if (ctx.config.chain) await warnOfEscrowExpiry(ctx);
   },
 };

@@ -6,6 +6,7 @@ import { cancelJob } from "./cancel-job";
 import { editJob } from "./edit-job";
 import { presentJob } from "./present-job";
 import { refreshEscrowExpiry, registerEscrow } from "./register-escrow";
+import { fundJobBySignature } from "./fund-by-signature";
 import { reportProgress } from "./report-progress";
 import { reopenJob } from "./reopen-job";
 import { jobViewerOf } from "./job-viewer";
@@ -60,5 +61,8 @@ export function registerJobRoutes(router: ServiceRouter) {
     registerEscrow(ctx, actor, params.id, body.txHash),
   );
   // POST /v1/jobs/:id/escrow/expiry
+  router.implement(routes.fundJobBySignature, ({ ctx, actor, params, body }) =>
+    fundJobBySignature(ctx, actor, params.id, body.signature),
+  );
   router.implement(routes.refreshEscrowExpiry, ({ ctx, actor, params }) => refreshEscrowExpiry(ctx, actor, params.id));
 }

@@ -1,6 +1,6 @@
 import { DomainError, fail } from "../errors";
+import { agentPayoutOf } from "../escrow/escrow-contract";
 import { sql, type Transaction } from "kysely";
-import type { Address } from "viem";
 import { agentShareOf, parseUsdc } from "@/lib/chain/units";
 import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
 import type { DisputeOutcome } from "@/lib/api/schemas/disputes";
@@ -35,12 +35,6 @@ const HOUR = 3600_000;
 const MINUTE = 60_000;
 const WALLET_MISSING =
   "the agent has no wallet to be paid to: the agent (or its owner) must set walletAddress with PATCH /v1/agents/:id";
-
-async function agentWalletOf(ctx: ServiceContext, agentId: string | null): Promise<Address | null> {
-  if (!agentId) return null;
-  const agent = await ctx.db.selectFrom("agents").select("wallet_address").where("id", "=", agentId).executeTakeFirst();
-  return (agent?.wallet_address as Address | null | undefined) ?? null;
-}
 
 /** The job with its marker replaced by the part's own (else the job's stays), for the prober. */
 function withPartMarker<J extends { input_data: unknown }>(job: J, m: MilestoneRow): J {
@@ -198,7 +192,7 @@ async function approvePart(
   const position = m.position;
   if (!m.output_url) throw fail("INVALID_STATE", `part ${position} has no deliverable to approve`);
   // No payout wallet does not stop the approval: the part's money waits in escrow (told to the owner below).
-  const walletMissing = !(await agentWalletOf(ctx, payeeOf(m, job)));
+  const walletMissing = !(await agentPayoutOf(ctx.db, job, payeeOf(m, job)));
   const probe = await checkDeliverable(ctx, withPartMarker(job, m), m.output_url, "APPROVAL", { updateJob: false });
   if (probe.status !== "LIVE") {
     throw fail(
@@ -436,7 +430,7 @@ export async function releaseApprovedMilestone(
       return "HELD";
     }
   }
-  const wallet = await agentWalletOf(ctx, payeeOf(m, job));
+  const wallet = await agentPayoutOf(ctx.db, job, payeeOf(m, job));
   if (!wallet) {
     await holdPart(ctx, milestoneId, WAITS_FOR_WALLET);
     return "HELD";
@@ -600,7 +594,7 @@ export async function ruleMilestone(
       `part ${position} is ${m.status}${m.ruling_outcome ? ` (ruled ${m.ruling_outcome})` : ""}: only a DISPUTED part is ruled, once`,
     );
   const kind = KIND_OF_OUTCOME[input.outcome];
-  const wallet = kind === "REFUND" ? null : await agentWalletOf(ctx, payeeOf(m, job));
+  const wallet = kind === "REFUND" ? null : await agentPayoutOf(ctx.db, job, payeeOf(m, job));
   if (kind !== "REFUND" && !wallet) throw fail("AGENT_WALLET_MISSING", WALLET_MISSING, { agentId: payeeOf(m, job) });
   const now = ctx.now();
   const settlement = await ctx.db.transaction().execute(async (trx) => {

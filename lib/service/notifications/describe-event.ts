@@ -95,6 +95,10 @@ export function describeEvent(event: EventForText): { text: string; link: string
       text: `A deposit${usdc(d.amount)} that could not fund ${job} went back to its payer${str(d.reason) ? ` (${str(d.reason)})` : ""}.`,
       link: jobLink,
     }),
+    "escrow.expiring": () => ({
+      text: `The escrow of ${job} expires ${str(d.expiresAt) ? `on ${str(d.expiresAt)!.slice(0, 16).replace("T", " ")} UTC` : "soon"}: from then on anyone may return what it holds to the poster, and unpaid work goes unpaid. The poster can extend it on the job page.`,
+      link: jobLink,
+    }),
     "job.stalled": () => ({ text: `${job} has had no progress report for too long.`, link: jobLink }),
     "claim.lapsed": () => ({ text: `The claim on ${job} lapsed without a submission.`, link: jobLink }),
     "message.created": () => ({ text: `New message about ${job}.`, link: str(d.link) ?? jobLink }),

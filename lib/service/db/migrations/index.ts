@@ -54,6 +54,9 @@ import { jobEscrowContractMigration } from "./0125-job-escrow-contract";
 import { engineStraysAndX402Migration } from "./0130-engine-strays-and-x402";
 import { escrowV2DepositsMigration } from "./0135-escrow-v2-deposits";
 import { escrowExpiryNeededMigration } from "./0136-escrow-expiry-needed";
+import { escrowAgentAssignmentMigration } from "./0140-escrow-agent-assignment";
+import { escrowExpiryWarningsMigration } from "./0145-escrow-expiry-warnings";
+import { escrowFundingAuthorizationMigration } from "./0146-escrow-funding-authorization";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -115,4 +118,7 @@ export const migrations: Record<string, Migration> = {
   "0130-engine-strays-and-x402": engineStraysAndX402Migration,
   "0135-escrow-v2-deposits": escrowV2DepositsMigration,
   "0136-escrow-expiry-needed": escrowExpiryNeededMigration,
+  "0140-escrow-agent-assignment": escrowAgentAssignmentMigration,
+  "0145-escrow-expiry-warnings": escrowExpiryWarningsMigration,
+  "0146-escrow-funding-authorization": escrowFundingAuthorizationMigration,
 };

@@ -7,7 +7,7 @@ import { requireSessionApi } from "@/lib/session/api";
 import { FundJob } from "@/components/wallet/fund-job";
 import { Usdc } from "@/components/ui/usdc";
 import { ExplorerLink } from "@/components/ui/explorer-link";
-import { checkFundableAction, registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
+import { checkFundableAction, fundBySignatureAction, registerEscrowAction } from "@/lib/actions/jobs/register-escrow";
 import { found, needed } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Fund a job" };
@@ -72,6 +72,7 @@ export default async function FundJobPage({ params }: { params: Params }) {
             escrowExpiryNeededAt={job.data.escrowExpiryNeededAt}
             register={registerEscrowAction}
             recheck={checkFundableAction}
+            fundBySignature={chain.escrowVersion === 2 ? fundBySignatureAction : undefined}
           />
         )}
       </div>

@@ -1,0 +1,77 @@
+"use client";
+
+import { useState } from "react";
+import type { EIP1193Provider, Hex } from "viem";
+import type { AssignmentTypedData } from "@/lib/api/schemas/bids";
+import { walletFailureSentence } from "@/lib/chain/escrow/errors";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+
+/**
+ * The payer's consent to the agent a job's EscrowV2 slot will pay (docs/escrow-v2.md, step 3):
+ * the browser wallet signs the EIP-712 `Assign` the service asked for (eth_signTypedData_v4,
+ * gasless), and the signature goes back with the acceptance, which the service relays on chain.
+ * The wallet is reached through the page's injected EIP-1193 provider with viem, loaded on click,
+ * so the bids page does not carry the wallet kit for a step most posters meet once.
+ */
+export function SignAssignment({
+  assignment,
+  onSigned,
+}: {
+  assignment: AssignmentTypedData;
+  onSigned: (signature: Hex) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const { payer, agent } = assignment.message;
+
+  async function sign() {
+    setError(null);
+    const ethereum = (window as { ethereum?: EIP1193Provider }).ethereum;
+    if (!ethereum) {
+      setError(
+        `No browser wallet found. Open this page in the browser of the wallet that funded the job (${payer}), or send assign from it and accept again.`,
+      );
+      return;
+    }
+    setBusy(true);
+    try {
+      const { createWalletClient, custom, isAddressEqual } = await import("viem");
+      const wallet = createWalletClient({ transport: custom(ethereum) });
+      const [account] = await wallet.requestAddresses();
+      if (!account || !isAddressEqual(account, payer as Hex)) {
+        setError(
+          `Your wallet is on ${account ?? "no account"}: switch it to ${payer}, the wallet that funded the job.`,
+        );
+        return;
+      }
+      const signature = await wallet.signTypedData({
+        account,
+        domain: { ...assignment.domain, verifyingContract: assignment.domain.verifyingContract as Hex },
+        types: assignment.types,
+        primaryType: "Assign",
+        message: { ...assignment.message, deadline: BigInt(assignment.message.deadline) },
+      });
+      onSigned(signature);
+    } catch (e) {
+      setError(walletFailureSentence(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="flex max-w-xs flex-col gap-2 rounded border border-zinc-300 p-3 text-sm dark:border-zinc-700">
+      <p className="font-semibold">Sign the assignment in your wallet</p>
+      <p>
+        The escrow holding this job&apos;s money will pay only <span className="font-mono break-all">{agent}</span>, the
+        agent&apos;s payout wallet, once you approve the work. Your wallet signs that (no gas); the bid is accepted when
+        the assignment is on chain.
+      </p>
+      <Button type="button" size="sm" onClick={sign} disabled={busy}>
+        {busy ? "Waiting for your wallet…" : "Sign and accept"}
+      </Button>
+      {error ? <Alert tone="error">{error}</Alert> : null}
+    </div>
+  );
+}
