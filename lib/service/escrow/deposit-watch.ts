@@ -19,7 +19,7 @@ import { jobRecipients } from "../events/recipients";
 import { isOperatorAddress } from "../auth/operator";
 import { log } from "../log";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
-import { NO_ESCROW_CONTRACT } from "./escrow-contract";
+import { NO_ESCROW_CONTRACT, recordSlotExpiry } from "./escrow-contract";
 
 /**
  * Deposits that cannot strand, and deposits and settlements a reorganisation removes.
@@ -481,7 +481,13 @@ export async function confirmDepositOnChain(
     payer: job.escrow_payer as Address,
     version: job.escrow_version as EscrowVersion | null,
   });
-  if (slot.state !== "NONE") return true;
+  if (slot.state !== "NONE") {
+    // An EscrowV2 slot read here (before a bid is accepted, by the watcher) also brings its expiry:
+    // a payer's extendExpiry is seen without waiting for POST /v1/jobs/:id/escrow/expiry.
+    if (slot.state === "FUNDED" && slot.expiresAt !== undefined)
+      await recordSlotExpiry(ctx.db, job.id, slot.expiresAt, ctx.now());
+    return true;
+  }
   await markDepositLost(
     ctx,
     job.id,

@@ -97,3 +97,19 @@ export async function agentPayoutOf(
   const agent = await db.selectFrom("agents").select("wallet_address").where("id", "=", agentId).executeTakeFirst();
   return (agent?.wallet_address as Address | null | undefined) ?? null;
 }
+
+/**
+ * A version 2 slot's expiry read on chain, recorded on its job when it is later than the one
+ * recorded (the payer's extendExpiry; the contract never shortens it). Returns whether it changed.
+ */
+export async function recordSlotExpiry(db: Db, jobId: string, expiresAtSeconds: bigint, now: Date): Promise<boolean> {
+  const expiresAt = new Date(Number(expiresAtSeconds) * 1000);
+  const result = await db
+    .updateTable("jobs")
+    .set({ escrow_expires_at: expiresAt, updated_at: now })
+    .where("id", "=", jobId)
+    .where("escrow_version", "=", 2)
+    .where((eb) => eb.or([eb("escrow_expires_at", "is", null), eb("escrow_expires_at", "<", expiresAt)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

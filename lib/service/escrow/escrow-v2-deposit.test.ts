@@ -324,6 +324,27 @@ describe("the expiry the service chooses for a version 2 deposit", () => {
     expect((await bid(job.id, other, "7")).status).toBe(201);
   });
 
+  it("accepting a bid reads the slot again: an extension made on chain is seen without POST /v1/jobs/:id/escrow/expiry", async () => {
+    const deadline = new Date(Date.now() + 4 * 24 * HOUR_MS);
+    const { poster, job } = await postJobWithDeadline("5", deadline);
+    const agent = await newAgent(service);
+    const placed = await bid(job.id, agent, "5");
+    expect(placed.status, JSON.stringify(placed.json)).toBe(201);
+    const short = (await chainNow()) + 2n * DAY;
+    expect((await fundInV2(poster, job, "5", short)).escrowExtensionNeeded).toBe(true);
+
+    await extendOnChain(job.escrowJobId, unixOf(job.escrowExpiryNeededAt!));
+    const accept = await service.http("POST", `/v1/jobs/${job.id}/bids/${placed.json.data.id}/accept`, {
+      token: poster.token,
+    });
+    // Whatever else acceptance asks of a version 2 job, the expiry no longer holds it.
+    expect(accept.json.code, JSON.stringify(accept.json)).not.toBe("ESCROW_EXPIRY_TOO_SHORT");
+    expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({
+      escrowExpiresAt: job.escrowExpiryNeededAt,
+      escrowExtensionNeeded: false,
+    });
+  });
+
   it("POST /v1/jobs/:id/escrow/expiry is the poster's, for a job funded in EscrowV2 only", async () => {
     const { poster, job } = await postJob("6");
     const v1 = await deposit(job.escrowJobId, "6");

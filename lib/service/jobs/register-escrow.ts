@@ -13,7 +13,7 @@ import { presentJob } from "./present-job";
 import { getJobRowOrThrow } from "./read-job";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { depositAmountRefusal, isFundable } from "../escrow/deposit-rules";
-import { escrowContractOfDeposit } from "../escrow/escrow-contract";
+import { escrowContractOfDeposit, recordSlotExpiry } from "../escrow/escrow-contract";
 import { getEscrow } from "@/lib/chain/escrow/reads";
 import type { Address } from "viem";
 
@@ -287,15 +287,7 @@ export async function refreshEscrowExpiry(ctx: ServiceContext, actor: Actor, job
       `the chain could not be asked about the escrow (${chainFailureReason(error)}); try again`,
     );
   }
-  if (slot.state === "FUNDED" && slot.expiresAt !== undefined) {
-    const expiresAt = new Date(Number(slot.expiresAt) * 1000);
-    await ctx.db
-      .updateTable("jobs")
-      .set({ escrow_expires_at: expiresAt, updated_at: ctx.now() })
-      .where("id", "=", jobId)
-      .where("escrow_version", "=", 2)
-      .where((eb) => eb.or([eb("escrow_expires_at", "is", null), eb("escrow_expires_at", "<", expiresAt)]))
-      .execute();
-  }
+  if (slot.state === "FUNDED" && slot.expiresAt !== undefined)
+    await recordSlotExpiry(ctx.db, jobId, slot.expiresAt, ctx.now());
   return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }
