@@ -111,9 +111,11 @@ export async function remainingInSlot(params: {
   config: ChainConfig;
   escrowJobId: string;
   payer: Address;
+  version?: EscrowVersion | null;
 }): Promise<bigint> {
+  // getPart answers (settledBlock, remaining) in both versions.
   const [, remaining] = await getPublicClient(params.config).readContract({
-    address: params.config.escrowAddress,
+    address: escrowContractOf(params.config, params.version ?? 1).address,
     abi: escrowAbi,
     functionName: "getPart",
     args: [normalizeEscrowJobId(params.escrowJobId), params.payer, 0n],
@@ -236,18 +238,19 @@ async function checkEscrowV2Deployment(config: ChainConfig, address: Address): P
 }
 
 /** Everything the contract keeps for payouts the token refused (the sum of `claimable`). */
-export async function totalClaimableOf(config: ChainConfig): Promise<bigint> {
+export async function totalClaimableOf(config: ChainConfig, version: EscrowVersion = 1): Promise<bigint> {
+  // Both versions name it alike (totalClaimable(): uint256).
   return getPublicClient(config).readContract({
-    address: config.escrowAddress,
+    address: escrowContractOf(config, version).address,
     abi: escrowAbi,
     functionName: "totalClaimable",
   });
 }
 
 /** Fees of releases the contract holds until the operator's withdrawFees() sends them to the fee recipient. */
-export async function feesAccruedOf(config: ChainConfig): Promise<bigint> {
+export async function feesAccruedOf(config: ChainConfig, version: EscrowVersion = 1): Promise<bigint> {
   return getPublicClient(config).readContract({
-    address: config.escrowAddress,
+    address: escrowContractOf(config, version).address,
     abi: escrowAbi,
     functionName: "feesAccrued",
   });

@@ -1,8 +1,9 @@
 import { fail } from "../errors";
 import { sql } from "kysely";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
-import { escrowAbi } from "@/lib/chain/abi";
+import { escrowAbi, escrowV2Abi } from "@/lib/chain/abi";
+import { escrowContracts, type EscrowContract, type EscrowVersion } from "@/lib/chain/escrow/contracts";
 import { getPublicClient } from "@/lib/chain/clients";
 import type { ChainConfig } from "@/lib/chain/config";
 import { normalizeEscrowJobId } from "@/lib/chain/escrow-id";
@@ -52,7 +53,7 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
   }
   const held = await ctx.db
     .selectFrom("jobs as j")
-    .select(["j.id", "j.escrow_job_id", "j.escrow_payer", "j.budget_usdc"])
+    .select(["j.id", "j.escrow_job_id", "j.escrow_payer", "j.budget_usdc", "j.escrow_version"])
     // The parts of a job paid in milestones that already left the slot (confirmed part settlements).
     .select(
       sql<string>`(select coalesce(sum(ms.part_units), 0)::text from milestone_settlements ms where ms.job_id = j.id and ms.status = 'CONFIRMED')`.as(
@@ -76,18 +77,26 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
     .orderBy("j.funded_at")
     .execute();
 
-  let balance: bigint;
-  let claimable: bigint;
-  let fees: bigint;
+  // Each contract holds its own slots, credits and fees: the first escrow, and EscrowV2 once deployed.
+  const contracts = escrowContracts(chain);
+  let perContract: Array<{ balance: bigint; claimable: bigint; fees: bigint }>;
   try {
-    [balance, claimable, fees] = await Promise.all([
-      erc20BalanceOf({ config: chain, address: chain.escrowAddress }),
-      totalClaimableOf(chain),
-      feesAccruedOf(chain),
-    ]);
+    perContract = await Promise.all(
+      contracts.map(async ({ version, address }) => {
+        const [balance, claimable, fees] = await Promise.all([
+          erc20BalanceOf({ config: chain, address }),
+          totalClaimableOf(chain, version),
+          feesAccruedOf(chain, version),
+        ]);
+        return { balance, claimable, fees };
+      }),
+    );
   } catch (error) {
     throw fail("CHAIN_UNAVAILABLE", `the chain could not be read: ${chainFailureReason(error)}`);
   }
+  const sum = (pick: (c: (typeof perContract)[number]) => bigint) => perContract.reduce((t, c) => t + pick(c), 0n);
+  const [balance, claimable, fees] = [sum((c) => c.balance), sum((c) => c.claimable), sum((c) => c.fees)];
+  const onChainOf = new Map<EscrowVersion, bigint>(contracts.map((c) => [c.version, 0n]));
 
   const differences: Difference[] = [];
   let inDatabase = 0n;
@@ -97,7 +106,12 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
     const slots = await Promise.all(
       batch.map((job) =>
         job.escrow_payer
-          ? getEscrow({ config: chain, escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address })
+          ? getEscrow({
+              config: chain,
+              escrowJobId: job.escrow_job_id,
+              payer: job.escrow_payer as Address,
+              version: versionOf(job),
+            })
               .then(async (slot) =>
                 // A slot that paid parts holds what they left: the deposit less the settled parts.
                 BigInt(job.parts_units) > 0n && slot.state === "FUNDED"
@@ -107,6 +121,7 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
                         config: chain,
                         escrowJobId: job.escrow_job_id,
                         payer: job.escrow_payer as Address,
+                        version: versionOf(job),
                       }),
                     }
                   : slot,
@@ -142,6 +157,7 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
         return;
       }
       onChain += slot.amount;
+      onChainOf.set(versionOf(job), (onChainOf.get(versionOf(job)) ?? 0n) + slot.amount);
       if (slot.amount !== expected) {
         differences.push({
           kind: "AMOUNT_MISMATCH",
@@ -154,19 +170,25 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
     });
   }
 
-  const strays = await findStrayDeposits(ctx, chain);
-  const strayUnits = strays?.reduce((sum, s) => sum + s.amount, 0n) ?? 0n;
-  const explained = onChain + claimable + fees + strayUnits;
-  if (balance !== explained) {
+  // A contract's balance is its funded slots, its credits, its fees and the deposits nobody registered.
+  let strays: Array<{ jobId: string; payer: Address; amount: bigint }> | null = [];
+  for (const [i, contract] of contracts.entries()) {
+    const found = await findStrayDeposits(ctx, chain, contract);
+    strays = strays && found ? [...strays, ...found] : null;
+    const { balance: held, claimable: credits, fees: accrued } = perContract[i]!;
+    const explained =
+      (onChainOf.get(contract.version) ?? 0n) + credits + accrued + (found?.reduce((t, s) => t + s.amount, 0n) ?? 0n);
+    if (held === explained) continue;
+    const name = contract.version === 2 ? `EscrowV2 (${contract.address})` : `the escrow (${contract.address})`;
     differences.push({
       kind: "BALANCE_MISMATCH",
       jobId: null,
       detail:
-        balance > explained
-          ? `the contract holds ${formatUsdc(balance - explained)} USDC more than the funded slots the database knows, the claimable credits and the accrued fees (a deposit the service never registered, or a settlement it did not record)`
-          : `the contract holds ${formatUsdc(explained - balance)} USDC less than the funded slots, the claimable credits and the accrued fees`,
+        held > explained
+          ? `${name} holds ${formatUsdc(held - explained)} USDC more than the funded slots the database knows, the claimable credits and the accrued fees (a deposit the service never registered, or a settlement it did not record)`
+          : `${name} holds ${formatUsdc(explained - held)} USDC less than the funded slots, the claimable credits and the accrued fees`,
       databaseUsdc: formatUsdc(explained),
-      chainUsdc: formatUsdc(balance),
+      chainUsdc: formatUsdc(held),
     });
   }
   // Every outgoing transfer (withdrawals, pack payouts, reward slot deposits, settlements) against the chain.
@@ -205,12 +227,13 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
 async function findStrayDeposits(
   ctx: ServiceContext,
   chain: ChainConfig,
+  contract: EscrowContract,
 ): Promise<Array<{ jobId: string; payer: Address; amount: bigint }> | null> {
-  let logs;
+  let logs: Array<{ args: { jobId?: Hex; payer?: Address } }>;
   try {
     logs = await getPublicClient(chain).getContractEvents({
-      address: chain.escrowAddress,
-      abi: escrowAbi,
+      address: contract.address,
+      abi: contract.version === 2 ? escrowV2Abi : escrowAbi,
       eventName: "Deposited",
       fromBlock: 0n,
     });
@@ -221,11 +244,13 @@ async function findStrayDeposits(
     (
       await ctx.db
         .selectFrom("jobs")
-        .select(["escrow_job_id", "escrow_payer"])
+        .select(["escrow_job_id", "escrow_payer", "escrow_version"])
         .where("escrow_payer", "is not", null)
         .where("chain_id", "=", chain.chainId)
         .execute()
-    ).map((j) => `${normalizeEscrowJobId(j.escrow_job_id).toLowerCase()}:${j.escrow_payer!.toLowerCase()}`),
+    )
+      .filter((j) => versionOf(j) === contract.version)
+      .map((j) => `${normalizeEscrowJobId(j.escrow_job_id).toLowerCase()}:${j.escrow_payer!.toLowerCase()}`),
   );
   const candidates = new Map<string, { jobId: string; payer: Address }>();
   for (const log of logs) {
@@ -234,8 +259,11 @@ async function findStrayDeposits(
   }
   const strays: Array<{ jobId: string; payer: Address; amount: bigint }> = [];
   for (const c of candidates.values()) {
-    const slot = await getEscrow({ config: chain, escrowJobId: c.jobId, payer: c.payer });
+    const slot = await getEscrow({ config: chain, escrowJobId: c.jobId, payer: c.payer, version: contract.version });
     if (slot.state === "FUNDED") strays.push({ ...c, amount: slot.amount });
   }
   return strays;
 }
+
+/** The contract holding a job's slot: jobs.escrow_version (null before migration 0125's first round: the first escrow). */
+const versionOf = (job: { escrow_version: number | null }): EscrowVersion => (job.escrow_version === 2 ? 2 : 1);

@@ -14,6 +14,8 @@ import {
   type TestUser,
 } from "../testing/harness";
 import { watchDeposits } from "./deposit-watch";
+import { reconcileEscrow } from "../admin/reconcile-escrow";
+import { newEscrowJobId } from "@/lib/chain/escrow-id";
 import { attachPosterDeposits } from "../jobs/attach-deposits";
 
 // Deposits into EscrowV2 (docs/escrow-v2.md, step 2) on a real anvil chain: registered through
@@ -23,6 +25,8 @@ import { attachPosterDeposits } from "../jobs/attach-deposits";
 let chain: TestChain;
 let service: TestService;
 const POSTER = 3;
+// Not the poster: a deposit of its own under an id no job has.
+const STRANGER = 7;
 const DAY = 24n * 60n * 60n;
 
 beforeAll(async () => {
@@ -110,6 +114,31 @@ describe("PATCH /v1/jobs/:id/escrow with a deposit into EscrowV2", () => {
       funded: true,
       escrowTxHash: txHash.toLowerCase(),
       depositLostAt: null,
+    });
+  });
+
+  it("the reconciliation reads a version 2 job in EscrowV2 and holds EscrowV2's balance to its own slots: no difference", async () => {
+    const { poster, job } = await postJob("13");
+    const { txHash } = await deposit(job.escrowJobId, "13", 30n * DAY);
+    expect((await patchEscrow(job.id, poster.token, txHash)).status).toBe(200);
+    // A stranger's deposit into EscrowV2 under another id that no job registered: explained, listed apart.
+    const strayJobId = newEscrowJobId();
+    await depositToEscrow({
+      config: chain.config,
+      privateKey: chain.accounts[STRANGER]!.privateKey,
+      escrowJobId: strayJobId,
+      amount: parseUsdc("2"),
+      expiresAt: (await chainNow()) + 30n * DAY,
+    });
+    const report = await reconcileEscrow(service.ctx);
+    expect(report.differences.filter((d) => d.jobId === job.id)).toEqual([]);
+    expect(report.differences.filter((d) => d.kind === "BALANCE_MISMATCH" && d.detail.includes("EscrowV2"))).toEqual(
+      [],
+    );
+    expect(report.strayDeposits).toContainEqual({
+      escrowJobId: strayJobId,
+      payer: chain.accounts[STRANGER]!.address,
+      amountUsdc: "2",
     });
   });
 

@@ -129,6 +129,8 @@ export async function prepareJobFeedback(
   const id = crypto.randomUUID();
   const feedbackURI = feedbackUriOf(siteUrl, id);
   const payer = job.escrow_payer ? getAddress(job.escrow_payer) : client;
+  // The contract that paid: the job's own (EscrowV2 for a job funded there), not only the first escrow.
+  const escrow = job.escrow_address ? getAddress(job.escrow_address) : chain.escrowAddress;
   const document: z.input<typeof FeedbackDocument> = {
     agentRegistry: agentRegistryOf(chain.chainId, chain.identityRegistryAddress),
     agentId: Number(identity.agentId),
@@ -138,7 +140,7 @@ export async function prepareJobFeedback(
     valueDecimals: 0,
     tag1: RATING_TAG,
     proofOfPayment: {
-      fromAddress: chain.escrowAddress,
+      fromAddress: escrow,
       toAddress: settlement.to_address ? getAddress(settlement.to_address) : payer,
       chainId: String(chain.chainId),
       txHash: settlement.tx_hash as string,
@@ -147,7 +149,7 @@ export async function prepareJobFeedback(
       marketplace: siteUrl.replace(/\/+$/, ""),
       jobId: job.id,
       kind: settlement.kind,
-      escrowAddress: chain.escrowAddress,
+      escrowAddress: escrow,
       txHash: settlement.tx_hash as string,
     },
     ...(body.comment ? { comment: body.comment } : {}),
