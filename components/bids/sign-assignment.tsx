@@ -3,7 +3,6 @@
 import { useState } from "react";
 import type { EIP1193Provider, Hex } from "viem";
 import type { AssignmentTypedData } from "@/lib/api/schemas/bids";
-import { walletFailureSentence } from "@/lib/chain/escrow/errors";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 
@@ -54,6 +53,8 @@ export function SignAssignment({
       });
       onSigned(signature);
     } catch (e) {
+      // Loaded with viem, on the rare failure: the sentence maker carries viem's error classes.
+      const { walletFailureSentence } = await import("@/lib/chain/escrow/errors");
       setError(walletFailureSentence(e));
     } finally {
       setBusy(false);
