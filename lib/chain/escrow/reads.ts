@@ -93,9 +93,11 @@ export async function partSettledBlock(params: {
   escrowJobId: string;
   payer: Address;
   part: number;
+  version?: EscrowVersion | null;
 }): Promise<bigint> {
+  // getPart answers (settledBlock, remaining) in both versions.
   const [settledBlock] = await getPublicClient(params.config).readContract({
-    address: params.config.escrowAddress,
+    address: escrowContractOf(params.config, params.version ?? 1).address,
     abi: escrowAbi,
     functionName: "getPart",
     args: [normalizeEscrowJobId(params.escrowJobId), params.payer, BigInt(params.part)],

@@ -4,6 +4,7 @@ import { usdcAbi } from "@/lib/chain/abi";
 import { getPublicClient } from "@/lib/chain/clients";
 import type { ChainConfig } from "@/lib/chain/config";
 import { getEscrow, partSettledBlock } from "@/lib/chain/escrow/reads";
+import type { EscrowVersion } from "@/lib/chain/escrow/contracts";
 import type { Reconciliation } from "@/lib/api/schemas/admin";
 import { formatUsdc, normaliseDecimal, parseUsdc } from "@/lib/chain/units";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
@@ -213,7 +214,16 @@ async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promis
   const settled = await ctx.db
     .selectFrom("escrow_settlements as s")
     .innerJoin("jobs as j", "j.id", "s.job_id")
-    .select(["s.id", "s.job_id", "s.kind", "s.tx_hash", "s.amount_units", "j.escrow_job_id", "j.escrow_payer"])
+    .select([
+      "s.id",
+      "s.job_id",
+      "s.kind",
+      "s.tx_hash",
+      "s.amount_units",
+      "j.escrow_job_id",
+      "j.escrow_payer",
+      "j.escrow_version",
+    ])
     .where("s.status", "=", "CONFIRMED")
     .where("j.chain_id", "=", chain.chainId)
     .where((eb) => eb.fn("lower", ["j.token_address"]), "=", chain.tokenAddress.toLowerCase())
@@ -226,9 +236,13 @@ async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promis
     const slots = await Promise.all(
       batch.map((s) =>
         s.escrow_payer
-          ? getEscrow({ config: chain, escrowJobId: s.escrow_job_id, payer: s.escrow_payer as Address }).catch(
-              (e: Error) => e,
-            )
+          ? getEscrow({
+              config: chain,
+              escrowJobId: s.escrow_job_id,
+              payer: s.escrow_payer as Address,
+              // The contract holding the job's slot (EscrowV2 for a job funded there).
+              version: s.escrow_version as EscrowVersion | null,
+            }).catch((e: Error) => e)
           : Promise.resolve(new Error("no escrow payer")),
       ),
     );
@@ -279,6 +293,7 @@ async function checkPartSettlements(ctx: ServiceContext, chain: ChainConfig): Pr
       "m.position",
       "j.escrow_job_id",
       "j.escrow_payer",
+      "j.escrow_version",
     ])
     .where("s.status", "=", "CONFIRMED")
     .where("j.chain_id", "=", chain.chainId)
@@ -297,6 +312,7 @@ async function checkPartSettlements(ctx: ServiceContext, chain: ChainConfig): Pr
               escrowJobId: s.escrow_job_id,
               payer: s.escrow_payer as Address,
               part: s.position - 1,
+              version: s.escrow_version as EscrowVersion | null,
             }).catch((e: Error) => e)
           : Promise.resolve(new Error("no escrow payer")),
       ),

@@ -8,6 +8,7 @@ import { erc20BalanceOf, getEscrowV2 } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
+import { reconcileEscrow } from "../admin/reconcile-escrow";
 import {
   GENEROUS_BUDGETS,
   jobInput,
@@ -183,6 +184,8 @@ describe("assigning the agent of a job funded in EscrowV2, and settling it", () 
     // 40 less the contract's 5% fee, from EscrowV2.
     expect((await balanceOf(AGENT_WALLET)) - before).toBe(parseUsdc("38"));
     expect((await slotOf(b.job.escrowJobId)).state).toBe("RELEASED");
+    // The books agree with EscrowV2: the confirmed release is checked against the slot there.
+    expect((await reconcileEscrow(service.ctx)).differences.filter((d) => d.jobId === b.job.id)).toEqual([]);
   });
 
   it("a payer that sent assign itself accepts without a signature; a slot paying another address refuses the bid", async () => {
