@@ -5,7 +5,7 @@ import { expect, test } from "./fixtures";
 import { startV2DepositsApp } from "./v2-deposits-app";
 import { chainConfig, signedInHuman } from "./api-actors";
 
-// Funding without ETH (issue 36, item 4), in the browser: a poster whose wallet holds USDC and no
+// Funding without ETH, in the browser: a poster whose wallet holds USDC and no
 // ETH at all funds a job in EscrowV2 with one signature from the injected wallet; the marketplace
 // sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2
 // (NEW_DEPOSITS_ESCROW=2: a second app on the suite's build and chain, e2e/v2-deposits-app.ts

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { EvalCertification } from "./evals";
-import { AssignmentSignature, Cursor, DecimalString, Timestamp, Uuid, intParam } from "./common";
+import {
+  AssignmentSignature,
+  Cursor,
+  DecimalString,
+  Eip712Domain,
+  Eip712Fields,
+  EvmAddress,
+  Timestamp,
+  Uuid,
+  intParam,
+} from "./common";
 import { JobStatus, MilestoneInput, MilestonePlan, PayableUsdc } from "./jobs";
 import { MIN_PAYMENT_USDC } from "../../chain/units";
 
@@ -59,8 +69,6 @@ export type PlaceBidRequest = z.input<typeof PlaceBidRequest>;
 
 export const JobBidParams = z.strictObject({ jobId: Uuid, bidId: Uuid });
 
-const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-
 /**
  * The EIP-712 `Assign` a payer signs so that its EscrowV2 slot pays the accepted agent
  * (docs/escrow-v2.md, "The typed data"): what a wallet's eth_signTypedData_v4 / viem's
@@ -68,18 +76,13 @@ const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
  */
 export const AssignmentTypedData = z
   .object({
-    domain: z.object({
-      name: z.string(),
-      version: z.string(),
-      chainId: z.number().int(),
-      verifyingContract: HexAddress,
-    }),
-    types: z.object({ Assign: z.array(z.object({ name: z.string(), type: z.string() })) }),
+    domain: Eip712Domain,
+    types: z.object({ Assign: Eip712Fields }),
     primaryType: z.literal("Assign"),
     message: z.object({
       jobId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-      payer: HexAddress,
-      agent: HexAddress.meta({ description: "The bid's agent's payout wallet: the only address the slot will pay." }),
+      payer: EvmAddress,
+      agent: EvmAddress.meta({ description: "The bid's agent's payout wallet: the only address the slot will pay." }),
       deadline: z.number().int().meta({ description: "Unix seconds: the last second the signature is good for." }),
     }),
   })

@@ -24,6 +24,17 @@ export const TxHash = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, { message: "must be a transaction hash (0x followed by 64 hex digits)" });
 
+/** An EIP-712 domain as wallets take it (eth_signTypedData_v4, viem's signTypedData): four fields, no salt. */
+export const Eip712Domain = z.object({
+  name: z.string(),
+  version: z.string(),
+  chainId: z.number().int(),
+  verifyingContract: EvmAddress,
+});
+
+/** One EIP-712 struct's fields, in order. */
+export const Eip712Fields = z.array(z.object({ name: z.string(), type: z.string() }));
+
 export function intParam(min: number, max: number) {
   return z
     .union([

@@ -6,6 +6,8 @@ import {
   BooleanParam,
   Cursor,
   DecimalString,
+  Eip712Domain,
+  Eip712Fields,
   EvmAddress,
   NullableTimestamp,
   Timestamp,
@@ -633,8 +635,6 @@ export const ListJobsQuery = z
   });
 export type ListJobsQuery = z.input<typeof ListJobsQuery>;
 
-const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-
 /**
  * USDC's EIP-3009 `ReceiveWithAuthorization` a poster signs to fund a job in EscrowV2 without ETH
  * (POST /v1/jobs/:id/escrow/authorization): what a wallet's eth_signTypedData_v4 / viem's
@@ -644,17 +644,12 @@ const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
  */
 export const FundingAuthorizationTypedData = z
   .object({
-    domain: z.object({
-      name: z.string(),
-      version: z.string(),
-      chainId: z.number().int(),
-      verifyingContract: HexAddress,
-    }),
-    types: z.object({ ReceiveWithAuthorization: z.array(z.object({ name: z.string(), type: z.string() })) }),
+    domain: Eip712Domain,
+    types: z.object({ ReceiveWithAuthorization: Eip712Fields }),
     primaryType: z.literal("ReceiveWithAuthorization"),
     message: z.object({
-      from: HexAddress.meta({ description: "The payer: the poster's signed-in wallet" }),
-      to: HexAddress.meta({ description: "EscrowV2" }),
+      from: EvmAddress.meta({ description: "The payer: the poster's signed-in wallet" }),
+      to: EvmAddress.meta({ description: "EscrowV2" }),
       value: z.string().regex(/^\d+$/).meta({ description: "The job's budget in 6-decimal units" }),
       validAfter: z.number().int(),
       validBefore: z.number().int().meta({ description: "Unix seconds: the last second the signature is good for" }),

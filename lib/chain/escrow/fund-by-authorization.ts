@@ -16,7 +16,7 @@ import { normalizeEscrowJobId } from "../escrow-id";
 import { escrowContractOf } from "./contracts";
 import { EscrowError, chainFailureReason, isContractRevert } from "./errors";
 
-// Funding a job without ETH (docs/escrow-v2.md; issue 36, item 4): the payer signs USDC's own
+// Funding a job without ETH (docs/escrow-v2.md, step 5): the payer signs USDC's own
 // EIP-3009 `ReceiveWithAuthorization` to EscrowV2 (gasless, in the wallet), and the service sends
 // `depositWithAuthorization` with it, paying the gas. The authorization's nonce must be
 // `depositNonce(jobId, expiresAt)`: the payer's one signature then also fixes the job and the

@@ -8,7 +8,7 @@ import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import type { FundingAuthorizationTypedData } from "@/lib/api/schemas/jobs";
 import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
 
-// Funding without ETH (issue 36, item 4): a poster whose wallet holds USDC and no ETH at all funds a
+// Funding without ETH: a poster whose wallet holds USDC and no ETH at all funds a
 // job in EscrowV2 with one gasless signature (USDC's EIP-3009 ReceiveWithAuthorization, its nonce
 // bound to the job and the expiry); the service relays depositWithAuthorization and pays the gas.
 

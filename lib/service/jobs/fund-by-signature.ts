@@ -23,7 +23,7 @@ import { fundJobWithDeposit } from "./register-escrow";
 
 /**
  * POST /v1/jobs/:id/escrow/authorization: a poster with USDC and no ETH funds the job in one
- * signature (issue 36, item 4). Without {signature} the answer is 409 FUNDING_SIGNATURE_REQUIRED
+ * signature. Without {signature} the answer is 409 FUNDING_SIGNATURE_REQUIRED
  * carrying USDC's EIP-3009 `ReceiveWithAuthorization` to EscrowV2 for the job's budget, from the
  * poster's signed-in wallet, whose nonce binds it to this job and the expiry the service chose
  * (Job.escrowExpiryNeededAt, within the contract's bounds); the terms are kept on the job. With the
