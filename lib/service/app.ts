@@ -24,9 +24,12 @@ import { registerNotificationRoutes } from "./notifications/routes";
 import { workers } from "./workers";
 import { releaseWaitingForWallet } from "./payout-wallet-set";
 import { registerIdentityRoutes } from "./identity/routes";
+import { assertEscrowWindowsFit } from "./jobs/escrow-expiry";
 
 /** The whole /v1 service as one fetch handler: Next mounts it at /v1, tests and the bench serve it directly. */
 export function createServiceApp(ctx: ServiceContext): ServiceApp {
+  // A deployment with EscrowV2 hands out expiries: its windows must fit them, or it does not start.
+  if (ctx.config.chain?.escrowV2Address) assertEscrowWindowsFit(ctx.config);
   const router = new ServiceRouter(ctx);
   registerAgentRoutes(router, { afterPayoutWalletSet: releaseWaitingForWallet });
   registerJobRoutes(router);

@@ -45,7 +45,7 @@ const DAY_SECONDS = 24 * 60 * 60;
 /** EscrowV2's bounds on a deposit's expiry, from the deposit's block (MIN_EXPIRY_DELAY, MAX_EXPIRY_DELAY). */
 export const ESCROW_V2_EXPIRY_BOUNDS_SECONDS = { min: DAY_SECONDS, max: 400 * DAY_SECONDS } as const;
 /** Room for the deposit to be mined after the expiry is chosen, inside each bound. */
-const MINING_SLACK_SECONDS = 60 * 60;
+export const MINING_SLACK_SECONDS = 60 * 60;
 
 /**
  * The `expiresAt` (unix seconds) to deposit into EscrowV2 with now: the job's escrowExpiryNeededAt,

@@ -1,4 +1,6 @@
-import { ESCROW_V2_EXPIRY_BOUNDS_SECONDS } from "@/lib/chain/escrow/contracts";
+import { JOB_LIMITS } from "@/lib/api/schemas/jobs";
+import { ESCROW_V2_EXPIRY_BOUNDS_SECONDS, MINING_SLACK_SECONDS } from "@/lib/chain/escrow/contracts";
+import { SETTLE_MARGIN_SECONDS } from "@/lib/chain/escrow/slot-v2";
 import type { ServiceConfig } from "../config";
 import type { Db } from "../db/connection";
 import type { JobRow } from "../db/schema";
@@ -89,6 +91,50 @@ export async function recordEscrowExpiryNeeded(db: Db, config: Windows, jobId: s
   );
   await db.updateTable("jobs").set({ escrow_expiry_needed_at: needed }).where("id", "=", jobId).execute();
   return needed;
+}
+
+/**
+ * Why this service's windows cannot be covered by the expiry it hands out for an EscrowV2 deposit,
+ * or [] when they can; asked at startup (app.ts refuses to start otherwise). The shortest lead it
+ * gives is a job due as soon as the service allows (JOB_LIMITS.deadlineMinLeadMinutes) with the
+ * longest proof hold, funded at once: its expiry must reach the deadline plus the proof hold
+ * maximum, the review window, the dispute's answer and ruling windows and the margin, and the
+ * contract takes at most 400 days from the deposit (less the mining slack). Past that, a slot could
+ * return to the payer by claimRefund while a review or a ruling is still running. The margin must
+ * also outlast the time before the expiry in which no settlement is sent (SETTLE_MARGIN_SECONDS).
+ */
+export function escrowWindowProblems(config: Windows): string[] {
+  const problems: string[] = [];
+  for (const key of ["reviewWindowHours", "disputeAnswerHours", "disputeRulingHours"] as const)
+    if (!Number.isFinite(config[key]) || config[key] < 0)
+      problems.push(`${key} is ${config[key]}, not a number of hours`);
+  if (problems.length) return problems;
+  const windowsHours =
+    JOB_LIMITS.proofHoldHoursMax +
+    config.reviewWindowHours +
+    config.disputeAnswerHours +
+    config.disputeRulingHours +
+    MARGIN_HOURS;
+  const longestMs = ESCROW_V2_EXPIRY_BOUNDS_SECONDS.max * 1000 - MINING_SLACK_SECONDS * 1000;
+  const neededMs = JOB_LIMITS.deadlineMinLeadMinutes * 60_000 + windowsHours * HOUR_MS;
+  if (neededMs > longestMs)
+    problems.push(
+      `the escrow windows do not fit the longest expiry EscrowV2 takes: a job due in ${JOB_LIMITS.deadlineMinLeadMinutes} minutes needs its deposit to last ` +
+        `${JOB_LIMITS.deadlineMinLeadMinutes / 60} h + proof hold max ${JOB_LIMITS.proofHoldHoursMax} h + review ${config.reviewWindowHours} h + ` +
+        `dispute answer ${config.disputeAnswerHours} h (DISPUTE_ANSWER_HOURS) + dispute ruling ${config.disputeRulingHours} h (DISPUTE_RULING_HOURS) + margin ${MARGIN_HOURS} h = ` +
+        `${(neededMs / HOUR_MS).toFixed(0)} h, and the contract takes at most ${(longestMs / HOUR_MS).toFixed(0)} h (400 days less an hour to mine): shorten the windows`,
+    );
+  if (MARGIN_HOURS * 3600 <= Number(SETTLE_MARGIN_SECONDS))
+    problems.push(
+      `the expiry margin (${MARGIN_HOURS} h) must outlast the no-settlement time before the expiry (${SETTLE_MARGIN_SECONDS} s)`,
+    );
+  return problems;
+}
+
+/** Refuses to start (throws) when escrowWindowProblems finds any: a clear message, before any request is answered. */
+export function assertEscrowWindowsFit(config: Windows): void {
+  const problems = escrowWindowProblems(config);
+  if (problems.length) throw new Error(`the service refuses to start: ${problems.join("; ")}`);
 }
 
 /** The job's columns the rules below read (with created_at, deadline_at and input_data for a plan's need). */
