@@ -54,9 +54,13 @@ describe("depositVerdict: what becomes of a deposit nobody may have registered",
     escrow_tx_hash: null,
     escrow_payer: null,
     deposit_lost_at: null,
+    escrow_version: null,
     ...over,
   });
-  const deposit = (over: { amount_units?: string; refund_due_at?: Date; payer?: string } = {}) => ({
+  const deposit = (
+    over: { amount_units?: string; refund_due_at?: Date; payer?: string; escrow_version?: number } = {},
+  ) => ({
+    escrow_version: 1,
     payer: PAYER,
     amount_units: parseUsdc("12").toString(),
     refund_due_at: new Date(NOW.getTime() + DEPOSIT_REGISTRATION_WINDOW_MS),
@@ -75,6 +79,24 @@ describe("depositVerdict: what becomes of a deposit nobody may have registered",
       job({ escrow_tx_hash: "0xtx", escrow_payer: PAYER.toUpperCase().replace("0X", "0x") }),
       deposit(),
       { verdict: "REGISTERED", jobId: "job-1" },
+    ],
+    [
+      "it is the job's registered deposit in EscrowV2",
+      job({ escrow_tx_hash: "0xtx", escrow_payer: PAYER, escrow_version: 2 }),
+      deposit({ escrow_version: 2 }),
+      { verdict: "REGISTERED", jobId: "job-1" },
+    ],
+    [
+      "the job's payer deposited again into the other contract (the job is funded in EscrowV2)",
+      job({ escrow_tx_hash: "0xtx", escrow_payer: PAYER, escrow_version: 2 }),
+      deposit(),
+      { verdict: "REFUND", reason: "the job is already funded by another deposit", jobId: "job-1" },
+    ],
+    [
+      "the job's payer's stray EscrowV2 deposit beside its registered first-escrow one",
+      job({ escrow_tx_hash: "0xtx", escrow_payer: PAYER, escrow_version: 1 }),
+      deposit({ escrow_version: 2 }),
+      { verdict: "REFUND", reason: "the job is already funded by another deposit", jobId: "job-1" },
     ],
     [
       "the job is funded by another payer's deposit",

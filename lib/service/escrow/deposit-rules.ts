@@ -37,7 +37,7 @@ export function isFundable(job: {
 
 export type DepositJob = Pick<
   JobRow,
-  "id" | "status" | "budget_usdc" | "escrow_tx_hash" | "escrow_payer" | "deposit_lost_at"
+  "id" | "status" | "budget_usdc" | "escrow_tx_hash" | "escrow_payer" | "deposit_lost_at" | "escrow_version"
 >;
 
 export type DepositVerdict =
@@ -53,11 +53,17 @@ export type DepositVerdict =
  */
 export function depositVerdict(
   job: DepositJob | undefined,
-  deposit: Pick<Selectable<EscrowDepositsTable>, "payer" | "amount_units" | "refund_due_at">,
+  deposit: Pick<Selectable<EscrowDepositsTable>, "payer" | "amount_units" | "refund_due_at" | "escrow_version">,
   now: Date,
 ): DepositVerdict {
   if (!job) return { verdict: "REFUND", reason: "no job has this escrow job id", jobId: null };
-  if (job.escrow_payer?.toLowerCase() === deposit.payer && job.escrow_tx_hash !== null)
+  // The same payer may hold a slot in each contract (version 1 and EscrowV2): the registered one is
+  // the slot in the contract the job records (null before migration 0125's first round: the first).
+  if (
+    job.escrow_payer?.toLowerCase() === deposit.payer &&
+    job.escrow_tx_hash !== null &&
+    (job.escrow_version ?? 1) === deposit.escrow_version
+  )
     return { verdict: "REGISTERED", jobId: job.id };
   if (job.escrow_tx_hash !== null)
     return { verdict: "REFUND", reason: "the job is already funded by another deposit", jobId: job.id };

@@ -192,7 +192,7 @@ async function judge(trx: Trx, chain: ChainConfig, row: DepositRow, now: Date): 
   // Locks the job (the same lock registration takes), so a registration and this decision cannot cross.
   const job = await trx
     .selectFrom("jobs")
-    .select(["id", "status", "budget_usdc", "escrow_tx_hash", "escrow_payer", "deposit_lost_at"])
+    .select(["id", "status", "budget_usdc", "escrow_tx_hash", "escrow_payer", "deposit_lost_at", "escrow_version"])
     .where("escrow_job_id", "=", row.escrow_job_id)
     .where("chain_id", "=", chain.chainId)
     .forUpdate()
@@ -214,11 +214,9 @@ export async function decideDeposits(
     .where("status", "=", "OBSERVED")
     .where("chain_id", "=", chain.chainId)
     // The operator's own deposits (funded reward campaigns) are registered by the service itself.
-    .where("payer", "<>", operator)
-    // A stray EscrowV2 deposit is not refunded yet (the stray refund sends version 1's refund); it
-    // waits for its registration (a poster's, or attach-deposits.ts) or returns to its payer by
-    // anyone's claimRefund at its expiry (docs/escrow-v2.md, step 7).
-    .where("escrow_version", "=", 1);
+    .where("payer", "<>", operator);
+  // Both contracts' deposits: an EscrowV2 stray is refunded by the operator's refund(jobId, payer)
+  // like a first-escrow one (strayRefund below), or returns by anyone's claimRefund at its expiry.
   q = q.where(onlyTheseEscrowJobs(options));
   const due = await q.orderBy("refund_due_at").limit(100).execute();
   let decided = 0;
@@ -298,11 +296,16 @@ function strayRefund(ctx: ServiceContext, at: Date): SettlementWay<DepositRow, u
         config: chain,
         escrowJobId: claimed.escrow_job_id,
         payer: claimed.payer as Address,
+        // The contract the deposit was seen in: EscrowV2's refund(jobId, payer) pays the payer only,
+        // before the slot's expiry (after it, anyone's claimRefund returns it: SLOT_EXPIRING below).
+        version: claimed.escrow_version as EscrowVersion,
         durable: keptInRow(ctx, "escrow_deposits", claimed),
       }),
     afterSend: (claimed) => ctx.crashPoints?.afterStrayRefundSend?.(claimed.id),
     record: (chain, claimed, refund) => recordStrayRefund(ctx, chain, claimed, refund, at),
     escrow: true,
+    // SETTLED also takes an EscrowV2 stray within 15 minutes of its expiry or past it (SLOT_EXPIRING):
+    // the operator may no longer refund it, and it returns to its payer by anyone's claimRefund.
     refusedForGood: (error) => ({
       status: error instanceof EscrowError && error.code === "NOT_FUNDED" ? "VANISHED" : "SETTLED",
       lease_until: null,
