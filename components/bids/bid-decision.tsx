@@ -3,6 +3,8 @@
 import { startTransition, useActionState } from "react";
 import type { Hex } from "viem";
 import { decideBidAction, type BidDecisionState } from "@/lib/actions/jobs/decide-bid";
+import { askBidWalletAction, type AskBidWalletState } from "@/lib/actions/jobs/ask-bid-wallet";
+import { buttonClasses } from "@/components/ui/button";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { displayUsdc } from "@/lib/chain/units";
 import { Alert } from "@/components/ui/alert";
@@ -15,6 +17,13 @@ export interface BidDecisionProps {
   proposedUsdc: string;
   /** false: the agent has no payout wallet yet, and accepting says so before it happens. */
   hasWallet?: boolean;
+  /**
+   * The job is funded in EscrowV2: accepting fixes the agent's payout wallet in the slot, so a bid
+   * whose agent has none cannot be accepted; the poster asks its owner ("ask the owner") instead.
+   */
+  walletFixedAtAcceptance?: boolean;
+  /** When the poster last asked the agent's owner for a wallet (Bid.walletAskedAt). */
+  walletAskedAt?: string | null;
 }
 
 /**
@@ -22,8 +31,19 @@ export interface BidDecisionProps {
  * buttons submit directly). A refusal is said plainly; the capacity refusal names the agent's
  * maxActiveJobs, the one thing its owner can change.
  */
-export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet = true }: BidDecisionProps) {
+export function BidDecision({
+  jobId,
+  bidId,
+  agentName,
+  proposedUsdc,
+  hasWallet = true,
+  walletFixedAtAcceptance = false,
+  walletAskedAt = null,
+}: BidDecisionProps) {
   const [state, action] = useActionState<BidDecisionState, FormData>(decideBidAction, {});
+  // EscrowV2 and no wallet (or the service said so): the owner is asked instead of accepting.
+  const askOwner = (walletFixedAtAcceptance && !hasWallet) || state.code === "AGENT_WALLET_MISSING";
+  if (askOwner) return <AskOwner jobId={jobId} bidId={bidId} agentName={agentName} askedAt={walletAskedAt} />;
   const atCapacity = state.code === "AGENT_AT_CAPACITY";
   const paused = atCapacity && state.details?.maxActiveJobs === 0;
   // EscrowV2: the service asked for the payer's Assign; once signed, the acceptance goes again with it.
@@ -41,6 +61,11 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet =
       <input type="hidden" name="jobId" value={jobId} />
       <input type="hidden" name="bidId" value={bidId} />
       {hasWallet ? null : <p className="text-xs text-amber-800 dark:text-amber-300">No payout wallet yet</p>}
+      {hasWallet && walletFixedAtAcceptance && walletAskedAt ? (
+        <p role="status" className="text-xs font-medium text-emerald-800 dark:text-emerald-300">
+          Wallet set: accept now
+        </p>
+      ) : null}
       <div className="flex gap-2">
         <ConfirmSubmit
           name="decision"
@@ -87,6 +112,52 @@ export function BidDecision({ jobId, bidId, agentName, proposedUsdc, hasWallet =
           ) : (
             state.error.map((m) => <p key={m}>{m}</p>)
           )}
+        </Alert>
+      ) : null}
+    </form>
+  );
+}
+
+/**
+ * "Ask the owner": the escrow of this job pays only the wallet fixed at acceptance, and the bid's
+ * agent has none. The poster asks its owner (inbox and mail, once a day) and is told when it is
+ * set; the bid then shows "Wallet set: accept now". Without JavaScript the button submits directly.
+ */
+function AskOwner({
+  jobId,
+  bidId,
+  agentName,
+  askedAt,
+}: {
+  jobId: string;
+  bidId: string;
+  agentName: string;
+  askedAt: string | null;
+}) {
+  const [state, action, pending] = useActionState<AskBidWalletState, FormData>(askBidWalletAction, {});
+  const asked = state.askedAt ?? askedAt;
+  return (
+    <form action={action} className="flex max-w-xs min-w-44 flex-col gap-2 text-xs">
+      <input type="hidden" name="jobId" value={jobId} />
+      <input type="hidden" name="bidId" value={bidId} />
+      <p className="text-amber-800 dark:text-amber-300">
+        {agentName} has no payout wallet yet. This job&apos;s escrow pays only the wallet fixed when you accept, so the
+        bid can be accepted once its owner sets one.
+      </p>
+      {asked ? (
+        <p role="status" className="font-medium">
+          Asked the owner on {asked.slice(0, 16).replace("T", " ")} UTC. You will be told when the wallet is set.
+        </p>
+      ) : (
+        <button type="submit" disabled={pending} className={buttonClasses({ variant: "secondary", size: "sm" })}>
+          Ask the owner
+        </button>
+      )}
+      {state.error && state.code !== "REMINDER_ALREADY_SENT" ? (
+        <Alert tone="error">
+          {state.error.map((m) => (
+            <p key={m}>{m}</p>
+          ))}
         </Alert>
       ) : null}
     </form>

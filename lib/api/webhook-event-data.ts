@@ -25,6 +25,21 @@ const ids = (description: string): Field => ({ type: "array", items: { type: "st
 export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
   "bid.created": { bidId: id(), jobId: id(), agentId: id(), agentName: text(), proposedUsdc: usdc("The bid's amount") },
   "bid.accepted": { jobId: id(), bidId: id(), agentId: id(), proposedUsdc: usdc("The bid's amount") },
+  "bid.wallet_requested": {
+    jobId: id(),
+    bidId: id(),
+    agentId: id(),
+    agentName: text(),
+    proposedUsdc: usdc("The bid's amount"),
+  },
+  "bid.wallet_set": {
+    jobId: id(),
+    bidId: id(),
+    agentId: id(),
+    agentName: text(),
+    walletAddress: text("The payout wallet the escrow will pay once the bid is accepted"),
+    nextAction: { type: "string", enum: ["ACCEPT"] },
+  },
   "bid.rejected": {
     jobId: id(),
     bidId: id(),

@@ -2,6 +2,7 @@ import type { ServiceContext } from "./context";
 import { releaseApprovedJob } from "./deliverables/approve-job";
 import { releaseApprovedMilestone } from "./milestones/milestone-actions";
 import { log } from "./log";
+import { tellPostersWalletSet } from "./bids/ask-bid-wallet";
 
 /** Releases taken at once when a wallet is set; any more are the release workers' next rounds. */
 const AT_ONCE = 20;
@@ -15,6 +16,10 @@ const AT_ONCE = 20;
  * to the workers, which try every round.
  */
 export async function releaseWaitingForWallet(ctx: ServiceContext, agentId: string): Promise<void> {
+  // The posters who asked the owner for this wallet ("ask the owner") hear first: their bids can be accepted now.
+  await tellPostersWalletSet(ctx, agentId).catch((error: Error) =>
+    log.warn({ agentId, reason: error.message }, "telling the posters the wallet was set failed"),
+  );
   const now = ctx.now();
   // What waited for the wallet was backed off by the release workers (retry-backoff.ts): their next
   // round takes it at once, past the AT_ONCE released here. A part is its deliverer's.

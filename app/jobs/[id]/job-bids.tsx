@@ -92,6 +92,8 @@ export function JobBids({
                           agentName={name}
                           proposedUsdc={bid.proposedUsdc}
                           hasWallet={bid.agent?.hasWallet ?? true}
+                          walletFixedAtAcceptance={job.escrowVersion === 2 && job.funded}
+                          walletAskedAt={bid.walletAskedAt ?? null}
                         />
                       ) : (
                         <span className="text-xs text-zinc-500 dark:text-zinc-400">—</span>

@@ -96,7 +96,7 @@ export const bidRoutes = {
       {
         status: 409,
         code: "AGENT_WALLET_MISSING",
-        when: "the job is funded in EscrowV2 and the bid's agent has no walletAddress to fix in the slot: its owner sets it first",
+        when: "the job is funded in EscrowV2 and the bid's agent has no walletAddress to fix in the slot: its owner sets it first (askOwnerPath asks them; walletAskedAt says when the poster last did)",
       },
       {
         status: 400,
@@ -130,6 +130,31 @@ export const bidRoutes = {
         status: 503,
         code: "CHAIN_UNAVAILABLE",
         when: "the chain could not be asked whether a funded job's deposit is still there; retry",
+      },
+    ],
+  }),
+  askBidWallet: defineRoute({
+    method: "POST",
+    path: "/v1/jobs/:jobId/bids/:bidId/ask-wallet",
+    tag: "Bids",
+    auth: "required",
+    scope: "jobs:write",
+    budget: "write",
+    summary:
+      "Ask the owner: the poster asks the owner of a bid's agent without a payout wallet to set one, so the bid can be accepted on a job funded in EscrowV2; at most once a day per bid",
+    description:
+      "Accepting a bid on a job funded in EscrowV2 fixes the agent's payout wallet in the slot, so an agent without one is refused (409 AGENT_WALLET_MISSING, whose askOwnerPath is this route). This asks its owner: the event bid.wallet_requested reaches the agent and its owner (inbox, webhooks) and the owner's address is mailed. The bid's walletAskedAt records it. When the owner sets the wallet (PATCH /v1/agents/:id), the poster is told once by the event bid.wallet_set (inbox, webhooks) and the bid shows agent.hasWallet true: accept it then.",
+    params: JobBidParams,
+    response: dataEnvelope(Bid),
+    errors: [
+      { status: 403, code: "FORBIDDEN", when: "the caller is not the job's poster" },
+      { status: 404, code: "NOT_FOUND", when: "no such job, or no such bid on it" },
+      { status: 409, code: "BID_NOT_PENDING", when: "the bid is not PENDING" },
+      { status: 409, code: "INVALID_STATE", when: "the bid's agent already has a payout wallet: accept the bid" },
+      {
+        status: 409,
+        code: "REMINDER_ALREADY_SENT",
+        when: "the owner was asked for this bid less than a day ago (nextAt says when the next ask can go)",
       },
     ],
   }),

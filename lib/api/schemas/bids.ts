@@ -29,6 +29,12 @@ export const Bid = z.object({
   status: BidStatus,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  /**
+   * When the job's poster last asked the agent's owner to set a payout wallet for this bid
+   * (POST /v1/jobs/:jobId/bids/:bidId/ask-wallet); null: never. With agent.hasWallet it says the
+   * state of "ask the owner": asked and waiting, or the wallet set and the bid acceptable.
+   */
+  walletAskedAt: Timestamp.nullable().optional(),
   agent: z
     .object({
       id: z.string(),

@@ -489,8 +489,13 @@ export const ERROR_CATALOGUE = {
   },
   AGENT_WALLET_MISSING: {
     status: 409,
-    description: "The assigned agent has no walletAddress to be paid at.",
-    extra: z.object({ agentId: z.string().nullable() }),
+    description:
+      "The assigned agent has no walletAddress to be paid at. Accepting a bid on a job funded in EscrowV2 adds askOwnerPath (POST it to ask the agent's owner to set one; the poster is told by the event bid.wallet_set when it is) and walletAskedAt (when the poster last asked; null: not yet).",
+    extra: z.object({
+      agentId: z.string().nullable(),
+      askOwnerPath: z.string().optional(),
+      walletAskedAt: z.string().nullable().optional(),
+    }),
   },
   ASSIGNMENT_SIGNATURE_REQUIRED: {
     status: 409,

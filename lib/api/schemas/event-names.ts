@@ -18,6 +18,16 @@ const EVENTS = {
   "bid.created": { webhook: true, timeline: true, about: "A bid was placed on a job you posted." },
   "bid.accepted": { webhook: true, timeline: true, about: "Your bid was accepted." },
   "bid.rejected": { webhook: true, timeline: true, about: "Your bid was rejected." },
+  "bid.wallet_requested": {
+    webhook: true,
+    about:
+      "The poster of a job funded in EscrowV2 wants to accept your agent's bid, but the agent has no payout wallet (walletAddress): the escrow can pay only the address fixed at acceptance. Set it (PATCH /v1/agents/:id) and the poster is told.",
+  },
+  "bid.wallet_set": {
+    webhook: true,
+    about:
+      "The agent whose owner you asked for a payout wallet set one: its bid on your job can be accepted now (nextAction ACCEPT).",
+  },
   "bid.withdrawn": { timeline: true, about: "The agent withdrew its bid." },
   "bid.expired": { timeline: true, about: "A bid expired unanswered." },
   "job.assigned": {

@@ -31,6 +31,8 @@ export const KIND_OF_EVENT: Partial<Record<EventType, NotificationKind>> = {
   "bid.created": "new_bid",
   "bid.accepted": "job_update",
   "bid.rejected": "job_update",
+  "bid.wallet_requested": "job_update",
+  "bid.wallet_set": "job_update",
   "job.assigned": "job_update",
   "claim.lapsed": "job_update",
   "job.stalled": "job_update",

@@ -83,7 +83,10 @@ export async function acceptBid(
     // An assignment on chain cannot be undone: a bid the agent's capacity would refuse below is
     // refused before it (outside a transaction the check takes no place; the transaction's does).
     await reserveAgentCapacity(ctx.db, before.bid.agent_id);
-    await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature);
+    await assignSlotAgent(ctx, before.job, before.bid.agent_id, body.assignmentSignature, {
+      askOwnerPath: `/v1/jobs/${jobId}/bids/${bidId}/ask-wallet`,
+      walletAskedAt: before.bid.wallet_asked_at?.toISOString() ?? null,
+    });
   }
   await ctx.db.transaction().execute(async (trx) => {
     // Lock order: job, then agent. Every assignment path follows it, so they cannot deadlock.

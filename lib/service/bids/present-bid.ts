@@ -26,6 +26,7 @@ export function presentBid(
     status: row.status,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    walletAskedAt: row.wallet_asked_at?.toISOString() ?? null,
     ...(agent
       ? {
           agent: {

@@ -3,6 +3,7 @@ import type { ServiceRouter } from "../router";
 import { placeBid } from "./place-bid";
 import { acceptBid, rejectBid, withdrawBid } from "./decide-bid";
 import { listAgentBids, listJobBids } from "./list-bids";
+import { askBidWallet } from "./ask-bid-wallet";
 
 export function registerBidRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:id/bids
@@ -12,6 +13,10 @@ export function registerBidRoutes(router: ServiceRouter) {
   // POST /v1/jobs/:jobId/bids/:bidId/accept
   router.implement(routes.acceptBid, ({ ctx, actor, params, body }) =>
     acceptBid(ctx, actor, params.jobId, params.bidId, body),
+  );
+  // POST /v1/jobs/:jobId/bids/:bidId/ask-wallet
+  router.implement(routes.askBidWallet, ({ ctx, actor, params, siteUrl }) =>
+    askBidWallet(ctx, actor, params.jobId, params.bidId, siteUrl),
   );
   // POST /v1/jobs/:jobId/bids/:bidId/reject
   router.implement(routes.rejectBid, ({ ctx, actor, params }) => rejectBid(ctx, actor, params.jobId, params.bidId));

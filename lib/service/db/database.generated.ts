@@ -124,6 +124,8 @@ export interface Bids {
   proposed_usdc: Numeric;
   status: BidStatus;
   updated_at: Generated<Timestamp>;
+  wallet_asked_at: Timestamp | null;
+  wallet_set_at: Timestamp | null;
 }
 
 export interface ChainScanCursors {

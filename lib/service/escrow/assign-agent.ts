@@ -40,6 +40,8 @@ export async function assignSlotAgent(
   job: SlotToAssign,
   agentId: string,
   signature: string | undefined,
+  /** Where the poster asks the agent's owner for a wallet ("ask the owner"), added to AGENT_WALLET_MISSING. */
+  askOwner?: { askOwnerPath: string; walletAskedAt: string | null },
 ): Promise<void> {
   const chain = requireChain(ctx);
   if (!job.escrow_payer) throw fail("CHAIN_UNAVAILABLE", "the job's deposit names no payer; register it again");
@@ -52,8 +54,8 @@ export async function assignSlotAgent(
   if (!agentRow?.wallet_address)
     throw fail(
       "AGENT_WALLET_MISSING",
-      "the job is funded in the escrow that pays only the agent fixed at acceptance, and this agent has no payout wallet: its owner sets walletAddress (PATCH /v1/agents/:id), then accept again",
-      { agentId },
+      `the job is funded in the escrow that pays only the agent fixed at acceptance, and this agent has no payout wallet: its owner sets walletAddress (PATCH /v1/agents/:id), then accept again${askOwner ? ` (POST ${askOwner.askOwnerPath} asks the owner, and you are told when it is set)` : ""}`,
+      { agentId, ...askOwner },
     );
   const agent = await requirePayableAddress(ctx, agentRow.wallet_address, "walletAddress");
 

@@ -5,7 +5,18 @@ import { getEscrowV2 } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { startTestChain, type TestChain } from "@/lib/chain/testing";
 import { parseUsdc } from "@/lib/chain/units";
-import { GENEROUS_BUDGETS, jobInput, newAgent, newUser, startTestService, type TestService } from "../testing/harness";
+import {
+  claimLinkFor,
+  GENEROUS_BUDGETS,
+  jobInput,
+  mailTextFor,
+  newAgent,
+  newUser,
+  startTestService,
+  type TestService,
+  type TestUser,
+} from "../testing/harness";
+import { fanOutNotifications } from "../notifications/fan-out";
 import { bountyInput, claim } from "../testing/job-modes-support";
 
 // Every job mode fixes the agent of an EscrowV2 slot with its payer's consent, at the step where
@@ -144,5 +155,98 @@ describe("every job mode fixes the agent of an EscrowV2 slot with its payer's co
     expect(linked.json.data).toMatchObject({ linkedJobId: job.id, jobContextKind: "HIRING" });
     const escrowJobId = await fundV2(job, "20", POSTER, poster.token);
     await acceptOnlyWithPayersAssign(job.id, escrowJobId, poster.token, POSTER);
+  });
+});
+
+async function inboxOf(user: TestUser) {
+  while ((await fanOutNotifications(service.ctx)) > 0) {
+    /* next batch */
+  }
+  return (await user.client.listNotifications({ query: {} })).data;
+}
+
+describe("ask the owner: a bid whose agent has no payout wallet, on a job funded in EscrowV2", () => {
+  it("the refusal names where to ask; the owner is asked (event and mail), once a day; when the wallet is set the poster is told and accepts", async () => {
+    const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
+    const job = (await poster.client.createJob({ body: jobInput({ budget: "20", title: "Ask the owner" }) })).data;
+    const escrowJobId = await fundV2(job, "20", POSTER, poster.token);
+    const ownerEmail = `wallet-owner-${Date.now()}@example.test`;
+    const agent = await newAgent(service, { ownerEmail });
+    const claimToken = await claimLinkFor(service, ownerEmail);
+    const bid = (
+      await service.http("POST", `/v1/jobs/${job.id}/bids`, {
+        token: agent.apiKey,
+        body: { agentId: agent.id, proposedUsdc: "20" },
+      })
+    ).json.data;
+    const accept = (body?: Record<string, unknown>) =>
+      service.http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/accept`, {
+        token: poster.token,
+        ...(body ? { body } : {}),
+      });
+    const askPath = `/v1/jobs/${job.id}/bids/${bid.id}/ask-wallet`;
+
+    const refused = await accept();
+    expect(refused.status, JSON.stringify(refused.json)).toBe(409);
+    expect(refused.json).toMatchObject({
+      code: "AGENT_WALLET_MISSING",
+      agentId: agent.id,
+      askOwnerPath: askPath,
+      walletAskedAt: null,
+    });
+
+    // Only the poster asks; a stranger is refused and nothing is recorded.
+    const stranger = await newUser(service);
+    expect((await service.http("POST", askPath, { token: stranger.token })).status).toBe(403);
+
+    const asked = await service.http("POST", askPath, { token: poster.token });
+    expect(asked.status, JSON.stringify(asked.json)).toBe(200);
+    expect(asked.json.data).toMatchObject({ id: bid.id, status: "PENDING", agent: { hasWallet: false } });
+    expect(Date.parse(asked.json.data.walletAskedAt)).toBeGreaterThan(Date.now() - 60_000);
+    // The agent hears it in its feed; its owner (not claimed yet: no inbox) gets the mail with the agent's page.
+    const feed = await service.http("GET", `/v1/agents/${agent.id}/events`, { token: agent.apiKey });
+    expect(feed.json.data.map((e: { type: string }) => e.type)).toContain("bid.wallet_requested");
+    expect(await mailTextFor(service, ownerEmail)).toMatch(
+      new RegExp(`wants to accept your agent .*/agents/${agent.id}`, "s"),
+    );
+    // Once a day per bid.
+    const again = await service.http("POST", askPath, { token: poster.token });
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe("REMINDER_ALREADY_SENT");
+    // The refusal now says when the poster asked.
+    expect((await accept()).json).toMatchObject({
+      code: "AGENT_WALLET_MISSING",
+      walletAskedAt: asked.json.data.walletAskedAt,
+    });
+    expect(await inboxOf(poster)).not.toContainEqual(expect.objectContaining({ type: "bid.wallet_set" }));
+
+    // The owner claims the agent and sets its wallet: the poster is told, once, and the bid shows the wallet.
+    const owner = await newUser(service);
+    const claimed = await service.http("POST", `/v1/agent-claims/${claimToken}`, { token: owner.token });
+    expect(claimed.status, JSON.stringify(claimed.json)).toBe(200);
+    const set = await service.http("PATCH", `/v1/agents/${agent.id}`, {
+      token: owner.token,
+      body: { walletAddress: address(AGENT_WALLET) },
+    });
+    expect(set.status, JSON.stringify(set.json)).toBe(200);
+    let told: Array<{ type: string }> = [];
+    for (let i = 0; i < 50 && !told.length; i++) {
+      told = (await inboxOf(poster)).filter((n: { type: string }) => n.type === "bid.wallet_set");
+      if (!told.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(told).toHaveLength(1);
+    const bids = await poster.client.listJobBids({ params: { jobId: job.id } });
+    expect(bids.data.find((b) => b.id === bid.id)).toMatchObject({ agent: { hasWallet: true } });
+
+    // Accept now: the payer's Assign, relayed; the slot pays the wallet the owner set.
+    const sign = await accept();
+    expect(sign.json.code).toBe("ASSIGNMENT_SIGNATURE_REQUIRED");
+    const res = await accept({ assignmentSignature: await signAssignment(sign.json.assignment, POSTER) });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect((await getEscrowV2({ config: chain.config, escrowJobId, payer: address(POSTER) })).agent).toBe(
+      address(AGENT_WALLET),
+    );
+    // Asking for an agent that has a wallet (or a bid no longer pending) is refused.
+    expect((await service.http("POST", askPath, { token: poster.token })).json.code).toBe("BID_NOT_PENDING");
   });
 });

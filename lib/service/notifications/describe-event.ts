@@ -37,6 +37,14 @@ export function describeEvent(event: EventForText): { text: string; link: string
     }),
     "bid.accepted": () => ({ text: `Your agent's bid on ${job} was accepted.`, link: jobLink }),
     "bid.rejected": () => ({ text: `Your agent's bid on ${job} was rejected.`, link: jobLink }),
+    "bid.wallet_requested": () => ({
+      text: `The poster of ${job} wants to accept ${str(d.agentName) ?? "your agent"}'s bid, but it has no payout wallet: set one on the agent's page.`,
+      link: str(d.agentId) ? `/agents/${str(d.agentId)}` : jobLink,
+    }),
+    "bid.wallet_set": () => ({
+      text: `${str(d.agentName) ?? "The agent"} set a payout wallet: you can accept its bid on ${job} now.`,
+      link: jobLink,
+    }),
     "job.assigned": () => ({ text: `${job} was assigned to your agent.`, link: jobLink }),
     "job.submitted": () => ({ text: `A deliverable was submitted on ${job}: review it.`, link: jobLink }),
     "proof.failed": () => ({
