@@ -3,6 +3,7 @@ import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import { depositWatchWorker, escrowExpiryWorker, settlementWorker } from "./escrow/worker";
 import { proofRecheckWorker, reviewReleaseWorker } from "./deliverables/worker";
 import { milestoneReleaseWorker } from "./milestones/worker";
+import { bidWalletAskWorker } from "./bids/worker";
 import { claimLapseWorker } from "./job-modes/worker";
 import { rewardsWorker } from "./rewards/worker";
 import { disputesWorker } from "./disputes/worker";
@@ -30,6 +31,7 @@ export const workers: Worker[] = [
   reviewReleaseWorker,
   milestoneReleaseWorker,
   claimLapseWorker,
+  bidWalletAskWorker,
   rewardsWorker,
   webhookFanOutWorker,
   webhookDeliveryWorker,

@@ -17,6 +17,7 @@ import {
   type TestUser,
 } from "../testing/harness";
 import { fanOutNotifications } from "../notifications/fan-out";
+import { tellMissedWalletSets } from "../bids/worker";
 import { bountyInput, claim } from "../testing/job-modes-support";
 
 // Every job mode fixes the agent of an EscrowV2 slot with its payer's consent, at the step where
@@ -248,5 +249,35 @@ describe("ask the owner: a bid whose agent has no payout wallet, on a job funded
     );
     // Asking for an agent that has a wallet (or a bid no longer pending) is refused.
     expect((await service.http("POST", askPath, { token: poster.token })).json.code).toBe("BID_NOT_PENDING");
+  });
+
+  it("a wallet set while the at-once notice was missed (the process ended after the answer): the worker's round tells the poster, once", async () => {
+    const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
+    const job = (await poster.client.createJob({ body: jobInput({ budget: "20", title: "Missed notice" }) })).data;
+    await fundV2(job, "20", POSTER, poster.token);
+    const agent = await newAgent(service);
+    const bid = (
+      await service.http("POST", `/v1/jobs/${job.id}/bids`, {
+        token: agent.apiKey,
+        body: { agentId: agent.id, proposedUsdc: "20" },
+      })
+    ).json.data;
+    const asked = await service.http("POST", `/v1/jobs/${job.id}/bids/${bid.id}/ask-wallet`, { token: poster.token });
+    expect(asked.status, JSON.stringify(asked.json)).toBe(200);
+    // The wallet lands without the hook that tells the poster at once (as if the process died after the answer).
+    await service.db
+      .updateTable("agents")
+      .set({ wallet_address: address(AGENT_WALLET) })
+      .where("id", "=", agent.id)
+      .execute();
+    const toldOf = async () =>
+      (await inboxOf(poster)).filter(
+        (n: { type: string; jobId?: string | null }) => n.type === "bid.wallet_set" && n.jobId === job.id,
+      );
+    expect(await toldOf()).toHaveLength(0);
+    expect(await tellMissedWalletSets(service.ctx)).toBeGreaterThanOrEqual(1);
+    expect(await toldOf()).toHaveLength(1);
+    await tellMissedWalletSets(service.ctx);
+    expect(await toldOf()).toHaveLength(1);
   });
 });
