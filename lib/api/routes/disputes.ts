@@ -100,6 +100,11 @@ export const disputeRoutes = {
         code: "AGENT_WALLET_MISSING",
         when: "the ruling pays the agent, which has no walletAddress; nothing is recorded",
       },
+      {
+        status: 409,
+        code: "AGENT_NOT_ASSIGNED",
+        when: "the ruling pays the agent, and the job's EscrowV2 slot pays no agent (a bounty disputed before its approval assigned the claimant): only REFUND_POSTER can be ruled until the payer assigns it; nothing is recorded",
+      },
     ],
   }),
   resettleRuling: defineRoute({

@@ -497,6 +497,12 @@ export const ERROR_CATALOGUE = {
       walletAskedAt: z.string().nullable().optional(),
     }),
   },
+  AGENT_NOT_ASSIGNED: {
+    status: 409,
+    description:
+      "The job's EscrowV2 slot pays no agent yet: only its payer assigns one (accepting a bid, approving a bounty's claim, or its own assign call), so nothing can pay the agent until then. Nothing was recorded or sent.",
+    extra: z.object({ agentId: z.string().nullable() }),
+  },
   ASSIGNMENT_SIGNATURE_REQUIRED: {
     status: 409,
     description:

@@ -89,6 +89,14 @@ export async function ruleDispute(ctx: ServiceContext, actor: Actor, jobId: stri
   if (funded && agentShare > 0) {
     // A version 2 slot pays the agent assigned at acceptance, whatever its wallet is now.
     wallet = await agentPayoutOf(ctx.db, job);
+    // EscrowV2: only the payer's consent fixes whom the slot pays; a bounty's claimant is assigned
+    // when the poster approves, so a bounty disputed before that has no agent the slot can pay.
+    if (!wallet && job.escrow_version === 2)
+      throw fail(
+        "AGENT_NOT_ASSIGNED",
+        "the job's escrow (EscrowV2) pays no agent: its payer never assigned one on chain (a bounty's claimant is assigned when the poster approves), and nothing pays the agent without the payer's consent. Rule REFUND_POSTER, or the payer sends assign(jobId, payer, agent, deadline, 0x) from the funding wallet and the ruling is made again",
+        { agentId: job.agent_id },
+      );
     if (!wallet) {
       throw fail(
         "AGENT_WALLET_MISSING",

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zeroAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -29,18 +31,34 @@ import { bountyInput, claim } from "../testing/job-modes-support";
 
 let chain: TestChain;
 let service: TestService;
+let site: http.Server;
+let siteUrl: string;
 const POSTER = 2;
 /** The wallet the subcontracting agent's side funds its child job from. */
 const SUB_PAYER = 5;
 const AGENT_WALLET = 7;
+const OPERATOR = 6;
 const DAY = 24n * 60n * 60n;
 const EXPIRES_IN = 60n * DAY;
 
 beforeAll(async () => {
   chain = await startTestChain();
-  service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config });
+  service = await startTestService({
+    rateBudgets: GENEROUS_BUDGETS,
+    chain: chain.config,
+    operatorAddresses: [chain.accounts[OPERATOR]!.address],
+    probeAllowLoopback: true,
+  });
+  // The delivered work a bounty's claimant points at.
+  site = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end("<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1></body></html>");
+  });
+  await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  site?.close();
   await service?.stop();
   await chain?.stop();
 });
@@ -165,6 +183,59 @@ async function inboxOf(user: TestUser) {
   }
   return (await user.client.listNotifications({ query: {} })).data;
 }
+
+describe("a bounty disputed before its approval assigned the claimant on chain", () => {
+  it("a ruling that pays the agent is refused with nothing recorded or sent; a refund to the payer is ruled and sent", async () => {
+    const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
+    const job = (
+      await poster.client.createJob({
+        body: jobInput({
+          budget: "20",
+          participationMode: "BOUNTY",
+          inputData: { budgetType: "fixed", proofHoldHours: 0 },
+        }),
+      })
+    ).data;
+    const escrowJobId = await fundV2(job, "20", POSTER, poster.token);
+    const agent = await newAgent(service, { walletAddress: address(AGENT_WALLET) });
+    expect((await claim(service, agent, job.id)).status).toBe(200);
+    const submitted = await service.http("POST", `/v1/jobs/${job.id}/submit`, {
+      token: agent.apiKey,
+      body: { outputData: { url: `${siteUrl}/${job.id}` } },
+    });
+    expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
+    const disputed = await service.http("POST", `/v1/jobs/${job.id}/dispute`, {
+      token: poster.token,
+      body: { reason: "The work is not what was asked for." },
+    });
+    expect(disputed.status, JSON.stringify(disputed.json)).toBe(200);
+    const operator = await newUser(service, chain.accounts[OPERATOR]!.privateKey);
+    const rule = (body: unknown) =>
+      service.http("POST", `/v1/jobs/${job.id}/dispute/ruling`, { token: operator.token, body });
+    const slot = () => getEscrowV2({ config: chain.config, escrowJobId, payer: address(POSTER) });
+    expect((await slot()).agent).toBe(zeroAddress);
+
+    for (const body of [
+      { outcome: "PAY_AGENT", reason: "The work was delivered as asked." },
+      { outcome: "SPLIT", agentShare: 50, reason: "Half of the work was delivered as asked." },
+    ]) {
+      const refused = await rule(body);
+      expect(refused.status, JSON.stringify(refused.json)).toBe(409);
+      expect(refused.json).toMatchObject({ code: "AGENT_NOT_ASSIGNED", agentId: agent.id });
+    }
+    const settlements = await service.db
+      .selectFrom("escrow_settlements")
+      .select("id")
+      .where("job_id", "=", job.id)
+      .execute();
+    expect(settlements).toEqual([]);
+    expect((await slot()).state).toBe("FUNDED");
+
+    const refunded = await rule({ outcome: "REFUND_POSTER", reason: "Nothing the slot can pay was assigned." });
+    expect(refunded.status, JSON.stringify(refunded.json)).toBe(200);
+    await expect.poll(async () => (await slot()).state, { timeout: 20_000 }).toBe("REFUNDED");
+  });
+});
 
 describe("ask the owner: a bid whose agent has no payout wallet, on a job funded in EscrowV2", () => {
   it("the refusal names where to ask; the owner is asked (event and mail), once a day; when the wallet is set the poster is told and accepts", async () => {
