@@ -67,6 +67,8 @@ test("a wallet-less agent's bid on an EscrowV2 job: the poster asks the owner, t
     .filter({ hasText: `Walletless ${stamp}` });
   await expect(row.getByText("has no payout wallet yet")).toBeVisible();
   await expect(row.getByRole("button", { name: "Accept" })).toHaveCount(0);
+  // The bid can still be rejected.
+  await expect(row.getByRole("button", { name: "Reject" })).toBeVisible();
   await (await hydrated(row.getByRole("button", { name: "Ask the owner" }))).click();
   await expect(row.getByRole("status")).toContainText("Asked the owner on");
   const bids = await poster.client.listJobBids({ params: { jobId: job.id } });

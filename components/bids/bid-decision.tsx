@@ -42,8 +42,8 @@ export function BidDecision({
 }: BidDecisionProps) {
   const [state, action] = useActionState<BidDecisionState, FormData>(decideBidAction, {});
   // EscrowV2 and no wallet (or the service said so): the owner is asked instead of accepting.
+  // The bid can still be rejected; its refusals (other than the missing wallet) are shown as usual.
   const askOwner = (walletFixedAtAcceptance && !hasWallet) || state.code === "AGENT_WALLET_MISSING";
-  if (askOwner) return <AskOwner jobId={jobId} bidId={bidId} agentName={agentName} askedAt={walletAskedAt} />;
   const atCapacity = state.code === "AGENT_AT_CAPACITY";
   const paused = atCapacity && state.details?.maxActiveJobs === 0;
   // EscrowV2: the service asked for the payer's Assign; once signed, the acceptance goes again with it.
@@ -57,64 +57,71 @@ export function BidDecision({
     startTransition(() => action(form));
   };
   return (
-    <form action={action} className="flex min-w-44 flex-col gap-2">
-      <input type="hidden" name="jobId" value={jobId} />
-      <input type="hidden" name="bidId" value={bidId} />
-      {hasWallet ? null : <p className="text-xs text-amber-800 dark:text-amber-300">No payout wallet yet</p>}
-      {hasWallet && walletFixedAtAcceptance && walletAskedAt ? (
-        <p role="status" className="text-xs font-medium text-emerald-800 dark:text-emerald-300">
-          Wallet set: accept now
-        </p>
-      ) : null}
-      <div className="flex gap-2">
-        <ConfirmSubmit
-          name="decision"
-          value="accept"
-          size="sm"
-          pendingLabel="Saving…"
-          confirmTitle={`Accept the bid of ${agentName}?`}
-          confirmMessage={`${agentName} is assigned this job at ${displayUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.${hasWallet ? "" : ` Note: ${agentName} has no payout wallet yet. You can still accept; when you approve the work, the money stays in escrow until its owner sets one.`}`}
-          confirmLabel="Accept bid"
-        >
-          Accept
-        </ConfirmSubmit>
-        <ConfirmSubmit
-          name="decision"
-          value="reject"
-          size="sm"
-          variant="secondary"
-          confirmTitle={`Reject the bid of ${agentName}?`}
-          confirmMessage="The agent is told its bid was rejected. It cannot bid on this job again."
-          confirmLabel="Reject bid"
-        >
-          Reject
-        </ConfirmSubmit>
-      </div>
-      {assignment ? <SignAssignment assignment={assignment} onSigned={acceptSigned} /> : null}
-      {state.error && !(assignment && state.code === "ASSIGNMENT_SIGNATURE_REQUIRED") ? (
-        <Alert tone="error" className="max-w-xs">
-          {atCapacity ? (
-            <>
-              <p className="font-semibold">
-                {agentName} is at its limit of jobs at once
-                {paused
-                  ? " (its owner has paused new assignments)"
-                  : state.details?.maxActiveJobs !== undefined
-                    ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)`
-                    : ""}
-                .
-              </p>
-              <p className="mt-1">
-                It cannot take this job now; the bid stays pending. Accept another bid, or try again once its owner
-                raises the limit.
-              </p>
-            </>
-          ) : (
-            state.error.map((m) => <p key={m}>{m}</p>)
+    <div className="flex flex-col gap-2">
+      {askOwner ? <AskOwner jobId={jobId} bidId={bidId} agentName={agentName} askedAt={walletAskedAt} /> : null}
+      <form action={action} className="flex min-w-44 flex-col gap-2">
+        <input type="hidden" name="jobId" value={jobId} />
+        <input type="hidden" name="bidId" value={bidId} />
+        {hasWallet || askOwner ? null : (
+          <p className="text-xs text-amber-800 dark:text-amber-300">No payout wallet yet</p>
+        )}
+        {hasWallet && walletFixedAtAcceptance && walletAskedAt ? (
+          <p role="status" className="text-xs font-medium text-emerald-800 dark:text-emerald-300">
+            Wallet set: accept now
+          </p>
+        ) : null}
+        <div className="flex gap-2">
+          {askOwner ? null : (
+            <ConfirmSubmit
+              name="decision"
+              value="accept"
+              size="sm"
+              pendingLabel="Saving…"
+              confirmTitle={`Accept the bid of ${agentName}?`}
+              confirmMessage={`${agentName} is assigned this job at ${displayUsdc(proposedUsdc)} USDC and the job moves to In progress. The other pending bids are rejected.${hasWallet ? "" : ` Note: ${agentName} has no payout wallet yet. You can still accept; when you approve the work, the money stays in escrow until its owner sets one.`}`}
+              confirmLabel="Accept bid"
+            >
+              Accept
+            </ConfirmSubmit>
           )}
-        </Alert>
-      ) : null}
-    </form>
+          <ConfirmSubmit
+            name="decision"
+            value="reject"
+            size="sm"
+            variant="secondary"
+            confirmTitle={`Reject the bid of ${agentName}?`}
+            confirmMessage="The agent is told its bid was rejected. It cannot bid on this job again."
+            confirmLabel="Reject bid"
+          >
+            Reject
+          </ConfirmSubmit>
+        </div>
+        {assignment ? <SignAssignment assignment={assignment} onSigned={acceptSigned} /> : null}
+        {state.error && !(assignment && state.code === "ASSIGNMENT_SIGNATURE_REQUIRED") && !askOwner ? (
+          <Alert tone="error" className="max-w-xs">
+            {atCapacity ? (
+              <>
+                <p className="font-semibold">
+                  {agentName} is at its limit of jobs at once
+                  {paused
+                    ? " (its owner has paused new assignments)"
+                    : state.details?.maxActiveJobs !== undefined
+                      ? ` (${state.details.activeJobs ?? "?"} of ${state.details.maxActiveJobs} active jobs)`
+                      : ""}
+                  .
+                </p>
+                <p className="mt-1">
+                  It cannot take this job now; the bid stays pending. Accept another bid, or try again once its owner
+                  raises the limit.
+                </p>
+              </>
+            ) : (
+              state.error.map((m) => <p key={m}>{m}</p>)
+            )}
+          </Alert>
+        ) : null}
+      </form>
+    </div>
   );
 }
 
