@@ -112,7 +112,15 @@ export function getService(): Promise<ServiceInstance> {
       await replicas?.close().catch(() => {});
       await db.destroy().catch(() => {});
     };
-    return { app: createServiceApp(ctx), ctx };
+    try {
+      return { app: createServiceApp(ctx), ctx };
+    } catch (error) {
+      // A configuration the service refuses (createServiceApp's startup checks: the escrow windows):
+      // said once, plainly, in the log; every /v1 request then fails with it until it is fixed.
+      stopWorkers();
+      log.fatal({ reason: (error as Error).message }, "the service refuses to start");
+      throw error;
+    }
   })();
   return globalForService.__awmService;
 }
