@@ -28,6 +28,8 @@ export async function startV2DepositsApp(): Promise<{ url: string; stop: () => P
         SITE_URL: url,
         RPC_URL: process.env.E2E_RPC_URL,
         WORKERS: "off",
+        // Deliverables served by a spec on loopback (e2e/job-setup.ts serveWork), as on the suite's app.
+        PROBE_ALLOW_LOOPBACK: "1",
         TRUST_PROXY: "1",
         RATE_LIMIT_SCALE: "10",
       },
