@@ -7,9 +7,9 @@ import { chainConfig, signedInHuman } from "./api-actors";
 
 // Funding without ETH, in the browser: a poster whose wallet holds USDC and no
 // ETH at all funds a job in EscrowV2 with one signature from the injected wallet; the marketplace
-// sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2
-// (NEW_DEPOSITS_ESCROW=2: a second app on the suite's build and chain, e2e/v2-deposits-app.ts
-// explains).
+// sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2 (the
+// default setting: a second app on the suite's build and chain, e2e/v2-deposits-app.ts explains).
+// e2e/escrow-v2-journey.spec.ts carries the same poster on to acceptance, approval and payment.
 
 const ACCOUNT = 6;
 test.use({ walletAccountIndex: ACCOUNT });
