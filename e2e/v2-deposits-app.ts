@@ -5,12 +5,12 @@ import { deploymentPath } from "@/lib/chain/deployment";
 import { freePort, startAppServer, type AppServer } from "../scripts/stack";
 
 /**
- * A deployment with the default setting, whose new deposits go to EscrowV2 (NEW_DEPOSITS_ESCROW
- * unset: 2 whenever EscrowV2 is configured, as on the local deployment): a second app on the suite's
- * build and chain (its contracts, EscrowV2 among them), with a database of its own and no workers
- * (the suite's app, pinned to the first escrow, watches the chain; a second watcher on another
- * database would take the suite's deposits for strays). Call in test.beforeAll; stop() in
- * test.afterAll.
+ * A deployment of its own with the default setting, whose new deposits go to EscrowV2
+ * (NEW_DEPOSITS_ESCROW unset: 2 whenever EscrowV2 is configured, as on the local deployment, and on
+ * the suite's app too): a second app on the suite's build and chain (its contracts, EscrowV2 among
+ * them), with a database of its own, so a spec's poster and agents start with no history, and no
+ * workers (the suite's app watches the chain; a second watcher on another database would take the
+ * suite's deposits for strays). Call in test.beforeAll; stop() in test.afterAll.
  */
 export async function startV2DepositsApp(): Promise<{ url: string; stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "awm-e2e-v2-"));

@@ -32,12 +32,8 @@ export async function startE2EStack(): Promise<E2EStack> {
       DATA_DIR: dataDir,
       SITE_URL: baseUrl,
       RPC_URL: chain.rpcUrl,
-      // The suite's app keeps new deposits in the first escrow (the default is EscrowV2, which the
-      // local deployment always has): most specs are about flows every escrow shares (strays
-      // front-running a job id, funding after an acceptance, parts, the operator console's
-      // reconciliation of the whole suite), written against version 1's one-step acceptance. The
-      // EscrowV2 specs run on a second app with the default (e2e/v2-deposits-app.ts).
-      NEW_DEPOSITS_ESCROW: "1",
+      // NEW_DEPOSITS_ESCROW unset: the default, so the fund page deposits into EscrowV2 (the local
+      // deployment always has it) and accepting a bid funded there asks the wallet ("Sign and accept").
       DEV_OUTBOX_TOKEN: outboxToken,
       PROBE_ALLOW_LOOPBACK: "1",
       // Tests play many clients from one machine through X-Forwarded-For: one trusted proxy hop.
