@@ -94,7 +94,8 @@ test.describe("a poster without ETH", () => {
 
       // ── Fund: one signature (EIP-3009), relayed by the marketplace, which pays the gas.
       await signIn(page, `/jobs/${job.id}/fund`);
-      await page.getByRole("button", { name: "Fund with one signature (no ETH needed)" }).click();
+      // Rendered on the server for a connected wallet: clicked only once React handles it.
+      await (await hydrated(page.getByRole("button", { name: "Fund with one signature (no ETH needed)" }))).click();
       await expect(page.getByText("This job is funded")).toBeVisible({ timeout: 60_000 });
       expect((await poster.client.getJob({ params: { id: job.id } })).data).toMatchObject({
         funded: true,

@@ -55,7 +55,13 @@ test("a poster with USDC and no ETH funds a job into EscrowV2 with one signature
     await page.getByRole("button", { name: /sign message/i }).click();
     await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}/fund$`));
 
-    await page.getByRole("button", { name: "Fund with one signature (no ETH needed)" }).click();
+    // Rendered on the server for a connected wallet: clicked only once React handles it (a click
+    // before hydration is lost on a loaded machine).
+    const fundBySignature = page.getByRole("button", { name: "Fund with one signature (no ETH needed)" });
+    await expect
+      .poll(() => fundBySignature.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
+      .toBe(true);
+    await fundBySignature.click();
     await expect(page.getByText("This job is funded")).toBeVisible({ timeout: 60_000 });
 
     // The wallet signed typed data and sent no transaction; it still has no ETH.
