@@ -52,7 +52,7 @@ test("a deposit whose registration request was dropped is shown as funded within
   await expect(finishing).toContainText("Already funded, finishing", { timeout: 60_000 });
   expect(dropped).toBe(1);
   await expect(page.getByRole("button", { name: /Fund 6.5 USDC/ })).toHaveCount(0);
-  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address, version: 2 })).toMatchObject({
     amount: 6_500_000n,
     state: "FUNDED",
   });
@@ -65,7 +65,7 @@ test("a deposit whose registration request was dropped is shown as funded within
   // The service attaches the deposit by itself: the page shows the job funded.
   await expect(page.getByText("This job is funded")).toBeVisible({ timeout: 60_000 });
   const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
-  expect(detail.funded).toBe(true);
+  expect(detail).toMatchObject({ funded: true, escrowVersion: 2 });
   expect(detail.escrowTxHash).toMatch(/^0x[0-9a-f]{64}$/);
   await secrets.assertNoLeaks();
 });

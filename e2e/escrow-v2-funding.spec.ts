@@ -4,8 +4,8 @@ import { expect, test } from "./fixtures";
 import { startV2DepositsApp } from "./v2-deposits-app";
 import { chainConfig, signedInHuman } from "./api-actors";
 
-// A deployment whose new deposits go to EscrowV2 (NEW_DEPOSITS_ESCROW=2): a second app on the
-// suite's build and chain, with a database of its own and no workers (the suite's app watches the
+// A deployment whose new deposits go to EscrowV2 (the default setting, EscrowV2 being deployed): a
+// second app on the suite's build and chain, with a database of its own and no workers (the suite's app watches the
 // chain; a second watcher on another database would take the suite's deposits for strays). The
 // poster sees the expiry the service chose before funding, and the fund page deposits into
 // EscrowV2 with it.
@@ -24,7 +24,7 @@ test.afterAll(async () => {
   await app?.stop();
 });
 
-test("with NEW_DEPOSITS_ESCROW=2 the poster sees the deposit's expiry and funds the job into EscrowV2 from the injected wallet", async ({
+test("by default the poster sees the deposit's expiry and funds the job into EscrowV2 from the injected wallet", async ({
   page,
   wallet,
 }) => {

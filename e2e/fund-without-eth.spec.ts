@@ -7,9 +7,9 @@ import { chainConfig, signedInHuman } from "./api-actors";
 
 // Funding without ETH, in the browser: a poster whose wallet holds USDC and no
 // ETH at all funds a job in EscrowV2 with one signature from the injected wallet; the marketplace
-// sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2
-// (NEW_DEPOSITS_ESCROW=2: a second app on the suite's build and chain, e2e/v2-deposits-app.ts
-// explains).
+// sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2 (the
+// default setting: a second app on the suite's build and chain, e2e/v2-deposits-app.ts explains).
+// e2e/escrow-v2-journey.spec.ts carries the same poster on to acceptance, approval and payment.
 
 const ACCOUNT = 6;
 test.use({ walletAccountIndex: ACCOUNT });
@@ -55,7 +55,13 @@ test("a poster with USDC and no ETH funds a job into EscrowV2 with one signature
     await page.getByRole("button", { name: /sign message/i }).click();
     await expect(page).toHaveURL(new RegExp(`/jobs/${job.id}/fund$`));
 
-    await page.getByRole("button", { name: "Fund with one signature (no ETH needed)" }).click();
+    // Rendered on the server for a connected wallet: clicked only once React handles it (a click
+    // before hydration is lost on a loaded machine).
+    const fundBySignature = page.getByRole("button", { name: "Fund with one signature (no ETH needed)" });
+    await expect
+      .poll(() => fundBySignature.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
+      .toBe(true);
+    await fundBySignature.click();
     await expect(page.getByText("This job is funded")).toBeVisible({ timeout: 60_000 });
 
     // The wallet signed typed data and sent no transaction; it still has no ETH.

@@ -1,6 +1,7 @@
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getEscrow } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
+import { getPublicClient } from "@/lib/chain/clients";
 import { expect, test } from "./fixtures";
 import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 
@@ -29,10 +30,18 @@ test("a poster funds a job from the injected wallet (after a stranger's 1-unit d
     })
   ).data;
 
-  // The escrowJobId is public: a stranger deposits 1 unit under it first. With a slot per payer
-  // this neither blocks the poster's deposit nor becomes the job's money.
+  // The escrowJobId is public: a stranger deposits 1 unit under it first, into the escrow new
+  // deposits go to (EscrowV2, the suite's app runs the default). With a slot per payer this neither
+  // blocks the poster's deposit nor becomes the job's money.
   const escrowJobId = escrowJobIdFromWire(job.escrowJobId);
-  await depositToEscrow({ config: chainConfig(), privateKey: STRANGER_KEY, escrowJobId, amount: 1n });
+  const now = (await getPublicClient(chainConfig()).getBlock()).timestamp;
+  await depositToEscrow({
+    config: chainConfig(),
+    privateKey: STRANGER_KEY,
+    escrowJobId,
+    amount: 1n,
+    expiresAt: now + 2n * 24n * 3600n,
+  });
 
   await page.goto(`/sign-in?returnTo=${encodeURIComponent(`/jobs/${job.id}/fund`)}`);
   await page.getByRole("button", { name: "Connect wallet to sign in" }).click();
@@ -50,9 +59,9 @@ test("a poster funds a job from the injected wallet (after a stranger's 1-unit d
   await page.getByRole("link", { name: "Back to the job" }).first().click();
   await expect(page.getByText("Escrow funded by")).toBeVisible();
   const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
-  expect(detail.funded).toBe(true);
+  expect(detail).toMatchObject({ funded: true, escrowVersion: 2, escrowAddress: chainConfig().escrowV2Address });
   expect(detail.escrowTxHash).toMatch(/^0x[0-9a-f]{64}$/);
-  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address, version: 2 })).toMatchObject({
     amount: 12_500_000n,
     state: "FUNDED",
   });
@@ -102,7 +111,7 @@ test("the fund page re-checks the job before each transaction: a bid accepted at
   await page.getByRole("button", { name: "Fund 30 USDC into escrow" }).click();
   await expect(page.getByText(/Not sent: The job's budget changed from 30 to 25 USDC/)).toBeVisible();
   // Nothing went on chain: the wallet's slot for this job is empty.
-  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address, version: 2 })).toMatchObject({
     state: "NONE",
   });
 
@@ -112,7 +121,7 @@ test("the fund page re-checks the job before each transaction: a bid accepted at
   await expect(page.getByText("This job is funded")).toBeVisible({ timeout: 30_000 });
   const detail = (await poster.client.getJob({ params: { id: job.id } })).data;
   expect(detail).toMatchObject({ status: "IN_PROGRESS", funded: true });
-  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address })).toMatchObject({
+  expect(await getEscrow({ config: chainConfig(), escrowJobId, payer: wallet.address, version: 2 })).toMatchObject({
     amount: 25_000_000n,
     state: "FUNDED",
   });

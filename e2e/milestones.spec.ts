@@ -100,6 +100,8 @@ test("a 3-part job: part 1 paid on chain, part 2 disputed and split by the opera
     await (await hydrated(bids.getByRole("button", { name: "Accept" }))).click();
     await page.getByRole("dialog").getByRole("button", { name: "Accept bid" }).click();
     await expect(page.getByRole("dialog")).toHaveCount(0);
+    // Funded in EscrowV2 (new deposits go there by default): the wallet signs the Assign, no gas.
+    await page.getByRole("button", { name: "Sign and accept" }).click();
     await expect
       .poll(async () => (await agent.getJob({ params: { id: jobId } })).data.status, { timeout: 15_000 })
       .toBe("IN_PROGRESS");

@@ -5,8 +5,10 @@ import { deploymentPath } from "@/lib/chain/deployment";
 import { freePort, startAppServer, type AppServer } from "../scripts/stack";
 
 /**
- * A deployment whose new deposits go to EscrowV2 (NEW_DEPOSITS_ESCROW=2): a second app on the
- * suite's build and chain (its contracts, EscrowV2 among them), with a database of its own and no
+ * A deployment of its own with the default setting, whose new deposits go to EscrowV2
+ * (NEW_DEPOSITS_ESCROW unset: 2 whenever EscrowV2 is configured, as on the local deployment, and on
+ * the suite's app too): a second app on the suite's build and chain (its contracts, EscrowV2 among
+ * them), with a database of its own, so a spec's poster and agents start with no history, and no
  * workers (the suite's app watches the chain; a second watcher on another database would take the
  * suite's deposits for strays). Call in test.beforeAll; stop() in test.afterAll.
  */
@@ -25,8 +27,9 @@ export async function startV2DepositsApp(): Promise<{ url: string; stop: () => P
         DATA_DIR: dataDir,
         SITE_URL: url,
         RPC_URL: process.env.E2E_RPC_URL,
-        NEW_DEPOSITS_ESCROW: "2",
         WORKERS: "off",
+        // Deliverables served by a spec on loopback (e2e/job-setup.ts serveWork), as on the suite's app.
+        PROBE_ALLOW_LOOPBACK: "1",
         TRUST_PROXY: "1",
         RATE_LIMIT_SCALE: "10",
       },

@@ -32,6 +32,8 @@ export async function startE2EStack(): Promise<E2EStack> {
       DATA_DIR: dataDir,
       SITE_URL: baseUrl,
       RPC_URL: chain.rpcUrl,
+      // NEW_DEPOSITS_ESCROW unset: the default, so the fund page deposits into EscrowV2 (the local
+      // deployment always has it) and accepting a bid funded there asks the wallet ("Sign and accept").
       DEV_OUTBOX_TOKEN: outboxToken,
       PROBE_ALLOW_LOOPBACK: "1",
       // Tests play many clients from one machine through X-Forwarded-For: one trusted proxy hop.

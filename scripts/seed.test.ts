@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChainConfig } from "@/lib/chain/config";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
@@ -122,7 +123,26 @@ describe("demo data on the local chain", () => {
       params: { id: job.id },
       body: { agentId: agent.id, proposedUsdc: job.budgetUsdc },
     });
-    await poster.client.acceptBid({ params: { jobId: job.id, bidId: bid.data.id } });
+    // The demo jobs are funded where new deposits go, EscrowV2 by default: accepting asks for the
+    // poster's Assign (as the dashboard's "Sign and accept" does), then assigns the agent on chain.
+    expect((await poster.client.getJob({ params: { id: job.id } })).data.escrowVersion).toBe(2);
+    const accept = (body?: Record<string, unknown>) =>
+      service.http("POST", `/v1/jobs/${job.id}/bids/${bid.data.id}/accept`, {
+        token: poster.token,
+        ...(body ? { body } : {}),
+      });
+    const asked = await accept();
+    expect(asked.status, JSON.stringify(asked.json)).toBe(409);
+    expect(asked.json.code).toBe("ASSIGNMENT_SIGNATURE_REQUIRED");
+    const { domain, types, message } = asked.json.assignment;
+    const assignmentSignature = await privateKeyToAccount(DEMO_KEYS.poster).signTypedData({
+      domain,
+      types,
+      primaryType: "Assign",
+      message: { ...message, deadline: BigInt(message.deadline) },
+    });
+    const accepted = await accept({ assignmentSignature });
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
     const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/leads`;
     expect(
       (await agent.client.submitDeliverable({ params: { id: job.id }, body: { outputData: { url } } })).data.status,

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { createApiClient, type ApiClient } from "@/lib/api";
 import { loadChainConfig } from "@/lib/chain/config";
+import { depositExpiresAt } from "@/lib/chain/escrow/contracts";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { LOCAL_CHAIN_ID } from "@/lib/chain/chains";
@@ -136,7 +137,8 @@ export async function seedDemoData(options: {
     created.push(res.data);
   }
   // The first two jobs are funded for real: approve + deposit from the poster's wallet on the local
-  // chain, then registered like a poster's browser would.
+  // chain into the escrow new deposits go to (GET /v1/chain: EscrowV2 by default, with the expiry the
+  // job needs, as the fund page does), then registered like a poster's browser would.
   const config = loadChainConfig({ ...process.env, DATA_DIR: options.dataDir, RPC_URL: chain.data.rpcUrl });
   for (const job of created.slice(0, 2)) {
     const { txHash } = await depositToEscrow({
@@ -144,6 +146,9 @@ export async function seedDemoData(options: {
       privateKey: DEMO_KEYS.poster,
       escrowJobId: escrowJobIdFromWire(job.escrowJobId),
       amount: parseUsdc(job.budgetUsdc),
+      ...(chain.data.escrowVersion === 2 && job.escrowExpiryNeededAt
+        ? { expiresAt: depositExpiresAt(new Date(job.escrowExpiryNeededAt)) }
+        : {}),
     });
     await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
   }

@@ -16,9 +16,12 @@ import { Button } from "@/components/ui/button";
 export function SignAssignment({
   assignment,
   onSigned,
+  step = "accept",
 }: {
   assignment: AssignmentTypedData;
   onSigned: (signature: Hex) => void;
+  /** The step the signature goes back with: accepting a bid, or approving a bounty's claimant. */
+  step?: "accept" | "approve";
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -29,7 +32,7 @@ export function SignAssignment({
     const ethereum = (window as { ethereum?: EIP1193Provider }).ethereum;
     if (!ethereum) {
       setError(
-        `No browser wallet found. Open this page in the browser of the wallet that funded the job (${payer}), or send assign from it and accept again.`,
+        `No browser wallet found. Open this page in the browser of the wallet that funded the job (${payer}), or send assign from it and ${step} again.`,
       );
       return;
     }
@@ -66,11 +69,12 @@ export function SignAssignment({
       <p className="font-semibold">Sign the assignment in your wallet</p>
       <p>
         The escrow holding this job&apos;s money will pay only <span className="font-mono break-all">{agent}</span>, the
-        agent&apos;s payout wallet, once you approve the work. Your wallet signs that (no gas); the bid is accepted when
-        the assignment is on chain.
+        agent&apos;s payout wallet, {step === "accept" ? "once you approve the work" : "when the work is released"}.
+        Your wallet signs that (no gas); the {step === "accept" ? "bid is accepted" : "work is approved"} when the
+        assignment is on chain.
       </p>
       <Button type="button" size="sm" onClick={sign} disabled={busy}>
-        {busy ? "Waiting for your wallet…" : "Sign and accept"}
+        {busy ? "Waiting for your wallet…" : step === "accept" ? "Sign and accept" : "Sign and approve"}
       </Button>
       {error ? <Alert tone="error">{error}</Alert> : null}
     </div>

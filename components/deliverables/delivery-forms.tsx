@@ -1,6 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
+import { startTransition, useActionState } from "react";
+import type { Hex } from "viem";
 import { approveJobAction } from "@/lib/actions/deliverables/approve-job";
 import type { DeliveryActionState } from "@/lib/actions/deliverables/delivery-state";
 import { disputeJobAction } from "@/lib/actions/deliverables/dispute-job";
@@ -14,6 +15,7 @@ import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { Field, Input, Textarea } from "@/components/ui/field";
 import { proofStatusLabel } from "./proof-status-label";
 import { Alert } from "@/components/ui/alert";
+import { SignAssignment } from "@/components/bids/sign-assignment";
 
 // The forms of the delivery pages. Each is a plain <form> posting to a server action, so it works
 // before hydration and without JavaScript; with JavaScript, the confirmations open as dialogs and
@@ -94,6 +96,15 @@ export function ApproveForm({
   walletMissing?: boolean;
 }) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(approveJobAction, {});
+  // EscrowV2 slot without an agent (a bounty's claim): the service asked for the payer's Assign;
+  // once signed, the approval goes again with it.
+  const assignment = state.done ? undefined : state.assignment;
+  const approveSigned = (signature: Hex) => {
+    const form = new FormData();
+    form.set("jobId", jobId);
+    form.set("assignmentSignature", signature);
+    startTransition(() => action(form));
+  };
   const money = walletMissing
     ? `The deliverable is probed once more; if it is live, the work is approved and the ${budget} USDC wait in escrow until the agent's owner sets a payout wallet (they are told now); then they are released to it (less the 5% fee).`
     : releasesNow
@@ -118,7 +129,8 @@ export function ApproveForm({
       >
         Approve
       </ConfirmSubmit>
-      <Refusal state={state} />
+      {assignment ? <SignAssignment assignment={assignment} onSigned={approveSigned} step="approve" /> : null}
+      {assignment && state.code === "ASSIGNMENT_SIGNATURE_REQUIRED" ? null : <Refusal state={state} />}
       {state.done ? (
         <Alert variant="inline" tone="success">
           Approved.

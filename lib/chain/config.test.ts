@@ -149,23 +149,47 @@ describe("loadChainConfig", () => {
     );
   });
 
-  it("NEW_DEPOSITS_ESCROW: new deposits go to the first escrow by default, to EscrowV2 when set to 2 (which needs it)", () => {
+  it("NEW_DEPOSITS_ESCROW: new deposits go to EscrowV2 by default whenever it is configured, to the first escrow when pinned to 1 or without EscrowV2", () => {
     const v2 = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
     const dir = dataDirWithDeployment({ escrowV2Address: v2 });
     const byDefault = loadChainConfig({ DATA_DIR: dir });
-    expect(byDefault.newDepositsEscrowVersion).toBe(1);
-    expect(publicChainInfo(byDefault)).toMatchObject({ escrowAddress: byDefault.escrowAddress, escrowVersion: 1 });
-    const chosen = loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "2" });
-    expect(chosen.newDepositsEscrowVersion).toBe(2);
+    expect(byDefault.newDepositsEscrowVersion).toBe(2);
     // The service still knows the first escrow (funded jobs settle there); GET /v1/chain names the new one.
-    expect(chosen.escrowAddress).toBe(byDefault.escrowAddress);
-    expect(publicChainInfo(chosen)).toMatchObject({ escrowAddress: v2, escrowVersion: 2, escrowV2Address: v2 });
+    expect(byDefault.escrowAddress).toBe("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512");
+    expect(publicChainInfo(byDefault)).toMatchObject({ escrowAddress: v2, escrowVersion: 2, escrowV2Address: v2 });
+    expect(loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "2" }).newDepositsEscrowVersion).toBe(2);
+    expect(loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "" }).newDepositsEscrowVersion).toBe(2);
+
+    const pinned = loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "1" });
+    expect(pinned.newDepositsEscrowVersion).toBe(1);
+    expect(pinned.escrowV2Address).toBe(v2); // still known: deposits made into it register and settle there
+    expect(publicChainInfo(pinned)).toMatchObject({
+      escrowAddress: byDefault.escrowAddress,
+      escrowVersion: 1,
+      escrowV2Address: v2,
+    });
+
+    // Without EscrowV2 (a local file from before it, or Base without ESCROW_V2_ADDRESS): the first escrow.
+    const withoutV2 = loadChainConfig({ DATA_DIR: dataDirWithDeployment() });
+    expect(withoutV2.newDepositsEscrowVersion).toBe(1);
+    expect(publicChainInfo(withoutV2)).toMatchObject({ escrowAddress: withoutV2.escrowAddress, escrowVersion: 1 });
+    const base = { CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY };
+    expect(loadChainConfig(base).newDepositsEscrowVersion).toBe(1);
+    expect(loadChainConfig({ ...base, ESCROW_V2_ADDRESS: v2 }).newDepositsEscrowVersion).toBe(2);
+    expect(publicChainInfo(loadChainConfig({ ...base, ESCROW_V2_ADDRESS: v2 }))).toMatchObject({
+      escrowAddress: v2,
+      escrowVersion: 2,
+    });
+    expect(loadChainConfig({ ...base, ESCROW_V2_ADDRESS: v2, NEW_DEPOSITS_ESCROW: "1" }).newDepositsEscrowVersion).toBe(
+      1,
+    );
+
     expect(() => loadChainConfig({ DATA_DIR: dataDirWithDeployment(), NEW_DEPOSITS_ESCROW: "2" })).toThrow(
       /NEW_DEPOSITS_ESCROW=2 needs EscrowV2/,
     );
-    expect(() =>
-      loadChainConfig({ CHAIN: "base", ESCROW_ADDRESS: ESCROW, OPERATOR_PRIVATE_KEY: KEY, NEW_DEPOSITS_ESCROW: "2" }),
-    ).toThrow(/NEW_DEPOSITS_ESCROW=2 needs EscrowV2/);
+    expect(() => loadChainConfig({ ...base, NEW_DEPOSITS_ESCROW: "2" })).toThrow(
+      /NEW_DEPOSITS_ESCROW=2 needs EscrowV2/,
+    );
     expect(() => loadChainConfig({ DATA_DIR: dir, NEW_DEPOSITS_ESCROW: "3" })).toThrow(/NEW_DEPOSITS_ESCROW/);
   });
 

@@ -19,15 +19,17 @@ export interface ChainConfig {
   /**
    * EscrowV2 (ESCROW_V2_ADDRESS; the local deployment's), deployed beside the first escrow with the
    * same token, operator, fee recipient and fee (checkEscrowDeployment). Unset: not deployed yet.
-   * Named by GET /v1/chain; no deposit goes to it until the service is built for it (docs/escrow-v2.md).
+   * Named by GET /v1/chain; new deposits go to it unless NEW_DEPOSITS_ESCROW=1 (docs/escrow-v2.md).
    */
   escrowV2Address?: Address;
   /**
-   * Which escrow new deposits go to (NEW_DEPOSITS_ESCROW=1|2, default 1): GET /v1/chain names it
-   * as escrowAddress with escrowVersion, and the fund page deposits there. 2 needs escrowV2Address.
-   * Every configured contract still takes registrations of deposits made into it (verify-deposit.ts),
-   * and a funded job settles in the contract holding its slot whatever this says. The default stays 1
-   * until version 2's assignment and settlement are built (docs/escrow-v2.md, steps 3 and 4).
+   * Which escrow new deposits go to (NEW_DEPOSITS_ESCROW=1|2): GET /v1/chain names it as
+   * escrowAddress with escrowVersion, and the fund page deposits there. The default is 2 whenever
+   * EscrowV2 is configured (the local deployment always has it; on Base once ESCROW_V2_ADDRESS is
+   * set), because only there the operator key cannot pay anyone but the agent the payer assigned;
+   * 1 otherwise. NEW_DEPOSITS_ESCROW=1 pins the first escrow; 2 needs escrowV2Address. Every
+   * configured contract still takes registrations of deposits made into it (verify-deposit.ts), and
+   * a funded job settles in the contract holding its slot whatever this says.
    */
   newDepositsEscrowVersion?: 1 | 2;
   /** Escrow fee in basis points (500 = 5%); must equal the deployed contract's feeBps. */
@@ -86,7 +88,7 @@ const EnvSchema = z.object({
   ANVIL_PORT: z.preprocess(blankToUndefined, optionalInt(1, 65535)),
   ESCROW_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   ESCROW_V2_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
-  NEW_DEPOSITS_ESCROW: z.preprocess(blankToUndefined, z.enum(["1", "2"]).default("1")),
+  NEW_DEPOSITS_ESCROW: z.preprocess(blankToUndefined, z.enum(["1", "2"]).optional()),
   TOKEN_ADDRESS: z.preprocess(blankToUndefined, EvmAddressSchema.optional()),
   OPERATOR_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
   REWARDS_PRIVATE_KEY: z.preprocess(blankToUndefined, PrivateKeySchema.optional()),
@@ -107,8 +109,8 @@ const DEFAULT_FEE_BPS = 500;
  *
  * CHAIN: local (default) | base | base-sepolia. RPC_URL (local default
  * http://127.0.0.1:${ANVIL_PORT||8545}), ESCROW_ADDRESS, ESCROW_V2_ADDRESS (optional: EscrowV2
- * beside the escrow), NEW_DEPOSITS_ESCROW (1 | 2: the escrow new deposits go to; default 1, 2 needs
- * EscrowV2), TOKEN_ADDRESS (Base: Circle's USDC),
+ * beside the escrow), NEW_DEPOSITS_ESCROW (1 | 2: the escrow new deposits go to; default 2 when
+ * EscrowV2 is configured, else 1; 2 needs EscrowV2), TOKEN_ADDRESS (Base: Circle's USDC),
  * OPERATOR_PRIVATE_KEY, REWARDS_PRIVATE_KEY, TREASURY_ADDRESS (pack fees), CHAIN_CONFIRMATIONS (1 local, 3 Base), FEE_BPS (500),
  * CHAIN_ID (local only, default 31337), EXPLORER_URL. For the local chain, whatever the
  * environment leaves out comes from `${DATA_DIR||.data}/chain.json`, which the deploy script
@@ -230,11 +232,14 @@ function registriesOf(
   return { identityRegistryAddress: identity ?? null, reputationRegistryAddress: reputation ?? null };
 }
 
-/** EscrowV2 when configured (a contract of its own, never the first escrow's address), and the escrow new deposits go to. */
+/**
+ * EscrowV2 when configured (a contract of its own, never the first escrow's address), and the escrow
+ * new deposits go to: EscrowV2 whenever it is configured, unless NEW_DEPOSITS_ESCROW=1 pins the first.
+ */
 function escrowV2Of(
   escrowV2: Address | undefined,
   escrow: Address,
-  newDeposits: "1" | "2",
+  newDeposits: "1" | "2" | undefined,
 ): { escrowV2Address?: Address; newDepositsEscrowVersion: 1 | 2 } {
   if (!escrowV2) {
     if (newDeposits === "2")
@@ -243,7 +248,7 @@ function escrowV2Of(
   }
   if (escrow && escrowV2.toLowerCase() === escrow.toLowerCase())
     throw new ChainConfigError("ESCROW_V2_ADDRESS must not be the first escrow's address (ESCROW_ADDRESS)");
-  return { escrowV2Address: escrowV2, newDepositsEscrowVersion: newDeposits === "2" ? 2 : 1 };
+  return { escrowV2Address: escrowV2, newDepositsEscrowVersion: newDeposits === "1" ? 1 : 2 };
 }
 
 /** An escrow moves USDC on every settlement: as the treasury its fee transfers would pass for pack payments. */

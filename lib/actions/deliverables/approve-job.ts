@@ -1,21 +1,36 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { ApproveJobRequest } from "@/lib/api/schemas/deliverables";
 import { formAction } from "../action";
 import { JobForm, deliveryRefusal, type DeliveryActionState } from "./delivery-state";
 
-/** POST /v1/jobs/:id/approve: the poster approves; the service re-probes and releases when the hold has passed. */
+// Form schemas are plain objects (not strict): Next adds its own fields to an action's form data.
+const ApproveForm = z.object({
+  ...JobForm.shape,
+  assignmentSignature: ApproveJobRequest.shape.assignmentSignature,
+});
+
+/**
+ * POST /v1/jobs/:id/approve: the poster approves; the service re-probes and releases when the hold
+ * has passed. On an EscrowV2 job whose slot pays no agent yet (a bounty's claim) the service first
+ * asks for the payer's Assign (409 ASSIGNMENT_SIGNATURE_REQUIRED): the state carries it, the form
+ * asks the wallet and sends the approval again with the signature.
+ */
 export const approveJobAction = formAction(
-  JobForm,
+  ApproveForm,
   {
     signIn: (v) => `/jobs/${v.jobId ?? ""}/review`,
-    refused: (error, { jobId }) => {
+    refused: (error, { jobId }): DeliveryActionState => {
       revalidatePath(`/jobs/${jobId}/review`); // a failed fresh check is now on the job and in the history
-      return deliveryRefusal(error);
+      return error.is("ASSIGNMENT_SIGNATURE_REQUIRED") || error.is("ASSIGNMENT_SIGNATURE_INVALID")
+        ? { ...deliveryRefusal(error), assignment: error.extra.assignment }
+        : deliveryRefusal(error);
     },
   },
-  async ({ jobId }, { api }): Promise<DeliveryActionState> => {
-    await api.approveJob({ params: { id: jobId } });
+  async ({ jobId, assignmentSignature }, { api }): Promise<DeliveryActionState> => {
+    await api.approveJob({ params: { id: jobId }, body: assignmentSignature ? { assignmentSignature } : {} });
     revalidatePath(`/jobs/${jobId}`);
     revalidatePath(`/jobs/${jobId}/review`);
     return { done: "approved" };

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { ApiError } from "@/lib/api/errors";
+import type { AssignmentTypedData } from "@/lib/api/schemas/bids";
 import { Uuid } from "@/lib/api/schemas/common";
 import { refusalOf, type FormState } from "../action";
 
@@ -12,6 +13,8 @@ export interface DeliveryActionState extends FormState {
   /** Criteria that block approval (409 CRITERIA_NOT_MET). */
   failing?: string[];
   done?: string;
+  /** An EscrowV2 slot without an agent: the EIP-712 Assign the payer's wallet signs before approving. */
+  assignment?: AssignmentTypedData;
 }
 
 /** Every delivery form names its job. */

@@ -74,7 +74,7 @@ export const ChainInfo = z.object({
     escrowVersion: z
       .union([z.literal(1), z.literal(2)])
       .describe(
-        "the version of escrowAddress: 1 deposit(bytes32 jobId, uint256 amount); 2 (EscrowV2) deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) with the job's escrowExpiryNeededAt as expiresAt (unix seconds). The deployment's NEW_DEPOSITS_ESCROW setting chooses it",
+        "the version of escrowAddress: 1 deposit(bytes32 jobId, uint256 amount); 2 (EscrowV2) deposit(bytes32 jobId, uint256 amount, uint64 expiresAt) with the job's escrowExpiryNeededAt as expiresAt (unix seconds). The deployment's NEW_DEPOSITS_ESCROW setting chooses it: 2 by default whenever EscrowV2 is deployed, 1 when pinned or without EscrowV2",
       ),
     escrowV2Address: EvmAddress.optional().describe(
       "EscrowV2 (no operator key can empty it), deployed beside the first escrow; present once deployed. A deposit made into it registers (PATCH /v1/jobs/:id/escrow) whichever escrowAddress names",

@@ -389,28 +389,30 @@ describe("the expiry the service chooses for a version 2 deposit", () => {
 });
 
 describe("where new deposits go (NEW_DEPOSITS_ESCROW)", () => {
-  it("GET /v1/chain names the first escrow (version 1) by default, and EscrowV2 with escrowVersion 2 once chosen", async () => {
+  it("GET /v1/chain names EscrowV2 (escrowVersion 2) by default, and the first escrow once NEW_DEPOSITS_ESCROW=1 pins it", async () => {
+    // The suite's chain is configured by the real loader (lib/chain/testing.ts) with no setting: the default.
+    expect(chain.config.newDepositsEscrowVersion).toBe(2);
     const byDefault = (await service.client().getChain({})).data;
     expect(byDefault).toMatchObject({
-      escrowAddress: chain.config.escrowAddress,
-      escrowVersion: 1,
+      escrowAddress: v2Address(),
+      escrowVersion: 2,
       escrowV2Address: v2Address(),
     });
 
-    const chosen = await startTestService(
-      { rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, newDepositsEscrowVersion: 2 } },
+    const pinned = await startTestService(
+      { rateBudgets: GENEROUS_BUDGETS, chain: { ...chain.config, newDepositsEscrowVersion: 1 } },
       { db: service.db },
     );
     try {
-      const res = await chosen.http("GET", "/v1/chain");
+      const res = await pinned.http("GET", "/v1/chain");
       expect(res.status).toBe(200);
       expect(res.json.data).toMatchObject({
-        escrowAddress: v2Address(),
-        escrowVersion: 2,
+        escrowAddress: chain.config.escrowAddress,
+        escrowVersion: 1,
         escrowV2Address: v2Address(),
       });
     } finally {
-      await chosen.stop();
+      await pinned.stop();
     }
   });
 

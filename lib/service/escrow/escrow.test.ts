@@ -308,10 +308,11 @@ describe("PATCH /v1/jobs/:id/escrow", () => {
 describe("which escrow contract holds a job's slot (EscrowV2 deployed beside the first escrow)", () => {
   it("GET /v1/chain names escrowV2Address once deployed, and nothing of it before", async () => {
     const info = (await service.client().getChain({})).data;
-    expect(info.escrowAddress).toBe(chain.config.escrowAddress);
+    // New deposits go to EscrowV2 by default (NEW_DEPOSITS_ESCROW unset); the first escrow stays configured.
     expect(info.escrowV2Address).toBe(chain.deployment.escrowV2Address);
     expect(info.escrowV2Address).toBeDefined();
-    expect(info.escrowV2Address).not.toBe(info.escrowAddress);
+    expect(info).toMatchObject({ escrowAddress: info.escrowV2Address, escrowVersion: 2 });
+    expect(chain.config.escrowAddress).not.toBe(info.escrowV2Address);
 
     const { escrowV2Address: _v2, ...withoutV2 } = chain.config;
     const before = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: withoutV2 }, { db: service.db });
@@ -319,7 +320,8 @@ describe("which escrow contract holds a job's slot (EscrowV2 deployed beside the
       const res = await before.http("GET", "/v1/chain");
       expect(res.status).toBe(200);
       expect(res.json.data).not.toHaveProperty("escrowV2Address");
-      expect(res.json.data.escrowAddress).toBe(chain.config.escrowAddress);
+      // Without EscrowV2 new deposits go to the first escrow, whatever the setting says.
+      expect(res.json.data).toMatchObject({ escrowAddress: chain.config.escrowAddress, escrowVersion: 1 });
     } finally {
       await before.stop();
     }
