@@ -192,6 +192,69 @@ export const JobPoster = z.object({
 export const JobAgentSummary = z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable() });
 export const ForumRewardSlot = z.object({ campaignId: z.string(), status: z.string() });
 
+/**
+ * The payer's EIP-712 `Approve` of a job funded in EscrowV2 (docs/escrow-v2.md, "The typed data"):
+ * signed with the approval ({approvalSignature} on POST /v1/jobs/:id/approve), it lets anyone, the
+ * agent first, call releaseWithApproval(jobId, payer, deadline, signature) and be paid without the
+ * service. What a wallet's eth_signTypedData_v4 / viem's signTypedData takes as it is.
+ */
+export const ApprovalTypedData = z
+  .object({
+    domain: Eip712Domain,
+    types: z.object({ Approve: Eip712Fields }),
+    primaryType: z.literal("Approve"),
+    message: z.object({
+      jobId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+      payer: EvmAddress,
+      agent: EvmAddress.meta({
+        description: "The agent the slot pays (assigned at acceptance): the only address the release pays.",
+      }),
+      deadline: z.number().int().meta({
+        description:
+          "Unix seconds: the last second releaseWithApproval takes the signature. The slot's expiry (escrowExpiresAt): from then on the payer may also take the money back with claimRefund.",
+      }),
+    }),
+  })
+  .meta({ description: "The EIP-712 Approve to sign (eth_signTypedData_v4)" });
+export type ApprovalTypedData = z.infer<typeof ApprovalTypedData>;
+
+/** Who settled a job's EscrowV2 slot without the service. */
+export const SETTLED_OUTSIDE_WAYS = ["PAYER_RELEASE", "APPROVAL_RELEASE", "AGENT_REFUND", "CLAIM_REFUND"] as const;
+
+export const EscrowApproval = z
+  .object({
+    status: z.enum(["TO_SIGN", "KEPT"]).meta({
+      description:
+        "TO_SIGN (the poster, while the job is in REVIEW): `approval` may be signed and sent with the approval. KEPT: the payer's signature was checked and kept.",
+    }),
+    approval: ApprovalTypedData,
+    signature: z.string().nullable().meta({
+      description: "The payer's signature of `approval`: to the job's agent only (null for the poster).",
+    }),
+    call: z
+      .object({
+        contract: EvmAddress,
+        functionName: z.literal("releaseWithApproval"),
+        signature: z.literal("releaseWithApproval(bytes32,address,uint256,bytes)"),
+        args: z
+          .array(z.union([z.string(), z.number().int()]))
+          .length(4)
+          .meta({
+            description: "In order: jobId (bytes32), payer (address), deadline (unix seconds), signature (bytes).",
+          }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "To the job's agent only, once kept: the call that pays it from the escrow without the service (anyone may send it; the contract pays only the assigned agent). Null for the poster.",
+      }),
+  })
+  .meta({
+    description:
+      "Version 2 only, to the job's parties: the payer's Approve of the work. The poster sees what to sign (TO_SIGN) while the job is in REVIEW; once the approval kept a signature (KEPT), the job's agent sees it and the releaseWithApproval call, so it is paid even if the service is gone. Absent for everyone else and for version 1 jobs.",
+  });
+export type EscrowApproval = z.infer<typeof EscrowApproval>;
+
 export const Job = z.object({
   id: Uuid,
   posterId: Uuid,
@@ -249,6 +312,11 @@ export const Job = z.object({
     description:
       "True when the job is funded in EscrowV2 and its deposit expires (escrowExpiresAt) before escrowExpiryNeededAt (capped at 399 days after the funding): the job then takes no bid and accepts none (409 ESCROW_EXPIRY_TOO_SHORT) until the payer calls extendExpiry(jobId, expiresAt) on chain and the poster sends POST /v1/jobs/:id/escrow/expiry. A deadline moved later asks for an extension this way.",
   }),
+  escrowSettledOutside: z.enum(SETTLED_OUTSIDE_WAYS).nullable().meta({
+    description:
+      "Version 2 only: the escrow was settled on chain without the service, and by whom. PAYER_RELEASE: the payer called release itself; APPROVAL_RELEASE: someone (usually the agent) relayed the payer's Approve with releaseWithApproval; both leave the job COMPLETED with releaseTxHash. AGENT_REFUND: the agent gave the money back (refund); CLAIM_REFUND: anyone called claimRefund after the expiry (escrowExpiresAt); both leave it CANCELLED with refundTxHash. Null when the service settled it, or nothing is settled.",
+  }),
+  escrowApproval: EscrowApproval.nullable().optional(),
   /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
   depositLostAt: NullableTimestamp,
   escrowJobId: EscrowJobIdWire,

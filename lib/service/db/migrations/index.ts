@@ -58,6 +58,7 @@ import { escrowAgentAssignmentMigration } from "./0140-escrow-agent-assignment";
 import { escrowExpiryWarningsMigration } from "./0145-escrow-expiry-warnings";
 import { escrowFundingAuthorizationMigration } from "./0146-escrow-funding-authorization";
 import { campaignFundingEngineMigration } from "./0150-campaign-funding-engine";
+import { escrowOutsideSettlementsMigration } from "./0155-escrow-outside-settlements";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
 // them; migration-order.test.ts checks this list keeps that order). A domain adds its own file
@@ -123,4 +124,5 @@ export const migrations: Record<string, Migration> = {
   "0145-escrow-expiry-warnings": escrowExpiryWarningsMigration,
   "0146-escrow-funding-authorization": escrowFundingAuthorizationMigration,
   "0150-campaign-funding-engine": campaignFundingEngineMigration,
+  "0155-escrow-outside-settlements": escrowOutsideSettlementsMigration,
 };
