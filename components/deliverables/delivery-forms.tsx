@@ -1,6 +1,8 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
+import type { ApprovalTypedData } from "@/lib/api/schemas/jobs";
+import { SignApproval } from "./sign-approval";
 import { approveJobAction } from "@/lib/actions/deliverables/approve-job";
 import type { DeliveryActionState } from "@/lib/actions/deliverables/delivery-state";
 import { disputeJobAction } from "@/lib/actions/deliverables/dispute-job";
@@ -85,6 +87,7 @@ export function ApproveForm({
   budget,
   unticked = [],
   walletMissing = false,
+  approval,
 }: {
   jobId: string;
   releasesNow: boolean;
@@ -92,8 +95,11 @@ export function ApproveForm({
   unticked?: string[];
   /** The agent has no payout wallet yet: approving is accepted and the money waits in escrow for it. */
   walletMissing?: boolean;
+  /** EscrowV2: the payer's Approve the job offers to sign (escrowApproval TO_SIGN); signed, it goes with the approval. */
+  approval?: ApprovalTypedData;
 }) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(approveJobAction, {});
+  const [approvalSignature, setApprovalSignature] = useState<string | null>(null);
   const money = walletMissing
     ? `The deliverable is probed once more; if it is live, the work is approved and the ${budget} USDC wait in escrow until the agent's owner sets a payout wallet (they are told now); then they are released to it (less the 5% fee).`
     : releasesNow
@@ -103,6 +109,8 @@ export function ApproveForm({
   return (
     <form action={action} className="space-y-3">
       <input type="hidden" name="jobId" value={jobId} />
+      {approvalSignature ? <input type="hidden" name="approvalSignature" value={approvalSignature} /> : null}
+      {approval ? <SignApproval approval={approval} onSigned={setApprovalSignature} /> : null}
       {unticked.length > 0 ? (
         <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="unticked-criteria">
           {unticked.length === 1 ? "One criterion is" : `${unticked.length} criteria are`} not ticked yet: {quoted}.

@@ -548,6 +548,9 @@ export async function watchConfirmedSettlements(
     ])
     .where("s.status", "=", "CONFIRMED")
     .where("s.tx_hash", "is not", null)
+    // A settlement made outside the service was recorded only once its block was final, and its
+    // transaction is the parties' own: nothing the service could send again (outside-settlements.ts).
+    .where("s.settled_outside", "is", null)
     .where("j.chain_id", "=", chain.chainId)
     .where("s.confirmed_at", ">", new Date(now.getTime() - REORG_WATCH_MS));
   if (options.onlyJobIds)
