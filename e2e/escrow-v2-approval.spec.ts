@@ -132,6 +132,8 @@ test("approving an EscrowV2 job signs the Approve in the wallet; the agent's cop
     await expect
       .poll(async () => (await poster.client.getJob({ params: { id: job.id } })).data, { timeout: 60_000 })
       .toMatchObject({ status: "COMPLETED", releaseTxHash: hash, escrowSettledOutside: "APPROVAL_RELEASE" });
+    await page.goto(`/jobs/${job.id}`);
+    await expect(page.getByTestId("settled-outside")).toContainText("the poster's signed approval paid the agent");
   } finally {
     await site.close();
   }
