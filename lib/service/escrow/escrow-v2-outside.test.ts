@@ -11,6 +11,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { reconcileEscrow } from "../admin/reconcile-escrow";
 import { isReleasedOnChain } from "./released";
 import { watchDeposits } from "./deposit-watch";
+import { followOutsideSettlements } from "./outside-settlements";
 import { releaseApprovedJob } from "../deliverables/approve-job";
 import {
   GENEROUS_BUDGETS,
@@ -323,6 +324,30 @@ describe("money moved in EscrowV2 without the service", () => {
     });
     expect(await operatorNonce()).toBe(nonceBefore);
     expect(await differencesOf(b.job.id)).toEqual([]);
+  });
+
+  it("counts a settlement made outside only once its block is final (CHAIN_FINALITY=safe), then once", async () => {
+    const b = await deliveredV2Job();
+    // The same service, on a chain whose blocks count once anvil's `safe` tag has passed them.
+    const safe = {
+      ...service.ctx,
+      config: { ...service.ctx.config, chain: { ...chain.config, finality: "safe" as const } },
+    };
+    const hash = await send(POSTER, "release", [b.job.escrowJobId, address(POSTER)]);
+    expect(await followOutsideSettlements(safe, { onlyJobIds: [b.job.id] })).toEqual([]);
+    expect((await jobAsPoster(b)).status).toBe("REVIEW");
+    expect(await settlementOf(b.job.id)).toBeUndefined();
+
+    const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+    for (let i = 0; i < 10; i++) {
+      const tagged = await chain.publicClient.getBlock({ blockTag: "safe" });
+      if (tagged.number !== null && tagged.number >= head) break;
+      await chain.testClient.mine({ blocks: 32 });
+    }
+    expect(await followOutsideSettlements(safe, { onlyJobIds: [b.job.id] })).toEqual([b.job.id]);
+    expect(await jobAsPoster(b)).toMatchObject({ status: "COMPLETED", releaseTxHash: hash });
+    expect(await followOutsideSettlements(safe, { onlyJobIds: [b.job.id] })).toEqual([]);
+    expect(await eventsOf(b.job.id, "job.paid")).toHaveLength(1);
   });
 
   // Last: it moves the chain's clock past the slots' expiry.
