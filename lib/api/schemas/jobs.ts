@@ -206,13 +206,8 @@ export const ApprovalTypedData = z
     message: z.object({
       jobId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
       payer: EvmAddress,
-      agent: EvmAddress.meta({
-        description: "The agent the slot pays (assigned at acceptance): the only address the release pays.",
-      }),
-      deadline: z.number().int().meta({
-        description:
-          "Unix seconds: the last second releaseWithApproval takes the signature. The slot's expiry (escrowExpiresAt): from then on the payer may also take the money back with claimRefund.",
-      }),
+      agent: EvmAddress,
+      deadline: z.number().int().meta({ description: "Unix seconds: the slot's expiry." }),
     }),
   })
   .meta({ description: "The EIP-712 Approve to sign (eth_signTypedData_v4)" });
@@ -221,37 +216,28 @@ export type ApprovalTypedData = z.infer<typeof ApprovalTypedData>;
 /** Who settled a job's EscrowV2 slot without the service. */
 export const SETTLED_OUTSIDE_WAYS = ["PAYER_RELEASE", "APPROVAL_RELEASE", "AGENT_REFUND", "CLAIM_REFUND"] as const;
 
+/**
+ * The payer's Approve on the job (escrow-approval.ts): what the poster may sign (TO_SIGN, in
+ * REVIEW), and once kept (KEPT) the signature and the releaseWithApproval call, to the job's agent
+ * alone. Its descriptions are short: every job-returning MCP tool lists this schema.
+ */
 export const EscrowApproval = z
   .object({
-    status: z.enum(["TO_SIGN", "KEPT"]).meta({
-      description:
-        "TO_SIGN (the poster, while the job is in REVIEW): `approval` may be signed and sent with the approval. KEPT: the payer's signature was checked and kept.",
-    }),
+    status: z.enum(["TO_SIGN", "KEPT"]),
     approval: ApprovalTypedData,
-    signature: z.string().nullable().meta({
-      description: "The payer's signature of `approval`: to the job's agent only (null for the poster).",
-    }),
+    signature: z.string().nullable(),
     call: z
       .object({
         contract: EvmAddress,
         functionName: z.literal("releaseWithApproval"),
         signature: z.literal("releaseWithApproval(bytes32,address,uint256,bytes)"),
-        args: z
-          .array(z.union([z.string(), z.number().int()]))
-          .length(4)
-          .meta({
-            description: "In order: jobId (bytes32), payer (address), deadline (unix seconds), signature (bytes).",
-          }),
+        args: z.array(z.union([z.string(), z.number().int()])).length(4),
       })
-      .nullable()
-      .meta({
-        description:
-          "To the job's agent only, once kept: the call that pays it from the escrow without the service (anyone may send it; the contract pays only the assigned agent). Null for the poster.",
-      }),
+      .nullable(),
   })
   .meta({
     description:
-      "Version 2 only, to the job's parties: the payer's Approve of the work. The poster sees what to sign (TO_SIGN) while the job is in REVIEW; once the approval kept a signature (KEPT), the job's agent sees it and the releaseWithApproval call, so it is paid even if the service is gone. Absent for everyone else and for version 1 jobs.",
+      "EscrowV2, the parties only: the payer's Approve. TO_SIGN (poster, in REVIEW): sign `approval`, approve with approvalSignature. KEPT: the job's agent gets `signature` and `call` (args: jobId, payer, deadline, signature) to be paid without the service.",
   });
 export type EscrowApproval = z.infer<typeof EscrowApproval>;
 
@@ -314,7 +300,7 @@ export const Job = z.object({
   }),
   escrowSettledOutside: z.enum(SETTLED_OUTSIDE_WAYS).nullable().meta({
     description:
-      "Version 2 only: the escrow was settled on chain without the service, and by whom. PAYER_RELEASE: the payer called release itself; APPROVAL_RELEASE: someone (usually the agent) relayed the payer's Approve with releaseWithApproval; both leave the job COMPLETED with releaseTxHash. AGENT_REFUND: the agent gave the money back (refund); CLAIM_REFUND: anyone called claimRefund after the expiry (escrowExpiresAt); both leave it CANCELLED with refundTxHash. Null when the service settled it, or nothing is settled.",
+      "EscrowV2: settled on chain without the service, and by whom. PAYER_RELEASE, APPROVAL_RELEASE (releaseWithApproval): COMPLETED. AGENT_REFUND, CLAIM_REFUND (after the expiry): CANCELLED. Null otherwise.",
   }),
   escrowApproval: EscrowApproval.nullable().optional(),
   /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
