@@ -179,6 +179,12 @@ describe("money moved in EscrowV2 without the service", () => {
     expect(paid).toHaveLength(1);
     expect(paid[0]!.data).toMatchObject({ settledOutside: "PAYER_RELEASE", net: "38", txHash: hash });
     expect(paid[0]!.recipient_ids).toContain(b.agent.id);
+    // The job's timeline (GET /v1/jobs/:id/events) tells it the same way.
+    const timeline = await service.http("GET", `/v1/jobs/${b.job.id}/events`, { token: b.poster.token });
+    expect(timeline.json.data.at(-1)).toMatchObject({
+      type: "job.paid",
+      data: { txHash: hash, settledOutside: "PAYER_RELEASE", amountUsdc: "38" },
+    });
     // The service sent nothing, and a second round records nothing again.
     expect(await operatorNonce()).toBe(nonceBefore);
     expect((await watch(b.job.id))?.settledOutside).toEqual([]);
