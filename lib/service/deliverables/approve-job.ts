@@ -14,7 +14,7 @@ import { actorIdOf, jobRecipients } from "../events/recipients";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import { tellOwnerPaymentWaits } from "./remind-agent-wallet";
-import { keepApprovalSignature } from "../jobs/escrow-approval";
+import { checkApprovalSignature, keepApproval, type KeptApproval } from "../jobs/escrow-approval";
 
 const HOUR = 3600_000;
 
@@ -251,15 +251,22 @@ export async function approveJob(
     job.agent_id
   )
     await assignSlotAgent(ctx, job, job.agent_id, body.assignmentSignature);
-  // The payer's Approve, kept for the agent (escrow-approval.ts): checked before anything is approved.
+  // The payer's Approve, kept for the agent (escrow-approval.ts): checked before anything is
+  // approved, kept once the job is approved.
+  let approval: KeptApproval | null = null;
   if (body.approvalSignature && job.status === "REVIEW") {
     const assigned = await ctx.db
       .selectFrom("jobs")
       .select("escrow_agent")
       .where("id", "=", jobId)
       .executeTakeFirstOrThrow();
-    await keepApprovalSignature(ctx, { ...job, escrow_agent: assigned.escrow_agent }, body.approvalSignature);
+    approval = await checkApprovalSignature(
+      ctx,
+      { ...job, escrow_agent: assigned.escrow_agent },
+      body.approvalSignature,
+    );
   }
   await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
+  if (approval) await keepApproval(ctx, approval);
   return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

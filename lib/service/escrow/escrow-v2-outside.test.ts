@@ -41,12 +41,18 @@ const OTHER_USER = 5;
 const AGENT_WALLET = 7;
 const DAY = 24n * 60n * 60n;
 const EXPIRES_IN = 60n * DAY;
+/** Jobs whose delivered work the site no longer serves (the fresh check at approval fails). */
+const down = new Set<string>();
 const page = `<html><head><title>Leads</title></head><body><h1>50 fintech leads</h1><table><tr><td>Ada</td></tr></table></body></html>`;
 
 beforeAll(async () => {
   chain = await startTestChain();
   service = await startTestService({ rateBudgets: GENEROUS_BUDGETS, chain: chain.config, probeAllowLoopback: true });
-  site = http.createServer((_req, res) => {
+  site = http.createServer((req, res) => {
+    if ([...down].some((jobId) => req.url?.includes(jobId))) {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(page);
   });
@@ -218,6 +224,14 @@ describe("money moved in EscrowV2 without the service", () => {
         primaryType: "Approve",
         message: { ...toSign.approval.message, deadline: BigInt(toSign.approval.message.deadline) },
       });
+
+    // The payer's signature with an approval the fresh check refuses: nothing approved, nothing kept.
+    down.add(b.job.id);
+    const refused = await approve(b, { approvalSignature: await sign(POSTER) });
+    expect(refused.status, JSON.stringify(refused.json)).toBe(409);
+    expect(refused.json.code).toBe("PROOF_CHECK_FAILED");
+    expect((await jobAsAgent(b)).escrowApproval).toBeUndefined();
+    down.delete(b.job.id);
 
     // Another wallet's signature: refused by the contract's own check, nothing approved or kept.
     const forged = await approve(b, { approvalSignature: await sign(STRANGER) });

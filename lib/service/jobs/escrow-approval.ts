@@ -124,17 +124,17 @@ export function settledOutsideOf(value: string | null): (typeof SETTLED_OUTSIDE_
 }
 
 /**
- * Checks the payer's Approve sent with an approval and keeps it on the job: the contract is asked
- * whether releaseWithApproval would pay with it now (simulated, nothing sent). A signature it
- * refuses (not the payer's for this job, agent, deadline, chain and contract; past its deadline) is
- * 400 APPROVAL_SIGNATURE_INVALID with the contract's error as `reason` and the Approve to sign, and
- * nothing is approved. No chain to ask is 503 CHAIN_UNAVAILABLE.
+ * Checks the payer's Approve sent with an approval: the contract is asked whether
+ * releaseWithApproval would pay with it now (simulated, nothing sent). A signature it refuses (not
+ * the payer's for this job, agent, deadline, chain and contract; past its deadline) is 400
+ * APPROVAL_SIGNATURE_INVALID with the contract's error as `reason` and the Approve to sign, before
+ * anything is approved. No chain to ask is 503 CHAIN_UNAVAILABLE. Returns what keepApproval stores.
  */
-export async function keepApprovalSignature(
+export async function checkApprovalSignature(
   ctx: ServiceContext,
   job: ApprovalFields & { id: string },
   signature: string,
-): Promise<void> {
+): Promise<KeptApproval> {
   const chain = requireChain(ctx);
   const approval = approvalTypedDataOf(job);
   if (!approval)
@@ -162,13 +162,30 @@ export async function keepApprovalSignature(
       `the escrow would refuse this approval signature (${refusal}): sign \`approval\` with the wallet that funded the job and approve again`,
       { reason: refusal, approval },
     );
+  return { jobId: job.id, signature, deadline: approval.message.deadline, agent: approval.message.agent };
+}
+
+export interface KeptApproval {
+  jobId: string;
+  signature: string;
+  deadline: number;
+  agent: string;
+}
+
+/**
+ * Keeps a checked Approve on the job, only once the job is approved: an approval refused after the
+ * check (a failed fresh probe, criteria not met) keeps nothing, so the agent never holds a release
+ * the poster did not give.
+ */
+export async function keepApproval(ctx: ServiceContext, kept: KeptApproval): Promise<void> {
   await ctx.db
     .updateTable("jobs")
     .set({
-      escrow_approval_signature: signature,
-      escrow_approval_deadline: approval.message.deadline.toString(),
-      escrow_approval_agent: approval.message.agent,
+      escrow_approval_signature: kept.signature,
+      escrow_approval_deadline: kept.deadline.toString(),
+      escrow_approval_agent: kept.agent,
     })
-    .where("id", "=", job.id)
+    .where("id", "=", kept.jobId)
+    .where("approved_at", "is not", null)
     .execute();
 }
