@@ -1,7 +1,9 @@
 "use client";
 
-import { startTransition, useActionState } from "react";
+import { startTransition, useActionState, useState } from "react";
 import type { Hex } from "viem";
+import type { ApprovalTypedData } from "@/lib/api/schemas/jobs";
+import { SignApproval } from "./sign-approval";
 import { approveJobAction } from "@/lib/actions/deliverables/approve-job";
 import type { DeliveryActionState } from "@/lib/actions/deliverables/delivery-state";
 import { disputeJobAction } from "@/lib/actions/deliverables/dispute-job";
@@ -87,6 +89,7 @@ export function ApproveForm({
   budget,
   unticked = [],
   walletMissing = false,
+  approval,
 }: {
   jobId: string;
   releasesNow: boolean;
@@ -94,8 +97,11 @@ export function ApproveForm({
   unticked?: string[];
   /** The agent has no payout wallet yet: approving is accepted and the money waits in escrow for it. */
   walletMissing?: boolean;
+  /** EscrowV2: the payer's Approve the job offers to sign (escrowApproval TO_SIGN); signed, it goes with the approval. */
+  approval?: ApprovalTypedData;
 }) {
   const [state, action] = useActionState<DeliveryActionState, FormData>(approveJobAction, {});
+  const [approvalSignature, setApprovalSignature] = useState<string | null>(null);
   // EscrowV2 slot without an agent (a bounty's claim): the service asked for the payer's Assign;
   // once signed, the approval goes again with it.
   const assignment = state.done ? undefined : state.assignment;
@@ -103,6 +109,7 @@ export function ApproveForm({
     const form = new FormData();
     form.set("jobId", jobId);
     form.set("assignmentSignature", signature);
+    if (approvalSignature) form.set("approvalSignature", approvalSignature);
     startTransition(() => action(form));
   };
   const money = walletMissing
@@ -114,6 +121,8 @@ export function ApproveForm({
   return (
     <form action={action} className="space-y-3">
       <input type="hidden" name="jobId" value={jobId} />
+      {approvalSignature ? <input type="hidden" name="approvalSignature" value={approvalSignature} /> : null}
+      {approval ? <SignApproval approval={approval} onSigned={setApprovalSignature} /> : null}
       {unticked.length > 0 ? (
         <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="unticked-criteria">
           {unticked.length === 1 ? "One criterion is" : `${unticked.length} criteria are`} not ticked yet: {quoted}.

@@ -96,6 +96,12 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
     chainId: { type: "integer" },
     split: { type: "boolean", description: "A dispute ruling's split" },
     payerRefund: usdc("Returned to the payer in the same transaction, on a split"),
+    settledOutside: {
+      type: "string",
+      enum: ["PAYER_RELEASE", "APPROVAL_RELEASE", "AGENT_REFUND", "CLAIM_REFUND"],
+      description: "EscrowV2: settled on chain without the service, and by whom (the job's escrowSettledOutside)",
+    },
+    sentBy: text("Who sent the transaction, when it was settled without the service"),
   },
   "job.disputed": {
     jobId: id(),
@@ -226,6 +232,12 @@ export const WEBHOOK_EVENT_DATA: Record<EventType, Record<string, Field>> = {
     txHash: text(),
     to: text(),
     chainId: { type: "integer" },
+    settledOutside: {
+      type: "string",
+      enum: ["PAYER_RELEASE", "APPROVAL_RELEASE", "AGENT_REFUND", "CLAIM_REFUND"],
+      description: "EscrowV2: settled on chain without the service, and by whom (the job's escrowSettledOutside)",
+    },
+    sentBy: text("Who sent the transaction, when it was settled without the service"),
   },
   "escrow.expiring": {
     jobId: id(),

@@ -140,8 +140,9 @@ describe("the tool list", () => {
     // 65 tools were 97.5 kB; the core toolset is about half, with output schemas and every parameter described
     // (a job's revision fields, which every job-returning tool lists, added about 0.9 kB; its parts in
     // flight and change requests about 0.5 kB more; the EscrowV2 fields, escrowVersion, escrowExpiresAt,
-    // escrowExpiryNeededAt and escrowExtensionNeeded, about 1.3 kB more over the job-returning tools).
-    expect(listedBytes(core)).toBeLessThan(59_000);
+    // escrowExpiryNeededAt and escrowExtensionNeeded, about 1.3 kB more over the job-returning tools;
+    // escrowSettledOutside and the kept Approve, escrowApproval, brought it to 60.0 kB).
+    expect(listedBytes(core)).toBeLessThan(61_000);
     expect(toolsetNames()).toEqual(expect.arrayContaining(["core", "forum", "evals", "disputes", "rewards"]));
     expect(
       toolsFor(["forum"])

@@ -53,6 +53,18 @@ export function JobEscrowLine({
           · released in <ExplorerLink value={job.releaseTxHash} explorerUrl={explorer} />
         </>
       ) : null}
+      {job.escrowSettledOutside ? (
+        <span data-testid="settled-outside">
+          {" "}
+          · settled on chain without the marketplace: {SETTLED_OUTSIDE_TEXT[job.escrowSettledOutside]}
+          {job.refundTxHash ? (
+            <>
+              {" "}
+              (<ExplorerLink value={job.refundTxHash} explorerUrl={explorer} />)
+            </>
+          ) : null}
+        </span>
+      ) : null}
       {/* A refund is told once, in the "Refunded" notice below. */}
       {viewer.role === "POSTER" && job.agentId && (job.releaseTxHash || job.refundTxHash) ? (
         <>
@@ -65,6 +77,39 @@ export function JobEscrowLine({
         </>
       ) : null}
     </p>
+  );
+}
+
+/** How the escrow was settled without the service (escrowSettledOutside), as a person says it. */
+const SETTLED_OUTSIDE_TEXT = {
+  PAYER_RELEASE: "the poster's wallet released it to the agent",
+  APPROVAL_RELEASE: "the poster's signed approval paid the agent",
+  AGENT_REFUND: "the agent gave the money back to the poster",
+  CLAIM_REFUND: "the money went back to the poster after the escrow expired",
+} as const;
+
+/**
+ * The payer's Approve kept for the agent (docs/escrow-v2.md, step 6), shown to the job's agent
+ * alone (the service sends `call` to no one else) while the money is still in escrow: the call
+ * that pays it without the marketplace, with this job's values.
+ */
+export function JobEscrowApproval({ job }: { job: JobDetail }) {
+  const call = job.escrowApproval?.call;
+  if (!call || job.releaseTxHash || job.refundTxHash) return null;
+  const [jobId, payer, deadline, signature] = call.args;
+  const command = `cast send ${call.contract} "${call.signature}" ${jobId} ${payer} ${deadline} ${signature} --rpc-url <the chain's RPC> --private-key <any key with gas>`;
+  return (
+    <details
+      className="mt-4 rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+      data-testid="escrow-approval"
+    >
+      <summary className="cursor-pointer font-medium">Paid even if the marketplace is gone</summary>
+      <p className="mt-2">
+        The poster signed the approval of this work. Anyone can send it to the escrow, which then pays only your payout
+        address (the one assigned to this job):
+      </p>
+      <pre className="mt-1 overflow-x-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900">{command}</pre>
+    </details>
   );
 }
 

@@ -13,7 +13,7 @@ import { JobBiddingNote } from "./job-bidding-note";
 import { JobBids } from "./job-bids";
 import { JobDeliveryCard } from "./job-delivery";
 import { JobDispute } from "./job-dispute";
-import { JobArbiter, JobEscrowExpiry, JobEscrowLine } from "./job-escrow";
+import { JobArbiter, JobEscrowApproval, JobEscrowExpiry, JobEscrowLine } from "./job-escrow";
 import { JobFacts } from "./job-facts";
 import { JobHeader } from "./job-header";
 import { JobHistory } from "./job-history";
@@ -113,6 +113,7 @@ export default async function JobPage({
       <JobArbiter job={job} />
       <JobEscrowLine job={job} viewer={viewer} explorer={explorer} />
       <JobEscrowExpiry job={job} viewer={viewer} />
+      <JobEscrowApproval job={job} />
       <JobPosterActions
         job={job}
         viewer={viewer}

@@ -4,12 +4,16 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { ApproveJobRequest } from "@/lib/api/schemas/deliverables";
 import { formAction } from "../action";
+import { AssignmentSignature } from "@/lib/api/schemas/common";
 import { JobForm, deliveryRefusal, type DeliveryActionState } from "./delivery-state";
 
 // Form schemas are plain objects (not strict): Next adds its own fields to an action's form data.
+// On a job funded in EscrowV2 the form may carry the payer's Approve signed in the browser
+// (optional, kept for the agent) and, for a slot paying no agent yet, the payer's Assign.
 const ApproveForm = z.object({
   ...JobForm.shape,
   assignmentSignature: ApproveJobRequest.shape.assignmentSignature,
+  approvalSignature: AssignmentSignature.optional(),
 });
 
 /**
@@ -29,8 +33,14 @@ export const approveJobAction = formAction(
         : deliveryRefusal(error);
     },
   },
-  async ({ jobId, assignmentSignature }, { api }): Promise<DeliveryActionState> => {
-    await api.approveJob({ params: { id: jobId }, body: assignmentSignature ? { assignmentSignature } : {} });
+  async ({ jobId, assignmentSignature, approvalSignature }, { api }): Promise<DeliveryActionState> => {
+    await api.approveJob({
+      params: { id: jobId },
+      body: {
+        ...(assignmentSignature ? { assignmentSignature } : {}),
+        ...(approvalSignature ? { approvalSignature } : {}),
+      },
+    });
     revalidatePath(`/jobs/${jobId}`);
     revalidatePath(`/jobs/${jobId}/review`);
     return { done: "approved" };

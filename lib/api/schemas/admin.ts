@@ -102,6 +102,15 @@ export const Reconciliation = z.object({
   tokenBalanceUsdc: z.string(),
   /** Whether the token's Transfer events out of the service's wallets could be read (every outgoing transfer checked against its row). */
   transfersScanned: z.boolean(),
+  /**
+   * Settlements of EscrowV2 slots made without the service (the payer's own release, its Approve
+   * relayed, the agent's refund, a claimRefund after the expiry), recorded from the chain: counted
+   * here, checked against their slots like the service's own, and never a difference.
+   */
+  settledOutsideService: z.number().int().meta({
+    description:
+      "How many confirmed settlements were made on chain without the service (EscrowV2: the payer's release, its Approve relayed by anyone, the agent's refund, a claimRefund after the expiry) and recorded from the chain. Not differences.",
+  }),
   differences: z.array(ReconciliationDifference),
 });
 export type Reconciliation = z.infer<typeof Reconciliation>;

@@ -65,4 +65,8 @@ export const ApproveJobRequest = z.strictObject({
     description:
       "A job funded in EscrowV2 whose slot pays no agent yet (a bounty's claim): the payer's signature of the `assignment` a 409 ASSIGNMENT_SIGNATURE_REQUIRED answered (EIP-712). The service relays it on chain (assign) and approves once the agent is assigned.",
   }),
+  approvalSignature: AssignmentSignature.optional().meta({
+    description:
+      "Optional, a job funded in EscrowV2 only: the payer's EIP-712 signature of the job's `escrowApproval.approval` (Approve(jobId, payer, agent, deadline), deadline the slot's expiry). Checked against the contract before anything is approved (400 APPROVAL_SIGNATURE_INVALID) and kept: the job's agent then sees it (escrowApproval.signature and .call) and can call releaseWithApproval itself if the service does not pay. Without it the approval works as before and only the service releases.",
+  }),
 });

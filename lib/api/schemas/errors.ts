@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ProofStatus } from "./deliverables";
 import { AssignmentTypedData } from "./bids";
-import { FundingAuthorizationTypedData } from "./jobs";
+import { ApprovalTypedData, FundingAuthorizationTypedData } from "./jobs";
 
 /**
  * The one error envelope of the service: `message` is always one sentence (a client shows it as
@@ -514,6 +514,12 @@ export const ERROR_CATALOGUE = {
     description:
       "The escrow refused the assignment signature before anything was sent (not the payer's for this job, agent, deadline, chain and contract; or past its deadline): nothing was accepted. Sign the fresh `assignment` in the body and call again.",
     extra: z.object({ reason: z.string(), assignment: AssignmentTypedData }),
+  },
+  APPROVAL_SIGNATURE_INVALID: {
+    status: 400,
+    description:
+      "The escrow would refuse the approval signature sent with {approvalSignature} (not the payer's Approve for this job, the slot's agent, this deadline, chain and contract; or past its deadline): nothing was approved or kept. Sign the `approval` in the body and approve again, or approve without one.",
+    extra: z.object({ reason: z.string(), approval: ApprovalTypedData }),
   },
   AGENT_ALREADY_ASSIGNED: {
     status: 409,

@@ -65,12 +65,13 @@ const EVENTS = {
     webhook: true,
     timeline: true,
     about:
-      "The escrow's payment to the agent was confirmed on chain (net, fee, tx hash); after a split ruling, with the payer's share (split: true).",
+      "The escrow's payment to the agent was confirmed on chain (net, fee, tx hash); after a split ruling, with the payer's share (split: true). A payment made without the service (EscrowV2: the payer's own release, or its Approve relayed by anyone) carries settledOutside (PAYER_RELEASE, APPROVAL_RELEASE) and sentBy.",
   },
   "job.refunded": {
     webhook: true,
     timeline: true,
-    about: "The escrow's refund to the poster was confirmed on chain.",
+    about:
+      "The escrow's refund to the poster was confirmed on chain. A refund made without the service (EscrowV2: the agent's own refund, or anyone's claimRefund after the expiry) carries settledOutside (AGENT_REFUND, CLAIM_REFUND) and sentBy; the job is then CANCELLED.",
   },
   "job.updated": {
     webhook: true,

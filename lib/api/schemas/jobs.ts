@@ -192,6 +192,55 @@ export const JobPoster = z.object({
 export const JobAgentSummary = z.object({ id: z.string(), name: z.string(), vertical: z.string().nullable() });
 export const ForumRewardSlot = z.object({ campaignId: z.string(), status: z.string() });
 
+/**
+ * The payer's EIP-712 `Approve` of a job funded in EscrowV2 (docs/escrow-v2.md, "The typed data"):
+ * signed with the approval ({approvalSignature} on POST /v1/jobs/:id/approve), it lets anyone, the
+ * agent first, call releaseWithApproval(jobId, payer, deadline, signature) and be paid without the
+ * service. What a wallet's eth_signTypedData_v4 / viem's signTypedData takes as it is.
+ */
+export const ApprovalTypedData = z
+  .object({
+    domain: Eip712Domain,
+    types: z.object({ Approve: Eip712Fields }),
+    primaryType: z.literal("Approve"),
+    message: z.object({
+      jobId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+      payer: EvmAddress,
+      agent: EvmAddress,
+      deadline: z.number().int().meta({ description: "Unix seconds: the slot's expiry." }),
+    }),
+  })
+  .meta({ description: "The EIP-712 Approve to sign (eth_signTypedData_v4)" });
+export type ApprovalTypedData = z.infer<typeof ApprovalTypedData>;
+
+/** Who settled a job's EscrowV2 slot without the service. */
+export const SETTLED_OUTSIDE_WAYS = ["PAYER_RELEASE", "APPROVAL_RELEASE", "AGENT_REFUND", "CLAIM_REFUND"] as const;
+
+/**
+ * The payer's Approve on the job (escrow-approval.ts): what the poster may sign (TO_SIGN, in
+ * REVIEW), and once kept (KEPT) the signature and the releaseWithApproval call, to the job's agent
+ * alone. Its descriptions are short: every job-returning MCP tool lists this schema.
+ */
+export const EscrowApproval = z
+  .object({
+    status: z.enum(["TO_SIGN", "KEPT"]),
+    approval: ApprovalTypedData,
+    signature: z.string().nullable(),
+    call: z
+      .object({
+        contract: EvmAddress,
+        functionName: z.literal("releaseWithApproval"),
+        signature: z.literal("releaseWithApproval(bytes32,address,uint256,bytes)"),
+        args: z.array(z.union([z.string(), z.number().int()])).length(4),
+      })
+      .nullable(),
+  })
+  .meta({
+    description:
+      "EscrowV2, the parties only: the payer's Approve. TO_SIGN (poster, in REVIEW): sign `approval`, approve with approvalSignature. KEPT: the job's agent gets `signature` and `call` (args: jobId, payer, deadline, signature) to be paid without the service.",
+  });
+export type EscrowApproval = z.infer<typeof EscrowApproval>;
+
 export const Job = z.object({
   id: Uuid,
   posterId: Uuid,
@@ -249,6 +298,11 @@ export const Job = z.object({
     description:
       "True when the job is funded in EscrowV2 and its deposit expires (escrowExpiresAt) before escrowExpiryNeededAt (capped at 399 days after the funding): the job then takes no bid and accepts none (409 ESCROW_EXPIRY_TOO_SHORT) until the payer calls extendExpiry(jobId, expiresAt) on chain and the poster sends POST /v1/jobs/:id/escrow/expiry. A deadline moved later asks for an extension this way.",
   }),
+  escrowSettledOutside: z.enum(SETTLED_OUTSIDE_WAYS).nullable().meta({
+    description:
+      "EscrowV2: settled on chain without the service, and by whom. PAYER_RELEASE, APPROVAL_RELEASE (releaseWithApproval): COMPLETED. AGENT_REFUND, CLAIM_REFUND (after the expiry): CANCELLED. Null otherwise.",
+  }),
+  escrowApproval: EscrowApproval.nullable().optional(),
   /** When a chain reorganisation removed the deposit that funded the job: unfunded again, and fundable again even past OPEN. */
   depositLostAt: NullableTimestamp,
   escrowJobId: EscrowJobIdWire,

@@ -77,7 +77,7 @@ async function unfinishedSettlements(ctx: ServiceContext): Promise<AdminSettleme
 /** The columns a whole job's and a part's settlement share (migration 0100). */
 export type PresentableSettlement = Omit<
   Selectable<EscrowSettlementsTable>,
-  "agent_share_units" | "payer_amount_units" | "reorg_resent_at"
+  "agent_share_units" | "payer_amount_units" | "reorg_resent_at" | "settled_outside"
 >;
 
 export function presentSettlement(

@@ -19,6 +19,7 @@ import {
 import { formatUsdc, parseUsdc } from "@/lib/chain/units";
 import type { ServiceContext } from "../context";
 import { reconcileTransfers, recordReconciliation } from "./reconcile-transfers";
+import { followOutsideSettlements } from "../escrow/outside-settlements";
 
 type Difference = Reconciliation["differences"][number];
 
@@ -48,9 +49,13 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
       strayDeposits: [],
       tokenBalanceUsdc: "0",
       transfersScanned: false,
+      settledOutsideService: 0,
       differences: [],
     };
   }
+  // EscrowV2 slots the parties (or anyone, after the expiry) settled without the service are
+  // recorded first (as the deposit watcher does): settled outside the service, not differences.
+  await followOutsideSettlements(ctx);
   const held = await ctx.db
     .selectFrom("jobs as j")
     .select(["j.id", "j.escrow_job_id", "j.escrow_payer", "j.budget_usdc", "j.escrow_version"])
@@ -211,6 +216,18 @@ export async function reconcileEscrow(ctx: ServiceContext): Promise<Reconciliati
     })),
     tokenBalanceUsdc: formatUsdc(balance),
     transfersScanned: transfers.transfersScanned,
+    settledOutsideService: Number(
+      (
+        await ctx.db
+          .selectFrom("escrow_settlements as s")
+          .innerJoin("jobs as j", "j.id", "s.job_id")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .where("s.status", "=", "CONFIRMED")
+          .where("s.settled_outside", "is not", null)
+          .where("j.chain_id", "=", chain.chainId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
     differences,
   };
   await recordReconciliation(ctx, chain, report);

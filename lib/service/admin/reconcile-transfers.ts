@@ -208,6 +208,7 @@ async function outgoingRows(
   ];
 }
 
+/** The slot's state a confirmed settlement leaves; a refund claimed after the expiry (settled_outside CLAIM_REFUND) leaves REFUND_CLAIMED. */
 const SETTLED_AS = { RELEASE: "RELEASED", REFUND: "REFUNDED", SPLIT: "SPLIT" } as const;
 
 async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promise<Difference[]> {
@@ -220,6 +221,7 @@ async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promis
       "s.kind",
       "s.tx_hash",
       "s.amount_units",
+      "s.settled_outside",
       "j.escrow_job_id",
       "j.escrow_payer",
       "j.escrow_version",
@@ -263,7 +265,7 @@ async function checkSettlements(ctx: ServiceContext, chain: ChainConfig): Promis
           databaseUsdc: null,
           chainUsdc: null,
         });
-      } else if (slot.state !== SETTLED_AS[s.kind]) {
+      } else if (slot.state !== (s.settled_outside === "CLAIM_REFUND" ? "REFUND_CLAIMED" : SETTLED_AS[s.kind])) {
         differences.push({
           ...common,
           kind: "SETTLEMENT_MISMATCH",

@@ -258,6 +258,7 @@ export interface EscrowSettlements {
   resettled_by_user_id: string | null;
   sent_raw_tx: string | null;
   sent_tx_hash: string | null;
+  settled_outside: string | null;
   status: "PENDING" | "CONFIRMED" | "FAILED";
   to_address: string | null;
   tx_hash: string | null;
@@ -678,6 +679,9 @@ export interface Jobs {
   escrow_address: string | null;
   escrow_agent: string | null;
   escrow_agent_block: Int8 | null;
+  escrow_approval_agent: string | null;
+  escrow_approval_deadline: Int8 | null;
+  escrow_approval_signature: string | null;
   escrow_assign_deadline: Int8 | null;
   escrow_assign_raw_tx: string | null;
   escrow_assign_tx_hash: string | null;
@@ -689,7 +693,9 @@ export interface Jobs {
   escrow_expires_at: Timestamp | null;
   escrow_expiry_needed_at: Timestamp | null;
   escrow_job_id: string;
+  escrow_outside_checked_at: Timestamp | null;
   escrow_payer: string | null;
+  escrow_settled_outside: string | null;
   escrow_tx_hash: string | null;
   escrow_version: 1 | 2 | null;
   evaluator_address: string | null;

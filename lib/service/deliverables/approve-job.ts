@@ -14,6 +14,7 @@ import { actorIdOf, jobRecipients } from "../events/recipients";
 import { confirmDepositOnChain } from "../escrow/deposit-watch";
 import { chainFailureReason } from "@/lib/chain/escrow/errors";
 import { tellOwnerPaymentWaits } from "./remind-agent-wallet";
+import { checkApprovalSignature, keepApproval, type KeptApproval } from "../jobs/escrow-approval";
 
 const HOUR = 3600_000;
 
@@ -230,12 +231,12 @@ export async function approveJob(
   ctx: ServiceContext,
   actor: Actor,
   jobId: string,
-  body: { assignmentSignature?: string } = {},
+  body: { assignmentSignature?: string; approvalSignature?: string } = {},
 ) {
   const job = await ctx.db
     .selectFrom("jobs")
     .select(["id", "poster_id", "status", "agent_id", "escrow_version", "escrow_tx_hash", "escrow_agent"])
-    .select(["escrow_job_id", "escrow_payer"])
+    .select(["escrow_job_id", "escrow_payer", "escrow_address", "escrow_expires_at", "chain_id", "approved_at"])
     .where("id", "=", jobId)
     .executeTakeFirst();
   if (!job) throw fail("NOT_FOUND", "job not found");
@@ -250,6 +251,22 @@ export async function approveJob(
     job.agent_id
   )
     await assignSlotAgent(ctx, job, job.agent_id, body.assignmentSignature);
+  // The payer's Approve, kept for the agent (escrow-approval.ts): checked before anything is
+  // approved, kept once the job is approved.
+  let approval: KeptApproval | null = null;
+  if (body.approvalSignature && job.status === "REVIEW") {
+    const assigned = await ctx.db
+      .selectFrom("jobs")
+      .select("escrow_agent")
+      .where("id", "=", jobId)
+      .executeTakeFirstOrThrow();
+    approval = await checkApprovalSignature(
+      ctx,
+      { ...job, escrow_agent: assigned.escrow_agent },
+      body.approvalSignature,
+    );
+  }
   await approveReviewedJob(ctx, jobId, { actorId: actorIdOf(actor) });
+  if (approval) await keepApproval(ctx, approval);
   return presentJob(await getJobRowOrThrow(ctx, jobId), actor, { detail: true });
 }

@@ -20,6 +20,7 @@ import { isOperatorAddress } from "../auth/operator";
 import { log } from "../log";
 import { DEPOSIT_REGISTRATION_WINDOW_MS, depositVerdict, type DepositVerdict } from "./deposit-rules";
 import { NO_ESCROW_CONTRACT, recordSlotExpiry } from "./escrow-contract";
+import { followOutsideSettlements } from "./outside-settlements";
 
 /**
  * Deposits that cannot strand, and deposits and settlements a reorganisation removes.
@@ -46,7 +47,10 @@ import { NO_ESCROW_CONTRACT, recordSlotExpiry } from "./escrow-contract";
  *    unsettled on chain again; a job its last part completed is in progress again until it is).
  *    watchRefundedStrays does it for the refunds of step 3 (sent again, or nothing owed when the
  *    deposit went with its refund).
- * The parties and the operators hear of 2-5 through the events path (webhooks, inbox).
+ * 6. followOutsideSettlements (outside-settlements.ts): an EscrowV2 slot that the payer, the agent,
+ *    a relayer of the payer's Approve or anyone after the expiry settled without the service is
+ *    recorded into the books once its block is final.
+ * The parties and the operators hear of 2-6 through the events path (webhooks, inbox).
  */
 
 /** The first scan of a chain starts this many blocks below its final block (about 28 hours on Base). */
@@ -547,6 +551,9 @@ export async function watchConfirmedSettlements(
     ])
     .where("s.status", "=", "CONFIRMED")
     .where("s.tx_hash", "is not", null)
+    // A settlement made outside the service was recorded only once its block was final, and its
+    // transaction is the parties' own: nothing the service could send again (outside-settlements.ts).
+    .where("s.settled_outside", "is", null)
     .where("j.chain_id", "=", chain.chainId)
     .where("s.confirmed_at", ">", new Date(now.getTime() - REORG_WATCH_MS));
   if (options.onlyJobIds)
@@ -909,5 +916,16 @@ export async function watchDeposits(ctx: ServiceContext, options: WatchOptions &
   const reopenedStrays = await watchRefundedStrays(ctx, chain, options);
   const toRefund = await decideDeposits(ctx, chain, options);
   const refunds = await sendStrayRefunds(ctx, chain, options);
-  return { scanned, lostDeposits, reopenedSettlements, reopenedParts, reopenedStrays, toRefund, refunds };
+  // EscrowV2 slots the parties (or anyone, after the expiry) settled without the service.
+  const settledOutside = await followOutsideSettlements(ctx, { now: options.now, onlyJobIds: options.onlyJobIds });
+  return {
+    scanned,
+    lostDeposits,
+    reopenedSettlements,
+    reopenedParts,
+    reopenedStrays,
+    toRefund,
+    refunds,
+    settledOutside,
+  };
 }

@@ -18,6 +18,8 @@ import { jobRecipients } from "../events/recipients";
 import { escrowWay, keptInRow, recordIntent, recordReceiptOnce } from "./settlement-engine";
 import type { SettlementKind, SettlementWay } from "./settlement-engine";
 import { JOB_SLOT_CONTRACT_COLUMNS, escrowVersionOf, recordedAgentOf, type JobSlotContract } from "./escrow-contract";
+import { findOutsideSettlement, type OutsideSettlement } from "@/lib/chain/escrow/outside";
+import { recordOutsideSettlement } from "./outside-settlements";
 
 /**
  * Money leaves a job's escrow exactly once, as a RELEASE to the agent's wallet (budget less the
@@ -93,8 +95,14 @@ const wholeJobs = escrowWay("escrow_settlements", wholeJob);
 export const completeSettlement = wholeJobs.complete;
 export const finishPendingSettlements = wholeJobs.finishPending;
 
+/**
+ * What a whole job's send answers: the service's own settlement, or (version 2) the one someone else
+ * made of the slot without the service (outside-settlements.ts), which the receipt records instead.
+ */
+type WholeJobResult = SettlementResult & { outside?: OutsideSettlement };
+
 /** A whole job's way through the engine: its slot's release, split or refund, and the job's receipt. */
-function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob, SettlementResult> {
+function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, SlotOfJob, WholeJobResult> {
   return {
     table: "escrow_settlements",
     readSlot: (settlementId) =>
@@ -104,9 +112,12 @@ function wholeJob(ctx: ServiceContext, at?: Date): SettlementWay<SettlementRow, 
         .select(["jobs.escrow_job_id", "jobs.escrow_payer", ...JOB_SLOT_CONTRACT_COLUMNS])
         .where("escrow_settlements.id", "=", settlementId)
         .executeTakeFirstOrThrow(),
-    send: (chain, job, claimed) => settleOnChain(ctx, chain, job, claimed),
+    send: (chain, job, claimed) => settleOrFindOutside(ctx, chain, job, claimed),
     afterSend: (claimed) => ctx.crashPoints?.afterSettlementSend?.(claimed.job_id),
-    record: (chain, claimed, result) => recordReceipt(ctx, chain, claimed, result, at),
+    record: (chain, claimed, result) =>
+      result.outside
+        ? recordOutsideSettlement(ctx, chain, claimed.job_id, result.outside, at ?? ctx.now())
+        : recordReceipt(ctx, chain, claimed, result, at),
     escrow: true,
     logFields: (row) => ({ settlementId: row.id, jobId: row.job_id, kind: row.kind }),
   };
@@ -183,6 +194,50 @@ async function recordReceipt(
     }
   });
 }
+
+/** The chain's answers that the slot went another way than the service's settlement asked. */
+const SETTLED_ANOTHER_WAY = new Set(["ALREADY_RELEASED", "ALREADY_REFUNDED", "ALREADY_SETTLED"]);
+
+/**
+ * The service's settlement of a version 2 slot meets the parties' own on chain (the payer's
+ * release, its Approve relayed, the agent's refund, a claim after the expiry): the one made outside
+ * is returned for the receipt to record (an owed release or refund ends CONFIRMED with that
+ * transaction, whichever way it went), asked before sending and again when the chain answers that
+ * the slot is settled already, so a race between the two is recorded once, with one transfer.
+ */
+async function settleOrFindOutside(
+  ctx: ServiceContext,
+  chain: ChainConfig,
+  job: SlotOfJob,
+  row: SettlementRow,
+): Promise<WholeJobResult> {
+  if (escrowVersionOf(job) !== 2 || !job.escrow_payer) return settleOnChain(ctx, chain, job, row);
+  const slot = { escrowJobId: job.escrow_job_id, payer: job.escrow_payer as Address };
+  const before = await findOutsideSettlement(chain, slot);
+  if (before) return { ...asResult(before), outside: before };
+  try {
+    const result = await settleOnChain(ctx, chain, job, row);
+    if (!result.alreadySettled) return result;
+    const outside = await findOutsideSettlement(chain, slot);
+    return outside ? { ...asResult(outside), outside } : result;
+  } catch (error) {
+    if (error instanceof EscrowError && SETTLED_ANOTHER_WAY.has(error.code)) {
+      const outside = await findOutsideSettlement(chain, slot);
+      if (outside) return { ...asResult(outside), outside };
+    }
+    throw error;
+  }
+}
+
+const asResult = (found: OutsideSettlement): SettlementResult => ({
+  txHash: found.txHash,
+  blockNumber: found.blockNumber,
+  to: found.to,
+  amount: found.amount,
+  fee: found.fee,
+  heldForClaim: found.heldForClaim,
+  alreadySettled: true,
+});
 
 function settleOnChain(
   ctx: ServiceContext,

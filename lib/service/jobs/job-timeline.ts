@@ -296,6 +296,8 @@ export async function listJobEvents(
       amountUsdc: units(s.amount_units),
       feeUsdc: units(s.fee_units),
       ...(s.kind === "SPLIT" ? { split: true, payerAmountUsdc: units(s.payer_amount_units) } : {}),
+      // EscrowV2 money the parties (or anyone, after the expiry) moved without the service.
+      ...(s.settled_outside ? { settledOutside: s.settled_outside } : {}),
     });
   }
   // The parts of a job paid in parts. A part's ruling has no timestamp of its own: the settlement it

@@ -7,6 +7,7 @@ import type { Actor } from "../auth/actor";
 import { isStalled, proofHoldHoursOf, type JobWithRelations } from "./read-job";
 import { jobRoleOf, seesDeliveredWork } from "./job-viewer";
 import { escrowExtensionNeeded } from "./escrow-expiry";
+import { escrowApprovalFor, settledOutsideOf } from "./escrow-approval";
 
 export type JobDto = z.input<typeof Job>;
 
@@ -99,6 +100,7 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
     escrowExpiresAt: iso(row.escrow_expires_at),
     escrowExpiryNeededAt: iso(row.escrow_expiry_needed_at),
     escrowExtensionNeeded: escrowExtensionNeeded(row),
+    escrowSettledOutside: settledOutsideOf(row.escrow_settled_outside),
     depositLostAt: iso(row.deposit_lost_at),
     escrowJobId: escrowJobIdWire(row.escrow_job_id),
     chainId: row.chain_id,
@@ -147,6 +149,8 @@ export function presentJob(row: JobWithRelations, actor: Actor | null, options: 
           }
         : null,
   };
+  const approval = escrowApprovalFor(row, jobRoleOf(actor, row));
+  if (approval) dto.escrowApproval = approval;
   if (party) {
     // Progress on the work is between the parties, like the deliverable (absent for everyone else).
     dto.progress = row.progress;

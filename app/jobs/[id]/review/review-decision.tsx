@@ -48,6 +48,7 @@ export function ReviewDecision({
                   budget={job.budgetUsdc}
                   unticked={unticked}
                   walletMissing={agentWallet === null}
+                  approval={job.escrowApproval?.status === "TO_SIGN" ? job.escrowApproval.approval : undefined}
                 />
               </div>
             </Card>

@@ -58,6 +58,7 @@ import { escrowAgentAssignmentMigration } from "./0140-escrow-agent-assignment";
 import { escrowExpiryWarningsMigration } from "./0145-escrow-expiry-warnings";
 import { escrowFundingAuthorizationMigration } from "./0146-escrow-funding-authorization";
 import { campaignFundingEngineMigration } from "./0150-campaign-funding-engine";
+import { escrowOutsideSettlementsMigration } from "./0155-escrow-outside-settlements";
 import { bidWalletRequestsMigration } from "./0165-bid-wallet-requests";
 
 // Every migration, by name, listed in the order they run: the order of their names (Kysely sorts
@@ -124,5 +125,6 @@ export const migrations: Record<string, Migration> = {
   "0145-escrow-expiry-warnings": escrowExpiryWarningsMigration,
   "0146-escrow-funding-authorization": escrowFundingAuthorizationMigration,
   "0150-campaign-funding-engine": campaignFundingEngineMigration,
+  "0155-escrow-outside-settlements": escrowOutsideSettlementsMigration,
   "0165-bid-wallet-requests": bidWalletRequestsMigration,
 };

@@ -1,0 +1,84 @@
+"use client";
+
+import { useState } from "react";
+import type { EIP1193Provider, Hex } from "viem";
+import type { ApprovalTypedData } from "@/lib/api/schemas/jobs";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+
+/**
+ * The payer's Approve of the work, kept for the agent (docs/escrow-v2.md, step 6): on a job funded
+ * in EscrowV2 the browser wallet signs the EIP-712 `Approve` the job offers (eth_signTypedData_v4,
+ * gasless) and the signature goes with the approval, so the agent can be paid by
+ * releaseWithApproval even if the service is gone. Optional: approving without it works as before.
+ * The wallet is reached through the page's injected EIP-1193 provider with viem, loaded on click.
+ */
+export function SignApproval({
+  approval,
+  onSigned,
+}: {
+  approval: ApprovalTypedData;
+  onSigned: (signature: Hex) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [signed, setSigned] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const { payer } = approval.message;
+
+  async function sign() {
+    setError(null);
+    const ethereum = (window as { ethereum?: EIP1193Provider }).ethereum;
+    if (!ethereum) {
+      setError(`No browser wallet found: approve without signing, or open this page in the browser of ${payer}.`);
+      return;
+    }
+    setBusy(true);
+    try {
+      const { createWalletClient, custom, isAddressEqual } = await import("viem");
+      const wallet = createWalletClient({ transport: custom(ethereum) });
+      const [account] = await wallet.requestAddresses();
+      if (!account || !isAddressEqual(account, payer as Hex)) {
+        setError(
+          `Your wallet is on ${account ?? "no account"}: switch it to ${payer}, the wallet that funded the job.`,
+        );
+        return;
+      }
+      const signature = await wallet.signTypedData({
+        account,
+        domain: { ...approval.domain, verifyingContract: approval.domain.verifyingContract as Hex },
+        types: approval.types,
+        primaryType: "Approve",
+        message: { ...approval.message, deadline: BigInt(approval.message.deadline) },
+      });
+      setSigned(true);
+      onSigned(signature);
+    } catch (e) {
+      const { walletFailureSentence } = await import("@/lib/chain/escrow/errors");
+      setError(walletFailureSentence(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div
+      className="flex flex-col gap-2 rounded border border-zinc-300 p-3 text-sm dark:border-zinc-700"
+      data-testid="sign-approval"
+    >
+      <p>
+        Optional: sign the approval in your wallet (no gas). The agent can then be paid from the escrow with it even if
+        this service is down.
+      </p>
+      {signed ? (
+        <Alert variant="inline" tone="success">
+          Signed: it goes with your approval.
+        </Alert>
+      ) : (
+        <Button type="button" size="sm" variant="secondary" onClick={sign} disabled={busy}>
+          {busy ? "Waiting for your wallet…" : "Sign the approval"}
+        </Button>
+      )}
+      {error ? <Alert tone="error">{error}</Alert> : null}
+    </div>
+  );
+}
