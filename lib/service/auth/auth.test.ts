@@ -107,6 +107,15 @@ describe("Sign-In with Ethereum", () => {
     expect(seen.size).toBe(5);
   });
 
+  it("first sign-ins of one new wallet at once (two tabs, a retried request) each get a session of the same account", async () => {
+    const key = generatePrivateKey();
+    const signed = await Promise.all(Array.from({ length: 4 }, () => signedMessage({}, key)));
+    const answers = await Promise.all(signed.map(verify));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const ids = new Set(answers.map((r) => r.json.data.user.id));
+    expect(ids.size).toBe(1);
+  });
+
   it("a good message signs in; replaying the same message and signature is 401 SIWE_INVALID", async () => {
     const attempt = await signedMessage();
     const ok = await verify(attempt);

@@ -6,6 +6,7 @@ import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { ServiceContext } from "../context";
 import { USER_SESSION_PREFIX, hashSecret, newSecret } from "./tokens";
 import { presentUser } from "./present-user";
+import { userForAddress } from "./user-for-address";
 
 /**
  * A nonce lives 5 minutes by the database's clock, the one clock every instance shares: an instance
@@ -83,19 +84,7 @@ export async function verifySiwe(ctx: ServiceContext, input: { message: string; 
   const token = newSecret(USER_SESSION_PREFIX);
   const expiresAt = new Date(ctx.now().getTime() + ctx.config.sessionTtlHours * 3600_000);
   const user = await ctx.db.transaction().execute(async (trx) => {
-    let row = await trx.selectFrom("users").selectAll().where("address", "=", address).executeTakeFirst();
-    if (!row) {
-      const principal = await trx
-        .insertInto("principals")
-        .values({ kind: "USER", display_name: `${address.slice(0, 6)}…${address.slice(-4)}` })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      row = await trx
-        .insertInto("users")
-        .values({ id: principal.id, address })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    }
+    const row = await userForAddress(trx, address);
     await trx
       .insertInto("user_sessions")
       .values({ token_hash: hashSecret(token), user_id: row.id, expires_at: expiresAt })
