@@ -4,16 +4,14 @@ import type { ServiceConfig } from "../config";
 import { jobRecipients } from "../events/recipients";
 import { userForAddress } from "../auth/user-for-address";
 
-type Writer = Pick<Db, "selectFrom" | "insertInto">;
-
 /**
  * Who a dispute's events go to, as publishEvent wants them (user ids and agent ids): the job's
  * parties (events/recipients.ts), and, when asked, the evaluator and the operators who have signed
  * in at least once. An evaluator who never signed in gets their account here, so the case waits in
- * their inbox when they first do.
+ * their inbox when they first do. Called inside the transaction that publishes the event.
  */
 export async function disputeRecipients(
-  db: Writer,
+  db: Db,
   config: ServiceConfig,
   job: { poster_id: string; agent_id: string | null },
   kase: { evaluator_address: string | null },
