@@ -3,7 +3,8 @@ import { DRAIN_BYTES, DRAIN_MS, MAX_BODY_BYTES } from "@/lib/net/request-body.mj
 import { Hono, type Context } from "hono";
 import type { RouteDef, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "./context";
-import { resolveActor, requireScope, type Actor } from "./auth/actor";
+import { resolveActor, requireScope, watchKeyChanges, type Actor } from "./auth/actor";
+import { streamHubOf } from "./events/stream-hub";
 import {
   HttpError,
   badRequest,
@@ -122,6 +123,10 @@ export class ServiceRouter {
   readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
 
   constructor(readonly ctx: ServiceContext) {
+    // Kept API keys are forgotten on every instance at once when any instance changes a key: the
+    // event bus's control messages carry it (auth/actor.ts, KeyCache). Listening starts with the
+    // first key kept, not here.
+    watchKeyChanges(ctx.db, () => streamHubOf(ctx).bus);
     // First of all: the request gets an id (the client's X-Request-Id when it is plain, else a new
     // one), answered in X-Request-Id and carried by every log line written while it runs.
     this.app.use("*", async (c, next) => {
