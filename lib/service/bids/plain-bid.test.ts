@@ -16,6 +16,7 @@ import {
   type TestService,
 } from "../testing/harness";
 import { expectError } from "../testing/expect-error";
+import type { ErrorCode } from "@/lib/api/schemas/errors";
 
 let service: TestService;
 beforeAll(async () => {
@@ -37,8 +38,9 @@ const notices = (jobId: string) =>
     .where("job_id", "=", jobId)
     .where("type", "=", "bid.created")
     .execute();
-const setJob = (jobId: string, values: Record<string, unknown>) =>
-  service.db.updateTable("jobs").set(values).where("id", "=", jobId).execute();
+const setJob = async (jobId: string, values: Record<string, unknown>): Promise<void> => {
+  await service.db.updateTable("jobs").set(values).where("id", "=", jobId).execute();
+};
 const part = (title: string, amountUsdc: string) => ({ title, amountUsdc, acceptanceCriteria: `The ${title}` });
 const HOUR = 3_600_000;
 
@@ -107,7 +109,7 @@ describe("every bid the general path refuses, the statement places nothing", () 
     string,
     (job: { id: string }, agent: TestAgent) => Promise<{ job?: { id: string }; agent?: TestAgent } | void>,
     number,
-    string | null,
+    ErrorCode | null,
     Record<string, unknown>?,
   ];
   const cases: Case[] = [
