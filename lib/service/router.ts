@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
 import { DRAIN_BYTES, DRAIN_MS, MAX_BODY_BYTES } from "@/lib/net/request-body.mjs";
 import { Hono, type Context } from "hono";
 import type { RouteDef, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
@@ -53,6 +55,13 @@ export interface ServiceBindings {
   clientIp: string;
   /** The request came through a proxy (carried X-Forwarded-For, Forwarded or X-Real-IP), as judged in front of Next. */
   forwarded: boolean;
+  /**
+   * Node's own request, when a Node server hands the request over (scripts/server.mjs, the test
+   * harness): its body is read straight from it. Reading a Request's body builds the whole web
+   * Request and two web streams in front of this one, the costliest part of a small write's answer
+   * (npm run bench, the writes line). Absent (Next's /v1 route), the Request's body is read.
+   */
+  incoming?: IncomingMessage;
 }
 
 export type ServiceApp = Hono<{ Bindings: ServiceBindings }>;
@@ -233,7 +242,7 @@ export class ServiceRouter {
 
       const rawParams = c.req.param() as Record<string, string>;
       const rawQuery = strictQueryValues(new URL(c.req.url).search);
-      const rawBody = route.body ? await readJsonBody(c.req.raw) : undefined;
+      const rawBody = route.body ? await readJsonBody(c.req.raw, c.env?.incoming) : undefined;
       refuseUnsafeText(rawParams, "path");
       refuseUnsafeText(rawQuery, "query");
       refuseUnsafeText(rawBody, "body");
@@ -581,12 +590,15 @@ async function refuseBody(
 /**
  * Reads the body through a counter and stops keeping it at MAX_BODY_BYTES + 1, so that a chunked
  * body (no Content-Length) can never make the server hold more than the limit; the rest is dropped
- * by refuseBody.
+ * by refuseBody. From Node's request when there is one (ServiceBindings.incoming), else from the
+ * Request's stream: the same bytes and the same bounds either way.
  */
-async function readJsonBody(request: Request): Promise<unknown> {
+async function readJsonBody(request: Request, incoming?: IncomingMessage): Promise<unknown> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (request.body) {
+  if (incoming) {
+    size = await readIncoming(request, incoming, chunks);
+  } else if (request.body) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -598,7 +610,7 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
   } catch {
     throw badRequest(["body must be valid UTF-8"]);
   }
@@ -610,6 +622,56 @@ async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw badRequest(["body must be valid JSON"]);
   }
+}
+
+/**
+ * Node's request body into `chunks`, as readJsonBody reads a Request's: past MAX_BODY_BYTES the
+ * listeners come off and refuseBody drops the rest (through a web reader over what is left) and
+ * answers 413. Resolves with the size read.
+ */
+function readIncoming(request: Request, incoming: IncomingMessage, chunks: Uint8Array[]): Promise<number> {
+  if (incoming.readableEnded) return Promise.resolve(0);
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const off = () => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onError);
+      incoming.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        off();
+        incoming.pause();
+        refuseBody(
+          request,
+          null,
+          (Readable.toWeb(incoming) as ReadableStream<Uint8Array<ArrayBuffer>>).getReader(),
+          size,
+        ).catch(reject);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      off();
+      resolve(size);
+    };
+    const onError = (error: Error) => {
+      off();
+      reject(error);
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => {
+      off();
+      reject(new Error("the request body ended early: the client closed the connection"));
+    };
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onError);
+    incoming.on("close", onClose);
+  });
 }
 
 /**
