@@ -135,7 +135,7 @@ export class ServiceRouter {
     // Kept API keys are forgotten on every instance at once when any instance changes a key: the
     // event bus's control messages carry it (auth/actor.ts, KeyCache). Listening starts with the
     // first key kept, not here.
-    watchKeyChanges(ctx.db, () => streamHubOf(ctx).bus);
+    if (ctx.config.keyCacheMs > 0) watchKeyChanges(ctx.db, () => streamHubOf(ctx).bus);
     // First of all: the request gets an id (the client's X-Request-Id when it is plain, else a new
     // one), answered in X-Request-Id and carried by every log line written while it runs.
     this.app.use("*", async (c, next) => {
