@@ -125,7 +125,8 @@ const EnvSchema = z.object({
   RESPONSE_CHECK_RATE: z.coerce.number().min(0).max(1).optional(),
   /** Milliseconds the board's anonymous first page (the same for everyone) is kept and revalidated by ETag; 0: off. */
   SHARED_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
-  KEY_CACHE_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /** How long a process keeps an API key it read, in ms; changes through the service are heard at once on the bus (auth/actor.ts). */
+  KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });
 

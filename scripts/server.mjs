@@ -133,7 +133,8 @@ async function serve() {
   // /v1 straight to the service once this process's /v1 route has registered it
   // (lib/net/service-handler.mjs). overrideGlobalObjects: false, since Next shares this process and
   // its globals: the listener must not swap the global Request and Response for its own.
-  const serviceListener = getRequestListener((request) => registeredServiceHandler()(request), {
+  // Node's request goes along: the service reads a body straight from it (ServiceBindings.incoming).
+  const serviceListener = getRequestListener((request, env) => registeredServiceHandler()(request, env?.incoming), {
     overrideGlobalObjects: false,
   });
 

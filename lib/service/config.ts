@@ -104,8 +104,9 @@ export interface ServiceConfig {
   sharedCacheMs: number;
   /**
    * How long a process keeps an API key as it read it, in ms; 0: not at all (auth/actor.ts). A key
-   * revoked or rotated is refused at once by the process that changed it, and by every other
-   * process and instance within this time. At most 5000.
+   * revoked, rotated or claimed through the service is forgotten at once on every instance (a
+   * control message on the event bus), and keys are kept only while the instance listens; this time
+   * bounds only a change written straight into the database. At most 60000.
    */
   keyCacheMs: number;
   /**

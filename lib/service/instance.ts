@@ -1,4 +1,5 @@
 import "server-only";
+import type { IncomingMessage } from "node:http";
 import path from "node:path";
 import { getEnv, siteUrl } from "@/lib/env";
 import { loadChainConfig } from "@/lib/chain/config";
@@ -24,7 +25,7 @@ interface ServiceInstance {
 // not open a second PGlite on the same directory.
 const globalForService = globalThis as unknown as {
   __awmService?: Promise<ServiceInstance>;
-  [SERVICE_HANDLER_GLOBAL]?: (request: Request) => Promise<Response>;
+  [SERVICE_HANDLER_GLOBAL]?: (request: Request, incoming?: IncomingMessage) => Promise<Response>;
   [SERVICE_SHUTDOWN_GLOBAL]?: () => Promise<void>;
 };
 
@@ -136,12 +137,16 @@ export function clientOf(request: Request): ServiceBindings {
   };
 }
 
-/** One /v1 request, answered by this process's service: the Next route's body, and the fast path's. */
+/** One /v1 request, answered by this process's service: the Next route's body. */
 export async function handleServiceRequest(request: Request): Promise<Response> {
   const { app } = await getService();
   return app.fetch(request, clientOf(request));
 }
 
 // scripts/server.mjs answers /v1 itself, ahead of Next's routing, once the build's /v1 route has
-// loaded this module in its process (lib/net/service-handler.mjs says why it is done this way).
-globalForService[SERVICE_HANDLER_GLOBAL] = handleServiceRequest;
+// loaded this module in its process (lib/net/service-handler.mjs says why it is done this way); it
+// hands over Node's request too, whose body the service then reads directly (ServiceBindings.incoming).
+globalForService[SERVICE_HANDLER_GLOBAL] = async (request: Request, incoming?: IncomingMessage) => {
+  const { app } = await getService();
+  return app.fetch(request, { ...clientOf(request), ...(incoming ? { incoming } : {}) });
+};

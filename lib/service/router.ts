@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
 import { DRAIN_BYTES, DRAIN_MS, MAX_BODY_BYTES } from "@/lib/net/request-body.mjs";
 import { Hono, type Context } from "hono";
 import type { RouteDef, ParsedBody, ParsedParams, ParsedQuery } from "@/lib/api/contract";
 import type { ServiceContext } from "./context";
-import { resolveActor, requireScope, type Actor } from "./auth/actor";
+import { resolveActor, requireScope, watchKeyChanges, type Actor } from "./auth/actor";
+import { streamHubOf } from "./events/stream-hub";
 import {
   HttpError,
   badRequest,
@@ -52,6 +55,13 @@ export interface ServiceBindings {
   clientIp: string;
   /** The request came through a proxy (carried X-Forwarded-For, Forwarded or X-Real-IP), as judged in front of Next. */
   forwarded: boolean;
+  /**
+   * Node's own request, when a Node server hands the request over (scripts/server.mjs, the test
+   * harness): its body is read straight from it. Reading a Request's body builds the whole web
+   * Request and two web streams in front of this one, the costliest part of a small write's answer
+   * (npm run bench, the writes line). Absent (Next's /v1 route), the Request's body is read.
+   */
+  incoming?: IncomingMessage;
 }
 
 export type ServiceApp = Hono<{ Bindings: ServiceBindings }>;
@@ -122,6 +132,10 @@ export class ServiceRouter {
   readonly app: ServiceApp = new Hono<{ Bindings: ServiceBindings }>();
 
   constructor(readonly ctx: ServiceContext) {
+    // Kept API keys are forgotten on every instance at once when any instance changes a key: the
+    // event bus's control messages carry it (auth/actor.ts, KeyCache). Listening starts with the
+    // first key kept, not here.
+    if (ctx.config.keyCacheMs > 0) watchKeyChanges(ctx.db, () => streamHubOf(ctx).bus);
     // First of all: the request gets an id (the client's X-Request-Id when it is plain, else a new
     // one), answered in X-Request-Id and carried by every log line written while it runs.
     this.app.use("*", async (c, next) => {
@@ -228,7 +242,7 @@ export class ServiceRouter {
 
       const rawParams = c.req.param() as Record<string, string>;
       const rawQuery = strictQueryValues(new URL(c.req.url).search);
-      const rawBody = route.body ? await readJsonBody(c.req.raw) : undefined;
+      const rawBody = route.body ? await readJsonBody(c.req.raw, c.env?.incoming) : undefined;
       refuseUnsafeText(rawParams, "path");
       refuseUnsafeText(rawQuery, "query");
       refuseUnsafeText(rawBody, "body");
@@ -576,12 +590,15 @@ async function refuseBody(
 /**
  * Reads the body through a counter and stops keeping it at MAX_BODY_BYTES + 1, so that a chunked
  * body (no Content-Length) can never make the server hold more than the limit; the rest is dropped
- * by refuseBody.
+ * by refuseBody. From Node's request when there is one (ServiceBindings.incoming), else from the
+ * Request's stream: the same bytes and the same bounds either way.
  */
-async function readJsonBody(request: Request): Promise<unknown> {
+async function readJsonBody(request: Request, incoming?: IncomingMessage): Promise<unknown> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (request.body) {
+  if (incoming) {
+    size = await readIncoming(request, incoming, chunks);
+  } else if (request.body) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -593,7 +610,7 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
   } catch {
     throw badRequest(["body must be valid UTF-8"]);
   }
@@ -605,6 +622,56 @@ async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw badRequest(["body must be valid JSON"]);
   }
+}
+
+/**
+ * Node's request body into `chunks`, as readJsonBody reads a Request's: past MAX_BODY_BYTES the
+ * listeners come off and refuseBody drops the rest (through a web reader over what is left) and
+ * answers 413. Resolves with the size read.
+ */
+function readIncoming(request: Request, incoming: IncomingMessage, chunks: Uint8Array[]): Promise<number> {
+  if (incoming.readableEnded) return Promise.resolve(0);
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const off = () => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onError);
+      incoming.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        off();
+        incoming.pause();
+        refuseBody(
+          request,
+          null,
+          (Readable.toWeb(incoming) as ReadableStream<Uint8Array<ArrayBuffer>>).getReader(),
+          size,
+        ).catch(reject);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      off();
+      resolve(size);
+    };
+    const onError = (error: Error) => {
+      off();
+      reject(error);
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => {
+      off();
+      reject(new Error("the request body ended early: the client closed the connection"));
+    };
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onError);
+    incoming.on("close", onClose);
+  });
 }
 
 /**

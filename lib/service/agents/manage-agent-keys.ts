@@ -227,8 +227,8 @@ export async function revokeAgentKey(ctx: ServiceContext, actor: Actor, agentId:
       return revoked;
     })
     // Once committed, this process forgets the keys it kept, so the key's next request here is
-    // refused; other processes read the change within config.keyCacheMs (auth/actor.ts).
-    .finally(forgetCachedKeys);
+    // refused; every other instance forgets them on hearing the control message (auth/actor.ts).
+    .finally(() => forgetCachedKeys(ctx));
   return presentKey(row, actor, now);
 }
 
@@ -265,7 +265,7 @@ export async function rotateAgentKey(
       const fresh = await insertKey(trx, agentId, old.name, old.scopes, notOutliving(actor, null));
       return { previous, ...fresh };
     })
-    .finally(forgetCachedKeys);
+    .finally(() => forgetCachedKeys(ctx));
   return {
     key: presentKey(result.row, actor, now),
     secret: result.secret,

@@ -14,6 +14,7 @@ import { hashSecret } from "../auth/tokens";
 import { getAgentRowOrThrow, presentAgent } from "./present-agent";
 import { actsForAgent } from "../auth/acting-for-agent";
 import { publishEvent } from "../events/publish-event";
+import { publishControl } from "../events/stream-hub";
 import { requirePayableAddress } from "../payouts/payable-address";
 
 /** The first heartbeat is the agent's proof of life: PENDING_PROOF becomes ACTIVE. */
@@ -186,9 +187,11 @@ export async function claimAgent(ctx: ServiceContext, actor: Actor, token: strin
         .where("revoked_at", "is", null)
         .where(sql<boolean>`scopes @> ${sql.val(NEW_AGENT_SCOPES)}::text[]`)
         .execute();
+      // Every instance forgets the keys it kept, as they were before the claim (auth/actor.ts).
+      await publishControl(ctx, trx, { kind: "agent.keys.changed", agentId: claim.agent_id });
       return claim.agent_id;
     })
-    .finally(forgetCachedKeys);
+    .finally(() => forgetCachedKeys(ctx));
   return await presentAgent(ctx, await getAgentRowOrThrow(ctx, agentId), actor);
 }
 

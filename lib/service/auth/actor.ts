@@ -93,30 +93,101 @@ interface KeyRow {
 }
 
 /**
- * API keys as last read, per database, for config.keyCacheMs (0 in tests: never kept). An agent
- * polling all day sends the same key many times a second; each request then reads its key from
- * memory instead of the database. What a key may do is still decided on every request (revoked,
- * expired against the request's clock, scopes). A change of keys made by this process (revoke,
- * rotate, the owner's claim: forgetCachedKeys) empties the cache at once, so this process refuses a
- * revoked key on its very next request; another process or instance reads the change within
- * keyCacheMs. Unknown keys are never kept (a guessed key costs its read every time).
+ * What tells this process that a key changed anywhere (any process, any instance): the event bus's
+ * control messages (events/event-bus.ts, ControlMessage). The router hands it over (auth sits below
+ * events, so it cannot fetch the bus itself); the EventBus satisfies it as it is.
  */
-const keyCache = new WeakMap<object, Map<string, { row: KeyRow; until: number; generation: number }>>();
-let keyGeneration = 0;
+export interface KeyChangeFeed {
+  subscribe(listener: { control?(): void; resumed?(): void }): () => void;
+  /** Starts listening (idempotent). */
+  start(): Promise<void>;
+  /** Whether it listens now: a feed that is cut off tells nothing, so nothing kept may be trusted. */
+  stats(): { listening: boolean };
+}
+
+/**
+ * API keys as last read, per database (one per instance in production), for config.keyCacheMs (0
+ * in tests: never kept). An agent polling or bidding all day sends the same key many times a
+ * second; each request then reads its key from memory instead of the database. What a key may do is
+ * still decided on every request (revoked, expired against the request's clock, scopes).
+ *
+ * Correct across instances: a change of keys anywhere (revoke, rotate, the owner's claim) sends a
+ * control message on the event bus in the changing transaction, and every instance forgets every key
+ * it kept when it hears one, so a revoked key is refused at once on every instance, not after the
+ * cache's time. A key is kept only while this instance listens: before the bus listens, while it is
+ * cut off, and across a reconnection (whose gap may have lost a message) every request reads its key.
+ * The process that makes the change also forgets at once (forgetCachedKeys), before it answers.
+ * keyCacheMs is then only the bound for what the bus cannot carry: a change written straight into
+ * the database by hand, or a LISTEN connection lost without its socket noticing yet.
+ * Unknown keys are never kept (a guessed key costs its read every time).
+ */
+class KeyCache {
+  readonly entries = new Map<string, { row: KeyRow; until: number }>();
+  /** Bumped by every change heard of: a read that began before one is not kept. */
+  generation = 0;
+  private feed: KeyChangeFeed | null = null;
+
+  constructor(readonly feedOf: (() => KeyChangeFeed) | null) {}
+
+  forget() {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
+  /** Whether kept keys may be used (and new ones kept): only while the change feed listens. */
+  trusted(): boolean {
+    if (!this.feedOf) return false;
+    if (!this.feed) {
+      this.feed = this.feedOf();
+      this.feed.subscribe({ control: () => this.forget(), resumed: () => this.forget() });
+      // Until it listens, keys are read every time.
+      this.feed.start().catch(() => {
+        this.feed = null;
+      });
+      return false;
+    }
+    return this.feed.stats().listening;
+  }
+}
+
+const keyCaches = new WeakMap<object, KeyCache>();
 const KEY_CACHE_MAX = 10_000;
 
-/** Called by every change of api_keys (or of what a key resolves to) in this process. */
-export function forgetCachedKeys(): void {
-  keyGeneration += 1;
+function keyCacheOf(db: object): KeyCache {
+  let cache = keyCaches.get(db);
+  if (!cache) keyCaches.set(db, (cache = new KeyCache(null)));
+  return cache;
+}
+
+/**
+ * Connects the key cache of a service's database to the feed that tells of key changes (the
+ * router does, with its event bus); without one, keys are never kept.
+ */
+export function watchKeyChanges(db: object, feedOf: () => KeyChangeFeed): void {
+  // Several services on one database (tests) share its cache, and the first feed.
+  if (keyCaches.get(db)?.feedOf) return;
+  keyCaches.set(db, new KeyCache(feedOf));
+}
+
+/**
+ * Called by every change of api_keys (or of what a key resolves to) in this process, once its
+ * transaction has ended: this instance refuses the old key on its very next request. Other
+ * instances hear of it on the bus (the change sends a control message in its transaction).
+ */
+export function forgetCachedKeys(ctx: Pick<ServiceContext, "db">): void {
+  keyCacheOf(ctx.db).forget();
 }
 
 async function lookUpKey(ctx: ServiceContext, hash: string): Promise<KeyRow | null> {
   const ttl = ctx.config.keyCacheMs;
-  let cache = ttl > 0 ? keyCache.get(ctx.db) : undefined;
+  const cache = ttl > 0 ? keyCacheOf(ctx.db) : null;
+  const trusted = cache?.trusted() ?? false;
   const at = Date.now();
-  const hit = cache?.get(hash);
-  if (hit && hit.until > at && hit.generation === keyGeneration) return hit.row;
-  const generation = keyGeneration;
+  if (cache && trusted) {
+    const hit = cache.entries.get(hash);
+    if (hit && hit.until > at) return hit.row;
+  }
+  const generation = cache?.generation;
   const row = await ctx.db
     .selectFrom("api_keys")
     .innerJoin("agents", "agents.id", "api_keys.agent_id")
@@ -132,11 +203,10 @@ async function lookUpKey(ctx: ServiceContext, hash: string): Promise<KeyRow | nu
     ])
     .where("api_keys.key_hash", "=", hash)
     .executeTakeFirst();
-  // Kept only when no change of keys in this process happened while it was read.
-  if (row && ttl > 0 && generation === keyGeneration) {
-    if (!cache) keyCache.set(ctx.db, (cache = new Map()));
-    if (cache.size >= KEY_CACHE_MAX) cache.clear();
-    cache.set(hash, { row, until: at + ttl, generation });
+  // Kept only when no change was heard of while it was read, and the feed listened throughout.
+  if (row && cache && trusted && generation === cache.generation && cache.trusted()) {
+    if (cache.entries.size >= KEY_CACHE_MAX) cache.entries.clear();
+    cache.entries.set(hash, { row, until: at + ttl });
   }
   return row ?? null;
 }

@@ -42,10 +42,17 @@ export interface FeedEvent extends FeedPosition {
   data: Record<string, unknown>;
 }
 
-/** What one instance tells every instance, besides events: a credential that must stop reading now. */
+/**
+ * What one instance tells every instance, besides events: a credential that must stop reading now,
+ * or keys whose scopes or owner changed. Each of them also empties every instance's key cache
+ * (auth/actor.ts), so no instance serves a key as it was before the change.
+ */
 export type ControlMessage =
   /** A key revoked (now) or rotated (it ends `at`, the end of its overlap). */
-  { kind: "credential.ended"; keyId: string; at?: string } | { kind: "principal.suspended"; principalId: string };
+  | { kind: "credential.ended"; keyId: string; at?: string }
+  | { kind: "principal.suspended"; principalId: string }
+  /** The agent's keys resolve to something else (the owner's claim: a new owner, wider scopes); its streams go on. */
+  | { kind: "agent.keys.changed"; agentId: string };
 
 export interface BusListener {
   /** Committed events, in the feed's order, each once. */
@@ -430,6 +437,8 @@ function parseControl(text: string): ControlMessage | null {
         : { kind: value.kind, keyId: value.keyId };
     if (value.kind === "principal.suspended" && typeof value.principalId === "string")
       return { kind: value.kind, principalId: value.principalId };
+    if (value.kind === "agent.keys.changed" && typeof value.agentId === "string")
+      return { kind: value.kind, agentId: value.agentId };
   } catch {
     // not ours
   }

@@ -313,6 +313,8 @@ export class StreamHub {
   }
 
   private control(message: ControlMessage) {
+    // A claim widens the agent's keys: its streams go on (their key cache forgets it, auth/actor.ts).
+    if (message.kind === "agent.keys.changed") return;
     const at = message.kind === "credential.ended" && message.at ? Date.parse(message.at) : Date.now();
     for (const stream of [...this.streams]) {
       const actor = stream.actor;

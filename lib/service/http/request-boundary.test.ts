@@ -35,7 +35,24 @@ afterAll(async () => {
 
 // ── Body limit ─────────────────────────────────────────────────────────────────────────────────
 
-describe("request bodies are bounded before they are read", () => {
+// Both ways a body is read (router.ts, readJsonBody): from Node's request, as scripts/server.mjs
+// hands it over, and from the Request's stream, as Next's /v1 route does.
+describe.each([
+  ["from Node's request", false],
+  ["from the Request's stream (Next's route)", true],
+])("request bodies are bounded before they are read (%s)", (_how, webBody) => {
+  let nodeService: TestService | undefined;
+  beforeAll(async () => {
+    if (!webBody) return;
+    nodeService = service;
+    service = await startTestService({ rateBudgets: GENEROUS_BUDGETS }, { webBody: true });
+  });
+  afterAll(async () => {
+    if (!nodeService) return;
+    await service.stop();
+    service = nodeService;
+  });
+
   it("a declared 32 MiB body is read and dropped, then refused with 413 (so the client reads its answer, never a reset); nothing changes", async () => {
     const email = `big-declared-${Date.now()}@example.test`;
     const head = Buffer.from(`{"ownerEmail":"${email}","name":"Big body","pad":"`);

@@ -1,6 +1,7 @@
 import { returnUnspentLeases } from "../http/rate-limit";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import type { IncomingHttpHeaders, Server as HttpServer } from "node:http";
+import type { IncomingMessage, Server as HttpServer } from "node:http";
+import type { Http2ServerRequest } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { privateKeyToAccount } from "viem/accounts";
@@ -120,7 +121,7 @@ const HARNESS_TRUST = parseTrustProxy("1");
  */
 export async function startTestService(
   overrides: Partial<ServiceConfig> = {},
-  options: { ownPool?: boolean; db?: Db; replicas?: ReadReplicas } = {},
+  options: { ownPool?: boolean; db?: Db; replicas?: ReadReplicas; webBody?: boolean } = {},
 ): Promise<TestService> {
   const ownPool =
     options.ownPool && process.env.TEST_DATABASE_URL
@@ -147,15 +148,17 @@ export async function startTestService(
       {
         hostname: "127.0.0.1",
         port: 0,
-        fetch: (request, env: { incoming: { socket: { remoteAddress?: string }; headers: IncomingHttpHeaders } }) =>
-          app.fetch(
-            request,
-            resolveClient({
+        // As scripts/server.mjs, Node's request goes along and bodies are read from it; `webBody`
+        // leaves it out, as Next's /v1 route does, so the body is read from the Request's stream.
+        fetch: (request, env: { incoming: IncomingMessage | Http2ServerRequest }) =>
+          app.fetch(request, {
+            ...resolveClient({
               peer: env.incoming.socket.remoteAddress,
               headers: env.incoming.headers,
               trust: HARNESS_TRUST,
             }),
-          ),
+            ...(options.webBody ? {} : { incoming: env.incoming as IncomingMessage }),
+          }),
       },
       () => resolve(s),
     );
