@@ -79,12 +79,25 @@ interface V2Job {
   job: { id: string; escrowJobId: Hex };
 }
 
-/** A job of 40 USDC funded in EscrowV2, a bid accepted with the payer's Assign, the work delivered (REVIEW). */
-async function deliveredV2Job(proofHoldHours = 0): Promise<V2Job> {
+/** Two parts of the 40 USDC: 24, then 16. */
+const TWO_PARTS = [
+  { title: "Leads", amountUsdc: "24", acceptanceCriteria: "The first 30 leads" },
+  { title: "More leads", amountUsdc: "16", acceptanceCriteria: "The other 20 leads" },
+];
+
+/**
+ * A job of 40 USDC funded in EscrowV2, a bid accepted with the payer's Assign, the work delivered
+ * (REVIEW); with `parts`, a job in two parts whose first part is delivered instead (SUBMITTED).
+ */
+async function deliveredV2Job(proofHoldHours = 0, parts?: typeof TWO_PARTS): Promise<V2Job> {
   const poster = await newUser(service, chain.accounts[POSTER]!.privateKey);
   const created = (
     await poster.client.createJob({
-      body: jobInput({ budget: "40", inputData: { budgetType: "bid", proofHoldHours } }),
+      body: jobInput({
+        budget: "40",
+        inputData: { budgetType: "bid", proofHoldHours },
+        ...(parts ? { milestones: parts } : {}),
+      }),
     })
   ).data;
   const job = { id: created.id, escrowJobId: hexOf(created.escrowJobId) };
@@ -113,10 +126,14 @@ async function deliveredV2Job(proofHoldHours = 0): Promise<V2Job> {
   });
   const accepted = await service.http("POST", acceptPath, { token: poster.token, body: { assignmentSignature } });
   expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
-  const submitted = await service.http("POST", `/v1/jobs/${job.id}/submit`, {
-    token: agent.apiKey,
-    body: { outputData: { url: `${siteUrl}/${job.id}` } },
-  });
+  const submitted = await service.http(
+    "POST",
+    parts ? `/v1/jobs/${job.id}/milestones/1/submit` : `/v1/jobs/${job.id}/submit`,
+    {
+      token: agent.apiKey,
+      body: { outputData: { url: `${siteUrl}/${job.id}` } },
+    },
+  );
   expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
   return { poster, agent, job };
 }
@@ -278,6 +295,27 @@ describe("money moved in EscrowV2 without the service", () => {
     expect(await releaseApprovedJob(service.ctx, b.job.id)).toBe("NOT_DUE");
     expect(await operatorNonce()).toBe(nonceBefore);
     expect(await differencesOf(b.job.id)).toEqual([]);
+  });
+
+  it("a job in parts settled outside settles every part still owed: released by the payer, each is RELEASED; given back by the agent, each is REFUNDED, the delivered one too", async () => {
+    const partsOf = async (b: V2Job) =>
+      (await service.http("GET", `/v1/jobs/${b.job.id}/milestones`, { token: b.poster.token })).json.data.map(
+        (m: { status: string }) => m.status,
+      );
+    const released = await deliveredV2Job(0, TWO_PARTS);
+    expect(await partsOf(released)).toEqual(["SUBMITTED", "OPEN"]);
+    const hash = await send(POSTER, "release", [released.job.escrowJobId, address(POSTER)]);
+    expect((await watch(released.job.id))?.settledOutside).toEqual([released.job.id]);
+    expect(await jobAsPoster(released)).toMatchObject({ status: "COMPLETED", releaseTxHash: hash });
+    expect(await partsOf(released)).toEqual(["RELEASED", "RELEASED"]);
+    expect(await differencesOf(released.job.id)).toEqual([]);
+
+    const refunded = await deliveredV2Job(0, TWO_PARTS);
+    await send(AGENT_WALLET, "refund", [refunded.job.escrowJobId, address(POSTER)]);
+    expect((await watch(refunded.job.id))?.settledOutside).toEqual([refunded.job.id]);
+    expect(await jobAsPoster(refunded)).toMatchObject({ status: "CANCELLED" });
+    expect(await partsOf(refunded)).toEqual(["REFUNDED", "REFUNDED"]);
+    expect(await differencesOf(refunded.job.id)).toEqual([]);
   });
 
   it("the agent gives the money back on chain: the job is CANCELLED and refunded to the poster", async () => {

@@ -4,6 +4,7 @@ import type { ChainConfig } from "@/lib/chain/config";
 import { EscrowError, chainFailureReason } from "@/lib/chain/escrow/errors";
 import { findOutsideSettlement, type OutsideSettlement } from "@/lib/chain/escrow/outside";
 import { formatUsdc } from "@/lib/chain/units";
+import { SETTLED_MILESTONE_STATUSES } from "@/lib/api/schemas/milestones";
 import type { ServiceContext } from "../context";
 import type { Database } from "../db/schema";
 import { publishEvent } from "../events/publish-event";
@@ -142,6 +143,7 @@ async function recordOnJob(
       })
       .where("id", "=", job.id)
       .execute();
+    await settleOwedParts(trx, job.id, "RELEASED", at);
     await publishEvent(trx, {
       type: "job.paid",
       jobId: job.id,
@@ -169,18 +171,27 @@ async function recordOnJob(
     .where("status", "=", "PENDING")
     .returning("agent_id")
     .execute();
-  await trx
-    .updateTable("job_milestones")
-    .set({ status: "REFUNDED", settled_at: at, updated_at: at })
-    .where("job_id", "=", job.id)
-    .where("status", "=", "OPEN")
-    .execute();
+  await settleOwedParts(trx, job.id, "REFUNDED", at);
   await publishEvent(trx, {
     type: "job.refunded",
     jobId: job.id,
     to: [...to, ...expired.map((b) => b.agent_id)],
     data: { ...common, amount: formatUsdc(found.amount) },
   });
+}
+
+/**
+ * The slot is empty, so every part not settled yet (open, delivered, approved or disputed) was paid
+ * by the same transaction: to the agent by a release (the contract's release pays what the parts
+ * left), to the payer by a refund or a claim. Parts settled earlier keep their own settlement.
+ */
+async function settleOwedParts(trx: Trx, jobId: string, status: "RELEASED" | "REFUNDED", at: Date): Promise<void> {
+  await trx
+    .updateTable("job_milestones")
+    .set({ status, settled_at: at, updated_at: at })
+    .where("job_id", "=", jobId)
+    .where("status", "not in", [...SETTLED_MILESTONE_STATUSES])
+    .execute();
 }
 
 /**
