@@ -1,12 +1,9 @@
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getEscrow } from "@/lib/chain/escrow/reads";
 import { expect, test } from "./fixtures";
-import { startV2DepositsApp } from "./v2-deposits-app";
 import { chainConfig, signedInHuman } from "./api-actors";
 
-// A deployment whose new deposits go to EscrowV2 (the default setting, EscrowV2 being deployed): a
-// second app on the suite's build and chain, with a database of its own and no workers (the suite's app watches the
-// chain; a second watcher on another database would take the suite's deposits for strays). The
+// New deposits go to EscrowV2 by default (EscrowV2 being deployed), on the suite's own app. The
 // poster sees the expiry the service chose before funding, and the fund page deposits into
 // EscrowV2 with it.
 
@@ -14,15 +11,8 @@ import { chainConfig, signedInHuman } from "./api-actors";
 const ACCOUNT_1_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 const DAY_MS = 24 * 60 * 60_000;
 
-let app: { url: string; stop: () => Promise<void> };
-
-test.beforeAll(async () => {
-  app = await startV2DepositsApp();
-});
-
-test.afterAll(async () => {
-  await app?.stop();
-});
+/** The suite's app (e2e/global-setup.ts), which runs the default: new deposits into EscrowV2. */
+const app = { url: process.env.E2E_BASE_URL! };
 
 test("by default the poster sees the deposit's expiry and funds the job into EscrowV2 from the injected wallet", async ({
   page,

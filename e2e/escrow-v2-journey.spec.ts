@@ -9,24 +9,15 @@ import { parseUsdc } from "@/lib/chain/units";
 import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { serveWork } from "./job-setup";
-import { startV2DepositsApp } from "./v2-deposits-app";
 
-// The whole journey of a job in EscrowV2, in Chromium, on a deployment with the default setting
-// (new deposits go to EscrowV2: a second app on the suite's build and chain, e2e/v2-deposits-app.ts
-// explains): a poster whose wallet holds USDC and no ETH funds with one signature, accepts a bid with
+// The whole journey of a job in EscrowV2, in Chromium, on the suite's own app (new deposits go to
+// EscrowV2 by default): a poster whose wallet holds USDC and no ETH funds with one signature, accepts a bid with
 // one signature (Assign), approves, and EscrowV2 pays the agent it assigned; the wallet still holds
 // no ETH and never sent a transaction. Then a bounty, whose claim assigns nobody: the approve form
 // asks the wallet for the Assign as the accept dialog does, and the claimant is paid.
 
-let app: { url: string; stop: () => Promise<void> };
-
-test.beforeAll(async () => {
-  app = await startV2DepositsApp();
-});
-
-test.afterAll(async () => {
-  await app?.stop();
-});
+/** The suite's app (e2e/global-setup.ts), which runs the default: new deposits into EscrowV2. */
+const app = { url: process.env.E2E_BASE_URL! };
 
 async function hydrated(button: Locator) {
   await expect

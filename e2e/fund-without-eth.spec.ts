@@ -2,27 +2,18 @@ import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getEscrow } from "@/lib/chain/escrow/reads";
 import { anvilAccounts } from "@/lib/chain/local-stack";
 import { expect, test } from "./fixtures";
-import { startV2DepositsApp } from "./v2-deposits-app";
 import { chainConfig, signedInHuman } from "./api-actors";
 
 // Funding without ETH, in the browser: a poster whose wallet holds USDC and no
 // ETH at all funds a job in EscrowV2 with one signature from the injected wallet; the marketplace
-// sends the deposit and pays the gas. On a deployment whose new deposits go to EscrowV2 (the
-// default setting: a second app on the suite's build and chain, e2e/v2-deposits-app.ts explains).
+// sends the deposit and pays the gas. On the suite's own app (new deposits go to EscrowV2 by default).
 // e2e/escrow-v2-journey.spec.ts carries the same poster on to acceptance, approval and payment.
 
 const ACCOUNT = 6;
 test.use({ walletAccountIndex: ACCOUNT });
 
-let app: { url: string; stop: () => Promise<void> };
-
-test.beforeAll(async () => {
-  app = await startV2DepositsApp();
-});
-
-test.afterAll(async () => {
-  await app?.stop();
-});
+/** The suite's app (e2e/global-setup.ts), which runs the default: new deposits into EscrowV2. */
+const app = { url: process.env.E2E_BASE_URL! };
 
 test("a poster with USDC and no ETH funds a job into EscrowV2 with one signature; the marketplace pays the gas", async ({
   page,
