@@ -1,17 +1,17 @@
 "use client";
 
 import { useState } from "react";
-import type { EIP1193Provider, Hex } from "viem";
+import type { Hex } from "viem";
 import type { AssignmentTypedData } from "@/lib/api/schemas/bids";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { signAsPayer } from "@/components/wallet/sign-as-payer";
 
 /**
  * The payer's consent to the agent a job's EscrowV2 slot will pay (docs/escrow-v2.md, step 3):
  * the browser wallet signs the EIP-712 `Assign` the service asked for (eth_signTypedData_v4,
  * gasless), and the signature goes back with the acceptance, which the service relays on chain.
- * The wallet is reached through the page's injected EIP-1193 provider with viem, loaded on click,
- * so the bids page does not carry the wallet kit for a step most posters meet once.
+ * The wallet signs through signAsPayer (the injected provider, viem loaded on click).
  */
 export function SignAssignment({
   assignment,
@@ -29,39 +29,14 @@ export function SignAssignment({
 
   async function sign() {
     setError(null);
-    const ethereum = (window as { ethereum?: EIP1193Provider }).ethereum;
-    if (!ethereum) {
-      setError(
-        `No browser wallet found. Open this page in the browser of the wallet that funded the job (${payer}), or send assign from it and ${step} again.`,
-      );
-      return;
-    }
     setBusy(true);
-    try {
-      const { createWalletClient, custom, isAddressEqual } = await import("viem");
-      const wallet = createWalletClient({ transport: custom(ethereum) });
-      const [account] = await wallet.requestAddresses();
-      if (!account || !isAddressEqual(account, payer as Hex)) {
-        setError(
-          `Your wallet is on ${account ?? "no account"}: switch it to ${payer}, the wallet that funded the job.`,
-        );
-        return;
-      }
-      const signature = await wallet.signTypedData({
-        account,
-        domain: { ...assignment.domain, verifyingContract: assignment.domain.verifyingContract as Hex },
-        types: assignment.types,
-        primaryType: "Assign",
-        message: { ...assignment.message, deadline: BigInt(assignment.message.deadline) },
-      });
-      onSigned(signature);
-    } catch (e) {
-      // Loaded with viem, on the rare failure: the sentence maker carries viem's error classes.
-      const { walletFailureSentence } = await import("@/lib/chain/escrow/errors");
-      setError(walletFailureSentence(e));
-    } finally {
-      setBusy(false);
-    }
+    const result = await signAsPayer(
+      assignment,
+      `No browser wallet found. Open this page in the browser of the wallet that funded the job (${payer}), or send assign from it and ${step} again.`,
+    );
+    setBusy(false);
+    if ("error" in result) setError(result.error);
+    else onSigned(result.signature);
   }
 
   return (

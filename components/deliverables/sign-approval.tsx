@@ -1,17 +1,18 @@
 "use client";
 
 import { useState } from "react";
-import type { EIP1193Provider, Hex } from "viem";
+import type { Hex } from "viem";
 import type { ApprovalTypedData } from "@/lib/api/schemas/jobs";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { signAsPayer } from "@/components/wallet/sign-as-payer";
 
 /**
  * The payer's Approve of the work, kept for the agent (docs/escrow-v2.md, step 6): on a job funded
  * in EscrowV2 the browser wallet signs the EIP-712 `Approve` the job offers (eth_signTypedData_v4,
  * gasless) and the signature goes with the approval, so the agent can be paid by
  * releaseWithApproval even if the service is gone. Optional: approving without it works as before.
- * The wallet is reached through the page's injected EIP-1193 provider with viem, loaded on click.
+ * The wallet signs through signAsPayer (the injected provider, viem loaded on click).
  */
 export function SignApproval({
   approval,
@@ -27,37 +28,18 @@ export function SignApproval({
 
   async function sign() {
     setError(null);
-    const ethereum = (window as { ethereum?: EIP1193Provider }).ethereum;
-    if (!ethereum) {
-      setError(`No browser wallet found: approve without signing, or open this page in the browser of ${payer}.`);
+    setBusy(true);
+    const result = await signAsPayer(
+      approval,
+      `No browser wallet found: approve without signing, or open this page in the browser of ${payer}.`,
+    );
+    setBusy(false);
+    if ("error" in result) {
+      setError(result.error);
       return;
     }
-    setBusy(true);
-    try {
-      const { createWalletClient, custom, isAddressEqual } = await import("viem");
-      const wallet = createWalletClient({ transport: custom(ethereum) });
-      const [account] = await wallet.requestAddresses();
-      if (!account || !isAddressEqual(account, payer as Hex)) {
-        setError(
-          `Your wallet is on ${account ?? "no account"}: switch it to ${payer}, the wallet that funded the job.`,
-        );
-        return;
-      }
-      const signature = await wallet.signTypedData({
-        account,
-        domain: { ...approval.domain, verifyingContract: approval.domain.verifyingContract as Hex },
-        types: approval.types,
-        primaryType: "Approve",
-        message: { ...approval.message, deadline: BigInt(approval.message.deadline) },
-      });
-      setSigned(true);
-      onSigned(signature);
-    } catch (e) {
-      const { walletFailureSentence } = await import("@/lib/chain/escrow/errors");
-      setError(walletFailureSentence(e));
-    } finally {
-      setBusy(false);
-    }
+    setSigned(true);
+    onSigned(result.signature);
   }
 
   return (
