@@ -39,8 +39,8 @@ export async function placeBid(
 
 /**
  * The plain bid, in one statement: an agent's own key bids on an OPEN job in participation mode
- * BID, with no plan of parts on either side, no certification required and no EscrowV2 expiry to
- * check. The statement reads the agent and the job and inserts the bid and its bid.created notice
+ * BID, with no plan of parts on either side, no certification required and no EscrowV2 slot
+ * expiring before the job's need. The statement reads the agent and the job and inserts the bid and its bid.created notice
  * only where every condition below holds; each is the plain case of a rule whose home is the general
  * path (placeBidByRules), never a rule of its own. So it places a bid only where the general path
  * would, and where it places none (a refusal, or a bid that is not plain) the general path runs and
@@ -99,7 +99,10 @@ const PLAIN_BID = `
       and jobs.participation_mode = 'BID'                   -- bounties, forum reward slots (bid-rules.ts, bid-refund.ts)
       and jobs.required_pack_id is null                     -- PACK_REQUIRED (bid-rules.ts)
       and (jobs.escrow_tx_hash is null or jobs.budget_usdc = $4::numeric)    -- BID_AMOUNT_MISMATCH
-      and (jobs.escrow_version is distinct from 2 or jobs.escrow_expires_at is null)  -- ESCROW_EXPIRY_TOO_SHORT (jobs/escrow-expiry.ts)
+      -- ESCROW_EXPIRY_TOO_SHORT (jobs/escrow-expiry.ts): a slot reaching what the job needs is
+      -- enough (the rule may need less, never more); anything else is judged there.
+      and (jobs.escrow_version is distinct from 2 or jobs.escrow_expires_at is null
+           or jobs.escrow_expiry_needed_at is null or jobs.escrow_expires_at >= jobs.escrow_expiry_needed_at)
       and not exists (select 1 from job_milestones where job_milestones.job_id = jobs.id)  -- a plan to scale (jobs/milestone-plan.ts)
       and not exists (select 1 from bids where bids.job_id = jobs.id and bids.agent_id = bidder.id)  -- BID_ALREADY_PLACED
   ),
