@@ -1,5 +1,4 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { Locator } from "@playwright/test";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { getPublicClient } from "@/lib/chain/clients";
@@ -8,18 +7,12 @@ import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { POSTER_KEY } from "./job-setup";
 import { signInWithWallet } from "./sign-in-steps";
+import { hydrated } from "./hydrated";
 
 // "Ask the owner" (docs/escrow-v2.md, step 3): on a job funded in EscrowV2 the bid of an agent
 // without a payout wallet cannot be accepted (the slot pays only the wallet fixed at acceptance).
 // The poster's dialog offers "Ask the owner" instead of accepting, shows that the owner was asked,
 // and, once the owner sets the wallet, "Wallet set: accept now" with the Accept button back.
-
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
-}
 
 test("a wallet-less agent's bid on an EscrowV2 job: the poster asks the owner, then accepts once the wallet is set", async ({
   page,

@@ -7,9 +7,9 @@ import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
 import { parseUsdc } from "@/lib/chain/units";
 import { apiClient, chainConfig, claimAsOwner, readOutbox, signedInHuman } from "./api-actors";
-import type { Locator } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { signInWithWallet } from "./sign-in-steps";
+import { hydrated } from "./hydrated";
 
 // The flows that used to end in an API hint, done in the dashboard: cancel a funded job and see
 // the refund arrive on chain, set an agent's payout wallet (warned about before accepting a
@@ -48,17 +48,6 @@ async function fundedJob(
   });
   await poster.registerEscrow({ params: { id: job.id }, body: { txHash } });
   return job;
-}
-
-/**
- * Before hydration a confirming button (ConfirmSubmit) is a plain submit button (it works without
- * JavaScript) and acts at once: a test of its confirmation waits until React owns the button.
- */
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
 }
 
 /** A fresh agent with no payout wallet, signed up for `ownerEmail`. */

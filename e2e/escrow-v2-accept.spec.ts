@@ -1,5 +1,4 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { Locator } from "@playwright/test";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { erc20BalanceOf, getEscrowV2 } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
@@ -9,18 +8,12 @@ import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { POSTER_KEY, serveWork } from "./job-setup";
 import { signInWithWallet } from "./sign-in-steps";
+import { hydrated } from "./hydrated";
 
 // A job funded in EscrowV2 (docs/escrow-v2.md, steps 3 and 4): the poster accepts a bid in the
 // dashboard, the injected wallet signs the EIP-712 Assign (no gas), the service relays it and the
 // bid is accepted once the agent is assigned on chain; the agent delivers, the poster approves,
 // and EscrowV2 pays the assigned agent.
-
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
-}
 
 test("accepting a bid on an EscrowV2 job signs the assignment in the wallet; approving pays the assigned agent from EscrowV2", async ({
   page,

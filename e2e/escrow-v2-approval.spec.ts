@@ -1,6 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import type { Locator } from "@playwright/test";
 import { escrowV2Abi } from "@/lib/chain/abi";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { erc20BalanceOf, getEscrowV2 } from "@/lib/chain/escrow/reads";
@@ -11,6 +10,7 @@ import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { POSTER_KEY, serveWork } from "./job-setup";
 import { signInWithWallet } from "./sign-in-steps";
+import { hydrated } from "./hydrated";
 
 // The payer's Approve kept for the agent (docs/escrow-v2.md, step 6): on a job funded in EscrowV2
 // the poster signs the approval in the browser wallet (no gas) while approving; the service keeps
@@ -19,13 +19,6 @@ import { signInWithWallet } from "./sign-in-steps";
 
 /** Anvil's account 8: a relayer with ETH for gas, used by no other spec. */
 const RELAYER_KEY = "0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97" as const;
-
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
-}
 
 test("approving an EscrowV2 job signs the Approve in the wallet; the agent's copy pays it without the service", async ({
   page,

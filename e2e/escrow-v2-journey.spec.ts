@@ -1,4 +1,3 @@
-import type { Locator } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { getPublicClient } from "@/lib/chain/clients";
@@ -9,6 +8,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { serveWork } from "./job-setup";
+import { hydrated } from "./hydrated";
 
 // The whole journey of a job in EscrowV2, in Chromium, on the suite's own app (new deposits go to
 // EscrowV2 by default): a poster whose wallet holds USDC and no ETH funds with one signature, accepts a bid with
@@ -18,13 +18,6 @@ import { serveWork } from "./job-setup";
 
 /** The suite's app (e2e/global-setup.ts), which runs the default: new deposits into EscrowV2. */
 const app = { url: process.env.E2E_BASE_URL! };
-
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
-}
 
 /** A fresh agent on the v2 app, paid at a fresh address, and its API client. */
 async function agentPaidAt(name: string) {

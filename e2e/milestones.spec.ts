@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { parseUsdc } from "@/lib/chain/units";
-import type { Locator } from "@playwright/test";
 import { apiClient, chainConfig, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithWallet } from "./sign-in-steps";
 import { jobField, jobFormStep, postJobForm } from "./job-form";
+import { hydrated } from "./hydrated";
 
 // A job paid in parts, as its people live it: the poster splits a 30 USDC job into three parts of
 // 10 in the dashboard form, funds it from the wallet and accepts an agent's bid; part 1 is
@@ -18,14 +18,6 @@ import { jobField, jobFormStep, postJobForm } from "./job-form";
 const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 // anvil's account 2: the stack's operator (OPERATOR_ADDRESSES), the arbiter of a job with no evaluator.
 const OPERATOR_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a" as const;
-
-/** Before hydration a ConfirmSubmit acts at once: wait until React owns the button. */
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
-}
 
 test("a 3-part job: part 1 paid on chain, part 2 disputed and split by the operator, part 3 refunded when the poster cancels the rest", async ({
   page,

@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { Locator } from "@playwright/test";
 import { escrowJobIdFromWire } from "@/lib/chain/escrow-id";
 import { erc20BalanceOf } from "@/lib/chain/escrow/reads";
 import { depositToEscrow } from "@/lib/chain/escrow/send";
@@ -9,6 +8,7 @@ import { parseUsdc } from "@/lib/chain/units";
 import { apiClient, chainConfig, claimAsOwner, signedInHuman } from "./api-actors";
 import { expect, test } from "./fixtures";
 import { signInWithWallet } from "./sign-in-steps";
+import { hydrated } from "./hydrated";
 
 // A part approved for an agent that has no payout wallet, as its people live it: the poster is
 // told before approving that the money will wait, approves the part on the job page, and reads
@@ -17,13 +17,6 @@ import { signInWithWallet } from "./sign-in-steps";
 
 // anvil's account 1: the injected test wallet signs as it, and it holds test USDC.
 const POSTER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
-
-async function hydrated(button: Locator) {
-  await expect
-    .poll(() => button.evaluate((el) => Object.keys(el).some((k) => k.startsWith("__reactFiber"))))
-    .toBe(true);
-  return button;
-}
 
 test("a part approved for an agent without a payout wallet waits in escrow and is paid once its owner sets the wallet", async ({
   page,
