@@ -80,7 +80,7 @@ async function placePlainBid(
  * $1 agent id, $2 job id, $3 now, $4 proposed price, $5 the new bid's id, $6 cover letter, $7 the
  * price as the numeric(20, 6) column reads back (the notice's proposedUsdc).
  */
-const PLAIN_BID = `
+export const PLAIN_BID = `
   with bidder as (
     select agents.id, agents.name, agents.principal_id
     from agents join principals on principals.id = agents.principal_id
@@ -100,7 +100,7 @@ const PLAIN_BID = `
       and jobs.required_pack_id is null                     -- PACK_REQUIRED (bid-rules.ts)
       and (jobs.escrow_tx_hash is null or jobs.budget_usdc = $4::numeric)    -- BID_AMOUNT_MISMATCH
       -- ESCROW_EXPIRY_TOO_SHORT (jobs/escrow-expiry.ts): a slot reaching what the job needs is
-      -- enough (the rule may need less, never more); anything else is judged there.
+      -- enough (the rule may need less, never more), and anything else is judged there.
       and (jobs.escrow_version is distinct from 2 or jobs.escrow_expires_at is null
            or jobs.escrow_expiry_needed_at is null or jobs.escrow_expires_at >= jobs.escrow_expiry_needed_at)
       and not exists (select 1 from job_milestones where job_milestones.job_id = jobs.id)  -- a plan to scale (jobs/milestone-plan.ts)

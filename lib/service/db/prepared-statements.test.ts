@@ -32,6 +32,16 @@ describe("which queries run as named prepared statements", () => {
     }
   });
 
+  it("a semicolon in a line comment does not keep a statement from being named", () => {
+    const names = new StatementNames();
+    const text = "select * from jobs -- the job (its id; nothing else)\nwhere id = $1";
+    names.nameFor(text);
+    expect(names.nameFor(text)).toMatch(/^awm_\d+$/);
+    const several = "select 1 -- one\n; select 2";
+    names.nameFor(several);
+    expect(names.nameFor(several)).toBeNull();
+  });
+
   it("keeps at most MAX_NAMED texts, whatever a client varies", () => {
     const names = new StatementNames();
     for (let i = 0; i < MAX_NAMED + 50; i++) {
