@@ -49,6 +49,9 @@ export function haproxyConfig(options: { port: number; backends: Backend[]; maxc
     "frontend awm",
     `  bind 127.0.0.1:${options.port}`,
     "  option forwardfor",
+    // The event streams (GET /v1/agents/:id/events/stream, /v1/jobs/:id/stream) on a backend of
+    // their own, which sends each event as it comes (below).
+    "  use_backend streams if METH_GET { path_end /stream }",
     "  default_backend app",
     "backend app",
     "  balance hdr(authorization)",
@@ -61,6 +64,17 @@ export function haproxyConfig(options: { port: number; backends: Backend[]; maxc
     "  http-request disable-l7-retry unless METH_GET || METH_HEAD",
     "  default-server inter 1s fastinter 500ms fall 2 rise 2",
     ...options.backends.map((b) => `  server ${b.name} 127.0.0.1:${b.port} check`),
+    "backend streams",
+    "  balance hdr(authorization)",
+    "  hash-type consistent",
+    // HAProxy sends with MSG_MORE by default, so a small write waits in the kernel for more (up to
+    // the 200 ms of a delayed ACK): every event of a stream arrived about 250 ms late through it
+    // (npm run bench, the streams line). HAProxy's documentation keeps this option to the backends
+    // that need it.
+    "  option http-no-delay",
+    "  retry-on conn-failure empty-response",
+    // The same instances, up or down as the app backend's checks say.
+    ...options.backends.map((b) => `  server ${b.name} 127.0.0.1:${b.port} track app/${b.name}`),
     "",
   ].join("\n");
 }
@@ -75,8 +89,16 @@ export async function startHaproxy(options: {
   port: number;
   backends: Backend[];
   quiet?: boolean;
-  /** Connections at once (default 4096): the streams bench holds ten thousand. */
+  /** Connections at once, per haproxy process (default 4096): the streams bench holds ten thousand. */
   maxconn?: number;
+  /**
+   * haproxy processes on the one port (default 1). Each binds it with SO_REUSEPORT (haproxy's
+   * default on Linux) and the kernel spreads new connections over them; they hash credentials to
+   * the same instance. More than one only where a process's descriptor limit is below what the
+   * connections need (each is two): this machine's hard limit is 20,000 a process, which haproxy,
+   * unprivileged, cannot raise, and 10,000 streams need 20,000 and more.
+   */
+  processes?: number;
 }): Promise<Haproxy> {
   const bin = haproxyBinary();
   if (!bin) throw new Error("haproxy is not installed (Debian: apt-get install haproxy; or set HAPROXY_BIN)");
@@ -86,22 +108,24 @@ export async function startHaproxy(options: {
   const check = spawnSync(bin, ["-c", "-q", "-f", file], { encoding: "utf8" });
   if (check.status !== 0) throw new Error(`haproxy refused its configuration: ${check.stderr || check.stdout}`);
   // -db: stay in the foreground, so the process is ours to stop.
-  const child = spawn(bin, ["-db", "-f", file], { stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit" });
+  const children = Array.from({ length: Math.max(1, options.processes ?? 1) }, () =>
+    spawn(bin, ["-db", "-f", file], { stdio: options.quiet ? ["ignore", "ignore", "inherit"] : "inherit" }),
+  );
   const url = `http://127.0.0.1:${options.port}`;
   await waitForHttp(`${url}/v1/health/ready`, 30_000);
+  const stopOne = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
   return {
     url,
-    process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          rmSync(dir, { recursive: true, force: true });
-          resolve();
-        };
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once("exit", done);
-        child.kill("SIGTERM");
-      }),
+    process: children[0]!,
+    stop: async () => {
+      await Promise.all(children.map(stopOne));
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -126,6 +150,8 @@ export async function startCluster(options: {
   env: Record<string, string | undefined>;
   quiet?: boolean;
   maxconn?: number;
+  /** haproxy processes on the port (startHaproxy). */
+  haproxyProcesses?: number;
 }): Promise<Cluster> {
   const siteUrl = options.env.SITE_URL ?? `http://127.0.0.1:${options.port}`;
   const ports: number[] = [];
@@ -148,6 +174,7 @@ export async function startCluster(options: {
       backends: ports.map((port, i) => ({ name: `app${i + 1}`, port })),
       quiet: options.quiet,
       maxconn: options.maxconn,
+      processes: options.haproxyProcesses,
     });
   } catch (error) {
     await Promise.all(instances.map((i) => i.stop()));

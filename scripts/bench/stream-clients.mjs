@@ -2,7 +2,8 @@
 // they never share an event loop with the server they measure: argv[2] is the options as JSON (or
 // @<file> holding it) ({url, streams: [{path, key, ip}], databaseUrl, idleSeconds, rate,
 // eventSeconds, agents: [id]}); stdout one JSON line per phase:
-//   {phase: "opened", opened, refused, retried, ms}  every stream open (its headers in), or refused after retries
+//   {phase: "opened", opened, refused, retried, failures, ms}  every stream open (its headers in), or refused
+//     after retries; failures counts the failed attempts by HTTP status or socket error
 //   {phase: "idle", xacts, tps, seconds}         the database's commits while every stream idles
 //   {phase: "events", sent, expected, delivered, p50, p99, max}
 // then it waits for SIGTERM (the caller samples the server's memory meanwhile) and closes them all.
@@ -44,7 +45,7 @@ function open(stream) {
       (response) => {
         if (response.statusCode !== 200) {
           response.resume();
-          return resolve(false);
+          return resolve(String(response.statusCode));
         }
         response.setEncoding("utf8");
         let text = "";
@@ -66,7 +67,7 @@ function open(stream) {
         resolve(true);
       },
     );
-    request.on("error", () => resolve(false));
+    request.on("error", (error) => resolve(error.code ?? "error"));
     requests.push(request);
   });
 }
@@ -75,6 +76,8 @@ const started = performance.now();
 let opened = 0;
 let refused = 0;
 let retried = 0;
+/** Why attempts failed: an HTTP status, or the socket's error code; counts. */
+const failures = {};
 /** Open streams per agent (its stream path): each event reaches every open stream of its agent. */
 const openPerPath = new Map();
 /** As EventSource does: a stream refused (a 503 while a proxy's health check lagged) is tried again after a pause, a few times. */
@@ -90,7 +93,9 @@ await Promise.all(
           retried += 1;
           await new Promise((r) => setTimeout(r, 1000));
         }
-        ok = await open(next);
+        const outcome = await open(next);
+        ok = outcome === true;
+        if (!ok) failures[outcome] = (failures[outcome] ?? 0) + 1;
       }
       if (ok) {
         opened += 1;
@@ -99,7 +104,7 @@ await Promise.all(
     }
   }),
 );
-say({ phase: "opened", opened, refused, retried, ms: Math.round(performance.now() - started) });
+say({ phase: "opened", opened, refused, retried, failures, ms: Math.round(performance.now() - started) });
 
 const db = new pg.Client({ connectionString: options.databaseUrl });
 await db.connect();
