@@ -43,6 +43,8 @@ const LINES = new Set(
   (process.env.BENCH_LINES || "board,polling,writes,search,pages,streams").split(",").map((s) => s.trim()),
 );
 const BIDS = Number(process.env.BENCH_BIDS || 3000);
+/** Bids each side places before its bids line is measured (on jobs of their own), as the other lines warm up. */
+const WARM_BIDS = Math.min(300, Math.floor(BIDS / 10));
 /** BENCH_DATABASES=postgres (or pglite) measures one side alone. */
 const DATABASES = new Set((process.env.BENCH_DATABASES || "postgres,pglite").split(",").map((s) => s.trim()));
 /** A request of a sequence (load.mjs): the agents' polls in turn, or one new bid each. */
@@ -174,10 +176,13 @@ async function benchDatabase(
     `\n${name}: ${data.jobs} jobs (${data.funded} funded), ${data.agents.length} polling agents; load ${CONNECTIONS} connections, ${SECONDS} s per line; offered ${rate} req/s where a rate is shown (evenly spaced arrivals)`,
   );
   const pollQuery = (agentId: string) => `status=OPEN&funded=true&excludeBidBy=${encodeURIComponent(agentId)}&limit=50`;
-  // Each job of the write lines takes one bid (a new agent-and-job pair): the raw line takes the first half, the app the rest.
-  const bids = Math.floor(bidJobs.length / 2);
-  const bidPairs = (from: number) =>
-    bidJobs.slice(from, from + bids).map((job, i) => ({ job, agent: data.agents[i % data.agents.length]! }));
+  // Each job of the write lines takes one bid (a new agent-and-job pair): the raw line takes the
+  // first share, the app the second, and each warms up on jobs of its own first (WARM_BIDS).
+  const bids = Math.floor(bidJobs.length / 2) - WARM_BIDS;
+  const bidPairs = (from: number, count = bids) =>
+    bidJobs.slice(from, from + count).map((job, i) => ({ job, agent: data.agents[i % data.agents.length]! }));
+  const bidsLoad = (url: string, steps: Step[]) =>
+    load(url, undefined, 600, "application/json", CONNECTIONS, { sequence: steps, amount: steps.length });
 
   // The raw baseline first, alone (PGlite's directory can be opened by one process at a time).
   const raw = await startRaw(rawDb);
@@ -199,14 +204,10 @@ async function benchDatabase(
       rawPollRate = await load(raw.url, rates.poll, SECONDS, "application/json", CONNECTIONS, { sequence: polls });
     }
     if (LINES.has("writes") && bids > 0) {
-      const inserts: Step[] = bidPairs(0).map(({ job, agent }) => ({
-        method: "POST",
-        path: `/bid?job=${job}&agent=${encodeURIComponent(agent.id)}`,
-      }));
-      rawBids = await load(raw.url, undefined, 600, "application/json", CONNECTIONS, {
-        sequence: inserts,
-        amount: inserts.length,
-      });
+      const inserts = (pairs: ReturnType<typeof bidPairs>): Step[] =>
+        pairs.map(({ job, agent }) => ({ method: "POST", path: `/bid?job=${job}&agent=${encodeURIComponent(agent.id)}` }));
+      await bidsLoad(raw.url, inserts(bidPairs(2 * bids, WARM_BIDS)));
+      rawBids = await bidsLoad(raw.url, inserts(bidPairs(0)));
     }
   } finally {
     await stop(raw.child);
@@ -290,16 +291,16 @@ async function benchDatabase(
 
     // Bids: the app's bid (the one-bid rule, the job's and the agent's checks, the event) beside a raw insert.
     if (rawBids) {
-      const places: Step[] = bidPairs(bids).map(({ job, agent }) => ({
-        method: "POST",
-        path: `/v1/jobs/${job}/bids`,
-        headers: { authorization: `Bearer ${agent.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ agentId: agent.id, proposedUsdc: "40" }),
-      }));
-      const placed = await load(server.url, undefined, 600, "application/json", CONNECTIONS, {
-        sequence: places,
-        amount: places.length,
-      });
+      const places = (pairs: ReturnType<typeof bidPairs>): Step[] =>
+        pairs.map(({ job, agent }) => ({
+          method: "POST",
+          path: `/v1/jobs/${job}/bids`,
+          headers: { authorization: `Bearer ${agent.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ agentId: agent.id, proposedUsdc: "40" }),
+        }));
+      // Warm, as every line is: each process has loaded the service and compiled the bid's path.
+      await bidsLoad(server.url, places(bidPairs(2 * bids + WARM_BIDS, WARM_BIDS)));
+      const placed = await bidsLoad(server.url, places(bidPairs(bids)));
       const ratio = placed.rps / rawBids.rps;
       say(`  POST /v1/jobs/:id/bids, ${bids} bids of ${data.agents.length} agents, each on a job of its own:`);
       say(row("raw node:http + driver, one insert each", rawBids));
@@ -500,7 +501,7 @@ async function benchPostgres(distDir: string): Promise<Target[]> {
   await createBenchDatabase();
   const pgDb = await openDatabase({ databaseUrl: PG_URL, maxConnections: 2, timeouts: SEEDING_TIMEOUTS });
   const pgData = await seedBench(pgDb, JOBS, console.log);
-  const pgBidJobs = LINES.has("writes") ? await unbidJobs(pgDb, 2 * BIDS) : [];
+  const pgBidJobs = LINES.has("writes") ? await unbidJobs(pgDb, 2 * (BIDS + WARM_BIDS)) : [];
   await pgDb.destroy();
   const pgRates = {
     board: Number(process.env.BENCH_RATE || 500),
@@ -514,7 +515,7 @@ async function benchPostgres(distDir: string): Promise<Target[]> {
 async function benchPglite(distDir: string): Promise<Target[]> {
   const liteDb = await openDatabase({ dataDir: PGLITE_DIR });
   const liteData = await seedBench(liteDb, JOBS, console.log);
-  const liteBidJobs = LINES.has("writes") ? await unbidJobs(liteDb, 2 * Math.min(BIDS, 1000)) : [];
+  const liteBidJobs = LINES.has("writes") ? await unbidJobs(liteDb, 2 * (Math.min(BIDS, 1000) + WARM_BIDS)) : [];
   await liteDb.destroy();
   const liteRates = {
     board: Number(process.env.BENCH_PGLITE_RATE || 200),
