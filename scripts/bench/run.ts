@@ -205,7 +205,10 @@ async function benchDatabase(
     }
     if (LINES.has("writes") && bids > 0) {
       const inserts = (pairs: ReturnType<typeof bidPairs>): Step[] =>
-        pairs.map(({ job, agent }) => ({ method: "POST", path: `/bid?job=${job}&agent=${encodeURIComponent(agent.id)}` }));
+        pairs.map(({ job, agent }) => ({
+          method: "POST",
+          path: `/bid?job=${job}&agent=${encodeURIComponent(agent.id)}`,
+        }));
       await bidsLoad(raw.url, inserts(bidPairs(2 * bids, WARM_BIDS)));
       rawBids = await bidsLoad(raw.url, inserts(bidPairs(0)));
     }

@@ -156,7 +156,17 @@ export async function benchStreams(options: {
 }): Promise<Array<{ met: boolean; text: string }>> {
   const { say } = options;
   const results: Array<{ met: boolean; text: string }> = [];
-  const agents = await seedStreamAgents(options.db, Math.ceil(Math.max(...COUNTS) / PER_AGENT));
+  // Agents of their own for each count: a count's streams never meet the per-credential cap through
+  // the previous count's streams, which the server may not have seen close yet.
+  const agentsPerCount = COUNTS.map((count) => Math.ceil(count / PER_AGENT));
+  const agents = await seedStreamAgents(
+    options.db,
+    agentsPerCount.reduce((a, b) => a + b, 0),
+  );
+  const agentsFor = (index: number) => {
+    const from = agentsPerCount.slice(0, index).reduce((a, b) => a + b, 0);
+    return agents.slice(from, from + agentsPerCount[index]!);
+  };
   say(
     `\nStreams (PostgreSQL): GET /v1/agents/:id/events/stream, ${PER_AGENT} per agent; idle ${IDLE_SECONDS} s, then ${RATE} events/s for ${EVENT_SECONDS} s (each to one agent, all its streams)`,
   );
@@ -203,11 +213,11 @@ export async function benchStreams(options: {
     try {
       // Every process loaded and its bus listening before the baseline is read.
       for (let i = 0; i < 20; i++) await fetch(`${cluster.url}/v1/health/ready`, { headers: { connection: "close" } });
-      for (const count of COUNTS) {
+      for (const [index, count] of COUNTS.entries()) {
         await new Promise((r) => setTimeout(r, 2000));
         const baseline = cluster.pids.map(rssOfTree);
         let withStreams: number[] = [];
-        const run = await runClients(cluster.url, options.databaseUrl, agents, count, () => {
+        const run = await runClients(cluster.url, options.databaseUrl, agentsFor(index), count, () => {
           withStreams = cluster.pids.map(rssOfTree);
         });
         const perStreamKb =
