@@ -30,6 +30,8 @@ const PER_AGENT = 10;
  * runs as many as the count needs on the one port (scripts/cluster-stack.ts, startHaproxy).
  */
 const HAPROXY_STREAMS_PER_PROCESS = Number(process.env.BENCH_HAPROXY_STREAMS_PER_PROCESS || 9_000);
+/** haproxy processes for the largest count; the kernel spreads connections over them by a hash, so each gets about its share. */
+const HAPROXY_PROCESSES = Math.ceil((1.2 * Math.max(...COUNTS)) / HAPROXY_STREAMS_PER_PROCESS);
 /** The delivery target: p99 under a second from commit to arrival. */
 const P99_TARGET_MS = 1000;
 
@@ -192,8 +194,7 @@ export async function benchStreams(options: {
             distDir: options.distDir,
             quiet: true,
             maxconn: HAPROXY_STREAMS_PER_PROCESS + 200,
-            // The kernel spreads connections over the processes by a hash, so each gets about its share.
-            haproxyProcesses: Math.ceil((1.2 * Math.max(...COUNTS)) / HAPROXY_STREAMS_PER_PROCESS),
+            haproxyProcesses: HAPROXY_PROCESSES,
             env: {
               ...env,
               WEB_CONCURRENCY: process.env.WEB_CONCURRENCY || String(os.availableParallelism()),
@@ -207,7 +208,7 @@ export async function benchStreams(options: {
     say(
       instances === 1
         ? `  one instance (${processes} processes):`
-        : `  two instances (${processes} processes each) behind HAProxy (${Math.ceil((1.2 * Math.max(...COUNTS)) / HAPROXY_STREAMS_PER_PROCESS)} haproxy processes on one port):`,
+        : `  two instances (${processes} processes each) behind HAProxy (${HAPROXY_PROCESSES} haproxy processes on one port):`,
     );
     let firstIdle: { count: number; tps: number } | null = null;
     try {
